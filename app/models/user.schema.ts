@@ -1,0 +1,70 @@
+/** User input schemas, shared by the /api routes, the pages' servers and their browser-side validation. */
+import { z } from "zod";
+import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
+import { Forbidden } from "~/utils/errors";
+
+export { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES };
+
+export const emailSchema = z
+  .string({ error: "Email is required" })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ error: "Enter a valid email address" }).max(254));
+export const passwordSchema = z
+  .string({ error: "Password is required" })
+  .min(8, { error: "Password must be at least 8 characters" })
+  .max(256, { error: "Password must be at most 256 characters" });
+export const nameSchema = z
+  .string({ error: "Name is required" })
+  .trim()
+  .min(1, { error: "Name is required" })
+  .max(120, { error: "Name must be at most 120 characters" });
+const positionSchema = z.enum(POSITIONS, { error: `Position must be one of: ${POSITIONS.join(", ")}` }).nullable();
+
+export const newUserSchema = z.object({
+  name: nameSchema,
+  email: emailSchema,
+  password: passwordSchema,
+  role: z.enum(ROLES, { error: "Role must be admin or user" }).default("user"),
+  department: z.enum(DEPARTMENTS, { error: `Department must be one of: ${DEPARTMENTS.join(", ")}` }),
+  access: z.enum(ACCESS_LEVELS, { error: "Access must be full or standard" }).default("standard"),
+  position: positionSchema.optional().default(null),
+});
+export type NewUserInput = z.input<typeof newUserSchema>;
+
+export const userUpdateSchema = newUserSchema
+  .partial()
+  .extend({
+    _id: z.uuid({ error: "_id must be a user id" }),
+    active: z.boolean({ error: "active must be true or false" }).optional(),
+    position: positionSchema.optional(),
+  })
+  .strict();
+export type UserUpdateInput = z.input<typeof userUpdateSchema>;
+
+const ADMIN_ONLY_FIELDS = ["role", "department", "access", "position", "active", "onboarded"] as const;
+
+export const ownProfileSchema = z
+  .object({
+    name: nameSchema.optional(),
+    email: emailSchema.optional(),
+    password: passwordSchema.optional(),
+    currentPassword: z.string().optional(),
+  })
+  // Unknown keys (including _id) are ignored rather than applied; admin-only keys are refused
+  // before parsing, by `assertNoAdminOnlyFields`.
+  .strip();
+export type OwnProfileInput = z.input<typeof ownProfileSchema>;
+
+export function assertNoAdminOnlyFields(body: unknown): void {
+  if (body && typeof body === "object") {
+    const present = ADMIN_ONLY_FIELDS.filter((field) => field in body);
+    if (present.length > 0) throw new Forbidden(`Only an admin can change ${present.join(", ")}`);
+  }
+}
+
+export const loginSchema = z.object({
+  email: emailSchema,
+  password: z.string({ error: "Password is required" }).min(1, { error: "Password is required" }),
+  redirectTo: z.string().optional(),
+});

@@ -1,0 +1,329 @@
+import { hash, verify } from "@node-rs/argon2";
+import { randomBytes } from "node:crypto";
+import { and, asc, count, eq, ilike, ne, or, sql } from "drizzle-orm";
+import { z } from "zod";
+import {
+  assertNoAdminOnlyFields,
+  newUserSchema,
+  ownProfileSchema,
+  passwordSchema,
+  userUpdateSchema,
+  type NewUserInput,
+  type OwnProfileInput,
+  type UserUpdateInput,
+} from "./user.schema";
+import { getDb, type Executor } from "~/utils/db.server";
+import { sessions, users } from "#db/schema";
+import { Conflict, Forbidden, Invalid, NotFound, Unauthorized } from "~/utils/errors";
+import { canManageUsers } from "./authz";
+
+export type UserRow = typeof users.$inferSelect;
+
+/** What any response may carry about a user: never the password or its hash. */
+export type PublicUser = {
+  _id: string;
+  name: string;
+  email: string;
+  role: UserRow["role"];
+  department: UserRow["department"];
+  access: UserRow["access"];
+  position: UserRow["position"];
+  active: boolean;
+  onboarded: boolean;
+};
+
+export function toPublicUser(row: UserRow): PublicUser {
+  return {
+    _id: row.id,
+    name: row.name,
+    email: row.email,
+    role: row.role,
+    department: row.department,
+    access: row.access,
+    position: row.position ?? null,
+    active: row.active,
+    onboarded: row.onboarded,
+  };
+}
+
+/** The columns that make a PublicUser, for queries that build JSON in SQL. */
+export const publicUserJson = (table = users) => sql`json_build_object(
+  '_id', ${table.id}, 'name', ${table.name}, 'email', ${table.email}, 'role', ${table.role},
+  'department', ${table.department}, 'access', ${table.access}, 'position', ${table.position},
+  'active', ${table.active}, 'onboarded', ${table.onboarded})`;
+
+// ---------------------------------------------------------------------------------------------
+// Passwords
+
+export const hashPassword = (password: string) => hash(password);
+export async function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+// Verifying against this when the email is unknown keeps both failures equally slow.
+let dummyHash: Promise<string> | undefined;
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+export async function getUserById(id: string, db: Executor = getDb()): Promise<UserRow | undefined> {
+  if (!z.uuid().safeParse(id).success) return undefined;
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+export async function getUserByEmail(email: string, db: Executor = getDb()): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase()));
+  return row;
+}
+
+export async function listUsers(options: { search?: string } = {}): Promise<PublicUser[]> {
+  const term = options.search?.trim();
+  const where = term
+    ? or(ilike(users.name, `%${escapeLike(term)}%`), ilike(users.email, `%${escapeLike(term)}%`))
+    : undefined;
+  const rows = await getDb().select().from(users).where(where).orderBy(asc(users.name), asc(users.email));
+  return rows.map(toPublicUser);
+}
+
+function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Checks an email and password; the same answer for an unknown email and a wrong password. */
+export async function verifyLogin(email: string, password: string): Promise<UserRow> {
+  const user = await getUserByEmail(email);
+  if (!user) {
+    dummyHash ??= hashPassword("not-a-real-password");
+    await passwordMatches(await dummyHash, password);
+    throw new Unauthorized("Invalid email or password");
+  }
+  const matches = await passwordMatches(user.passwordHash, password);
+  if (!matches || !user.active) throw new Unauthorized("Invalid email or password");
+  return user;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+function isUniqueViolation(error: unknown): boolean {
+  return (
+    (error as { code?: string } | null)?.code === "23505" ||
+    (error as { cause?: { code?: string } })?.cause?.code === "23505"
+  );
+}
+function isForeignKeyViolation(error: unknown): boolean {
+  return (
+    (error as { code?: string } | null)?.code === "23503" ||
+    (error as { cause?: { code?: string } })?.cause?.code === "23503"
+  );
+}
+const duplicateEmail = () => new Conflict("A user with this email already exists");
+
+/** Creates a user on an admin's behalf; they choose their own password at first sign-in. */
+export async function createUser(actor: PublicUser, input: NewUserInput): Promise<PublicUser> {
+  if (!canManageUsers(actor)) throw new Forbidden("Only an admin can create users");
+  const data = newUserSchema.parse(input);
+  const passwordHash = await hashPassword(data.password);
+  try {
+    const [row] = await getDb()
+      .insert(users)
+      .values({ ...data, passwordHash, onboarded: false })
+      .returning();
+    return toPublicUser(row!);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateEmail();
+    throw error;
+  }
+}
+
+/** Creates a user directly (first admin, seed): no actor, already onboarded. */
+export async function insertUser(
+  input: NewUserInput & { onboarded?: boolean },
+  db: Executor = getDb(),
+): Promise<PublicUser> {
+  const data = newUserSchema.parse(input);
+  const [row] = await db
+    .insert(users)
+    .values({ ...data, passwordHash: await hashPassword(data.password), onboarded: input.onboarded ?? true })
+    .returning();
+  return toPublicUser(row!);
+}
+
+async function activeAdminCount(db: Executor, exceptId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.role, "admin"), eq(users.active, true), ne(users.id, exceptId)));
+  return row?.n ?? 0;
+}
+
+export async function updateUser(actor: PublicUser, input: UserUpdateInput): Promise<PublicUser> {
+  if (!canManageUsers(actor)) throw new Forbidden("Only an admin can change other users");
+  const { _id, password, ...fields } = userUpdateSchema.parse(input);
+  return getDb().transaction(async (tx) => {
+    const [current] = await tx.select().from(users).where(eq(users.id, _id)).for("update");
+    if (!current) throw new NotFound("No user with this id");
+    const losesAdmin =
+      current.role === "admin" && current.active && (fields.role === "user" || fields.active === false);
+    if (losesAdmin && (await activeAdminCount(tx, _id)) === 0) {
+      throw new Conflict("This is the last active admin; make someone else an admin first");
+    }
+    const changes: Partial<typeof users.$inferInsert> = { ...fields, updatedAt: new Date() };
+    // Re-hash only a password that actually changed; an admin-set password means re-onboarding.
+    if (password !== undefined && !(await passwordMatches(current.passwordHash, password))) {
+      changes.passwordHash = await hashPassword(password);
+      changes.onboarded = false;
+    }
+    let row: UserRow | undefined;
+    try {
+      [row] = await tx.update(users).set(changes).where(eq(users.id, _id)).returning();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateEmail();
+      throw error;
+    }
+    if (fields.active === false || changes.passwordHash) {
+      await tx
+        .update(sessions)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(sessions.userId, _id), sql`${sessions.revokedAt} is null`));
+    }
+    return toPublicUser(row!);
+  });
+}
+
+export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: string }> {
+  if (!canManageUsers(actor)) throw new Forbidden("Only an admin can delete users");
+  if (!z.uuid().safeParse(id).success)
+    throw new Invalid("_id must be a user id", [{ path: "_id", message: "Expected a user id" }]);
+  if (id === actor._id) throw new Conflict("You cannot delete your own account");
+  return getDb().transaction(async (tx) => {
+    const [current] = await tx.select().from(users).where(eq(users.id, id)).for("update");
+    if (!current) throw new NotFound("No user with this id");
+    if (current.role === "admin" && (await activeAdminCount(tx, id)) === 0) {
+      throw new Conflict("This is the last admin and cannot be deleted");
+    }
+    try {
+      // A savepoint, so a refused delete leaves the transaction usable for the error path.
+      await tx.transaction(async (sp) => {
+        await sp.delete(users).where(eq(users.id, id));
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) {
+        throw new Conflict(
+          "Records refer to this user, so they cannot be deleted; deactivate them instead (PUT /api/users with active: false)",
+        );
+      }
+      throw error;
+    }
+    return { _id: id };
+  });
+}
+
+/** A user changes their own name, email or password (the password needs the current one). */
+export async function updateOwnProfile(
+  actor: PublicUser,
+  input: OwnProfileInput,
+  options: { keepSessionId?: string } = {},
+): Promise<PublicUser> {
+  assertNoAdminOnlyFields(input);
+  const data = ownProfileSchema.parse(input);
+  return getDb().transaction(async (tx) => {
+    const [current] = await tx.select().from(users).where(eq(users.id, actor._id)).for("update");
+    if (!current) throw new NotFound("No user with this id");
+    const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date() };
+    if (data.name !== undefined) changes.name = data.name;
+    if (data.email !== undefined) changes.email = data.email;
+    if (data.password !== undefined) {
+      if (!data.currentPassword || !(await passwordMatches(current.passwordHash, data.currentPassword))) {
+        throw new Invalid("Your current password is not correct", [
+          {
+            path: "currentPassword",
+            message: data.currentPassword ? "Current password is not correct" : "Enter your current password",
+          },
+        ]);
+      }
+      changes.passwordHash = await hashPassword(data.password);
+      changes.onboarded = true;
+    }
+    let row: UserRow | undefined;
+    try {
+      [row] = await tx.update(users).set(changes).where(eq(users.id, actor._id)).returning();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateEmail();
+      throw error;
+    }
+    if (changes.passwordHash) {
+      // A new password signs out every other session of this user.
+      const others = options.keepSessionId ? ne(sessions.id, options.keepSessionId) : undefined;
+      await tx
+        .update(sessions)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(sessions.userId, actor._id), sql`${sessions.revokedAt} is null`, others));
+    }
+    return toPublicUser(row!);
+  });
+}
+
+/** First sign-in: the user replaces the password an admin gave them. */
+export async function completeOnboarding(actor: PublicUser, password: string, sessionId: string): Promise<PublicUser> {
+  const current = await getUserById(actor._id);
+  if (!current) throw new NotFound("No user with this id");
+  if (await passwordMatches(current.passwordHash, password)) {
+    throw new Invalid("Choose a password different from the one you were given", [
+      { path: "password", message: "Choose a password different from the one you were given" },
+    ]);
+  }
+  const row = await getDb().transaction(async (tx) => {
+    const [updated] = await tx
+      .update(users)
+      .set({ passwordHash: await hashPassword(passwordSchema.parse(password)), onboarded: true, updatedAt: new Date() })
+      .where(eq(users.id, actor._id))
+      .returning();
+    await tx
+      .update(sessions)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(sessions.userId, actor._id), ne(sessions.id, sessionId), sql`${sessions.revokedAt} is null`));
+    return updated!;
+  });
+  return toPublicUser(row);
+}
+
+/**
+ * At start: create the first admin. With ADMIN_EMAIL/ADMIN_PASSWORD, that admin unless the email
+ * exists; with neither and no users at all, admin@example.com with a random password that the
+ * caller prints once.
+ */
+export async function ensureFirstAdmin(config: {
+  email?: string;
+  password?: string;
+}): Promise<{ email: string; password?: string } | null> {
+  const db = getDb();
+  const base = { name: "Administrator", role: "admin", department: "hseq", access: "full", onboarded: true } as const;
+  if (config.email && config.password) {
+    if (await getUserByEmail(config.email)) return null;
+    return (await insertIfAbsent({ ...base, email: config.email, password: config.password }))
+      ? { email: config.email.toLowerCase() }
+      : null;
+  }
+  const [row] = await db.select({ n: count() }).from(users);
+  if ((row?.n ?? 0) > 0) return null;
+  const password = randomBytes(12).toString("base64url");
+  return (await insertIfAbsent({ ...base, email: "admin@example.com", password }))
+    ? { email: "admin@example.com", password }
+    : null;
+}
+
+/** Another instance starting at the same moment may have created it first. */
+async function insertIfAbsent(input: NewUserInput & { onboarded: boolean }): Promise<boolean> {
+  try {
+    await insertUser(input);
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,177 @@
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  Form,
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  NavLink,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLoaderData,
+  useNavigation,
+  useRouteError,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import { useEffect, useState } from "react";
+import styles from "~/styles/app.css?url";
+import { authenticate } from "~/utils/auth.server";
+import { readFlash } from "~/utils/flash.server";
+import { useNonce } from "~/utils/nonce";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: styles },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export const meta: MetaFunction = () => [{ title: "Change Management" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const result = await authenticate(request);
+  const { flash, setCookie } = await readFlash(request);
+  const user = result.ok
+    ? {
+        _id: result.identity.user._id,
+        name: result.identity.user.name,
+        email: result.identity.user.email,
+        role: result.identity.user.role,
+        department: result.identity.user.department,
+        onboarded: result.identity.user.onboarded,
+      }
+    : null;
+  return data({ user, flash }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>["data"];
+
+function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
+  const [open, setOpen] = useState(false);
+  const navigation = useNavigation();
+  useEffect(() => setOpen(false), [navigation.location?.pathname]);
+  const items = [
+    { to: "/", label: "Dashboard", end: true },
+    { to: "/mocs", label: "MOCs" },
+    { to: "/pcrs", label: "PCRs" },
+    { to: "/archive/mocs", label: "Archive" },
+    { to: "/reviews", label: "Reviews" },
+    ...(user.role === "admin"
+      ? [
+          { to: "/admin/users", label: "Users" },
+          { to: "/admin/outbox", label: "Outbox" },
+        ]
+      : []),
+  ];
+  return (
+    <header className="topbar">
+      <div className="topbar-inner">
+        <a href="/" className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            MOC
+          </span>
+          <span className="brand-name">Change Management</span>
+        </a>
+        <button
+          type="button"
+          className="nav-toggle"
+          aria-expanded={open}
+          aria-controls="main-nav"
+          onClick={() => setOpen((v) => !v)}
+        >
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" className={open ? "nav open" : "nav"}>
+          <ul>
+            {user.onboarded &&
+              items.map((item) => (
+                <li key={item.to}>
+                  <NavLink to={item.to} end={item.end} prefetch="intent">
+                    {item.label}
+                  </NavLink>
+                </li>
+              ))}
+          </ul>
+          <div className="user-menu">
+            <NavLink to="/profile" className="user-name" title={user.email}>
+              {user.name}
+            </NavLink>
+            <Form method="post" action="/logout">
+              <button type="submit" className="button button-quiet">
+                Sign out
+              </button>
+            </Form>
+          </div>
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+function FlashMessage({ flash }: { flash: NonNullable<RootData["flash"]> }) {
+  return (
+    <div className={`flash flash-${flash.kind}`} role={flash.kind === "error" ? "alert" : "status"}>
+      {flash.message}
+    </div>
+  );
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const nonce = useNonce();
+  const root = useRouteLoaderData<typeof loader>("root");
+  const user = root?.user ?? null;
+  return (
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+        {/* Lets the stylesheet tell "no JavaScript" apart (the phone menu falls back to plain links). */}
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: "document.documentElement.classList.add('js')" }} />
+      </head>
+      <body>
+        <a href="#main" className="skip-link">
+          Skip to content
+        </a>
+        {user ? <Navigation user={user} /> : null}
+        <main id="main" tabIndex={-1} className={user ? "page" : "page page-bare"}>
+          {root?.flash ? <FlashMessage flash={root.flash} /> : null}
+          {children}
+        </main>
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  useLoaderData<typeof loader>();
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  let status = 500;
+  let message = "Something went wrong on our side. The change was not applied; please try again.";
+  if (isRouteErrorResponse(error)) {
+    status = error.status;
+    const given = typeof error.data === "string" ? error.data : (error.data as { message?: string } | null)?.message;
+    if (status === 404)
+      message = given || "There is nothing at this address. It may have been deleted, or the link is wrong.";
+    else if (status === 403) message = given || "You do not have access to this page.";
+    else if (status < 500) message = given || error.statusText;
+  }
+  const titles: Record<number, string> = { 403: "Not allowed", 404: "Not found", 500: "Something went wrong" };
+  return (
+    <section className="error-page" aria-labelledby="error-title">
+      <p className="error-code">{status}</p>
+      <h1 id="error-title">{titles[status] ?? "Something went wrong"}</h1>
+      <p>{message}</p>
+      <p>
+        <a href="/" className="button">
+          Go to the dashboard
+        </a>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,124 @@
+import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
+import { canManageUsers } from "~/models/authz";
+import { newUserSchema, POSITIONS } from "~/models/user.schema";
+import { getUserById, toPublicUser, updateUser } from "~/models/user.server";
+import { requirePageUser } from "~/utils/auth.server";
+import { Forbidden, NotFound } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
+import { accessOptions, departmentOptions, positionOptions, roleOptions } from "./admin.users";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.user.name ?? "User"} · Users · Change Management` },
+];
+
+const editSchema = newUserSchema.extend({
+  password: newUserSchema.shape.password.optional(),
+  position: z
+    .enum(POSITIONS)
+    .optional()
+    .transform((v) => v ?? null),
+  active: z.boolean().default(false),
+});
+
+async function load(request: Request, id: string | undefined) {
+  const actor = await requirePageUser(request);
+  if (!canManageUsers(actor)) pageError(new Forbidden("Only administrators can manage users."));
+  const row = id ? await getUserById(id) : undefined;
+  if (!row) pageError(new NotFound("There is no such user."));
+  return { actor, user: toPublicUser(row) };
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { user } = await load(request, params.id);
+  return { user };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const { actor, user } = await load(request, params.id);
+  const submission = parseWithZod(await request.formData(), { schema: editSchema });
+  if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
+  const { password, ...rest } = submission.value;
+  const result = await runForPage(() =>
+    updateUser(actor, { _id: user._id, ...rest, ...(password ? { password } : {}) }),
+  );
+  if (!result.ok) {
+    const errors = fieldErrors(result.error);
+    if (result.error.status === 409 && /email/i.test(result.error.message)) errors.email = [result.error.message];
+    return data(
+      submission.reply({
+        fieldErrors: errors,
+        formErrors: Object.keys(errors).length ? undefined : [result.error.message],
+        hideFields: ["password"],
+      }),
+      { status: result.error.status },
+    );
+  }
+  return redirectWithFlash("/admin/users", { kind: "success", message: `${result.value.name} is saved.` });
+}
+
+export default function EditUser() {
+  const { user } = useLoaderData<typeof loader>();
+  const lastResult = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: `edit-user-${user._id}`,
+    lastResult,
+    defaultValue: { ...user, position: user.position ?? "", active: user.active ? "on" : undefined },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: editSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <>
+      <p>
+        <Link to="/admin/users">← All users</Link>
+      </p>
+      <div className="page-header">
+        <h1>Edit {user.name}</h1>
+      </div>
+      <section className="card">
+        <Form method="post" {...getFormProps(form)}>
+          <ErrorList id={form.errorId} errors={form.errors} />
+          <div className="form-grid">
+            <Field meta={fields.name} label="Name" />
+            <Field meta={fields.email} label="Email" type="email" />
+            <Field
+              meta={fields.password}
+              label="Set a new password"
+              type="password"
+              autoComplete="new-password"
+              hint="Leave empty to keep the current one. A new password signs them out and asks them to choose their own."
+            />
+            <SelectField meta={fields.department} label="Department" options={departmentOptions} />
+            <SelectField meta={fields.role} label="Role" options={roleOptions} />
+            <SelectField meta={fields.access} label="Access" options={accessOptions} />
+            <SelectField
+              meta={fields.position}
+              label="PCR signing position"
+              options={positionOptions}
+              placeholder="None"
+            />
+            <div className="field">
+              <span className="checkbox">
+                <input {...getInputProps(fields.active, { type: "checkbox" })} key={fields.active.key} />
+                <label htmlFor={fields.active.id}>Active (can sign in and receives email)</label>
+              </span>
+              <ErrorList id={fields.active.errorId} errors={fields.active.errors} />
+            </div>
+          </div>
+          <div className="form-actions">
+            <SubmitButton>Save changes</SubmitButton>
+            <Link to="/admin/users" className="button">
+              Cancel
+            </Link>
+          </div>
+        </Form>
+      </section>
+    </>
+  );
+}

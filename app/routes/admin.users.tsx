@@ -1,0 +1,250 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { z } from "zod";
+import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/components/forms";
+import { canManageUsers } from "~/models/authz";
+import { ACCESS_LEVELS, DEPARTMENTS, newUserSchema, POSITIONS, ROLES } from "~/models/user.schema";
+import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
+import { requirePageUser } from "~/utils/auth.server";
+import { Forbidden } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
+
+export const meta: MetaFunction = () => [{ title: "Users · Change Management" }];
+
+/** The create form: an empty position select means "no position". */
+export const userFormSchema = newUserSchema.extend({
+  position: z
+    .enum(POSITIONS)
+    .optional()
+    .transform((v) => v ?? null),
+});
+
+async function requireAdmin(request: Request) {
+  const user = await requirePageUser(request);
+  if (!canManageUsers(user)) pageError(new Forbidden("Only administrators can manage users."));
+  return user;
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireAdmin(request);
+  const search = new URL(request.url).searchParams.get("q") ?? "";
+  return { users: await listUsers({ search }), search };
+}
+
+const rowSchema = z.object({
+  intent: z.enum(["deactivate", "activate", "delete"]),
+  userId: z.uuid(),
+});
+
+export async function action({ request }: ActionFunctionArgs) {
+  const actor = await requireAdmin(request);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  if (intent === "create") {
+    const submission = parseWithZod(formData, { schema: userFormSchema });
+    if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
+    const result = await runForPage(() => createUser(actor, submission.value));
+    if (!result.ok) {
+      const errors = fieldErrors(result.error);
+      if (result.error.status === 409) errors.email = [result.error.message];
+      return data(
+        submission.reply({
+          fieldErrors: errors,
+          formErrors: Object.keys(errors).length ? undefined : [result.error.message],
+          hideFields: ["password"],
+        }),
+        { status: result.error.status },
+      );
+    }
+    return redirectWithFlash("/admin/users", {
+      kind: "success",
+      message: `${result.value.name} can now sign in with the password you chose; they will be asked to set their own.`,
+    });
+  }
+  const row = rowSchema.safeParse(Object.fromEntries(formData));
+  if (!row.success)
+    return redirectWithFlash("/admin/users", { kind: "error", message: "That action was not understood." });
+  const { userId } = row.data;
+  const result = await runForPage(() =>
+    row.data.intent === "delete"
+      ? deleteUser(actor, userId).then(() => "deleted")
+      : updateUser(actor, { _id: userId, active: row.data.intent === "activate" }).then((u) =>
+          u.active ? `${u.name} is active again.` : `${u.name} is deactivated and signed out everywhere.`,
+        ),
+  );
+  if (!result.ok) return redirectWithFlash("/admin/users", { kind: "error", message: result.error.message });
+  return redirectWithFlash("/admin/users", {
+    kind: "success",
+    message: result.value === "deleted" ? "The user was deleted." : result.value,
+  });
+}
+
+export const roleOptions = ROLES.map((r) => ({ value: r, label: r === "admin" ? "Administrator" : "User" }));
+export const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: d === "hseq" ? "HSEQ" : titleCase(d) }));
+export const accessOptions = ACCESS_LEVELS.map((a) => ({ value: a, label: titleCase(a) }));
+export const positionOptions = POSITIONS.map((p) => ({ value: p, label: p }));
+
+export default function AdminUsers() {
+  const { users, search } = useLoaderData<typeof loader>();
+  const lastResult = useActionData<typeof action>();
+  const [searchParams] = useSearchParams();
+  const [form, fields] = useForm({
+    id: "create-user",
+    lastResult,
+    defaultValue: { role: "user", access: "standard" },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: userFormSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  const createOpen = Boolean(lastResult) || searchParams.has("new");
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Users</h1>
+          <p className="muted">
+            {users.length} {users.length === 1 ? "user" : "users"}
+            {search ? ` matching “${search}”` : ""}
+          </p>
+        </div>
+        <Form method="get" role="search" className="row">
+          <div className="field">
+            <label htmlFor="user-search">Search users</label>
+            <input id="user-search" type="search" name="q" defaultValue={search} placeholder="Name or email" />
+          </div>
+          <button type="submit" className="button">
+            Search
+          </button>
+        </Form>
+      </div>
+
+      <details className="card" open={createOpen}>
+        <summary>Create a user</summary>
+        <Form method="post" {...getFormProps(form)}>
+          <input type="hidden" name="intent" value="create" />
+          <ErrorList id={form.errorId} errors={form.errors} />
+          <div className="form-grid">
+            <Field meta={fields.name} label="Name" autoComplete="off" />
+            <Field meta={fields.email} label="Email" type="email" autoComplete="off" />
+            <Field
+              meta={fields.password}
+              label="First password"
+              type="password"
+              autoComplete="new-password"
+              hint="At least 8 characters; they choose their own at first sign-in."
+            />
+            <SelectField
+              meta={fields.department}
+              label="Department"
+              options={departmentOptions}
+              placeholder="Choose a department"
+            />
+            <SelectField meta={fields.role} label="Role" options={roleOptions} />
+            <SelectField meta={fields.access} label="Access" options={accessOptions} />
+            <SelectField
+              meta={fields.position}
+              label="PCR signing position"
+              options={positionOptions}
+              placeholder="None"
+            />
+          </div>
+          <div className="form-actions">
+            <SubmitButton pendingText="Creating…">Create user</SubmitButton>
+          </div>
+        </Form>
+      </details>
+
+      <div className="card table-wrap">
+        {users.length === 0 ? (
+          <p className="empty">No users match your search.</p>
+        ) : (
+          <table>
+            <caption className="visually-hidden">Users</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Department</th>
+                <th scope="col">Role and access</th>
+                <th scope="col">Position</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((user) => (
+                <tr key={user._id}>
+                  <td>
+                    <strong>{user.name}</strong>
+                    <br />
+                    <span className="muted">{user.email}</span>
+                  </td>
+                  <td>{user.department === "hseq" ? "HSEQ" : titleCase(user.department)}</td>
+                  <td>
+                    {user.role === "admin" ? <span className="badge badge-info">Admin</span> : "User"} ·{" "}
+                    {titleCase(user.access)}
+                  </td>
+                  <td>{user.position ?? <span className="muted">None</span>}</td>
+                  <td>
+                    {user.active ? (
+                      <span className="badge badge-success">Active</span>
+                    ) : (
+                      <span className="badge">Deactivated</span>
+                    )}
+                    {user.active && !user.onboarded ? (
+                      <span className="badge badge-warning">Password not set yet</span>
+                    ) : null}
+                  </td>
+                  <td>
+                    <div className="actions-cell">
+                      <Link
+                        to={`/admin/users/${user._id}`}
+                        className="button button-small"
+                        aria-label={`Edit ${user.name}`}
+                      >
+                        Edit
+                      </Link>
+                      <Form method="post">
+                        <input type="hidden" name="userId" value={user._id} />
+                        <button
+                          type="submit"
+                          name="intent"
+                          value={user.active ? "deactivate" : "activate"}
+                          className="button button-small"
+                          aria-label={`${user.active ? "Deactivate" : "Activate"} ${user.name}`}
+                        >
+                          {user.active ? "Deactivate" : "Activate"}
+                        </button>
+                      </Form>
+                      <Form
+                        method="post"
+                        onSubmit={(event) => {
+                          if (!confirm(`Delete ${user.name} permanently?`)) event.preventDefault();
+                        }}
+                      >
+                        <input type="hidden" name="userId" value={user._id} />
+                        <button
+                          type="submit"
+                          name="intent"
+                          value="delete"
+                          className="button button-small button-danger"
+                          aria-label={`Delete ${user.name}`}
+                        >
+                          Delete
+                        </button>
+                      </Form>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </>
+  );
+}

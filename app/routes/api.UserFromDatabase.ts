@@ -1,0 +1,23 @@
+import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/user.schema";
+import { updateOwnProfile } from "~/models/user.server";
+import { requireIdentity } from "~/utils/auth.server";
+import { apiJson, apiRoute, readJsonObject, validate } from "~/utils/http.server";
+
+const route = apiRoute({
+  async GET({ request }) {
+    const { user } = await requireIdentity(request, { allowNotOnboarded: true });
+    return apiJson({ user, status: 200 });
+  },
+  async PUT({ request }) {
+    const identity = await requireIdentity(request, { allowNotOnboarded: true });
+    const body = await readJsonObject(request);
+    assertNoAdminOnlyFields(body);
+    const user = await updateOwnProfile(identity.user, validate(ownProfileSchema, body), {
+      keepSessionId: identity.sessionId,
+    });
+    return apiJson({ user, status: 200 });
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,23 @@
+import { pendingActions } from "~/models/actions.server";
+import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/user.schema";
+import { updateOwnProfile } from "~/models/user.server";
+import { requireIdentity } from "~/utils/auth.server";
+import { apiRoute, ok, readJsonObject, validate } from "~/utils/http.server";
+
+const route = apiRoute({
+  async GET({ request }) {
+    const { user } = await requireIdentity(request, { allowNotOnboarded: true });
+    return ok({ ...user, actions: await pendingActions(user) });
+  },
+  async PATCH({ request }) {
+    // A user who has not onboarded yet may call this: it is how they choose their password.
+    const identity = await requireIdentity(request, { allowNotOnboarded: true });
+    const body = await readJsonObject(request);
+    assertNoAdminOnlyFields(body);
+    const input = validate(ownProfileSchema, body);
+    return ok(await updateOwnProfile(identity.user, input, { keepSessionId: identity.sessionId }));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { newUserSchema, userUpdateSchema } from "~/models/user.schema";
+import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiJson, apiRoute, ok, readJson } from "~/utils/http.server";
+
+const route = apiRoute({
+  async GET({ request }) {
+    await requireApiUser(request);
+    const search = new URL(request.url).searchParams.get("search") ?? undefined;
+    return ok(await listUsers({ search }));
+  },
+  async POST({ request }) {
+    const actor = await requireApiUser(request);
+    const input = await readJson(request, newUserSchema);
+    const user = await createUser(actor, input);
+    return apiJson({ status: 201, data: user }, { status: 201 });
+  },
+  async PUT({ request }) {
+    const actor = await requireApiUser(request);
+    return ok(await updateUser(actor, await readJson(request, userUpdateSchema)));
+  },
+  async DELETE({ request }) {
+    const actor = await requireApiUser(request);
+    const { _id } = await readJson(request, z.object({ _id: z.uuid({ error: "_id must be a user id" }) }));
+    return ok(await deleteUser(actor, _id));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

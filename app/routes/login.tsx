@@ -1,0 +1,97 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, useActionData, useSearchParams } from "@remix-run/react";
+import { ErrorList, Field, SubmitButton } from "~/components/forms";
+import { createSession } from "~/models/session.server";
+import { loginSchema } from "~/models/user.schema";
+import { assertSameOrigin, authenticate, authenticator, safeRedirect, sessionCookie } from "~/utils/auth.server";
+import { DomainError } from "~/utils/errors";
+import { errorResponse, toErrorResponse } from "~/utils/http.server";
+
+/** API clients post here with `Accept: application/json` and get JSON back (see entry.server). */
+export const handle = { jsonActions: true };
+
+// Keep the action's Set-Cookie and Retry-After on the document response.
+export const headers: HeadersFunction = ({ actionHeaders }) => actionHeaders;
+
+export const meta: MetaFunction = () => [{ title: "Sign in · Change Management" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const result = await authenticate(request);
+  if (result.ok) throw redirect(result.identity.user.onboarded ? "/" : "/onboarding");
+  return null;
+}
+
+const wantsJson = (request: Request) => (request.headers.get("Accept") ?? "").includes("application/json");
+
+export async function action({ request }: ActionFunctionArgs) {
+  const json = wantsJson(request);
+  const form = await request
+    .clone()
+    .formData()
+    .catch(() => new FormData());
+  const submission = parseWithZod(form, { schema: loginSchema });
+  try {
+    // Login CSRF: a form on another site must not sign the browser into an account of its choosing.
+    assertSameOrigin(request);
+    const user = await authenticator().authenticate("form", request);
+    const { token } = await createSession(user);
+    const headers = { "Set-Cookie": sessionCookie(token) };
+    if (json) {
+      return Response.json(
+        { token, admin: user.role === "admin", onboarded: user.onboarded },
+        { headers: { ...headers, "Cache-Control": "no-store" } },
+      );
+    }
+    const target = user.onboarded ? safeRedirect(form.get("redirectTo")) : "/onboarding";
+    return redirect(target, { headers });
+  } catch (error) {
+    if (json) {
+      return error instanceof DomainError
+        ? errorResponse(error.status, error.message, error.issues, error.headers)
+        : toErrorResponse(error, request);
+    }
+    if (!(error instanceof DomainError)) throw error;
+    const reply =
+      error.status === 400 && submission.status !== "success"
+        ? submission.reply({ hideFields: ["password"] })
+        : submission.reply({ formErrors: [error.message], hideFields: ["password"] });
+    return data(reply, { status: error.status, headers: error.headers });
+  }
+}
+
+export default function Login() {
+  const lastResult = useActionData<typeof action>();
+  const [searchParams] = useSearchParams();
+  const [form, fields] = useForm({
+    id: "login",
+    lastResult: lastResult && "status" in lastResult ? lastResult : undefined,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: loginSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <div className="auth-card">
+      <div className="auth-brand" aria-hidden="true">
+        MOC
+      </div>
+      <h1>Sign in</h1>
+      <p className="muted">Management of change and procedure change requests.</p>
+      <Form method="post" {...getFormProps(form)} className="stack">
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />
+        <Field meta={fields.email} label="Email" type="email" autoComplete="username" autoFocus />
+        <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
+        <SubmitButton pendingText="Signing in…">Sign in</SubmitButton>
+      </Form>
+    </div>
+  );
+}

@@ -1,0 +1,15 @@
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { revokeSession } from "~/models/session.server";
+import { assertSameOrigin, authenticate, clearSessionCookie } from "~/utils/auth.server";
+
+export async function action({ request }: ActionFunctionArgs) {
+  assertSameOrigin(request);
+  const result = await authenticate(request);
+  if (result.ok) await revokeSession(result.identity.sessionId);
+  return redirect("/login", { headers: { "Set-Cookie": clearSessionCookie() } });
+}
+
+// Signing out changes state, so it is a POST; a GET (a typed URL) just goes to the sign-in page.
+export async function loader() {
+  return redirect("/login");
+}

@@ -1,0 +1,130 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { ErrorList, Field, SubmitButton, titleCase } from "~/components/forms";
+import { emailSchema, nameSchema, passwordSchema } from "~/models/user.schema";
+import { updateOwnProfile } from "~/models/user.server";
+import { requirePageIdentity } from "~/utils/auth.server";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { fieldErrors, runForPage } from "~/utils/page.server";
+
+export const meta: MetaFunction = () => [{ title: "Your profile · Change Management" }];
+
+const detailsSchema = z.object({ intent: z.literal("details"), name: nameSchema, email: emailSchema });
+const passwordFormSchema = z
+  .object({
+    intent: z.literal("password"),
+    currentPassword: z.string({ error: "Enter your current password" }),
+    password: passwordSchema,
+    confirm: z.string({ error: "Repeat the new password" }),
+  })
+  .refine((v) => v.password === v.confirm, { path: ["confirm"], message: "The two passwords do not match" });
+const schema = z.discriminatedUnion("intent", [detailsSchema, passwordFormSchema]);
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { user } = await requirePageIdentity(request);
+  return { user };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const identity = await requirePageIdentity(request);
+  const formData = await request.formData();
+  const submission = parseWithZod(formData, { schema });
+  const hideFields = ["currentPassword", "password", "confirm"];
+  if (submission.status !== "success") {
+    return data({ intent: String(formData.get("intent")), reply: submission.reply({ hideFields }) }, { status: 400 });
+  }
+  const value = submission.value;
+  const input =
+    value.intent === "details"
+      ? { name: value.name, email: value.email }
+      : { password: value.password, currentPassword: value.currentPassword };
+  const result = await runForPage(() => updateOwnProfile(identity.user, input, { keepSessionId: identity.sessionId }));
+  if (!result.ok) {
+    const errors = fieldErrors(result.error);
+    const reply = Object.keys(errors).length
+      ? submission.reply({ fieldErrors: errors, hideFields })
+      : submission.reply({ formErrors: [result.error.message], hideFields });
+    return data({ intent: value.intent, reply }, { status: result.error.status });
+  }
+  return redirectWithFlash("/profile", {
+    kind: "success",
+    message:
+      value.intent === "details"
+        ? "Your details are saved."
+        : "Your password is changed. Other sessions were signed out.",
+  });
+}
+
+export default function Profile() {
+  const { user } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const [detailsForm, details] = useForm({
+    id: "profile-details",
+    lastResult: result?.intent === "details" ? result.reply : undefined,
+    defaultValue: { name: user.name, email: user.email },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: detailsSchema }),
+    shouldValidate: "onBlur",
+  });
+  const [passwordForm, password] = useForm({
+    id: "profile-password",
+    lastResult: result?.intent === "password" ? result.reply : undefined,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordFormSchema }),
+    shouldValidate: "onBlur",
+  });
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Your profile</h1>
+          <p className="muted">
+            {titleCase(user.department)} · {user.role === "admin" ? "Administrator" : "User"} · {titleCase(user.access)}{" "}
+            access
+            {user.position ? ` · ${user.position}` : ""}
+          </p>
+        </div>
+      </div>
+      <div className="grid">
+        <section className="card" aria-labelledby="details-title">
+          <h2 id="details-title">Name and email</h2>
+          <Form method="post" {...getFormProps(detailsForm)} className="stack">
+            <input type="hidden" name="intent" value="details" />
+            <ErrorList id={detailsForm.errorId} errors={detailsForm.errors} />
+            <Field meta={details.name} label="Name" autoComplete="name" />
+            <Field meta={details.email} label="Email" type="email" autoComplete="email" />
+            <SubmitButton>Save details</SubmitButton>
+          </Form>
+        </section>
+        <section className="card" aria-labelledby="password-title">
+          <h2 id="password-title">Change password</h2>
+          <Form method="post" {...getFormProps(passwordForm)} className="stack">
+            <input type="hidden" name="intent" value="password" />
+            <ErrorList id={passwordForm.errorId} errors={passwordForm.errors} />
+            <Field
+              meta={password.currentPassword}
+              label="Current password"
+              type="password"
+              autoComplete="current-password"
+            />
+            <Field
+              meta={password.password}
+              label="New password"
+              type="password"
+              autoComplete="new-password"
+              hint="At least 8 characters."
+            />
+            <Field
+              meta={password.confirm}
+              label="Repeat the new password"
+              type="password"
+              autoComplete="new-password"
+            />
+            <SubmitButton>Change password</SubmitButton>
+          </Form>
+        </section>
+      </div>
+    </>
+  );
+}

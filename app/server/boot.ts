@@ -1,0 +1,82 @@
+/** What the web process and the worker process both do at start, and undo at stop. */
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
+import { migrateDatabase } from "#db/migrate";
+import { ensureFirstAdmin } from "~/models/user.server";
+import { closeDb } from "~/utils/db.server";
+import { env as readEnv, EnvError, resetEnv, type Env } from "~/utils/env.server";
+import { logger } from "~/utils/logger.server";
+
+export type Services = { env: Env; stop: () => Promise<void> };
+
+/** Development without SESSION_SECRET: a random secret kept in the data folder across restarts. */
+async function developmentSecret(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, "session-secret");
+  if (existsSync(file)) return (await fs.readFile(file, "utf8")).trim();
+  await fs.mkdir(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  await fs.writeFile(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export async function bootServices(options: { role: "web" | "worker" }): Promise<Services | null> {
+  let env: Env;
+  try {
+    env = readEnv();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exitCode = 1;
+      return null;
+    }
+    throw error;
+  }
+  const log = logger();
+
+  if (!env.SESSION_SECRET) process.env.SESSION_SECRET = await developmentSecret(env.DATA_DIR);
+
+  let embedded: EmbeddedDatabase | undefined;
+  if (!env.DATABASE_URL) {
+    if (options.role === "worker") {
+      console.error("npm run worker needs DATABASE_URL: workers share the web process's database");
+      process.exitCode = 1;
+      return null;
+    }
+    embedded = await startEmbeddedPostgres({ dataDir: env.DATA_DIR, log: (message) => log.info(message) });
+    process.env.DATABASE_URL = embedded.url;
+  }
+  // Re-read: SESSION_SECRET / DATABASE_URL may have just been filled in.
+  resetEnv();
+  env = readEnv();
+
+  try {
+    await migrateDatabase(process.env.DATABASE_URL!);
+    log.info("database migrations applied");
+    if (options.role === "web") {
+      const admin = await ensureFirstAdmin({ email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD });
+      if (admin?.password) {
+        // Printed once, to the console only: never to the structured log.
+        console.log(
+          `\nFirst admin created. Sign in with:\n  email:    ${admin.email}\n  password: ${admin.password}\nChange the password after signing in (Profile).\n`,
+        );
+      } else if (admin) {
+        console.log(`\nFirst admin created: ${admin.email} (password from ADMIN_PASSWORD)\n`);
+      }
+    }
+  } catch (error) {
+    await closeDb();
+    await embedded?.stop();
+    throw error;
+  }
+
+  return {
+    env,
+    async stop() {
+      await closeDb();
+      await embedded?.stop();
+    },
+  };
+}

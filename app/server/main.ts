@@ -1,0 +1,85 @@
+/**
+ * `npm start`: validate the environment, start embedded PostgreSQL when DATABASE_URL is unset,
+ * apply migrations, create the first admin, start the background workers, serve the Remix build.
+ * SIGTERM/SIGINT: stop taking requests, finish those in flight, stop the workers, close the pool,
+ * stop the embedded database, exit.
+ */
+import { createRequestHandler } from "@remix-run/express";
+import type { ServerBuild } from "@remix-run/node";
+import express from "express";
+import { existsSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { logger } from "~/utils/logger.server";
+import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
+import { bootServices } from "./boot";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const buildEntry = `${root}build/server/index.js`;
+
+async function main() {
+  const services = await bootServices({ role: "web" });
+  if (!services) return;
+  const { env } = services;
+  const log = logger();
+
+  if (!existsSync(buildEntry)) {
+    log.fatal("no production build found: run `npm run build` first (npm start does it for you)");
+    await services.stop();
+    process.exit(1);
+  }
+  const build = (await import(pathToFileURL(buildEntry).href)) as ServerBuild;
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", true);
+  app.use((_req, res, next) => {
+    for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) res.setHeader(name, value);
+    next();
+  });
+  app.use("/assets", express.static(`${root}build/client/assets`, { immutable: true, maxAge: "1y", index: false }));
+  app.use(express.static(`${root}build/client`, { maxAge: "1h", index: false }));
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // Path only: query strings can carry credentials (GET /api/verify).
+      log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request");
+    });
+    next();
+  });
+  app.all("*", createRequestHandler({ build, mode: "production" }));
+
+  const server = app.listen(env.PORT, env.HOST ?? "0.0.0.0", () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : env.PORT;
+    log.info({ port }, "listening");
+    console.log(`\nChange Management is running: ${env.APP_URL.replace(`:${env.PORT}`, `:${port}`)}\n`);
+  });
+  server.keepAliveTimeout = 5_000;
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: finishing requests in flight");
+    const force = setTimeout(() => {
+      log.error("shutdown took longer than 25 s; exiting anyway");
+      process.exit(1);
+    }, 25_000);
+    force.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    await services.stop();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

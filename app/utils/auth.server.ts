@@ -1,0 +1,188 @@
+import { redirect } from "@remix-run/node";
+import { Authenticator } from "remix-auth";
+import { FormStrategy } from "remix-auth-form";
+import { checkLimit, clearFailures, recordFailure } from "~/models/rate-limit.server";
+import { loadSessionUser } from "~/models/session.server";
+import { loginSchema } from "~/models/user.schema";
+import { toPublicUser, verifyLogin, type PublicUser } from "~/models/user.server";
+import { env } from "./env.server";
+import { Forbidden, Invalid, RateLimited, Unauthorized } from "./errors";
+import { TOKEN_INVALID, SESSION_TTL_SECONDS, verifyToken } from "./token.server";
+
+export const SESSION_COOKIE = "session";
+
+export type Identity = {
+  user: PublicUser;
+  sessionId: string;
+  token: string;
+  /** How the token arrived: cookie-authenticated writes get the cross-origin check. */
+  via: "cookie" | "bearer";
+};
+
+// ---------------------------------------------------------------------------------------------
+// The cookie
+
+function readCookie(request: Request, name: string): string | null {
+  const header = request.headers.get("Cookie");
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const index = part.indexOf("=");
+    if (index > -1 && part.slice(0, index).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(index + 1).trim());
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+/** Secure only when the app is served over https (stack.md pitfall 11). */
+const secureFlag = () => (env().APP_URL.startsWith("https:") ? "; Secure" : "");
+
+export function sessionCookie(token: string): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${secureFlag()}`;
+}
+
+export function clearSessionCookie(): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT${secureFlag()}`;
+}
+
+function tokenFrom(request: Request): { token: string | null; via: Identity["via"] } {
+  const authorization = request.headers.get("Authorization");
+  const bearer = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  if (bearer) return { token: bearer, via: "bearer" };
+  return { token: readCookie(request, SESSION_COOKIE), via: "cookie" };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-origin writes (clarifications section 2)
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Refuses a cookie-borne write that another site started. Bearer requests are exempt. */
+export function assertSameOrigin(request: Request): void {
+  if (SAFE_METHODS.has(request.method.toUpperCase())) return;
+  if (request.headers.get("Sec-Fetch-Site") === "cross-site") {
+    throw new Forbidden("Cross-site requests are not allowed");
+  }
+  const origin = request.headers.get("Origin");
+  if (!origin) return;
+  const allowed = new Set([new URL(request.url).origin, new URL(env().APP_URL).origin]);
+  if (!allowed.has(origin)) throw new Forbidden("Requests from another origin are not allowed");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Identifying the caller
+
+export type AuthResult = { ok: true; identity: Identity } | { ok: false; message: string };
+
+/** Who is calling, or why not (one of the three 401 messages). One query. */
+export async function authenticate(request: Request): Promise<AuthResult> {
+  const { token, via } = tokenFrom(request);
+  const verified = verifyToken(token);
+  if (!verified.ok) return verified;
+  const user = await loadSessionUser(verified.payload);
+  if (!user) return { ok: false, message: TOKEN_INVALID };
+  return { ok: true, identity: { user, sessionId: verified.payload.sid, token: token!, via } };
+}
+
+/**
+ * For `/api`: the signed-in, onboarded caller, or a 401/403 domain error. Cookie-authenticated
+ * writes must come from our own origin.
+ */
+export async function requireIdentity(
+  request: Request,
+  options: { allowNotOnboarded?: boolean } = {},
+): Promise<Identity> {
+  const result = await authenticate(request);
+  if (!result.ok) throw new Unauthorized(result.message);
+  if (result.identity.via === "cookie") assertSameOrigin(request);
+  if (!options.allowNotOnboarded && !result.identity.user.onboarded) {
+    throw new Forbidden("Choose your own password first (PATCH /api/user with password and currentPassword)");
+  }
+  return result.identity;
+}
+
+export async function requireApiUser(request: Request): Promise<PublicUser> {
+  return (await requireIdentity(request)).user;
+}
+
+/** Same-origin path for redirectTo; anything else falls back to "/". */
+export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/"): string {
+  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
+  return to;
+}
+
+/**
+ * For pages: the signed-in identity, or a redirect to /login (and to /onboarding for a user who
+ * has not chosen their own password yet).
+ */
+export async function requirePageIdentity(
+  request: Request,
+  options: { allowNotOnboarded?: boolean } = {},
+): Promise<Identity> {
+  const result = await authenticate(request);
+  const url = new URL(request.url);
+  if (!result.ok) {
+    const redirectTo = `${url.pathname}${url.search}`;
+    throw redirect(`/login${redirectTo === "/" ? "" : `?redirectTo=${encodeURIComponent(redirectTo)}`}`, {
+      headers: readCookie(request, SESSION_COOKIE) ? { "Set-Cookie": clearSessionCookie() } : undefined,
+    });
+  }
+  if (result.identity.via === "cookie") assertSameOrigin(request);
+  if (!options.allowNotOnboarded && !result.identity.user.onboarded) throw redirect("/onboarding");
+  return result.identity;
+}
+
+export async function requirePageUser(request: Request): Promise<PublicUser> {
+  return (await requirePageIdentity(request)).user;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signing in (remix-auth + remix-auth-form)
+
+const rateKey = (email: string) => `login:${email}`;
+
+/**
+ * Checks credentials with the per-email failure budget shared by /login and /api/verify:
+ * 10 failures per 15 minutes, then 429 until the window ends.
+ */
+export async function checkCredentials(email: string, password: string): Promise<PublicUser> {
+  const key = rateKey(email);
+  const limit = await checkLimit(key);
+  if (limit.blocked)
+    throw new RateLimited(limit.retryAfterSeconds, "Too many failed sign-in attempts; try again later");
+  try {
+    const user = await verifyLogin(email, password);
+    await clearFailures(key);
+    return toPublicUser(user);
+  } catch (error) {
+    if (error instanceof Unauthorized) await recordFailure(key);
+    throw error;
+  }
+}
+
+const holder = globalThis as typeof globalThis & { __cmAuthenticator?: Authenticator<PublicUser> };
+
+export function authenticator(): Authenticator<PublicUser> {
+  if (!holder.__cmAuthenticator) {
+    const auth = new Authenticator<PublicUser>();
+    auth.use(
+      new FormStrategy(async ({ form }) => {
+        const parsed = loginSchema.safeParse(Object.fromEntries(form));
+        if (!parsed.success) {
+          throw new Invalid(
+            "Enter a valid email and password",
+            parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+          );
+        }
+        return checkCredentials(parsed.data.email, parsed.data.password);
+      }),
+      "form",
+    );
+    holder.__cmAuthenticator = auth;
+  }
+  return holder.__cmAuthenticator;
+}

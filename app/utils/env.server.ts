@@ -1,0 +1,69 @@
+import { z } from "zod";
+
+const optional = z
+  .string()
+  .trim()
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: optional,
+    DATA_DIR: z.string().default(".data"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: optional,
+    APP_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    SESSION_SECRET: optional,
+    RESEND_API_KEY: optional,
+    RESEND_BASE_URL: optional.pipe(z.url().optional()),
+    MAIL_FROM: z.string().default("Change Management <moc@localhost>"),
+    CRON_SECRET: optional,
+    ADMIN_EMAIL: optional.pipe(z.email().optional()),
+    ADMIN_PASSWORD: optional.pipe(z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional()),
+    IMAGE_PROXY_ALLOWED_HOSTS: optional,
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === "production" && !env.SESSION_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["SESSION_SECRET"], message: "SESSION_SECRET is required in production" });
+    }
+    if (env.SESSION_SECRET && env.SESSION_SECRET.split(",").some((key) => key.trim().length < 32)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SESSION_SECRET"],
+        message: "each SESSION_SECRET key must be at least 32 characters",
+      });
+    }
+    if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
+      ctx.addIssue({ code: "custom", path: ["ADMIN_EMAIL"], message: "ADMIN_EMAIL and ADMIN_PASSWORD go together" });
+    }
+  });
+
+export type Env = z.infer<typeof schema> & { APP_URL: string };
+
+/** Thrown at boot with a one-line reason (the server prints it and exits). */
+export class EnvError extends Error {}
+
+const holder = globalThis as typeof globalThis & { __cmEnv?: Env };
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new EnvError(`Invalid environment: ${first?.message ?? "unknown problem"}`);
+  }
+  const env = parsed.data;
+  return { ...env, APP_URL: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "") };
+}
+
+/** The validated environment, read once per process. */
+export function env(): Env {
+  holder.__cmEnv ??= loadEnv();
+  return holder.__cmEnv;
+}
+
+/** Forget the cached environment (tests change variables between cases). */
+export function resetEnv(): void {
+  holder.__cmEnv = undefined;
+}

@@ -1,0 +1,53 @@
+/**
+ * Typed domain errors. Model functions throw these; `utils/http.server.ts` maps them to HTTP
+ * statuses in one place, and page loaders/actions turn them into error pages or form messages.
+ */
+export type Issue = { path: string; message: string };
+
+export class DomainError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 502,
+    message: string,
+    readonly issues?: Issue[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class Invalid extends DomainError {
+  constructor(message: string, issues?: Issue[]) {
+    super(400, message, issues);
+  }
+}
+export class Unauthorized extends DomainError {
+  constructor(message = "Sign in to continue") {
+    super(401, message);
+  }
+}
+export class Forbidden extends DomainError {
+  constructor(message = "You are not allowed to do this") {
+    super(403, message);
+  }
+}
+export class NotFound extends DomainError {
+  constructor(message = "Not found") {
+    super(404, message);
+  }
+}
+export class Conflict extends DomainError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+export class TooLarge extends DomainError {
+  constructor(message = "The request body is larger than 1 MiB") {
+    super(413, message);
+  }
+}
+export class RateLimited extends DomainError {
+  constructor(retryAfterSeconds: number, message = "Too many attempts; try again later") {
+    super(429, message, undefined, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}

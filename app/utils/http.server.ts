@@ -1,0 +1,122 @@
+/**
+ * The /api toolkit: every resource route under /api is built with `apiRoute`, reads its input with
+ * `readJson` / `readQuery`, and answers with `ok`. Errors become one body shape:
+ * `{ status, message, issues? }` (clarifications section 1).
+ */
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { z, ZodError } from "zod";
+import { DomainError, Invalid, TooLarge, type Issue } from "./errors";
+import { logger, pathOnly } from "./logger.server";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const API_HEADERS = { "Cache-Control": "no-store" } as const;
+
+export function apiJson(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return Response.json(body, { status: init.status ?? 200, headers: { ...API_HEADERS, ...init.headers } });
+}
+
+/** The unstated-response default: `{ status: 200, data }`. */
+export const ok = (data: unknown, status = 200) => apiJson({ status, data }, { status });
+
+export function errorResponse(
+  status: number,
+  message: string,
+  issues?: Issue[],
+  headers?: Record<string, string>,
+): Response {
+  return apiJson(issues?.length ? { status, message, issues } : { status, message }, { status, headers });
+}
+
+export function zodIssues(error: ZodError): Issue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+}
+
+/** Maps anything thrown in a route to a response; unknown errors are logged and answered 500. */
+export function toErrorResponse(error: unknown, request: Request): Response {
+  if (error instanceof Response) return error;
+  if (error instanceof DomainError) return errorResponse(error.status, error.message, error.issues, error.headers);
+  if (error instanceof ZodError) return errorResponse(400, "The request is not valid", zodIssues(error));
+  logger().error(
+    { err: error, method: request.method, path: pathOnly(request.url) },
+    "unhandled error in an API route",
+  );
+  return errorResponse(500, "Something went wrong on our side; the change was not applied");
+}
+
+/** Parses with a zod schema, turning failures into a 400 with the issues listed. */
+export function validate<S extends z.ZodType>(schema: S, input: unknown, what = "The request body"): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new Invalid(`${what} is not valid`, zodIssues(parsed.error));
+  return parsed.data;
+}
+
+/** Reads at most 1 MiB of the body, however it is framed (Content-Length can be absent or false). */
+async function readLimitedText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("Content-Length"));
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw new TooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new TooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The JSON body, validated. Malformed JSON is 400, an oversized body 413. */
+export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
+  const text = await readLimitedText(request);
+  if (text.trim() === "") throw new Invalid("The request body is empty; send a JSON object");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Invalid("The request body is not valid JSON");
+  }
+  return validate(schema, body);
+}
+
+/** Like readJson, for callers that must look at the raw object before validating it. */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  return readJson(request, z.record(z.string(), z.unknown(), { error: "The request body must be a JSON object" }));
+}
+
+export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.output<S> {
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  return validate(schema, params, "The query string");
+}
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type Handler = (args: LoaderFunctionArgs | ActionFunctionArgs) => Promise<Response>;
+
+/**
+ * One resource route with a handler per method. GET goes through the loader, the rest through
+ * the action; any other method is 405 with `Allow`.
+ */
+export function apiRoute(handlers: Partial<Record<Method, Handler>>) {
+  const allow = Object.keys(handlers).join(", ");
+  const dispatch = async (args: LoaderFunctionArgs | ActionFunctionArgs): Promise<Response> => {
+    const method = args.request.method.toUpperCase() === "HEAD" ? "GET" : (args.request.method.toUpperCase() as Method);
+    const handler = handlers[method];
+    try {
+      if (!handler) {
+        return errorResponse(405, `${args.request.method} is not supported here; use ${allow}`, undefined, {
+          Allow: allow,
+        });
+      }
+      return await handler(args);
+    } catch (error) {
+      return toErrorResponse(error, args.request);
+    }
+  };
+  return { loader: (args: LoaderFunctionArgs) => dispatch(args), action: (args: ActionFunctionArgs) => dispatch(args) };
+}

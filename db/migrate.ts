@@ -1,0 +1,30 @@
+import { drizzle } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+
+const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+// Any constant works; it only has to be the same for every instance of the app.
+const MIGRATION_LOCK = 727_001;
+
+/** Applies pending migrations. Several instances starting at once take turns on an advisory lock. */
+export async function migrateDatabase(url: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate(drizzle(sql), { migrationsFolder });
+  } finally {
+    await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+    await sql.end();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    console.error("db:migrate needs DATABASE_URL (npm start migrates the embedded database itself)");
+    process.exit(1);
+  }
+  await migrateDatabase(url);
+  console.log("migrations applied");
+}

@@ -1,0 +1,17 @@
+// Plain values shared by the schema, the server and the browser bundle (no drizzle imports here).
+export const ROLES = ["admin", "user"] as const;
+export const DEPARTMENTS = ["engineering", "operations", "fleet", "hseq"] as const;
+export const ACCESS_LEVELS = ["full", "standard"] as const;
+/** The PCR signing chain's positions (clarifications section 3). */
+export const POSITIONS = [
+  "VP Fleet Management",
+  "HSEQ Coordinator",
+  "Group HSEQ Manager",
+  "Director HSEQ",
+  "President",
+] as const;
+
+export type Role = (typeof ROLES)[number];
+export type Department = (typeof DEPARTMENTS)[number];
+export type Access = (typeof ACCESS_LEVELS)[number];
+export type Position = (typeof POSITIONS)[number];

@@ -1,0 +1,59 @@
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
+import type { Access, Department, Position, Role } from "./enums";
+
+export const users = pgTable(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    /** Stored trimmed and lower-cased; unique. */
+    email: text("email").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role").$type<Role>().notNull().default("user"),
+    department: text("department").$type<Department>().notNull(),
+    access: text("access").$type<Access>().notNull().default("standard"),
+    position: text("position").$type<Position | null>(),
+    active: boolean("active").notNull().default(true),
+    /** False until a user whose password was set by an admin has chosen their own. */
+    onboarded: boolean("onboarded").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("users_email_key").on(t.email),
+    index("users_department_idx")
+      .on(t.department)
+      .where(sql`${t.active}`),
+    check("users_role_check", sql`${t.role} in ('admin', 'user')`),
+    check("users_department_check", sql`${t.department} in ('engineering', 'operations', 'fleet', 'hseq')`),
+    check("users_access_check", sql`${t.access} in ('full', 'standard')`),
+    check(
+      "users_position_check",
+      sql`${t.position} is null or ${t.position} in ('VP Fleet Management', 'HSEQ Coordinator', 'Group HSEQ Manager', 'Director HSEQ', 'President')`,
+    ),
+  ],
+);
+
+/** Server-side half of a session: the signed token names a row here (`sid`) so it can be revoked. */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId)],
+);
+
+/** Fixed-window counters shared by every instance (login failures, /api/verify). */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  points: integer("points").notNull(),
+  resetAt: timestamp("reset_at", { withTimezone: true }).notNull(),
+});

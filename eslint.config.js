@@ -1,0 +1,24 @@
+import js from "@eslint/js";
+import reactHooks from "eslint-plugin-react-hooks";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["build/**", "node_modules/**", ".data/**", "test-results/**", "playwright-report/**", "uploads/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.{ts,tsx}"],
+    plugins: { "react-hooks": reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "no-console": ["error", { allow: ["error"] }],
+    },
+  },
+  {
+    // Entry points print the first admin's password and the address to the console on purpose.
+    files: ["app/server/**", "jobs/worker.ts", "db/**", "tests/**"],
+    rules: { "no-console": "off" },
+  },
+);

@@ -1,0 +1,42 @@
+import { vitePlugin as remix } from "@remix-run/dev";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+
+declare module "@remix-run/node" {
+  interface Future {
+    v3_singleFetch: true;
+  }
+}
+
+// The Remix plugin ignores tsconfig `paths`, so the aliases are repeated here (stack.md pitfall 2).
+export const alias = {
+  "~": fileURLToPath(new URL("./app", import.meta.url)),
+  "#db": fileURLToPath(new URL("./db", import.meta.url)),
+  "#jobs": fileURLToPath(new URL("./jobs", import.meta.url)),
+};
+
+export default defineConfig({
+  resolve: { alias },
+  server: { port: 3000 },
+  build: {
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // zod's bundled comments trip a harmless Rollup notice on every build.
+        if (warning.message.includes("annotation that Rollup cannot interpret")) return;
+        warn(warning);
+      },
+    },
+  },
+  plugins: [
+    remix({
+      ignoredRouteFiles: ["**/*.test.*", "**/.*"],
+      future: {
+        v3_fetcherPersist: true,
+        v3_relativeSplatPath: true,
+        v3_throwAbortReason: true,
+        v3_singleFetch: true,
+        v3_lazyRouteDiscovery: true,
+      },
+    }),
+  ],
+});
