@@ -1,6 +1,6 @@
 import { vitePlugin as remix } from "@remix-run/dev";
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vite";
+import { defineConfig } from "vitest/config";
 
 declare module "@remix-run/node" {
   interface Future {
@@ -27,7 +27,18 @@ export default defineConfig({
       },
     },
   },
+  test: {
+    include: ["tests/integration/**/*.test.ts", "tests/unit/**/*.test.ts"],
+    globalSetup: ["tests/helpers/global-setup.ts"],
+    setupFiles: ["tests/helpers/setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: two workers, each with its own database per test file.
+    maxWorkers: 2,
+  },
   plugins: [
+    // The Remix plugin builds the app; tests call route modules directly instead.
+    !process.env.VITEST &&
     remix({
       ignoredRouteFiles: ["**/*.test.*", "**/.*"],
       future: {

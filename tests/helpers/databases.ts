@@ -1,0 +1,54 @@
+/**
+ * Test databases: one migrated template per run, one copy per test file. With DATABASE_URL set
+ * they live on that server; without it, on an embedded PostgreSQL under .data/test.
+ */
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../db/embedded";
+import { migrateDatabase } from "../../db/migrate";
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export async function adminQuery<T>(serverUrl: string, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(withDatabase(serverUrl, "postgres"), { max: 1, onnotice: () => {} });
+  try {
+    return await fn(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+export async function startTestServer(dataDir: string): Promise<{ serverUrl: string; embedded?: EmbeddedDatabase }> {
+  if (process.env.DATABASE_URL) return { serverUrl: process.env.DATABASE_URL };
+  const embedded = await startEmbeddedPostgres({ dataDir, database: "postgres" });
+  return { serverUrl: embedded.url, embedded };
+}
+
+export async function createTemplate(serverUrl: string): Promise<string> {
+  const name = `cm_tpl_${randomBytes(4).toString("hex")}`;
+  await adminQuery(serverUrl, (sql) => sql.unsafe(`create database "${name}"`));
+  await migrateDatabase(withDatabase(serverUrl, name));
+  return name;
+}
+
+export async function cloneDatabase(serverUrl: string, template: string, prefix = "cm_t"): Promise<string> {
+  const name = `${prefix}_${randomBytes(5).toString("hex")}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await adminQuery(serverUrl, (sql) => sql.unsafe(`create database "${name}" template "${template}"`));
+      return name;
+    } catch (error) {
+      // Two workers copying the template at the same instant can collide; try again shortly.
+      if (attempt >= 10 || !/being accessed by other users/.test(String(error))) throw error;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+}
+
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await adminQuery(serverUrl, (sql) => sql.unsafe(`drop database if exists "${name}" with (force)`));
+}
