@@ -111,7 +111,10 @@ export async function startEmbeddedPostgres(options: {
   const root = path.resolve(options.dataDir);
   const dataDir = path.join(root, "pg");
   const passwordFile = path.join(root, "pg-password");
-  await fs.mkdir(root, { recursive: true, mode: 0o700 });
+  await fs.mkdir(root, { recursive: true });
+  await fs.chmod(root, 0o700);
+  // Running as root, the server runs as `postgres`, which must be able to reach its data folder.
+  if (owner) await fs.chown(root, owner.uid, owner.gid);
 
   if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
     log(`embedded PostgreSQL: creating a cluster in ${dataDir}`);
