@@ -23,6 +23,8 @@ export default defineConfig({
       onwarn(warning, warn) {
         // zod's bundled comments trip a harmless Rollup notice on every build.
         if (warning.message.includes("annotation that Rollup cannot interpret")) return;
+        // Resource routes have no browser code, so their client chunks are empty by design.
+        if (warning.code === "EMPTY_BUNDLE") return;
         warn(warning);
       },
     },

@@ -153,6 +153,14 @@ export async function insertUser(
   return toPublicUser(row!);
 }
 
+/**
+ * Serialises the admin-side user changes (update, delete), so two admins demoting, deactivating or
+ * deleting each other at the same moment cannot both pass the last-admin check.
+ */
+async function lockUserAdministration(tx: Executor): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('users:administration'))`);
+}
+
 async function activeAdminCount(db: Executor, exceptId: string): Promise<number> {
   const [row] = await db
     .select({ n: count() })
@@ -165,6 +173,7 @@ export async function updateUser(actor: PublicUser, input: UserUpdateInput): Pro
   if (!canManageUsers(actor)) throw new Forbidden("Only an admin can change other users");
   const { _id, password, ...fields } = userUpdateSchema.parse(input);
   return getDb().transaction(async (tx) => {
+    await lockUserAdministration(tx);
     const [current] = await tx.select().from(users).where(eq(users.id, _id)).for("update");
     if (!current) throw new NotFound("No user with this id");
     const losesAdmin =
@@ -201,6 +210,7 @@ export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: 
     throw new Invalid("_id must be a user id", [{ path: "_id", message: "Expected a user id" }]);
   if (id === actor._id) throw new Conflict("You cannot delete your own account");
   return getDb().transaction(async (tx) => {
+    await lockUserAdministration(tx);
     const [current] = await tx.select().from(users).where(eq(users.id, id)).for("update");
     if (!current) throw new NotFound("No user with this id");
     if (current.role === "admin" && (await activeAdminCount(tx, id)) === 0) {
@@ -244,6 +254,12 @@ export async function updateOwnProfile(
             path: "currentPassword",
             message: data.currentPassword ? "Current password is not correct" : "Enter your current password",
           },
+        ]);
+      }
+      // Onboarding means choosing a password the admin does not know (as on /onboarding).
+      if (!current.onboarded && data.password === data.currentPassword) {
+        throw new Invalid("Choose a password different from the one you were given", [
+          { path: "password", message: "Choose a password different from the one you were given" },
         ]);
       }
       changes.passwordHash = await hashPassword(data.password);

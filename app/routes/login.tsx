@@ -8,12 +8,13 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, useActionData, useSearchParams } from "@remix-run/react";
+import { useEffect } from "react";
+import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { createSession } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
 import { assertSameOrigin, authenticate, authenticator, safeRedirect, sessionCookie } from "~/utils/auth.server";
-import { DomainError } from "~/utils/errors";
+import { DomainError, Invalid } from "~/utils/errors";
 import { errorResponse, toErrorResponse } from "~/utils/http.server";
 
 /** API clients post here with `Accept: application/json` and get JSON back (see entry.server). */
@@ -24,24 +25,28 @@ export const headers: HeadersFunction = ({ actionHeaders }) => actionHeaders;
 
 export const meta: MetaFunction = () => [{ title: "Sign in · Change Management" }];
 
+// No redirect for a signed-in visitor: loaders also run after the action, with the old cookie,
+// and a redirect there would swallow the new session. The page offers the way back instead.
 export async function loader({ request }: LoaderFunctionArgs) {
   const result = await authenticate(request);
-  if (result.ok) throw redirect(result.identity.user.onboarded ? "/" : "/onboarding");
-  return null;
+  return { signedInAs: result.ok ? result.identity.user.name : null };
 }
 
 const wantsJson = (request: Request) => (request.headers.get("Accept") ?? "").includes("application/json");
 
 export async function action({ request }: ActionFunctionArgs) {
   const json = wantsJson(request);
-  const form = await request
+  const parsedForm = await request
     .clone()
     .formData()
-    .catch(() => new FormData());
+    .catch(() => null);
+  const form = parsedForm ?? new FormData();
   const submission = parseWithZod(form, { schema: loginSchema });
   try {
     // Login CSRF: a form on another site must not sign the browser into an account of its choosing.
     assertSameOrigin(request);
+    // A body that is not a form (JSON, say) is bad input, not a server error.
+    if (!parsedForm) throw new Invalid("Send email and password as form fields (application/x-www-form-urlencoded)");
     const user = await authenticator().authenticate("form", request);
     const { token } = await createSession(user);
     const headers = { "Set-Cookie": sessionCookie(token) };
@@ -70,6 +75,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function Login() {
   const lastResult = useActionData<typeof action>();
+  const { signedInAs } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const [form, fields] = useForm({
     id: "login",
@@ -78,6 +84,12 @@ export default function Login() {
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
+  // After a failed attempt the password field starts empty again, as it does without JavaScript.
+  // (Set on the element itself: a conform update would re-validate and hide the message.)
+  useEffect(() => {
+    const input = document.getElementById(fields.password.id);
+    if (lastResult && input instanceof HTMLInputElement) input.value = "";
+  }, [lastResult, fields.password.id]);
   return (
     <div className="auth-card">
       <div className="auth-brand" aria-hidden="true">
@@ -85,6 +97,11 @@ export default function Login() {
       </div>
       <h1>Sign in</h1>
       <p className="muted">Management of change and procedure change requests.</p>
+      {signedInAs ? (
+        <p className="flash flash-info">
+          You are signed in as {signedInAs}. <a href="/">Go to the dashboard</a>, or sign in as someone else.
+        </p>
+      ) : null}
       <Form method="post" {...getFormProps(form)} className="stack">
         <ErrorList id={form.errorId} errors={form.errors} />
         <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />

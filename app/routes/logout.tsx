@@ -1,9 +1,9 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { revokeSession } from "~/models/session.server";
-import { assertSameOrigin, authenticate, clearSessionCookie } from "~/utils/auth.server";
+import { assertSameOriginForPage, authenticate, clearSessionCookie } from "~/utils/auth.server";
 
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameOrigin(request);
+  assertSameOriginForPage(request);
   const result = await authenticate(request);
   if (result.ok) await revokeSession(result.identity.sessionId);
   return redirect("/login", { headers: { "Set-Cookie": clearSessionCookie() } });

@@ -1,4 +1,4 @@
-import { redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { checkLimit, clearFailures, recordFailure } from "~/models/rate-limit.server";
@@ -73,6 +73,16 @@ export function assertSameOrigin(request: Request): void {
   if (!allowed.has(origin)) throw new Forbidden("Requests from another origin are not allowed");
 }
 
+/** For pages and page actions: a refused cross-origin write is a 403 response, not a server error. */
+export function assertSameOriginForPage(request: Request): void {
+  try {
+    assertSameOrigin(request);
+  } catch (error) {
+    if (error instanceof Forbidden) throw data({ message: error.message }, { status: 403 });
+    throw error;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Identifying the caller
 
@@ -112,6 +122,8 @@ export async function requireApiUser(request: Request): Promise<PublicUser> {
 /** Same-origin path for redirectTo; anything else falls back to "/". */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/"): string {
   if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
+  // Browsers drop tabs and newlines from a Location, so "/\t/evil.com" would become "//evil.com".
+  if ([...to].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return fallback;
   return to;
 }
 
@@ -131,7 +143,7 @@ export async function requirePageIdentity(
       headers: readCookie(request, SESSION_COOKIE) ? { "Set-Cookie": clearSessionCookie() } : undefined,
     });
   }
-  if (result.identity.via === "cookie") assertSameOrigin(request);
+  if (result.identity.via === "cookie") assertSameOriginForPage(request);
   if (!options.allowNotOnboarded && !result.identity.user.onboarded) throw redirect("/onboarding");
   return result.identity;
 }

@@ -75,12 +75,16 @@ async function readLimitedText(request: Request): Promise<string> {
 /** The JSON body, validated. Malformed JSON is 400, an oversized body 413. */
 export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
   const text = await readLimitedText(request);
-  if (text.trim() === "") throw new Invalid("The request body is empty; send a JSON object");
+  if (text.trim() === "") {
+    throw new Invalid("The request body is empty; send a JSON object", [
+      { path: "", message: "Expected a JSON object" },
+    ]);
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new Invalid("The request body is not valid JSON");
+    throw new Invalid("The request body is not valid JSON", [{ path: "", message: "Expected valid JSON" }]);
   }
   return validate(schema, body);
 }
