@@ -6,13 +6,13 @@ export const BASE_URL = `http://127.0.0.1:${PORT}`;
 export default defineConfig({
   testDir: ".",
   testMatch: "**/*.spec.ts",
-  outputDir: "../../test-results",
+  outputDir: "../../test-results/e2e",
   fullyParallel: true,
   workers: 2,
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 10_000 },
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  reporter: process.env.CI ? [["list"], ["json", { outputFile: "../../test-results/e2e.json" }]] : [["list"]],
   use: {
     baseURL: BASE_URL,
     trace: "retain-on-failure",
@@ -44,5 +44,7 @@ export default defineConfig({
     stdout: "ignore",
     stderr: "pipe",
     env: { E2E_PORT: String(PORT) },
+    // SIGTERM lets the server stop its embedded PostgreSQL; the default SIGKILL would orphan it.
+    gracefulShutdown: { signal: "SIGTERM", timeout: 20_000 },
   },
 });
