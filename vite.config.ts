@@ -37,6 +37,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: two workers, each with its own database per test file.
     maxWorkers: 2,
+    reporters: process.env.CI ? ["default", "json"] : ["default"],
+    outputFile: { json: "test-results/vitest.json" },
   },
   plugins: [
     // The Remix plugin builds the app; tests call route modules directly instead.
