@@ -1,7 +1,7 @@
 import { data, redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
-import { checkLimit, clearFailures, recordFailure } from "~/models/rate-limit.server";
+import { clearAttempts, consumeAttempt } from "~/models/rate-limit.server";
 import { loadSessionUser } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
 import { toPublicUser, verifyLogin, type PublicUser } from "~/models/user.server";
@@ -163,17 +163,14 @@ const rateKey = (email: string) => `login:${email}`;
  */
 export async function checkCredentials(email: string, password: string): Promise<PublicUser> {
   const key = rateKey(email);
-  const limit = await checkLimit(key);
-  if (limit.blocked)
-    throw new RateLimited(limit.retryAfterSeconds, "Too many failed sign-in attempts; try again later");
-  try {
-    const user = await verifyLogin(email, password);
-    await clearFailures(key);
-    return toPublicUser(user);
-  } catch (error) {
-    if (error instanceof Unauthorized) await recordFailure(key);
-    throw error;
+  const attempt = await consumeAttempt(key);
+  if (attempt.blocked) {
+    throw new RateLimited(attempt.retryAfterSeconds, "Too many failed sign-in attempts; try again later");
   }
+  // A wrong password keeps its point; a success clears the count.
+  const user = await verifyLogin(email, password);
+  await clearAttempts(key);
+  return toPublicUser(user);
 }
 
 const holder = globalThis as typeof globalThis & { __cmAuthenticator?: Authenticator<PublicUser> };

@@ -122,4 +122,3 @@ test("pages carry the security headers", async ({ page }) => {
   expect(headers["x-frame-options"]).toBe("DENY");
   expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
 });
-

@@ -31,7 +31,9 @@ export async function signIn(page: Page, email: string, password: string) {
 export const test = base.extend<{
   adminToken: string;
   /** Creates a user through the real API as the admin, already onboarded unless `onboarded: false`. */
-  createUser: (user?: NewUser & { onboarded?: boolean }) => Promise<Required<Pick<NewUser, "name" | "email" | "password">> & { _id: string }>;
+  createUser: (
+    user?: NewUser & { onboarded?: boolean },
+  ) => Promise<Required<Pick<NewUser, "name" | "email" | "password">> & { _id: string }>;
 }>({
   adminToken: async ({ request }, use) => {
     const response = await request.post("/login", {

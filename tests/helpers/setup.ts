@@ -1,5 +1,6 @@
 import { afterAll, inject } from "vitest";
 import { closeDb } from "../../db/client";
+import { stopBoss } from "../../jobs/boss";
 import { resetEnv } from "../../app/utils/env.server";
 import { cloneDatabase, dropDatabase, withDatabase } from "./databases";
 
@@ -16,6 +17,7 @@ delete process.env.ADMIN_PASSWORD;
 resetEnv();
 
 afterAll(async () => {
+  await stopBoss();
   await closeDb();
   await dropDatabase(serverUrl, database);
 });
