@@ -43,15 +43,15 @@ export default defineConfig({
   plugins: [
     // The Remix plugin builds the app; tests call route modules directly instead.
     !process.env.VITEST &&
-    remix({
-      ignoredRouteFiles: ["**/*.test.*", "**/.*"],
-      future: {
-        v3_fetcherPersist: true,
-        v3_relativeSplatPath: true,
-        v3_throwAbortReason: true,
-        v3_singleFetch: true,
-        v3_lazyRouteDiscovery: true,
-      },
-    }),
+      remix({
+        ignoredRouteFiles: ["**/*.test.*", "**/.*"],
+        future: {
+          v3_fetcherPersist: true,
+          v3_relativeSplatPath: true,
+          v3_throwAbortReason: true,
+          v3_singleFetch: true,
+          v3_lazyRouteDiscovery: true,
+        },
+      }),
   ],
 });

@@ -1,10 +1,15 @@
-/** What the web process and the worker process both do at start, and undo at stop. */
+/**
+ * What the web process and the worker process both do at start (environment, database,
+ * migrations, pg-boss and its workers), and undo at stop.
+ */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
+import { stopBoss } from "#jobs/boss";
+import { startWorkers } from "#jobs/workers";
 import { ensureFirstAdmin } from "~/models/user.server";
 import { closeDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv, type Env } from "~/utils/env.server";
@@ -72,9 +77,20 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
     throw error;
   }
 
+  try {
+    await startWorkers();
+  } catch (error) {
+    await stopBoss().catch(() => {});
+    await closeDb();
+    await embedded?.stop();
+    throw error;
+  }
+
   return {
     env,
     async stop() {
+      // Workers first (they finish their job in hand), then the pool, then the database.
+      await stopBoss();
       await closeDb();
       await embedded?.stop();
     },

@@ -22,6 +22,12 @@ const schema = z
     ADMIN_EMAIL: optional.pipe(z.email().optional()),
     ADMIN_PASSWORD: optional.pipe(z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional()),
     IMAGE_PROXY_ALLOWED_HOSTS: optional,
+    REMINDER_CRON: z.string().default("0 8 * * *"),
+    EMAIL_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(6),
+    EMAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).default(15),
+    EMAIL_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(60),
+    JOBS_MAINTENANCE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
+    JOBS_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {

@@ -15,3 +15,6 @@ export type Role = (typeof ROLES)[number];
 export type Department = (typeof DEPARTMENTS)[number];
 export type Access = (typeof ACCESS_LEVELS)[number];
 export type Position = (typeof POSITIONS)[number];
+
+export const EMAIL_STATUSES = ["queued", "sending", "sent", "failed"] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];

@@ -11,7 +11,7 @@ export async function expectNoSeriousA11yViolations(page: Page) {
   expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
 }
 
-test("sign-in, dashboard, profile and users pages pass an accessibility scan", async ({ page }) => {
+test("sign-in, dashboard, profile, users and outbox pages pass an accessibility scan", async ({ page }) => {
   await page.goto("/login");
   await expectNoSeriousA11yViolations(page);
   await signIn(page, ADMIN.email, ADMIN.password);
@@ -20,5 +20,8 @@ test("sign-in, dashboard, profile and users pages pass an accessibility scan", a
   await page.goto("/profile");
   await expectNoSeriousA11yViolations(page);
   await page.goto("/admin/users");
+  await expectNoSeriousA11yViolations(page);
+  await page.goto("/admin/outbox");
+  await expect(page.getByRole("heading", { name: "Outbox" })).toBeVisible();
   await expectNoSeriousA11yViolations(page);
 });

@@ -1,0 +1,121 @@
+/**
+ * The outbox pattern: model functions call `notify` inside their own transaction. It writes one
+ * message row per recipient and one pg-boss job per message in that same transaction, so a
+ * rolled-back change sends nothing and a committed change always sends.
+ */
+import { and, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import { EMAIL_STATUSES, emailMessages, users, type Department, type EmailStatus } from "#db/schema";
+import { getDb, type Executor } from "~/utils/db.server";
+import { EMAIL_QUEUE, sendInTransaction } from "~/utils/jobs.server";
+import { renderEmail, type EmailContent } from "~/utils/email-layout.server";
+import { env } from "~/utils/env.server";
+import { Conflict, Forbidden, NotFound } from "~/utils/errors";
+import { canSeeOutbox, type Actor } from "./authz";
+
+export type Recipients = {
+  userIds?: (string | null | undefined)[];
+  /** Every active user of these departments ("HSEQ department" in the spec's Events table). */
+  departments?: Department[];
+};
+
+export type NotifyInput = {
+  to: Recipients;
+  content: EmailContent;
+  record?: { type: "moc" | "pcr"; id: string };
+};
+
+/**
+ * Queues one email per distinct active recipient, in the caller's transaction. Inactive users
+ * and duplicates are skipped. Returns the addresses written to, in a stable order.
+ */
+export async function notify(tx: Executor, input: NotifyInput): Promise<string[]> {
+  const ids = [...new Set((input.to.userIds ?? []).filter((id): id is string => Boolean(id)))];
+  const departments = input.to.departments ?? [];
+  if (ids.length === 0 && departments.length === 0) return [];
+  const conditions: SQL[] = [];
+  if (ids.length) conditions.push(inArray(users.id, ids));
+  if (departments.length) conditions.push(inArray(users.department, departments));
+  const people = await tx
+    .select({ id: users.id, name: users.name, email: users.email })
+    .from(users)
+    .where(and(eq(users.active, true), or(...conditions)))
+    .orderBy(users.email);
+  const seen = new Set<string>();
+  const recipients = people.filter((p) => !seen.has(p.email) && seen.add(p.email));
+  if (recipients.length === 0) return [];
+
+  const appUrl = env().APP_URL;
+  const rows = await tx
+    .insert(emailMessages)
+    .values(
+      recipients.map((person) => {
+        const rendered = renderEmail(input.content, person.name, appUrl);
+        return {
+          toEmail: person.email,
+          toUserId: person.id,
+          ...rendered,
+          recordType: input.record?.type ?? null,
+          recordId: input.record?.id ?? null,
+        };
+      }),
+    )
+    .returning({ id: emailMessages.id, toEmail: emailMessages.toEmail });
+  for (const row of rows) await sendInTransaction(tx, EMAIL_QUEUE, { messageId: row.id });
+  return rows.map((r) => r.toEmail);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The admin outbox
+
+export type OutboxFilter = { status?: EmailStatus; recipient?: string; limit?: number; offset?: number };
+
+export async function listOutbox(actor: Actor, filter: OutboxFilter = {}) {
+  if (!canSeeOutbox(actor)) throw new Forbidden("Only administrators can see the outbox");
+  const conditions: SQL[] = [];
+  if (filter.status && (EMAIL_STATUSES as readonly string[]).includes(filter.status)) {
+    conditions.push(eq(emailMessages.status, filter.status));
+  }
+  const recipient = filter.recipient?.trim();
+  if (recipient) conditions.push(ilike(emailMessages.toEmail, `%${recipient.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  const where = conditions.length ? and(...conditions) : undefined;
+  const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
+  const [messages, [total]] = await Promise.all([
+    getDb()
+      .select()
+      .from(emailMessages)
+      .where(where)
+      .orderBy(desc(emailMessages.createdAt), desc(emailMessages.id))
+      .limit(limit)
+      .offset(Math.max(filter.offset ?? 0, 0)),
+    getDb()
+      .select({ n: sql<number>`count(*)::int` })
+      .from(emailMessages)
+      .where(where),
+  ]);
+  return { messages, total: total?.n ?? 0, limit };
+}
+
+export async function getMessage(actor: Actor, id: string) {
+  if (!canSeeOutbox(actor)) throw new Forbidden("Only administrators can see the outbox");
+  const [row] = await getDb().select().from(emailMessages).where(eq(emailMessages.id, id));
+  if (!row) throw new NotFound("No such message");
+  return row;
+}
+
+/** Sends a failed message again (a new job; the idempotency key stays the message id). */
+export async function retryMessage(actor: Actor, id: string): Promise<void> {
+  if (!canSeeOutbox(actor)) throw new Forbidden("Only administrators can retry email");
+  await getDb().transaction(async (tx) => {
+    const [row] = await tx
+      .update(emailMessages)
+      .set({ status: "queued", updatedAt: new Date() })
+      .where(and(eq(emailMessages.id, id), eq(emailMessages.status, "failed")))
+      .returning({ id: emailMessages.id });
+    if (!row) {
+      const [exists] = await tx.select({ id: emailMessages.id }).from(emailMessages).where(eq(emailMessages.id, id));
+      if (!exists) throw new NotFound("No such message");
+      throw new Conflict("Only a failed message can be retried");
+    }
+    await sendInTransaction(tx, EMAIL_QUEUE, { messageId: id });
+  });
+}

@@ -1,0 +1,189 @@
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { SubmitButton } from "~/components/forms";
+import { EMAIL_STATUSES } from "#db/schema/enums";
+import { canSeeOutbox } from "~/models/authz";
+import { listOutbox, retryMessage } from "~/models/email.server";
+import { requirePageUser } from "~/utils/auth.server";
+import { Forbidden } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { pageError, runForPage } from "~/utils/page.server";
+
+export const meta: MetaFunction = () => [{ title: "Outbox · Change Management" }];
+
+const PAGE_SIZE = 50;
+
+async function requireAdmin(request: Request) {
+  const user = await requirePageUser(request);
+  if (!canSeeOutbox(user)) pageError(new Forbidden("Only administrators can see the outbox."));
+  return user;
+}
+
+const filterSchema = z.object({
+  status: z.enum(EMAIL_STATUSES).optional().catch(undefined),
+  to: z.string().max(254).optional().catch(undefined),
+  page: z.coerce.number().int().min(1).default(1).catch(1),
+});
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const actor = await requireAdmin(request);
+  const filter = filterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const { messages, total } = await listOutbox(actor, {
+    status: filter.status,
+    recipient: filter.to,
+    limit: PAGE_SIZE,
+    offset: (filter.page - 1) * PAGE_SIZE,
+  });
+  return {
+    filter,
+    total,
+    pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+    messages: messages.map((m) => ({
+      id: m.id,
+      to: m.toEmail,
+      subject: m.subject,
+      text: m.text,
+      status: m.status,
+      transport: m.transport,
+      attempts: m.attempts,
+      lastError: m.lastError,
+      createdAt: m.createdAt.toISOString(),
+      sentAt: m.sentAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const actor = await requireAdmin(request);
+  const form = await request.formData();
+  const parsed = z.object({ intent: z.literal("retry"), messageId: z.uuid() }).safeParse(Object.fromEntries(form));
+  const back = `/admin/outbox${new URL(request.url).search}`;
+  if (!parsed.success) return redirectWithFlash(back, { kind: "error", message: "That action was not understood." });
+  const result = await runForPage(() => retryMessage(actor, parsed.data.messageId));
+  if (!result.ok) return redirectWithFlash(back, { kind: "error", message: result.error.message });
+  return redirectWithFlash(back, { kind: "success", message: "The message is queued again." });
+}
+
+const STATUS_LABEL: Record<string, { label: string; badge: string }> = {
+  queued: { label: "Queued", badge: "badge-info" },
+  sending: { label: "Sending", badge: "badge-info" },
+  sent: { label: "Sent", badge: "badge-success" },
+  failed: { label: "Failed", badge: "badge-danger" },
+};
+
+const formatTime = (iso: string) => new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+
+export default function Outbox() {
+  const { messages, filter, total, pages } = useLoaderData<typeof loader>();
+  const pageLink = (page: number) => {
+    const params = new URLSearchParams();
+    if (filter.status) params.set("status", filter.status);
+    if (filter.to) params.set("to", filter.to);
+    params.set("page", String(page));
+    return `?${params}`;
+  };
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Outbox</h1>
+          <p className="muted">
+            Every email the service sent or is sending: {total} {total === 1 ? "message" : "messages"}.
+          </p>
+        </div>
+        <Form method="get" className="row" role="search">
+          <div className="field">
+            <label htmlFor="outbox-status">Status</label>
+            <select id="outbox-status" name="status" defaultValue={filter.status ?? ""}>
+              <option value="">Any status</option>
+              {EMAIL_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {STATUS_LABEL[s]?.label ?? s}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="outbox-to">Recipient</label>
+            <input id="outbox-to" type="search" name="to" defaultValue={filter.to ?? ""} placeholder="Email address" />
+          </div>
+          <button type="submit" className="button">
+            Filter
+          </button>
+        </Form>
+      </div>
+      <div className="card table-wrap">
+        {messages.length === 0 ? (
+          <p className="empty">No messages match.</p>
+        ) : (
+          <table>
+            <caption className="visually-hidden">Email messages</caption>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Recipient</th>
+                <th scope="col">Subject and message</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {messages.map((m) => {
+                const status = STATUS_LABEL[m.status] ?? { label: m.status, badge: "" };
+                return (
+                  <tr key={m.id}>
+                    <td>{formatTime(m.createdAt)}</td>
+                    <td>{m.to}</td>
+                    <td>
+                      <details>
+                        <summary>{m.subject}</summary>
+                        <pre className="email-body">{m.text}</pre>
+                      </details>
+                    </td>
+                    <td>
+                      <span className={`badge ${status.badge}`}>{status.label}</span>
+                      <br />
+                      <span className="muted">
+                        {m.attempts} {m.attempts === 1 ? "attempt" : "attempts"}
+                        {m.transport ? ` · ${m.transport === "outbox" ? "local outbox" : "Resend"}` : ""}
+                        {m.sentAt ? ` · ${formatTime(m.sentAt)}` : ""}
+                      </span>
+                      {m.lastError ? <p className="field-errors">Last error: {m.lastError}</p> : null}
+                    </td>
+                    <td>
+                      {m.status === "failed" ? (
+                        <Form method="post">
+                          <input type="hidden" name="messageId" value={m.id} />
+                          <SubmitButton
+                            name="intent"
+                            value="retry"
+                            className="button button-small"
+                            pendingText="Queuing…"
+                          >
+                            Retry
+                          </SubmitButton>
+                        </Form>
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {pages > 1 ? (
+        <nav aria-label="Pages" className="row">
+          {filter.page > 1 ? <Link to={pageLink(filter.page - 1)}>← Newer</Link> : null}
+          <span className="muted">
+            Page {filter.page} of {pages}
+          </span>
+          {filter.page < pages ? <Link to={pageLink(filter.page + 1)}>Older →</Link> : null}
+        </nav>
+      ) : null}
+    </>
+  );
+}

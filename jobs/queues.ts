@@ -1,0 +1,47 @@
+/**
+ * Every queue the app uses, with its retry, backoff, expiry and dead-letter settings. Queues are
+ * created (and their settings refreshed) when pg-boss starts, before anything is sent or worked:
+ * a `send` to a missing queue would otherwise return null silently (stack.md pitfall 5).
+ */
+import type PgBoss from "pg-boss";
+import { z } from "zod";
+import type { Env } from "~/utils/env.server";
+
+export const EMAIL_QUEUE = "email";
+export const EMAIL_DEAD_LETTER_QUEUE = "email-dead-letter";
+export const REMINDER_QUEUE = "daily-reminder";
+
+export const emailJobSchema = z.object({ messageId: z.uuid() });
+export type EmailJob = z.infer<typeof emailJobSchema>;
+
+export const reminderJobSchema = z.object({}).passthrough();
+
+export type QueueDefinition = { name: string; options: Omit<PgBoss.Queue, "name"> };
+
+export function queueDefinitions(env: Env): QueueDefinition[] {
+  return [
+    // Failures past the retries land here; its worker marks the message failed for admins to see.
+    {
+      name: EMAIL_DEAD_LETTER_QUEUE,
+      options: { policy: "standard", retryLimit: 3, retryDelay: 5, expireInSeconds: 60 },
+    },
+    {
+      name: EMAIL_QUEUE,
+      options: {
+        policy: "standard",
+        retryLimit: env.EMAIL_RETRY_LIMIT,
+        retryDelay: env.EMAIL_RETRY_DELAY_SECONDS,
+        retryBackoff: true,
+        // A delivery that has not finished by then (a crashed worker) is retried.
+        expireInSeconds: env.EMAIL_JOB_TIMEOUT_SECONDS,
+        retentionMinutes: 7 * 24 * 60,
+        deadLetter: EMAIL_DEAD_LETTER_QUEUE,
+      },
+    },
+    {
+      name: REMINDER_QUEUE,
+      // One reminder run queued at a time; its handler keeps a key per UTC day besides.
+      options: { policy: "singleton", retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 15 * 60 },
+    },
+  ];
+}
