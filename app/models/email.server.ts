@@ -10,7 +10,7 @@ import { EMAIL_QUEUE, sendInTransaction } from "~/utils/jobs.server";
 import { renderEmail, type EmailContent } from "~/utils/email-layout.server";
 import { env } from "~/utils/env.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
-import { canSeeOutbox, type Actor } from "./authz";
+import { canSeeOutbox, type Actor } from "./authz.server";
 
 export type Recipients = {
   userIds?: (string | null | undefined)[];

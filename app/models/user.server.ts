@@ -15,7 +15,7 @@ import {
 import { getDb, type Executor } from "~/utils/db.server";
 import { sessions, users } from "#db/schema";
 import { Conflict, Forbidden, Invalid, NotFound, Unauthorized } from "~/utils/errors";
-import { canManageUsers } from "./authz";
+import { canManageUsers } from "./authz.server";
 
 export type UserRow = typeof users.$inferSelect;
 

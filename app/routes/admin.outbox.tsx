@@ -3,7 +3,7 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { SubmitButton } from "~/components/forms";
 import { EMAIL_STATUSES } from "#db/schema/enums";
-import { canSeeOutbox } from "~/models/authz";
+import { canSeeOutbox } from "~/models/authz.server";
 import { listOutbox, retryMessage } from "~/models/email.server";
 import { requirePageUser } from "~/utils/auth.server";
 import { Forbidden } from "~/utils/errors";

@@ -4,7 +4,7 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
-import { canManageUsers } from "~/models/authz";
+import { canManageUsers } from "~/models/authz.server";
 import { newUserSchema, POSITIONS } from "~/models/user.schema";
 import { getUserById, toPublicUser, updateUser } from "~/models/user.server";
 import { requirePageUser } from "~/utils/auth.server";

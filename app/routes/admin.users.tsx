@@ -4,7 +4,7 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/components/forms";
-import { canManageUsers } from "~/models/authz";
+import { canManageUsers } from "~/models/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, newUserSchema, POSITIONS, ROLES } from "~/models/user.schema";
 import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
 import { requirePageUser } from "~/utils/auth.server";

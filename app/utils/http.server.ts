@@ -124,3 +124,11 @@ export function apiRoute(handlers: Partial<Record<Method, Handler>>) {
   };
   return { loader: (args: LoaderFunctionArgs) => dispatch(args), action: (args: ActionFunctionArgs) => dispatch(args) };
 }
+
+/** A success body whose `data` is JSON text that PostgreSQL already built (large lists). */
+export function okJsonText(dataJson: string): Response {
+  return new Response(`{"data":${dataJson},"status":200}`, {
+    status: 200,
+    headers: { "Content-Type": "application/json; charset=utf-8", ...API_HEADERS },
+  });
+}

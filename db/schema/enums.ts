@@ -18,3 +18,11 @@ export type Position = (typeof POSITIONS)[number];
 
 export const EMAIL_STATUSES = ["queued", "sending", "sent", "failed"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+/** MOC status codes (spec "States and transitions"). */
+export const MOC_STATUSES = ["a", "b", "c", "d", "e", "f", "decline"] as const;
+export type MocStatus = (typeof MOC_STATUSES)[number];
+
+/** The six form documents of a MOC, by the step that writes them. */
+export const MOC_FORM_KINDS = ["originator", "implementer", "hseq", "approver", "implementation", "verifier"] as const;
+export type MocFormKind = (typeof MOC_FORM_KINDS)[number];

@@ -1,3 +1,4 @@
 export * from "./enums";
 export * from "./users";
 export * from "./email";
+export * from "./mocs";

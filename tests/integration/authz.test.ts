@@ -1,9 +1,9 @@
 /**
- * Who may do what (clarifications section 4), as the predicates in app/models/authz.ts decide it:
+ * Who may do what (clarifications section 4), as the predicates in app/models/authz.server.ts decide it:
  * a table of actors x predicates. Plus the same-origin rule for redirectTo.
  */
 import { describe, expect, it } from "vitest";
-import { canListUsers, canManageUsers, canSeeOutbox, type Actor } from "../../app/models/authz";
+import { canListUsers, canManageUsers, canSeeOutbox, type Actor } from "../../app/models/authz.server";
 import { safeRedirect } from "../../app/utils/auth.server";
 
 const actor = (overrides: Partial<Actor>): Actor => ({

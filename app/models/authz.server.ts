@@ -1,0 +1,103 @@
+import { sql } from "drizzle-orm";
+
+/**
+ * Who may do what: one module of small named predicates, used by pages, lists and the API alike
+ * (clarifications section 4). Tested as a table of role x action in tests/integration/authz.test.ts.
+ * No I/O here: callers pass the records they already loaded; list filters are SQL fragments.
+ */
+export type Actor = {
+  _id: string;
+  role: string;
+  department: string;
+  access: string;
+  position: string | null;
+};
+
+export const isAdmin = (actor: Actor) => actor.role === "admin";
+export const isHseq = (actor: Actor) => actor.department === "hseq";
+export const hasFullAccess = (actor: Actor) => actor.access === "full";
+
+/** Create, edit, deactivate and delete users. */
+export const canManageUsers = (actor: Actor) => isAdmin(actor);
+/** Read the user directory (GET /api/users): any signed-in user. */
+export const canListUsers = (_actor: Actor) => true;
+/** The admin outbox page and retrying failed email. */
+export const canSeeOutbox = (actor: Actor) => isAdmin(actor);
+
+// ---------------------------------------------------------------------------------------------
+// MOCs (clarifications sections 4 and 5)
+
+/** What the MOC predicates need to know about a record. */
+export type MocAccess = {
+  status: string;
+  completed: boolean;
+  originatorId: string;
+  implementerId: string | null;
+  approverId: string | null;
+  verifierId: string | null;
+  hseqId: string | null;
+  allUserIds: readonly string[];
+};
+
+export const isInvolved = (actor: Actor, moc: MocAccess) => moc.allUserIds.includes(actor._id);
+
+/** singlemoc, chat, clone: admin, HSEQ, full access, anyone involved, or anyone once completed. */
+export const canViewMoc = (actor: Actor, moc: MocAccess) =>
+  isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) || isInvolved(actor, moc) || moc.completed;
+
+/** Soft delete, add people, re-assign the implementer: the originator or an admin. */
+export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || moc.originatorId === actor._id;
+
+/** A MOC still open to changes: neither completed nor declined. */
+export const isMocOpen = (moc: Pick<MocAccess, "status" | "completed">) => !moc.completed && moc.status !== "decline";
+
+/** Who edits impact assessment, risk attachment, action plan and manuals plan. */
+export const isMocPlanEditor = (actor: Actor, moc: MocAccess) =>
+  isAdmin(actor) || [moc.originatorId, moc.implementerId, moc.hseqId].includes(actor._id);
+
+/** Impact assessment, risk attachment, action plan, manuals plan: editors, while the MOC is open. */
+export const canEditMocPlans = (actor: Actor, moc: MocAccess) => isMocOpen(moc) && isMocPlanEditor(actor, moc);
+
+export const MOC_STEPS = [
+  "originator",
+  "implementer",
+  "hseq",
+  "approver",
+  "implementation",
+  "deviation-extension",
+  "verifier",
+] as const;
+export type MocStep = (typeof MOC_STEPS)[number];
+
+/** Who may submit each step's form (the status it needs is the workflow's business). */
+export const mayActOnStep: Record<MocStep, (actor: Actor, moc: MocAccess) => boolean> = {
+  originator: (actor, moc) => isAdmin(actor) || moc.originatorId === actor._id,
+  implementer: (actor, moc) => moc.implementerId === actor._id,
+  hseq: (actor) => isHseq(actor),
+  approver: (actor, moc) => moc.approverId === actor._id,
+  implementation: (actor, moc) => moc.implementerId === actor._id,
+  "deviation-extension": (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
+  verifier: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
+};
+
+/**
+ * The same rules as SQL conditions on `mocs m`, for lists that filter in the database. Each mirrors
+ * a predicate above and is tested against it.
+ */
+export const mocListScope = {
+  /** GET /api/newmoc: admin and HSEQ see all; others the MOCs listing them in all_users. */
+  newmoc: (actor: Actor) =>
+    isAdmin(actor) || isHseq(actor)
+      ? sql`not m.is_deleted`
+      : sql`not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})`,
+  /** GET /api/getAllMoc: admin, HSEQ and full access see all; others the completed ones. */
+  getAllMoc: (actor: Actor) =>
+    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor)
+      ? sql`not m.is_deleted`
+      : sql`not m.is_deleted and m.completed`,
+  /** Everything `canViewMoc` allows, as a filter (pages' lists). */
+  visible: (actor: Actor) =>
+    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor)
+      ? sql`not m.is_deleted`
+      : sql`not m.is_deleted and (m.completed or exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id}))`,
+};

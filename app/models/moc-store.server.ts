@@ -1,0 +1,144 @@
+/** Writes every MOC change shares: serials, forms, people, audit entries, notifications. */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { mocForms, mocLogs, mocUsers, serialCounters, users } from "#db/schema";
+import type { MocFormKind } from "#db/schema/enums";
+import type { Executor } from "~/utils/db.server";
+import type { EmailContent } from "~/utils/email-layout.server";
+import { Invalid } from "~/utils/errors";
+import { notify, type Recipients } from "./email.server";
+
+/**
+ * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
+ * takes a row lock until the caller's transaction ends, so concurrent creators get distinct
+ * numbers; a rolled-back creation leaves no gap, a crash at worst a gap.
+ */
+export async function nextSerial(
+  tx: Executor,
+  kind: "moc" | "pcr",
+  now = new Date(),
+): Promise<{ serial: string; year: number; count: number }> {
+  const year = now.getUTCFullYear();
+  const [row] = await tx
+    .insert(serialCounters)
+    .values({ kind, year, last: 1 })
+    .onConflictDoUpdate({
+      target: [serialCounters.kind, serialCounters.year],
+      set: { last: sql`${serialCounters.last} + 1` },
+    })
+    .returning({ last: serialCounters.last });
+  const count = row!.last;
+  return { serial: `${count}-${year}`, year, count };
+}
+
+/** Creates or replaces one of the MOC's form documents (merging when `merge` is set). */
+export async function saveForm(
+  tx: Executor,
+  input: {
+    mocId: string;
+    kind: MocFormKind;
+    data: Record<string, { value: unknown } | undefined>;
+    actorId: string;
+    submitted: boolean;
+    merge?: boolean;
+  },
+): Promise<void> {
+  const data = Object.fromEntries(Object.entries(input.data).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    { value: unknown }
+  >;
+  const now = new Date();
+  await tx
+    .insert(mocForms)
+    .values({
+      mocId: input.mocId,
+      kind: input.kind,
+      data,
+      submittedAt: input.submitted ? now : null,
+      submittedBy: input.submitted ? input.actorId : null,
+    })
+    .onConflictDoUpdate({
+      target: [mocForms.mocId, mocForms.kind],
+      set: {
+        data: input.merge
+          ? sql`${mocForms.data} || ${JSON.stringify(data)}::jsonb`
+          : sql`${JSON.stringify(data)}::jsonb`,
+        updatedAt: now,
+        ...(input.submitted ? { submittedAt: now, submittedBy: input.actorId } : {}),
+      },
+    });
+}
+
+export async function addMocUsers(tx: Executor, mocId: string, userIds: (string | null | undefined)[]): Promise<void> {
+  const ids = [...new Set(userIds.filter((id): id is string => Boolean(id)))];
+  if (ids.length === 0) return;
+  await tx
+    .insert(mocUsers)
+    .values(ids.map((userId) => ({ mocId, userId })))
+    .onConflictDoNothing();
+}
+
+export async function removeMocUser(tx: Executor, mocId: string, userId: string): Promise<void> {
+  await tx.delete(mocUsers).where(and(eq(mocUsers.mocId, mocId), eq(mocUsers.userId, userId)));
+}
+
+export async function appendLog(
+  tx: Executor,
+  entry: {
+    mocId: string;
+    userId: string;
+    action: string;
+    from: string | null;
+    to: string | null;
+    comment?: string | null;
+  },
+): Promise<void> {
+  await tx.insert(mocLogs).values({
+    mocId: entry.mocId,
+    userId: entry.userId,
+    action: entry.action,
+    fromStatus: entry.from,
+    toStatus: entry.to,
+    comment: entry.comment ?? null,
+  });
+}
+
+/**
+ * The people a body names must exist and be active; otherwise 400 with the offending paths.
+ * Returns their names by id, one query for all of them.
+ */
+export async function requireActiveUsers(
+  tx: Executor,
+  refs: { path: string; id: string | null | undefined }[],
+): Promise<Map<string, { name: string; department: string }>> {
+  const wanted = refs.filter((r): r is { path: string; id: string } => Boolean(r.id));
+  if (wanted.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: users.id, name: users.name, department: users.department, active: users.active })
+    .from(users)
+    .where(inArray(users.id, [...new Set(wanted.map((r) => r.id))]));
+  const found = new Map(rows.filter((r) => r.active).map((r) => [r.id, { name: r.name, department: r.department }]));
+  const missing = wanted.filter((r) => !found.has(r.id));
+  if (missing.length) {
+    throw new Invalid(
+      "Some people named in the request do not exist or are deactivated",
+      missing.map((r) => ({ path: r.path, message: "No active user with this id" })),
+    );
+  }
+  return found;
+}
+
+export const mocLabel = (serial: string) => `MOC ${serial}`;
+
+/** Emails about a MOC, in the caller's transaction. */
+export function notifyAboutMoc(
+  tx: Executor,
+  moc: { id: string; serialNum: string },
+  to: Recipients,
+  content: Omit<EmailContent, "record">,
+) {
+  return notify(tx, {
+    to,
+    record: { type: "moc", id: moc.id },
+    content: { ...content, record: { label: mocLabel(moc.serialNum), url: `/mocs/${moc.id}` } },
+  });
+}

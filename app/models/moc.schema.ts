@@ -1,0 +1,259 @@
+/**
+ * MOC input schemas: the spec's body keys and `{ value }` fields, shared by the /api routes, the
+ * page actions and the pages' browser-side validation.
+ */
+import { z } from "zod";
+import { DEPARTMENTS } from "#db/schema/enums";
+
+export const MAX_HTML = 100_000;
+export const MAX_TEXT = 5_000;
+
+export const uuid = (what = "id") => z.uuid({ error: `Expected a ${what}` });
+export const yesNo = z.enum(["yes", "no"], { error: "Answer yes or no" });
+export const isoDate = z.iso.date({ error: "Expected a date (YYYY-MM-DD)" });
+const department = z.enum(DEPARTMENTS, { error: `Department must be one of: ${DEPARTMENTS.join(", ")}` });
+const text = (what: string, max = MAX_TEXT) =>
+  z
+    .string({ error: `${what} is required` })
+    .trim()
+    .min(1, { error: `${what} is required` })
+    .max(max, { error: `${what} must be at most ${max} characters` });
+const html = (what: string) =>
+  z
+    .string({ error: `${what} is required` })
+    .max(MAX_HTML, { error: `${what} is too long` })
+    .refine((v) => v.replace(/<[^>]*>/g, "").trim().length > 0, { error: `${what} is required` });
+
+/** A form field: `{ value: <v> }`. */
+export const field = <T extends z.ZodType>(schema: T) => z.object({ value: schema }, { error: "Expected { value }" });
+
+/** A user reference as the spec writes it: `{ _id }` (the createImplementer body also allows the bare id). */
+export const userRef = z.union([z.object({ _id: uuid("user id"), name: z.string().optional() }), uuid("user id")]);
+export const refId = (ref: z.infer<typeof userRef>) => (typeof ref === "string" ? ref : ref._id);
+
+// ---------------------------------------------------------------------------------------------
+// Part A: originator
+
+export const originatorFields = {
+  "description-of-change": field(html("Description of change")),
+  "reason-for-change": field(text("Reason for change")),
+  "department-of-change": field(department),
+  "affected-departments": field(z.array(department).max(DEPARTMENTS.length)),
+  "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).optional(),
+};
+
+const originatorFieldsSchema = z.object(originatorFields);
+/** Part A as the model takes it: the implementer may be missing only on a draft. */
+export type NewMocInput = z.infer<typeof originatorFieldsSchema> & {
+  implementer?: { value: z.infer<typeof userRef> } | null;
+};
+
+export const originatorFormSchema = z.object({
+  "implementer-name": field(userRef),
+  ...originatorFields,
+});
+export type OriginatorForm = z.infer<typeof originatorFormSchema>;
+
+/** POST /api/newmoc (and /api/newImplementer): Part A with `implementer` in place of `implementer-name`. */
+export const newMocSchema = z.object({ implementer: field(userRef), ...originatorFields });
+
+export const submitOriginatorSchema = z.object({ moc_id: uuid("MOC id"), originator_form: originatorFormSchema });
+
+// ---------------------------------------------------------------------------------------------
+// Part B: implementer assessment
+
+const implementerFields = z.object({
+  "approver-name": field(userRef).optional(),
+  "hseq-name": field(userRef).optional(),
+  "details-assessed": field(yesNo),
+  "necessary-justified": field(yesNo),
+  "decline-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
+  "target-date": field(isoDate).optional(),
+});
+
+export const implementerFormSchema = implementerFields.superRefine((form, ctx) => {
+  const approves = form["details-assessed"].value === "yes" && form["necessary-justified"].value === "yes";
+  if (approves) {
+    for (const key of ["approver-name", "hseq-name", "target-date"] as const) {
+      if (!form[key]) ctx.addIssue({ code: "custom", path: [key], message: `${key} is required to approve` });
+    }
+  } else if (!form["decline-reason"]?.value) {
+    ctx.addIssue({ code: "custom", path: ["decline-reason"], message: "Give the reason for declining" });
+  }
+});
+export type ImplementerForm = z.infer<typeof implementerFields>;
+
+export const submitImplementerSchema = z.object({ moc_id: uuid("MOC id"), implementer_form: implementerFormSchema });
+
+/** A saved (not submitted) implementer form: any subset of the fields. */
+export const implementerDraftSchema = z.object({
+  moc_id: uuid("MOC id"),
+  implementer_form: implementerFields.partial(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Part C: HSEQ review
+
+export const hseqFormSchema = z
+  .object({
+    "hseq-change-adequately": field(yesNo),
+    "hseq-justification-satisfactory": field(yesNo),
+    "hseq-risk-assessment-covered": field(yesNo),
+    "decline-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
+  })
+  .superRefine((form, ctx) => {
+    const all = [
+      form["hseq-change-adequately"],
+      form["hseq-justification-satisfactory"],
+      form["hseq-risk-assessment-covered"],
+    ];
+    if (all.some((f) => f.value === "no") && !form["decline-reason"]?.value) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["decline-reason"],
+        message: "Say why the MOC goes back to the implementer",
+      });
+    }
+  });
+export const submitHseqSchema = z.object({ moc_id: uuid("MOC id"), hseq_form: hseqFormSchema });
+
+// ---------------------------------------------------------------------------------------------
+// Part D: approver
+
+export const approverFormSchema = z
+  .object({
+    "approver-changes-reviewed": field(yesNo),
+    "approver-moc-approved": field(yesNo),
+    "decline-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
+  })
+  .superRefine((form, ctx) => {
+    if (form["approver-moc-approved"].value === "no" && !form["decline-reason"]?.value) {
+      ctx.addIssue({ code: "custom", path: ["decline-reason"], message: "Give the reason for declining" });
+    }
+    if (form["approver-moc-approved"].value === "yes" && form["approver-changes-reviewed"].value !== "yes") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["approver-changes-reviewed"],
+        message: "Review the changes before approving",
+      });
+    }
+  });
+export const submitApproverSchema = z.object({ moc_id: uuid("MOC id"), approver_form: approverFormSchema });
+
+// ---------------------------------------------------------------------------------------------
+// Part E: implementation
+
+export const implementationSchema = z
+  .object({
+    "deviation-during-implementation": field(yesNo),
+    "moc-require-extension": field(yesNo),
+    "moc-circulated": field(yesNo),
+    "implementation-as-planned": field(yesNo),
+    "completion-date": field(isoDate).optional(),
+    "deviation-details": field(z.string().max(MAX_HTML)).optional(),
+    "extension-date": field(isoDate).optional(),
+    "extension-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
+  })
+  .superRefine((form, ctx) => {
+    const deviation = form["deviation-during-implementation"].value === "yes";
+    const extension = form["moc-require-extension"].value === "yes";
+    if (deviation && !form["deviation-details"]?.value.replace(/<[^>]*>/g, "").trim()) {
+      ctx.addIssue({ code: "custom", path: ["deviation-details"], message: "Describe the deviation" });
+    }
+    if (extension && !form["extension-date"]) {
+      ctx.addIssue({ code: "custom", path: ["extension-date"], message: "Give the new target date" });
+    }
+    if (extension && !form["extension-reason"]?.value) {
+      ctx.addIssue({ code: "custom", path: ["extension-reason"], message: "Say why the extension is needed" });
+    }
+    if (!deviation && !extension && !form["completion-date"]) {
+      ctx.addIssue({ code: "custom", path: ["completion-date"], message: "Give the completion date" });
+    }
+  });
+export const submitImplementationSchema = z.object({ moc_id: uuid("MOC id"), implementation: implementationSchema });
+
+// ---------------------------------------------------------------------------------------------
+// Deviation / extension resolution
+
+export const deviationExtensionSchema = z.object({
+  moc_id: uuid("MOC id"),
+  deviationExtentionId: uuid("deviation/extension id"),
+  value: z.object({ approved: yesNo, comment: z.string().trim().max(MAX_TEXT).optional().default("") }),
+  type: z.enum(["deviation", "extension"], { error: "type must be deviation or extension" }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Part F: verification
+
+export const verifierFormSchema = z.object({
+  "action-plan-correct": field(yesNo),
+  "manuals-changed": field(yesNo),
+  "trainings-complete": field(yesNo),
+  "feedback-complete": field(yesNo),
+  "moc-effective": field(yesNo),
+  "close-moc": field(yesNo),
+});
+export const submitVerifierSchema = z.object({ moc_id: uuid("MOC id"), verifier_form: verifierFormSchema });
+
+// ---------------------------------------------------------------------------------------------
+// Management
+
+export const cloneMocSchema = z.object({ old_moc: z.object({ _id: uuid("MOC id") }).passthrough() });
+export const addUserSchema = z.object({
+  userId: uuid("user id"),
+  mocId: uuid("MOC id"),
+  role: z.enum(["implementer", "approver", "verifier"], { error: "role must be implementer, approver or verifier" }),
+});
+export const impactSchema = z.object({
+  moc_id: uuid("MOC id"),
+  impact_assessment: z
+    .array(
+      z.object({
+        category: text("Category", 200),
+        hazards: z.array(text("Hazard", 1000)).max(50),
+      }),
+    )
+    .max(50),
+});
+export const riskAssessmentSchema = z.object({
+  moc_id: uuid("MOC id"),
+  risk_assessment: z
+    .string({ error: "risk_assessment must be a URL" })
+    .trim()
+    .max(2000)
+    .refine((v) => /^https?:\/\//i.test(v) || /^\/uploads\/[\w\-./]+$/.test(v), {
+      error: "risk_assessment must be an http(s) URL or an uploaded file",
+    })
+    .refine((v) => !/^\/uploads\/.*\.\./.test(v), { error: "risk_assessment must be an uploaded file" }),
+});
+const owner = uuid("user id").nullable().optional().default(null);
+const due = isoDate.nullable().optional().default(null);
+const itemId = z.string().max(64).optional();
+export const actionPlanSchema = z.object({
+  id: uuid("MOC id"),
+  action: z.object({
+    items: z
+      .array(
+        z.object({ _id: itemId, description: text("Description", 2000), owner, due, done: z.boolean().default(false) }),
+      )
+      .max(200),
+  }),
+});
+export const manualPlanSchema = z.object({
+  id: uuid("MOC id"),
+  manual_plan: z.object({
+    items: z
+      .array(
+        z.object({
+          _id: itemId,
+          document: text("Document", 500),
+          change: text("Change", 2000),
+          owner,
+          due,
+          done: z.boolean().default(false),
+        }),
+      )
+      .max(200),
+  }),
+});
+export const reassignImplementerSchema = z.object({ moc_id: uuid("MOC id"), implementer_id: uuid("user id") });

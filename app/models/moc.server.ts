@@ -1,0 +1,421 @@
+/**
+ * MOC records apart from the workflow steps: creation, reading, cloning, soft deletion, people,
+ * and the plans (impact assessment, risk attachment, action plan, manuals plan). Every change is
+ * one transaction with its audit entry and its emails.
+ */
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { chatRooms, mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
+import type { z } from "zod";
+import { getDb, type Transaction } from "~/utils/db.server";
+import { Conflict, Forbidden, NotFound } from "~/utils/errors";
+import { sanitizeRichText } from "~/utils/sanitize.server";
+import { canManageMoc, canViewMoc, isMocOpen, isMocPlanEditor, mocListScope, type MocAccess } from "./authz.server";
+import { loadForm, loadMocAccess, loadMocDocument, mocListJson, type MocDocument } from "./moc-query.server";
+import { refId, type NewMocInput, type userRef } from "./moc.schema";
+import {
+  addMocUsers,
+  appendLog,
+  mocLabel,
+  nextSerial,
+  notifyAboutMoc,
+  removeMocUser,
+  requireActiveUsers,
+  saveForm,
+} from "./moc-store.server";
+import type { PublicUser } from "./user.server";
+
+type Moc = NonNullable<Awaited<ReturnType<typeof loadMocAccess>>>;
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** A MOC the actor may see: 404 for unknown or deleted ids, 403 for one they may not see. */
+export async function getMoc(actor: PublicUser, id: string): Promise<MocDocument> {
+  const access = await loadMocAccess(id, getDb());
+  if (!access || access.isDeleted) throw new NotFound("No MOC with this id");
+  if (!canViewMoc(actor, access)) throw new Forbidden("You are not involved in this MOC");
+  return (await loadMocDocument(id))!;
+}
+
+/** GET /api/newmoc as JSON text: the MOCs the actor works on (all for admins and HSEQ). */
+export const listMocsForUser = (actor: PublicUser) => mocListJson(mocListScope.newmoc(actor));
+
+/** GET /api/getAllMoc as JSON text: all for admins, HSEQ and full access; otherwise completed ones. */
+export const listAllMocs = (actor: PublicUser) => mocListJson(mocListScope.getAllMoc(actor));
+
+// ---------------------------------------------------------------------------------------------
+// Creating
+
+async function insertMoc(
+  tx: Transaction,
+  values: Omit<typeof mocs.$inferInsert, "serialNum" | "serialYear" | "serialCount" | "chatId">,
+) {
+  const serial = await nextSerial(tx, "moc");
+  const [chat] = await tx.insert(chatRooms).values({}).returning({ id: chatRooms.id });
+  const [row] = await tx
+    .insert(mocs)
+    .values({
+      ...values,
+      serialNum: serial.serial,
+      serialYear: serial.year,
+      serialCount: serial.count,
+      chatId: chat!.id,
+    })
+    .returning({ id: mocs.id, serialNum: mocs.serialNum });
+  return row!;
+}
+
+/**
+ * Part A. `submit` creates it in `b` with the implementer assigned and emailed (POST /api/newmoc);
+ * otherwise it is a draft in `a`, which may leave the implementer out.
+ */
+export async function createMoc(
+  actor: PublicUser,
+  input: NewMocInput,
+  options: { submit: boolean },
+): Promise<MocDocument> {
+  return getDb().transaction(async (tx) => {
+    const implementerId = input.implementer ? refId(input.implementer.value) : null;
+    if (options.submit && !implementerId) throw new Conflict("Choose an implementer before submitting Part A");
+    const people = await requireActiveUsers(tx, [{ path: "implementer", id: implementerId }]);
+    const status = options.submit ? "b" : "a";
+    const moc = await insertMoc(tx, { status, originatorId: actor._id, implementerId });
+    await saveForm(tx, {
+      mocId: moc.id,
+      kind: "originator",
+      actorId: actor._id,
+      submitted: options.submit,
+      data: {
+        "implementer-name": implementerId
+          ? { value: { _id: implementerId, name: people.get(implementerId)!.name } }
+          : undefined,
+        "description-of-change": { value: sanitizeRichText(input["description-of-change"].value) },
+        "reason-for-change": input["reason-for-change"],
+        "department-of-change": input["department-of-change"],
+        "affected-departments": input["affected-departments"],
+        "departments-to-inform": input["departments-to-inform"] ?? { value: [] },
+      },
+    });
+    await addMocUsers(tx, moc.id, [actor._id, options.submit ? implementerId : null]);
+    await appendLog(tx, {
+      mocId: moc.id,
+      userId: actor._id,
+      action: options.submit ? "Created and submitted Part A" : "Saved a draft of Part A",
+      from: null,
+      to: status,
+    });
+    if (options.submit) {
+      await notifyAboutMoc(
+        tx,
+        moc,
+        { userIds: [implementerId] },
+        {
+          event: `${actor.name} raised ${mocLabel(moc.serialNum)} and assigned you as its implementer.`,
+          expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
+        },
+      );
+    }
+    return (await loadMocDocument(moc.id, tx))!;
+  });
+}
+
+/** Saves a draft's Part A again (originator or admin, status `a` only). */
+export async function updateDraft(actor: PublicUser, mocId: string, input: NewMocInput): Promise<MocDocument> {
+  return changeMoc(
+    actor,
+    mocId,
+    { may: canManageMoc, forbidden: "Only the originator can edit this draft" },
+    async (tx, moc) => {
+      if (moc.status !== "a") throw new Conflict("Only a draft can be edited this way");
+      const implementerId = input.implementer ? refId(input.implementer.value) : null;
+      const people = await requireActiveUsers(tx, [{ path: "implementer", id: implementerId }]);
+      await saveForm(tx, {
+        mocId,
+        kind: "originator",
+        actorId: actor._id,
+        submitted: false,
+        data: {
+          "implementer-name": implementerId
+            ? { value: { _id: implementerId, name: people.get(implementerId)!.name } }
+            : undefined,
+          "description-of-change": { value: sanitizeRichText(input["description-of-change"].value) },
+          "reason-for-change": input["reason-for-change"],
+          "department-of-change": input["department-of-change"],
+          "affected-departments": input["affected-departments"],
+          "departments-to-inform": input["departments-to-inform"] ?? { value: [] },
+        },
+      });
+      await tx.update(mocs).set({ implementerId, updatedAt: new Date() }).where(eq(mocs.id, mocId));
+      return { action: "Updated the draft of Part A" };
+    },
+  );
+}
+
+/**
+ * POST /api/cloneMoc: a new MOC in `b` with copies of the originator form, implementer form and
+ * implementation (new ids); the caller is the new originator. A declined MOC can be cloned too.
+ */
+export async function cloneMoc(actor: PublicUser, oldId: string): Promise<MocDocument> {
+  return getDb().transaction(async (tx) => {
+    const old = await loadMocAccess(oldId, tx);
+    if (!old || old.isDeleted) throw new NotFound("No MOC with this id");
+    if (!canViewMoc(actor, old)) throw new Forbidden("You are not involved in this MOC");
+    const implementerId = old.implementerId;
+    if (implementerId) await requireActiveUsers(tx, [{ path: "old_moc.implementer_id", id: implementerId }]);
+    const status = implementerId ? "b" : "a";
+    const moc = await insertMoc(tx, {
+      status,
+      originatorId: actor._id,
+      implementerId,
+      cloned: true,
+      previousMocId: old.id,
+    });
+    const forms = await tx.select().from(mocForms).where(eq(mocForms.mocId, old.id));
+    for (const form of forms.filter((f) => ["originator", "implementer", "implementation"].includes(f.kind))) {
+      await saveForm(tx, {
+        mocId: moc.id,
+        kind: form.kind,
+        actorId: actor._id,
+        // Part A carries over as submitted; the rest are drafts the new MOC's people will submit.
+        submitted: form.kind === "originator" && status === "b",
+        data: form.data,
+      });
+    }
+    await addMocUsers(tx, moc.id, [actor._id, implementerId]);
+    await appendLog(tx, {
+      mocId: moc.id,
+      userId: actor._id,
+      action: `Cloned from ${mocLabel(old.serialNum)}`,
+      from: null,
+      to: status,
+    });
+    if (implementerId) {
+      await notifyAboutMoc(
+        tx,
+        moc,
+        { userIds: [implementerId] },
+        {
+          event: `${actor.name} cloned ${mocLabel(old.serialNum)} into ${mocLabel(moc.serialNum)}, with you as implementer.`,
+          expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
+        },
+      );
+    }
+    return (await loadMocDocument(moc.id, tx))!;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changing
+
+type ChangeRule = {
+  may: (actor: PublicUser, moc: MocAccess) => boolean;
+  forbidden: string;
+  /** Refuse (409) a completed or declined MOC. */
+  requireOpen?: boolean;
+};
+
+/**
+ * One management change: lock the MOC, 404/403/409 as the rule says, run `fn`, append the audit
+ * entry, return the populated MOC.
+ */
+async function changeMoc(
+  actor: PublicUser,
+  mocId: string,
+  rule: ChangeRule,
+  fn: (tx: Transaction, moc: Moc) => Promise<{ action: string; comment?: string }>,
+): Promise<MocDocument> {
+  return getDb().transaction(async (tx) => {
+    const moc = await loadMocAccess(mocId, tx, { lock: true });
+    if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
+    if (!rule.may(actor, moc)) throw new Forbidden(rule.forbidden);
+    if (rule.requireOpen && !isMocOpen(moc)) {
+      throw new Conflict(`This MOC is ${moc.completed ? "completed" : "declined"} and can no longer change`);
+    }
+    const { action, comment } = await fn(tx, moc);
+    await tx.update(mocs).set({ updatedAt: new Date() }).where(eq(mocs.id, mocId));
+    await appendLog(tx, { mocId, userId: actor._id, action, from: moc.status, to: moc.status, comment });
+    return (await loadMocDocument(mocId, tx))!;
+  });
+}
+
+/** DELETE /api/deleteMoC: soft delete by the originator or an admin. */
+export async function deleteMoc(actor: PublicUser, mocId: string): Promise<{ _id: string }> {
+  await changeMoc(
+    actor,
+    mocId,
+    { may: canManageMoc, forbidden: "Only the originator or an admin can delete a MOC" },
+    async (tx) => {
+      await tx.update(mocs).set({ isDeleted: true }).where(eq(mocs.id, mocId));
+      return { action: "Deleted" };
+    },
+  );
+  return { _id: mocId };
+}
+
+const ROLE_COLUMN = { implementer: "implementerId", approver: "approverId", verifier: "verifierId" } as const;
+
+/** POST /api/addUser and PUT /api/implementer: put a person in a role, and in all_users. */
+export async function assignMocRole(
+  actor: PublicUser,
+  input: { mocId: string; userId: string; role: keyof typeof ROLE_COLUMN },
+): Promise<MocDocument> {
+  return changeMoc(
+    actor,
+    input.mocId,
+    { may: canManageMoc, forbidden: "Only the originator or an admin can assign people", requireOpen: true },
+    async (tx, moc) => {
+      const people = await requireActiveUsers(tx, [{ path: "userId", id: input.userId }]);
+      const column = ROLE_COLUMN[input.role];
+      const previous = moc[column];
+      await tx
+        .update(mocs)
+        .set({ [column]: input.userId })
+        .where(eq(mocs.id, moc.id));
+      // A replaced implementer leaves all_users unless they hold another role on the MOC.
+      const otherRoles = [moc.originatorId, moc.approverId, moc.verifierId, moc.hseqId];
+      if (input.role === "implementer" && previous && previous !== input.userId && !otherRoles.includes(previous)) {
+        await removeMocUser(tx, moc.id, previous);
+      }
+      await addMocUsers(tx, moc.id, [input.userId]);
+      const name = people.get(input.userId)!.name;
+      if (previous !== input.userId) {
+        await notifyAboutMoc(
+          tx,
+          moc,
+          { userIds: [input.userId] },
+          {
+            event: `${actor.name} made you the ${input.role} of ${mocLabel(moc.serialNum)}.`,
+            expectation:
+              input.role === "verifier"
+                ? "You will verify the change (Part F) once it is implemented."
+                : input.role === "approver"
+                  ? "You will decide on the change (Part D) after the HSEQ review."
+                  : "You are responsible for assessing and implementing the change.",
+          },
+        );
+      }
+      return { action: `Assigned ${name} as ${input.role}` };
+    },
+  );
+}
+
+const planRule = (what: string): ChangeRule => ({
+  may: isMocPlanEditor,
+  forbidden: `Only the originator, implementer, assigned HSEQ user or an admin can change the ${what}`,
+  requireOpen: true,
+});
+
+export async function setImpactAssessment(actor: PublicUser, mocId: string, items: ImpactItem[]): Promise<MocDocument> {
+  return changeMoc(actor, mocId, planRule("impact assessment"), async (tx) => {
+    await tx.update(mocs).set({ impactAssessment: items }).where(eq(mocs.id, mocId));
+    return { action: "Updated the impact assessment" };
+  });
+}
+
+export async function setRiskAssessment(actor: PublicUser, mocId: string, url: string): Promise<MocDocument> {
+  return changeMoc(actor, mocId, planRule("risk assessment"), async (tx) => {
+    await tx.update(mocs).set({ riskAssessment: url }).where(eq(mocs.id, mocId));
+    return { action: "Attached the risk assessment" };
+  });
+}
+
+type PlanItemsInput<T> = { items: (Omit<T, "_id"> & { _id?: string })[] };
+
+const withIds = <T extends { _id?: string }>(items: T[]) =>
+  items.map((item) => ({ ...item, _id: item._id || randomUUID() }) as T & { _id: string });
+
+export async function setActionPlan(
+  actor: PublicUser,
+  mocId: string,
+  plan: PlanItemsInput<ActionPlan["items"][number]>,
+): Promise<MocDocument> {
+  return changeMoc(actor, mocId, planRule("action plan"), async (tx) => {
+    await requireActiveUsers(
+      tx,
+      plan.items.map((item, i) => ({ path: `action.items.${i}.owner`, id: item.owner })),
+    );
+    await tx
+      .update(mocs)
+      .set({ action: { items: withIds(plan.items) } })
+      .where(eq(mocs.id, mocId));
+    return { action: "Updated the action plan" };
+  });
+}
+
+export async function setManualPlan(
+  actor: PublicUser,
+  mocId: string,
+  plan: PlanItemsInput<ManualPlan["items"][number]>,
+): Promise<MocDocument> {
+  return changeMoc(actor, mocId, planRule("manuals plan"), async (tx) => {
+    await requireActiveUsers(
+      tx,
+      plan.items.map((item, i) => ({ path: `manual_plan.items.${i}.owner`, id: item.owner })),
+    );
+    await tx
+      .update(mocs)
+      .set({ manualPlan: { items: withIds(plan.items) } })
+      .where(eq(mocs.id, mocId));
+    return { action: "Updated the manuals plan" };
+  });
+}
+
+/**
+ * POST /api/createImplementer and /api/implementer: the implementer saves Part B as a draft and
+ * assigns the approver, without a status change.
+ */
+export async function saveImplementerDraft(
+  actor: PublicUser,
+  mocId: string,
+  form: Record<string, { value: unknown } | undefined>,
+): Promise<MocDocument> {
+  return changeMoc(
+    actor,
+    mocId,
+    {
+      may: (a, moc) => moc.implementerId === a._id || a.role === "admin",
+      forbidden: "Only the assigned implementer can save the implementer form",
+      requireOpen: true,
+    },
+    async (tx, moc) => {
+      if (moc.status !== "b")
+        throw new Conflict("The implementer form can be saved only while the MOC waits for its assessment");
+      const approver = form["approver-name"]?.value as z.infer<typeof userRef> | undefined;
+      const hseqUser = form["hseq-name"]?.value as z.infer<typeof userRef> | undefined;
+      const approverId = approver ? refId(approver) : null;
+      const hseqId = hseqUser ? refId(hseqUser) : null;
+      const people = await requireActiveUsers(tx, [
+        { path: "implementer_form.approver-name", id: approverId },
+        { path: "implementer_form.hseq-name", id: hseqId },
+      ]);
+      const data = { ...form };
+      if (approverId) data["approver-name"] = { value: { _id: approverId, name: people.get(approverId)!.name } };
+      if (hseqId) data["hseq-name"] = { value: { _id: hseqId, name: people.get(hseqId)!.name } };
+      const existing = await loadForm(moc.id, "implementer", tx);
+      await saveForm(tx, {
+        mocId: moc.id,
+        kind: "implementer",
+        actorId: actor._id,
+        submitted: false,
+        merge: true,
+        data,
+      });
+      if (existing?.submittedAt) {
+        // Keep the earlier submission's mark: a saved draft does not un-submit Part B.
+        await tx.update(mocForms).set({ submittedAt: existing.submittedAt }).where(eq(mocForms.id, existing.id));
+      }
+      if (approverId) {
+        await tx.update(mocs).set({ approverId }).where(eq(mocs.id, moc.id));
+        await addMocUsers(tx, moc.id, [approverId]);
+      }
+      return { action: approverId ? "Saved Part B as a draft and assigned the approver" : "Saved Part B as a draft" };
+    },
+  );
+}
+
+/** GET /api/implementer?moc_id=: the implementer form of a MOC the actor may see (null if none yet). */
+export async function getImplementerForm(actor: PublicUser, mocId: string): Promise<unknown> {
+  const doc = await getMoc(actor, mocId);
+  return doc.implementer_form ?? null;
+}

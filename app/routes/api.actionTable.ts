@@ -1,0 +1,15 @@
+import { actionPlanSchema } from "~/models/moc.schema";
+import { setActionPlan } from "~/models/moc.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiRoute, ok, readJson } from "~/utils/http.server";
+
+const route = apiRoute({
+  async POST({ request }) {
+    const actor = await requireApiUser(request);
+    const body = await readJson(request, actionPlanSchema);
+    return ok(await setActionPlan(actor, body.id, body.action));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

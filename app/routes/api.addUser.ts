@@ -1,0 +1,15 @@
+import { addUserSchema } from "~/models/moc.schema";
+import { assignMocRole } from "~/models/moc.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiRoute, ok, readJson } from "~/utils/http.server";
+
+const route = apiRoute({
+  async POST({ request }) {
+    const actor = await requireApiUser(request);
+    const { userId, mocId, role } = await readJson(request, addUserSchema);
+    return ok(await assignMocRole(actor, { mocId, userId, role }));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,12 @@
+import { listAllMocs } from "~/models/moc.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiRoute, okJsonText } from "~/utils/http.server";
+
+const route = apiRoute({
+  async GET({ request }) {
+    return okJsonText(await listAllMocs(await requireApiUser(request)));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

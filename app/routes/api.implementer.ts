@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { implementerDraftSchema, reassignImplementerSchema, uuid } from "~/models/moc.schema";
+import { assignMocRole, getImplementerForm, saveImplementerDraft } from "~/models/moc.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
+
+const route = apiRoute({
+  /** The implementer form of a MOC the caller may see. */
+  async GET({ request }) {
+    const actor = await requireApiUser(request);
+    const { moc_id } = readQuery(request, z.object({ moc_id: uuid("MOC id") }));
+    return ok(await getImplementerForm(actor, moc_id));
+  },
+  /** Same as POST /api/createImplementer. */
+  async POST({ request }) {
+    const actor = await requireApiUser(request);
+    const body = await readJson(request, implementerDraftSchema);
+    return ok(await saveImplementerDraft(actor, body.moc_id, body.implementer_form));
+  },
+  /** Re-assigns the implementer (originator or admin). */
+  async PUT({ request }) {
+    const actor = await requireApiUser(request);
+    const body = await readJson(request, reassignImplementerSchema);
+    return ok(await assignMocRole(actor, { mocId: body.moc_id, userId: body.implementer_id, role: "implementer" }));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,16 @@
+import { newMocSchema } from "~/models/moc.schema";
+import { createMoc } from "~/models/moc.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiJson, apiRoute, readJson } from "~/utils/http.server";
+
+/** Legacy twin of POST /api/newmoc (clarifications section 5): same body, same effect. */
+const route = apiRoute({
+  async POST({ request }) {
+    const actor = await requireApiUser(request);
+    const body = await readJson(request, newMocSchema);
+    return apiJson({ data: await createMoc(actor, body, { submit: true }), status: 200 });
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,181 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  type AnyPgColumn,
+} from "drizzle-orm/pg-core";
+import type { MocFormKind, MocStatus } from "./enums";
+import { users } from "./users";
+
+const timestamps = {
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+};
+
+/** `{count}-{year}` counters, one row per kind and UTC year; the upsert that bumps them serialises creators. */
+export const serialCounters = pgTable(
+  "serial_counters",
+  {
+    kind: text("kind").notNull(),
+    year: integer("year").notNull(),
+    last: integer("last").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.year] })],
+);
+
+/** A chat room per MOC and per PCR (messages arrive with the chat feature). */
+export const chatRooms = pgTable("chat_rooms", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export type DeviationItem = {
+  requested: boolean;
+  details: string;
+  resolved: boolean;
+  approved: "yes" | "no" | null;
+  comment: string | null;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+};
+export type ExtensionItem = {
+  requested: boolean;
+  new_date: string;
+  reason: string;
+  resolved: boolean;
+  approved: "yes" | "no" | null;
+  comment: string | null;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+};
+export type ExtentionsAndDeviations = {
+  _id: string;
+  deviation: DeviationItem | null;
+  extension: ExtensionItem | null;
+  requestedAt: string;
+  requestedBy: string;
+};
+export type Decline = { stage: string; reason: string; by: string; at: string };
+export type ImpactItem = { category: string; hazards: string[] };
+export type ActionPlan = {
+  items: { _id: string; description: string; owner: string | null; due: string | null; done: boolean }[];
+};
+export type ManualPlan = {
+  items: {
+    _id: string;
+    document: string;
+    change: string;
+    owner: string | null;
+    due: string | null;
+    done: boolean;
+  }[];
+};
+
+export const mocs = pgTable(
+  "mocs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    serialNum: text("serial_num").notNull(),
+    serialYear: integer("serial_year").notNull(),
+    serialCount: integer("serial_count").notNull(),
+    status: text("status").$type<MocStatus>().notNull(),
+    completed: boolean("completed").notNull().default(false),
+    isDeleted: boolean("is_deleted").notNull().default(false),
+    cloned: boolean("cloned").notNull().default(false),
+    previousMocId: uuid("previous_moc_id").references((): AnyPgColumn => mocs.id),
+    originatorId: uuid("originator_id")
+      .notNull()
+      .references(() => users.id),
+    implementerId: uuid("implementer_id").references(() => users.id),
+    approverId: uuid("approver_id").references(() => users.id),
+    verifierId: uuid("verifier_id").references(() => users.id),
+    hseqId: uuid("hseq_id").references(() => users.id),
+    /** The implementer form's `target-date`, kept here for the reminder query. */
+    targetDate: date("target_date", { mode: "string" }),
+    decline: jsonb("decline").$type<Decline>(),
+    deviations: jsonb("deviations").$type<ExtentionsAndDeviations>(),
+    impactAssessment: jsonb("impact_assessment").$type<ImpactItem[]>().notNull().default([]),
+    riskAssessment: text("risk_assessment"),
+    action: jsonb("action").$type<ActionPlan>().notNull().default({ items: [] }),
+    manualPlan: jsonb("manual_plan").$type<ManualPlan>().notNull().default({ items: [] }),
+    chatId: uuid("chat_id")
+      .notNull()
+      .references(() => chatRooms.id),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("mocs_serial_key").on(t.serialNum),
+    uniqueIndex("mocs_serial_year_count_key").on(t.serialYear, t.serialCount),
+    index("mocs_created_idx").on(t.createdAt),
+    index("mocs_status_idx").on(t.status).where(sql`not ${t.isDeleted}`),
+    index("mocs_target_date_idx").on(t.targetDate).where(sql`not ${t.isDeleted} and not ${t.completed}`),
+    check("mocs_status_check", sql`${t.status} in ('a', 'b', 'c', 'd', 'e', 'f', 'decline')`),
+  ],
+);
+
+/** The six form documents; `data` holds the spec's `{ key: { value } }` fields. */
+export const mocForms = pgTable(
+  "moc_forms",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    mocId: uuid("moc_id")
+      .notNull()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<MocFormKind>().notNull(),
+    data: jsonb("data").$type<Record<string, { value: unknown }>>().notNull(),
+    /** Set when the step was submitted; null for a saved draft (e.g. /api/createImplementer). */
+    submittedAt: timestamp("submitted_at", { withTimezone: true }),
+    submittedBy: uuid("submitted_by").references(() => users.id),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("moc_forms_moc_kind_key").on(t.mocId, t.kind),
+    check(
+      "moc_forms_kind_check",
+      sql`${t.kind} in ('originator', 'implementer', 'hseq', 'approver', 'implementation', 'verifier')`,
+    ),
+  ],
+);
+
+/** `all_users`: everyone involved in a MOC. */
+export const mocUsers = pgTable(
+  "moc_users",
+  {
+    mocId: uuid("moc_id")
+      .notNull()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.mocId, t.userId] }), index("moc_users_user_idx").on(t.userId)],
+);
+
+/** The audit trail: every change of a MOC, `{ userId, action, from, to, comment, at }`. */
+export const mocLogs = pgTable(
+  "moc_logs",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    mocId: uuid("moc_id")
+      .notNull()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    userId: uuid("user_id").references(() => users.id),
+    action: text("action").notNull(),
+    fromStatus: text("from_status"),
+    toStatus: text("to_status"),
+    comment: text("comment"),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("moc_logs_moc_idx").on(t.mocId, t.at)],
+);
