@@ -42,7 +42,7 @@ export const originatorFields = {
   "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).optional(),
 };
 
-const originatorFieldsSchema = z.object(originatorFields);
+export const originatorFieldsSchema = z.object(originatorFields);
 /** Part A as the model takes it: the implementer may be missing only on a draft. */
 export type NewMocInput = z.infer<typeof originatorFieldsSchema> & {
   implementer?: { value: z.infer<typeof userRef> } | null;
