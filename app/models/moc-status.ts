@@ -23,3 +23,18 @@ export function mocStatusLabel(status: string, completed = false): string {
   if (completed) return "Completed";
   return MOC_STATUS_LABELS[status] ?? status;
 }
+
+/** The URL segment of each step's form (clarifications section 12). */
+export const STEP_PATH: Record<string, string> = {
+  originator: "originator",
+  implementer: "implementer",
+  hseq: "hseq",
+  approver: "approver",
+  implementation: "implementation",
+  "deviation-extension": "deviation",
+  verifier: "verifier",
+};
+
+/** Orders of the MOC list. */
+export const MOC_SORTS = ["newest", "oldest", "serial", "target", "status"] as const;
+export type MocSort = (typeof MOC_SORTS)[number];

@@ -12,7 +12,7 @@ import type { MocStatus } from "#db/schema/enums";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
-import { sanitizeRichText } from "~/utils/sanitize.server";
+import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import { mayActOnStep, type MocStep } from "./authz.server";
 import type { Recipients } from "./email.server";
 import { loadForm, loadMocAccess, loadMocDocument, type MocDocument } from "./moc-query.server";
@@ -104,7 +104,13 @@ const originator: StepDefinition<z.infer<typeof originatorFormSchema>> = {
       data: {
         ...input,
         "implementer-name": { value: { _id: implementerId, name: implementerName } },
-        "description-of-change": { value: sanitizeRichText(input["description-of-change"].value) },
+        "description-of-change": {
+          value: sanitizeRequiredRichText(
+            input["description-of-change"].value,
+            "originator_form.description-of-change",
+            "Description of change",
+          ),
+        },
       },
     });
     const previous = moc.implementerId;
@@ -293,7 +299,13 @@ const implementation: StepDefinition<z.infer<typeof implementationSchema>> = {
   async apply({ tx, actor, moc, input, now }) {
     const deviation = input["deviation-during-implementation"].value === "yes";
     const extension = input["moc-require-extension"].value === "yes";
-    const details = deviation ? sanitizeRichText(input["deviation-details"]!.value) : undefined;
+    const details = deviation
+      ? sanitizeRequiredRichText(
+          input["deviation-details"]!.value,
+          "implementation.deviation-details",
+          "Deviation details",
+        )
+      : undefined;
     await saveForm(tx, {
       mocId: moc.id,
       kind: "implementation",
@@ -367,6 +379,12 @@ const implementation: StepDefinition<z.infer<typeof implementationSchema>> = {
 
 const deviationExtension: StepDefinition<z.infer<typeof deviationExtensionSchema>> = {
   from: ["b"],
+  // Status b alone is not enough: the step exists only while a requested item waits (409 otherwise).
+  async guard(moc, tx) {
+    return deviationsOutstanding({ deviations: await loadDeviations(tx, moc.id) })
+      ? null
+      : "No deviation or extension is waiting for a decision on this MOC";
+  },
   async apply({ tx, actor, moc, input, now }) {
     const tracking = await loadDeviations(tx, moc.id);
     if (!tracking || tracking._id !== input.deviationExtentionId)

@@ -257,3 +257,55 @@ export const manualPlanSchema = z.object({
   }),
 });
 export const reassignImplementerSchema = z.object({ moc_id: uuid("MOC id"), implementer_id: uuid("user id") });
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+/**
+ * Part A as the pages post it: the API's originator fields, with unticked checkbox groups meaning
+ * an empty list, an implementer required only to submit, and the button pressed as `intent`.
+ */
+export const partAPageSchema = z
+  .object({
+    intent: z.enum(["draft", "submit"]),
+    "implementer-name": field(userRef).optional(),
+    ...originatorFields,
+    "affected-departments": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
+    "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
+  })
+  .superRefine((form, ctx) => {
+    if (form.intent === "submit" && !form["implementer-name"]) {
+      ctx.addIssue({ code: "custom", path: ["implementer-name"], message: "Choose the implementer" });
+    }
+  });
+export type PartAPage = z.infer<typeof partAPageSchema>;
+
+export const toNewMocInput = (form: PartAPage): NewMocInput => ({
+  implementer: form["implementer-name"] ? { value: form["implementer-name"].value } : null,
+  "description-of-change": form["description-of-change"],
+  "reason-for-change": form["reason-for-change"],
+  "department-of-change": form["department-of-change"],
+  "affected-departments": form["affected-departments"],
+  "departments-to-inform": form["departments-to-inform"],
+});
+
+const lines = z
+  .string()
+  .max(20_000)
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split("\n")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
+/** The impact assessment editor: one category per row, hazards one per line. */
+export const impactPageSchema = z.object({
+  items: z
+    .array(z.object({ category: text("Category", 200), hazards: lines }))
+    .max(50)
+    .default([]),
+});
+export const actionPlanPageSchema = z.object({ items: actionPlanSchema.shape.action.shape.items.default([]) });
+export const manualPlanPageSchema = z.object({ items: manualPlanSchema.shape.manual_plan.shape.items.default([]) });

@@ -9,7 +9,7 @@ import { chatRooms, mocForms, mocs, type ActionPlan, type ImpactItem, type Manua
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
-import { sanitizeRichText } from "~/utils/sanitize.server";
+import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import { canManageMoc, canViewMoc, isMocOpen, isMocPlanEditor, mocListScope, type MocAccess } from "./authz.server";
 import { loadForm, loadMocAccess, loadMocDocument, mocListJson, type MocDocument } from "./moc-query.server";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
@@ -90,7 +90,13 @@ export async function createMoc(
         "implementer-name": implementerId
           ? { value: { _id: implementerId, name: people.get(implementerId)!.name } }
           : undefined,
-        "description-of-change": { value: sanitizeRichText(input["description-of-change"].value) },
+        "description-of-change": {
+          value: sanitizeRequiredRichText(
+            input["description-of-change"].value,
+            "description-of-change",
+            "Description of change",
+          ),
+        },
         "reason-for-change": input["reason-for-change"],
         "department-of-change": input["department-of-change"],
         "affected-departments": input["affected-departments"],
@@ -139,7 +145,13 @@ export async function updateDraft(actor: PublicUser, mocId: string, input: NewMo
           "implementer-name": implementerId
             ? { value: { _id: implementerId, name: people.get(implementerId)!.name } }
             : undefined,
-          "description-of-change": { value: sanitizeRichText(input["description-of-change"].value) },
+          "description-of-change": {
+            value: sanitizeRequiredRichText(
+              input["description-of-change"].value,
+              "description-of-change",
+              "Description of change",
+            ),
+          },
           "reason-for-change": input["reason-for-change"],
           "department-of-change": input["department-of-change"],
           "affected-departments": input["affected-departments"],
@@ -259,13 +271,15 @@ const ROLE_COLUMN = { implementer: "implementerId", approver: "approverId", veri
 export async function assignMocRole(
   actor: PublicUser,
   input: { mocId: string; userId: string; role: keyof typeof ROLE_COLUMN },
+  /** The body key naming the user, for the 400's issue path (`userId` in /api/addUser). */
+  userPath = "userId",
 ): Promise<MocDocument> {
   return changeMoc(
     actor,
     input.mocId,
     { may: canManageMoc, forbidden: "Only the originator or an admin can assign people", requireOpen: true },
     async (tx, moc) => {
-      const people = await requireActiveUsers(tx, [{ path: "userId", id: input.userId }]);
+      const people = await requireActiveUsers(tx, [{ path: userPath, id: input.userId }]);
       const column = ROLE_COLUMN[input.role];
       const previous = moc[column];
       await tx

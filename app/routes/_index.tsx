@@ -1,17 +1,46 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
+import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
+import { dashboard } from "~/models/moc-list.server";
+import { mocStatusLabel, MOC_STEP_PARTS, STEP_PATH } from "~/models/moc-status";
 import { requirePageUser } from "~/utils/auth.server";
+import { richTextToPlain } from "~/utils/sanitize.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Change Management" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  return { name: user.name, waiting: await pendingActions(user) };
+  const [waiting, board] = await Promise.all([pendingActions(user), dashboard(user)]);
+  return {
+    name: user.name,
+    now: Date.now(),
+    today: new Date().toISOString().slice(0, 10),
+    waiting: waiting.map((item) => {
+      const form = item.moc.originator_form as { "description-of-change"?: { value?: string } } | null;
+      return {
+        type: item.type,
+        path: STEP_PATH[item.type === "deviation-extension" ? "deviation-extension" : item.type],
+        mocId: item.moc._id,
+        serial: item.moc.serial_num,
+        description: richTextToPlain(form?.["description-of-change"]?.value ?? "").slice(0, 140),
+        targetDate: item.moc.target_date,
+        waitingSince: item.waitingSince,
+      };
+    }),
+    ...board,
+  };
 }
 
+const STATUS_ORDER = ["a", "b", "c", "d", "e", "f", "decline"];
+
 export default function Dashboard() {
-  const { name, waiting } = useLoaderData<typeof loader>();
+  const { name, waiting, counts, overdue, activity, now, today } = useLoaderData<typeof loader>();
+  const open = STATUS_ORDER.map((status) => ({
+    status,
+    n: counts.filter((c) => c.status === status && !c.completed).reduce((sum, c) => sum + c.n, 0),
+  }));
+  const completed = counts.filter((c) => c.completed).reduce((sum, c) => sum + c.n, 0);
   return (
     <>
       <div className="page-header">
@@ -28,10 +57,98 @@ export default function Dashboard() {
           </Link>
         </div>
       </div>
+
       <section className="card" aria-labelledby="waiting-title">
         <h2 id="waiting-title">Waiting on me</h2>
-        {waiting.length === 0 ? <p className="empty">Nothing is waiting on you right now.</p> : null}
+        {waiting.length === 0 ? (
+          <p className="empty">Nothing is waiting on you right now.</p>
+        ) : (
+          <ul className="waiting-list">
+            {waiting.map((item) => {
+              const late = item.targetDate && item.targetDate < today;
+              return (
+                <li key={`${item.mocId}-${item.type}`}>
+                  <div>
+                    <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">
+                      MOC {item.serial}: {MOC_STEP_PARTS[item.type]}
+                    </Link>
+                    <br />
+                    <span className="muted">{item.description || "No description"}</span>
+                  </div>
+                  <div style={{ textAlign: "right" }}>
+                    <span>Waiting {waitedFor(item.waitingSince, now)}</span>
+                    <br />
+                    <span className={late ? "overdue" : "muted"}>
+                      Target {formatDate(item.targetDate)}
+                      {late ? " (overdue)" : ""}
+                    </span>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+        )}
       </section>
+
+      <section aria-labelledby="counts-title">
+        <h2 id="counts-title">MOCs by status</h2>
+        <div className="stat-grid">
+          {open.map(({ status, n }) => (
+            <Link key={status} to={`/mocs?status=${status}`} className="stat">
+              <span className="stat-number">{n}</span>
+              {mocStatusLabel(status)}
+            </Link>
+          ))}
+          <Link to="/mocs?state=completed" className="stat">
+            <span className="stat-number">{completed}</span>
+            Completed
+          </Link>
+        </div>
+      </section>
+
+      <div className="grid">
+        <section className="card" aria-labelledby="overdue-title">
+          <h2 id="overdue-title">Overdue</h2>
+          {overdue.length === 0 ? (
+            <p className="empty">No open MOC is past its target date.</p>
+          ) : (
+            <ul className="waiting-list">
+              {overdue.map((r) => (
+                <li key={r.id}>
+                  <Link to={`/mocs/${r.id}`} className="moc-link">
+                    MOC {r.serialNum}
+                  </Link>
+                  <span className="overdue">Target {formatDate(r.targetDate)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          {overdue.length > 0 ? <Link to="/mocs?overdue=1&sort=target">All overdue MOCs</Link> : null}
+        </section>
+        <section className="card" aria-labelledby="activity-title">
+          <h2 id="activity-title">Recent activity on my records</h2>
+          {activity.length === 0 ? (
+            <p className="empty">Nothing yet.</p>
+          ) : (
+            <ul className="waiting-list">
+              {activity.map((a, i) => (
+                <li key={`${a.mocId}-${i}`}>
+                  <span>
+                    <Link to={`/mocs/${a.mocId}`} className="moc-link">
+                      MOC {a.serialNum}
+                    </Link>{" "}
+                    {a.action}
+                    {a.by ? ` — ${a.by}` : ""}
+                  </span>
+                  <time className="muted" dateTime={a.at}>
+                    {formatDateTime(a.at)}
+                  </time>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
     </>
   );
 }

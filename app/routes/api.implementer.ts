@@ -21,7 +21,13 @@ const route = apiRoute({
   async PUT({ request }) {
     const actor = await requireApiUser(request);
     const body = await readJson(request, reassignImplementerSchema);
-    return ok(await assignMocRole(actor, { mocId: body.moc_id, userId: body.implementer_id, role: "implementer" }));
+    return ok(
+      await assignMocRole(
+        actor,
+        { mocId: body.moc_id, userId: body.implementer_id, role: "implementer" },
+        "implementer_id",
+      ),
+    );
   },
 });
 

@@ -21,9 +21,33 @@ export function pageError(error: DomainError): never {
   throw data({ message: error.message }, { status: error.status });
 }
 
-/** Field errors keyed the way conform expects, from a domain error's issues. */
-export function fieldErrors(error: DomainError): Record<string, string[]> {
+/**
+ * Field errors keyed the way conform expects, from a domain error's issues. API paths carry the
+ * body key first (`implementer_form.approver-name`); `rename` maps them to the page's field names.
+ */
+export function fieldErrors(error: DomainError, rename: (path: string) => string = (p) => p): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const issue of error.issues ?? []) (out[issue.path] ??= []).push(issue.message);
+  for (const issue of error.issues ?? []) (out[rename(issue.path)] ??= []).push(issue.message);
   return out;
 }
+
+type Replyable = {
+  reply: (options?: {
+    formErrors?: string[];
+    fieldErrors?: Record<string, string[]>;
+    hideFields?: string[];
+  }) => unknown;
+};
+
+/** A page action's answer to a refused domain call: the form again, errors next to the fields. */
+export function domainErrorReply(submission: Replyable, error: DomainError, rename?: (path: string) => string) {
+  const errors = fieldErrors(error, rename);
+  const reply = Object.keys(errors).length
+    ? submission.reply({ fieldErrors: errors })
+    : submission.reply({ formErrors: [error.message] });
+  return data(reply as ReturnType<typeof submission.reply>, { status: error.status });
+}
+
+/** Drops the body key in front of an API issue path. */
+export const withoutBodyKey = (path: string) =>
+  path.replace(/^[a-z_]+_form\.|^implementation\.|^action\.|^manual_plan\./, "");

@@ -3,6 +3,7 @@
  * formatting, lists, links, tables; no script, style, event handlers or javascript: URLs.
  */
 import sanitizeHtml from "sanitize-html";
+import { Invalid } from "./errors";
 
 const OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -70,9 +71,23 @@ export function sanitizeRichText(html: string): string {
   return sanitizeHtml(html, OPTIONS).trim();
 }
 
+/**
+ * A required rich-text field, sanitised: 400 (with `path`) when nothing readable is left, e.g. a
+ * value that was only a `<script>` (its text passes the schema's check, but is not kept).
+ */
+export function sanitizeRequiredRichText(html: string, path: string, what: string): string {
+  const clean = sanitizeRichText(html);
+  if (!richTextToPlain(clean)) {
+    throw new Invalid(`${what} has no text once unsafe markup is removed`, [{ path, message: `${what} is required` }]);
+  }
+  return clean;
+}
+
 /** Plain text of a rich-text value (for emails, lists and search). */
 export function richTextToPlain(html: string): string {
-  return sanitizeHtml(html, { allowedTags: [], allowedAttributes: {} })
+  // Block boundaries become spaces, so "<p>a</p><p>b</p>" reads "a b", not "ab".
+  const spaced = html.replace(/<\/(p|li|h[1-6]|div|tr|td|th|blockquote|pre)>|<br\s*\/?>/gi, " ");
+  return sanitizeHtml(spaced, { allowedTags: [], allowedAttributes: {} })
     .replace(/&nbsp;/g, " ")
     .replace(/&amp;/g, "&")
     .replace(/&lt;/g, "<")

@@ -1,0 +1,123 @@
+import { Link } from "@remix-run/react";
+import { mocStatusLabel } from "~/models/moc-status";
+
+const STATUS_BADGE: Record<string, string> = {
+  a: "badge",
+  b: "badge-info",
+  c: "badge-info",
+  d: "badge-warning",
+  e: "badge-info",
+  f: "badge-warning",
+  decline: "badge-danger",
+};
+
+/** A MOC's status as a readable, coloured label: never a bare letter. */
+export function StatusBadge({ status, completed }: { status: string; completed: boolean }) {
+  const tone = completed ? "badge-success" : (STATUS_BADGE[status] ?? "badge");
+  return <span className={`badge ${tone}`}>{mocStatusLabel(status, completed)}</span>;
+}
+
+const STEPS = [
+  { status: "a", part: "A", label: "Originator" },
+  { status: "b", part: "B", label: "Implementer" },
+  { status: "c", part: "C", label: "HSEQ review" },
+  { status: "d", part: "D", label: "Approval" },
+  { status: "e", part: "E", label: "Implementation" },
+  { status: "f", part: "F", label: "Verification" },
+] as const;
+
+/**
+ * The a-f pipeline with the current step marked and its owner named. A declined MOC shows where
+ * it stopped.
+ */
+export function StatusStepper({
+  status,
+  completed,
+  owner,
+  declinedAt,
+}: {
+  status: string;
+  completed: boolean;
+  owner: string | null;
+  declinedAt?: string | null;
+}) {
+  const stopAt = status === "decline" ? (declinedAt ?? "b") : status;
+  const currentIndex = STEPS.findIndex((s) => s.status === stopAt);
+  return (
+    <ol className="stepper" aria-label="Workflow steps">
+      {STEPS.map((step, index) => {
+        const state = completed
+          ? "done"
+          : index < currentIndex
+            ? "done"
+            : index === currentIndex
+              ? status === "decline"
+                ? "declined"
+                : "current"
+              : "todo";
+        return (
+          <li
+            key={step.status}
+            className={`step step-${state}`}
+            aria-current={state === "current" ? "step" : undefined}
+          >
+            <span className="step-part" aria-hidden="true">
+              {state === "done" ? "✓" : state === "declined" ? "✕" : step.part}
+            </span>
+            <span className="step-label">
+              {step.label}
+              <span className="visually-hidden">
+                {state === "done"
+                  ? " (done)"
+                  : state === "current"
+                    ? " (current step)"
+                    : state === "declined"
+                      ? " (declined here)"
+                      : ""}
+              </span>
+              {state === "current" && owner ? <span className="step-owner">{owner}</span> : null}
+            </span>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+export function MocLink({ id, serial }: { id: string; serial: string }) {
+  return (
+    <Link to={`/mocs/${id}`} className="moc-link">
+      MOC {serial}
+    </Link>
+  );
+}
+
+/** "3 days", "5 hours": how long something has waited. */
+export function waitedFor(iso: string, now = Date.now()): string {
+  const minutes = Math.max(0, Math.round((now - new Date(iso).getTime()) / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h`;
+  return `${Math.round(hours / 24)} days`;
+}
+
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return "—";
+  const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
+  return date.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+}
+
+export function formatDateTime(value: string): string {
+  return new Date(value).toLocaleString("en-GB", {
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZone: "UTC",
+    timeZoneName: "short",
+  });
+}
+
+export const departmentLabel = (d: string | null | undefined) =>
+  !d ? "—" : d === "hseq" ? "HSEQ" : d.charAt(0).toUpperCase() + d.slice(1);

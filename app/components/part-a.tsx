@@ -1,0 +1,101 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { Form } from "@remix-run/react";
+import type { z } from "zod";
+import { DEPARTMENTS } from "#db/schema/enums";
+import { partAPageSchema } from "~/models/moc.schema";
+import {
+  CheckboxGroupField,
+  RichTextField,
+  SelectValueField,
+  TextField,
+  UserSelectField,
+  type UserOption,
+} from "./fields";
+import { ErrorList, SubmitButton } from "./forms";
+import { departmentLabel } from "./moc";
+
+const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
+
+/** Part A (originator): new MOC, draft editing, and revising before the implementer's assessment. */
+export function PartAForm({
+  id,
+  users,
+  lastResult,
+  defaultValue,
+  allowDraft,
+  submitLabel,
+}: {
+  id: string;
+  users: UserOption[];
+  lastResult: SubmissionResult<string[]> | undefined;
+  defaultValue?: Record<string, unknown>;
+  allowDraft: boolean;
+  submitLabel: string;
+}) {
+  const [form, fields] = useForm<z.input<typeof partAPageSchema>>({
+    id,
+    lastResult,
+    defaultValue: defaultValue as never,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: partAPageSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} className="card">
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <div className="stack">
+        <UserSelectField
+          meta={fields["implementer-name"]}
+          label="Implementer"
+          users={users}
+          asRef
+          hint="Who assesses and carries out the change."
+        />
+        <SelectValueField
+          meta={fields["department-of-change"]}
+          label="Department of change"
+          options={departmentOptions}
+          placeholder="Choose a department"
+        />
+        <RichTextField meta={fields["description-of-change"]} label="Description of change" />
+        <TextField meta={fields["reason-for-change"]} label="Reason for change" multiline />
+        <CheckboxGroupField
+          meta={fields["affected-departments"]}
+          label="Affected departments"
+          options={departmentOptions}
+        />
+        <CheckboxGroupField
+          meta={fields["departments-to-inform"]}
+          label="Departments to inform"
+          options={departmentOptions}
+        />
+      </div>
+      <div className="form-actions">
+        <SubmitButton name="intent" value="submit" pendingText="Submitting…">
+          {submitLabel}
+        </SubmitButton>
+        {allowDraft ? (
+          <SubmitButton name="intent" value="draft" className="button" pendingText="Saving…">
+            Save draft
+          </SubmitButton>
+        ) : null}
+      </div>
+    </Form>
+  );
+}
+
+/** The saved Part A of a MOC as the form's default values. */
+export function partADefaults(form: Record<string, { value: unknown }> | null | undefined) {
+  if (!form) return undefined;
+  const pick = (key: string) => form[key] ?? undefined;
+  const implementer = form["implementer-name"]?.value as { _id: string } | undefined;
+  return {
+    "implementer-name": implementer ? { value: { _id: implementer._id } } : undefined,
+    "description-of-change": pick("description-of-change"),
+    "reason-for-change": pick("reason-for-change"),
+    "department-of-change": pick("department-of-change"),
+    "affected-departments": pick("affected-departments"),
+    "departments-to-inform": pick("departments-to-inform"),
+  };
+}

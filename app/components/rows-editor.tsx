@@ -1,0 +1,165 @@
+import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { Form, Link } from "@remix-run/react";
+import type { z } from "zod";
+import type { UserOption } from "./fields";
+import { ErrorList, SubmitButton } from "./forms";
+
+export type Column = {
+  key: string;
+  label: string;
+  kind: "text" | "lines" | "date" | "owner" | "done";
+};
+
+/**
+ * A table of editable rows. "Add a row" and "Remove" are submit buttons carrying conform's list
+ * intents, so they work without JavaScript (the server answers with the changed list, unsaved)
+ * and instantly with it.
+ */
+export function RowsEditor({
+  id,
+  schema,
+  columns,
+  users,
+  lastResult,
+  defaultItems,
+  mocId,
+  noun,
+}: {
+  id: string;
+  schema: z.ZodType;
+  columns: Column[];
+  users: UserOption[];
+  lastResult: SubmissionResult<string[]> | null | undefined;
+  defaultItems: Record<string, unknown>[];
+  mocId: string;
+  noun: string;
+}) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- row shapes vary by plan
+  const [form, fields] = useForm<{ items: Record<string, any>[] }>({
+    id,
+    lastResult,
+    defaultValue: { items: defaultItems },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }) as never,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const rows = fields.items.getFieldList();
+  return (
+    <Form method="post" {...getFormProps(form)} className="card">
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <ErrorList id={fields.items.errorId} errors={fields.items.errors} />
+      {rows.length === 0 ? <p className="empty">No {noun}s yet.</p> : null}
+      <div className="table-wrap">
+        <table className="rows-table">
+          <thead>
+            <tr>
+              {columns.map((c) => (
+                <th key={c.key} scope="col">
+                  {c.label}
+                </th>
+              ))}
+              <th scope="col">
+                <span className="visually-hidden">Remove</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, index) => {
+              const cells = row.getFieldset();
+              return (
+                <tr key={row.key}>
+                  {columns.map((c) => {
+                    const meta = cells[c.key]!;
+                    const label = `${c.label}, ${noun} ${index + 1}`;
+                    const errors = <ErrorList id={meta.errorId} errors={meta.errors} />;
+                    if (c.kind === "lines") {
+                      return (
+                        <td key={c.key}>
+                          <textarea
+                            {...getTextareaProps(meta)}
+                            key={meta.key}
+                            aria-label={label}
+                            rows={3}
+                            defaultValue={
+                              Array.isArray(meta.initialValue)
+                                ? (meta.initialValue as string[]).join("\n")
+                                : ((meta.initialValue as string) ?? "")
+                            }
+                          />
+                          {errors}
+                        </td>
+                      );
+                    }
+                    if (c.kind === "owner") {
+                      return (
+                        <td key={c.key}>
+                          <select
+                            name={meta.name}
+                            id={meta.id}
+                            key={meta.key}
+                            aria-label={label}
+                            defaultValue={(meta.initialValue as string) ?? ""}
+                          >
+                            <option value="">Nobody yet</option>
+                            {users.map((u) => (
+                              <option key={u._id} value={u._id}>
+                                {u.name}
+                              </option>
+                            ))}
+                          </select>
+                          {errors}
+                        </td>
+                      );
+                    }
+                    if (c.kind === "done") {
+                      return (
+                        <td key={c.key}>
+                          <input {...getInputProps(meta, { type: "checkbox" })} key={meta.key} aria-label={label} />
+                        </td>
+                      );
+                    }
+                    return (
+                      <td key={c.key}>
+                        <input
+                          {...getInputProps(meta, { type: c.kind === "date" ? "date" : "text" })}
+                          key={meta.key}
+                          aria-label={label}
+                        />
+                        {errors}
+                      </td>
+                    );
+                  })}
+                  <td>
+                    {/* Keeps each row's id, so edits update rows rather than replace them. */}
+                    <input
+                      type="hidden"
+                      name={`${row.name}._id`}
+                      defaultValue={(cells._id?.initialValue as string) ?? ""}
+                    />
+                    <button
+                      className="button button-small"
+                      {...form.remove.getButtonProps({ name: fields.items.name, index })}
+                      aria-label={`Remove ${noun} ${index + 1}`}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <div className="form-actions">
+        <button className="button" {...form.insert.getButtonProps({ name: fields.items.name })}>
+          Add a {noun}
+        </button>
+        <SubmitButton pendingText="Saving…">Save</SubmitButton>
+        <Link to={`/mocs/${mocId}`} className="button">
+          Cancel
+        </Link>
+      </div>
+    </Form>
+  );
+}

@@ -1,0 +1,124 @@
+/** The MOC list page and the dashboard: searches and counts over the MOCs the actor may see. */
+import { sql, type SQL } from "drizzle-orm";
+import { getDb } from "~/utils/db.server";
+import { mocListScope, type Actor } from "./authz.server";
+
+import { type MocSort } from "./moc-status";
+
+export type MocListFilter = {
+  q?: string;
+  status?: string;
+  department?: string;
+  /** Only MOCs the actor is involved in. */
+  mine?: boolean;
+  /** `open`, `completed`, or all. */
+  state?: "open" | "completed" | "all";
+  /** Open MOCs whose target date has passed. */
+  overdue?: boolean;
+  sort?: MocSort;
+  page?: number;
+  pageSize?: number;
+};
+
+export type MocListRow = {
+  id: string;
+  serialNum: string;
+  status: string;
+  completed: boolean;
+  description: string;
+  department: string | null;
+  originator: string;
+  owner: string | null;
+  targetDate: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+const ORDER: Record<MocSort, SQL> = {
+  newest: sql`m.created_at desc, m.id`,
+  oldest: sql`m.created_at asc, m.id`,
+  serial: sql`m.serial_year desc, m.serial_count desc`,
+  target: sql`m.target_date asc nulls last, m.created_at desc`,
+  status: sql`m.completed, m.status, m.created_at desc`,
+};
+
+/** Who owns the step the MOC waits for, as SQL over `m` (null when nobody does). */
+const OWNER = sql`case
+  when m.completed or m.status = 'decline' then null
+  when m.status = 'a' then (select name from users where id = m.originator_id)
+  when m.status = 'b' and m.deviations is not null and (
+        (m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
+     or (m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean))
+    then 'Approver / HSEQ'
+  when m.status in ('b', 'e') then (select name from users where id = m.implementer_id)
+  when m.status = 'c' then coalesce((select name from users where id = m.hseq_id), 'HSEQ')
+  when m.status = 'd' then (select name from users where id = m.approver_id)
+  when m.status = 'f' then coalesce((select name from users where id = m.verifier_id), (select name from users where id = m.hseq_id))
+end`;
+
+export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{ rows: MocListRow[]; total: number }> {
+  const conditions: SQL[] = [mocListScope.visible(actor)];
+  const q = filter.q?.trim();
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(sql`(m.serial_num ilike ${like} or exists (select 1 from moc_forms f where f.moc_id = m.id
+      and f.kind = 'originator' and (f.data->'description-of-change'->>'value' ilike ${like}
+      or f.data->'reason-for-change'->>'value' ilike ${like})))`);
+  }
+  if (filter.status) conditions.push(sql`m.status = ${filter.status} and not m.completed`);
+  if (filter.department) {
+    conditions.push(sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'originator'
+      and f.data->'department-of-change'->>'value' = ${filter.department})`);
+  }
+  if (filter.mine) {
+    conditions.push(sql`exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})`);
+  }
+  if (filter.state === "open") conditions.push(sql`not m.completed and m.status <> 'decline'`);
+  if (filter.state === "completed") conditions.push(sql`m.completed`);
+  if (filter.overdue) {
+    conditions.push(
+      sql`not m.completed and m.status <> 'decline' and m.target_date < (now() at time zone 'UTC')::date`,
+    );
+  }
+  const where = sql.join(conditions, sql` and `);
+  const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
+  const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
+  const rows = await getDb().execute<MocListRow & { total: number }>(sql`
+    select m.id, m.serial_num as "serialNum", m.status, m.completed,
+      coalesce(f.data->'description-of-change'->>'value', '') as description,
+      f.data->'department-of-change'->>'value' as department,
+      (select name from users where id = m.originator_id) as originator,
+      ${OWNER} as owner,
+      m.target_date::text as "targetDate",
+      to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
+      to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
+      count(*) over ()::int as total
+    from mocs m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
+    where ${where}
+    order by ${ORDER[filter.sort ?? "newest"]}
+    limit ${pageSize} offset ${offset}`);
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+}
+
+export type Dashboard = {
+  counts: { status: string; completed: boolean; n: number }[];
+  overdue: MocListRow[];
+  activity: { mocId: string; serialNum: string; action: string; by: string | null; at: string; to: string | null }[];
+};
+
+export async function dashboard(actor: Actor): Promise<Dashboard> {
+  const db = getDb();
+  const scope = mocListScope.visible(actor);
+  const [counts, overdue, activity] = await Promise.all([
+    db.execute<{ status: string; completed: boolean; n: number }>(sql`
+      select m.status, m.completed, count(*)::int as n from mocs m where ${scope} group by 1, 2 order by 1, 2`),
+    searchMocs(actor, { overdue: true, sort: "target", pageSize: 10 }).then(({ rows }) => rows),
+    db.execute<Dashboard["activity"][number]>(sql`
+      select l.moc_id as "mocId", m.serial_num as "serialNum", l.action, u.name as by, l.to_status as to,
+        to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at
+      from moc_logs l join mocs m on m.id = l.moc_id left join users u on u.id = l.user_id
+      where not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})
+      order by l.at desc limit 12`),
+  ]);
+  return { counts: [...counts], overdue, activity: [...activity] };
+}

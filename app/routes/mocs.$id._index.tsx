@@ -1,0 +1,438 @@
+import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { SubmitButton } from "~/components/forms";
+import { departmentLabel, formatDate, formatDateTime } from "~/components/moc";
+import { Answers, Part, RichText, Timeline, type LogEntry } from "~/components/moc-record";
+import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { activeUserOptions, mocPermissions, requireMocForPage } from "~/utils/moc-page.server";
+import { runForPage } from "~/utils/page.server";
+import type { MocLayoutData } from "./mocs.$id";
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { user, access, doc } = await requireMocForPage(request, params.id);
+  const { canManage } = mocPermissions(user, access, doc);
+  return { users: canManage ? await activeUserOptions() : [] };
+}
+
+const intentSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("clone") }),
+  z.object({ intent: z.literal("delete") }),
+  z.object({
+    intent: z.literal("assign"),
+    role: z.enum(["implementer", "approver", "verifier"]),
+    userId: z.uuid({ error: "Choose a person" }),
+  }),
+]);
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const { user, doc } = await requireMocForPage(request, params.id);
+  const here = `/mocs/${doc._id}`;
+  const parsed = intentSchema.safeParse(Object.fromEntries(await request.formData()));
+  if (!parsed.success) {
+    return redirectWithFlash(here, {
+      kind: "error",
+      message: parsed.error.issues[0]?.message ?? "That action was not understood.",
+    });
+  }
+  const input = parsed.data;
+  if (input.intent === "clone") {
+    const result = await runForPage(() => cloneMoc(user, doc._id));
+    if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
+    return redirectWithFlash(`/mocs/${result.value._id}`, {
+      kind: "success",
+      message: `MOC ${doc.serial_num} was cloned into MOC ${result.value.serial_num}.`,
+    });
+  }
+  if (input.intent === "delete") {
+    const result = await runForPage(() => deleteMoc(user, doc._id));
+    if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
+    return redirectWithFlash("/mocs", { kind: "success", message: `MOC ${doc.serial_num} was deleted.` });
+  }
+  const result = await runForPage(() =>
+    assignMocRole(user, { mocId: doc._id, userId: input.userId, role: input.role }),
+  );
+  if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
+  return redirectWithFlash(here, { kind: "success", message: `The ${input.role} is assigned and notified.` });
+}
+
+type Forms = Record<string, Record<string, { value?: unknown }> | null>;
+type ImpactItem = { category: string; hazards: string[] };
+type ActionItem = { _id: string; description: string; owner: string | null; due: string | null; done: boolean };
+type ManualItem = {
+  _id: string;
+  document: string;
+  change: string;
+  owner: string | null;
+  due: string | null;
+  done: boolean;
+};
+type Deviations = {
+  deviation: { details: string; resolved: boolean; approved: string | null; comment: string | null } | null;
+  extension: {
+    new_date: string;
+    reason: string;
+    resolved: boolean;
+    approved: string | null;
+    comment: string | null;
+  } | null;
+} | null;
+
+export default function MocRecord() {
+  const { moc, permissions, today } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const { users } = useLoaderData<typeof loader>();
+  const forms = moc as unknown as Forms;
+  const people = moc as unknown as Record<string, { _id: string; name: string } | null>;
+  const decline = moc.decline as unknown as { stage: string; reason: string; at: string } | null;
+  const deviations = moc.extentionsAndDeviations as unknown as Deviations;
+  const impact = (moc.impact_assessment as unknown as ImpactItem[]) ?? [];
+  const actionPlan = ((moc.action as unknown as { items: ActionItem[] }) ?? { items: [] }).items;
+  const manualPlan = ((moc.manual_plan as unknown as { items: ManualItem[] }) ?? { items: [] }).items;
+  const allUsers = (moc.all_users as unknown as { _id: string; name: string; department: string }[]) ?? [];
+  const nameOf = (id: string | null) =>
+    allUsers.find((u) => u._id === id)?.name ?? users.find((u) => u._id === id)?.name ?? "—";
+  const targetDate = moc.target_date as unknown as string | null;
+  const overdue = targetDate && targetDate < today && !moc.completed && moc.status !== "decline";
+  return (
+    <div className="parts">
+      {decline ? (
+        <div className="callout callout-danger" role="note">
+          <strong>
+            Declined at {decline.stage === "d" ? "approval (Part D)" : "the implementer assessment (Part B)"}.
+          </strong>{" "}
+          Reason: {decline.reason}
+        </div>
+      ) : null}
+      {deviations &&
+      ((deviations.deviation && !deviations.deviation.resolved) ||
+        (deviations.extension && !deviations.extension.resolved)) ? (
+        <div className="callout callout-warning" role="note">
+          <strong>Waiting for a decision</strong> on{" "}
+          {deviations.deviation && !deviations.deviation.resolved ? "a deviation" : ""}
+          {deviations.deviation &&
+          !deviations.deviation.resolved &&
+          deviations.extension &&
+          !deviations.extension.resolved
+            ? " and "
+            : ""}
+          {deviations.extension && !deviations.extension.resolved
+            ? `an extension to ${formatDate(deviations.extension.new_date)}`
+            : ""}{" "}
+          from the approver or the HSEQ user.
+        </div>
+      ) : null}
+
+      <section className="card" aria-labelledby="people-title">
+        <h2 id="people-title">People and dates</h2>
+        <dl className="answers">
+          <dt>Originator</dt>
+          <dd>{people.originator_id?.name ?? "—"}</dd>
+          <dt>Implementer</dt>
+          <dd>{people.implementer_id?.name ?? "—"}</dd>
+          <dt>HSEQ user</dt>
+          <dd>{people.hseq_id?.name ?? "—"}</dd>
+          <dt>Approver</dt>
+          <dd>{people.approver_id?.name ?? "—"}</dd>
+          <dt>Verifier</dt>
+          <dd>
+            {people.verifier_id?.name ?? (people.hseq_id ? `${people.hseq_id.name} (HSEQ user, no verifier set)` : "—")}
+          </dd>
+          <dt>Target date</dt>
+          <dd className={overdue ? "overdue" : undefined}>
+            {formatDate(targetDate)}
+            {overdue ? " (overdue)" : ""}
+          </dd>
+          <dt>Raised</dt>
+          <dd>{formatDateTime(moc.createdAt as unknown as string)}</dd>
+          <dt>Everyone involved</dt>
+          <dd>{allUsers.map((u) => u.name).join(", ") || "—"}</dd>
+        </dl>
+      </section>
+
+      <Part title="Part A — Originator" form={forms.originator_form} id="part-a">
+        <dl className="answers">
+          <dt>Department of change</dt>
+          <dd>{departmentLabel(forms.originator_form?.["department-of-change"]?.value as string)}</dd>
+          <dt>Description of change</dt>
+          <dd>
+            <RichText html={forms.originator_form?.["description-of-change"]?.value} />
+          </dd>
+        </dl>
+        <Answers
+          form={forms.originator_form}
+          rows={[
+            ["reason-for-change", "Reason for change"],
+            ["affected-departments", "Affected departments"],
+            ["departments-to-inform", "Departments to inform"],
+          ]}
+        />
+      </Part>
+      <Part title="Part B — Implementer assessment" form={forms.implementer_form} id="part-b">
+        <Answers
+          form={forms.implementer_form}
+          rows={[
+            ["details-assessed", "Details assessed"],
+            ["necessary-justified", "Change necessary and justified"],
+            ["approver-name", "Approver"],
+            ["hseq-name", "HSEQ user"],
+            ["target-date", "Target date"],
+            ["decline-reason", "Decline reason"],
+          ]}
+        />
+      </Part>
+      <Part title="Part C — HSEQ review" form={forms.hseq_form} id="part-c">
+        <Answers
+          form={forms.hseq_form}
+          rows={[
+            ["hseq-change-adequately", "Change adequately described"],
+            ["hseq-justification-satisfactory", "Justification satisfactory"],
+            ["hseq-risk-assessment-covered", "Risk assessment covers the change"],
+            ["decline-reason", "Reason for return"],
+          ]}
+        />
+      </Part>
+      <Part title="Part D — Approval" form={forms.approver_form} id="part-d">
+        <Answers
+          form={forms.approver_form}
+          rows={[
+            ["approver-changes-reviewed", "Changes reviewed"],
+            ["approver-moc-approved", "MOC approved"],
+            ["decline-reason", "Decline reason"],
+          ]}
+        />
+      </Part>
+      <Part title="Part E — Implementation" form={forms.implementation} id="part-e">
+        <Answers
+          form={forms.implementation}
+          rows={[
+            ["deviation-during-implementation", "Deviation during implementation"],
+            ["moc-require-extension", "Extension required"],
+            ["moc-circulated", "MOC circulated"],
+            ["implementation-as-planned", "Implemented as planned"],
+            ["completion-date", "Completion date"],
+            ["extension-date", "Requested target date"],
+            ["extension-reason", "Extension reason"],
+          ]}
+        />
+        {forms.implementation?.["deviation-details"]?.value ? (
+          <>
+            <h3>Deviation details</h3>
+            <RichText html={forms.implementation["deviation-details"].value} />
+          </>
+        ) : null}
+        {deviations ? (
+          <dl className="answers">
+            {deviations.deviation ? (
+              <>
+                <dt>Deviation decision</dt>
+                <dd>
+                  {deviations.deviation.resolved
+                    ? deviations.deviation.approved === "yes"
+                      ? "Approved"
+                      : "Rejected"
+                    : "Waiting"}
+                  {deviations.deviation.comment ? ` — ${deviations.deviation.comment}` : ""}
+                </dd>
+              </>
+            ) : null}
+            {deviations.extension ? (
+              <>
+                <dt>Extension decision</dt>
+                <dd>
+                  {deviations.extension.resolved
+                    ? deviations.extension.approved === "yes"
+                      ? "Approved"
+                      : "Rejected"
+                    : "Waiting"}
+                  {deviations.extension.comment ? ` — ${deviations.extension.comment}` : ""}
+                </dd>
+              </>
+            ) : null}
+          </dl>
+        ) : null}
+      </Part>
+      <Part title="Part F — Verification" form={forms.verifier_form} id="part-f">
+        <Answers
+          form={forms.verifier_form}
+          rows={[
+            ["action-plan-correct", "Action plan correct"],
+            ["manuals-changed", "Manuals and drawings changed"],
+            ["trainings-complete", "Trainings complete"],
+            ["feedback-complete", "Feedback complete"],
+            ["moc-effective", "MOC effective"],
+            ["close-moc", "Close the MOC"],
+          ]}
+        />
+      </Part>
+
+      <section className="card" aria-labelledby="impact-title">
+        <h2 id="impact-title">
+          Impact assessment
+          {permissions.canEditPlans ? (
+            <Link to="impact" className="button button-small no-print">
+              Edit impact assessment
+            </Link>
+          ) : null}
+        </h2>
+        {impact.length === 0 ? (
+          <p className="muted">No impact assessment yet.</p>
+        ) : (
+          <dl className="answers">
+            {impact.map((item, i) => (
+              <div key={i} style={{ display: "contents" }}>
+                <dt>{item.category}</dt>
+                <dd>{item.hazards.join("; ") || "No hazards listed"}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
+        <h3>Risk assessment</h3>
+        {moc.risk_assessment ? (
+          <p>
+            <a href={moc.risk_assessment as unknown as string} rel="noopener noreferrer">
+              Open the risk assessment
+            </a>
+          </p>
+        ) : (
+          <p className="muted">No risk assessment attached.</p>
+        )}
+        {permissions.canEditPlans ? (
+          <Link to="risk" className="button button-small no-print">
+            {moc.risk_assessment ? "Replace the risk assessment" : "Attach a risk assessment"}
+          </Link>
+        ) : null}
+      </section>
+
+      <section className="card table-wrap" aria-labelledby="action-title">
+        <h2 id="action-title">
+          Action plan
+          {permissions.canEditPlans ? (
+            <Link to="actions" className="button button-small no-print">
+              Edit action plan
+            </Link>
+          ) : null}
+        </h2>
+        {actionPlan.length === 0 ? (
+          <p className="muted">No actions yet.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Action</th>
+                <th scope="col">Owner</th>
+                <th scope="col">Due</th>
+                <th scope="col">Done</th>
+              </tr>
+            </thead>
+            <tbody>
+              {actionPlan.map((item) => (
+                <tr key={item._id}>
+                  <td>{item.description}</td>
+                  <td>{item.owner ? nameOf(item.owner) : "—"}</td>
+                  <td>{formatDate(item.due)}</td>
+                  <td>{item.done ? "Done" : "Open"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section className="card table-wrap" aria-labelledby="manuals-title">
+        <h2 id="manuals-title">
+          Manuals and drawings plan
+          {permissions.canEditPlans ? (
+            <Link to="manuals" className="button button-small no-print">
+              Edit manuals plan
+            </Link>
+          ) : null}
+        </h2>
+        {manualPlan.length === 0 ? (
+          <p className="muted">No manuals or drawings to change yet.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Document</th>
+                <th scope="col">Change</th>
+                <th scope="col">Owner</th>
+                <th scope="col">Due</th>
+                <th scope="col">Done</th>
+              </tr>
+            </thead>
+            <tbody>
+              {manualPlan.map((item) => (
+                <tr key={item._id}>
+                  <td>{item.document}</td>
+                  <td>{item.change}</td>
+                  <td>{item.owner ? nameOf(item.owner) : "—"}</td>
+                  <td>{formatDate(item.due)}</td>
+                  <td>{item.done ? "Done" : "Open"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="log-title">
+        <h2 id="log-title">History</h2>
+        <Timeline logs={moc.logs as unknown as LogEntry[]} />
+      </section>
+
+      <section className="card no-print" aria-labelledby="manage-title">
+        <h2 id="manage-title">Actions</h2>
+        <div className="row">
+          <Form method="post">
+            <SubmitButton name="intent" value="clone" className="button" pendingText="Cloning…">
+              Clone into a new MOC
+            </SubmitButton>
+          </Form>
+          <button type="button" className="button" onClick={() => window.print()}>
+            Print
+          </button>
+          {permissions.canManage ? (
+            <Form
+              method="post"
+              onSubmit={(event) => {
+                if (!confirm(`Delete MOC ${moc.serial_num}? It disappears from every list.`)) event.preventDefault();
+              }}
+            >
+              <SubmitButton name="intent" value="delete" className="button button-danger" pendingText="Deleting…">
+                Delete MOC
+              </SubmitButton>
+            </Form>
+          ) : null}
+        </div>
+        {permissions.canManage && moc.status !== "decline" && !moc.completed ? (
+          <Form method="post" className="row" style={{ marginTop: "1rem" }}>
+            <input type="hidden" name="intent" value="assign" />
+            <div className="field">
+              <label htmlFor="assign-role">Role</label>
+              <select id="assign-role" name="role" defaultValue="verifier">
+                <option value="verifier">Verifier</option>
+                <option value="approver">Approver</option>
+                <option value="implementer">Implementer</option>
+              </select>
+            </div>
+            <div className="field">
+              <label htmlFor="assign-user">Person</label>
+              <select id="assign-user" name="userId" defaultValue="">
+                <option value="">Choose a person</option>
+                {users.map((u) => (
+                  <option key={u._id} value={u._id}>
+                    {u.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <SubmitButton className="button" pendingText="Assigning…">
+              Assign
+            </SubmitButton>
+          </Form>
+        ) : null}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { RowsEditor } from "~/components/rows-editor";
+import { actionPlanPageSchema } from "~/models/moc.schema";
+import { setActionPlan } from "~/models/moc.server";
+import { planPage } from "~/utils/moc-plan-page.server";
+
+const page = planPage({
+  schema: actionPlanPageSchema,
+  save: (user, mocId, value) => setActionPlan(user, mocId, value),
+  success: "The action plan is saved.",
+});
+export const loader = page.loader;
+export const action = page.action;
+
+export default function ActionPlanEditor() {
+  const { users, moc } = useLoaderData<typeof loader>();
+  const items = ((moc.action as unknown as { items: Record<string, unknown>[] }) ?? { items: [] }).items;
+  return (
+    <section aria-labelledby="action-editor-title">
+      <h2 id="action-editor-title">Action plan</h2>
+      <RowsEditor
+        id="action-editor"
+        schema={actionPlanPageSchema}
+        noun="action"
+        mocId={moc._id}
+        users={users}
+        lastResult={useActionData<typeof action>()}
+        defaultItems={items.map((i) => ({ ...i, done: i.done ? "on" : undefined }))}
+        columns={[
+          { key: "description", label: "Action", kind: "text" },
+          { key: "owner", label: "Owner", kind: "owner" },
+          { key: "due", label: "Due", kind: "date" },
+          { key: "done", label: "Done", kind: "done" },
+        ]}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,35 @@
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { TextField, YesNoField } from "~/components/fields";
+import { StepForm, useStepForm } from "~/components/step-form";
+import { approverFormSchema } from "~/models/moc.schema";
+import { stepPage } from "~/utils/moc-step-page.server";
+
+const page = stepPage({
+  step: "approver",
+  schema: approverFormSchema,
+  toInput: (value) => value,
+  success: (doc) =>
+    doc.status === "decline"
+      ? `MOC ${doc.serial_num} is declined.`
+      : `MOC ${doc.serial_num} is approved for implementation.`,
+});
+export const loader = page.loader;
+export const action = page.action;
+
+export default function ApproverStep() {
+  const { mocId } = useLoaderData<typeof loader>();
+  const [form, fields] = useStepForm("approver-step", approverFormSchema, useActionData<typeof action>());
+  return (
+    <StepForm
+      form={form}
+      mocId={mocId}
+      title="Part D — Approval"
+      intro="Approve the MOC for implementation, or decline it with a reason. A declined MOC is final but can be cloned."
+      submitLabel="Submit decision"
+    >
+      <YesNoField meta={fields["approver-changes-reviewed"]} label="Have you reviewed the changes?" />
+      <YesNoField meta={fields["approver-moc-approved"]} label="Do you approve this MOC?" />
+      <TextField meta={fields["decline-reason"]} label="Reason for declining (only when declining)" multiline />
+    </StepForm>
+  );
+}

@@ -1,0 +1,84 @@
+import { getFormProps } from "@conform-to/react";
+import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { fieldset, TextField, YesNoField } from "~/components/fields";
+import { ErrorList, SubmitButton } from "~/components/forms";
+import { formatDate } from "~/components/moc";
+import { RichText } from "~/components/moc-record";
+import { useStepForm } from "~/components/step-form";
+import { deviationExtensionSchema } from "~/models/moc.schema";
+import { stepPage } from "~/utils/moc-step-page.server";
+import type { MocLayoutData } from "./mocs.$id";
+
+const page = stepPage({
+  step: "deviation-extension",
+  schema: deviationExtensionSchema,
+  toInput: (value) => value,
+  success: (doc) =>
+    doc.status === "f"
+      ? `Everything requested is resolved: MOC ${doc.serial_num} waits for verification.`
+      : "Your decision is recorded; the other item still waits for a decision.",
+});
+export const loader = page.loader;
+export const action = page.action;
+
+type Tracking = {
+  _id: string;
+  deviation: { details: string; resolved: boolean } | null;
+  extension: { new_date: string; reason: string; resolved: boolean } | null;
+};
+
+function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; tracking: Tracking; mocId: string }) {
+  const lastResult = useActionData<typeof action>();
+  const [form, fields] = useStepForm(`${type}-decision`, deviationExtensionSchema, lastResult, {
+    moc_id: mocId,
+    deviationExtentionId: tracking._id,
+    type,
+  });
+  const value = fieldset(fields.value!);
+  return (
+    <Form method="post" {...getFormProps(form)} className="stack">
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <input type="hidden" name="moc_id" value={mocId} />
+      <input type="hidden" name="deviationExtentionId" value={tracking._id} />
+      <input type="hidden" name="type" value={type} />
+      <YesNoField
+        meta={value?.approved}
+        direct
+        label={type === "deviation" ? "Accept the deviation?" : "Approve the extension?"}
+        yes={type === "deviation" ? "Accept" : "Approve"}
+        no="Reject"
+      />
+      <TextField meta={value?.comment} direct label="Comment" multiline />
+      <SubmitButton pendingText="Recording…">
+        {type === "deviation" ? "Record decision on the deviation" : "Record decision on the extension"}
+      </SubmitButton>
+    </Form>
+  );
+}
+
+export default function DeviationStep() {
+  const { mocId } = useLoaderData<typeof loader>();
+  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const tracking = moc.extentionsAndDeviations as unknown as Tracking;
+  return (
+    <div className="parts">
+      {tracking.deviation && !tracking.deviation.resolved ? (
+        <section className="card" aria-labelledby="deviation-title">
+          <h2 id="deviation-title">Deviation during implementation</h2>
+          <RichText html={tracking.deviation.details} />
+          <Decision type="deviation" tracking={tracking} mocId={mocId} />
+        </section>
+      ) : null}
+      {tracking.extension && !tracking.extension.resolved ? (
+        <section className="card" aria-labelledby="extension-title">
+          <h2 id="extension-title">Extension of the target date</h2>
+          <p>
+            New target date requested: <strong>{formatDate(tracking.extension.new_date)}</strong>. Reason:{" "}
+            {tracking.extension.reason}
+          </p>
+          <Decision type="extension" tracking={tracking} mocId={mocId} />
+        </section>
+      ) : null}
+    </div>
+  );
+}

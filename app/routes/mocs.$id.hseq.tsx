@@ -1,0 +1,36 @@
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { TextField, YesNoField } from "~/components/fields";
+import { StepForm, useStepForm } from "~/components/step-form";
+import { hseqFormSchema } from "~/models/moc.schema";
+import { stepPage } from "~/utils/moc-step-page.server";
+
+const page = stepPage({
+  step: "hseq",
+  schema: hseqFormSchema,
+  toInput: (value) => value,
+  success: (doc) =>
+    doc.status === "b"
+      ? `MOC ${doc.serial_num} went back to the implementer.`
+      : `MOC ${doc.serial_num} passed HSEQ review and waits for approval.`,
+});
+export const loader = page.loader;
+export const action = page.action;
+
+export default function HseqStep() {
+  const { mocId } = useLoaderData<typeof loader>();
+  const [form, fields] = useStepForm("hseq-step", hseqFormSchema, useActionData<typeof action>());
+  return (
+    <StepForm
+      form={form}
+      mocId={mocId}
+      title="Part C — HSEQ review"
+      intro="Answer yes to all three to send the MOC for approval. Any no returns it to the implementer with your reason."
+      submitLabel="Submit HSEQ review"
+    >
+      <YesNoField meta={fields["hseq-change-adequately"]} label="Is the change adequately described?" />
+      <YesNoField meta={fields["hseq-justification-satisfactory"]} label="Is the justification satisfactory?" />
+      <YesNoField meta={fields["hseq-risk-assessment-covered"]} label="Does the risk assessment cover the change?" />
+      <TextField meta={fields["decline-reason"]} label="Reason for returning it (only when returning)" multiline />
+    </StepForm>
+  );
+}

@@ -1,0 +1,39 @@
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { RowsEditor } from "~/components/rows-editor";
+import { impactPageSchema } from "~/models/moc.schema";
+import { setImpactAssessment } from "~/models/moc.server";
+import { planPage } from "~/utils/moc-plan-page.server";
+
+const page = planPage({
+  schema: impactPageSchema,
+  save: (user, mocId, value) => setImpactAssessment(user, mocId, value.items),
+  success: "The impact assessment is saved.",
+});
+export const loader = page.loader;
+export const action = page.action;
+
+export default function ImpactEditor() {
+  const { users, moc } = useLoaderData<typeof loader>();
+  const items = (moc.impact_assessment as unknown as { category: string; hazards: string[] }[]) ?? [];
+  return (
+    <section aria-labelledby="impact-editor-title">
+      <h2 id="impact-editor-title">Impact assessment</h2>
+      <p className="muted">
+        One category per row (for example Safety, Environment, Operations); list its hazards one per line.
+      </p>
+      <RowsEditor
+        id="impact-editor"
+        schema={impactPageSchema}
+        noun="category"
+        mocId={moc._id}
+        users={users}
+        lastResult={useActionData<typeof action>()}
+        defaultItems={items.map((i) => ({ category: i.category, hazards: i.hazards.join("\n") }))}
+        columns={[
+          { key: "category", label: "Category", kind: "text" },
+          { key: "hazards", label: "Hazards (one per line)", kind: "lines" },
+        ]}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,55 @@
+import { useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { TextField, UserSelectField, YesNoField } from "~/components/fields";
+import { StepForm, useStepForm } from "~/components/step-form";
+import { implementerFormSchema } from "~/models/moc.schema";
+import { stepPage } from "~/utils/moc-step-page.server";
+import type { MocLayoutData } from "./mocs.$id";
+
+const page = stepPage({
+  step: "implementer",
+  schema: implementerFormSchema,
+  toInput: (value) => value,
+  success: (doc) =>
+    doc.status === "decline" ? `MOC ${doc.serial_num} is declined.` : `MOC ${doc.serial_num} went to HSEQ review.`,
+});
+export const loader = page.loader;
+export const action = page.action;
+
+export default function ImplementerStep() {
+  const { users, mocId } = useLoaderData<typeof loader>();
+  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const draft = (moc.implementer_form as unknown as Record<string, { value: unknown }> | null) ?? undefined;
+  const ref = (key: string) => {
+    const v = draft?.[key]?.value as { _id?: string } | string | undefined;
+    const id = typeof v === "string" ? v : v?._id;
+    return id ? { value: { _id: id } } : undefined;
+  };
+  const [form, fields] = useStepForm("implementer-step", implementerFormSchema, useActionData<typeof action>(), {
+    ...draft,
+    "approver-name": ref("approver-name"),
+    "hseq-name": ref("hseq-name"),
+  });
+  return (
+    <StepForm
+      form={form}
+      mocId={mocId}
+      title="Part B — Implementer assessment"
+      intro="Assess the change. To go ahead, answer yes to both questions, name the approver and the HSEQ user and set the target date; otherwise give the reason for declining."
+      submitLabel="Submit assessment"
+    >
+      <YesNoField meta={fields["details-assessed"]} label="Have the details of the change been assessed?" />
+      <YesNoField meta={fields["necessary-justified"]} label="Is the change necessary and justified?" />
+      <div className="form-grid">
+        <UserSelectField meta={fields["approver-name"]} label="Approver" users={users} asRef />
+        <UserSelectField
+          meta={fields["hseq-name"]}
+          label="HSEQ user"
+          users={users.filter((u) => u.department === "hseq")}
+          asRef
+        />
+        <TextField meta={fields["target-date"]} label="Target date" type="date" />
+      </div>
+      <TextField meta={fields["decline-reason"]} label="Reason for declining (only when declining)" multiline />
+    </StepForm>
+  );
+}

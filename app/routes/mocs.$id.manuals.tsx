@@ -1,0 +1,39 @@
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { RowsEditor } from "~/components/rows-editor";
+import { manualPlanPageSchema } from "~/models/moc.schema";
+import { setManualPlan } from "~/models/moc.server";
+import { planPage } from "~/utils/moc-plan-page.server";
+
+const page = planPage({
+  schema: manualPlanPageSchema,
+  save: (user, mocId, value) => setManualPlan(user, mocId, value),
+  success: "The manuals and drawings plan is saved.",
+});
+export const loader = page.loader;
+export const action = page.action;
+
+export default function ManualPlanEditor() {
+  const { users, moc } = useLoaderData<typeof loader>();
+  const items = ((moc.manual_plan as unknown as { items: Record<string, unknown>[] }) ?? { items: [] }).items;
+  return (
+    <section aria-labelledby="manual-editor-title">
+      <h2 id="manual-editor-title">Manuals and drawings plan</h2>
+      <RowsEditor
+        id="manual-editor"
+        schema={manualPlanPageSchema}
+        noun="document"
+        mocId={moc._id}
+        users={users}
+        lastResult={useActionData<typeof action>()}
+        defaultItems={items.map((i) => ({ ...i, done: i.done ? "on" : undefined }))}
+        columns={[
+          { key: "document", label: "Manual or drawing", kind: "text" },
+          { key: "change", label: "Change", kind: "text" },
+          { key: "owner", label: "Owner", kind: "owner" },
+          { key: "due", label: "Due", kind: "date" },
+          { key: "done", label: "Done", kind: "done" },
+        ]}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,54 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, type ActionFunctionArgs } from "@remix-run/node";
+import { useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { partADefaults, PartAForm } from "~/components/part-a";
+import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
+import { updateDraft } from "~/models/moc.server";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { requireOpenStep, stepPage } from "~/utils/moc-step-page.server";
+import { domainErrorReply, pageError, runForPage, withoutBodyKey } from "~/utils/page.server";
+import type { MocLayoutData } from "./mocs.$id";
+
+const page = stepPage({
+  step: "originator",
+  schema: partAPageSchema,
+  toInput: (value) => ({ ...toNewMocInput(value), "implementer-name": value["implementer-name"]! }),
+  success: (doc) => `Part A of MOC ${doc.serial_num} is submitted; the implementer has been notified.`,
+});
+export const loader = page.loader;
+
+/** Submit runs the originator step; "save draft" (status a only) keeps it a draft. */
+export async function action(args: ActionFunctionArgs) {
+  const form = await args.request.clone().formData();
+  if (form.get("intent") !== "draft") return page.action(args);
+  // The same access checks as the step itself.
+  const { user } = await requireOpenStep(args.request, args.params.id, "originator");
+  const submission = parseWithZod(form, { schema: partAPageSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const result = await runForPage(() => updateDraft(user, args.params.id!, toNewMocInput(submission.value)));
+  if (!result.ok) {
+    if (result.error.status === 403 || result.error.status === 404) pageError(result.error);
+    return domainErrorReply(submission, result.error, withoutBodyKey);
+  }
+  return redirectWithFlash(`/mocs/${result.value._id}`, { kind: "success", message: "The draft is saved." });
+}
+
+export default function OriginatorStep() {
+  const { users } = useLoaderData<typeof loader>();
+  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const lastResult = useActionData<typeof action>();
+  const isDraft = moc.status === "a";
+  return (
+    <section className="card" aria-labelledby="part-a-title">
+      <h2 id="part-a-title">Part A — {isDraft ? "Finish the draft" : "Revise before the implementer's assessment"}</h2>
+      <PartAForm
+        id="originator-step"
+        users={users}
+        lastResult={lastResult as never}
+        defaultValue={partADefaults(moc.originator_form as never)}
+        allowDraft={isDraft}
+        submitLabel={isDraft ? "Submit MOC" : "Save Part A"}
+      />
+    </section>
+  );
+}

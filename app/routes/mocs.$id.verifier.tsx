@@ -1,0 +1,38 @@
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { YesNoField } from "~/components/fields";
+import { StepForm, useStepForm } from "~/components/step-form";
+import { verifierFormSchema } from "~/models/moc.schema";
+import { stepPage } from "~/utils/moc-step-page.server";
+
+const page = stepPage({
+  step: "verifier",
+  schema: verifierFormSchema,
+  toInput: (value) => value,
+  success: (doc) =>
+    doc.completed
+      ? `MOC ${doc.serial_num} is verified and closed.`
+      : `The verification of MOC ${doc.serial_num} is saved; it stays open.`,
+});
+export const loader = page.loader;
+export const action = page.action;
+
+export default function VerifierStep() {
+  const { mocId } = useLoaderData<typeof loader>();
+  const [form, fields] = useStepForm("verifier-step", verifierFormSchema, useActionData<typeof action>());
+  return (
+    <StepForm
+      form={form}
+      mocId={mocId}
+      title="Part F — Verification"
+      intro="Check the change was effective. Answer yes to “Close the MOC” to complete it; no saves your answers and leaves it open."
+      submitLabel="Submit verification"
+    >
+      <YesNoField meta={fields["action-plan-correct"]} label="Was the action plan correct and completed?" />
+      <YesNoField meta={fields["manuals-changed"]} label="Have manuals and drawings been changed?" />
+      <YesNoField meta={fields["trainings-complete"]} label="Are trainings complete?" />
+      <YesNoField meta={fields["feedback-complete"]} label="Is feedback complete?" />
+      <YesNoField meta={fields["moc-effective"]} label="Was the MOC effective?" />
+      <YesNoField meta={fields["close-moc"]} label="Close the MOC?" />
+    </StepForm>
+  );
+}

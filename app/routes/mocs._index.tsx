@@ -1,0 +1,196 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { z } from "zod";
+import { departmentLabel, formatDate, StatusBadge } from "~/components/moc";
+import { DEPARTMENTS } from "#db/schema/enums";
+import { searchMocs } from "~/models/moc-list.server";
+import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
+import { requirePageUser } from "~/utils/auth.server";
+import { richTextToPlain } from "~/utils/sanitize.server";
+
+export const meta: MetaFunction = () => [{ title: "MOCs · Change Management" }];
+
+const PAGE_SIZE = 25;
+
+const filterSchema = z.object({
+  q: z.string().max(200).optional().catch(undefined),
+  status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
+  department: z.enum(DEPARTMENTS).optional().catch(undefined),
+  scope: z.enum(["mine", "all"]).default("all").catch("all"),
+  state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
+  overdue: z.literal("1").optional().catch(undefined),
+  sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
+  page: z.coerce.number().int().min(1).default(1).catch(1),
+});
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requirePageUser(request);
+  const filter = filterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const { rows, total } = await searchMocs(user, {
+    ...filter,
+    mine: filter.scope === "mine",
+    overdue: filter.overdue === "1",
+    pageSize: PAGE_SIZE,
+  });
+  return {
+    filter,
+    total,
+    pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+    today: new Date().toISOString().slice(0, 10),
+    rows: rows.map((r) => ({ ...r, description: richTextToPlain(r.description).slice(0, 160) })),
+  };
+}
+
+const SORT_LABELS: Record<(typeof MOC_SORTS)[number], string> = {
+  newest: "Newest first",
+  oldest: "Oldest first",
+  serial: "Serial number",
+  target: "Target date",
+  status: "Status",
+};
+
+export default function MocList() {
+  const { rows, filter, total, pages, today } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const pageLink = (page: number) => {
+    const next = new URLSearchParams(params);
+    next.set("page", String(page));
+    return `?${next}`;
+  };
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>MOCs</h1>
+          <p className="muted">
+            {total} {total === 1 ? "record" : "records"}
+            {filter.overdue ? " overdue" : ""}
+          </p>
+        </div>
+        <Link to="/mocs/new" className="button button-primary">
+          New MOC
+        </Link>
+      </div>
+      <Form method="get" className="card filters" role="search" aria-label="Filter MOCs">
+        <div className="field">
+          <label htmlFor="moc-q">Search</label>
+          <input id="moc-q" type="search" name="q" defaultValue={filter.q ?? ""} placeholder="Serial or description" />
+        </div>
+        <div className="field">
+          <label htmlFor="moc-status">Status</label>
+          <select id="moc-status" name="status" defaultValue={filter.status ?? ""}>
+            <option value="">Any status</option>
+            {Object.entries(MOC_STATUS_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="moc-department">Department of change</label>
+          <select id="moc-department" name="department" defaultValue={filter.department ?? ""}>
+            <option value="">Any department</option>
+            {DEPARTMENTS.map((d) => (
+              <option key={d} value={d}>
+                {departmentLabel(d)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="moc-scope">Whose</label>
+          <select id="moc-scope" name="scope" defaultValue={filter.scope}>
+            <option value="all">All I can see</option>
+            <option value="mine">Mine (I am involved)</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="moc-state">Open or completed</label>
+          <select id="moc-state" name="state" defaultValue={filter.state}>
+            <option value="all">Both</option>
+            <option value="open">Open</option>
+            <option value="completed">Completed</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="moc-sort">Sort by</label>
+          <select id="moc-sort" name="sort" defaultValue={filter.sort}>
+            {MOC_SORTS.map((s) => (
+              <option key={s} value={s}>
+                {SORT_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="row">
+          <button type="submit" className="button button-primary">
+            Apply
+          </button>
+          <Link to="/mocs" className="button">
+            Reset
+          </Link>
+        </div>
+      </Form>
+      <div className="card table-wrap">
+        {rows.length === 0 ? (
+          <p className="empty">No MOCs match these filters.</p>
+        ) : (
+          <table>
+            <caption className="visually-hidden">MOCs</caption>
+            <thead>
+              <tr>
+                <th scope="col">Serial</th>
+                <th scope="col">Description</th>
+                <th scope="col">Status</th>
+                <th scope="col">Waiting on</th>
+                <th scope="col">Department</th>
+                <th scope="col">Target date</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <Link to={`/mocs/${r.id}`} className="moc-link">
+                      MOC {r.serialNum}
+                    </Link>
+                  </td>
+                  <td>
+                    {r.description || <span className="muted">No description yet</span>}
+                    <br />
+                    <span className="muted">Raised by {r.originator}</span>
+                  </td>
+                  <td>
+                    <StatusBadge status={r.status} completed={r.completed} />
+                  </td>
+                  <td>{r.owner ?? <span className="muted">—</span>}</td>
+                  <td>{departmentLabel(r.department)}</td>
+                  <td
+                    className={
+                      r.targetDate && r.targetDate < today && !r.completed && r.status !== "decline"
+                        ? "overdue"
+                        : undefined
+                    }
+                  >
+                    {formatDate(r.targetDate)}
+                    {r.targetDate && r.targetDate < today && !r.completed && r.status !== "decline" ? " (overdue)" : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {pages > 1 ? (
+        <nav className="pagination" aria-label="Pages">
+          {filter.page > 1 ? <Link to={pageLink(filter.page - 1)}>← Previous</Link> : null}
+          <span>
+            Page {filter.page} of {pages}
+          </span>
+          {filter.page < pages ? <Link to={pageLink(filter.page + 1)}>Next →</Link> : null}
+        </nav>
+      ) : null}
+    </>
+  );
+}
