@@ -101,3 +101,39 @@ export const mocListScope = {
       ? sql`not m.is_deleted`
       : sql`not m.is_deleted and (m.completed or exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id}))`,
 };
+
+// ---------------------------------------------------------------------------------------------
+// PCRs (spec access rules 1-2, clarifications sections 4 and 6)
+
+/** The positions that may read every PCR (spec access rule 1). */
+export const PCR_AUTHORIZED_POSITIONS = [
+  "VP Fleet Management",
+  "HSEQ Coordinator",
+  "Group HSEQ Manager",
+  "Director HSEQ",
+  "President",
+] as const;
+
+export type PcrAccess = { originatorId: string; status: string; partyIds: readonly string[] };
+
+const hasPcrPosition = (actor: Actor) =>
+  actor.position !== null && (PCR_AUTHORIZED_POSITIONS as readonly string[]).includes(actor.position);
+
+/** Sees every PCR: an authorized position, admin, HSEQ department, or full access. */
+export const seesAllPcrs = (actor: Actor) =>
+  hasPcrPosition(actor) || isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
+
+export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
+  seesAllPcrs(actor) || pcr.originatorId === actor._id || pcr.partyIds.includes(actor._id);
+
+/** PUT and DELETE /api/pcr: the originator while pending, or an admin. */
+export const canEditPcr = (actor: Actor, pcr: PcrAccess) =>
+  isAdmin(actor) || (pcr.originatorId === actor._id && pcr.status === "pending");
+
+/** Holds a slot of the chain: `Change Originator` is the PCR's originator, the rest are positions. */
+export const holdsPcrRole = (actor: Actor, pcr: PcrAccess, role: string) =>
+  role === "Change Originator" ? pcr.originatorId === actor._id : actor.position === role;
+
+/** The PCR lists as SQL over `p`, mirroring `canViewPcr`. */
+export const pcrListScope = (actor: Actor) =>
+  seesAllPcrs(actor) ? sql`true` : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`;

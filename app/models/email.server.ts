@@ -16,6 +16,10 @@ export type Recipients = {
   userIds?: (string | null | undefined)[];
   /** Every active user of these departments ("HSEQ department" in the spec's Events table). */
   departments?: Department[];
+  /** Every active holder of these PCR positions. */
+  positions?: string[];
+  /** Every active admin. */
+  admins?: boolean;
 };
 
 export type NotifyInput = {
@@ -31,10 +35,13 @@ export type NotifyInput = {
 export async function notify(tx: Executor, input: NotifyInput): Promise<string[]> {
   const ids = [...new Set((input.to.userIds ?? []).filter((id): id is string => Boolean(id)))];
   const departments = input.to.departments ?? [];
-  if (ids.length === 0 && departments.length === 0) return [];
+  const positions = input.to.positions ?? [];
   const conditions: SQL[] = [];
   if (ids.length) conditions.push(inArray(users.id, ids));
   if (departments.length) conditions.push(inArray(users.department, departments));
+  if (positions.length) conditions.push(inArray(users.position, positions as never[]));
+  if (input.to.admins) conditions.push(eq(users.role, "admin"));
+  if (conditions.length === 0) return [];
   const people = await tx
     .select({ id: users.id, name: users.name, email: users.email })
     .from(users)

@@ -26,3 +26,16 @@ export type MocStatus = (typeof MOC_STATUSES)[number];
 /** The six form documents of a MOC, by the step that writes them. */
 export const MOC_FORM_KINDS = ["originator", "implementer", "hseq", "approver", "implementation", "verifier"] as const;
 export type MocFormKind = (typeof MOC_FORM_KINDS)[number];
+
+/** The PCR signing chain, in order (spec "PCR"). `Change Originator` is the PCR's originator. */
+export const PCR_ROLES = [
+  "Change Originator",
+  "VP Fleet Management",
+  "HSEQ Coordinator",
+  "Group HSEQ Manager",
+  "Director HSEQ",
+  "President",
+] as const;
+export type PcrRole = (typeof PCR_ROLES)[number];
+export const PCR_STATUSES = ["pending", "finished"] as const;
+export type PcrStatus = (typeof PCR_STATUSES)[number];

@@ -2,3 +2,4 @@ export * from "./enums";
 export * from "./users";
 export * from "./email";
 export * from "./mocs";
+export * from "./pcrs";

@@ -1,0 +1,89 @@
+/** PCR input schemas (spec "PCR", clarifications section 6), shared by /api and the pages. */
+import { z } from "zod";
+import { PCR_ROLES } from "#db/schema/enums";
+import { MAX_HTML, MAX_TEXT, uuid } from "./moc.schema";
+
+export const MAX_SIGNATURE_BYTES = 200 * 1024;
+
+const html = (what: string) =>
+  z.string({ error: `${what} must be text` }).max(MAX_HTML, { error: `${what} is too long` });
+
+export const pcrFormSchema = z.object({
+  originator: uuid("user id").optional(),
+  "new-suggestion": z.boolean({ error: "new-suggestion must be true or false" }).default(false),
+  "procedure-change": z.boolean({ error: "procedure-change must be true or false" }).default(false),
+  "safety-critical": z.boolean({ error: "safety-critical must be true or false" }).default(false),
+  "manual-procedure": html("manual-procedure").default(""),
+  "suggestion-details": html("suggestion-details"),
+  "reason-for-change": html("reason-for-change"),
+});
+export type PcrFormInput = z.infer<typeof pcrFormSchema>;
+
+/** Decoded size of a base64 string, without decoding it (works in the browser too). */
+const base64Bytes = (b64: string) =>
+  Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0);
+
+/**
+ * A signature: a drawn PNG as a data URL (at most 200 KB) or the signer's typed full name.
+ * `false` means unsigned and `null` a comment without a signature.
+ */
+export const signatureValue = z.union([
+  z.literal(false),
+  z.null(),
+  z
+    .string()
+    .max(MAX_SIGNATURE_BYTES * 1.4, { error: "A drawn signature can be at most 200 KB" })
+    .refine((s) => (s.startsWith("data:") ? /^data:image\/png;base64,[A-Za-z0-9+/]+=*$/.test(s) : true), {
+      error: "A drawn signature must be a PNG data URL",
+    })
+    .refine((s) => !s.startsWith("data:") || base64Bytes(s.split(",")[1] ?? "") <= MAX_SIGNATURE_BYTES, {
+      error: "A drawn signature can be at most 200 KB",
+    })
+    .refine((s) => s.startsWith("data:") || (s.trim().length >= 2 && s.trim().length <= 120), {
+      error: "A typed signature is your full name (2 to 120 characters)",
+    }),
+]);
+
+const comments = z.string({ error: "Comments must be text" }).max(MAX_TEXT).optional().default("");
+
+export const signatureSlotSchema = z.object({
+  Name: z.enum(PCR_ROLES, { error: `Name must be one of: ${PCR_ROLES.join(", ")}` }),
+  Signature: signatureValue.optional().default(false),
+  signatureDate: z.string().nullable().optional(),
+  Comments: comments,
+});
+
+export const affectedPartySchema = z.object({
+  Name: z.object({ value: uuid("user id") }),
+  Signature: signatureValue.optional().default(false),
+  Comments: comments,
+});
+
+export const newPcrSchema = z.object({
+  form: pcrFormSchema,
+  affectedParties: z.array(affectedPartySchema).max(50).optional().default([]),
+  signatures: z.array(signatureSlotSchema).optional(),
+});
+
+export const updatePcrSchema = z
+  .object({
+    form: pcrFormSchema.partial().optional(),
+    affectedParties: z.array(affectedPartySchema).max(50).optional(),
+  })
+  .passthrough();
+
+export const signaturesBodySchema = z.object({
+  pcrId: uuid("PCR id"),
+  signatures: z.array(signatureSlotSchema).length(PCR_ROLES.length, { error: "Send all six signature slots" }),
+});
+
+export const affectedPartiesBodySchema = z.object({
+  pcrId: uuid("PCR id"),
+  affectedParties: z.array(affectedPartySchema).max(50),
+});
+
+export const clonePcrSchema = z.object({
+  old_pcr: z
+    .object({ serial_num: z.string().regex(/^\d+-\d{4}$/, { error: "serial_num must look like 12-2026" }) })
+    .passthrough(),
+});

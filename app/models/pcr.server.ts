@@ -1,0 +1,553 @@
+/**
+ * Procedure change requests: a form, a fixed chain of six signatures in order, and the
+ * signatures of affected parties. Every change is one transaction on the locked PCR row; signing
+ * checks the slot holder, the order and that the slot is still free, so two people cannot both
+ * take a slot. Emails go through the outbox in the same transaction.
+ */
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { chatRooms, pcrs, users, type PcrForm, type StoredAffectedParty, type StoredSignature } from "#db/schema";
+import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
+import type { z } from "zod";
+import { getDb, type Executor, type Transaction } from "~/utils/db.server";
+import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
+import { sanitizeRichText } from "~/utils/sanitize.server";
+import { canEditPcr, canViewPcr, holdsPcrRole, pcrListScope, type PcrAccess } from "./authz.server";
+import { notify, type Recipients } from "./email.server";
+import { nextSerial, requireActiveUsers } from "./moc-store.server";
+import type {
+  affectedPartySchema,
+  newPcrSchema,
+  PcrFormInput,
+  signatureSlotSchema,
+  updatePcrSchema,
+} from "./pcr.schema";
+import type { PublicUser } from "./user.server";
+
+type PcrRow = typeof pcrs.$inferSelect;
+type SlotInput = z.infer<typeof signatureSlotSchema>;
+type PartyInput = z.infer<typeof affectedPartySchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Documents
+
+const shownSignature = (state: StoredSignature["state"], signature: string | null) =>
+  state === "signed" ? signature : state === "commented" ? null : false;
+
+type UserSummary = { _id: string; name: string; email: string; position: string | null; department: string };
+
+/** The spec's PCR document, with the people it names populated alongside. */
+export function toPcrDocument(row: PcrRow, people: Map<string, UserSummary>) {
+  const person = (id: string | null) => (id ? (people.get(id) ?? null) : null);
+  return {
+    _id: row.id,
+    serial_num: row.serialNum,
+    status: row.status,
+    chatId: row.chatId,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+    cloned: row.cloned,
+    previous_serial_num: row.previousSerialNum,
+    originator_id: row.originatorId,
+    originator: person(row.originatorId),
+    form: row.form,
+    signatures: row.signatures.map((s) => ({
+      Name: s.Name,
+      Signature: shownSignature(s.state, s.signature),
+      signatureDate: s.signatureDate,
+      Comments: s.Comments,
+      signedBy: person(s.signedBy),
+    })),
+    affectedParties: row.affectedParties.map((a) => ({
+      Name: { value: a.userId },
+      Signature: shownSignature(a.state, a.signature),
+      signatureDate: a.signatureDate,
+      Comments: a.Comments,
+      user: person(a.userId),
+    })),
+  };
+}
+export type PcrDocument = ReturnType<typeof toPcrDocument>;
+
+/** Documents for rows, with every person they name loaded in one query. */
+async function documents(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDocument[]> {
+  const ids = new Set<string>();
+  for (const row of rows) {
+    ids.add(row.originatorId);
+    row.signatures.forEach((s) => s.signedBy && ids.add(s.signedBy));
+    row.affectedParties.forEach((a) => ids.add(a.userId));
+  }
+  const people = ids.size
+    ? await db
+        .select({
+          _id: users.id,
+          name: users.name,
+          email: users.email,
+          position: users.position,
+          department: users.department,
+        })
+        .from(users)
+        .where(inArray(users.id, [...ids]))
+    : [];
+  const byId = new Map(people.map((p) => [p._id, p]));
+  return rows.map((row) => toPcrDocument(row, byId));
+}
+
+const access = (row: PcrRow): PcrAccess => ({
+  originatorId: row.originatorId,
+  status: row.status,
+  partyIds: row.partyIds,
+});
+
+async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
+  const [row] = await tx.select().from(pcrs).where(eq(pcrs.id, id)).for("update");
+  if (!row) throw new NotFound("No PCR with this id");
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
+  const [row] = await getDb().select().from(pcrs).where(eq(pcrs.id, id));
+  if (!row) throw new NotFound("No PCR with this id");
+  if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
+  return (await documents([row]))[0]!;
+}
+
+/** The PCRs the actor may see, newest first, in two queries whatever their number. */
+export async function listPcrs(actor: PublicUser): Promise<PcrDocument[]> {
+  const p = alias(pcrs, "p");
+  const rows = await getDb().select().from(p).where(pcrListScope(actor)).orderBy(desc(p.createdAt), desc(p.id));
+  return documents(rows);
+}
+
+/**
+ * GET /api/pcr/summary, built in SQL with only the listed fields. Drawn signatures can weigh
+ * 200 KB each, so the summary says whether a slot is signed (`Signature: true`) instead.
+ */
+export async function pcrSummary(actor: PublicUser): Promise<string> {
+  const rows = await getDb().execute<{ body: string }>(sql`
+    select coalesce(json_agg(json_build_object(
+      '_id', p.id, 'serial_num', p.serial_num, 'chatId', p.chat_id, 'status', p.status,
+      'createdAt', to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'cloned', p.cloned,
+      'signatures', (select coalesce(json_agg(json_build_object('Name', s->>'Name',
+          'Signature', case s->>'state' when 'signed' then 'true'::json when 'commented' then 'null'::json else 'false'::json end,
+          'signatureDate', s->'signatureDate', 'Comments', s->>'Comments') order by o), '[]'::json)
+        from jsonb_array_elements(p.signatures) with ordinality as x(s, o)),
+      'affectedParties', (select coalesce(json_agg(json_build_object('Name', json_build_object('value', a->>'userId'),
+          'Signature', case a->>'state' when 'signed' then 'true'::json when 'commented' then 'null'::json else 'false'::json end,
+          'Comments', a->>'Comments') order by o), '[]'::json)
+        from jsonb_array_elements(p.affected_parties) with ordinality as y(a, o)),
+      'originator', (select json_build_object('_id', u.id, 'name', u.name, 'email', u.email, 'department', u.department)
+        from users u where u.id = p.originator_id)
+    ) order by p.created_at desc, p.id), '[]'::json)::text as body
+    from pcrs p where ${pcrListScope(actor)}`);
+  return rows[0]?.body ?? "[]";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emails
+
+const pcrRecord = (row: { id: string; serialNum: string }) => ({
+  type: "pcr" as const,
+  label: `PCR ${row.serialNum}`,
+  url: `/pcrs/${row.id}`,
+});
+
+function notifyAboutPcr(
+  tx: Executor,
+  row: { id: string; serialNum: string },
+  to: Recipients,
+  content: { event: string; expectation: string | null; details?: [string, string][] },
+) {
+  const record = pcrRecord(row);
+  return notify(tx, {
+    to,
+    record: { type: "pcr", id: row.id },
+    content: { ...content, record: { label: record.label, url: record.url } },
+  });
+}
+
+/** Holders of a chain role: the originator, or everyone in that position. */
+const holdersOf = (role: PcrRole, originatorId: string): Recipients =>
+  role === "Change Originator" ? { userIds: [originatorId] } : { positions: [role] };
+
+const isComplete = (row: Pick<PcrRow, "signatures" | "affectedParties">) =>
+  row.signatures.every((s) => s.state === "signed") && row.affectedParties.every((a) => a.state === "signed");
+
+// ---------------------------------------------------------------------------------------------
+// Creating and changing
+
+const emptySlot = (Name: PcrRole): StoredSignature => ({
+  Name,
+  state: "unsigned",
+  signature: null,
+  signatureDate: null,
+  Comments: "",
+  signedBy: null,
+  commentedBy: null,
+});
+
+function cleanForm(form: Partial<PcrFormInput>, base: PcrForm | null, originatorId: string): PcrForm {
+  const merged = { ...(base ?? {}), ...form } as PcrForm;
+  return {
+    ...merged,
+    originator: originatorId,
+    "manual-procedure": sanitizeRichText(merged["manual-procedure"] ?? ""),
+    "suggestion-details": sanitizeRichText(merged["suggestion-details"] ?? ""),
+    "reason-for-change": sanitizeRichText(merged["reason-for-change"] ?? ""),
+  };
+}
+
+async function partiesFrom(
+  tx: Executor,
+  input: PartyInput[],
+  previous: StoredAffectedParty[] = [],
+): Promise<StoredAffectedParty[]> {
+  const ids = input.map((p) => p.Name.value);
+  if (new Set(ids).size !== ids.length) {
+    throw new Invalid("An affected party is listed twice", [
+      { path: "affectedParties", message: "List each person once" },
+    ]);
+  }
+  await requireActiveUsers(
+    tx,
+    ids.map((id, i) => ({ path: `affectedParties.${i}.Name.value`, id })),
+  );
+  return ids.map(
+    (userId) =>
+      previous.find((p) => p.userId === userId) ?? {
+        userId,
+        state: "unsigned",
+        signature: null,
+        signatureDate: null,
+        Comments: "",
+      },
+  );
+}
+
+async function insertPcr(
+  tx: Transaction,
+  actor: PublicUser,
+  values: { form: PcrForm; parties: StoredAffectedParty[]; cloned?: boolean; previousSerialNum?: string | null },
+): Promise<PcrRow> {
+  const serial = await nextSerial(tx, "pcr");
+  const [chat] = await tx.insert(chatRooms).values({}).returning({ id: chatRooms.id });
+  const [row] = await tx
+    .insert(pcrs)
+    .values({
+      serialNum: serial.serial,
+      serialYear: serial.year,
+      serialCount: serial.count,
+      originatorId: actor._id,
+      form: values.form,
+      signatures: PCR_ROLES.map(emptySlot),
+      affectedParties: values.parties,
+      partyIds: values.parties.map((p) => p.userId),
+      chatId: chat!.id,
+      cloned: values.cloned ?? false,
+      previousSerialNum: values.previousSerialNum ?? null,
+    })
+    .returning();
+  await notifyAboutPcr(
+    tx,
+    row!,
+    { positions: ["VP Fleet Management"], admins: true, userIds: values.parties.map((p) => p.userId) },
+    {
+      event: `${actor.name} raised PCR ${row!.serialNum}${values.cloned ? ` (a copy of PCR ${values.previousSerialNum})` : ""}.`,
+      expectation:
+        "Review it. The signature chain starts with the change originator, then VP Fleet Management; affected parties sign too.",
+      details: values.form["safety-critical"] ? [["Safety-critical", "Yes"]] : [],
+    },
+  );
+  return row!;
+}
+
+/** POST /api/pcr: the caller is the originator; all signatures start unsigned. */
+export async function createPcr(actor: PublicUser, input: z.infer<typeof newPcrSchema>): Promise<PcrDocument> {
+  if (input.signatures) {
+    const names = input.signatures.map((s) => s.Name);
+    if (names.length !== PCR_ROLES.length || names.some((n, i) => n !== PCR_ROLES[i])) {
+      throw new Invalid("signatures must be the six roles in chain order", [
+        { path: "signatures", message: `Expected ${PCR_ROLES.join(", ")}` },
+      ]);
+    }
+    if (input.signatures.some((s) => s.Signature !== false)) {
+      throw new Invalid("A new PCR starts with every signature unsigned", [
+        { path: "signatures", message: "Send Signature: false" },
+      ]);
+    }
+  }
+  if (input.affectedParties.some((p) => p.Signature !== false)) {
+    throw new Invalid("A new PCR starts with every affected party unsigned", [
+      { path: "affectedParties", message: "Send Signature: false" },
+    ]);
+  }
+  return getDb().transaction(async (tx) => {
+    const row = await insertPcr(tx, actor, {
+      form: cleanForm(input.form, null, actor._id),
+      parties: await partiesFrom(tx, input.affectedParties),
+    });
+    return (await documents([row], tx))[0]!;
+  });
+}
+
+/** PUT /api/pcr: the form (merged) and the affected parties, by the originator while pending or an admin. */
+export async function updatePcr(
+  actor: PublicUser,
+  id: string,
+  patch: z.infer<typeof updatePcrSchema>,
+): Promise<PcrDocument> {
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, id);
+    if (!canViewPcr(actor, access(row)) || !canEditPcr(actor, { ...access(row), status: "pending" })) {
+      throw new Forbidden("Only the originator (while the PCR is pending) or an admin can edit a PCR");
+    }
+    if (row.status !== "pending") throw new Conflict("This PCR is finished and can no longer change");
+    const parties = patch.affectedParties
+      ? await partiesFrom(tx, patch.affectedParties, row.affectedParties)
+      : row.affectedParties;
+    const [updated] = await tx
+      .update(pcrs)
+      .set({
+        form: cleanForm(patch.form ?? {}, row.form, row.originatorId),
+        affectedParties: parties,
+        partyIds: parties.map((p) => p.userId),
+        updatedAt: new Date(),
+      })
+      .where(eq(pcrs.id, id))
+      .returning();
+    const added = parties.filter((p) => !row.partyIds.includes(p.userId)).map((p) => p.userId);
+    if (added.length) {
+      await notifyAboutPcr(
+        tx,
+        updated!,
+        { userIds: added },
+        {
+          event: `${actor.name} added you as an affected party of PCR ${row.serialNum}.`,
+          expectation: "Review the change and sign as an affected party.",
+        },
+      );
+    }
+    return (await documents([updated!], tx))[0]!;
+  });
+}
+
+/** DELETE /api/pcr: permanently, by the originator while pending or an admin. */
+export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: string }> {
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, id);
+    if (!canViewPcr(actor, access(row)) || !canEditPcr(actor, { ...access(row), status: "pending" })) {
+      throw new Forbidden("Only the originator (while the PCR is pending) or an admin can delete a PCR");
+    }
+    if (row.status !== "pending" && actor.role !== "admin")
+      throw new Conflict("A finished PCR can be deleted only by an admin");
+    await tx.delete(pcrs).where(eq(pcrs.id, id));
+    await tx.delete(chatRooms).where(eq(chatRooms.id, row.chatId));
+    return { _id: id };
+  });
+}
+
+/** POST /api/clonePcr: a fresh copy, unsigned, with the caller as originator. */
+export async function clonePcr(actor: PublicUser, serialNum: string): Promise<PcrDocument> {
+  return getDb().transaction(async (tx) => {
+    const [old] = await tx.select().from(pcrs).where(eq(pcrs.serialNum, serialNum));
+    if (!old) throw new NotFound("No PCR with this serial number");
+    if (!canViewPcr(actor, access(old))) throw new Forbidden("You have no access to this PCR");
+    const parties = old.affectedParties.map((p) => ({
+      ...p,
+      state: "unsigned" as const,
+      signature: null,
+      signatureDate: null,
+      Comments: "",
+    }));
+    await requireActiveUsers(
+      tx,
+      parties.map((p, i) => ({ path: `affectedParties.${i}`, id: p.userId })),
+    );
+    const row = await insertPcr(tx, actor, {
+      form: cleanForm({}, old.form, actor._id),
+      parties,
+      cloned: true,
+      previousSerialNum: old.serialNum,
+    });
+    return (await documents([row], tx))[0]!;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signing
+
+async function finishIfComplete(tx: Transaction, row: PcrRow, actor: PublicUser): Promise<PcrRow> {
+  if (row.status !== "pending" || !isComplete(row)) return row;
+  const now = new Date();
+  const [finished] = await tx
+    .update(pcrs)
+    .set({ status: "finished", finishedAt: now, updatedAt: now })
+    .where(and(eq(pcrs.id, row.id), eq(pcrs.status, "pending")))
+    .returning();
+  const signers = row.signatures.map((s) => s.signedBy);
+  await notifyAboutPcr(
+    tx,
+    row,
+    { userIds: [row.originatorId, ...signers, ...row.partyIds] },
+    {
+      event: `PCR ${row.serialNum} is fully signed (last signature by ${actor.name}).`,
+      expectation: null,
+    },
+  );
+  return finished ?? row;
+}
+
+const differs = (
+  incoming: SlotInput | PartyInput,
+  state: StoredSignature["state"],
+  signature: string | null,
+  comments: string,
+) => {
+  const wantsSign = typeof incoming.Signature === "string";
+  return {
+    wantsSign: wantsSign && !(state === "signed" && incoming.Signature === signature),
+    commentChanged: (incoming.Comments ?? "") !== comments,
+  };
+};
+
+/**
+ * POST /api/pcr/signatures: the whole array comes in; only what the caller may change is applied.
+ * A slot is signed by its holder, after every earlier slot, once; a holder may comment at any
+ * time (a comment alone is stored with `Signature: null`).
+ */
+export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotInput[]): Promise<PcrDocument> {
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, pcrId);
+    const rules = access(row);
+    if (!canViewPcr(actor, rules)) throw new Forbidden("You have no access to this PCR");
+    const slots = row.signatures.map((s) => ({ ...s }));
+    const signed: number[] = [];
+    const now = new Date().toISOString();
+    incoming.forEach((slot, index) => {
+      const current = slots[index]!;
+      if (slot.Name !== current.Name) {
+        throw new Invalid("Signature positions must be preserved", [
+          { path: `signatures.${index}.Name`, message: `Slot ${index + 1} is ${current.Name}` },
+        ]);
+      }
+      const { wantsSign, commentChanged } = differs(slot, current.state, current.signature, current.Comments);
+      if (!wantsSign && !commentChanged) return;
+      if (!holdsPcrRole(actor, rules, current.Name))
+        throw new Forbidden(`Only the ${current.Name} can sign or comment this slot`);
+      if (wantsSign) {
+        if (row.status !== "pending") throw new Conflict("This PCR is already finished");
+        if (current.state === "signed") throw new Conflict(`The ${current.Name} slot is already signed`);
+        const waiting = slots.slice(0, index).find((s) => s.state !== "signed");
+        if (waiting) throw new Conflict(`The ${waiting.Name} must sign before the ${current.Name}`);
+        Object.assign(current, {
+          state: "signed",
+          signature: (slot.Signature as string).trim(),
+          signatureDate: now,
+          signedBy: actor._id,
+        });
+        signed.push(index);
+      } else if (current.state === "unsigned") {
+        current.state = "commented";
+      }
+      if (commentChanged) Object.assign(current, { Comments: slot.Comments ?? "", commentedBy: actor._id });
+    });
+    const [updated] = await tx
+      .update(pcrs)
+      .set({ signatures: slots, updatedAt: new Date() })
+      .where(eq(pcrs.id, pcrId))
+      .returning();
+    let result = updated!;
+    if (signed.length) {
+      const next = slots.find((s) => s.state !== "signed");
+      if (next) {
+        await notifyAboutPcr(tx, row, holdersOf(next.Name, row.originatorId), {
+          event: `${actor.name} signed PCR ${row.serialNum} as ${slots[signed[signed.length - 1]!]!.Name}.`,
+          expectation: `Your signature as ${next.Name} is next.`,
+        });
+      }
+      result = await finishIfComplete(tx, result, actor);
+    }
+    return (await documents([result], tx))[0]!;
+  });
+}
+
+/** POST /api/pcr/affectedParties: each party signs or comments on their own entry only. */
+export async function signAsAffectedParty(
+  actor: PublicUser,
+  pcrId: string,
+  incoming: PartyInput[],
+): Promise<PcrDocument> {
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, pcrId);
+    if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
+    const parties = row.affectedParties.map((p) => ({ ...p }));
+    let signedNow = false;
+    const now = new Date().toISOString();
+    incoming.forEach((entry, index) => {
+      const current = parties.find((p) => p.userId === entry.Name.value);
+      if (!current) {
+        throw new Invalid("That person is not an affected party of this PCR", [
+          { path: `affectedParties.${index}.Name.value`, message: "Not an affected party of this PCR" },
+        ]);
+      }
+      const { wantsSign, commentChanged } = differs(entry, current.state, current.signature, current.Comments);
+      if (!wantsSign && !commentChanged) return;
+      if (current.userId !== actor._id) throw new Forbidden("Affected parties sign and comment for themselves only");
+      if (wantsSign) {
+        if (row.status !== "pending") throw new Conflict("This PCR is already finished");
+        if (current.state === "signed") throw new Conflict("You have already signed this PCR");
+        Object.assign(current, { state: "signed", signature: (entry.Signature as string).trim(), signatureDate: now });
+        signedNow = true;
+      } else if (current.state === "unsigned") {
+        current.state = "commented";
+      }
+      if (commentChanged) current.Comments = entry.Comments ?? "";
+    });
+    const [updated] = await tx
+      .update(pcrs)
+      .set({ affectedParties: parties, updatedAt: new Date() })
+      .where(eq(pcrs.id, pcrId))
+      .returning();
+    const result = signedNow ? await finishIfComplete(tx, updated!, actor) : updated!;
+    return (await documents([result], tx))[0]!;
+  });
+}
+
+/** PCR signatures waiting on the user: their chain slot is next, or they are an unsigned affected party. */
+export async function pendingPcrSignatures(actor: PublicUser) {
+  // A position holder may be next on any pending PCR; anyone else only on their own or as a party.
+  const mine = actor.position
+    ? sql`true`
+    : sql`(${pcrs.originatorId} = ${actor._id} or ${actor._id}::uuid = any(${pcrs.partyIds}))`;
+  const rows = await getDb()
+    .select()
+    .from(pcrs)
+    .where(and(eq(pcrs.status, "pending"), mine))
+    .orderBy(pcrs.createdAt);
+  return rows.flatMap((row) => {
+    const items: { pcrId: string; serialNum: string; role: string; waitingSince: string }[] = [];
+    const next = row.signatures.find((s) => s.state !== "signed");
+    if (next && holdsPcrRole(actor, access(row), next.Name)) {
+      const previous = [...row.signatures].reverse().find((s) => s.state === "signed");
+      items.push({
+        pcrId: row.id,
+        serialNum: row.serialNum,
+        role: next.Name,
+        waitingSince: previous?.signatureDate ?? row.createdAt.toISOString(),
+      });
+    }
+    if (row.affectedParties.some((p) => p.userId === actor._id && p.state !== "signed")) {
+      items.push({
+        pcrId: row.id,
+        serialNum: row.serialNum,
+        role: "Affected party",
+        waitingSince: row.createdAt.toISOString(),
+      });
+    }
+    return items;
+  });
+}

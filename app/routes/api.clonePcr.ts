@@ -1,0 +1,15 @@
+import { clonePcrSchema } from "~/models/pcr.schema";
+import { clonePcr } from "~/models/pcr.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiRoute, ok, readJson } from "~/utils/http.server";
+
+const route = apiRoute({
+  async POST({ request }) {
+    const actor = await requireApiUser(request);
+    const { old_pcr } = await readJson(request, clonePcrSchema);
+    return ok(await clonePcr(actor, old_pcr.serial_num));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

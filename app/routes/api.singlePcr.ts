@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { uuid } from "~/models/moc.schema";
+import { getPcr } from "~/models/pcr.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiRoute, ok, readQuery } from "~/utils/http.server";
+
+const route = apiRoute({
+  async GET({ request }) {
+    const actor = await requireApiUser(request);
+    const { id } = readQuery(request, z.object({ id: uuid("PCR id") }));
+    return ok(await getPcr(actor, id));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;
