@@ -191,12 +191,14 @@ export function CheckboxGroupField({
   meta,
   label,
   options,
+  direct,
 }: {
   meta: Meta | undefined;
   label: string;
   options: readonly { value: string; label: string }[];
+  direct?: boolean;
 }) {
-  const f = valueField(meta);
+  const f = valueField(meta, direct);
   const selected = Array.isArray(f.initial)
     ? (f.initial as string[])
     : typeof f.initial === "string"
@@ -238,8 +240,18 @@ const TOOLBAR: { command: string; label: string; text: string; value?: string }[
  * Rich text: a plain textarea without JavaScript (HTML or plain text both fine), and with it a
  * small editor that writes its HTML into that same field. The server sanitises either way.
  */
-export function RichTextField({ meta, label, hint }: { meta: Meta | undefined; label: string; hint?: string }) {
-  const f = valueField(meta);
+export function RichTextField({
+  meta,
+  label,
+  hint,
+  direct,
+}: {
+  meta: Meta | undefined;
+  label: string;
+  hint?: string;
+  direct?: boolean;
+}) {
+  const f = valueField(meta, direct);
   const initial = typeof f.initial === "string" ? f.initial : "";
   const [enhanced, setEnhanced] = useState(false);
   const [html, setHtml] = useState(initial);

@@ -2,11 +2,20 @@
  * Reading MOCs as the spec's populated documents. The JSON is built by PostgreSQL in one query,
  * whatever the number of MOCs: references (forms, users, all_users, logs with their users) are
  * correlated subqueries on indexed keys, never a query per row from here.
+ *
+ * The hot reads run as prepared statements (drizzle's `.prepare()`): PostgreSQL then plans each
+ * query text once per connection. Planning a document's score of subqueries costs about as much
+ * as running them, and `db.execute` plans on every call (docs/performance.md).
  */
-import { sql, type SQL } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { mocs } from "#db/schema";
 import type { MocFormKind } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import type { MocAccess } from "./authz.server";
+
+/** `mocs m`: every fragment below refers to the MOC row as `m`. */
+const m = alias(mocs, "m");
 
 /** ISO 8601 in UTC with a Z, as clarifications section 1 asks. */
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -70,9 +79,12 @@ export type MocDocument = Record<string, unknown> & {
 
 /** One populated MOC (deleted ones included: callers decide what a deleted MOC means). */
 export async function loadMocDocument(id: string, db: Executor = getDb()): Promise<MocDocument | null> {
-  const rows = await db.execute<{ doc: MocDocument }>(
-    sql`select ${sql.raw(MOC_JSON)} as doc from mocs m where m.id = ${id}`,
-  );
+  const rows = await db
+    .select({ doc: sql<MocDocument>`${sql.raw(MOC_JSON)}` })
+    .from(m)
+    .where(eq(m.id, id))
+    .prepare("moc_document")
+    .execute();
   return rows[0]?.doc ?? null;
 }
 
@@ -81,12 +93,19 @@ export async function loadMocDocument(id: string, db: Executor = getDb()): Promi
  * Node neither parses nor re-serialises it.
  */
 export async function mocListJson(where: SQL, db: Executor = getDb()): Promise<string> {
-  const rows = await db.execute<{ body: string }>(
-    sql`select coalesce(json_agg(${sql.raw(MOC_JSON)} order by m.created_at desc, m.id), '[]'::json)::text as body
-        from mocs m where ${where}`,
-  );
+  const rows = await db
+    .select({
+      body: sql<string>`coalesce(json_agg(${sql.raw(MOC_JSON)} order by m.created_at desc, m.id), '[]'::json)::text`,
+    })
+    .from(m)
+    .where(where)
+    .prepare("moc_list")
+    .execute();
   return rows[0]?.body ?? "[]";
 }
+
+const ALL_USER_IDS = sql<string[]>`coalesce((select array_agg(mu.user_id::text) from moc_users mu
+  where mu.moc_id = ${m.id}), '{}')`;
 
 /** The row fields the authorization predicates need, with the MOC row locked when `lock` is set. */
 export async function loadMocAccess(
@@ -96,42 +115,26 @@ export async function loadMocAccess(
 ): Promise<
   (MocAccess & { id: string; isDeleted: boolean; serialNum: string; chatId: string; targetDate: string | null }) | null
 > {
-  const rows = await db.execute<{
-    id: string;
-    status: string;
-    completed: boolean;
-    is_deleted: boolean;
-    serial_num: string;
-    chat_id: string;
-    target_date: string | null;
-    originator_id: string;
-    implementer_id: string | null;
-    approver_id: string | null;
-    verifier_id: string | null;
-    hseq_id: string | null;
-    all_users: string[];
-  }>(sql`
-    select m.id, m.status, m.completed, m.is_deleted, m.serial_num, m.chat_id, m.target_date::text as target_date,
-           m.originator_id, m.implementer_id, m.approver_id, m.verifier_id, m.hseq_id,
-           coalesce((select array_agg(mu.user_id::text) from moc_users mu where mu.moc_id = m.id), '{}') as all_users
-    from mocs m where m.id = ${id} ${options.lock ? sql`for update of m` : sql``}`);
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    id: row.id,
-    status: row.status,
-    completed: row.completed,
-    isDeleted: row.is_deleted,
-    serialNum: row.serial_num,
-    chatId: row.chat_id,
-    targetDate: row.target_date,
-    originatorId: row.originator_id,
-    implementerId: row.implementer_id,
-    approverId: row.approver_id,
-    verifierId: row.verifier_id,
-    hseqId: row.hseq_id,
-    allUserIds: row.all_users,
-  };
+  const query = db
+    .select({
+      id: m.id,
+      status: m.status,
+      completed: m.completed,
+      isDeleted: m.isDeleted,
+      serialNum: m.serialNum,
+      chatId: m.chatId,
+      targetDate: m.targetDate,
+      originatorId: m.originatorId,
+      implementerId: m.implementerId,
+      approverId: m.approverId,
+      verifierId: m.verifierId,
+      hseqId: m.hseqId,
+      allUserIds: ALL_USER_IDS,
+    })
+    .from(m)
+    .where(eq(m.id, id));
+  const rows = await (options.lock ? query.for("update", { of: m }) : query).prepare("moc_access").execute();
+  return rows[0] ?? null;
 }
 
 /** One form document's fields (`{ key: { value } }`), or null. */

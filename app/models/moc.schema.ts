@@ -27,6 +27,23 @@ const html = (what: string) =>
 /** A form field: `{ value: <v> }`. */
 export const field = <T extends z.ZodType>(schema: T) => z.object({ value: schema }, { error: "Expected { value }" });
 
+const isBlank = (v: unknown): boolean =>
+  v === undefined ||
+  v === null ||
+  (typeof v === "string" && v.trim() === "") ||
+  (typeof v === "object" && !Array.isArray(v) && Object.values(v).every(isBlank));
+
+/**
+ * An optional `{ value }` field. A blank one counts as absent: a page always posts its optional
+ * inputs, and an empty text box or an unchosen person arrives as `{ value: "" }` (or, once
+ * conform has dropped the empty string, `{ value: undefined }`).
+ */
+export const optionalField = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(
+    (v) => (v && typeof v === "object" && isBlank((v as { value?: unknown }).value) ? undefined : v),
+    field(schema).optional(),
+  );
+
 /** A user reference as the spec writes it: `{ _id }` (the createImplementer body also allows the bare id). */
 export const userRef = z.union([z.object({ _id: uuid("user id"), name: z.string().optional() }), uuid("user id")]);
 export const refId = (ref: z.infer<typeof userRef>) => (typeof ref === "string" ? ref : ref._id);
@@ -63,12 +80,12 @@ export const submitOriginatorSchema = z.object({ moc_id: uuid("MOC id"), origina
 // Part B: implementer assessment
 
 const implementerFields = z.object({
-  "approver-name": field(userRef).optional(),
-  "hseq-name": field(userRef).optional(),
+  "approver-name": optionalField(userRef),
+  "hseq-name": optionalField(userRef),
   "details-assessed": field(yesNo),
   "necessary-justified": field(yesNo),
-  "decline-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
-  "target-date": field(isoDate).optional(),
+  "decline-reason": optionalField(z.string().trim().max(MAX_TEXT)),
+  "target-date": optionalField(isoDate),
 });
 
 export const implementerFormSchema = implementerFields.superRefine((form, ctx) => {
@@ -99,7 +116,7 @@ export const hseqFormSchema = z
     "hseq-change-adequately": field(yesNo),
     "hseq-justification-satisfactory": field(yesNo),
     "hseq-risk-assessment-covered": field(yesNo),
-    "decline-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
+    "decline-reason": optionalField(z.string().trim().max(MAX_TEXT)),
   })
   .superRefine((form, ctx) => {
     const all = [
@@ -124,7 +141,7 @@ export const approverFormSchema = z
   .object({
     "approver-changes-reviewed": field(yesNo),
     "approver-moc-approved": field(yesNo),
-    "decline-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
+    "decline-reason": optionalField(z.string().trim().max(MAX_TEXT)),
   })
   .superRefine((form, ctx) => {
     if (form["approver-moc-approved"].value === "no" && !form["decline-reason"]?.value) {
@@ -149,10 +166,10 @@ export const implementationSchema = z
     "moc-require-extension": field(yesNo),
     "moc-circulated": field(yesNo),
     "implementation-as-planned": field(yesNo),
-    "completion-date": field(isoDate).optional(),
-    "deviation-details": field(z.string().max(MAX_HTML)).optional(),
-    "extension-date": field(isoDate).optional(),
-    "extension-reason": field(z.string().trim().max(MAX_TEXT)).optional(),
+    "completion-date": optionalField(isoDate),
+    "deviation-details": optionalField(z.string().max(MAX_HTML)),
+    "extension-date": optionalField(isoDate),
+    "extension-reason": optionalField(z.string().trim().max(MAX_TEXT)),
   })
   .superRefine((form, ctx) => {
     const deviation = form["deviation-during-implementation"].value === "yes";
@@ -268,7 +285,7 @@ export const reassignImplementerSchema = z.object({ moc_id: uuid("MOC id"), impl
 export const partAPageSchema = z
   .object({
     intent: z.enum(["draft", "submit"]),
-    "implementer-name": field(userRef).optional(),
+    "implementer-name": optionalField(userRef),
     ...originatorFields,
     "affected-departments": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),

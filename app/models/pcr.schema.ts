@@ -87,3 +87,65 @@ export const clonePcrSchema = z.object({
     .object({ serial_num: z.string().regex(/^\d+-\d{4}$/, { error: "serial_num must look like 12-2026" }) })
     .passthrough(),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Pages
+
+const requiredHtml = (what: string) =>
+  html(what).refine((v) => v.replace(/<[^>]*>/g, "").trim().length > 0, { error: `${what} is required` });
+
+/** New and edited PCRs as the pages post them (checkboxes for the flags and the affected parties). */
+export const pcrPageSchema = z.object({
+  "new-suggestion": z.boolean().default(false),
+  "procedure-change": z.boolean().default(false),
+  "safety-critical": z.boolean().default(false),
+  "manual-procedure": html("Manual / procedure").default(""),
+  "suggestion-details": requiredHtml("Suggestion details"),
+  "reason-for-change": requiredHtml("Reason for change"),
+  parties: z.array(uuid("user id")).max(50).default([]),
+});
+export type PcrPage = z.infer<typeof pcrPageSchema>;
+
+/** Signing or commenting on the PCR page: the signer re-enters their password to sign. */
+export const signPageSchema = z
+  .object({
+    intent: z.enum(["sign", "comment"]),
+    slot: z.string().max(40),
+    signature: z
+      .string()
+      .max(MAX_SIGNATURE_BYTES * 1.4)
+      .optional(),
+    password: z.string().max(256).optional(),
+    comments: z.string().trim().max(MAX_TEXT).optional().default(""),
+  })
+  .superRefine((form, ctx) => {
+    if (form.intent === "sign") {
+      if (!form.signature?.trim()) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["signature"],
+          message: "Sign: draw your signature or type your full name",
+        });
+      } else {
+        const check = signatureValue.safeParse(form.signature);
+        if (!check.success)
+          ctx.addIssue({ code: "custom", path: ["signature"], message: check.error.issues[0]!.message });
+      }
+      if (!form.password) ctx.addIssue({ code: "custom", path: ["password"], message: "Enter your password to sign" });
+    } else if (!form.comments) {
+      ctx.addIssue({ code: "custom", path: ["comments"], message: "Write your comment" });
+    }
+  });
+
+/** The page form as the API body (`form` and `affectedParties`). */
+export const toPcrInput = (value: PcrPage) => ({
+  form: {
+    "new-suggestion": value["new-suggestion"],
+    "procedure-change": value["procedure-change"],
+    "safety-critical": value["safety-critical"],
+    "manual-procedure": value["manual-procedure"],
+    "suggestion-details": value["suggestion-details"],
+    "reason-for-change": value["reason-for-change"],
+  },
+  affectedParties: value.parties.map((id) => ({ Name: { value: id }, Signature: false as const, Comments: "" })),
+});

@@ -31,7 +31,7 @@ type PartyInput = z.infer<typeof affectedPartySchema>;
 // ---------------------------------------------------------------------------------------------
 // Documents
 
-const shownSignature = (state: StoredSignature["state"], signature: string | null) =>
+const shownSignature = (state: StoredSignature["state"], signature: string | null): string | null | false =>
   state === "signed" ? signature : state === "commented" ? null : false;
 
 type UserSummary = { _id: string; name: string; email: string; position: string | null; department: string };
@@ -550,4 +550,59 @@ export async function pendingPcrSignatures(actor: PublicUser) {
     }
     return items;
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The PCR list page
+
+export type PcrListFilter = {
+  q?: string;
+  status?: "pending" | "finished";
+  safetyCritical?: boolean;
+  mine?: boolean;
+  page?: number;
+  pageSize?: number;
+};
+
+export type PcrListRow = {
+  id: string;
+  serialNum: string;
+  status: string;
+  safetyCritical: boolean;
+  summary: string;
+  originator: string | null;
+  nextRole: string | null;
+  signed: number;
+  createdAt: string;
+};
+
+export async function searchPcrs(
+  actor: PublicUser,
+  filter: PcrListFilter,
+): Promise<{ rows: PcrListRow[]; total: number }> {
+  const conditions = [pcrListScope(actor)];
+  const q = filter.q?.trim();
+  if (q) {
+    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(sql`(p.serial_num ilike ${like} or p.form->>'suggestion-details' ilike ${like}
+      or p.form->>'reason-for-change' ilike ${like} or p.form->>'manual-procedure' ilike ${like})`);
+  }
+  if (filter.status) conditions.push(sql`p.status = ${filter.status}`);
+  if (filter.safetyCritical) conditions.push(sql`(p.form->>'safety-critical')::boolean`);
+  if (filter.mine) conditions.push(sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`);
+  const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
+  const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
+  const rows = await getDb().execute<PcrListRow & { total: number }>(sql`
+    select p.id, p.serial_num as "serialNum", p.status,
+      coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
+      coalesce(p.form->>'suggestion-details', '') as summary,
+      (select name from users u where u.id = p.originator_id) as originator,
+      (select s->>'Name' from jsonb_array_elements(p.signatures) with ordinality x(s, o)
+        where s->>'state' <> 'signed' order by o limit 1) as "nextRole",
+      (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
+      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
+      count(*) over ()::int as total
+    from pcrs p where ${sql.join(conditions, sql` and `)}
+    order by p.created_at desc, p.id limit ${pageSize} offset ${offset}`);
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }

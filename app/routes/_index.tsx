@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
 import { dashboard } from "~/models/moc-list.server";
+import { pendingPcrSignatures } from "~/models/pcr.server";
 import { mocStatusLabel, MOC_STEP_PARTS, STEP_PATH } from "~/models/moc-status";
 import { requirePageUser } from "~/utils/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
@@ -11,7 +12,11 @@ export const meta: MetaFunction = () => [{ title: "Dashboard · Change Managemen
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const [waiting, board] = await Promise.all([pendingActions(user), dashboard(user)]);
+  const [waiting, signatures, board] = await Promise.all([
+    pendingActions(user),
+    pendingPcrSignatures(user),
+    dashboard(user),
+  ]);
   return {
     name: user.name,
     now: Date.now(),
@@ -28,6 +33,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         waitingSince: item.waitingSince,
       };
     }),
+    signatures,
     ...board,
   };
 }
@@ -35,7 +41,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 const STATUS_ORDER = ["a", "b", "c", "d", "e", "f", "decline"];
 
 export default function Dashboard() {
-  const { name, waiting, counts, overdue, activity, now, today } = useLoaderData<typeof loader>();
+  const { name, waiting, signatures, counts, overdue, activity, now, today } = useLoaderData<typeof loader>();
   const open = STATUS_ORDER.map((status) => ({
     status,
     n: counts.filter((c) => c.status === status && !c.completed).reduce((sum, c) => sum + c.n, 0),
@@ -60,10 +66,20 @@ export default function Dashboard() {
 
       <section className="card" aria-labelledby="waiting-title">
         <h2 id="waiting-title">Waiting on me</h2>
-        {waiting.length === 0 ? (
+        {waiting.length === 0 && signatures.length === 0 ? (
           <p className="empty">Nothing is waiting on you right now.</p>
         ) : (
           <ul className="waiting-list">
+            {signatures.map((item) => (
+              <li key={`${item.pcrId}-${item.role}`}>
+                <div>
+                  <Link to={`/pcrs/${item.pcrId}`} className="moc-link">
+                    PCR {item.serialNum}: your signature as {item.role}
+                  </Link>
+                </div>
+                <div style={{ textAlign: "right" }}>Waiting {waitedFor(item.waitingSince, now)}</div>
+              </li>
+            ))}
             {waiting.map((item) => {
               const late = item.targetDate && item.targetDate < today;
               return (

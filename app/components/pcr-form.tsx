@@ -1,0 +1,65 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { Form } from "@remix-run/react";
+import { pcrPageSchema } from "~/models/pcr.schema";
+import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
+import { ErrorList, SubmitButton } from "./forms";
+
+/** The PCR form: new and edit. */
+export function PcrForm({
+  users,
+  lastResult,
+  defaultValue,
+  submitLabel,
+}: {
+  users: UserOption[];
+  lastResult: SubmissionResult<string[]> | null | undefined;
+  defaultValue?: Record<string, unknown>;
+  submitLabel: string;
+}) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
+  const [form, fields] = useForm<Record<string, any>>({
+    id: "pcr-form",
+    lastResult,
+    defaultValue,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: pcrPageSchema }) as never,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const flag = (key: string, label: string) => {
+    const meta = fields[key]!;
+    return (
+      <label className="checkbox" key={key}>
+        <input {...getInputProps(meta, { type: "checkbox" })} key={meta.key} />
+        {label}
+      </label>
+    );
+  };
+  return (
+    <Form method="post" {...getFormProps(form)} className="card">
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <div className="stack">
+        <fieldset className="field">
+          <legend>Type of request</legend>
+          <div className="choice-row">
+            {flag("new-suggestion", "New suggestion")}
+            {flag("procedure-change", "Procedure change")}
+            {flag("safety-critical", "Safety-critical")}
+          </div>
+        </fieldset>
+        <RichTextField meta={fields["manual-procedure"]} direct label="Manual / procedure concerned" />
+        <RichTextField meta={fields["suggestion-details"]} direct label="Suggestion details" />
+        <RichTextField meta={fields["reason-for-change"]} direct label="Reason for change" />
+        <CheckboxGroupField
+          meta={fields.parties}
+          direct
+          label="Affected parties (they sign too)"
+          options={users.map((u) => ({ value: u._id, label: u.name }))}
+        />
+      </div>
+      <div className="form-actions">
+        <SubmitButton pendingText="Saving…">{submitLabel}</SubmitButton>
+      </div>
+    </Form>
+  );
+}

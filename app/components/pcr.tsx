@@ -1,0 +1,144 @@
+import { useEffect, useRef, useState } from "react";
+import { ErrorList } from "./forms";
+import { formatDateTime } from "./moc";
+
+export function PcrStatusBadge({ status }: { status: string }) {
+  return status === "finished" ? (
+    <span className="badge badge-success">Finished</span>
+  ) : (
+    <span className="badge badge-warning">Collecting signatures</span>
+  );
+}
+
+/** A signature as it was given: the drawn image, or the typed name in a signature style. */
+export function SignatureMark({ value, signer }: { value: unknown; signer: string }) {
+  if (typeof value !== "string") return null;
+  if (value.startsWith("data:image/png;base64,")) {
+    return <img src={value} alt={`Signature of ${signer}`} className="signature-image" />;
+  }
+  return (
+    <span className="signature-typed" aria-label={`Typed signature: ${value}`}>
+      {value}
+    </span>
+  );
+}
+
+export type SlotView = {
+  key: string;
+  title: string;
+  meaning: string;
+  signer: string | null;
+  position: string | null;
+  signature: unknown;
+  signatureDate: string | null;
+  comments: string;
+  state: "signed" | "commented" | "unsigned";
+  next: boolean;
+};
+
+export function SignatureBlock({ slot }: { slot: SlotView }) {
+  return (
+    <li
+      className={`signature-block${slot.next ? " signature-next" : ""}${slot.state === "signed" ? " signature-signed" : ""}`}
+    >
+      <div className="signature-head">
+        <strong>{slot.title}</strong>
+        {slot.next ? <span className="badge badge-info">Next to sign</span> : null}
+        {slot.state === "signed" ? <span className="badge badge-success">Signed</span> : null}
+      </div>
+      {slot.state === "signed" ? (
+        <>
+          <SignatureMark value={slot.signature} signer={slot.signer ?? slot.title} />
+          <p className="signature-meaning">{slot.meaning}</p>
+          <dl className="answers">
+            <dt>Printed name</dt>
+            <dd>{slot.signer ?? "—"}</dd>
+            <dt>Position</dt>
+            <dd>{slot.position ?? "—"}</dd>
+            <dt>Signed</dt>
+            <dd>{slot.signatureDate ? formatDateTime(slot.signatureDate) : "—"}</dd>
+          </dl>
+        </>
+      ) : (
+        <p className="muted">Not signed yet{slot.signer && slot.signer !== slot.title ? ` — ${slot.signer}` : ""}.</p>
+      )}
+      {slot.comments ? <p className="signature-comment">Comment: “{slot.comments}”</p> : null}
+    </li>
+  );
+}
+
+/**
+ * Where the signer signs: with JavaScript a canvas to draw on (the PNG goes in a hidden field);
+ * without it, a field for the signer's typed full name. The server accepts either.
+ */
+export function SignaturePadField({ name, errors, errorId }: { name: string; errors?: string[]; errorId: string }) {
+  const [enhanced, setEnhanced] = useState(false);
+  const [value, setValue] = useState("");
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const pad = useRef<{ clear: () => void; off: () => void } | null>(null);
+  useEffect(() => setEnhanced(true), []);
+  useEffect(() => {
+    if (!enhanced || !canvas.current) return;
+    let cancelled = false;
+    void import("signature_pad").then(({ default: SignaturePad }) => {
+      if (cancelled || !canvas.current) return;
+      const element = canvas.current;
+      const ratio = Math.max(window.devicePixelRatio || 1, 1);
+      element.width = element.offsetWidth * ratio;
+      element.height = element.offsetHeight * ratio;
+      element.getContext("2d")?.scale(ratio, ratio);
+      const instance = new SignaturePad(element, { backgroundColor: "rgb(255,255,255)" });
+      instance.addEventListener("endStroke", () => setValue(instance.isEmpty() ? "" : instance.toDataURL("image/png")));
+      pad.current = instance;
+    });
+    return () => {
+      cancelled = true;
+      pad.current?.off();
+    };
+  }, [enhanced]);
+  if (!enhanced) {
+    return (
+      <div className="field">
+        <label htmlFor="signature-typed">Type your full name as your signature</label>
+        <input
+          id="signature-typed"
+          name={name}
+          type="text"
+          autoComplete="name"
+          aria-describedby={errorId}
+          aria-invalid={errors?.length ? true : undefined}
+        />
+        <ErrorList id={errorId} errors={errors} />
+      </div>
+    );
+  }
+  return (
+    <div className="field">
+      <span id="signature-label" className="field-label">
+        Draw your signature
+      </span>
+      <canvas
+        ref={canvas}
+        className="signature-canvas"
+        role="img"
+        aria-labelledby="signature-label"
+        aria-describedby={errorId}
+        data-testid="signature-canvas"
+      />
+      <input type="hidden" name={name} value={value} />
+      <div className="row">
+        <button
+          type="button"
+          className="button button-small"
+          onClick={() => {
+            pad.current?.clear();
+            setValue("");
+          }}
+        >
+          Clear
+        </button>
+      </div>
+      <ErrorList id={errorId} errors={errors} />
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { PcrForm } from "~/components/pcr-form";
+import { canEditPcr } from "~/models/authz.server";
+import { pcrPageSchema, toPcrInput } from "~/models/pcr.schema";
+import { getPcr, updatePcr } from "~/models/pcr.server";
+import { requirePageUser } from "~/utils/auth.server";
+import { DomainError, Forbidden } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { activeUserOptions } from "~/utils/moc-page.server";
+import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+
+async function loadEditable(request: Request, id: string | undefined) {
+  const user = await requirePageUser(request);
+  const parsed = z.uuid().safeParse(id);
+  const result = await runForPage(() =>
+    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
+  );
+  if (!result.ok) pageError(result.error);
+  const pcr = result.value;
+  const rules = {
+    originatorId: pcr.originator_id,
+    status: pcr.status,
+    partyIds: pcr.affectedParties.map((p) => p.Name.value),
+  };
+  if (!canEditPcr(user, rules))
+    pageError(new Forbidden("Only the originator (while the PCR is pending) or an admin can edit it."));
+  if (pcr.status !== "pending")
+    throw await redirectWithFlash(`/pcrs/${pcr._id}`, {
+      kind: "info",
+      message: "A finished PCR can no longer change.",
+    });
+  return { user, pcr };
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { user, pcr } = await loadEditable(request, params.id);
+  return { pcr, users: (await activeUserOptions()).filter((u) => u._id !== user._id) };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const { user, pcr } = await loadEditable(request, params.id);
+  const submission = parseWithZod(await request.formData(), { schema: pcrPageSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+  const result = await runForPage(() => updatePcr(user, pcr._id, toPcrInput(submission.value)));
+  if (!result.ok)
+    return domainErrorReply(submission, result.error, (p) =>
+      p.startsWith("affectedParties") ? "parties" : p.replace(/^form\./, ""),
+    );
+  return redirectWithFlash(`/pcrs/${pcr._id}`, { kind: "success", message: "The PCR is saved." });
+}
+
+export default function EditPcr() {
+  const { pcr, users } = useLoaderData<typeof loader>();
+  return (
+    <>
+      <p>
+        <Link to={`/pcrs/${pcr._id}`}>← PCR {pcr.serial_num}</Link>
+      </p>
+      <h1>Edit PCR {pcr.serial_num}</h1>
+      <PcrForm
+        users={users}
+        lastResult={useActionData<typeof action>()}
+        submitLabel="Save PCR"
+        defaultValue={{
+          ...pcr.form,
+          "new-suggestion": pcr.form["new-suggestion"] ? "on" : undefined,
+          "procedure-change": pcr.form["procedure-change"] ? "on" : undefined,
+          "safety-critical": pcr.form["safety-critical"] ? "on" : undefined,
+          parties: pcr.affectedParties.map((p) => p.Name.value),
+        }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,366 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { ErrorList, SubmitButton } from "~/components/forms";
+import { departmentLabel, formatDateTime } from "~/components/moc";
+import { RichText } from "~/components/moc-record";
+import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
+import { canEditPcr, holdsPcrRole } from "~/models/authz.server";
+import { signPageSchema } from "~/models/pcr.schema";
+import { clonePcr, deletePcr, getPcr, signAsAffectedParty, signPcr, type PcrDocument } from "~/models/pcr.server";
+import { checkCredentials, requirePageUser } from "~/utils/auth.server";
+import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { pageError, runForPage } from "~/utils/page.server";
+import { sanitizeRichText } from "~/utils/sanitize.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `PCR ${data.pcr.serial_num} · Change Management` : "PCR · Change Management" },
+];
+
+async function loadPcr(request: Request, id: string | undefined) {
+  const user = await requirePageUser(request);
+  const parsed = z.uuid().safeParse(id);
+  const result = await runForPage(() =>
+    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
+  );
+  if (!result.ok) pageError(result.error);
+  return { user, pcr: result.value };
+}
+
+const access = (pcr: PcrDocument) => ({
+  originatorId: pcr.originator_id,
+  status: pcr.status,
+  partyIds: pcr.affectedParties.map((p) => p.Name.value),
+});
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { user, pcr } = await loadPcr(request, params.id);
+  const rules = access(pcr);
+  const next = pcr.signatures.findIndex((s) => typeof s.Signature !== "string");
+  const mySlots = pcr.signatures
+    .map((s, i) => ({ role: s.Name, index: i }))
+    .filter((s) => holdsPcrRole(user, rules, s.role));
+  const party = pcr.affectedParties.find((p) => p.Name.value === user._id) ?? null;
+  // Stored HTML is sanitised on write; sanitise again before rendering.
+  const form = {
+    ...pcr.form,
+    "manual-procedure": sanitizeRichText(pcr.form["manual-procedure"] ?? ""),
+    "suggestion-details": sanitizeRichText(pcr.form["suggestion-details"] ?? ""),
+    "reason-for-change": sanitizeRichText(pcr.form["reason-for-change"] ?? ""),
+  };
+  return {
+    pcr: { ...pcr, form },
+    next,
+    canSignSlot:
+      pcr.status === "pending" && next >= 0 && holdsPcrRole(user, rules, pcr.signatures[next]!.Name)
+        ? pcr.signatures[next]!.Name
+        : null,
+    commentSlots: mySlots.map((s) => s.role),
+    canSignAsParty: Boolean(party && typeof party.Signature !== "string" && pcr.status === "pending"),
+    isParty: Boolean(party),
+    canEdit: canEditPcr(user, rules) && pcr.status === "pending",
+    canDelete: canEditPcr(user, rules),
+  };
+}
+
+const manageSchema = z.object({ intent: z.enum(["clone", "delete"]) });
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const { user, pcr } = await loadPcr(request, params.id);
+  const form = await request.formData();
+  const here = `/pcrs/${pcr._id}`;
+  const manage = manageSchema.safeParse(Object.fromEntries(form));
+  if (manage.success) {
+    if (manage.data.intent === "clone") {
+      const result = await runForPage(() => clonePcr(user, pcr.serial_num));
+      if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
+      return redirectWithFlash(`/pcrs/${result.value._id}`, {
+        kind: "success",
+        message: `PCR ${pcr.serial_num} was cloned into PCR ${result.value.serial_num}.`,
+      });
+    }
+    const result = await runForPage(() => deletePcr(user, pcr._id));
+    if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
+    return redirectWithFlash("/pcrs", { kind: "success", message: `PCR ${pcr.serial_num} was deleted.` });
+  }
+
+  const submission = parseWithZod(form, { schema: signPageSchema });
+  const hideFields = ["password"];
+  if (submission.status !== "success") return data(submission.reply({ hideFields }), { status: 400 });
+  const { intent, slot, signature, password, comments } = submission.value;
+  if (intent === "sign") {
+    // Signing needs the signer's password again; a wrong one counts against the sign-in budget.
+    const check = await runForPage(() => checkCredentials(user.email, password ?? ""));
+    if (!check.ok) {
+      const message = check.error instanceof Unauthorized ? "The password is not correct" : check.error.message;
+      return data(submission.reply({ fieldErrors: { password: [message] }, hideFields }), {
+        status: check.error.status === 401 ? 400 : check.error.status,
+      });
+    }
+  }
+  const result = await runForPage(() => {
+    if (slot === "party") {
+      const mine = pcr.affectedParties.find((p) => p.Name.value === user._id);
+      if (!mine) throw new Forbidden("You are not an affected party of this PCR");
+      return signAsAffectedParty(user, pcr._id, [
+        {
+          Name: mine.Name,
+          Signature: intent === "sign" ? signature! : mine.Signature,
+          Comments: comments || mine.Comments,
+        },
+      ]);
+    }
+    const incoming = pcr.signatures.map((s) => ({
+      Name: s.Name,
+      Signature: s.Signature as string | false | null,
+      Comments: s.Comments,
+    }));
+    const target = incoming.find((s) => s.Name === slot);
+    if (!target) throw new DomainError(400, "Unknown signature slot");
+    if (intent === "sign") target.Signature = signature!;
+    if (comments) target.Comments = comments;
+    return signPcr(user, pcr._id, incoming);
+  });
+  if (!result.ok) {
+    if (result.error.status === 403 || result.error.status === 409)
+      return redirectWithFlash(here, { kind: "error", message: result.error.message });
+    return data(submission.reply({ formErrors: [result.error.message], hideFields }), { status: result.error.status });
+  }
+  const finished = result.value.status === "finished";
+  return redirectWithFlash(here, {
+    kind: "success",
+    message:
+      intent === "comment"
+        ? "Your comment is recorded."
+        : finished
+          ? "Signed. Every signature is in: the PCR is finished."
+          : "Signed. The next signer has been notified.",
+  });
+}
+
+function SignForm({ slot, label, allowSign }: { slot: string; label: string; allowSign: boolean }) {
+  const lastResult = useActionData<typeof action>();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
+  const [form, fields] = useForm<Record<string, any>>({
+    id: `sign-${slot}`,
+    lastResult: lastResult as never,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: signPageSchema }) as never,
+    shouldValidate: "onSubmit",
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} className="stack" encType="application/x-www-form-urlencoded">
+      <input type="hidden" name="slot" value={slot} />
+      <ErrorList id={form.errorId} errors={form.errors} />
+      {allowSign ? (
+        <>
+          <p>
+            Signing means: <em>{label}</em>.
+          </p>
+          <SignaturePadField name="signature" errors={fields.signature?.errors} errorId={fields.signature!.errorId} />
+          <div className="field">
+            <label htmlFor={fields.password!.id}>Your password (to confirm it is you)</label>
+            <input
+              id={fields.password!.id}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              aria-describedby={fields.password!.errorId}
+              aria-invalid={fields.password!.errors ? true : undefined}
+            />
+            <ErrorList id={fields.password!.errorId} errors={fields.password!.errors} />
+          </div>
+        </>
+      ) : null}
+      <div className="field">
+        <label htmlFor={fields.comments!.id}>Comment{allowSign ? " (optional)" : ""}</label>
+        <textarea id={fields.comments!.id} name="comments" rows={2} aria-describedby={fields.comments!.errorId} />
+        <ErrorList id={fields.comments!.errorId} errors={fields.comments!.errors} />
+      </div>
+      <div className="form-actions">
+        {allowSign ? (
+          <SubmitButton name="intent" value="sign" pendingText="Signing…">
+            Sign
+          </SubmitButton>
+        ) : null}
+        <SubmitButton name="intent" value="comment" className="button" pendingText="Saving…">
+          Comment without signing
+        </SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+export default function PcrPage() {
+  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, canDelete } =
+    useLoaderData<typeof loader>();
+  const slots: SlotView[] = pcr.signatures.map((s, i) => ({
+    key: s.Name,
+    title: s.Name,
+    meaning: `Reviewed and approved as ${s.Name}`,
+    signer: s.signedBy?.name ?? (s.Name === "Change Originator" ? (pcr.originator?.name ?? null) : null),
+    position: s.Name === "Change Originator" ? "Change Originator" : s.Name,
+    signature: s.Signature,
+    signatureDate: s.signatureDate,
+    comments: s.Comments,
+    state: typeof s.Signature === "string" ? "signed" : s.Signature === null ? "commented" : "unsigned",
+    next: pcr.status === "pending" && i === next,
+  }));
+  const parties: SlotView[] = pcr.affectedParties.map((p) => ({
+    key: p.Name.value,
+    title: p.user?.name ?? "Affected party",
+    meaning: "Reviewed as an affected party",
+    signer: p.user?.name ?? null,
+    position: p.user ? `${departmentLabel(p.user.department)}${p.user.position ? `, ${p.user.position}` : ""}` : null,
+    signature: p.Signature,
+    signatureDate: p.signatureDate,
+    comments: p.Comments,
+    state: typeof p.Signature === "string" ? "signed" : p.Signature === null ? "commented" : "unsigned",
+    next: false,
+  }));
+  const flags = [
+    pcr.form["safety-critical"] ? "Safety-critical" : null,
+    pcr.form["new-suggestion"] ? "New suggestion" : null,
+    pcr.form["procedure-change"] ? "Procedure change" : null,
+  ].filter(Boolean);
+  const otherComments = commentSlots.filter((r) => r !== canSignSlot);
+  return (
+    <>
+      <p className="no-print">
+        <Link to="/pcrs">← PCRs</Link>
+      </p>
+      <header className="record-header">
+        <div>
+          <h1>PCR {pcr.serial_num}</h1>
+          <p className="owner-line">
+            <PcrStatusBadge status={pcr.status} />{" "}
+            {pcr.status === "finished" ? (
+              `Finished ${pcr.finishedAt ? formatDateTime(pcr.finishedAt) : ""}`
+            ) : next >= 0 ? (
+              <>
+                Next signature: <strong>{pcr.signatures[next]!.Name}</strong>
+              </>
+            ) : (
+              "Waiting for the affected parties"
+            )}
+          </p>
+          {pcr.cloned ? <p className="muted">Copy of PCR {pcr.previous_serial_num}</p> : null}
+        </div>
+        <div className="row no-print">
+          {canEdit ? (
+            <Link to="edit" className="button">
+              Edit
+            </Link>
+          ) : null}
+        </div>
+      </header>
+
+      {canSignSlot ? (
+        <section className="card" aria-labelledby="sign-title">
+          <h2 id="sign-title">Your signature as {canSignSlot}</h2>
+          <SignForm slot={canSignSlot} label={`Reviewed and approved as ${canSignSlot}`} allowSign />
+        </section>
+      ) : null}
+      {canSignAsParty ? (
+        <section className="card" aria-labelledby="party-sign-title">
+          <h2 id="party-sign-title">Your signature as an affected party</h2>
+          <SignForm slot="party" label="Reviewed as an affected party" allowSign />
+        </section>
+      ) : null}
+
+      <section className="card" aria-labelledby="form-title">
+        <h2 id="form-title">The request</h2>
+        {flags.length ? (
+          <p className="flags">
+            {flags.map((f) => (
+              <span key={f} className={f === "Safety-critical" ? "badge badge-danger" : "badge"}>
+                {f}
+              </span>
+            ))}
+          </p>
+        ) : null}
+        <dl className="answers">
+          <dt>Originator</dt>
+          <dd>{pcr.originator?.name ?? "—"}</dd>
+          <dt>Raised</dt>
+          <dd>{formatDateTime(pcr.createdAt)}</dd>
+          <dt>Manual / procedure</dt>
+          <dd>
+            <RichText html={pcr.form["manual-procedure"]} />
+          </dd>
+          <dt>Suggestion details</dt>
+          <dd>
+            <RichText html={pcr.form["suggestion-details"]} />
+          </dd>
+          <dt>Reason for change</dt>
+          <dd>
+            <RichText html={pcr.form["reason-for-change"]} />
+          </dd>
+        </dl>
+      </section>
+
+      <section className="card" aria-labelledby="chain-title">
+        <h2 id="chain-title">Signatures</h2>
+        <ol className="signature-chain">
+          {slots.map((slot) => (
+            <SignatureBlock key={slot.key} slot={slot} />
+          ))}
+        </ol>
+      </section>
+
+      <section className="card" aria-labelledby="parties-title">
+        <h2 id="parties-title">Affected parties</h2>
+        {parties.length === 0 ? (
+          <p className="muted">No affected parties.</p>
+        ) : (
+          <ul className="signature-chain">
+            {parties.map((slot) => (
+              <SignatureBlock key={slot.key} slot={slot} />
+            ))}
+          </ul>
+        )}
+      </section>
+
+      {otherComments.length > 0 || (isParty && !canSignAsParty) ? (
+        <section className="card no-print" aria-labelledby="comment-title">
+          <h2 id="comment-title">Comment</h2>
+          {otherComments.map((role) => (
+            <div key={role}>
+              <h3>As {role}</h3>
+              <SignForm slot={role} label={role} allowSign={false} />
+            </div>
+          ))}
+          {isParty && !canSignAsParty ? <SignForm slot="party" label="Affected party" allowSign={false} /> : null}
+        </section>
+      ) : null}
+
+      <section className="card no-print" aria-labelledby="pcr-actions-title">
+        <h2 id="pcr-actions-title">Actions</h2>
+        <div className="row">
+          <Form method="post">
+            <SubmitButton name="intent" value="clone" className="button" pendingText="Cloning…">
+              Clone into a new PCR
+            </SubmitButton>
+          </Form>
+          <button type="button" className="button" onClick={() => window.print()}>
+            Print
+          </button>
+          {canDelete ? (
+            <Form
+              method="post"
+              onSubmit={(event) => {
+                if (!confirm(`Delete PCR ${pcr.serial_num} permanently?`)) event.preventDefault();
+              }}
+            >
+              <SubmitButton name="intent" value="delete" className="button button-danger" pendingText="Deleting…">
+                Delete PCR
+              </SubmitButton>
+            </Form>
+          ) : null}
+        </div>
+      </section>
+    </>
+  );
+}

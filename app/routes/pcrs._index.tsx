@@ -1,0 +1,152 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { z } from "zod";
+import { formatDate } from "~/components/moc";
+import { PcrStatusBadge } from "~/components/pcr";
+import { searchPcrs } from "~/models/pcr.server";
+import { requirePageUser } from "~/utils/auth.server";
+import { richTextToPlain } from "~/utils/sanitize.server";
+
+export const meta: MetaFunction = () => [{ title: "PCRs · Change Management" }];
+
+const PAGE_SIZE = 25;
+const filterSchema = z.object({
+  q: z.string().max(200).optional().catch(undefined),
+  status: z.enum(["pending", "finished"]).optional().catch(undefined),
+  safety: z.literal("1").optional().catch(undefined),
+  scope: z.enum(["mine", "all"]).default("all").catch("all"),
+  page: z.coerce.number().int().min(1).default(1).catch(1),
+});
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requirePageUser(request);
+  const filter = filterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const { rows, total } = await searchPcrs(user, {
+    q: filter.q,
+    status: filter.status,
+    safetyCritical: filter.safety === "1",
+    mine: filter.scope === "mine",
+    page: filter.page,
+    pageSize: PAGE_SIZE,
+  });
+  return {
+    filter,
+    total,
+    pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
+    rows: rows.map((r) => ({ ...r, summary: richTextToPlain(r.summary).slice(0, 160) })),
+  };
+}
+
+export default function PcrList() {
+  const { rows, filter, total, pages } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const pageLink = (page: number) => {
+    const next = new URLSearchParams(params);
+    next.set("page", String(page));
+    return `?${next}`;
+  };
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>PCRs</h1>
+          <p className="muted">
+            Procedure change requests: {total} {total === 1 ? "record" : "records"}
+          </p>
+        </div>
+        <Link to="/pcrs/new" className="button button-primary">
+          New PCR
+        </Link>
+      </div>
+      <Form method="get" className="card filters" role="search" aria-label="Filter PCRs">
+        <div className="field">
+          <label htmlFor="pcr-q">Search</label>
+          <input id="pcr-q" type="search" name="q" defaultValue={filter.q ?? ""} placeholder="Serial or text" />
+        </div>
+        <div className="field">
+          <label htmlFor="pcr-status">Status</label>
+          <select id="pcr-status" name="status" defaultValue={filter.status ?? ""}>
+            <option value="">Any status</option>
+            <option value="pending">Collecting signatures</option>
+            <option value="finished">Finished</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="pcr-scope">Whose</label>
+          <select id="pcr-scope" name="scope" defaultValue={filter.scope}>
+            <option value="all">All I can see</option>
+            <option value="mine">Mine (originator or affected party)</option>
+          </select>
+        </div>
+        <label className="checkbox">
+          <input type="checkbox" name="safety" value="1" defaultChecked={filter.safety === "1"} />
+          Safety-critical only
+        </label>
+        <div className="row">
+          <button type="submit" className="button button-primary">
+            Apply
+          </button>
+          <Link to="/pcrs" className="button">
+            Reset
+          </Link>
+        </div>
+      </Form>
+      <div className="card table-wrap">
+        {rows.length === 0 ? (
+          <p className="empty">No PCRs match these filters.</p>
+        ) : (
+          <table>
+            <caption className="visually-hidden">PCRs</caption>
+            <thead>
+              <tr>
+                <th scope="col">Serial</th>
+                <th scope="col">Suggestion</th>
+                <th scope="col">Status</th>
+                <th scope="col">Next signature</th>
+                <th scope="col">Raised</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <Link to={`/pcrs/${r.id}`} className="moc-link">
+                      PCR {r.serialNum}
+                    </Link>
+                    {r.safetyCritical ? (
+                      <>
+                        <br />
+                        <span className="badge badge-danger">Safety-critical</span>
+                      </>
+                    ) : null}
+                  </td>
+                  <td>
+                    {r.summary || <span className="muted">—</span>}
+                    <br />
+                    <span className="muted">Raised by {r.originator}</span>
+                  </td>
+                  <td>
+                    <PcrStatusBadge status={r.status} />
+                    <br />
+                    <span className="muted">{r.signed} of 6 signed</span>
+                  </td>
+                  <td>{r.status === "finished" ? "—" : (r.nextRole ?? "Affected parties")}</td>
+                  <td>{formatDate(r.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      {pages > 1 ? (
+        <nav className="pagination" aria-label="Pages">
+          {filter.page > 1 ? <Link to={pageLink(filter.page - 1)}>← Previous</Link> : null}
+          <span>
+            Page {filter.page} of {pages}
+          </span>
+          {filter.page < pages ? <Link to={pageLink(filter.page + 1)}>Next →</Link> : null}
+        </nav>
+      ) : null}
+    </>
+  );
+}
