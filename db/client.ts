@@ -9,9 +9,12 @@ export type Executor = Database | Transaction;
 
 type Client = { sql: postgres.Sql; db: Database; url: string };
 
+/** Counts the queries sent through the pool (tests/integration/moc-queries.test.ts). */
+export type QueryCounter = { count: number };
+
 // The server entry (run by tsx) and the Remix build each hold a copy of this module; keeping the
 // client on globalThis gives the process one pool, whichever copy asks first.
-const holder = globalThis as typeof globalThis & { __cmDatabase?: Client };
+const holder = globalThis as typeof globalThis & { __cmDatabase?: Client; __cmQueryCounter?: QueryCounter };
 
 export function databaseUrl(): string {
   const url = process.env.DATABASE_URL;
@@ -28,6 +31,15 @@ function connect(): Client {
     connect_timeout: 10,
     onnotice: () => {},
     connection: { application_name: "change-management" },
+    // Opt-in query counting: only when `globalThis.__cmQueryCounter` exists as the pool is made.
+    // (postgres.js's `debug` costs a stack trace per query, so it is never on otherwise.)
+    ...(holder.__cmQueryCounter
+      ? {
+          debug: () => {
+            if (holder.__cmQueryCounter) holder.__cmQueryCounter.count += 1;
+          },
+        }
+      : {}),
   });
   return { sql, db: drizzle(sql, { schema }), url };
 }

@@ -2,9 +2,36 @@
  * Who may do what (clarifications section 4), as the predicates in app/models/authz.server.ts decide it:
  * a table of actors x predicates. Plus the same-origin rule for redirectTo.
  */
-import { describe, expect, it } from "vitest";
-import { canListUsers, canManageUsers, canSeeOutbox, type Actor } from "../../app/models/authz.server";
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  MOC_STEPS,
+  canEditMocPlans,
+  canListUsers,
+  canManageMoc,
+  canManageUsers,
+  canSeeOutbox,
+  canViewMoc,
+  hasFullAccess,
+  isAdmin,
+  isHseq,
+  isInvolved,
+  isMocOpen,
+  mayActOnStep,
+  mocListScope,
+  type Actor,
+  type MocAccess,
+} from "../../app/models/authz.server";
+import { loadMocAccess } from "../../app/models/moc-query.server";
+import type { PublicUser } from "../../app/models/user.server";
 import { safeRedirect } from "../../app/utils/auth.server";
+import { getDb } from "../../app/utils/db.server";
+import * as deleteMocRoute from "../../app/routes/api.deleteMoC";
+import * as addUserRoute from "../../app/routes/api.addUser";
+import { api } from "../helpers/api";
+import { makeAdmin, makeUser } from "../helpers/factories";
+import type { Cast } from "../helpers/moc";
+import { defaultStepBody, makeCast, mocAt, post, stepOk, tokenOf, type Stage } from "../helpers/moc-flow";
 
 const actor = (overrides: Partial<Actor>): Actor => ({
   _id: crypto.randomUUID(),
@@ -106,5 +133,263 @@ describe("safeRedirect", () => {
     expect(safeRedirect(new File(["/mocs"], "x.txt"), "/home")).toBe("/home");
     expect(safeRedirect("//evil.com", "/dashboard")).toBe("/dashboard");
     expect(safeRedirect("/mocs", "/dashboard")).toBe("/mocs");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// MOC predicates (clarifications sections 4 and 5): a role x action table on in-memory records
+
+const PEOPLE = {
+  admin: actor({ role: "admin", department: "operations", access: "full" }),
+  "hseq user": actor({ department: "hseq" }),
+  "full-access user": actor({ access: "full" }),
+  "standard user": actor({}),
+  originator: actor({}),
+  implementer: actor({ department: "operations" }),
+  approver: actor({ department: "fleet" }),
+  verifier: actor({}),
+  "assigned hseq": actor({ department: "hseq" }),
+  watcher: actor({ department: "fleet" }), // in all_users only (added with /api/addUser)
+} as const;
+type Person = keyof typeof PEOPLE;
+const EVERYONE = Object.keys(PEOPLE) as Person[];
+
+function record(overrides: Partial<MocAccess>, verifier = true): MocAccess {
+  const roles = {
+    originatorId: PEOPLE.originator._id,
+    implementerId: PEOPLE.implementer._id,
+    approverId: PEOPLE.approver._id,
+    verifierId: verifier ? PEOPLE.verifier._id : null,
+    hseqId: PEOPLE["assigned hseq"]._id,
+  };
+  const involved = [roles.originatorId, roles.implementerId, roles.approverId, roles.verifierId, roles.hseqId];
+  return {
+    status: "d",
+    completed: false,
+    ...roles,
+    allUserIds: [...involved.filter((id): id is string => Boolean(id)), PEOPLE.watcher._id],
+    ...overrides,
+  };
+}
+
+const MOCS = {
+  open: record({ status: "d" }),
+  "open, no verifier": record({ status: "f" }, false),
+  completed: record({ status: "f", completed: true }),
+  declined: record({ status: "decline" }),
+} as const;
+type MocState = keyof typeof MOCS;
+
+const MOC_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
+  canViewMoc,
+  canManageMoc,
+  canEditMocPlans,
+  ...Object.fromEntries(MOC_STEPS.map((step) => [`mayActOnStep.${step}`, mayActOnStep[step]])),
+};
+
+const EDITORS: Person[] = ["admin", "originator", "implementer", "assigned hseq"];
+const VIEW_OPEN: Person[] = EVERYONE.filter((p) => p !== "standard user");
+const VIEW_NO_VERIFIER: Person[] = VIEW_OPEN.filter((p) => p !== "verifier");
+
+/** Who gets `true`, per predicate and per record. */
+const MOC_TABLE: Record<string, Record<MocState, Person[]>> = {
+  canViewMoc: { open: VIEW_OPEN, "open, no verifier": VIEW_NO_VERIFIER, completed: EVERYONE, declined: VIEW_OPEN },
+  canManageMoc: {
+    open: ["admin", "originator"],
+    "open, no verifier": ["admin", "originator"],
+    completed: ["admin", "originator"],
+    declined: ["admin", "originator"],
+  },
+  canEditMocPlans: { open: EDITORS, "open, no verifier": EDITORS, completed: [], declined: [] },
+  "mayActOnStep.originator": {
+    open: ["admin", "originator"],
+    "open, no verifier": ["admin", "originator"],
+    completed: ["admin", "originator"],
+    declined: ["admin", "originator"],
+  },
+  "mayActOnStep.implementer": {
+    open: ["implementer"],
+    "open, no verifier": ["implementer"],
+    completed: ["implementer"],
+    declined: ["implementer"],
+  },
+  "mayActOnStep.hseq": {
+    open: ["hseq user", "assigned hseq"],
+    "open, no verifier": ["hseq user", "assigned hseq"],
+    completed: ["hseq user", "assigned hseq"],
+    declined: ["hseq user", "assigned hseq"],
+  },
+  "mayActOnStep.approver": {
+    open: ["approver"],
+    "open, no verifier": ["approver"],
+    completed: ["approver"],
+    declined: ["approver"],
+  },
+  "mayActOnStep.implementation": {
+    open: ["implementer"],
+    "open, no verifier": ["implementer"],
+    completed: ["implementer"],
+    declined: ["implementer"],
+  },
+  "mayActOnStep.deviation-extension": {
+    open: ["approver", "assigned hseq"],
+    "open, no verifier": ["approver", "assigned hseq"],
+    completed: ["approver", "assigned hseq"],
+    declined: ["approver", "assigned hseq"],
+  },
+  "mayActOnStep.verifier": {
+    open: ["verifier"],
+    "open, no verifier": ["assigned hseq"],
+    completed: ["verifier"],
+    declined: ["verifier"],
+  },
+};
+
+const MOC_CASES = Object.entries(MOC_TABLE).flatMap(([predicate, states]) =>
+  (Object.keys(states) as MocState[]).flatMap((state) =>
+    EVERYONE.map((who) => ({ predicate, state, who, expected: states[state].includes(who) })),
+  ),
+);
+
+describe("MOC predicates", () => {
+  it("the table covers every MOC predicate, record and person", () => {
+    expect(Object.keys(MOC_TABLE).sort()).toEqual(Object.keys(MOC_PREDICATES).sort());
+    expect(MOC_CASES).toHaveLength(Object.keys(MOC_PREDICATES).length * 4 * EVERYONE.length);
+  });
+
+  it.each(MOC_CASES)("$predicate($who, $state MOC) is $expected", ({ predicate, state, who, expected }) => {
+    expect(MOC_PREDICATES[predicate]!(PEOPLE[who], MOCS[state])).toBe(expected);
+  });
+
+  it.each([
+    ["a", false, true],
+    ["b", false, true],
+    ["c", false, true],
+    ["d", false, true],
+    ["e", false, true],
+    ["f", false, true],
+    ["f", true, false],
+    ["decline", false, false],
+  ] as const)("isMocOpen(status %s, completed %s) is %s", (status, completed, expected) => {
+    expect(isMocOpen({ status, completed })).toBe(expected);
+  });
+
+  it("an admin in HSEQ is both: may do the HSEQ review and edit plans, but not approve", () => {
+    const boss = actor({ role: "admin", department: "hseq" });
+    expect(mayActOnStep.hseq(boss, MOCS.open)).toBe(true);
+    expect(canEditMocPlans(boss, MOCS.open)).toBe(true);
+    expect(mayActOnStep.approver(boss, MOCS.open)).toBe(false);
+    expect(mayActOnStep.verifier(boss, MOCS["open, no verifier"])).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// mocListScope: each SQL filter selects exactly what its predicate allows, on real records
+
+describe("mocListScope matches the predicates", () => {
+  let cast: Cast;
+  let actors: Record<string, PublicUser>;
+
+  beforeAll(async () => {
+    cast = await makeCast();
+    const [admin, hseqUser, fullUser, stranger, watcher, hseqAdmin] = await Promise.all([
+      makeAdmin({ name: "Ada Admin", department: "operations", access: "standard" }),
+      makeUser({ name: "Hal Hseq", department: "hseq" }),
+      makeUser({ name: "Fay Full", department: "fleet", access: "full" }),
+      makeUser({ name: "Sam Stranger" }),
+      makeUser({ name: "Wes Watcher", department: "operations" }),
+      makeAdmin({ name: "Hank Hseq-Admin" }),
+    ]);
+    actors = { admin, hseqUser, fullUser, stranger, watcher, hseqAdmin, ...cast };
+
+    const stages: Stage[] = ["a", "b", "c", "d", "e", "f", "b-deviation", "decline-b", "decline-d", "completed"];
+    for (const stage of stages) await mocAt(stage, cast);
+    await mocAt("f", cast, { verifier: true });
+    // The watcher is in all_users of one open and one completed MOC.
+    for (const stage of ["c", "completed"] as const) {
+      const moc = await mocAt(stage === "completed" ? "f" : stage, cast);
+      const res = await post(addUserRoute, "/api/addUser", cast.originator, {
+        body: { userId: watcher._id, mocId: moc._id, role: "verifier" },
+      });
+      expect(res.status, res.text).toBe(200);
+      if (stage === "completed") {
+        await stepOk("verifier", watcher, defaultStepBody("verifier", moc, cast));
+      }
+    }
+    // Soft-deleted ones, open and completed, with the watcher in one.
+    for (const stage of ["b", "completed"] as const) {
+      const moc = await mocAt(stage, cast);
+      const res = await api(deleteMocRoute, {
+        method: "DELETE",
+        path: "/api/deleteMoC",
+        query: { id: moc._id },
+        token: await tokenOf(cast.originator),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+  }, 60_000);
+
+  async function everyMoc() {
+    const rows = await getDb().execute<{ id: string }>(sql`select id from mocs order by id`);
+    return Promise.all([...rows].map(async (r) => (await loadMocAccess(r.id, getDb()))!));
+  }
+
+  const SCOPES = {
+    /** GET /api/newmoc: admin and HSEQ all; others where listed in all_users. */
+    newmoc: (a: Actor, m: MocAccess) => isAdmin(a) || isHseq(a) || isInvolved(a, m),
+    /** GET /api/getAllMoc: admin, HSEQ and full access all; others completed ones. */
+    getAllMoc: (a: Actor, m: MocAccess) => isAdmin(a) || isHseq(a) || hasFullAccess(a) || m.completed,
+    /** Pages' lists: whatever canViewMoc allows. */
+    visible: canViewMoc,
+  } as const;
+
+  const ACTOR_NAMES = [
+    "admin",
+    "hseqAdmin",
+    "hseqUser",
+    "fullUser",
+    "stranger",
+    "watcher",
+    "originator",
+    "implementer",
+    "approver",
+    "hseq",
+    "verifier",
+  ];
+
+  it.each(
+    (Object.keys(SCOPES) as (keyof typeof SCOPES)[]).flatMap((scope) => ACTOR_NAMES.map((who) => ({ scope, who }))),
+  )("mocListScope.$scope for $who", async ({ scope, who }) => {
+    const person = actors[who]!;
+    const all = await everyMoc();
+    expect(all).toHaveLength(15);
+    const expected = all
+      .filter((m) => !m.isDeleted && SCOPES[scope](person, m))
+      .map((m) => m.id)
+      .sort();
+    const rows = await getDb().execute<{ id: string }>(
+      sql`select m.id from mocs m where ${mocListScope[scope](person)} order by m.id`,
+    );
+    expect([...rows].map((r) => r.id)).toEqual(expected);
+    // Never vacuous: deleted MOCs exist and are never selected.
+    expect(all.some((m) => m.isDeleted)).toBe(true);
+  });
+
+  it("the scopes differ where the rules differ", async () => {
+    const count = async (scope: keyof typeof SCOPES, who: string) =>
+      (
+        await getDb().execute<{ n: number }>(
+          sql`select count(*)::int as n from mocs m where ${mocListScope[scope](actors[who]!)}`,
+        )
+      )[0]!.n;
+    // Full access widens getAllMoc and visible, not newmoc.
+    expect(await count("newmoc", "fullUser")).toBe(0);
+    expect(await count("getAllMoc", "fullUser")).toBe(await count("getAllMoc", "admin"));
+    // A stranger sees completed MOCs only, and is listed nowhere.
+    expect(await count("newmoc", "stranger")).toBe(0);
+    expect(await count("getAllMoc", "stranger")).toBe(await count("visible", "stranger"));
+    expect(await count("getAllMoc", "stranger")).toBeGreaterThan(0);
+    // The watcher sees the open MOC they were added to in newmoc and visible, not in getAllMoc.
+    expect(await count("visible", "watcher")).toBeGreaterThan(await count("getAllMoc", "watcher"));
   });
 });
