@@ -12,7 +12,7 @@ import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import { canEditPcr, canViewPcr, holdsPcrRole, pcrListScope, type PcrAccess } from "./authz.server";
+import { canEditPcr, canViewPcr, holdsPcrRole, isAdmin, pcrListScope, type PcrAccess } from "./authz.server";
 import { notify, type Recipients } from "./email.server";
 import { nextSerial, requireActiveUsers } from "./moc-store.server";
 import type {
@@ -305,10 +305,14 @@ export async function updatePcr(
     if (!canViewPcr(actor, access(row)) || !canEditPcr(actor, { ...access(row), status: "pending" })) {
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can edit a PCR");
     }
-    if (row.status !== "pending") throw new Conflict("This PCR is finished and can no longer change");
+    // Clarifications section 4: the originator while pending, or an admin (at any status).
+    if (row.status !== "pending" && !isAdmin(actor))
+      throw new Conflict("This PCR is finished; only an admin can still correct it");
     const parties = patch.affectedParties
       ? await partiesFrom(tx, patch.affectedParties, row.affectedParties)
       : row.affectedParties;
+    if (row.status !== "pending" && parties.some((p) => p.state !== "signed"))
+      throw new Conflict("A finished PCR cannot take an affected party who has not signed");
     const [updated] = await tx
       .update(pcrs)
       .set({
@@ -342,7 +346,7 @@ export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: s
     if (!canViewPcr(actor, access(row)) || !canEditPcr(actor, { ...access(row), status: "pending" })) {
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can delete a PCR");
     }
-    if (row.status !== "pending" && actor.role !== "admin")
+    if (row.status !== "pending" && !isAdmin(actor))
       throw new Conflict("A finished PCR can be deleted only by an admin");
     await tx.delete(pcrs).where(eq(pcrs.id, id));
     await tx.delete(chatRooms).where(eq(chatRooms.id, row.chatId));
