@@ -290,11 +290,15 @@ export const partAPageSchema = z
     "affected-departments": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
   })
-  .superRefine((form, ctx) => {
-    if (form.intent === "submit" && !form["implementer-name"]) {
-      ctx.addIssue({ code: "custom", path: ["implementer-name"], message: "Choose the implementer" });
-    }
-  });
+  .superRefine(
+    (form, ctx) => {
+      if (form.intent === "submit" && !form["implementer-name"]) {
+        ctx.addIssue({ code: "custom", path: ["implementer-name"], message: "Choose the implementer" });
+      }
+    },
+    // Also when other fields are wrong, so every error of the page shows at once.
+    { when: () => true },
+  );
 export type PartAPage = z.infer<typeof partAPageSchema>;
 
 export const toNewMocInput = (form: PartAPage): NewMocInput => ({

@@ -28,13 +28,16 @@ export async function signIn(page: Page, email: string, password: string) {
   await page.waitForURL((url) => url.pathname !== "/login");
 }
 
-export const test = base.extend<{
-  adminToken: string;
-  /** Creates a user through the real API as the admin, already onboarded unless `onboarded: false`. */
-  createUser: (
-    user?: NewUser & { onboarded?: boolean },
-  ) => Promise<Required<Pick<NewUser, "name" | "email" | "password">> & { _id: string }>;
-}>({
+/** A user made by `createUser`; `token` is a live session (bearer or `session` cookie), absent when not onboarded. */
+export type CreatedUser = Required<Pick<NewUser, "name" | "email" | "password" | "department">> & {
+  _id: string;
+  token?: string;
+};
+
+/** Creates a user through the real API as the admin, already onboarded unless `onboarded: false`. */
+export type CreateUser = (user?: NewUser & { onboarded?: boolean }) => Promise<CreatedUser>;
+
+export const test = base.extend<{ adminToken: string; createUser: CreateUser }>({
   adminToken: async ({ request }, use) => {
     const response = await request.post("/login", {
       form: ADMIN,
@@ -74,7 +77,8 @@ export const test = base.extend<{
         headers: { Authorization: `Bearer ${token}` },
       });
       expect(patched.status()).toBe(200);
-      return { ...input, password: PASSWORD, _id: data._id };
+      // A password change revokes the user's other sessions, not this one: keep it for API calls.
+      return { ...input, password: PASSWORD, _id: data._id, token };
     });
   },
 });

@@ -1,23 +1,29 @@
 /**
  * The server Playwright runs: the real production server (app/server/main.ts) on a fresh
  * database: a recreated `cm_e2e` database when DATABASE_URL is set, otherwise a fresh embedded
- * cluster under .data/e2e.
+ * cluster under .data/e2e (uploads go there either way). On a port other than 3100 both names
+ * get the port as a suffix (`cm_e2e_3170`, `.data/e2e_3170`).
  */
 import fs from "node:fs/promises";
 import { adminQuery, withDatabase } from "../helpers/databases";
 
 const port = process.env.E2E_PORT ?? "3100";
+// Separate names let two runs (say, on different ports) share a machine without clobbering each other.
+const suffix = port === "3100" ? "" : `_${port}`;
+const database = `cm_e2e${suffix}`;
+const dataDir = `.data/e2e${suffix}`;
+
+// Uploads (and, without DATABASE_URL, the cluster) go under a fresh data folder of their own.
+await fs.rm(dataDir, { recursive: true, force: true });
+process.env.DATA_DIR = dataDir;
 
 if (process.env.DATABASE_URL) {
   const server = process.env.DATABASE_URL;
   await adminQuery(server, async (sql) => {
-    await sql.unsafe(`drop database if exists cm_e2e with (force)`);
-    await sql.unsafe(`create database cm_e2e`);
+    await sql.unsafe(`drop database if exists ${database} with (force)`);
+    await sql.unsafe(`create database ${database}`);
   });
-  process.env.DATABASE_URL = withDatabase(server, "cm_e2e");
-} else {
-  await fs.rm(".data/e2e", { recursive: true, force: true });
-  process.env.DATA_DIR = ".data/e2e";
+  process.env.DATABASE_URL = withDatabase(server, database);
 }
 
 Object.assign(process.env, {

@@ -1,0 +1,215 @@
+/**
+ * Fixtures for the MOC pages: a cast of five people made through the real API, MOCs created and
+ * advanced through /api (for tests that start mid-pipeline), and signed-in browser contexts, one
+ * per person, with JavaScript on or off as the project says.
+ */
+import type { APIRequestContext, BrowserContext, Page } from "@playwright/test";
+import { randomBytes } from "node:crypto";
+import {
+  approverForm,
+  futureDate,
+  hseqForm,
+  implementationForm,
+  implementerForm,
+  newMocBody,
+  verifierForm,
+} from "../helpers/moc";
+import { test as base, expect, signIn, type CreatedUser, type CreateUser } from "./fixtures";
+
+export { expect, futureDate };
+
+export type Person = CreatedUser & { token: string };
+export type Cast = {
+  originator: Person;
+  implementer: Person;
+  hseq: Person;
+  approver: Person;
+  verifier: Person;
+};
+
+// A populated MOC document as /api returns it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Doc = any;
+
+/** Where `advance` stops: the step the MOC then waits for. */
+export type Stage = "implementer" | "hseq" | "approver" | "implementation" | "verifier";
+
+const STEPS: { stage: Stage; path: string; body: (cast: Cast, moc: Doc) => Record<string, unknown> }[] = [
+  {
+    stage: "implementer",
+    path: "/api/submit/implementer",
+    body: (cast, moc) => ({ moc_id: moc._id, implementer_form: implementerForm(cast.approver, cast.hseq) }),
+  },
+  { stage: "hseq", path: "/api/submit/hseq", body: (_cast, moc) => ({ moc_id: moc._id, hseq_form: hseqForm() }) },
+  {
+    stage: "approver",
+    path: "/api/submit/approver",
+    body: (_cast, moc) => ({ moc_id: moc._id, approver_form: approverForm() }),
+  },
+  {
+    stage: "implementation",
+    path: "/api/submit/implementation",
+    body: (_cast, moc) => ({ moc_id: moc._id, implementation: implementationForm() }),
+  },
+  {
+    stage: "verifier",
+    path: "/api/submit/verifier",
+    body: (_cast, moc) => ({ moc_id: moc._id, verifier_form: verifierForm() }),
+  },
+];
+const ACTOR: Record<Stage, keyof Cast> = {
+  implementer: "implementer",
+  hseq: "hseq",
+  approver: "approver",
+  implementation: "implementer",
+  verifier: "hseq",
+};
+
+async function apiData(response: Awaited<ReturnType<APIRequestContext["get"]>>, what: string): Promise<Doc> {
+  expect(response.status(), `${what}: ${await response.text()}`).toBe(200);
+  return ((await response.json()) as { data: Doc }).data;
+}
+
+type Department = "engineering" | "operations" | "fleet" | "hseq";
+
+async function person(createUser: CreateUser, name: string, department: Department): Promise<Person> {
+  const user = await createUser({ name, department });
+  return { ...user, token: user.token! };
+}
+
+export type MocApi = {
+  /** POST /api/newmoc as the originator: a MOC waiting for the implementer (status b). */
+  create: (cast: Cast, overrides?: Record<string, unknown>) => Promise<Doc>;
+  /** POST to an /api endpoint (a pipeline step, a plan) as `who`; must answer 200 `{ data }`. */
+  submit: (path: string, who: Person, body: Record<string, unknown>) => Promise<Doc>;
+  /** A new MOC pushed through /api until it waits for `stage`. */
+  createAt: (cast: Cast, stage: Stage) => Promise<Doc>;
+  /** GET /api/singlemoc as the admin. */
+  get: (id: string) => Promise<Doc>;
+};
+
+/** A signed-in page for `who` in a context of its own. */
+export type OpenAs = (who: Person, options?: { viaForm?: boolean }) => Promise<Page>;
+
+export const test = base.extend<{
+  cast: Cast;
+  /** Signed in, involved in nothing, standard access, not HSEQ: may see no open MOC of others. */
+  outsider: Person;
+  mocApi: MocApi;
+  openAs: OpenAs;
+}>({
+  cast: async ({ createUser }, use) => {
+    const tag = randomBytes(3).toString("hex");
+    const make = async (name: string, department: Department) => person(createUser, `${name} ${tag}`, department);
+    const [originator, implementer, hseq, approver, verifier] = await Promise.all([
+      make("Olive Originator", "engineering"),
+      make("Ian Implementer", "operations"),
+      make("Hugo Hseq", "hseq"),
+      make("Alma Approver", "fleet"),
+      make("Vera Verifier", "engineering"),
+    ]);
+    await use({ originator, implementer, hseq, approver, verifier });
+  },
+
+  outsider: async ({ createUser }, use) => {
+    await use(await person(createUser, `Otto Outsider ${randomBytes(3).toString("hex")}`, "fleet"));
+  },
+
+  mocApi: async ({ request, adminToken }, use) => {
+    const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+    const api: MocApi = {
+      create: async (cast, overrides = {}) =>
+        apiData(
+          await request.post("/api/newmoc", {
+            data: newMocBody(cast.implementer, overrides),
+            headers: bearer(cast.originator.token),
+          }),
+          "newmoc",
+        ),
+      submit: async (path, who, body) =>
+        apiData(await request.post(path, { data: body, headers: bearer(who.token) }), path),
+      createAt: async (cast, stage) => {
+        let moc = await api.create(cast);
+        for (const step of STEPS) {
+          if (step.stage === stage) break;
+          moc = await api.submit(step.path, cast[ACTOR[step.stage]], step.body(cast, moc));
+        }
+        return moc;
+      },
+      get: async (id) => {
+        const response = await request.get(`/api/singlemoc?moc_id=${id}`, { headers: bearer(adminToken) });
+        expect(response.status()).toBe(200);
+        return response.json(); // The populated MOC itself (spec: "fully populated MOC").
+      },
+    };
+    await use(api);
+  },
+
+  openAs: async ({ browser, baseURL }, use) => {
+    const contexts: BrowserContext[] = [];
+    await use(async (who, { viaForm = false } = {}) => {
+      const context = await browser.newContext({ javaScriptEnabled: test.info().project.use.javaScriptEnabled });
+      contexts.push(context);
+      const page = await context.newPage();
+      if (viaForm) {
+        await signIn(page, who.email, who.password);
+      } else {
+        // The session made when the user was onboarded: the same cookie /login sets.
+        await context.addCookies([{ name: "session", value: who.token, url: baseURL! }]);
+      }
+      return page;
+    });
+    await Promise.all(contexts.map((c) => c.close()));
+  },
+});
+
+export const jsEnabled = () => test.info().project.use.javaScriptEnabled !== false;
+
+/**
+ * With JavaScript, waits until React has hydrated the page (so typed input is not lost to it and
+ * the enhanced widgets are in place); without, there is nothing to wait for.
+ */
+export async function ready(page: Page) {
+  if (!jsEnabled()) return;
+  await page.waitForFunction(() => Object.keys(document.body).some((k) => k.startsWith("__reactProps")));
+  // Effects (the rich text editor swaps in its surface in one) run just after hydration commits.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+}
+
+/** Answers a yes/no question (a fieldset of radios) by its legend. */
+export async function answer(page: Page, question: string, choice: string) {
+  await page.getByRole("group", { name: question, exact: true }).getByLabel(choice, { exact: true }).check();
+}
+
+/** The owner line under the record's heading and the stepper's current step. */
+export async function expectWaitingOn(page: Page, who: string | RegExp) {
+  await expect(page.locator(".owner-line")).toContainText(typeof who === "string" ? `Waiting on ${who}` : who);
+  const current = page
+    .getByRole("list", { name: "Workflow steps" })
+    .getByRole("listitem")
+    .filter({ hasText: "(current step)" });
+  await expect(current).toContainText(who);
+}
+
+/** The dashboard's "Waiting on me" list has this MOC's step, as a link; returns it. */
+export async function waitingOnMe(page: Page, serial: string, part: string) {
+  await page.goto("/");
+  const region = page.getByRole("region", { name: "Waiting on me" });
+  const link = region.getByRole("link", { name: `MOC ${serial}: ${part}`, exact: true });
+  await expect(link).toBeVisible();
+  return link;
+}
+
+/** The serial number from the record's heading ("MOC 12-2025"). */
+export async function serialOf(page: Page): Promise<string> {
+  const heading = await page.getByRole("heading", { level: 1 }).textContent();
+  const serial = heading?.match(/^MOC (\d+-\d{4})$/)?.[1];
+  expect(serial, `heading: ${heading}`).toBeTruthy();
+  return serial!;
+}
+
+/** Fills a rich text field: the editor with JavaScript, the textarea without. */
+export async function fillRichText(page: Page, label: string, text: string) {
+  if (jsEnabled()) await expect(page.getByRole("toolbar", { name: `${label} formatting` })).toBeVisible();
+  await page.getByRole("textbox", { name: label, exact: true }).fill(text);
+}
