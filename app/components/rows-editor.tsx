@@ -153,7 +153,7 @@ export function RowsEditor({
       </div>
       <div className="form-actions">
         <button className="button" {...form.insert.getButtonProps({ name: fields.items.name })}>
-          Add a {noun}
+          Add {/^[aeiou]/i.test(noun) ? "an" : "a"} {noun}
         </button>
         <SubmitButton pendingText="Saving…">Save</SubmitButton>
         <Link to={`/mocs/${mocId}`} className="button">

@@ -88,11 +88,17 @@ const implementerFields = z.object({
   "target-date": optionalField(isoDate),
 });
 
+const APPROVAL_NEEDS = {
+  "approver-name": "Choose the approver",
+  "hseq-name": "Choose the HSEQ user",
+  "target-date": "Set the target date",
+} as const;
+
 export const implementerFormSchema = implementerFields.superRefine((form, ctx) => {
   const approves = form["details-assessed"].value === "yes" && form["necessary-justified"].value === "yes";
   if (approves) {
     for (const key of ["approver-name", "hseq-name", "target-date"] as const) {
-      if (!form[key]) ctx.addIssue({ code: "custom", path: [key], message: `${key} is required to approve` });
+      if (!form[key]) ctx.addIssue({ code: "custom", path: [key], message: `${APPROVAL_NEEDS[key]} to go ahead` });
     }
   } else if (!form["decline-reason"]?.value) {
     ctx.addIssue({ code: "custom", path: ["decline-reason"], message: "Give the reason for declining" });

@@ -12,10 +12,10 @@ test("action plan: add two rows, remove one, save", async ({ cast, mocApi, openA
   await ready(page);
   await expect(page.getByText("No actions yet.")).toBeVisible();
 
-  await page.getByRole("button", { name: "Add a action" }).click();
+  await page.getByRole("button", { name: "Add an action" }).click();
   await page.getByLabel("Action, action 1").fill("Order the new controller");
   await page.getByLabel("Owner, action 1").selectOption(cast.implementer._id);
-  await page.getByRole("button", { name: "Add a action" }).click();
+  await page.getByRole("button", { name: "Add an action" }).click();
   // Adding a row kept the first one as typed.
   await expect(page.getByLabel("Action, action 1")).toHaveValue("Order the new controller");
   await expect(page.getByLabel("Owner, action 1")).toHaveValue(cast.implementer._id);

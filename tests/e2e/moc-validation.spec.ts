@@ -16,9 +16,9 @@ test("Part B: a missing approver and target date are shown next to those fields"
   const approverField = page.getByLabel("Approver", { exact: true });
   const targetDate = page.getByLabel("Target date");
   await expect(approverField).toHaveAttribute("aria-invalid", "true");
-  await expect(approverField).toHaveAccessibleDescription(/required to approve/);
+  await expect(approverField).toHaveAccessibleDescription(/Choose the approver to go ahead/);
   await expect(targetDate).toHaveAttribute("aria-invalid", "true");
-  await expect(targetDate).toHaveAccessibleDescription(/required to approve/);
+  await expect(targetDate).toHaveAccessibleDescription(/Set the target date to go ahead/);
   // What was entered is still there, and was not found wrong.
   await expect(page).toHaveURL(/\/implementer$/);
   await expect(page.getByLabel("HSEQ user", { exact: true })).toHaveValue(cast.hseq._id);

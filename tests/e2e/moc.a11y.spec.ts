@@ -118,7 +118,7 @@ test("the plan editors pass an accessibility scan", async ({ cast, mocApi, openA
   await scan(page, `/mocs/${moc._id}/risk`, "Risk assessment");
   await scan(page, `/mocs/${moc._id}/actions`, "Action plan");
   // With a row, and its error showing.
-  await page.getByRole("button", { name: "Add a action" }).click();
+  await page.getByRole("button", { name: "Add an action" }).click();
   await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.getByText("Description is required")).toBeVisible();
   await expectNoSeriousA11yViolations(page);
