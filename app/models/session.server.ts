@@ -26,7 +26,8 @@ export async function createSession(user: PublicUser): Promise<{ token: string; 
 /**
  * The live user behind a verified token, in one query: the session must be neither revoked nor
  * expired and the user must still exist and be active. Role changes apply at once because the
- * user is re-read here rather than trusted from the token.
+ * user is re-read here rather than trusted from the token. Every request runs it, so it is a
+ * prepared statement: one round trip and no planning once a connection has seen it.
  */
 export async function loadSessionUser(payload: TokenPayload): Promise<PublicUser | null> {
   const [row] = await getDb()
@@ -41,7 +42,9 @@ export async function loadSessionUser(payload: TokenPayload): Promise<PublicUser
         gt(sessions.expiresAt, new Date()),
         eq(users.active, true),
       ),
-    );
+    )
+    .prepare("session_user")
+    .execute();
   return row ? toPublicUser(row.user) : null;
 }
 

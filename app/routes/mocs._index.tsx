@@ -136,7 +136,7 @@ export default function MocList() {
         {rows.length === 0 ? (
           <p className="empty">No MOCs match these filters.</p>
         ) : (
-          <table>
+          <table className="stack-on-phone">
             <caption className="visually-hidden">MOCs</caption>
             <thead>
               <tr>
@@ -151,22 +151,23 @@ export default function MocList() {
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id}>
-                  <td>
+                  <td data-label="Serial">
                     <Link to={`/mocs/${r.id}`} className="moc-link">
                       MOC {r.serialNum}
                     </Link>
                   </td>
-                  <td>
+                  <td data-label="Description">
                     {r.description || <span className="muted">No description yet</span>}
                     <br />
                     <span className="muted">Raised by {r.originator}</span>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge status={r.status} completed={r.completed} />
                   </td>
-                  <td>{r.owner ?? <span className="muted">—</span>}</td>
-                  <td>{departmentLabel(r.department)}</td>
+                  <td data-label="Waiting on">{r.owner ?? <span className="muted">—</span>}</td>
+                  <td data-label="Department">{departmentLabel(r.department)}</td>
                   <td
+                    data-label="Target date"
                     className={
                       r.targetDate && r.targetDate < today && !r.completed && r.status !== "decline"
                         ? "overdue"

@@ -95,7 +95,7 @@ export default function PcrList() {
         {rows.length === 0 ? (
           <p className="empty">No PCRs match these filters.</p>
         ) : (
-          <table>
+          <table className="stack-on-phone">
             <caption className="visually-hidden">PCRs</caption>
             <thead>
               <tr>
@@ -109,7 +109,7 @@ export default function PcrList() {
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id}>
-                  <td>
+                  <td data-label="Serial">
                     <Link to={`/pcrs/${r.id}`} className="moc-link">
                       PCR {r.serialNum}
                     </Link>
@@ -120,18 +120,20 @@ export default function PcrList() {
                       </>
                     ) : null}
                   </td>
-                  <td>
+                  <td data-label="Suggestion">
                     {r.summary || <span className="muted">—</span>}
                     <br />
                     <span className="muted">Raised by {r.originator}</span>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <PcrStatusBadge status={r.status} />
                     <br />
                     <span className="muted">{r.signed} of 6 signed</span>
                   </td>
-                  <td>{r.status === "finished" ? "—" : (r.nextRole ?? "Affected parties")}</td>
-                  <td>{formatDate(r.createdAt)}</td>
+                  <td data-label="Next signature">
+                    {r.status === "finished" ? "—" : (r.nextRole ?? "Affected parties")}
+                  </td>
+                  <td data-label="Raised">{formatDate(r.createdAt)}</td>
                 </tr>
               ))}
             </tbody>

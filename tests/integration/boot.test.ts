@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 describe("environment", () => {
   it("a production start without SESSION_SECRET stops with a one-line reason", async () => {
-    const env = { ...process.env, NODE_ENV: "production", SESSION_SECRET: "", DATABASE_URL: "" };
+    const env = { ...process.env, NODE_ENV: "production", SESSION_SECRET: "", DATABASE_URL: "" } as NodeJS.ProcessEnv;
     const result = await run(process.execPath, ["--import", "tsx", "app/server/main.ts"], { env }).then(
       () => ({ code: 0, stderr: "" }),
       (error: { code: number; stderr: string }) => error,
@@ -25,9 +25,10 @@ describe("environment", () => {
   });
 
   it("rejects short secrets and half an admin, and fills defaults", () => {
-    expect(() => loadEnv({ SESSION_SECRET: "short" })).toThrow("at least 32 characters");
-    expect(() => loadEnv({ ADMIN_EMAIL: "a@example.com" })).toThrow("ADMIN_EMAIL and ADMIN_PASSWORD go together");
-    const env = loadEnv({ PORT: "4000" });
+    const source = (vars: Record<string, string>) => vars as NodeJS.ProcessEnv;
+    expect(() => loadEnv(source({ SESSION_SECRET: "short" }))).toThrow("at least 32 characters");
+    expect(() => loadEnv(source({ ADMIN_EMAIL: "a@example.com" }))).toThrow("ADMIN_EMAIL and ADMIN_PASSWORD go together");
+    const env = loadEnv(source({ PORT: "4000" }));
     expect(env.APP_URL).toBe("http://localhost:4000");
     expect(env.REMINDER_CRON).toBe("0 8 * * *");
   });
