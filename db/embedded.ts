@@ -67,6 +67,18 @@ function isAlive(pid: number): boolean {
 }
 
 /**
+ * The pid of a PostgreSQL that is running right now on this data folder (`npm start`, say), or
+ * null. Scripts that would start their own server on the folder check this first: starting one
+ * stops a running server (see `recoverStaleLock`).
+ */
+export async function runningEmbeddedServer(dataDirRoot: string): Promise<number | null> {
+  const lockFile = path.join(path.resolve(dataDirRoot), "pg", "postmaster.pid");
+  if (!existsSync(lockFile)) return null;
+  const pid = Number((await fs.readFile(lockFile, "utf8")).split("\n")[0]);
+  return pid > 0 && isAlive(pid) ? pid : null;
+}
+
+/**
  * A killed app (SIGKILL) leaves its PostgreSQL running, or a `postmaster.pid` behind. Stop the
  * orphan, or remove the stale lock file, so the next start succeeds.
  */

@@ -1,0 +1,567 @@
+/**
+ * `npm run db:seed`: demo users for every role, department, access level and PCR position, and
+ * MOCs in every workflow state, made through the real model functions (createMoc, runStep,
+ * cloneMoc, ...) so their forms, audit logs and queued emails are what the app itself writes.
+ *
+ * Uses DATABASE_URL; without it, the embedded PostgreSQL under DATA_DIR (default `.data`) that
+ * `npm start` uses, which must not be running at the same time. Re-running adds nothing once the
+ * demo users exist.
+ */
+import { eq, inArray, like, sql } from "drizzle-orm";
+import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
+import { migrateDatabase } from "#db/migrate";
+import { mocs, users, type Department, type Position } from "#db/schema";
+import { stopBoss } from "#jobs/boss";
+import type { NewMocInput } from "~/models/moc.schema";
+import { mocStatusLabel } from "~/models/moc-status";
+import { runStep, type StepInput } from "~/models/moc-workflow.server";
+import {
+  assignMocRole,
+  cloneMoc,
+  createMoc,
+  setActionPlan,
+  setImpactAssessment,
+  setManualPlan,
+  setRiskAssessment,
+} from "~/models/moc.server";
+import type { MocDocument } from "~/models/moc-query.server";
+import { insertUser, toPublicUser, type PublicUser } from "~/models/user.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";
+
+export const DEMO_PASSWORD = "demo-password";
+export const DEMO_DOMAIN = "demo.example.com";
+
+type DemoUser = {
+  key: string;
+  name: string;
+  role: "admin" | "user";
+  department: Department;
+  access: "full" | "standard";
+  position: Position | null;
+  note: string;
+};
+
+/** Every role, department, access level and PCR position appears at least once. */
+const DEMO_USERS = [
+  {
+    key: "admin",
+    name: "Ada Morgan",
+    role: "admin",
+    department: "hseq",
+    access: "full",
+    position: null,
+    note: "administrator",
+  },
+  {
+    key: "olivia",
+    name: "Olivia Grant",
+    role: "user",
+    department: "engineering",
+    access: "standard",
+    position: null,
+    note: "originator of most demo MOCs",
+  },
+  {
+    key: "ivan",
+    name: "Ivan Petrov",
+    role: "user",
+    department: "engineering",
+    access: "standard",
+    position: null,
+    note: "implementer",
+  },
+  {
+    key: "omar",
+    name: "Omar Haddad",
+    role: "user",
+    department: "operations",
+    access: "standard",
+    position: null,
+    note: "implementer",
+  },
+  {
+    key: "amir",
+    name: "Amir Khan",
+    role: "user",
+    department: "operations",
+    access: "full",
+    position: null,
+    note: "approver",
+  },
+  {
+    key: "vera",
+    name: "Vera Lindqvist",
+    role: "user",
+    department: "operations",
+    access: "standard",
+    position: null,
+    note: "verifier",
+  },
+  {
+    key: "farah",
+    name: "Farah Said",
+    role: "user",
+    department: "fleet",
+    access: "standard",
+    position: null,
+    note: "originator, fleet",
+  },
+  {
+    key: "hana",
+    name: "Hana Sato",
+    role: "user",
+    department: "hseq",
+    access: "standard",
+    position: "HSEQ Coordinator",
+    note: "HSEQ reviewer",
+  },
+  {
+    key: "victor",
+    name: "Victor Hale",
+    role: "user",
+    department: "fleet",
+    access: "full",
+    position: "VP Fleet Management",
+    note: "PCR chain",
+  },
+  {
+    key: "grace",
+    name: "Grace Okafor",
+    role: "user",
+    department: "hseq",
+    access: "full",
+    position: "Group HSEQ Manager",
+    note: "PCR chain",
+  },
+  {
+    key: "dmitri",
+    name: "Dmitri Volkov",
+    role: "user",
+    department: "hseq",
+    access: "full",
+    position: "Director HSEQ",
+    note: "PCR chain",
+  },
+  {
+    key: "petra",
+    name: "Petra Nilsen",
+    role: "user",
+    department: "operations",
+    access: "full",
+    position: "President",
+    note: "PCR chain",
+  },
+] as const satisfies readonly DemoUser[];
+
+type Key = (typeof DEMO_USERS)[number]["key"];
+type Cast = Record<Key, PublicUser>;
+
+const demoEmail = (key: string) => `${key}@${DEMO_DOMAIN}`;
+
+// ---------------------------------------------------------------------------------------------
+// Form bodies, shaped as the pages and the API send them
+
+const v = <T>(value: T) => ({ value });
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+
+type Change = {
+  department: Department;
+  description: string;
+  reason: string;
+  affected: Department[];
+  inform?: Department[];
+};
+
+function partA(implementer: PublicUser | null, change: Change): NewMocInput {
+  return {
+    implementer: implementer ? v({ _id: implementer._id }) : null,
+    "department-of-change": v(change.department),
+    "description-of-change": v(change.description),
+    "reason-for-change": v(change.reason),
+    "affected-departments": v(change.affected),
+    "departments-to-inform": v(change.inform ?? []),
+  };
+}
+
+const assess = (approver: PublicUser, hseq: PublicUser, targetInDays: number): StepInput<"implementer"> => ({
+  "approver-name": v({ _id: approver._id }),
+  "hseq-name": v({ _id: hseq._id }),
+  "details-assessed": v("yes"),
+  "necessary-justified": v("yes"),
+  "target-date": v(inDays(targetInDays)),
+});
+
+const declineAssessment = (reason: string): StepInput<"implementer"> => ({
+  "details-assessed": v("yes"),
+  "necessary-justified": v("no"),
+  "decline-reason": v(reason),
+});
+
+const hseqReview = (pass: boolean, reason?: string): StepInput<"hseq"> => ({
+  "hseq-change-adequately": v("yes"),
+  "hseq-justification-satisfactory": v("yes"),
+  "hseq-risk-assessment-covered": v(pass ? "yes" : "no"),
+  ...(reason ? { "decline-reason": v(reason) } : {}),
+});
+
+const approval = (approve: boolean, reason?: string): StepInput<"approver"> => ({
+  "approver-changes-reviewed": v("yes"),
+  "approver-moc-approved": v(approve ? "yes" : "no"),
+  ...(reason ? { "decline-reason": v(reason) } : {}),
+});
+
+const implementationReport = (
+  request: { deviation?: string; extension?: { days: number; reason: string } } = {},
+): StepInput<"implementation"> => ({
+  "deviation-during-implementation": v(request.deviation ? "yes" : "no"),
+  "moc-require-extension": v(request.extension ? "yes" : "no"),
+  "moc-circulated": v("yes"),
+  "implementation-as-planned": v(request.deviation ? "no" : "yes"),
+  ...(request.deviation || request.extension ? {} : { "completion-date": v(inDays(0)) }),
+  ...(request.deviation ? { "deviation-details": v(request.deviation) } : {}),
+  ...(request.extension
+    ? { "extension-date": v(inDays(request.extension.days)), "extension-reason": v(request.extension.reason) }
+    : {}),
+});
+
+const verification = (close: boolean): StepInput<"verifier"> => ({
+  "action-plan-correct": v("yes"),
+  "manuals-changed": v("yes"),
+  "trainings-complete": v("yes"),
+  "feedback-complete": v("yes"),
+  "moc-effective": v("yes"),
+  "close-moc": v(close ? "yes" : "no"),
+});
+
+// ---------------------------------------------------------------------------------------------
+// The demo records
+
+type Made = { doc: MocDocument; story: string };
+
+async function seedMocs(c: Cast): Promise<Made[]> {
+  const made: Made[] = [];
+  const note = (doc: MocDocument, story: string) => made.push({ doc, story });
+
+  const ballast = {
+    department: "engineering",
+    description:
+      "<p>Replace the <strong>ballast pump controller</strong> on MV Borealis with the type fitted to her sister ships.</p><ul><li>new PLC and HMI panel</li><li>updated alarm list</li></ul>",
+    reason: "The current controller is obsolete and spare parts are no longer available",
+    affected: ["engineering", "operations"],
+    inform: ["fleet"],
+  } satisfies Change;
+
+  // a: a saved draft, no implementer chosen yet.
+  const draft = await createMoc(
+    c.olivia,
+    partA(null, {
+      department: "engineering",
+      description: "<p>Upgrade the <em>ECDIS</em> software on MV Aurora to the 2025 chart standard.</p>",
+      reason: "Type-approval of the current version ends this year",
+      affected: ["engineering", "fleet"],
+    }),
+    { submit: false },
+  );
+  note(draft, "draft saved by the originator");
+
+  // b: submitted Part A, waiting for the implementer.
+  const atB = await createMoc(c.olivia, partA(c.ivan, ballast), { submit: true });
+  note(atB, "waiting for the implementer's assessment");
+
+  // c, d, e, f: one record stopped at each later step.
+  const bunkering = (n: number) =>
+    partA(c.omar, {
+      department: "operations",
+      description: `<p>Revise the <strong>bunkering checklist</strong> (rev. ${n}): add a second tank-level cross-check before topping off.</p>`,
+      reason: "A near miss during bunkering in Rotterdam showed the single check is not enough",
+      affected: ["operations", "fleet"],
+      inform: ["hseq"],
+    });
+
+  const toC = async (n: number, targetDays: number) => {
+    const moc = await createMoc(c.farah, bunkering(n), { submit: true });
+    return runStep("implementer", c.omar, moc._id, assess(c.amir, c.hana, targetDays));
+  };
+  note(await toC(1, 20), "waiting for the HSEQ review");
+
+  const atD = await toC(2, 25);
+  note(await runStep("hseq", c.hana, atD._id, hseqReview(true)), "waiting for the approver");
+
+  const toE = async (n: number, targetDays: number) => {
+    const moc = await toC(n, targetDays);
+    await runStep("hseq", c.hana, moc._id, hseqReview(true));
+    return runStep("approver", c.amir, moc._id, approval(true));
+  };
+  const atE = await toE(3, 5);
+  await setImpactAssessment(c.farah, atE._id, [
+    { category: "Safety", hazards: ["Overflow during topping off", "Slips on the bunker station deck"] },
+    { category: "Environment", hazards: ["Oil spill to sea"] },
+  ]);
+  await setActionPlan(c.omar, atE._id, {
+    items: [
+      {
+        description: "Print and post the revised checklist at every bunker station",
+        owner: c.omar._id,
+        due: inDays(3),
+        done: false,
+      },
+      {
+        description: "Brief the chief engineers at the next fleet call",
+        owner: c.farah._id,
+        due: inDays(4),
+        done: false,
+      },
+    ],
+  });
+  await setManualPlan(c.omar, atE._id, {
+    items: [
+      {
+        document: "Bunkering procedure OPS-07",
+        change: "New step 4.3: second level check",
+        owner: c.omar._id,
+        due: inDays(5),
+        done: false,
+      },
+    ],
+  });
+  note(
+    await setRiskAssessment(c.farah, atE._id, "https://example.com/risk/bunkering-rev3.pdf"),
+    "approved, being implemented (with impact assessment, action and manuals plans, risk attachment)",
+  );
+
+  const atF = await toE(4, 12);
+  note(
+    await runStep("implementation", c.omar, atF._id, implementationReport()),
+    "implemented, waiting for verification",
+  );
+
+  // f, completed: a verifier was named, verified and closed it.
+  const done = await toE(5, 30);
+  await assignMocRole(c.farah, { mocId: done._id, userId: c.vera._id, role: "verifier" });
+  await runStep("implementation", c.omar, done._id, implementationReport());
+  note(await runStep("verifier", c.vera, done._id, verification(true)), "verified and closed (completed)");
+
+  // decline at b: the implementer found it unjustified.
+  const declinedB = await createMoc(
+    c.olivia,
+    partA(c.ivan, {
+      department: "engineering",
+      description: "<p>Fit a second fresh-water generator on MV Aurora.</p>",
+      reason: "Crew asked for more fresh-water capacity on long passages",
+      affected: ["engineering"],
+    }),
+    { submit: true },
+  );
+  note(
+    await runStep(
+      "implementer",
+      c.ivan,
+      declinedB._id,
+      declineAssessment("The existing generator covers the demand; the bottleneck is the storage tank, not production"),
+    ),
+    "declined by the implementer (Part B)",
+  );
+
+  // decline at d: the approver refused it.
+  const declinedD = await toC(6, 40);
+  await runStep("hseq", c.hana, declinedD._id, hseqReview(true));
+  note(
+    await runStep(
+      "approver",
+      c.amir,
+      declinedD._id,
+      approval(false, "Postpone to the next dry-dock; no budget this year"),
+    ),
+    "declined by the approver (Part D)",
+  );
+
+  // Returned by HSEQ to the implementer.
+  const returned = await toC(7, 15);
+  note(
+    await runStep(
+      "hseq",
+      c.grace,
+      returned._id,
+      hseqReview(false, "Attach the risk assessment for the tank-level alarm test"),
+    ),
+    "returned to the implementer by HSEQ",
+  );
+
+  // Deviation and extension outstanding: back in b until the approver or HSEQ decides.
+  const outstanding = await toE(8, 2);
+  note(
+    await runStep(
+      "implementation",
+      c.omar,
+      outstanding._id,
+      implementationReport({
+        deviation: "<p>Used the existing level gauge instead of a new one; it was recalibrated instead.</p>",
+        extension: { days: 45, reason: "The second gauge is back-ordered until next month" },
+      }),
+    ),
+    "deviation and extension requested, waiting for a decision",
+  );
+
+  // Extension approved: resolved, so on to verification.
+  const extended = await toE(9, 1);
+  const requested = await runStep(
+    "implementation",
+    c.omar,
+    extended._id,
+    implementationReport({ extension: { days: 21, reason: "Crew change delayed the training sessions" } }),
+  );
+  const trackingId = (requested.extentionsAndDeviations as { _id: string })._id;
+  note(
+    await runStep("deviation-extension", c.amir, extended._id, {
+      moc_id: extended._id,
+      deviationExtentionId: trackingId,
+      type: "extension",
+      value: { approved: "yes", comment: "Agreed; keep the old checklist until then" },
+    }),
+    "extension approved, waiting for verification",
+  );
+
+  // A clone of the record declined at b, raised again by its originator.
+  note(await cloneMoc(c.olivia, declinedB._id), `clone of ${declinedB.serial_num}`);
+
+  return made;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running it
+
+async function loadCast(): Promise<Cast | null> {
+  const rows = await getDb()
+    .select()
+    .from(users)
+    .where(
+      inArray(
+        users.email,
+        DEMO_USERS.map((u) => demoEmail(u.key)),
+      ),
+    );
+  if (rows.length === 0) return null;
+  const byEmail = new Map(rows.map((row) => [row.email, toPublicUser(row)]));
+  const cast = {} as Cast;
+  for (const u of DEMO_USERS) {
+    const user = byEmail.get(demoEmail(u.key));
+    if (!user) throw new Error(`Some demo users exist but ${demoEmail(u.key)} does not; remove the demo users first`);
+    cast[u.key] = user;
+  }
+  return cast;
+}
+
+async function createCast(): Promise<Cast> {
+  // One transaction: either every demo user exists or none does.
+  return getDb().transaction(async (tx) => {
+    const cast = {} as Cast;
+    for (const u of DEMO_USERS) {
+      cast[u.key] = await insertUser(
+        {
+          name: u.name,
+          email: demoEmail(u.key),
+          password: DEMO_PASSWORD,
+          role: u.role,
+          department: u.department,
+          access: u.access,
+          position: u.position,
+          onboarded: true,
+        },
+        tx,
+      );
+    }
+    return cast;
+  });
+}
+
+function printUsers(cast: Cast) {
+  console.log(`\nDemo users (password for every one: ${DEMO_PASSWORD}):`);
+  const rows = DEMO_USERS.map((u) => {
+    const user = cast[u.key];
+    return [user.email, [user.role, user.department, user.access, user.position].filter(Boolean).join(" / "), u.note];
+  });
+  const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const [email, what, note] of rows)
+    console.log(`  ${email!.padEnd(widths[0]!)}  ${what!.padEnd(widths[1]!)}  ${note}`);
+}
+
+async function seed(): Promise<void> {
+  let cast = await loadCast();
+  if (cast) {
+    const [row] = await getDb()
+      .select({ n: sql<number>`count(*)::int` })
+      .from(mocs)
+      .innerJoin(users, eq(users.id, mocs.originatorId))
+      .where(like(users.email, `%@${DEMO_DOMAIN}`));
+    if ((row?.n ?? 0) > 0) {
+      console.log(
+        `Demo data is already there (${DEMO_USERS.length} demo users, ${row!.n} of their MOCs): nothing added.`,
+      );
+      printUsers(cast);
+      return;
+    }
+    console.log("Demo users exist but have no MOCs: adding the demo MOCs.");
+  } else {
+    cast = await createCast();
+  }
+  const made = await seedMocs(cast);
+  console.log(`\nDemo MOCs (${made.length}):`);
+  for (const { doc, story } of made) {
+    const status = `${doc.status}${doc.completed ? ", completed" : ""}`;
+    console.log(
+      `  ${doc.serial_num.padEnd(8)} ${status.padEnd(13)} ${mocStatusLabel(doc.status, doc.completed).padEnd(23)} ${story}`,
+    );
+  }
+  printUsers(cast);
+  console.log(
+    "\nThe notification emails these changes queued are delivered to the outbox (/admin/outbox) when `npm start` runs.",
+  );
+}
+
+async function main(): Promise<void> {
+  process.env.LOG_LEVEL ??= "warn";
+  let dataDir: string;
+  try {
+    dataDir = readEnv().DATA_DIR;
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exitCode = 1;
+      return;
+    }
+    throw error;
+  }
+
+  let embedded: EmbeddedDatabase | undefined;
+  if (!process.env.DATABASE_URL) {
+    const pid = await runningEmbeddedServer(dataDir);
+    if (pid) {
+      console.error(
+        `db:seed: the embedded database in ${dataDir}/ is in use (PostgreSQL pid ${pid}, probably \`npm start\`). ` +
+          "Stop the app, run `npm run db:seed`, then start it again; or set DATABASE_URL.",
+      );
+      process.exitCode = 1;
+      return;
+    }
+    console.log(`DATABASE_URL is not set: seeding the embedded database in ${dataDir}/ (the one \`npm start\` uses).`);
+    embedded = await startEmbeddedPostgres({ dataDir });
+    process.env.DATABASE_URL = embedded.url;
+    resetEnv();
+  }
+
+  try {
+    await migrateDatabase(process.env.DATABASE_URL!);
+    await seed();
+  } finally {
+    // pg-boss started when the first email was queued; stop it, the pool, then the database.
+    await stopBoss();
+    await closeDb();
+    await embedded?.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`db:seed failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});
