@@ -53,6 +53,21 @@ export function getDb(): Database {
   return getClient().db;
 }
 
+/**
+ * A drizzle prepared query built once per pool (parameters as `sql.placeholder`s) and reused.
+ * For queries every request runs: building a query with drizzle costs more Node CPU than
+ * PostgreSQL spends on a small prepared one (docs/performance.md). Pool-bound: not for use
+ * inside a transaction.
+ */
+export function preparedOnce<T>(build: (db: Database) => T): () => T {
+  let cache: { db: Database; query: T } | undefined;
+  return () => {
+    const db = getDb();
+    if (cache?.db !== db) cache = { db, query: build(db) };
+    return cache.query;
+  };
+}
+
 export async function closeDb(): Promise<void> {
   const client = holder.__cmDatabase;
   holder.__cmDatabase = undefined;

@@ -11,7 +11,7 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { mocs } from "#db/schema";
 import type { MocFormKind } from "#db/schema/enums";
-import { getDb, type Executor } from "~/utils/db.server";
+import { getDb, preparedOnce, type Executor } from "~/utils/db.server";
 import type { MocAccess } from "./authz.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
@@ -107,6 +107,22 @@ export async function mocListJson(where: SQL, db: Executor = getDb()): Promise<s
 const ALL_USER_IDS = sql<string[]>`coalesce((select array_agg(mu.user_id::text) from moc_users mu
   where mu.moc_id = ${m.id}), '{}')`;
 
+const ACCESS_FIELDS = {
+  id: m.id,
+  status: m.status,
+  completed: m.completed,
+  isDeleted: m.isDeleted,
+  serialNum: m.serialNum,
+  chatId: m.chatId,
+  targetDate: m.targetDate,
+  originatorId: m.originatorId,
+  implementerId: m.implementerId,
+  approverId: m.approverId,
+  verifierId: m.verifierId,
+  hseqId: m.hseqId,
+  allUserIds: ALL_USER_IDS,
+};
+
 /** The row fields the authorization predicates need, with the MOC row locked when `lock` is set. */
 export async function loadMocAccess(
   id: string,
@@ -115,25 +131,25 @@ export async function loadMocAccess(
 ): Promise<
   (MocAccess & { id: string; isDeleted: boolean; serialNum: string; chatId: string; targetDate: string | null }) | null
 > {
-  const query = db
-    .select({
-      id: m.id,
-      status: m.status,
-      completed: m.completed,
-      isDeleted: m.isDeleted,
-      serialNum: m.serialNum,
-      chatId: m.chatId,
-      targetDate: m.targetDate,
-      originatorId: m.originatorId,
-      implementerId: m.implementerId,
-      approverId: m.approverId,
-      verifierId: m.verifierId,
-      hseqId: m.hseqId,
-      allUserIds: ALL_USER_IDS,
-    })
-    .from(m)
-    .where(eq(m.id, id));
+  const query = db.select(ACCESS_FIELDS).from(m).where(eq(m.id, id));
   const rows = await (options.lock ? query.for("update", { of: m }) : query).prepare("moc_access").execute();
+  return rows[0] ?? null;
+}
+
+const mocDocumentTextQuery = preparedOnce((db) =>
+  db
+    .select({ ...ACCESS_FIELDS, doc: sql<string>`(${sql.raw(MOC_JSON)})::text` })
+    .from(m)
+    .where(eq(m.id, sql.placeholder("id")))
+    .prepare("moc_document_text"),
+);
+
+/**
+ * One populated MOC as JSON text, with the fields authorization needs, in one query built once
+ * (GET /api/singlemoc: the document goes out as PostgreSQL wrote it, never parsed in Node).
+ */
+export async function loadMocDocumentText(id: string) {
+  const rows = await mocDocumentTextQuery().execute({ id });
   return rows[0] ?? null;
 }
 

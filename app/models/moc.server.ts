@@ -11,7 +11,14 @@ import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import { canManageMoc, canViewMoc, isMocOpen, isMocPlanEditor, mocListScope, type MocAccess } from "./authz.server";
-import { loadForm, loadMocAccess, loadMocDocument, mocListJson, type MocDocument } from "./moc-query.server";
+import {
+  loadForm,
+  loadMocAccess,
+  loadMocDocument,
+  loadMocDocumentText,
+  mocListJson,
+  type MocDocument,
+} from "./moc-query.server";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import {
   addMocUsers,
@@ -36,6 +43,14 @@ export async function getMoc(actor: PublicUser, id: string): Promise<MocDocument
   if (!access || access.isDeleted) throw new NotFound("No MOC with this id");
   if (!canViewMoc(actor, access)) throw new Forbidden("You are not involved in this MOC");
   return (await loadMocDocument(id))!;
+}
+
+/** GET /api/singlemoc as JSON text: like getMoc, in one query, without parsing the document. */
+export async function getMocJson(actor: PublicUser, id: string): Promise<string> {
+  const row = await loadMocDocumentText(id);
+  if (!row || row.isDeleted) throw new NotFound("No MOC with this id");
+  if (!canViewMoc(actor, row)) throw new Forbidden("You are not involved in this MOC");
+  return row.doc;
 }
 
 /** GET /api/newmoc as JSON text: the MOCs the actor works on (all for admins and HSEQ). */

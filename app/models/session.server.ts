@@ -1,5 +1,5 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
-import { getDb } from "~/utils/db.server";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { getDb, preparedOnce } from "~/utils/db.server";
 import { sessions, users } from "#db/schema";
 import { SESSION_TTL_SECONDS, signToken, type TokenPayload } from "~/utils/token.server";
 import { toPublicUser, type PublicUser } from "./user.server";
@@ -23,28 +23,32 @@ export async function createSession(user: PublicUser): Promise<{ token: string; 
   return { token, sessionId: row!.id };
 }
 
-/**
- * The live user behind a verified token, in one query: the session must be neither revoked nor
- * expired and the user must still exist and be active. Role changes apply at once because the
- * user is re-read here rather than trusted from the token. Every request runs it, so it is a
- * prepared statement: one round trip and no planning once a connection has seen it.
- */
-export async function loadSessionUser(payload: TokenPayload): Promise<PublicUser | null> {
-  const [row] = await getDb()
+/** The session lookup every request makes, built once (see loadSessionUser). */
+const sessionUserQuery = preparedOnce((db) =>
+  db
     .select({ user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(
       and(
-        eq(sessions.id, payload.sid),
-        eq(sessions.userId, payload._id),
+        eq(sessions.id, sql.placeholder("sid")),
+        eq(sessions.userId, sql.placeholder("userId")),
         isNull(sessions.revokedAt),
-        gt(sessions.expiresAt, new Date()),
+        gt(sessions.expiresAt, sql`now()`),
         eq(users.active, true),
       ),
     )
-    .prepare("session_user")
-    .execute();
+    .prepare("session_user"),
+);
+
+/**
+ * The live user behind a verified token, in one query: the session must be neither revoked nor
+ * expired and the user must still exist and be active. Role changes apply at once because the
+ * user is re-read here rather than trusted from the token. Every request runs it, so it is a
+ * prepared statement built once: one round trip, and no planning once a connection has seen it.
+ */
+export async function loadSessionUser(payload: TokenPayload): Promise<PublicUser | null> {
+  const [row] = await sessionUserQuery().execute({ sid: payload.sid, userId: payload._id });
   return row ? toPublicUser(row.user) : null;
 }
 

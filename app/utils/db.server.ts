@@ -1,2 +1,2 @@
 // App code reaches the database through this module (nothing server-only leaks into the browser).
-export { getDb, closeDb, type Database, type Executor, type Transaction } from "#db/client";
+export { getDb, closeDb, preparedOnce, type Database, type Executor, type Transaction } from "#db/client";

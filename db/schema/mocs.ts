@@ -117,8 +117,12 @@ export const mocs = pgTable(
     uniqueIndex("mocs_serial_key").on(t.serialNum),
     uniqueIndex("mocs_serial_year_count_key").on(t.serialYear, t.serialCount),
     index("mocs_created_idx").on(t.createdAt),
-    index("mocs_status_idx").on(t.status).where(sql`not ${t.isDeleted}`),
-    index("mocs_target_date_idx").on(t.targetDate).where(sql`not ${t.isDeleted} and not ${t.completed}`),
+    index("mocs_status_idx")
+      .on(t.status)
+      .where(sql`not ${t.isDeleted}`),
+    index("mocs_target_date_idx")
+      .on(t.targetDate)
+      .where(sql`not ${t.isDeleted} and not ${t.completed}`),
     check("mocs_status_check", sql`${t.status} in ('a', 'b', 'c', 'd', 'e', 'f', 'decline')`),
   ],
 );

@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import type { PcrRole, PcrStatus } from "./enums";
 import { chatRooms } from "./mocs";
 import { users } from "./users";
@@ -51,7 +62,10 @@ export const pcrs = pgTable(
     signatures: jsonb("signatures").$type<StoredSignature[]>().notNull(),
     affectedParties: jsonb("affected_parties").$type<StoredAffectedParty[]>().notNull().default([]),
     /** Affected parties' user ids, for the visibility filter (kept in step with affected_parties). */
-    partyIds: uuid("party_ids").array().notNull().default(sql`'{}'::uuid[]`),
+    partyIds: uuid("party_ids")
+      .array()
+      .notNull()
+      .default(sql`'{}'::uuid[]`),
     chatId: uuid("chat_id")
       .notNull()
       .references(() => chatRooms.id),

@@ -27,7 +27,9 @@ describe("environment", () => {
   it("rejects short secrets and half an admin, and fills defaults", () => {
     const source = (vars: Record<string, string>) => vars as NodeJS.ProcessEnv;
     expect(() => loadEnv(source({ SESSION_SECRET: "short" }))).toThrow("at least 32 characters");
-    expect(() => loadEnv(source({ ADMIN_EMAIL: "a@example.com" }))).toThrow("ADMIN_EMAIL and ADMIN_PASSWORD go together");
+    expect(() => loadEnv(source({ ADMIN_EMAIL: "a@example.com" }))).toThrow(
+      "ADMIN_EMAIL and ADMIN_PASSWORD go together",
+    );
     const env = loadEnv(source({ PORT: "4000" }));
     expect(env.APP_URL).toBe("http://localhost:4000");
     expect(env.REMINDER_CRON).toBe("0 8 * * *");

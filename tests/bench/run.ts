@@ -1,0 +1,402 @@
+/**
+ * `npm run bench`: seed 10,000 MOCs with their forms, users and logs into a fresh database, start
+ * the production server on it, and measure (autocannon) each endpoint beside the framework floor:
+ * a Remix resource route that returns a constant 2 KB JSON. Prints one table; exits non-zero only
+ * when something crashes, never for a missed target (those print MISSED).
+ *
+ * BENCH_SECONDS (default 10) per scenario, BENCH_PORT (3200), BENCH_SKIP_BUILD=1 to reuse build/,
+ * BENCH_KEEP_DB=1 to keep the cm_bench database afterwards.
+ */
+import autocannon from "autocannon";
+import { drizzle } from "drizzle-orm/postgres-js";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import postgres from "postgres";
+import { migrateDatabase } from "../../db/migrate";
+import * as schema from "../../db/schema";
+import { mocListScope } from "../../app/models/authz.server";
+import { mocListJson } from "../../app/models/moc-query.server";
+import { BENCH_PASSWORD, hseqPool, insertMocs, insertUsers } from "./data";
+import { build, login, openDatabase, startServer, type BenchDatabase, type BenchServer } from "./server";
+
+const MOCS = 10_000;
+/** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
+const HSEQ_POOL = 6_000;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PORT = Number(process.env.BENCH_PORT ?? 3200);
+const CONNECTIONS = 50;
+/**
+ * The admin list is tens of MB per response and takes seconds: a few clients for a fixed number
+ * of requests, so it measures work rather than a queue that never drains within the duration.
+ */
+const ADMIN_CONNECTIONS = 4;
+const ADMIN_REQUESTS = 8;
+const SEQUENTIAL_RUNS = 5;
+
+type Row = {
+  scenario: string;
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** The floor's req/s measured just before this scenario, on the same server. */
+  floorRps?: number;
+  target: string;
+  pass?: boolean;
+  note?: string;
+};
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+/** Rates below 10 keep two decimals (the admin list does a fraction of a request a second). */
+const rate = (n: number) => String(n < 10 ? round(n, 2) : round(n));
+const log = (message: string) => console.log(`[bench] ${message}`);
+
+async function cannon(
+  base: string,
+  options: { title: string; connections: number; seconds?: number; amount?: number; requests: autocannon.Request[] },
+): Promise<autocannon.Result> {
+  const result = await autocannon({
+    url: base,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.seconds ?? SECONDS }),
+    timeout: 120,
+    title: options.title,
+    requests: options.requests,
+  });
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) {
+    log(`${options.title}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+  return result;
+}
+
+/** A short run first (JIT, pools, caches), then the measured one. */
+async function measure(
+  base: string,
+  title: string,
+  connections: number,
+  requests: () => autocannon.Request[],
+): Promise<autocannon.Result> {
+  await cannon(base, {
+    title: `${title} (warm-up)`,
+    connections: Math.min(10, connections),
+    seconds: 2,
+    requests: requests(),
+  });
+  const result = await cannon(base, { title, connections, seconds: SECONDS, requests: requests() });
+  log(
+    `${title}: ${round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms` +
+      ` (${result["2xx"]} ok)`,
+  );
+  return result;
+}
+
+const rotating = (paths: string[], headers: Record<string, string>): autocannon.Request[] => {
+  let next = 0;
+  return [{ method: "GET", headers, setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }];
+};
+
+async function timeGet(url: string, headers: Record<string, string>): Promise<{ ms: number; bytes: number }> {
+  const started = performance.now();
+  const res = await fetch(url, { headers });
+  const body = await res.text();
+  const ms = performance.now() - started;
+  if (!res.ok) throw new Error(`GET ${url}: ${res.status} ${body.slice(0, 300)}`);
+  return { ms, bytes: Buffer.byteLength(body) };
+}
+
+function printTable(rows: Row[]): string {
+  const header = [
+    "scenario",
+    "conns",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "floor req/s just before",
+    "% of floor",
+    "target",
+    "result",
+  ];
+  const lines = rows.map((r) => [
+    r.scenario,
+    String(r.connections),
+    rate(r.rps),
+    String(round(r.p50)),
+    String(round(r.p99)),
+    r.floorRps === undefined ? "" : rate(r.floorRps),
+    r.floorRps === undefined ? "" : `${round((100 * r.rps) / r.floorRps)}%`,
+    r.target,
+    r.pass === undefined ? "" : r.pass ? "pass" : "MISSED",
+  ]);
+  const table = [header, header.map(() => "---"), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+  console.log(`\n${table}\n`);
+  return table;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  let database: BenchDatabase | undefined;
+  let server: BenchServer | undefined;
+  let client: postgres.Sql | undefined;
+  const stopAll = async () => {
+    await server?.stop().catch((error: unknown) => console.error(`stopping the server: ${String(error)}`));
+    await client?.end({ timeout: 5 }).catch(() => {});
+    await database?.close().catch((error: unknown) => console.error(`closing the database: ${String(error)}`));
+  };
+  process.once("SIGINT", () => {
+    void stopAll().finally(() => process.exit(130));
+  });
+
+  const cores = os.cpus().length;
+  const load = () => os.loadavg()[0]!.toFixed(1);
+  log(`load average ${load()} on ${cores} cores`);
+  if (os.loadavg()[0]! > cores) {
+    log(`the machine is busy (load ${load()} > ${cores} cores): every number below will be lower than on an idle one`);
+  }
+
+  try {
+    if (process.env.BENCH_SKIP_BUILD !== "1") {
+      log("building (npm run build)");
+      await build();
+    }
+    database = await openDatabase();
+    log(`database: ${database.where}`);
+    await migrateDatabase(database.url);
+    client = postgres(database.url, { max: 4, onnotice: () => {} });
+    const [{ version }] = (await client`select version()`) as unknown as [{ version: string }];
+
+    let t = Date.now();
+    const people = await insertUsers(client);
+    await insertMocs(client, { from: 1, to: MOCS, mode: "mix" });
+    const [counts] = await client<{ mocs: number; forms: number; logs: number; moc_users: number; mine: number }[]>`
+      select (select count(*)::int from mocs) as mocs, (select count(*)::int from moc_forms) as forms,
+             (select count(*)::int from moc_logs) as logs, (select count(*)::int from moc_users) as moc_users,
+             (select count(*)::int from moc_users mu join users u on u.id = mu.user_id
+               where u.email = ${people.standard}) as mine`;
+    log(
+      `seeded ${counts!.mocs} MOCs, ${counts!.forms} forms, ${counts!.logs} log entries, ${counts!.moc_users} all_users rows` +
+        ` (the standard user is in ${counts!.mine}) in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+    );
+
+    server = await startServer({ databaseUrl: database.url, port: PORT });
+    const base = server.base;
+    log(`server up at ${base}`);
+    const adminToken = await login(base, people.admin, BENCH_PASSWORD);
+    const standardToken = await login(base, people.standard, BENCH_PASSWORD);
+    const hseqTokens = await Promise.all(people.hseq.map((email) => login(base, email, BENCH_PASSWORD)));
+    const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+    const rows: Row[] = [];
+
+    // 1. The framework floor. Other processes on a shared machine make it drift, so it is measured
+    //    right before each scenario it is compared with; its row shows the median of those runs.
+    //    A first, unreported run warms the freshly started server up (JIT, pools, pg-boss start).
+    const floorRequests = () => [{ method: "GET", path: "/api/floor" }];
+    await cannon(base, { title: "warm-up", connections: CONNECTIONS, seconds: 5, requests: floorRequests() });
+    const floors: autocannon.Result[] = [];
+    let floorRps = 0;
+    const measureFloor = async () => {
+      const floor = await cannon(base, { title: "floor", connections: CONNECTIONS, requests: floorRequests() });
+      floors.push(floor);
+      floorRps = floor.requests.average;
+      log(`floor GET /api/floor: ${round(floorRps)} req/s, p50 ${floor.latency.p50} ms, p99 ${floor.latency.p99} ms`);
+    };
+
+    // 2. The standard user's list (~50 MOCs).
+    const standardBytes = (await timeGet(`${base}/api/newmoc`, auth(standardToken))).bytes;
+    await measureFloor();
+    const mine = await measure(base, "GET /api/newmoc (standard user)", CONNECTIONS, () => [
+      { method: "GET", path: "/api/newmoc", headers: auth(standardToken) },
+    ]);
+    rows.push({
+      scenario: `GET /api/newmoc, standard user (${counts!.mine} MOCs, ${round(standardBytes / 1024, 0)} KB)`,
+      connections: CONNECTIONS,
+      rps: mine.requests.average,
+      p50: mine.latency.p50,
+      p99: mine.latency.p99,
+      floorRps,
+      target: ">= 50% of floor req/s",
+      pass: mine.requests.average >= 0.5 * floorRps,
+    });
+
+    // 3. One fully populated MOC, rotating over every id.
+    const ids = (await client<{ id: string }[]>`select id from mocs order by random()`).map((r) => r.id);
+    const singleBytes = (await timeGet(`${base}/api/singlemoc?moc_id=${ids[0]}`, auth(adminToken))).bytes;
+    await measureFloor();
+    const single = await measure(base, "GET /api/singlemoc", CONNECTIONS, () =>
+      rotating(
+        ids.map((id) => `/api/singlemoc?moc_id=${id}`),
+        auth(adminToken),
+      ),
+    );
+    rows.push({
+      scenario: `GET /api/singlemoc, ${ids.length} ids in turn (~${round(singleBytes / 1024, 1)} KB)`,
+      connections: CONNECTIONS,
+      rps: single.requests.average,
+      p50: single.latency.p50,
+      p99: single.latency.p99,
+      floorRps,
+      target: ">= 50% of floor req/s",
+      pass: single.requests.average >= 0.5 * floorRps,
+    });
+
+    // 4. The admin list of all 10,000: sequential requests against the same SQL run directly.
+    const db = drizzle(client, { schema });
+    const where = mocListScope.newmoc({
+      _id: "",
+      role: "admin",
+      department: "engineering",
+      access: "full",
+      position: null,
+    });
+    await mocListJson(where, db); // warm-up
+    const sqlTimes: number[] = [];
+    let sqlBytes = 0;
+    for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
+      const t0 = performance.now();
+      sqlBytes = Buffer.byteLength(await mocListJson(where, db));
+      sqlTimes.push(performance.now() - t0);
+    }
+    await timeGet(`${base}/api/newmoc`, auth(adminToken)); // warm-up
+    const httpTimes: number[] = [];
+    let adminBytes = 0;
+    for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
+      const { ms, bytes } = await timeGet(`${base}/api/newmoc`, auth(adminToken));
+      httpTimes.push(ms);
+      adminBytes = bytes;
+    }
+    const sqlMs = median(sqlTimes);
+    const httpMs = median(httpTimes);
+    const ratio = httpMs / sqlMs;
+    log(
+      `admin list: ${(adminBytes / 1e6).toFixed(1)} MB; HTTP median ${round(httpMs)} ms, SQL median ${round(sqlMs)} ms` +
+        ` (${(sqlBytes / 1e6).toFixed(1)} MB), ratio ${ratio.toFixed(2)}`,
+    );
+    const adminLoad = await cannon(base, {
+      title: "GET /api/newmoc (admin)",
+      connections: ADMIN_CONNECTIONS,
+      amount: ADMIN_REQUESTS,
+      requests: [{ method: "GET", path: "/api/newmoc", headers: auth(adminToken) }],
+    });
+    log(
+      `GET /api/newmoc (admin), ${ADMIN_REQUESTS} requests over ${ADMIN_CONNECTIONS} connections: ` +
+        `p50 ${adminLoad.latency.p50} ms, p99 ${adminLoad.latency.p99} ms`,
+    );
+    rows.push({
+      scenario: `GET /api/newmoc, admin (all ${MOCS} MOCs, ${(adminBytes / 1e6).toFixed(1)} MB), sequential`,
+      connections: 1,
+      rps: 1000 / httpMs,
+      p50: httpMs,
+      p99: Math.max(...httpTimes),
+      target: "<= 3x the SQL alone",
+      pass: ratio <= 3,
+      note: `${ratio.toFixed(2)}x`,
+    });
+    rows.push({
+      scenario: "one SQL query building the same JSON (postgres.js), sequential",
+      connections: 1,
+      rps: 1000 / sqlMs,
+      p50: sqlMs,
+      p99: Math.max(...sqlTimes),
+      target: "reference",
+    });
+    rows.push({
+      scenario: `GET /api/newmoc, admin, ${ADMIN_REQUESTS} requests ${ADMIN_CONNECTIONS} at a time`,
+      connections: ADMIN_CONNECTIONS,
+      rps: adminLoad["2xx"] / adminLoad.duration,
+      p50: adminLoad.latency.p50,
+      p99: adminLoad.latency.p99,
+      target: "report",
+    });
+
+    // 5. One pipeline step, each request on its own MOC waiting at c.
+    t = Date.now();
+    await insertMocs(client, { from: MOCS + 1, to: MOCS + HSEQ_POOL, mode: "hseq-pool" });
+    const pool = await hseqPool(client);
+    log(`added ${pool.length} MOCs at c for the pipeline step in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    let next = 0;
+    const hseqForm = {
+      "hseq-change-adequately": { value: "yes" },
+      "hseq-justification-satisfactory": { value: "yes" },
+      "hseq-risk-assessment-covered": { value: "yes" },
+    };
+    const stepRequests = (): autocannon.Request[] => [
+      {
+        method: "POST",
+        path: "/api/submit/hseq",
+        setupRequest: (req) => {
+          const n = next++;
+          return {
+            ...req,
+            headers: {
+              ...req.headers,
+              ...auth(hseqTokens[n % hseqTokens.length]!),
+              "Content-Type": "application/json",
+            },
+            body: JSON.stringify({ moc_id: pool[n % pool.length], hseq_form: hseqForm }),
+          };
+        },
+      },
+    ];
+    await measureFloor();
+    const step = await measure(base, "POST /api/submit/hseq", CONNECTIONS, stepRequests);
+    if (next > pool.length)
+      log(`the pool of ${pool.length} MOCs ran out after ${pool.length} requests: later ones were 409`);
+    rows.push({
+      scenario: "POST /api/submit/hseq (one pipeline step: c -> d, 3 emails queued), distinct MOCs",
+      connections: CONNECTIONS,
+      rps: step.requests.average,
+      p50: step.latency.p50,
+      p99: step.latency.p99,
+      floorRps,
+      target: "report",
+      note: step.non2xx ? `${step.non2xx} non-2xx` : undefined,
+    });
+
+    const byRps = [...floors].sort((a, b) => a.requests.average - b.requests.average);
+    const typical = byRps[byRps.length >> 1]!;
+    rows.unshift({
+      scenario: `floor: Remix resource route, constant 2 KB JSON (median of ${floors.length} runs: ${floors
+        .map((f) => round(f.requests.average, 0))
+        .join(", ")} req/s)`,
+      connections: CONNECTIONS,
+      rps: typical.requests.average,
+      p50: typical.latency.p50,
+      p99: typical.latency.p99,
+      target: "reference",
+    });
+
+    console.log(
+      `\nMachine: ${cores} x ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,` +
+        ` Node ${process.version}, ${version.split(" on ")[0]}; ${SECONDS} s per scenario after a 2 s warm-up (5 s for the server);` +
+        ` load average ${load()} at the end.`,
+    );
+    printTable(rows);
+    console.log(
+      `Admin list vs one SQL query: ${round(httpMs)} ms / ${round(sqlMs)} ms = ${ratio.toFixed(2)}x (target <= 3x): ` +
+        `${ratio <= 3 ? "pass" : "MISSED"}`,
+    );
+    const missed = rows.filter((r) => r.pass === false);
+    console.log(
+      missed.length
+        ? `MISSED ${missed.length} target(s): ${missed.map((r) => r.scenario).join("; ")}`
+        : "Every target met.",
+    );
+    console.log(`Total time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  } finally {
+    await stopAll();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`bench crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,133 @@
+/** The benchmark's database and server: a fresh `cm_bench` database, the production server on it. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { runningEmbeddedServer, startEmbeddedPostgres } from "../../db/embedded";
+import { adminQuery, dropDatabase, withDatabase } from "../helpers/databases";
+
+export const BENCH_DATABASE = "cm_bench";
+const EMBEDDED_DIR = ".data/bench";
+
+export type BenchDatabase = { url: string; where: string; close: () => Promise<void> };
+
+/** DATABASE_URL's server when set, otherwise an embedded PostgreSQL under .data/bench. */
+export async function openDatabase(): Promise<BenchDatabase> {
+  const recreate = (serverUrl: string) =>
+    adminQuery(serverUrl, async (sql) => {
+      await sql.unsafe(`drop database if exists ${BENCH_DATABASE} with (force)`);
+      await sql.unsafe(`create database ${BENCH_DATABASE}`);
+    });
+  const keep = process.env.BENCH_KEEP_DB === "1";
+
+  if (process.env.DATABASE_URL) {
+    const serverUrl = process.env.DATABASE_URL;
+    await recreate(serverUrl);
+    const host = new URL(serverUrl).host;
+    return {
+      url: withDatabase(serverUrl, BENCH_DATABASE),
+      where: `database ${BENCH_DATABASE} on ${host} (DATABASE_URL's server)`,
+      close: () => (keep ? Promise.resolve() : dropDatabase(serverUrl, BENCH_DATABASE)),
+    };
+  }
+  const pid = await runningEmbeddedServer(EMBEDDED_DIR);
+  if (pid) throw new Error(`${EMBEDDED_DIR} is in use (PostgreSQL pid ${pid}): is another benchmark running?`);
+  const embedded = await startEmbeddedPostgres({ dataDir: EMBEDDED_DIR, database: "postgres" });
+  try {
+    await recreate(embedded.url);
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+  return {
+    url: withDatabase(embedded.url, BENCH_DATABASE),
+    where: `embedded PostgreSQL in ${EMBEDDED_DIR}`,
+    async close() {
+      if (!keep) await dropDatabase(embedded.url, BENCH_DATABASE).catch(() => {});
+      await embedded.stop();
+    },
+  };
+}
+
+/** `npm run build`, quietly; its output is shown only when it fails. */
+export async function build(): Promise<void> {
+  const child = spawn("npm", ["run", "-s", "build"], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) {
+    const head = output.trim().split("\n").slice(0, 30).join("\n");
+    throw new Error(`npm run build failed (BENCH_SKIP_BUILD=1 reuses an existing build/):\n${head}`);
+  }
+}
+
+export type BenchServer = { base: string; stop: () => Promise<void>; output: () => string };
+
+/** The real production entry (what `npm start` runs after its build), with the floor route on. */
+export async function startServer(options: { databaseUrl: string; port: number }): Promise<BenchServer> {
+  const base = `http://127.0.0.1:${options.port}`;
+  const inUse = await fetch(`${base}/healthz`).then(
+    () => true,
+    () => false,
+  );
+  if (inUse) throw new Error(`port ${options.port} is already in use: set BENCH_PORT`);
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(options.port),
+    HOST: "127.0.0.1",
+    APP_URL: base,
+    SESSION_SECRET: "bench-session-secret-0123456789-0123456789",
+    DATABASE_URL: options.databaseUrl,
+    LOG_LEVEL: "warn",
+    BENCH_FLOOR: "1",
+  };
+  delete env.RESEND_API_KEY;
+  delete env.ADMIN_EMAIL;
+  delete env.ADMIN_PASSWORD;
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "app/server/main.ts"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited during start:\n${output}`);
+    const ok = await fetch(`${base}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the server did not answer /healthz within 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { base, stop, output: () => output };
+}
+
+/** A session token through the real sign-in (POST /login asking for JSON). */
+export async function login(base: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${base}/login`, {
+    method: "POST",
+    headers: { Accept: "application/json", "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email, password }),
+  });
+  if (!res.ok) throw new Error(`sign-in as ${email} failed: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { token?: string };
+  if (!body.token) throw new Error(`sign-in as ${email} returned no token`);
+  return body.token;
+}
