@@ -354,41 +354,45 @@ type PlanItemsInput<T> = { items: (Omit<T, "_id"> & { _id?: string })[] };
 const withIds = <T extends { _id?: string }>(items: T[]) =>
   items.map((item) => ({ ...item, _id: item._id || randomUUID() }) as T & { _id: string });
 
-export async function setActionPlan(
+/** Replaces a rows plan (action plan or manuals plan); owners must be active users. */
+async function setPlan<T extends { _id?: string; owner: string | null }>(
   actor: PublicUser,
   mocId: string,
-  plan: PlanItemsInput<ActionPlan["items"][number]>,
+  plan: {
+    key: "action" | "manual_plan";
+    what: string;
+    items: T[];
+    column: (items: (T & { _id: string })[]) => Partial<typeof mocs.$inferInsert>;
+  },
 ): Promise<MocDocument> {
-  return changeMoc(actor, mocId, planRule("action plan"), async (tx) => {
+  return changeMoc(actor, mocId, planRule(plan.what), async (tx) => {
     await requireActiveUsers(
       tx,
-      plan.items.map((item, i) => ({ path: `action.items.${i}.owner`, id: item.owner })),
+      plan.items.map((item, i) => ({ path: `${plan.key}.items.${i}.owner`, id: item.owner })),
     );
     await tx
       .update(mocs)
-      .set({ action: { items: withIds(plan.items) } })
+      .set(plan.column(withIds(plan.items)))
       .where(eq(mocs.id, mocId));
-    return { action: "Updated the action plan" };
+    return { action: `Updated the ${plan.what}` };
   });
 }
 
-export async function setManualPlan(
-  actor: PublicUser,
-  mocId: string,
-  plan: PlanItemsInput<ManualPlan["items"][number]>,
-): Promise<MocDocument> {
-  return changeMoc(actor, mocId, planRule("manuals plan"), async (tx) => {
-    await requireActiveUsers(
-      tx,
-      plan.items.map((item, i) => ({ path: `manual_plan.items.${i}.owner`, id: item.owner })),
-    );
-    await tx
-      .update(mocs)
-      .set({ manualPlan: { items: withIds(plan.items) } })
-      .where(eq(mocs.id, mocId));
-    return { action: "Updated the manuals plan" };
+export const setActionPlan = (actor: PublicUser, mocId: string, plan: PlanItemsInput<ActionPlan["items"][number]>) =>
+  setPlan(actor, mocId, {
+    key: "action",
+    what: "action plan",
+    items: plan.items,
+    column: (items) => ({ action: { items } }),
   });
-}
+
+export const setManualPlan = (actor: PublicUser, mocId: string, plan: PlanItemsInput<ManualPlan["items"][number]>) =>
+  setPlan(actor, mocId, {
+    key: "manual_plan",
+    what: "manuals plan",
+    items: plan.items,
+    column: (items) => ({ manualPlan: { items } }),
+  });
 
 /**
  * POST /api/createImplementer and /api/implementer: the implementer saves Part B as a draft and

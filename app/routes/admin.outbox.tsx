@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Form, useLoaderData } from "@remix-run/react";
+import { Pagination } from "~/components/pagination";
 import { z } from "zod";
 import { SubmitButton } from "~/components/forms";
 import { EMAIL_STATUSES } from "#db/schema/enums";
@@ -76,13 +77,6 @@ const formatTime = (iso: string) => new Date(iso).toISOString().replace("T", " "
 
 export default function Outbox() {
   const { messages, filter, total, pages } = useLoaderData<typeof loader>();
-  const pageLink = (page: number) => {
-    const params = new URLSearchParams();
-    if (filter.status) params.set("status", filter.status);
-    if (filter.to) params.set("to", filter.to);
-    params.set("page", String(page));
-    return `?${params}`;
-  };
   return (
     <>
       <div className="page-header">
@@ -175,15 +169,7 @@ export default function Outbox() {
           </table>
         )}
       </div>
-      {pages > 1 ? (
-        <nav aria-label="Pages" className="row">
-          {filter.page > 1 ? <Link to={pageLink(filter.page - 1)}>← Newer</Link> : null}
-          <span className="muted">
-            Page {filter.page} of {pages}
-          </span>
-          {filter.page < pages ? <Link to={pageLink(filter.page + 1)}>Older →</Link> : null}
-        </nav>
-      ) : null}
+      <Pagination page={filter.page} pages={pages} previous="← Newer" next="Older →" />
     </>
   );
 }

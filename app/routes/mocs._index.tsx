@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Pagination } from "~/components/pagination";
 import { z } from "zod";
 import { departmentLabel, formatDate, StatusBadge } from "~/components/moc";
 import { DEPARTMENTS } from "#db/schema/enums";
@@ -51,12 +52,6 @@ const SORT_LABELS: Record<(typeof MOC_SORTS)[number], string> = {
 
 export default function MocList() {
   const { rows, filter, total, pages, today } = useLoaderData<typeof loader>();
-  const [params] = useSearchParams();
-  const pageLink = (page: number) => {
-    const next = new URLSearchParams(params);
-    next.set("page", String(page));
-    return `?${next}`;
-  };
   return (
     <>
       <div className="page-header">
@@ -183,15 +178,7 @@ export default function MocList() {
           </table>
         )}
       </div>
-      {pages > 1 ? (
-        <nav className="pagination" aria-label="Pages">
-          {filter.page > 1 ? <Link to={pageLink(filter.page - 1)}>← Previous</Link> : null}
-          <span>
-            Page {filter.page} of {pages}
-          </span>
-          {filter.page < pages ? <Link to={pageLink(filter.page + 1)}>Next →</Link> : null}
-        </nav>
-      ) : null}
+      <Pagination page={filter.page} pages={pages} />
     </>
   );
 }

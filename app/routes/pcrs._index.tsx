@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Pagination } from "~/components/pagination";
 import { z } from "zod";
 import { formatDate } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
@@ -39,12 +40,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export default function PcrList() {
   const { rows, filter, total, pages } = useLoaderData<typeof loader>();
-  const [params] = useSearchParams();
-  const pageLink = (page: number) => {
-    const next = new URLSearchParams(params);
-    next.set("page", String(page));
-    return `?${next}`;
-  };
   return (
     <>
       <div className="page-header">
@@ -140,15 +135,7 @@ export default function PcrList() {
           </table>
         )}
       </div>
-      {pages > 1 ? (
-        <nav className="pagination" aria-label="Pages">
-          {filter.page > 1 ? <Link to={pageLink(filter.page - 1)}>← Previous</Link> : null}
-          <span>
-            Page {filter.page} of {pages}
-          </span>
-          {filter.page < pages ? <Link to={pageLink(filter.page + 1)}>Next →</Link> : null}
-        </nav>
-      ) : null}
+      <Pagination page={filter.page} pages={pages} />
     </>
   );
 }
