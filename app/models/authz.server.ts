@@ -137,3 +137,19 @@ export const holdsPcrRole = (actor: Actor, pcr: PcrAccess, role: string) =>
 /** The PCR lists as SQL over `p`, mirroring `canViewPcr`. */
 export const pcrListScope = (actor: Actor) =>
   seesAllPcrs(actor) ? sql`true` : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`;
+
+// ---------------------------------------------------------------------------------------------
+// Legacy archive and year-end reviews (clarifications section 4)
+
+/** Read legacy records and year-end reviews: any signed-in user. */
+export const canReadRecords = (_actor: Actor) => true;
+/** Create, edit, delete and import legacy records: admins and the HSEQ department. */
+export const canWriteArchive = (actor: Actor) => isAdmin(actor) || isHseq(actor);
+/** Create and edit year-end reviews: admins and the HSEQ department. */
+export const canWriteReviews = (actor: Actor) => isAdmin(actor) || isHseq(actor);
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+/** Run the daily reminder by hand (GET /api/auto_reminder with a session): admins. */
+export const canRunReminders = (actor: Actor) => isAdmin(actor);

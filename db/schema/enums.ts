@@ -39,3 +39,18 @@ export const PCR_ROLES = [
 export type PcrRole = (typeof PCR_ROLES)[number];
 export const PCR_STATUSES = ["pending", "finished"] as const;
 export type PcrStatus = (typeof PCR_STATUSES)[number];
+
+/** Reminder urgency levels (clarifications section 8), most urgent first. */
+export const REMINDER_URGENCIES = ["CRITICAL", "URGENT", "HIGH", "MEDIUM", "LOW"] as const;
+export type ReminderUrgency = (typeof REMINDER_URGENCIES)[number];
+
+/** Legacy (paper) record states (clarifications section 10). */
+export const LEGACY_STATUSES = ["open", "closed"] as const;
+export type LegacyStatus = (typeof LEGACY_STATUSES)[number];
+
+/** Year-end review action states. */
+export const REVIEW_ACTION_STATUSES = ["open", "in_progress", "done"] as const;
+export type ReviewActionStatus = (typeof REVIEW_ACTION_STATUSES)[number];
+
+/** Chat message length bounds (issue 7). */
+export const CHAT_MESSAGE_MAX = 5000;

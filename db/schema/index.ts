@@ -3,3 +3,7 @@ export * from "./users";
 export * from "./email";
 export * from "./mocs";
 export * from "./pcrs";
+export * from "./chat";
+export * from "./reminders";
+export * from "./archive";
+export * from "./reviews";

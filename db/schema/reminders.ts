@@ -1,0 +1,27 @@
+import { sql } from "drizzle-orm";
+import { check, date, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import type { ReminderUrgency } from "./enums";
+import { mocs } from "./mocs";
+
+/**
+ * A MOC reminded on a UTC day. The primary key is what makes "at most once per MOC per day" hold
+ * whatever the number of instances or calls: a run inserts with `on conflict do nothing` and
+ * emails only the rows it actually inserted.
+ */
+export const mocReminders = pgTable(
+  "moc_reminders",
+  {
+    mocId: uuid("moc_id")
+      .notNull()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    urgency: text("urgency").$type<ReminderUrgency>().notNull(),
+    daysLeft: integer("days_left").notNull(),
+    emailsSent: integer("emails_sent").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.mocId, t.day] }),
+    check("moc_reminders_urgency_check", sql`${t.urgency} in ('CRITICAL', 'URGENT', 'HIGH', 'MEDIUM', 'LOW')`),
+  ],
+);

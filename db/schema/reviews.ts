@@ -1,0 +1,43 @@
+import { sql } from "drizzle-orm";
+import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import type { ReviewActionStatus } from "./enums";
+import { users } from "./users";
+
+export type ReviewSection = { heading: string; body: string };
+export type ReviewAction = { description: string; owner: string; due: string; status: ReviewActionStatus };
+export type MocSummary = {
+  total: number;
+  completed: number;
+  declined: number;
+  open: number;
+  by_department: Record<string, number>;
+  by_status?: Record<string, number>;
+};
+
+/** Year-end reviews (clarifications section 10). Rich-text fields are stored sanitised. */
+export const yearEndReviews = pgTable(
+  "year_end_reviews",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    year: integer("year").notNull(),
+    title: text("title").notNull(),
+    sections: jsonb("sections").$type<ReviewSection[]>().notNull().default([]),
+    participants: uuid("participants")
+      .array()
+      .notNull()
+      .default(sql`'{}'::uuid[]`),
+    mocSummary: jsonb("moc_summary").$type<MocSummary>().notNull(),
+    effectiveness: text("effectiveness").notNull().default(""),
+    improvements: text("improvements").notNull().default(""),
+    issues: text("issues").notNull().default(""),
+    actions: jsonb("actions").$type<ReviewAction[]>().notNull().default([]),
+    createdBy: uuid("created_by").references(() => users.id, { onDelete: "set null" }),
+    updatedBy: uuid("updated_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("year_end_reviews_year_idx").on(t.year),
+    check("year_end_reviews_year_check", sql`${t.year} between 1900 and 2200`),
+  ],
+);
