@@ -9,6 +9,10 @@ import {
   canEditMocPlans,
   canListUsers,
   canManageMoc,
+  canReadRecords,
+  canRunReminders,
+  canWriteArchive,
+  canWriteReviews,
   canManageUsers,
   canSeeOutbox,
   canViewMoc,
@@ -52,7 +56,15 @@ const ACTORS = {
 
 type ActorName = keyof typeof ACTORS;
 
-const PREDICATES = { canManageUsers, canListUsers, canSeeOutbox } as const;
+const PREDICATES = {
+  canManageUsers,
+  canListUsers,
+  canSeeOutbox,
+  canReadRecords,
+  canWriteArchive,
+  canWriteReviews,
+  canRunReminders,
+} as const;
 
 /** Expected answer per predicate, per actor. */
 const TABLE: Record<keyof typeof PREDICATES, Record<ActorName, boolean>> = {
@@ -71,6 +83,34 @@ const TABLE: Record<keyof typeof PREDICATES, Record<ActorName, boolean>> = {
     "position holder": true,
   },
   canSeeOutbox: {
+    admin: true,
+    "hseq user": false,
+    "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  canReadRecords: {
+    admin: true,
+    "hseq user": true,
+    "full-access user": true,
+    "standard user": true,
+    "position holder": true,
+  },
+  canWriteArchive: {
+    admin: true,
+    "hseq user": true,
+    "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  canWriteReviews: {
+    admin: true,
+    "hseq user": true,
+    "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  canRunReminders: {
     admin: true,
     "hseq user": false,
     "full-access user": false,
