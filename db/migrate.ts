@@ -2,17 +2,22 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { syncDerivedObjects } from "./derived";
 
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 // Any constant works; it only has to be the same for every instance of the app.
 const MIGRATION_LOCK = 727_001;
 
-/** Applies pending migrations. Several instances starting at once take turns on an advisory lock. */
+/**
+ * Applies pending migrations, then recreates the derived objects (db/derived.ts) if their definition
+ * changed. Several instances starting at once take turns on an advisory lock.
+ */
 export async function migrateDatabase(url: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migrate(drizzle(sql), { migrationsFolder });
+    await syncDerivedObjects(sql);
   } finally {
     await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
     await sql.end();

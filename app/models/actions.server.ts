@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import { getDb } from "~/utils/db.server";
-import { MOC_SUMMARY_JSON } from "./moc-query.server";
+import { MOC_SUMMARY_JSON } from "#db/moc-document";
 import type { PublicUser } from "./user.server";
 
 export type PendingAction = {

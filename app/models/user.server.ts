@@ -169,11 +169,21 @@ async function activeAdminCount(db: Executor, exceptId: string): Promise<number>
   return row?.n ?? 0;
 }
 
+/**
+ * Before a user's public fields change: the stored MOC documents that show the user are rebuilt at
+ * commit (db/derived.ts); taking their locks first, in order, keeps that rebuild from deadlocking
+ * with a workflow step on one of those MOCs.
+ */
+async function lockDocumentsShowing(tx: Executor, userId: string) {
+  await tx.execute(sql`select lock_moc_documents_of_user(${userId})`);
+}
+
 export async function updateUser(actor: PublicUser, input: UserUpdateInput): Promise<PublicUser> {
   if (!canManageUsers(actor)) throw new Forbidden("Only an admin can change other users");
   const { _id, password, ...fields } = userUpdateSchema.parse(input);
   return getDb().transaction(async (tx) => {
     await lockUserAdministration(tx);
+    await lockDocumentsShowing(tx, _id);
     const [current] = await tx.select().from(users).where(eq(users.id, _id)).for("update");
     if (!current) throw new NotFound("No user with this id");
     const losesAdmin =
@@ -242,6 +252,7 @@ export async function updateOwnProfile(
   assertNoAdminOnlyFields(input);
   const data = ownProfileSchema.parse(input);
   return getDb().transaction(async (tx) => {
+    await lockDocumentsShowing(tx, actor._id);
     const [current] = await tx.select().from(users).where(eq(users.id, actor._id)).for("update");
     if (!current) throw new NotFound("No user with this id");
     const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date() };

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   check,
   date,
@@ -126,6 +127,27 @@ export const mocs = pgTable(
     check("mocs_status_check", sql`${t.status} in ('a', 'b', 'c', 'd', 'e', 'f', 'decline')`),
   ],
 );
+
+/**
+ * The populated document of each MOC as JSON text, kept by deferred triggers (db/derived.ts) so it
+ * is rebuilt at the commit of any change to the MOC, its forms, users or logs, or to a user it
+ * names. Lists concatenate these instead of building every document on every read.
+ */
+export const mocDocuments = pgTable("moc_documents", {
+  mocId: uuid("moc_id")
+    .primaryKey()
+    .references(() => mocs.id, { onDelete: "cascade" }),
+  doc: text("doc").notNull(),
+  /** The transaction that last rebuilt it: later triggers of the same commit skip the work. */
+  refreshedTx: bigint("refreshed_tx", { mode: "number" }).notNull(),
+});
+
+/** Database objects derived from code (db/derived.ts), recreated when their definition's hash changes. */
+export const derivedObjects = pgTable("derived_objects", {
+  name: text("name").primaryKey(),
+  hash: text("hash").notNull(),
+  appliedAt: timestamp("applied_at", { withTimezone: true }).notNull().defaultNow(),
+});
 
 /** The six form documents; `data` holds the spec's `{ key: { value } }` fields. */
 export const mocForms = pgTable(

@@ -15,7 +15,7 @@ import postgres from "postgres";
 import { migrateDatabase } from "../../db/migrate";
 import * as schema from "../../db/schema";
 import { mocListScope } from "../../app/models/authz.server";
-import { mocListJson } from "../../app/models/moc-query.server";
+import { buildMocListJson } from "../../app/models/moc-query.server";
 import { BENCH_PASSWORD, hseqPool, insertMocs, insertUsers } from "./data";
 import { build, login, openDatabase, startServer, type BenchDatabase, type BenchServer } from "./server";
 
@@ -254,12 +254,12 @@ async function main(): Promise<void> {
       access: "full",
       position: null,
     });
-    await mocListJson(where, db); // warm-up
+    await buildMocListJson(where, db); // warm-up
     const sqlTimes: number[] = [];
     let sqlBytes = 0;
     for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
       const t0 = performance.now();
-      sqlBytes = Buffer.byteLength(await mocListJson(where, db));
+      sqlBytes = Buffer.byteLength(await buildMocListJson(where, db));
       sqlTimes.push(performance.now() - t0);
     }
     await timeGet(`${base}/api/newmoc`, auth(adminToken)); // warm-up

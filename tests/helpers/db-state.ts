@@ -2,9 +2,10 @@
  * Reads the database behind the API, so a test can check what a request really changed (or that a
  * refused one changed nothing).
  */
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { getDb } from "../../app/utils/db.server";
+import { MOC_JSON } from "../../db/moc-document";
 import { sessions, users } from "../../db/schema";
 
 export type UserRow = typeof users.$inferSelect;
@@ -29,4 +30,18 @@ export async function expectUnchanged<T>(run: () => Promise<T>): Promise<T> {
   const result = await run();
   expect(await dbState()).toEqual(before);
   return result;
+}
+
+/**
+ * Every stored MOC document (moc_documents, kept by triggers) equals the document built from the
+ * tables right now, and every MOC has one. Test files that change MOCs in many ways call it last.
+ */
+export async function expectStoredDocumentsFresh() {
+  const rows = await getDb().execute<{ id: string; serial_num: string; stored: boolean; fresh: boolean }>(
+    sql.raw(`select m.id, m.serial_num, d.moc_id is not null as stored,
+      coalesce(d.doc::jsonb = (${MOC_JSON})::jsonb, false) as fresh
+      from mocs m left join moc_documents d on d.moc_id = m.id`),
+  );
+  expect(rows.filter((row) => !row.stored || !row.fresh).map((row) => row.serial_num)).toEqual([]);
+  return rows.length;
 }

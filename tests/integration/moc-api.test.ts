@@ -42,6 +42,7 @@ import {
   type Doc,
   type Stage,
 } from "../helpers/moc-flow";
+import { expectStoredDocumentsFresh } from "../helpers/db-state";
 
 type RouteModule = Parameters<typeof api>[0];
 type Who = { _id: string } | null;
@@ -841,5 +842,11 @@ describe("GET /api/user actions", () => {
     // Once the step is done it is no longer pending.
     await stepOk("implementer", crew.implementer, defaultStepBody("implementer", { _id: waitB }, crew));
     expect(pairs(await actionsOf(crew.implementer))).toEqual([`implementation:${waitE}`]);
+  });
+});
+
+describe("stored MOC documents", () => {
+  it("match the documents built from the tables after everything above", async () => {
+    await expectStoredDocumentsFresh();
   });
 });

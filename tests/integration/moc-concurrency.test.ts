@@ -22,6 +22,7 @@ import {
   tokenOf,
   type Doc,
 } from "../helpers/moc-flow";
+import { expectStoredDocumentsFresh } from "../helpers/db-state";
 
 let cast: Cast;
 
@@ -104,5 +105,11 @@ describe("the same approval sent 12 times at once", () => {
     // The stored form is the winner's answer.
     const form = after.forms.find((f) => f.kind === "approver")!;
     expect(form.data["approver-moc-approved"]).toEqual({ value: landed === "e" ? "yes" : "no" });
+  });
+});
+
+describe("stored MOC documents", () => {
+  it("match the documents built from the tables after everything above", async () => {
+    await expectStoredDocumentsFresh();
   });
 });

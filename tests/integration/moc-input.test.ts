@@ -47,6 +47,7 @@ import {
   type Doc,
   type Stage,
 } from "../helpers/moc-flow";
+import { expectStoredDocumentsFresh } from "../helpers/db-state";
 
 type RouteModule = Parameters<typeof api>[0];
 type Json = Record<string, unknown>;
@@ -1055,5 +1056,11 @@ describe.each(ENDPOINTS)("$name", (endpoint) => {
       body: usesQuery(endpoint) ? undefined : valid,
     });
     expect(res.status, res.text).toBe(200);
+  });
+});
+
+describe("stored MOC documents", () => {
+  it("match the documents built from the tables after everything above", async () => {
+    await expectStoredDocumentsFresh();
   });
 });

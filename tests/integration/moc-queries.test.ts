@@ -13,6 +13,7 @@ import type { QueryCounter } from "../../db/client";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { tokenOf } from "../helpers/moc-flow";
+import { expectStoredDocumentsFresh } from "../helpers/db-state";
 
 // Installed before the pool exists (the pool is made on first use, and only then reads it).
 const counter: QueryCounter = { count: 0 };
@@ -151,5 +152,11 @@ describe("query counts of the MOC lists", () => {
     expect((sample.all_users as { _id: string }[]).map((u) => u._id).sort()).toEqual(
       [admin._id, member._id, outsider._id].sort(),
     );
+  });
+});
+
+describe("stored MOC documents", () => {
+  it("match the documents built from the tables after everything above", async () => {
+    await expectStoredDocumentsFresh();
   });
 });

@@ -36,6 +36,7 @@ import {
   type Doc,
   type Stage,
 } from "../helpers/moc-flow";
+import { expectStoredDocumentsFresh } from "../helpers/db-state";
 
 let cast: Cast;
 let admin: PublicUser;
@@ -726,5 +727,11 @@ describe("a step that fails leaves nothing behind", () => {
     expectError(res, 400);
     expect(issuePaths(res)).toEqual(["originator_form.implementer-name"]);
     expect(await mocSnapshot(moc._id)).toEqual(before);
+  });
+});
+
+describe("stored MOC documents", () => {
+  it("match the documents built from the tables after everything above", async () => {
+    await expectStoredDocumentsFresh();
   });
 });

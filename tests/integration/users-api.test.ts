@@ -15,7 +15,7 @@ import type { PublicUser } from "../../app/models/user.server";
 import { getDb } from "../../app/utils/db.server";
 import { users } from "../../db/schema";
 import { api } from "../helpers/api";
-import { expectUnchanged, userRow } from "../helpers/db-state";
+import { expectStoredDocumentsFresh, expectUnchanged, userRow } from "../helpers/db-state";
 import { makeAdmin, makeUser, PASSWORD, tokenFor } from "../helpers/factories";
 import { postLogin, signsIn } from "../helpers/login";
 import type { CallResult } from "../helpers/request";
@@ -841,5 +841,11 @@ describe("GET /api/verify", () => {
     const res = await verify(query);
     expectIssues(res);
     expect(res.body.issues.map((i: { path: string }) => i.path).sort()).toEqual(paths);
+  });
+});
+
+describe("stored MOC documents", () => {
+  it("match the documents built from the tables after everything above", async () => {
+    await expectStoredDocumentsFresh();
   });
 });

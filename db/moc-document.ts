@@ -1,0 +1,63 @@
+/**
+ * The populated MOC document (spec "MOC", clarifications section 1) as SQL over the row `m`: the
+ * one definition used by the API's live reads, by the stored copies in `moc_documents` (db/derived.ts)
+ * and by the lists. Plain strings, no drizzle: db/derived.ts writes them into a PL/pgSQL function.
+ */
+import type { MocFormKind } from "./schema/enums";
+
+/** ISO 8601 in UTC with a Z, as clarifications section 1 asks. */
+export const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A user as responses carry it: never the password hash. */
+export const USER_JSON = (alias: string) =>
+  `json_build_object('_id', ${alias}.id, 'name', ${alias}.name, 'email', ${alias}.email, 'role', ${alias}.role, ` +
+  `'department', ${alias}.department, 'access', ${alias}.access, 'position', ${alias}.position, 'active', ${alias}.active)`;
+
+export const userRef = (column: string) => `(select ${USER_JSON("u")} from users u where u.id = ${column})`;
+
+const form = (kind: MocFormKind) =>
+  `(select jsonb_build_object('_id', f.id, 'submittedAt', ${iso("f.submitted_at")}, ` +
+  `'createdAt', ${iso("f.created_at")}, 'updatedAt', ${iso("f.updated_at")}) || f.data ` +
+  `from moc_forms f where f.moc_id = m.id and f.kind = '${kind}')`;
+
+/** The fully populated MOC document for the row `m`. */
+export const MOC_JSON = `json_build_object(
+  '_id', m.id,
+  'serial_num', m.serial_num,
+  'status', m.status,
+  'completed', m.completed,
+  'isDeleted', m.is_deleted,
+  'cloned', m.cloned,
+  'previous_moc', m.previous_moc_id,
+  'originator_form', ${form("originator")},
+  'implementer_form', ${form("implementer")},
+  'hseq_form', ${form("hseq")},
+  'approver_form', ${form("approver")},
+  'implementation', ${form("implementation")},
+  'verifier_form', ${form("verifier")},
+  'originator_id', ${userRef("m.originator_id")},
+  'implementer_id', ${userRef("m.implementer_id")},
+  'approver_id', ${userRef("m.approver_id")},
+  'verifier_id', ${userRef("m.verifier_id")},
+  'hseq_id', ${userRef("m.hseq_id")},
+  'all_users', coalesce((select json_agg(${USER_JSON("u")} order by mu.added_at, u.name)
+      from moc_users mu join users u on u.id = mu.user_id where mu.moc_id = m.id), '[]'::json),
+  'logs', coalesce((select json_agg(json_build_object('_id', l.id, 'userId', ${userRef("l.user_id")},
+      'action', l.action, 'from', l.from_status, 'to', l.to_status, 'comment', l.comment, 'at', ${iso("l.at")})
+      order by l.at, l.id) from moc_logs l where l.moc_id = m.id), '[]'::json),
+  'decline', m.decline,
+  'extentionsAndDeviations', m.deviations,
+  'impact_assessment', m.impact_assessment,
+  'risk_assessment', m.risk_assessment,
+  'action', m.action,
+  'manual_plan', m.manual_plan,
+  'chat', m.chat_id,
+  'target_date', m.target_date,
+  'createdAt', ${iso("m.created_at")},
+  'updatedAt', ${iso("m.updated_at")}
+)`;
+
+/** The lightweight MOC used by pending actions and the dashboard. */
+export const MOC_SUMMARY_JSON = `json_build_object('_id', m.id, 'serial_num', m.serial_num, 'status', m.status,
+  'completed', m.completed, 'target_date', m.target_date, 'createdAt', ${iso("m.created_at")},
+  'originator_form', ${form("originator")}, 'originator_id', ${userRef("m.originator_id")})`;

@@ -1,0 +1,138 @@
+/**
+ * Stored MOC documents (moc_documents, db/derived.ts): the lists and GET /api/singlemoc answer from
+ * copies that deferred triggers rebuild at every commit. These tests check the copies never drift
+ * from the documents built from the tables: after user edits, under concurrent edits and steps, and
+ * when the definition changes.
+ */
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { beforeAll, describe, expect, it } from "vitest";
+import { mocListScope } from "../../app/models/authz.server";
+import { buildMocListJson, mocListJson } from "../../app/models/moc-query.server";
+import * as newmocRoute from "../../app/routes/api.newmoc";
+import * as singlemocRoute from "../../app/routes/api.singlemoc";
+import * as usersRoute from "../../app/routes/api.users";
+import { getDb } from "../../app/utils/db.server";
+import { DERIVED_HASH, syncDerivedObjects } from "../../db/derived";
+import { startBoss } from "../../jobs/boss";
+import { api } from "../helpers/api";
+import { expectStoredDocumentsFresh } from "../helpers/db-state";
+import { makeAdmin } from "../helpers/factories";
+import type { Cast } from "../helpers/moc";
+import { defaultStepBody, makeCast, mocAt, post, submitStep, tokenOf, type Doc } from "../helpers/moc-flow";
+import * as addUserRoute from "../../app/routes/api.addUser";
+
+let cast: Cast;
+let admin: Awaited<ReturnType<typeof makeAdmin>>;
+let adminToken: string;
+
+beforeAll(async () => {
+  cast = await makeCast();
+  admin = await makeAdmin();
+  adminToken = await tokenOf(admin);
+  await startBoss();
+});
+
+const rename = (user: { _id: string }, name: string) =>
+  api(usersRoute, { method: "PUT", path: "/api/users", token: adminToken, body: { _id: user._id, name } });
+
+describe("stored documents", () => {
+  it("every MOC has one from its creation, equal to the built document", async () => {
+    const moc = await mocAt("e", cast);
+    const [row] = await getDb().execute<{ doc: string }>(sql`select doc from moc_documents where moc_id = ${moc._id}`);
+    expect(JSON.parse(row!.doc)).toEqual(moc);
+    await expectStoredDocumentsFresh();
+  });
+
+  it("the list from stored documents equals the list built from the tables", async () => {
+    await mocAt("c", cast);
+    await mocAt("completed", cast);
+    const where = mocListScope.newmoc(admin);
+    expect(JSON.parse(await mocListJson(where))).toEqual(JSON.parse(await buildMocListJson(where)));
+  });
+
+  it("a renamed user shows under the new name in the lists and in singlemoc at once", async () => {
+    const moc = await mocAt("d", cast);
+    const res = await rename(cast.approver, "Alma Renamed");
+    expect(res.status, res.text).toBe(200);
+    const list = await api(newmocRoute, { path: "/api/newmoc", token: await tokenOf(cast.approver) });
+    const listed = list.body.data.find((doc: Doc) => doc._id === moc._id);
+    expect(listed.approver_id.name).toBe("Alma Renamed");
+    expect(listed.all_users.map((u: Doc) => u.name)).toContain("Alma Renamed");
+    const single = await api(singlemocRoute, { path: "/api/singlemoc", query: { moc_id: moc._id }, token: adminToken });
+    expect(single.status, single.text).toBe(200);
+    expect(single.body.approver_id.name).toBe("Alma Renamed");
+    await expectStoredDocumentsFresh();
+  });
+
+  it("a deactivated user shows as inactive in every document naming them", async () => {
+    await mocAt("c", cast);
+    const res = await api(usersRoute, {
+      method: "PUT",
+      path: "/api/users",
+      token: adminToken,
+      body: { _id: cast.verifier._id, active: false },
+    });
+    expect(res.status, res.text).toBe(200);
+    await expectStoredDocumentsFresh();
+    await api(usersRoute, {
+      method: "PUT",
+      path: "/api/users",
+      token: adminToken,
+      body: { _id: cast.verifier._id, active: true },
+    });
+  });
+});
+
+describe("under concurrency", () => {
+  it("renames of the people of MOCs racing with steps on those MOCs: all succeed, no copy goes stale", async () => {
+    const mocs = await Promise.all(Array.from({ length: 6 }, () => mocAt("c", cast)));
+    const steps = mocs.map(async (moc) => submitStep("hseq", cast.hseq, defaultStepBody("hseq", moc, cast)));
+    const people = [cast.hseq, cast.originator, cast.implementer, cast.approver];
+    const renames = people.map((person, i) => rename(person, `Racing Name ${i}`));
+    const added = mocs.map((moc) =>
+      post(addUserRoute, "/api/addUser", cast.originator, {
+        body: { userId: cast.verifier._id, mocId: moc._id, role: "verifier" },
+      }),
+    );
+    const results = await Promise.all([...steps, ...renames, ...added]);
+    for (const res of results) expect(res.status, res.text).toBe(200);
+    await expectStoredDocumentsFresh();
+  });
+
+  it("the same user renamed by several admins at once ends with one name everywhere", async () => {
+    await mocAt("e", cast);
+    const results = await Promise.all(["A", "B", "C", "D"].map((tag) => rename(cast.implementer, `Ian ${tag}`)));
+    for (const res of results) expect(res.status, res.text).toBe(200);
+    await expectStoredDocumentsFresh();
+  });
+});
+
+describe("definition changes", () => {
+  it("syncDerivedObjects does nothing while the definition's hash is unchanged", async () => {
+    const client = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    try {
+      expect(await syncDerivedObjects(client)).toBe(false);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("a changed definition recreates the objects and rebuilds every stored document", async () => {
+    const moc = await mocAt("b", cast);
+    // Simulate copies written by an older definition.
+    await getDb().execute(sql`update moc_documents set doc = '{"stale":true}' where moc_id = ${moc._id}`);
+    await getDb().execute(sql`update derived_objects set hash = 'an older definition' where name = 'moc_documents'`);
+    const client = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    try {
+      expect(await syncDerivedObjects(client)).toBe(true);
+    } finally {
+      await client.end();
+    }
+    const [row] = await getDb().execute<{ hash: string }>(
+      sql`select hash from derived_objects where name = 'moc_documents'`,
+    );
+    expect(row!.hash).toBe(DERIVED_HASH);
+    await expectStoredDocumentsFresh();
+  });
+});
