@@ -2,6 +2,7 @@
  * The process's one pg-boss instance. Web code only sends jobs (inside its own transaction, through
  * `sendInTransaction`); handlers live beside this file and run where `startWorkers` is called.
  */
+import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import PgBoss from "pg-boss";
 import postgres from "postgres";
@@ -109,4 +110,24 @@ export async function sendInTransaction(
   const id = await boss.send(queue, data, { ...options, db: transactionDb(tx) });
   if (!id) throw new Error(`pg-boss did not create a job on queue "${queue}" (does the queue exist?)`);
   return id;
+}
+
+/**
+ * Sends many jobs of one queue inside the caller's transaction in one statement (pg-boss's
+ * `insert`), for fan-outs such as the daily reminders. pg-boss 10's insert returns no ids, so the
+ * ids are chosen here and counted back (one more statement) to fail loudly on a missing queue.
+ */
+export async function sendManyInTransaction(tx: Executor, queue: string, data: object[]): Promise<string[]> {
+  if (data.length === 0) return [];
+  const boss = await startBoss();
+  const jobs = data.map((item) => ({ id: randomUUID(), name: queue, data: item }));
+  await boss.insert(jobs, { db: transactionDb(tx) });
+  const ids = jobs.map((job) => job.id);
+  const [row] = await tx.execute<{ n: number }>(sql`
+    select count(*)::int as n from ${sql.identifier(BOSS_SCHEMA)}.job
+    where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`);
+  if (row?.n !== ids.length) {
+    throw new Error(`pg-boss created ${row?.n ?? 0} of ${ids.length} jobs on queue "${queue}" (does the queue exist?)`);
+  }
+  return ids;
 }

@@ -1,28 +1,34 @@
 /**
- * The daily reminder run (08:00 UTC). pg-boss fires each cron tick once across instances; the
- * key per UTC day below makes a repeated job (a retry, a manual send) a no-op all the same.
+ * The daily reminder run (08:00 UTC): the same `sendDueReminders` as GET /api/auto_reminder.
+ * pg-boss fires each cron tick once across instances; besides, the run claims its UTC day in
+ * `job_runs` inside the reminders' own transaction, so a repeated job (a retry after a crash that
+ * came after the commit, a manual send) is a no-op, while a run that failed claims nothing and
+ * its retry does the work. Per MOC, `moc_reminders`' primary key is the guarantee either way.
  */
 import { sql } from "drizzle-orm";
 import { getDb } from "#db/client";
+import { sendDueReminders, utcDay } from "~/models/reminder.server";
 import { logger } from "~/utils/logger.server";
 import { REMINDER_QUEUE } from "./queues";
 
-export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+export { utcDay };
 
-/** Claims today's run; false when another run of the same UTC day already claimed it. */
-export async function claimDailyRun(now = new Date()): Promise<boolean> {
-  const rows = await getDb().execute(sql`
-    insert into job_runs (queue, key) values (${REMINDER_QUEUE}, ${utcDay(now)})
-    on conflict do nothing returning key`);
-  return rows.length === 1;
-}
+export type DailyReminderOutcome = { ran: boolean; day: string; totalReminders: number; emailsSent: number };
 
-export async function runDailyReminder(now = new Date()): Promise<{ ran: boolean; day: string }> {
+export async function runDailyReminder(now = new Date()): Promise<DailyReminderOutcome> {
   const day = utcDay(now);
-  if (!(await claimDailyRun(now))) {
-    logger().info({ day }, "daily reminder already ran today");
-    return { ran: false, day };
-  }
-  logger().info({ day }, "daily reminder run");
-  return { ran: true, day };
+  const outcome = await getDb().transaction(async (tx) => {
+    // A concurrent run of the same day waits here until the first commits, then finds the key.
+    const claimed = await tx.execute(sql`
+      insert into job_runs (queue, key) values (${REMINDER_QUEUE}, ${day})
+      on conflict do nothing returning key`);
+    if (claimed.length === 0) return { ran: false, day, totalReminders: 0, emailsSent: 0 };
+    const run = await sendDueReminders({ today: day, tx });
+    const emailsSent = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
+    return { ran: true, day, totalReminders: run.totalReminders, emailsSent };
+  });
+  // Counts only: recipients' addresses stay out of the logs.
+  if (outcome.ran) logger().info(outcome, "daily reminder run");
+  else logger().info({ day }, "daily reminder already ran today");
+  return outcome;
 }

@@ -3,10 +3,11 @@
  * message row per recipient and one pg-boss job per message in that same transaction, so a
  * rolled-back change sends nothing and a committed change always sends.
  */
+import { randomUUID } from "node:crypto";
 import { and, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
 import { EMAIL_STATUSES, emailMessages, users, type Department, type EmailStatus } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
-import { EMAIL_QUEUE, sendInTransaction } from "~/utils/jobs.server";
+import { EMAIL_QUEUE, sendInTransaction, sendManyInTransaction } from "~/utils/jobs.server";
 import { renderEmail, type EmailContent } from "~/utils/email-layout.server";
 import { env } from "~/utils/env.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
@@ -69,6 +70,45 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
     .returning({ id: emailMessages.id, toEmail: emailMessages.toEmail });
   for (const row of rows) await sendInTransaction(tx, EMAIL_QUEUE, { messageId: row.id });
   return rows.map((r) => r.toEmail);
+}
+
+export type QueuedEmail = {
+  to: { id: string; name: string; email: string };
+  content: EmailContent;
+  record?: { type: "moc" | "pcr"; id: string };
+};
+
+/**
+ * `notify` for a fan-out whose recipients the caller already resolved (active users only): every
+ * message row in one statement and every job in one more, however many there are. Returns the
+ * queued messages' ids and records, in input order.
+ */
+export async function queueEmails(
+  tx: Executor,
+  emails: QueuedEmail[],
+): Promise<{ id: string; recordId: string | null; toEmail: string }[]> {
+  if (emails.length === 0) return [];
+  const appUrl = env().APP_URL;
+  const rows = emails.map(({ to, content, record }) => ({
+    id: randomUUID(),
+    to_email: to.email,
+    to_user_id: to.id,
+    ...renderEmail(content, to.name, appUrl),
+    record_type: record?.type ?? null,
+    record_id: record?.id ?? null,
+  }));
+  // One JSON parameter rather than 8 per row: no bind-parameter limit, one statement.
+  await tx.execute(sql`
+    insert into email_messages (id, to_email, to_user_id, subject, html, text, record_type, record_id)
+    select id, to_email, to_user_id, subject, html, text, record_type, record_id
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
+      id uuid, to_email text, to_user_id uuid, subject text, html text, text text, record_type text, record_id uuid)`);
+  await sendManyInTransaction(
+    tx,
+    EMAIL_QUEUE,
+    rows.map((row) => ({ messageId: row.id })),
+  );
+  return rows.map((row) => ({ id: row.id, recordId: row.record_id, toEmail: row.to_email }));
 }
 
 // ---------------------------------------------------------------------------------------------

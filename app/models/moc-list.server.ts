@@ -42,14 +42,16 @@ const ORDER: Record<MocSort, SQL> = {
   status: sql`m.completed, m.status, m.created_at desc`,
 };
 
+/** A requested deviation or extension still waits for its resolution, as SQL over `m`. */
+export const PENDING_RESOLUTION = sql`(m.status = 'b' and m.deviations is not null and (
+        (m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
+     or (m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
+
 /** Who owns the step the MOC waits for, as SQL over `m` (null when nobody does). */
-const OWNER = sql`case
+export const OWNER = sql`case
   when m.completed or m.status = 'decline' then null
   when m.status = 'a' then (select name from users where id = m.originator_id)
-  when m.status = 'b' and m.deviations is not null and (
-        (m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
-     or (m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean))
-    then 'Approver / HSEQ'
+  when ${PENDING_RESOLUTION} then 'Approver / HSEQ'
   when m.status in ('b', 'e') then (select name from users where id = m.implementer_id)
   when m.status = 'c' then coalesce((select name from users where id = m.hseq_id), 'HSEQ')
   when m.status = 'd' then (select name from users where id = m.approver_id)

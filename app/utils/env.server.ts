@@ -22,6 +22,8 @@ const schema = z
     ADMIN_EMAIL: optional.pipe(z.email().optional()),
     ADMIN_PASSWORD: optional.pipe(z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional()),
     IMAGE_PROXY_ALLOWED_HOSTS: optional,
+    // The whole fetch of one image, redirects and body included (clarifications section 9: 10 s).
+    IMAGE_PROXY_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
     REMINDER_CRON: z.string().default("0 8 * * *"),
     EMAIL_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(6),
     EMAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).default(15),

@@ -1,0 +1,17 @@
+import { sendDueReminders } from "~/models/reminder.server";
+import { requireReminderRunner } from "~/utils/cron.server";
+import { apiJson, apiRoute } from "~/utils/http.server";
+import { logger } from "~/utils/logger.server";
+
+const route = apiRoute({
+  async GET({ request }) {
+    const { via } = await requireReminderRunner(request);
+    const run = await sendDueReminders();
+    const emailsSent = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
+    logger().info({ via, totalReminders: run.totalReminders, emailsSent }, "reminder run by request");
+    return apiJson(run);
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;
