@@ -24,6 +24,13 @@ const MOCS_OF_USER = (user: string) => `
 export const USER_DOCUMENTS_LOCK = 727_002;
 
 export const DERIVED_SQL = `
+-- The document built from the tables (PL/pgSQL caches its plan: callers do not plan MOC_JSON).
+create or replace function build_moc_document(p_id uuid) returns text language plpgsql stable as $fn$
+begin
+  return (select (${MOC_JSON})::text from mocs m where m.id = p_id);
+end
+$fn$;
+
 create or replace function refresh_moc_document(p_id uuid) returns void language plpgsql as $fn$
 begin
   if exists (select 1 from moc_documents where moc_id = p_id and refreshed_tx = txid_current()) then
@@ -42,7 +49,7 @@ begin
       union select l.user_id from moc_logs l where l.moc_id = p_id)
     order by u.id for share;
   insert into moc_documents (moc_id, doc, refreshed_tx)
-    select m.id, (${MOC_JSON})::text, txid_current() from mocs m where m.id = p_id
+    values (p_id, build_moc_document(p_id), txid_current())
     on conflict (moc_id) do update set doc = excluded.doc, refreshed_tx = excluded.refreshed_tx;
 end
 $fn$;

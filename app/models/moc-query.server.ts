@@ -43,12 +43,13 @@ export async function loadMocDocument(id: string, db: Executor = getDb()): Promi
  * A populated list as JSON text, ready to be the `data` of a response: the stored documents
  * (`moc_documents`, kept by triggers at every commit; db/derived.ts) joined in the list's order,
  * so a list costs a concatenation, not a document build per MOC. Node neither parses nor
- * re-serialises it. A MOC without a stored document (never expected) is built on the spot.
+ * re-serialises it. A MOC without a stored document (never expected) is built on the spot by
+ * `build_moc_document`, whose plan PL/pgSQL caches: this query's plan stays a plain join.
  */
 export async function mocListJson(where: SQL, db: Executor = getDb()): Promise<string> {
   const rows = await db
     .select({
-      body: sql<string>`coalesce('[' || string_agg(coalesce(d.doc, (${sql.raw(MOC_JSON)})::text), ',' order by m.created_at desc, m.id) || ']', '[]')`,
+      body: sql<string>`coalesce('[' || string_agg(coalesce(d.doc, build_moc_document(m.id)), ',' order by m.created_at desc, m.id) || ']', '[]')`,
     })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
@@ -105,7 +106,7 @@ export async function loadMocAccess(
 
 const mocDocumentTextQuery = preparedOnce((db) =>
   db
-    .select({ ...ACCESS_FIELDS, doc: sql<string>`coalesce(${d.doc}, (${sql.raw(MOC_JSON)})::text)` })
+    .select({ ...ACCESS_FIELDS, doc: sql<string>`coalesce(${d.doc}, build_moc_document(${m.id}))` })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
     .where(eq(m.id, sql.placeholder("id")))
