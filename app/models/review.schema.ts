@@ -136,11 +136,11 @@ export const mocSummarySchema = z
 
 /**
  * POST and PUT /api/year-end-review: the whole document. PUT replaces every field; a field left
- * out takes its default (empty), and `moc_summary` left out is counted again from the year's MOCs.
+ * out takes its default (empty), and `moc_summary` left out (or null) is counted again from the year's MOCs.
  * `_id`, `createdAt` and `updatedAt` are read-only and ignored.
  */
 export const reviewBodySchema = z.object(
-  { ...reviewShape(apiUserRef), moc_summary: mocSummarySchema.optional() },
+  { ...reviewShape(apiUserRef), moc_summary: mocSummarySchema.nullish() },
   { error: "The body must be a review object" },
 );
 export type ReviewInput = z.output<typeof reviewBodySchema>;

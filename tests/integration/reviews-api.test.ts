@@ -582,6 +582,14 @@ describe("PUT replaces the whole document", () => {
     const given = { total: 3, completed: 3, declined: 0, open: 0, by_department: { fleet: 3 } };
     const manual = expectOk(await put(admin, doc._id, reviewBody({ year: 2017, moc_summary: given })));
     expect(manual.moc_summary).toEqual({ ...given, computed_at: null });
+    // null asks for a count, like leaving it out.
+    const counted = expectOk(await put(admin, doc._id, reviewBody({ year: 2017, moc_summary: null })));
+    expect(counted.moc_summary).toMatchObject({
+      total: 2,
+      completed: 1,
+      open: 1,
+      computed_at: expect.stringMatching(ISO_Z),
+    });
   });
 
   it("a refused PUT leaves the stored review exactly as it was", async () => {
