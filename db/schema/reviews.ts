@@ -11,7 +11,10 @@ export type MocSummary = {
   declined: number;
   open: number;
   by_department: Record<string, number>;
+  /** MOCs by the status the app shows: a-f for open ones, `decline`, and `completed` for closed ones. */
   by_status?: Record<string, number>;
+  /** When the server counted it (ISO timestamp); absent for a summary a client entered itself. */
+  computed_at?: string | null;
 };
 
 /** Year-end reviews (clarifications section 10). Rich-text fields are stored sanitised. */

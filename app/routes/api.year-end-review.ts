@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { uuid } from "~/models/moc.schema";
+import { reviewBodySchema } from "~/models/review.schema";
+import { createReview, getReview, listReviews, requireReviewWriter, updateReview } from "~/models/review.server";
+import { requireApiUser } from "~/utils/auth.server";
+import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
+
+const optionalId = z.object({ id: uuid("review id").optional() });
+const requiredId = z.object({ id: uuid("review id") });
+
+const route = apiRoute({
+  async GET({ request }) {
+    const actor = await requireApiUser(request);
+    const { id } = readQuery(request, optionalId);
+    return ok(id ? await getReview(actor, id) : await listReviews(actor));
+  },
+  async POST({ request }) {
+    const actor = await requireApiUser(request);
+    requireReviewWriter(actor);
+    return ok(await createReview(actor, await readJson(request, reviewBodySchema)));
+  },
+  async PUT({ request }) {
+    const actor = await requireApiUser(request);
+    requireReviewWriter(actor);
+    const { id } = readQuery(request, requiredId);
+    return ok(await updateReview(actor, id, await readJson(request, reviewBodySchema)));
+  },
+});
+
+export const loader = route.loader;
+export const action = route.action;

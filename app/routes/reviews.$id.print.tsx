@@ -1,0 +1,49 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { ReviewBody } from "~/components/review";
+import { requirePageUser } from "~/utils/auth.server";
+import { loadReview, todayUtc } from "~/utils/review-page.server";
+import styles from "~/styles/reviews.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `${data.review.title} (print) · Change Management` : "Year-end review · Change Management" },
+];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requirePageUser(request);
+  return { review: await loadReview(user, params.id), today: todayUtc() };
+}
+
+/** With JavaScript a Print button; without, how to print. */
+function PrintControl() {
+  const [enhanced, setEnhanced] = useState(false);
+  useEffect(() => setEnhanced(true), []);
+  return enhanced ? (
+    <button type="button" className="button button-primary" onClick={() => window.print()}>
+      Print
+    </button>
+  ) : (
+    <p className="hint">Print this page with your browser&apos;s Print command (Ctrl+P, or ⌘P on a Mac).</p>
+  );
+}
+
+export default function ReviewPrint() {
+  const { review, today } = useLoaderData<typeof loader>();
+  return (
+    <article className="review-print" aria-labelledby="review-print-title">
+      <div className="row no-print review-print-toolbar">
+        <Link to={`/reviews/${review._id}`} className="button">
+          ← Back to the review
+        </Link>
+        <PrintControl />
+      </div>
+      <header className="review-print-header">
+        <p className="muted">Year-end review {review.year}</p>
+        <h1 id="review-print-title">{review.title}</h1>
+      </header>
+      <ReviewBody review={review} today={today} print />
+    </article>
+  );
+}
