@@ -196,3 +196,28 @@ test("a signer is only offered their own slot, in turn; the dashboard lists a PC
   await president.goto(`/pcrs/${doc._id}`);
   await expect(president.getByRole("region", { name: /^Your signature as/ })).toHaveCount(0);
 });
+
+test("the originator edits a pending PCR on its edit page; an outsider gets the 403 page", async ({
+  cast,
+  openAs,
+  createPcr,
+  readPcr,
+}) => {
+  const { originator, outsider } = cast;
+  const doc = await createPcr(originator);
+  const own = await openAs(originator);
+  await own.goto(`/pcrs/${doc._id}`);
+  await own.getByRole("link", { name: "Edit" }).click();
+  await own.waitForURL(`**/pcrs/${doc._id}/edit`);
+  await ready(own);
+  await expect(own.getByRole("heading", { level: 1 })).toContainText(doc.serial_num);
+  await fillRichText(own, "Reason for change", "Near miss in the Dover Strait");
+  await own.getByRole("button", { name: "Save PCR" }).click();
+  await expect(own.locator(".flash")).toContainText("The PCR is saved.");
+  await expect(own).toHaveURL(new RegExp(`/pcrs/${doc._id}$`));
+  expect((await readPcr(doc._id)).form["reason-for-change"]).toContain("Near miss in the Dover Strait");
+
+  const other = await openAs(outsider);
+  const response = await other.goto(`/pcrs/${doc._id}/edit`);
+  expect(response?.status()).toBe(403);
+});
