@@ -60,7 +60,6 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   const stickToBottom = useRef(true);
   const keepOffset = useRef<{ height: number; top: number } | null>(null);
   const shownLastSeq = useRef(lastSeq.current);
-  const refocus = useRef(false);
 
   const fetcher = useFetcher<ChatActionData>();
   const actionData = useActionData<unknown>();
@@ -106,7 +105,8 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   useEffect(() => {
     if (fetcher.data?.posted) {
       add([fetcher.data.posted], "own");
-      refocus.current = true;
+      // Keep the writer in the field (the form is reset in place) for the next message.
+      textareaRef.current?.focus();
     }
   }, [fetcher.data, add]);
 
@@ -224,13 +224,6 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   const formProps = getFormProps(form);
   const { key: textareaKey, ...textareaProps } = getTextareaProps(fields.message);
 
-  // The form is reset after a send (conform remounts the textarea): keep the writer's focus in it.
-  useEffect(() => {
-    if (refocus.current) {
-      refocus.current = false;
-      textareaRef.current?.focus();
-    }
-  }, [textareaKey]);
   const firstSeq = messages[0]?.seq;
 
   return (

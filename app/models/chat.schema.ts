@@ -18,6 +18,8 @@ const characters = (text: string) => [...text].length;
 /** A message: plain text, trimmed, 1 to 5,000 characters. It is stored and shown as text, never as HTML. */
 export const chatText = z
   .string({ error: (issue) => (issue.input === undefined ? "Write a message" : "The message must be text") })
+  // Browsers post a textarea's line breaks as CRLF: store them as typed, one character each.
+  .overwrite((text) => text.replace(/\r\n?/g, "\n"))
   .trim()
   .min(1, { error: "Write a message" })
   .refine((text) => characters(text) <= CHAT_MESSAGE_MAX, {

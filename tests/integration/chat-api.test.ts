@@ -393,6 +393,8 @@ describe("the message: trimmed, 1 to 5,000 characters", () => {
     ["5,000 characters after trimming", `\n  ${"z".repeat(5000)}  \n`, "z".repeat(5000)],
     ["5,000 emoji (one character each)", "😀".repeat(5000), "😀".repeat(5000)],
     ["inner spaces and line breaks kept", "  two\n\n  lines  ", "two\n\n  lines"],
+    ["CRLF line breaks (as browsers post them) stored as one character", "one\r\ntwo\rthree", "one\ntwo\nthree"],
+    ["5,000 characters counted after CRLF becomes LF", "ab\r\n".repeat(1666) + "ab", "ab\n".repeat(1666) + "ab"],
   ];
 
   it.each(ACCEPTED)("%s: stored trimmed", async (_name, message, stored) => {
