@@ -1,19 +1,29 @@
-import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { z } from "zod";
+import { ChatPanel } from "~/components/chat";
 import { SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDate, formatDateTime } from "~/components/moc";
 import { Answers, Part, RichText, Timeline, type LogEntry } from "~/components/moc-record";
+import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
+import chatStyles from "~/styles/chat.css?url";
+import { chatPageAction, chatPanelData, isChatPost } from "~/utils/chat-page.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, mocPermissions, requireMocForPage } from "~/utils/moc-page.server";
 import { runForPage } from "~/utils/page.server";
 import type { MocLayoutData } from "./mocs.$id";
 
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
+
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, access, doc } = await requireMocForPage(request, params.id);
   const { canManage } = mocPermissions(user, access, doc);
-  return { users: canManage ? await activeUserOptions() : [] };
+  const [users, chat] = await Promise.all([
+    canManage ? activeUserOptions() : [],
+    chatPanelData(request, user, roomOfMoc(access)),
+  ]);
+  return { users, chat };
 }
 
 const intentSchema = z.discriminatedUnion("intent", [
@@ -29,7 +39,9 @@ const intentSchema = z.discriminatedUnion("intent", [
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, doc } = await requireMocForPage(request, params.id);
   const here = `/mocs/${doc._id}`;
-  const parsed = intentSchema.safeParse(Object.fromEntries(await request.formData()));
+  const form = await request.formData();
+  if (isChatPost(form)) return chatPageAction(form, user, { mocId: doc._id }, here);
+  const parsed = intentSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) {
     return redirectWithFlash(here, {
       kind: "error",
@@ -81,7 +93,7 @@ type Deviations = {
 
 export default function MocRecord() {
   const { moc, permissions, today } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
-  const { users } = useLoaderData<typeof loader>();
+  const { users, chat } = useLoaderData<typeof loader>();
   const forms = moc as unknown as Forms;
   const people = moc as unknown as Record<string, { _id: string; name: string } | null>;
   const decline = moc.decline as unknown as { stage: string; reason: string; at: string } | null;
@@ -380,6 +392,8 @@ export default function MocRecord() {
         <h2 id="log-title">History</h2>
         <Timeline logs={moc.logs as unknown as LogEntry[]} />
       </section>
+
+      <ChatPanel chat={chat} />
 
       <section className="card no-print" aria-labelledby="manage-title">
         <h2 id="manage-title">Actions</h2>

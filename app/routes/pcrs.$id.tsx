@@ -1,13 +1,21 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  data,
+  type ActionFunctionArgs,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
+import { ChatPanel } from "~/components/chat";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
 import { canEditPcr, holdsPcrRole } from "~/models/authz.server";
+import { roomOfPcr } from "~/models/chat.server";
 import { signPageSchema } from "~/models/pcr.schema";
 import { clonePcr, deletePcr, getPcr, signAsAffectedParty, signPcr, type PcrDocument } from "~/models/pcr.server";
 import { checkCredentials, requirePageUser } from "~/utils/auth.server";
@@ -15,6 +23,10 @@ import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
+import chatStyles from "~/styles/chat.css?url";
+import { chatPageAction, chatPanelData, isChatPost } from "~/utils/chat-page.server";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `PCR ${data.pcr.serial_num} · Change Management` : "PCR · Change Management" },
@@ -63,6 +75,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     isParty: Boolean(party),
     canEdit: canEditPcr(user, rules) && pcr.status === "pending",
     canDelete: canEditPcr(user, rules),
+    chat: await chatPanelData(request, user, roomOfPcr(pcr)),
   };
 }
 
@@ -72,6 +85,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const { user, pcr } = await loadPcr(request, params.id);
   const form = await request.formData();
   const here = `/pcrs/${pcr._id}`;
+  if (isChatPost(form)) return chatPageAction(form, user, { pcrId: pcr._id }, here);
   const manage = manageSchema.safeParse(Object.fromEntries(form));
   if (manage.success) {
     if (manage.data.intent === "clone") {
@@ -142,7 +156,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 function SignForm({ slot, label, allowSign }: { slot: string; label: string; allowSign: boolean }) {
-  const lastResult = useActionData<typeof action>();
+  const actionData = useActionData<typeof action>();
+  // The chat form's answers are the chat panel's, not this form's.
+  const lastResult = actionData && !("chat" in actionData) ? actionData : undefined;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
   const [form, fields] = useForm<Record<string, any>>({
     id: `sign-${slot}`,
@@ -194,7 +210,7 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
 }
 
 export default function PcrPage() {
-  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, canDelete } =
+  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, canDelete, chat } =
     useLoaderData<typeof loader>();
   const slots: SlotView[] = pcr.signatures.map((s, i) => ({
     key: s.Name,
@@ -335,6 +351,8 @@ export default function PcrPage() {
           {isParty && !canSignAsParty ? <SignForm slot="party" label="Affected party" allowSign={false} /> : null}
         </section>
       ) : null}
+
+      <ChatPanel chat={chat} />
 
       <section className="card no-print" aria-labelledby="pcr-actions-title">
         <h2 id="pcr-actions-title">Actions</h2>

@@ -1,0 +1,339 @@
+/**
+ * The chat panel of a MOC or PCR record. Without JavaScript it is a list and a form that posts to
+ * the page's action (which redirects back here). With JavaScript the form posts through a fetcher,
+ * and the panel asks for new messages every 1.5 s while the tab is visible, so messages from
+ * others (on any app instance: the poll reads the database) appear without a reload.
+ */
+import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { Link, useActionData, useFetcher } from "@remix-run/react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
+import { CHAT_POLL_MS, chatFormSchema, type ChatMessageView } from "~/models/chat.schema";
+import { ErrorList } from "./forms";
+import { formatDateTime } from "./moc";
+
+export type ChatPanelData = {
+  /** `record`: the page; `action`: where the form posts; `poll`: the JSON reads. */
+  paths: { record: string; action: string; poll: string };
+  viewerId: string;
+  messages: ChatMessageView[];
+  hasOlder: boolean;
+  /** Set when the page shows an older window of the room (`?chat_before=`), not the latest messages. */
+  before: number | null;
+};
+
+type ChatActionData = { chat: SubmissionResult<string[]>; posted?: ChatMessageView };
+
+const isChatAction = (value: unknown): value is ChatActionData =>
+  typeof value === "object" && value !== null && "chat" in value;
+
+/** Merges messages by id, in room order. */
+function merge(current: ChatMessageView[], incoming: ChatMessageView[]): ChatMessageView[] {
+  const byId = new Map(current.map((m) => [m._id, m]));
+  if (incoming.every((m) => byId.has(m._id))) return current;
+  for (const m of incoming) byId.set(m._id, m);
+  return [...byId.values()].sort((a, b) => a.seq - b.seq);
+}
+
+const NEAR_BOTTOM_PX = 80;
+const nearBottom = (el: HTMLElement) => el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+
+export function ChatPanel({ chat }: { chat: ChatPanelData }) {
+  // A different window of the room (latest vs older) starts a fresh panel.
+  return <Panel key={`${chat.paths.record}:${chat.before ?? "latest"}`} chat={chat} />;
+}
+
+function Panel({ chat }: { chat: ChatPanelData }) {
+  const { paths, viewerId, before } = chat;
+  const live = before === null;
+  const [messages, setMessages] = useState(chat.messages);
+  const [hasOlder, setHasOlder] = useState(chat.hasOlder);
+  const [hydrated, setHydrated] = useState(false);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const [announcement, setAnnouncement] = useState("");
+  const [unseen, setUnseen] = useState(0);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const listRef = useRef<HTMLOListElement>(null);
+  const textareaRef = useRef<HTMLTextAreaElement | null>(null);
+  const lastSeq = useRef(chat.messages.at(-1)?.seq ?? 0);
+  const stickToBottom = useRef(true);
+  const keepOffset = useRef<{ height: number; top: number } | null>(null);
+  const shownLastSeq = useRef(lastSeq.current);
+
+  const fetcher = useFetcher<ChatActionData>();
+  const actionData = useActionData<unknown>();
+  const lastResult = fetcher.data?.chat ?? (isChatAction(actionData) ? actionData.chat : undefined);
+  const [form, fields] = useForm({
+    id: "chat-form",
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: chatFormSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const sending = fetcher.state !== "idle";
+
+  const add = useCallback(
+    (incoming: ChatMessageView[], from: "poll" | "own" | "page") => {
+      if (!incoming.length) return;
+      setMessages((current) => merge(current, incoming));
+      const newest = incoming.at(-1)!;
+      if (newest.seq > lastSeq.current) lastSeq.current = newest.seq;
+      const fromOthers = incoming.filter((m) => m.sender._id !== viewerId);
+      if (from === "poll" && fromOthers.length) {
+        const last = fromOthers.at(-1)!;
+        const text = last.message.length > 140 ? `${last.message.slice(0, 140)}…` : last.message;
+        setAnnouncement(
+          fromOthers.length === 1
+            ? `New message from ${last.sender.name}: ${text}`
+            : `${fromOthers.length} new messages; the last from ${last.sender.name}: ${text}`,
+        );
+      }
+      if (from === "own") stickToBottom.current = true;
+    },
+    [viewerId],
+  );
+
+  useEffect(() => setHydrated(true), []);
+
+  // The page's loaders run again after a post (Remix revalidation): take what they bring.
+  useEffect(() => {
+    if (live) add(chat.messages, "page");
+  }, [chat.messages, live, add]);
+
+  // Our own message, as the action stored it (before the next poll would bring it).
+  useEffect(() => {
+    if (fetcher.data?.posted) {
+      add([fetcher.data.posted], "own");
+      // Keep the writer in the field (the form is reset in place) for the next message.
+      textareaRef.current?.focus();
+    }
+  }, [fetcher.data, add]);
+
+  // Start at the newest message.
+  useLayoutEffect(() => {
+    const el = listRef.current;
+    if (el && live) el.scrollTop = el.scrollHeight;
+  }, [live]);
+
+  // After each change: keep the view where the reader is (older messages prepended), follow new
+  // ones when the reader was at the bottom, or count them when the reader had scrolled up.
+  useLayoutEffect(() => {
+    const el = listRef.current;
+    const newest = messages.at(-1)?.seq ?? 0;
+    const arrived = messages.filter((m) => m.seq > shownLastSeq.current && m.sender._id !== viewerId).length;
+    shownLastSeq.current = Math.max(shownLastSeq.current, newest);
+    if (!el) return;
+    if (keepOffset.current) {
+      el.scrollTop = keepOffset.current.top + (el.scrollHeight - keepOffset.current.height);
+      keepOffset.current = null;
+      return;
+    }
+    if (stickToBottom.current) {
+      el.scrollTop = el.scrollHeight;
+      setUnseen(0);
+    } else if (arrived) {
+      setUnseen((n) => n + arrived);
+    }
+  }, [messages, viewerId]);
+
+  // The poll: only while the tab is visible, one request at a time, at once again after a full batch.
+  useEffect(() => {
+    if (!live || problem) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let busy = false;
+    let controller: AbortController | undefined;
+    const schedule = (ms = CHAT_POLL_MS) => {
+      clearTimeout(timer);
+      if (!stopped) timer = setTimeout(tick, ms);
+    };
+    async function tick() {
+      if (stopped || busy) return;
+      if (document.visibilityState !== "visible") return; // visibilitychange starts it again
+      busy = true;
+      controller = new AbortController();
+      let again = CHAT_POLL_MS;
+      try {
+        const response = await fetch(`${paths.poll}?after=${lastSeq.current}`, {
+          headers: { Accept: "application/json" },
+          signal: controller.signal,
+        });
+        if (response.ok) {
+          const body = (await response.json()) as { messages: ChatMessageView[]; more: boolean };
+          add(body.messages, "poll");
+          if (body.more) again = 0;
+        } else if (response.status === 401) {
+          setProblem("Your session has ended: sign in again to keep chatting.");
+          stopped = true;
+        } else if (response.status === 403 || response.status === 404) {
+          setProblem("This chat is no longer available to you.");
+          stopped = true;
+        }
+      } catch {
+        // Offline or aborted: try again at the next tick.
+      } finally {
+        busy = false;
+      }
+      schedule(again);
+    }
+    const onVisibility = () => {
+      if (document.visibilityState === "visible") schedule(0);
+      else clearTimeout(timer);
+    };
+    document.addEventListener("visibilitychange", onVisibility);
+    schedule();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      controller?.abort();
+      document.removeEventListener("visibilitychange", onVisibility);
+    };
+  }, [live, problem, paths.poll, add]);
+
+  const showOlder = async (event: MouseEvent<HTMLAnchorElement>) => {
+    const first = messages[0];
+    if (!first) return;
+    event.preventDefault();
+    if (loadingOlder) return;
+    setLoadingOlder(true);
+    try {
+      const response = await fetch(`${paths.poll}?before=${first.seq}`, { headers: { Accept: "application/json" } });
+      if (!response.ok) throw new Error(String(response.status));
+      const body = (await response.json()) as { messages: ChatMessageView[]; hasOlder: boolean };
+      const el = listRef.current;
+      if (el) keepOffset.current = { height: el.scrollHeight, top: el.scrollTop };
+      stickToBottom.current = false;
+      setMessages((current) => merge(current, body.messages));
+      setHasOlder(body.hasOlder);
+    } catch {
+      // Fall back to the page that works without JavaScript.
+      window.location.assign(event.currentTarget.href);
+    } finally {
+      setLoadingOlder(false);
+    }
+  };
+
+  const jumpToLatest = () => {
+    const el = listRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    stickToBottom.current = true;
+    setUnseen(0);
+  };
+
+  const formProps = getFormProps(form);
+  const { key: textareaKey, ...textareaProps } = getTextareaProps(fields.message);
+
+  const firstSeq = messages[0]?.seq;
+
+  return (
+    <section className="card chat no-print" id="chat" aria-labelledby="chat-title">
+      <h2 id="chat-title">Chat</h2>
+      {hasOlder && firstSeq !== undefined ? (
+        <p className="chat-older">
+          <a href={`${paths.record}?chat_before=${firstSeq}#chat`} onClick={showOlder} aria-busy={loadingOlder}>
+            {loadingOlder ? "Loading older messages…" : "Show older messages"}
+          </a>
+        </p>
+      ) : null}
+      {messages.length === 0 ? (
+        <p className="muted chat-empty">No messages yet. Write the first one below.</p>
+      ) : (
+        <ol
+          className="chat-messages"
+          ref={listRef}
+          aria-label="Messages"
+          // Scrollable, so reachable by keyboard (axe: scrollable-region-focusable).
+          tabIndex={0}
+          onScroll={(event) => {
+            stickToBottom.current = nearBottom(event.currentTarget);
+            if (stickToBottom.current && unseen) setUnseen(0);
+          }}
+        >
+          {messages.map((m, i) => {
+            const mine = m.sender._id === viewerId;
+            return (
+              <li
+                key={m._id}
+                id={i === messages.length - 1 ? "chat-end" : undefined}
+                className={mine ? "chat-message chat-mine" : "chat-message"}
+                data-seq={m.seq}
+              >
+                <p className="chat-meta">
+                  <span className="chat-sender">{mine ? `You (${m.sender.name})` : m.sender.name}</span>{" "}
+                  <time dateTime={m.timestamp}>{formatDateTime(m.timestamp)}</time>
+                </p>
+                {/* Plain text, escaped by React: a message is never HTML. */}
+                <p className="chat-text">{m.message}</p>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {unseen > 0 ? (
+        <p className="chat-jump">
+          <button type="button" className="button button-small" onClick={jumpToLatest}>
+            {unseen === 1 ? "1 new message" : `${unseen} new messages`} — show
+          </button>
+        </p>
+      ) : null}
+      {!live ? (
+        <p>
+          <Link to={`${paths.record}#chat`}>Show the latest messages</Link>
+        </p>
+      ) : null}
+      <div className="visually-hidden" aria-live="polite">
+        {announcement}
+      </div>
+      {problem ? (
+        <p className="callout callout-warning" role="alert">
+          {problem}
+        </p>
+      ) : null}
+      <fetcher.Form
+        method="post"
+        action={paths.action}
+        className="chat-form"
+        {...formProps}
+        onSubmit={(event) => {
+          if (sending) {
+            event.preventDefault();
+            return;
+          }
+          formProps.onSubmit(event);
+        }}
+      >
+        <input type="hidden" name="intent" value="chat" />
+        {hydrated ? <input type="hidden" name="via" value="js" /> : null}
+        <ErrorList id={form.errorId} errors={form.errors} />
+        <div className="field">
+          <label htmlFor={fields.message.id}>Message</label>
+          <textarea
+            key={textareaKey}
+            {...textareaProps}
+            ref={textareaRef}
+            rows={3}
+            onKeyDown={(event) => {
+              // Ctrl+Enter (or Cmd+Enter) sends; Enter alone is a new line.
+              if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+                event.preventDefault();
+                event.currentTarget.form?.requestSubmit();
+              }
+            }}
+          />
+          <ErrorList id={fields.message.errorId} errors={fields.message.errors} />
+        </div>
+        <div className="form-actions">
+          <button
+            type="submit"
+            className="button button-primary"
+            aria-disabled={sending}
+            data-pending={sending || undefined}
+          >
+            {sending ? "Sending…" : "Send"}
+          </button>
+        </div>
+      </fetcher.Form>
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+/** Chat input schemas and limits, shared by /api/chat, the page actions and the chat panel (browser). */
+import { z } from "zod";
+import { CHAT_MESSAGE_MAX } from "#db/schema/enums";
+import { uuid } from "./moc.schema";
+
+export { CHAT_MESSAGE_MAX };
+
+/** How many messages a page shows at first, and how many "Show older messages" adds. */
+export const CHAT_PAGE_SIZE = 100;
+/** The most messages one poll returns; a full batch means "ask again at once". */
+export const CHAT_POLL_BATCH = 200;
+/** How often an open, visible panel asks for new messages. */
+export const CHAT_POLL_MS = 1500;
+
+/** Characters as people (and PostgreSQL's char_length) count them: an emoji is one, not two. */
+const characters = (text: string) => [...text].length;
+
+/** A message: plain text, trimmed, 1 to 5,000 characters. It is stored and shown as text, never as HTML. */
+export const chatText = z
+  .string({ error: (issue) => (issue.input === undefined ? "Write a message" : "The message must be text") })
+  // Browsers post a textarea's line breaks as CRLF: store them as typed, one character each.
+  .overwrite((text) => text.replace(/\r\n?/g, "\n"))
+  .trim()
+  .min(1, { error: "Write a message" })
+  .refine((text) => characters(text) <= CHAT_MESSAGE_MAX, {
+    error: `A message can be at most ${CHAT_MESSAGE_MAX.toLocaleString("en-GB")} characters`,
+  })
+  // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
+  .refine((text) => !text.includes("\u0000"), { error: "A message cannot contain NUL characters" });
+
+/** The chat form on the MOC and PCR pages (one of several forms there, told apart by `intent`). */
+export const chatFormSchema = z.object({
+  intent: z.literal("chat"),
+  message: chatText,
+});
+
+/** A message cursor: the `seq` of a message (a non-negative integer). */
+export const chatCursor = z
+  .string()
+  .regex(/^\d{1,15}$/, { error: "Expected a message number (a whole number, 0 or more)" })
+  .transform(Number);
+
+/** GET /api/chat. `after` (optional, our addition) returns only the messages after that `seq`. */
+export const chatQuerySchema = z.object({
+  chat_id: uuid("chat id"),
+  after: chatCursor.optional(),
+});
+
+/** The sender as a client may name it: the user id, or a user object as responses populate it. */
+const senderRef = z.union([z.string(), z.object({ _id: z.string() })], {
+  error: "sender must be your user id",
+});
+
+/** POST /api/chat. The sender is always the caller; the client's timestamp is ignored. */
+export const chatPostSchema = z.object({
+  chat_id: uuid("chat id"),
+  message: z.object(
+    {
+      sender: senderRef.optional(),
+      message: chatText,
+      timestamp: z.unknown().optional(),
+    },
+    { error: "message must be an object: { sender, message, timestamp }" },
+  ),
+});
+export type ChatPostInput = z.infer<typeof chatPostSchema>;
+
+/** The panel's reads: messages after a cursor (polling) or before one (older messages). */
+export const chatPageQuerySchema = z.object({
+  after: chatCursor.optional(),
+  before: chatCursor.optional(),
+});
+
+/** A message as the pages show it. */
+export type ChatMessageView = {
+  _id: string;
+  seq: number;
+  sender: { _id: string; name: string };
+  message: string;
+  timestamp: string;
+};

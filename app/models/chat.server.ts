@@ -1,0 +1,281 @@
+/**
+ * Chat rooms: one per MOC and one per PCR (`mocs.chat_id`, `pcrs.chat_id`). A room is read and
+ * written by whoever may see its record (clarifications sections 4 and 6): `canViewMoc` for a MOC
+ * (a soft-deleted MOC's room is gone: 404), `canViewPcr` for a PCR; a room that belongs to neither
+ * is 404. The sender of a message is always the caller, its time the server's.
+ *
+ * Ordering across app instances: `seq` is an identity column, and writers to one room queue on
+ * that room's row before taking their `seq`, so within a room `seq` order is commit order. A
+ * reader that has seen message n has therefore seen every earlier message of the room, and the
+ * panel's poll ("messages after n") can never skip one that commits late.
+ */
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { chatMessages, chatRooms, pcrs, users } from "#db/schema";
+import { getDb, preparedOnce, type Executor } from "~/utils/db.server";
+import { Forbidden, Invalid, NotFound } from "~/utils/errors";
+import { canViewMoc, canViewPcr, type Actor, type MocAccess, type PcrAccess } from "./authz.server";
+import { CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
+import { loadMocAccess, USER_JSON } from "./moc-query.server";
+
+export type ChatRoom =
+  | { kind: "moc"; chatId: string; recordId: string; serial: string; access: MocAccess & { isDeleted: boolean } }
+  | { kind: "pcr"; chatId: string; recordId: string; serial: string; access: PcrAccess };
+
+/** How a caller names a room: by its own id (the API) or by its record (the pages). */
+export type RoomRef = { chatId: string } | { mocId: string } | { pcrId: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const GONE = "There is no chat room with this id, or its record was deleted";
+
+// ---------------------------------------------------------------------------------------------
+// Finding and authorizing a room
+
+type MocAccessRow = NonNullable<Awaited<ReturnType<typeof loadMocAccess>>>;
+
+/** The room of a MOC whose access row the caller already loaded (the MOC pages). */
+export const roomOfMoc = (moc: MocAccessRow): ChatRoom => ({
+  kind: "moc",
+  chatId: moc.chatId,
+  recordId: moc.id,
+  serial: moc.serialNum,
+  access: moc,
+});
+
+/** The room of a PCR the caller already loaded (the PCR page). */
+export const roomOfPcr = (pcr: {
+  _id: string;
+  chatId: string;
+  serial_num: string;
+  originator_id: string;
+  status: string;
+  affectedParties: { Name: { value: string } }[];
+}): ChatRoom => ({
+  kind: "pcr",
+  chatId: pcr.chatId,
+  recordId: pcr._id,
+  serial: pcr.serial_num,
+  access: {
+    originatorId: pcr.originator_id,
+    status: pcr.status,
+    partyIds: pcr.affectedParties.map((p) => p.Name.value),
+  },
+});
+
+async function pcrRoom(id: string, db: Executor): Promise<ChatRoom | null> {
+  const [row] = await db
+    .select({
+      id: pcrs.id,
+      chatId: pcrs.chatId,
+      serialNum: pcrs.serialNum,
+      originatorId: pcrs.originatorId,
+      status: pcrs.status,
+      partyIds: pcrs.partyIds,
+    })
+    .from(pcrs)
+    .where(eq(pcrs.id, id));
+  if (!row) return null;
+  return {
+    kind: "pcr",
+    chatId: row.chatId,
+    recordId: row.id,
+    serial: row.serialNum,
+    access: { originatorId: row.originatorId, status: row.status, partyIds: row.partyIds },
+  };
+}
+
+async function mocRoom(id: string, db: Executor): Promise<ChatRoom | null> {
+  const access = await loadMocAccess(id, db);
+  return access ? roomOfMoc(access) : null;
+}
+
+/** The record a room belongs to (MOC first; a room is made for exactly one record). */
+async function recordOfRoom(chatId: string, db: Executor): Promise<{ kind: "moc" | "pcr"; id: string } | null> {
+  const rows = await db.execute<{ kind: "moc" | "pcr"; id: string }>(sql`
+    (select 'moc' as kind, m.id from mocs m where m.chat_id = ${chatId} limit 1)
+    union all
+    (select 'pcr' as kind, p.id from pcrs p where p.chat_id = ${chatId} limit 1)
+    limit 1`);
+  return rows[0] ?? null;
+}
+
+/** The room named by `ref`, or 404 (unknown, a deleted MOC's, or a room of no record). */
+export async function findRoom(ref: RoomRef, db: Executor = getDb()): Promise<ChatRoom> {
+  const id = "mocId" in ref ? ref.mocId : "pcrId" in ref ? ref.pcrId : ref.chatId;
+  if (!UUID.test(id)) throw new NotFound(GONE);
+  let room: ChatRoom | null = null;
+  if ("mocId" in ref) room = await mocRoom(ref.mocId, db);
+  else if ("pcrId" in ref) room = await pcrRoom(ref.pcrId, db);
+  else {
+    const record = await recordOfRoom(ref.chatId, db);
+    if (record) room = record.kind === "moc" ? await mocRoom(record.id, db) : await pcrRoom(record.id, db);
+  }
+  if (!room || (room.kind === "moc" && room.access.isDeleted)) throw new NotFound(GONE);
+  return room;
+}
+
+/** Whoever may see the record may read and write its room. */
+export function assertCanUseRoom(actor: Actor, room: ChatRoom): void {
+  if (room.kind === "moc") {
+    if (room.access.isDeleted) throw new NotFound(GONE);
+    if (!canViewMoc(actor, room.access)) {
+      throw new Forbidden("You are not involved in this MOC, so you cannot read or write its chat");
+    }
+  } else if (!canViewPcr(actor, room.access)) {
+    throw new Forbidden("You have no access to this PCR, so you cannot read or write its chat");
+  }
+}
+
+/** The room named by `ref`, if the actor may use it: 404 or 403 otherwise. */
+export async function openRoom(actor: Actor, ref: RoomRef): Promise<ChatRoom> {
+  const room = await findRoom(ref);
+  assertCanUseRoom(actor, room);
+  return room;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+const VIEW_FIELDS = {
+  _id: chatMessages.id,
+  seq: chatMessages.seq,
+  message: chatMessages.message,
+  createdAt: chatMessages.createdAt,
+  senderId: users.id,
+  senderName: users.name,
+};
+
+type ViewRow = { _id: string; seq: number; message: string; createdAt: Date; senderId: string; senderName: string };
+
+const toView = (row: ViewRow): ChatMessageView => ({
+  _id: row._id,
+  seq: row.seq,
+  sender: { _id: row.senderId, name: row.senderName },
+  message: row.message,
+  timestamp: row.createdAt.toISOString(),
+});
+
+// The panel's poll runs every 1.5 s per open page: one prepared statement on the (chat_id, seq) index.
+const messagesAfterQuery = preparedOnce((db) =>
+  db
+    .select(VIEW_FIELDS)
+    .from(chatMessages)
+    .innerJoin(users, eq(users.id, chatMessages.senderId))
+    .where(and(eq(chatMessages.chatId, sql.placeholder("chatId")), gt(chatMessages.seq, sql.placeholder("after"))))
+    .orderBy(asc(chatMessages.seq))
+    .limit(CHAT_POLL_BATCH)
+    .prepare("chat_messages_after"),
+);
+
+/**
+ * The messages after `after`, oldest first, at most CHAT_POLL_BATCH of them (`more` says whether
+ * there may be others right behind).
+ */
+export async function messagesAfter(
+  actor: Actor,
+  room: ChatRoom,
+  after: number,
+): Promise<{ messages: ChatMessageView[]; more: boolean }> {
+  assertCanUseRoom(actor, room);
+  const rows = await messagesAfterQuery().execute({ chatId: room.chatId, after });
+  return { messages: rows.map(toView), more: rows.length === CHAT_POLL_BATCH };
+}
+
+/**
+ * The latest CHAT_PAGE_SIZE messages (or those just before `before`), oldest first, and whether
+ * older ones exist. Long rooms stay cheap: an index range scan of one page.
+ */
+export async function latestMessages(
+  actor: Actor,
+  room: ChatRoom,
+  options: { before?: number } = {},
+): Promise<{ messages: ChatMessageView[]; hasOlder: boolean }> {
+  assertCanUseRoom(actor, room);
+  const where =
+    options.before === undefined
+      ? eq(chatMessages.chatId, room.chatId)
+      : and(eq(chatMessages.chatId, room.chatId), lt(chatMessages.seq, options.before));
+  const rows = await getDb()
+    .select(VIEW_FIELDS)
+    .from(chatMessages)
+    .innerJoin(users, eq(users.id, chatMessages.senderId))
+    .where(where)
+    .orderBy(desc(chatMessages.seq))
+    .limit(CHAT_PAGE_SIZE + 1);
+  const hasOlder = rows.length > CHAT_PAGE_SIZE;
+  return { messages: rows.slice(0, CHAT_PAGE_SIZE).reverse().map(toView), hasOlder };
+}
+
+const ISO = `to_char(cm.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The spec's Chat document, `{ _id, messages: [ { _id, seq, sender, message, timestamp } ] }`,
+ * as JSON text built by PostgreSQL (a long room is never parsed and re-serialised in Node). The
+ * sender is populated as a public user. With `after`, only the messages after that `seq`.
+ */
+export async function chatDocumentJson(room: ChatRoom, options: { after?: number } = {}): Promise<string> {
+  const rows = await getDb().execute<{ body: string }>(sql`
+    select json_build_object(
+      '_id', ${room.chatId}::uuid,
+      'messages', coalesce(json_agg(json_build_object(
+        '_id', cm.id,
+        'seq', cm.seq,
+        'sender', ${sql.raw(USER_JSON("u"))},
+        'message', cm.message,
+        'timestamp', ${sql.raw(ISO)}
+      ) order by cm.seq), '[]'::json)
+    )::text as body
+    from chat_messages cm
+    join users u on u.id = cm.sender_id
+    where cm.chat_id = ${room.chatId} and cm.seq > ${options.after ?? 0}`);
+  return rows[0]!.body;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export type NewMessage = {
+  message: string;
+  /** The sender a client named, if any: it must be the caller. */
+  sender?: string | { _id: string };
+};
+
+/**
+ * Appends a message to a room as the actor. A body naming someone else as sender is refused
+ * (403) rather than silently corrected, so a client with a bug learns about it. The time is the
+ * database's clock when the message takes its place in the room.
+ */
+export async function postMessage(
+  actor: Actor & { name: string },
+  target: RoomRef | ChatRoom,
+  input: NewMessage,
+): Promise<{ room: ChatRoom; message: ChatMessageView }> {
+  const named = typeof input.sender === "string" ? input.sender : input.sender?._id;
+  if (named !== undefined && named.trim().toLowerCase() !== actor._id.toLowerCase()) {
+    throw new Forbidden(
+      "You can only send messages as yourself: sender must be your own user id (or be left out); it is always the signed-in user",
+    );
+  }
+  const text = chatText.safeParse(input.message);
+  if (!text.success) {
+    throw new Invalid("The message is not valid", [
+      { path: "message", message: text.error.issues[0]?.message ?? "Write a message" },
+    ]);
+  }
+  return getDb().transaction(async (tx) => {
+    const room = "kind" in target ? target : await findRoom(target, tx);
+    assertCanUseRoom(actor, room);
+    // Queue behind other writers to this room, so `seq` follows commit order (see the top).
+    const locked = await tx
+      .select({ id: chatRooms.id })
+      .from(chatRooms)
+      .where(eq(chatRooms.id, room.chatId))
+      .for("no key update");
+    if (!locked.length) throw new NotFound(GONE);
+    const [row] = await tx
+      .insert(chatMessages)
+      .values({ chatId: room.chatId, senderId: actor._id, message: text.data, createdAt: sql`clock_timestamp()` })
+      .returning({ _id: chatMessages.id, seq: chatMessages.seq, createdAt: chatMessages.createdAt });
+    const message = toView({ ...row!, message: text.data, senderId: actor._id, senderName: actor.name });
+    return { room, message };
+  });
+}
