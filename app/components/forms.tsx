@@ -86,6 +86,18 @@ export function SelectField({
   );
 }
 
+/**
+ * The form's default button, first in the form and out of sight: Enter in a text box then saves,
+ * instead of pressing the first visible submit button (a row's "Remove" in a rows editor).
+ */
+export function DefaultSubmit({ children }: { children: ReactNode }) {
+  return (
+    <button type="submit" className="default-submit" tabIndex={-1} aria-hidden="true">
+      {children}
+    </button>
+  );
+}
+
 /** A submit button that shows progress while its form is being sent. */
 export function SubmitButton({
   children,

@@ -4,7 +4,7 @@ import { Form, Link } from "@remix-run/react";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
 import { REVIEW_ACTION_LABELS, reviewPageSchema } from "~/models/review.schema";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
-import { ErrorList, Field, SubmitButton } from "./forms";
+import { DefaultSubmit, ErrorList, Field, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
 
 /** The form's fields as conform sees them (every value posts as text). */
@@ -52,10 +52,7 @@ export function ReviewForm({
   const actions = fields.actions.getFieldList();
   return (
     <Form method="post" {...getFormProps(form)} className="review-form">
-      {/* Enter in a text box saves: the first submit button is the form's default, not "Remove". */}
-      <button type="submit" className="review-default-submit" tabIndex={-1} aria-hidden="true">
-        {submitLabel}
-      </button>
+      <DefaultSubmit>{submitLabel}</DefaultSubmit>
       <ErrorList id={form.errorId} errors={form.errors} />
       <section className="card" aria-labelledby="review-basics">
         <h2 id="review-basics">The review</h2>

@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import type { z } from "zod";
 import type { UserOption } from "./fields";
-import { ErrorList, SubmitButton } from "./forms";
+import { DefaultSubmit, ErrorList, SubmitButton } from "./forms";
 
 export type Column = {
   key: string;
@@ -47,6 +47,7 @@ export function RowsEditor({
   const rows = fields.items.getFieldList();
   return (
     <Form method="post" {...getFormProps(form)} className="card">
+      <DefaultSubmit>Save</DefaultSubmit>
       <ErrorList id={form.errorId} errors={form.errors} />
       <ErrorList id={fields.items.errorId} errors={fields.items.errors} />
       {rows.length === 0 ? <p className="empty">No {noun}s yet.</p> : null}

@@ -15,7 +15,8 @@ import { getDb, preparedOnce, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canViewMoc, canViewPcr, type Actor, type MocAccess, type PcrAccess } from "./authz.server";
 import { CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
-import { loadMocAccess, USER_JSON } from "./moc-query.server";
+import { USER_JSON } from "#db/moc-document";
+import { loadMocAccess } from "./moc-query.server";
 
 export type ChatRoom =
   | { kind: "moc"; chatId: string; recordId: string; serial: string; access: MocAccess & { isDeleted: boolean } }

@@ -14,7 +14,7 @@ import {
 } from "./user.schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { sessions, users } from "#db/schema";
-import { Conflict, Forbidden, Invalid, NotFound, Unauthorized } from "~/utils/errors";
+import { Conflict, databaseErrorCode, Forbidden, Invalid, NotFound, Unauthorized } from "~/utils/errors";
 import { canManageUsers } from "./authz.server";
 
 export type UserRow = typeof users.$inferSelect;
@@ -109,18 +109,8 @@ export async function verifyLogin(email: string, password: string): Promise<User
 // ---------------------------------------------------------------------------------------------
 // Writes
 
-function isUniqueViolation(error: unknown): boolean {
-  return (
-    (error as { code?: string } | null)?.code === "23505" ||
-    (error as { cause?: { code?: string } })?.cause?.code === "23505"
-  );
-}
-function isForeignKeyViolation(error: unknown): boolean {
-  return (
-    (error as { code?: string } | null)?.code === "23503" ||
-    (error as { cause?: { code?: string } })?.cause?.code === "23503"
-  );
-}
+const isUniqueViolation = (error: unknown) => databaseErrorCode(error) === "23505";
+const isForeignKeyViolation = (error: unknown) => databaseErrorCode(error) === "23503";
 const duplicateEmail = () => new Conflict("A user with this email already exists");
 
 /** Creates a user on an admin's behalf; they choose their own password at first sign-in. */
@@ -214,6 +204,11 @@ export async function updateUser(actor: PublicUser, input: UserUpdateInput): Pro
   });
 }
 
+const referencedConflict = () =>
+  new Conflict(
+    "Records refer to this user, so they cannot be deleted; deactivate them instead (PUT /api/users with active: false)",
+  );
+
 export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: string }> {
   if (!canManageUsers(actor)) throw new Forbidden("Only an admin can delete users");
   if (!z.uuid().safeParse(id).success)
@@ -226,17 +221,17 @@ export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: 
     if (current.role === "admin" && (await activeAdminCount(tx, id)) === 0) {
       throw new Conflict("This is the last admin and cannot be deleted");
     }
+    // Reviews name people by id without a foreign key (arrays and JSON): check them here.
+    const [named] = await tx.execute<{ yes: boolean }>(sql`select exists (select 1 from year_end_reviews r
+      where ${id}::uuid = any(r.participants) or r.actions @> ${JSON.stringify([{ owner: id }])}::jsonb) as yes`);
+    if (named?.yes) throw referencedConflict();
     try {
       // A savepoint, so a refused delete leaves the transaction usable for the error path.
       await tx.transaction(async (sp) => {
         await sp.delete(users).where(eq(users.id, id));
       });
     } catch (error) {
-      if (isForeignKeyViolation(error)) {
-        throw new Conflict(
-          "Records refer to this user, so they cannot be deleted; deactivate them instead (PUT /api/users with active: false)",
-        );
-      }
+      if (isForeignKeyViolation(error)) throw referencedConflict();
       throw error;
     }
     return { _id: id };

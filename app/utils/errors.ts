@@ -51,3 +51,25 @@ export class RateLimited extends DomainError {
     super(429, message, undefined, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });
   }
 }
+
+/** The SQLSTATE of a PostgreSQL error, whether thrown as is or wrapped by drizzle (`cause`). */
+export function databaseErrorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 3; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * PostgreSQL refusals that only a client's input can cause, as the 400 they are: a NUL character
+ * in text (22021) or in JSON (22P05), a value too large for an index (54000). The transaction has
+ * rolled back, so nothing was written. Anything else stays unknown (a 500, logged).
+ */
+export function fromDatabaseError(error: unknown): DomainError | null {
+  const code = databaseErrorCode(error);
+  if (code === "22021" || code === "22P05") return new Invalid("Text must not contain NUL (\\u0000) characters");
+  if (code === "54000") return new Invalid("A value is too large to store; shorten it");
+  return null;
+}

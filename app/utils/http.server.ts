@@ -5,7 +5,7 @@
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z, ZodError } from "zod";
-import { DomainError, Invalid, TooLarge, type Issue } from "./errors";
+import { DomainError, Invalid, TooLarge, fromDatabaseError, type Issue } from "./errors";
 import { logger, pathOnly } from "./logger.server";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -37,6 +37,8 @@ export function toErrorResponse(error: unknown, request: Request): Response {
   if (error instanceof Response) return error;
   if (error instanceof DomainError) return errorResponse(error.status, error.message, error.issues, error.headers);
   if (error instanceof ZodError) return errorResponse(400, "The request is not valid", zodIssues(error));
+  const refused = fromDatabaseError(error);
+  if (refused) return errorResponse(refused.status, refused.message);
   logger().error(
     { err: error, method: request.method, path: pathOnly(request.url) },
     "unhandled error in an API route",

@@ -1,5 +1,5 @@
 import { data } from "@remix-run/node";
-import { DomainError } from "./errors";
+import { DomainError, fromDatabaseError } from "./errors";
 
 /**
  * Runs a page action's domain call; a domain error becomes a response the page can show
@@ -12,6 +12,8 @@ export async function runForPage<T>(
     return { ok: true, value: await fn() };
   } catch (error) {
     if (error instanceof DomainError) return { ok: false, error };
+    const refused = fromDatabaseError(error);
+    if (refused) return { ok: false, error: refused };
     throw error;
   }
 }

@@ -116,6 +116,7 @@ export const mocs = pgTable(
   },
   (t) => [
     uniqueIndex("mocs_serial_key").on(t.serialNum),
+    uniqueIndex("mocs_chat_key").on(t.chatId),
     uniqueIndex("mocs_serial_year_count_key").on(t.serialYear, t.serialCount),
     index("mocs_created_idx").on(t.createdAt),
     index("mocs_status_idx")

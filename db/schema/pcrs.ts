@@ -74,6 +74,7 @@ export const pcrs = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    uniqueIndex("pcrs_chat_key").on(t.chatId),
     uniqueIndex("pcrs_serial_key").on(t.serialNum),
     uniqueIndex("pcrs_serial_year_count_key").on(t.serialYear, t.serialCount),
     index("pcrs_created_idx").on(t.createdAt),

@@ -118,3 +118,23 @@ test("risk assessment: an uploaded file is served to viewers only", async ({
   expect(response.headers()["location"]).toMatch(/^\/login\?redirectTo=/);
   await signedOut.dispose();
 });
+
+test("Enter in a row's text box saves the plan; it does not press a row's Remove", async ({ cast, mocApi, openAs }) => {
+  const moc = await mocApi.create(cast);
+  const page = await openAs(cast.originator);
+  await page.goto(`/mocs/${moc._id}/actions`);
+  await ready(page);
+  await page.getByRole("button", { name: "Add an action" }).click();
+  await page.getByLabel("Action, action 1").fill("Order the spare seals");
+  await page.getByLabel("Owner, action 1").selectOption(cast.implementer._id);
+  await page.getByRole("button", { name: "Add an action" }).click();
+  await page.getByLabel("Action, action 2").fill("Fit the spare seals");
+  await page.getByLabel("Owner, action 2").selectOption(cast.implementer._id);
+  await page.getByLabel("Action, action 2").press("Enter");
+
+  await expect(page.getByText("The action plan is saved.")).toBeVisible();
+  expect((await mocApi.get(moc._id)).action.items.map((i: { description: string }) => i.description)).toEqual([
+    "Order the spare seals",
+    "Fit the spare seals",
+  ]);
+});

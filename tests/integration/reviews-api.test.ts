@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as reviewRoute from "../../app/routes/api.year-end-review";
+import * as usersRoute from "../../app/routes/api.users";
 import type { PublicUser } from "../../app/models/user.server";
 import { closeDb, getDb } from "../../app/utils/db.server";
 import type { QueryCounter } from "../../db/client";
@@ -659,5 +660,44 @@ describe("list queries", () => {
       expect(review.participants.every((p: PublicUser) => typeof p.name === "string")).toBe(true);
       expect(review.actions.every((a: { owner: PublicUser }) => typeof a.owner?.name === "string")).toBe(true);
     }
+  });
+});
+
+describe("people named in a review", () => {
+  it("cannot be deleted (409, as for any record that names them); once no review names them they can", async () => {
+    const [participant, owner] = await Promise.all([makeUser({ name: "Pia Named" }), makeUser({ name: "Otto Owner" })]);
+    const doc = expectOk(
+      await post(
+        admin,
+        reviewBody({
+          participants: [participant!._id],
+          actions: [{ description: "Follow up", owner: owner!._id, due: "1991-01-31", status: "open" }],
+        }),
+      ),
+    );
+    for (const person of [participant!, owner!]) {
+      const res = await api(usersRoute, {
+        method: "DELETE",
+        path: "/api/users",
+        body: { _id: person._id },
+        token: await tokenOf(admin),
+      });
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.message).toMatch(/deactivate/);
+    }
+    expectOk(
+      await as(admin, {
+        method: "PUT",
+        query: { id: doc._id },
+        body: reviewBody({ participants: [], actions: [] }),
+      }),
+    );
+    const res = await api(usersRoute, {
+      method: "DELETE",
+      path: "/api/users",
+      body: { _id: owner!._id },
+      token: await tokenOf(admin),
+    });
+    expect(res.status, res.text).toBe(200);
   });
 });
