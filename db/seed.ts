@@ -24,7 +24,10 @@ import {
   setManualPlan,
   setRiskAssessment,
 } from "~/models/moc.server";
+import { postMessage } from "~/models/chat.server";
 import type { MocDocument } from "~/models/moc-query.server";
+import type { ReviewInput } from "~/models/review.schema";
+import { createReview } from "~/models/review.server";
 import { insertUser, toPublicUser, type PublicUser } from "~/models/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";
@@ -429,6 +432,53 @@ async function seedMocs(c: Cast): Promise<Made[]> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Chat and a year-end review
+
+async function seedExtras(c: Cast, made: Made[]): Promise<string[]> {
+  const lines: string[] = [];
+  const byStory = (part: string) => made.find((m) => m.story.includes(part))!.doc;
+  const implementing = byStory("being implemented");
+  const talk: [PublicUser, string][] = [
+    [c.omar, "Revised checklist is printed; posting it at the bunker stations on Thursday."],
+    [c.farah, "Thanks. Can you add a photo of the posted sheet to the action plan?"],
+    [c.hana, "Please also brief the relief chief engineers, they join after the fleet call."],
+    [c.omar, "Will do, adding them to the invitation."],
+  ];
+  for (const [who, message] of talk) await postMessage(who, { mocId: implementing._id }, { message });
+  lines.push(`${talk.length} chat messages on MOC ${implementing.serial_num}`);
+
+  const year = new Date().getUTCFullYear();
+  const review = await createReview(c.hana, {
+    year,
+    title: `Management of change: ${year} in review`,
+    sections: [
+      {
+        heading: "Overview",
+        body: "<p>Most changes came from <strong>bunkering</strong> and engine-room equipment.</p>",
+      },
+      { heading: "What worked", body: "<ul><li>HSEQ reviews within a week</li><li>Clear action owners</li></ul>" },
+      { heading: "What did not", body: "<p>Verification often waited for the next port call.</p>" },
+    ],
+    participants: [c.admin._id, c.farah._id, c.amir._id],
+    effectiveness: "<p>Changes were effective where the action plan had named owners.</p>",
+    improvements: "<p>Name a verifier when Part A is raised.</p>",
+    issues: "<p>Two MOCs were implemented before approval.</p>",
+    actions: [
+      { description: "Add the verifier to Part A", owner: c.admin._id, due: inDays(-10), status: "open" },
+      {
+        description: "Train originators on risk attachments",
+        owner: c.hana._id,
+        due: inDays(30),
+        status: "in_progress",
+      },
+      { description: "Publish the review to the fleet", owner: c.farah._id, due: inDays(-40), status: "done" },
+    ],
+  } as ReviewInput);
+  lines.push(`year-end review "${review.title}"`);
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Running it
 
 async function loadCast(): Promise<Cast | null> {
@@ -506,6 +556,7 @@ async function seed(): Promise<void> {
     cast = await createCast();
   }
   const made = await seedMocs(cast);
+  const extras = await seedExtras(cast, made);
   console.log(`\nDemo MOCs (${made.length}):`);
   for (const { doc, story } of made) {
     const status = `${doc.status}${doc.completed ? ", completed" : ""}`;
@@ -513,6 +564,7 @@ async function seed(): Promise<void> {
       `  ${doc.serial_num.padEnd(8)} ${status.padEnd(13)} ${mocStatusLabel(doc.status, doc.completed).padEnd(23)} ${story}`,
     );
   }
+  console.log(`\nAlso: ${extras.join("; ")}.`);
   printUsers(cast);
   console.log(
     "\nThe notification emails these changes queued are delivered to the outbox (/admin/outbox) when `npm start` runs.",
