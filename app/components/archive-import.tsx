@@ -104,7 +104,7 @@ function Ready({ kind, report }: { kind: ArchiveKind; report: ImportReport }) {
   return (
     <section className="card" aria-labelledby="import-ready">
       <h2 id="import-ready">
-        All {report.validCount} {report.validCount === 1 ? "row is" : "rows are"} valid
+        {report.validCount === 1 ? "The row is valid" : `All ${report.validCount} rows are valid`}
       </h2>
       <p>
         Nothing is saved yet. Import adds these {report.validCount} {noun} to the archive in one go.

@@ -263,19 +263,11 @@ export function ArchiveListPage() {
                   </td>
                   {canWrite ? (
                     <td data-label="Actions" className="archive-actions">
-                      <Link
-                        to={`${recordPath(kind, r._id)}/edit`}
-                        className="button button-small"
-                        aria-label={`Edit ${r.serial_num}`}
-                      >
-                        Edit
+                      <Link to={`${recordPath(kind, r._id)}/edit`} className="button button-small">
+                        Edit<span className="visually-hidden"> {r.serial_num}</span>
                       </Link>
-                      <Link
-                        to={`${recordPath(kind, r._id)}/delete`}
-                        className="button button-small button-danger"
-                        aria-label={`Delete ${r.serial_num}`}
-                      >
-                        Delete
+                      <Link to={`${recordPath(kind, r._id)}/delete`} className="button button-small button-danger">
+                        Delete<span className="visually-hidden"> {r.serial_num}</span>
                       </Link>
                     </td>
                   ) : null}

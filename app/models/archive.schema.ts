@@ -154,6 +154,8 @@ const line = (what: string, max: number, required: boolean) =>
 /** Long plain text (kept as typed, shown as text, never as HTML). */
 const longText = (what: string) =>
   textOf(`Enter the ${what}`, `The ${what} must be text`)
+    // Browsers post a text box's line breaks as CRLF; store them as \n whatever the client.
+    .overwrite((v) => v.replace(/\r\n?/g, "\n"))
     .trim()
     .max(ARCHIVE_LIMITS.text, { error: `The ${what} can be at most ${ARCHIVE_LIMITS.text} characters` })
     .refine((v) => !TEXT_CONTROL.test(v), { error: `The ${what} contains characters that are not text` });
@@ -230,22 +232,34 @@ type DatesAndStatus = { date_raised?: string; date_closed?: string | null; statu
  */
 export function recordIssues(record: DatesAndStatus): Issue[] {
   const issues: Issue[] = [];
-  if (record.date_closed && record.date_raised && record.date_closed < record.date_raised) {
+  // Also run on input whose fields failed on their own (to show every problem at once), so only
+  // well-formed values are compared.
+  const raised = isIsoDate(record.date_raised) ? record.date_raised : null;
+  const closed = isIsoDate(record.date_closed) ? record.date_closed : null;
+  const closedGiven = record.date_closed !== null && record.date_closed !== undefined && record.date_closed !== "";
+  if (closed && raised && closed < raised) {
     issues.push({ path: "date_closed", message: "The closing date cannot be before the date raised" });
   }
-  if (record.status === "closed" && !record.date_closed) {
+  if (record.status === "closed" && !closedGiven) {
     issues.push({ path: "date_closed", message: "A closed record needs its closing date" });
   }
-  if (record.status === "open" && record.date_closed) {
+  if (record.status === "open" && closedGiven) {
     issues.push({ path: "status", message: "An open record has no closing date: choose closed, or clear the date" });
   }
   return issues;
 }
 
-const refineRecord = (record: DatesAndStatus, ctx: z.RefinementCtx) => {
-  for (const issue of recordIssues(record))
-    ctx.addIssue({ code: "custom", path: [issue.path], message: issue.message });
-};
+const isIsoDate = (value: unknown): value is string => typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value);
+
+/** Cross-field checks run even when a field failed, as long as the input is an object. */
+const refineRecord = z.superRefine<unknown>(
+  (record, ctx) => {
+    for (const issue of recordIssues(record as DatesAndStatus)) {
+      ctx.addIssue({ code: "custom", path: [issue.path], message: issue.message });
+    }
+  },
+  { when: (payload) => typeof payload.value === "object" && payload.value !== null && !Array.isArray(payload.value) },
+);
 
 /** Fills what a full record leaves out: empty texts, no attachments, status from the closing date. */
 export function withDefaults(kind: ArchiveKind, input: Partial<ArchiveInput>): ArchiveInput {
@@ -282,9 +296,7 @@ const strictFor = (kind: ArchiveKind) => ({
 });
 
 const build = (kind: ArchiveKind) => {
-  const record = z
-    .strictObject({ ...shapeOf(kind, false), ...READ_ONLY }, strictFor(kind))
-    .superRefine((r, ctx) => refineRecord(r as DatesAndStatus, ctx));
+  const record = z.strictObject({ ...shapeOf(kind, false), ...READ_ONLY }, strictFor(kind)).check(refineRecord);
   const fill = (r: unknown) => withDefaults(kind, r as Partial<ArchiveInput>);
   return {
     /** POST: a new record. */
@@ -292,7 +304,7 @@ const build = (kind: ArchiveKind) => {
     /** PUT: the whole record with its `_id`; fields left out take their defaults. */
     replace: z
       .strictObject({ _id: uuid("legacy record id"), ...shapeOf(kind, false), ...READ_ONLY }, strictFor(kind))
-      .superRefine((r, ctx) => refineRecord(r as DatesAndStatus, ctx))
+      .check(refineRecord)
       .transform((r) => ({ ...fill(r), _id: r._id as string })) as z.ZodType<ArchiveInput & { _id: string }>,
     /** PATCH: some fields (`_id`, when sent, must be the path's). */
     patch: z
@@ -352,7 +364,7 @@ const attachmentsText = z
 const pageSchema = (kind: ArchiveKind): z.ZodType<ArchiveInput> =>
   z
     .object({ ...shapeOf(kind, false), status: FIELD_RULES.status, attachments: attachmentsText })
-    .superRefine((r, ctx) => refineRecord(r as DatesAndStatus, ctx))
+    .check(refineRecord)
     .transform((r) => withDefaults(kind, r as Partial<ArchiveInput>));
 
 export const archivePageSchemas = { moc: pageSchema("moc"), pcr: pageSchema("pcr") };

@@ -83,10 +83,10 @@ function selectDocument(kind: ArchiveKind, extra: SQL = sql``): SQL {
 }
 
 const SORT_COLUMNS: Record<ArchiveSort, (dir: SQL) => SQL> = {
-  // "{count}-{year}" serials in date order (year, then count); any other style after them, as text.
+  // "{count}-{year}" serials (with any suffix) in date order: year, then count; other styles after, as text.
   serial: (dir) =>
-    sql`(substring(r.serial_num from '^[0-9]+-([0-9]{4})$'))::int ${dir} nulls last,
-      (substring(r.serial_num from '^([0-9]+)-[0-9]{4}$'))::numeric ${dir} nulls last, r.serial_num ${dir}`,
+    sql`(substring(r.serial_num from '^[0-9]+-([0-9]{4})(?![0-9])'))::int ${dir} nulls last,
+      (substring(r.serial_num from '^([0-9]+)-[0-9]{4}(?![0-9])'))::numeric ${dir} nulls last, r.serial_num ${dir}`,
   raised: (dir) => sql`r.date_raised ${dir}, r.serial_num ${dir}`,
   closed: (dir) => sql`r.date_closed ${dir} nulls last, r.date_raised ${dir}`,
   title: (dir) => sql`lower(r.title) ${dir}, r.serial_num ${dir}`,

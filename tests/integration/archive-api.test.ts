@@ -545,6 +545,13 @@ describe.each(KINDS)("$path", (k) => {
         }));
       expect(await q({})).toEqual({ total: 3, serials: [`2-2011-${tag}`, `10-2010-${tag}`, `9-2010-${tag}`] });
       expect((await q({ dir: "asc" })).serials).toEqual([`9-2010-${tag}`, `10-2010-${tag}`, `2-2011-${tag}`]);
+      // Serial numbers sort as "{count}-{year}": by year, then by count (9 before 10).
+      expect((await q({ sort: "serial" })).serials).toEqual([`9-2010-${tag}`, `10-2010-${tag}`, `2-2011-${tag}`]);
+      expect((await q({ sort: "serial", dir: "desc" })).serials).toEqual([
+        `2-2011-${tag}`,
+        `10-2010-${tag}`,
+        `9-2010-${tag}`,
+      ]);
       expect((await q({ status: "open" })).serials).toEqual([`10-2010-${tag}`]);
       expect((await q({ year: 2010 })).total).toBe(2);
       expect((await q({ q: `needle-${tag}` })).serials).toEqual([`2-2011-${tag}`]);
