@@ -1,0 +1,283 @@
+/**
+ * The legacy archive's pages, one set for both kinds (the loaders say which): the tabs between
+ * legacy MOCs and PCRs, the list with search, filters and sortable columns, and small shared parts.
+ */
+import type { LinksFunction, MetaFunction } from "@remix-run/node";
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import {
+  ARCHIVE,
+  ARCHIVE_KINDS,
+  ARCHIVE_SORT_LABELS,
+  ARCHIVE_SORTS,
+  capitalise,
+  defaultDirection,
+  type ArchiveKind,
+  type ArchiveSort,
+} from "~/models/archive.schema";
+import type { archiveListLoader } from "~/utils/archive-page.server";
+import styles from "~/styles/archive.css?url";
+import { formatDate } from "./moc";
+import { Pagination } from "./pagination";
+
+export const archiveLinks: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+
+/** A page title from the loader's kind (and record, when there is one). */
+export const archiveMeta =
+  (title: (label: string, serial: string | null) => string): MetaFunction =>
+  ({ data }) => {
+    const loaded = data as { kind?: ArchiveKind; doc?: { serial_num: string } | null } | undefined;
+    const label = loaded?.kind ? ARCHIVE[loaded.kind].plural : "Archive";
+    return [{ title: `${title(capitalise(label), loaded?.doc?.serial_num ?? null)} · Change Management` }];
+  };
+
+export const listPath = (kind: ArchiveKind) => `/archive/${ARCHIVE[kind].segment}`;
+export const recordPath = (kind: ArchiveKind, id: string) => `${listPath(kind)}/${id}`;
+
+/** Links between the two archives, the current one marked. */
+export function ArchiveTabs({ kind }: { kind: ArchiveKind }) {
+  return (
+    <nav className="archive-tabs no-print" aria-label="Archive">
+      <ul>
+        {ARCHIVE_KINDS.map((k) => (
+          <li key={k}>
+            <Link
+              to={listPath(k)}
+              className={k === kind ? "active" : undefined}
+              aria-current={k === kind ? "page" : undefined}
+            >
+              {capitalise(ARCHIVE[k].plural)}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+export function LegacyStatusBadge({ status }: { status: string }) {
+  return status === "closed" ? (
+    <span className="badge badge-success">Closed</span>
+  ) : (
+    <span className="badge badge-warning">Open</span>
+  );
+}
+
+/** A link's readable name: its file name, else its host. */
+export function attachmentName(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const last = decodeURIComponent(parsed.pathname.split("/").filter(Boolean).pop() ?? "");
+    return last || parsed.hostname;
+  } catch {
+    return url;
+  }
+}
+
+export function AttachmentLinks({ urls, compact }: { urls: string[]; compact?: boolean }) {
+  if (!urls.length) return <span className="muted">None</span>;
+  return (
+    <ul className={compact ? "attachment-list attachment-list-compact" : "attachment-list"}>
+      {urls.map((url, i) => (
+        <li key={`${i}-${url}`}>
+          <a href={url} rel="noopener noreferrer" target="_blank">
+            {attachmentName(url)}
+            <span className="visually-hidden"> (opens in a new tab)</span>
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A sortable column's header: a link that sorts by it, or flips the order when it already does. */
+function SortHeader({ column, sort, dir }: { column: ArchiveSort; sort: ArchiveSort; dir: "asc" | "desc" }) {
+  const [params] = useSearchParams();
+  const active = column === sort;
+  const next = new URLSearchParams(params);
+  next.set("sort", column);
+  next.set("dir", active ? (dir === "asc" ? "desc" : "asc") : defaultDirection(column));
+  next.delete("page");
+  return (
+    <th scope="col" aria-sort={active ? (dir === "asc" ? "ascending" : "descending") : undefined}>
+      <Link to={`?${next}`} className="sort-link" preventScrollReset>
+        {COLUMN_TITLES[column]}
+        {active ? <span aria-hidden="true">{dir === "asc" ? " ▲" : " ▼"}</span> : null}
+      </Link>
+    </th>
+  );
+}
+
+const COLUMN_TITLES: Record<ArchiveSort, string> = {
+  serial: "Serial",
+  title: "Title",
+  raised: "Raised",
+  closed: "Closed",
+};
+
+export function ArchiveListPage() {
+  const { kind, filter, rows, total, pages, facets, canWrite } = useLoaderData<typeof archiveListLoader>();
+  const info = ARCHIVE[kind];
+  const dir = filter.dir ?? defaultDirection(filter.sort);
+  const filtered = Boolean(filter.q || filter.status || filter.department || filter.year);
+  return (
+    <>
+      <ArchiveTabs kind={kind} />
+      <div className="page-header">
+        <div>
+          <h1>{capitalise(info.plural)}</h1>
+          <p className="muted">
+            Paper-era {info.short} records: {total} {total === 1 ? "record" : "records"}
+            {filtered ? " match" : ""}
+          </p>
+        </div>
+        {canWrite ? (
+          <div className="row">
+            <Link to={`${listPath(kind)}/new`} className="button button-primary">
+              New {info.label}
+            </Link>
+            <Link to={`${listPath(kind)}/import`} className="button">
+              Import CSV
+            </Link>
+          </div>
+        ) : null}
+      </div>
+      <Form method="get" className="card filters" role="search" aria-label={`Filter ${info.plural}`}>
+        <div className="field">
+          <label htmlFor="archive-q">Search</label>
+          <input
+            id="archive-q"
+            type="search"
+            name="q"
+            defaultValue={filter.q ?? ""}
+            placeholder="Serial, title, originator, text"
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="archive-status">Status</label>
+          <select id="archive-status" name="status" defaultValue={filter.status ?? ""}>
+            <option value="">Any status</option>
+            <option value="open">Open</option>
+            <option value="closed">Closed</option>
+          </select>
+        </div>
+        {info.hasDepartment ? (
+          <div className="field">
+            <label htmlFor="archive-department">Department</label>
+            <select id="archive-department" name="department" defaultValue={filter.department ?? ""}>
+              <option value="">Any department</option>
+              {facets.departments.map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor="archive-year">Year raised</label>
+          <select id="archive-year" name="year" defaultValue={filter.year ? String(filter.year) : ""}>
+            <option value="">Any year</option>
+            {facets.years.map((y) => (
+              <option key={y} value={y}>
+                {y}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="archive-sort">Sort by</label>
+          <select id="archive-sort" name="sort" defaultValue={filter.sort}>
+            {ARCHIVE_SORTS.map((s) => (
+              <option key={s} value={s}>
+                {ARCHIVE_SORT_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="archive-dir">Order</label>
+          <select id="archive-dir" name="dir" defaultValue={dir}>
+            <option value="asc">Ascending (oldest, A–Z)</option>
+            <option value="desc">Descending (newest, Z–A)</option>
+          </select>
+        </div>
+        <div className="row">
+          <button type="submit" className="button button-primary">
+            Apply
+          </button>
+          <Link to={listPath(kind)} className="button">
+            Reset
+          </Link>
+        </div>
+      </Form>
+      <div className="card table-wrap">
+        {rows.length === 0 ? (
+          <p className="empty">
+            {filtered || total > 0
+              ? `No ${info.plural} match these filters.`
+              : `The archive holds no ${info.plural} yet.${canWrite ? " Add one, or import a CSV file." : ""}`}
+          </p>
+        ) : (
+          <table className="stack-on-phone archive-table">
+            <caption className="visually-hidden">
+              {capitalise(info.plural)}, sorted by {ARCHIVE_SORT_LABELS[filter.sort].toLowerCase()},{" "}
+              {dir === "asc" ? "ascending" : "descending"}
+            </caption>
+            <thead>
+              <tr>
+                <SortHeader column="serial" sort={filter.sort} dir={dir} />
+                <SortHeader column="title" sort={filter.sort} dir={dir} />
+                {info.hasDepartment ? <th scope="col">Department</th> : null}
+                <th scope="col">Originator</th>
+                <SortHeader column="raised" sort={filter.sort} dir={dir} />
+                <SortHeader column="closed" sort={filter.sort} dir={dir} />
+                <th scope="col">Status</th>
+                <th scope="col">Attachments</th>
+                {canWrite ? (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r._id}>
+                  <td data-label="Serial">
+                    <Link to={recordPath(kind, r._id)} className="moc-link">
+                      {r.serial_num}
+                    </Link>
+                  </td>
+                  <td data-label="Title">{r.title}</td>
+                  {info.hasDepartment ? (
+                    <td data-label="Department">{r.department || <span className="muted">—</span>}</td>
+                  ) : null}
+                  <td data-label="Originator">{r.originator_name}</td>
+                  <td data-label="Raised">{formatDate(r.date_raised)}</td>
+                  <td data-label="Closed">{formatDate(r.date_closed)}</td>
+                  <td data-label="Status">
+                    <LegacyStatusBadge status={r.status} />
+                  </td>
+                  <td data-label="Attachments">
+                    <AttachmentLinks urls={r.attachments} compact />
+                  </td>
+                  {canWrite ? (
+                    <td data-label="Actions" className="archive-actions">
+                      <Link to={`${recordPath(kind, r._id)}/edit`} className="button button-small">
+                        Edit<span className="visually-hidden"> {r.serial_num}</span>
+                      </Link>
+                      <Link to={`${recordPath(kind, r._id)}/delete`} className="button button-small button-danger">
+                        Delete<span className="visually-hidden"> {r.serial_num}</span>
+                      </Link>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      <Pagination page={filter.page} pages={pages} />
+    </>
+  );
+}

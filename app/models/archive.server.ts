@@ -1,0 +1,330 @@
+/**
+ * The legacy archive: paper-era MOC and PCR records (clarifications section 10). One set of
+ * functions serves both kinds; `ARCHIVE[kind]` names the table and the kind's own fields (the
+ * columns carry the documents' key names). Anyone signed in reads; admins and HSEQ write.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import { getDb, type Executor } from "~/utils/db.server";
+import { Conflict, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
+import { canReadRecords, canWriteArchive, type Actor } from "./authz.server";
+import {
+  ARCHIVE,
+  defaultDirection,
+  mergePatch,
+  recordIssues,
+  type ArchiveField,
+  type ArchiveFilter,
+  type ArchiveInput,
+  type ArchiveKind,
+  type ArchivePatch,
+  type ArchiveSort,
+  type LegacyStatus,
+} from "./archive.schema";
+
+type Person = { _id: string; name: string } | null;
+
+/** A legacy record as /api returns it: the spec's fields, then timestamps and who wrote it. */
+export type ArchiveDocument = {
+  _id: string;
+  serial_num: string;
+  title: string;
+  description?: string;
+  department?: string;
+  procedure?: string;
+  originator_name: string;
+  date_raised: string;
+  date_closed: string | null;
+  status: LegacyStatus;
+  attachments: string[];
+  notes: string;
+  createdAt: string;
+  updatedAt: string;
+  created_by: Person;
+  updated_by: Person;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Permissions
+
+export function assertCanRead(actor: Actor): void {
+  if (!canReadRecords(actor)) throw new Forbidden("You cannot read the archive");
+}
+
+/** Admins and the HSEQ department write the archive (clarifications section 4). */
+export function assertCanWrite(actor: Actor, kind: ArchiveKind): void {
+  if (!canWriteArchive(actor)) {
+    throw new Forbidden(`Only admins and the HSEQ department can change ${ARCHIVE[kind].plural}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQL pieces
+
+const table = (kind: ArchiveKind) => sql.identifier(ARCHIVE[kind].table);
+const column = (field: ArchiveField) => sql.identifier(field);
+const UTC = (col: string) => sql.raw(`to_char(r.${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const person = (alias: string) =>
+  sql.raw(
+    `case when ${alias}.id is null then null else json_build_object('_id', ${alias}.id, 'name', ${alias}.name) end`,
+  );
+
+/** The document's columns in order, from `r` joined to its writers `cu` and `uu`. */
+function selectDocument(kind: ArchiveKind, extra: SQL = sql``): SQL {
+  const fields = ARCHIVE[kind].fields.map((f) => {
+    if (f === "date_raised" || f === "date_closed") return sql`r.${column(f)}::text as ${column(f)}`;
+    return sql`r.${column(f)}`;
+  });
+  return sql`select r.id as "_id", ${sql.join(fields, sql`, `)},
+    ${UTC("created_at")} as "createdAt", ${UTC("updated_at")} as "updatedAt",
+    ${person("cu")} as created_by, ${person("uu")} as updated_by${extra}
+    from ${table(kind)} r
+    left join users cu on cu.id = r.created_by
+    left join users uu on uu.id = r.updated_by`;
+}
+
+const SORT_COLUMNS: Record<ArchiveSort, (dir: SQL) => SQL> = {
+  // "{count}-{year}" serials (with any suffix) in date order: year, then count; other styles after, as text.
+  serial: (dir) =>
+    sql`(substring(r.serial_num from '^[0-9]+-([0-9]{4})(?![0-9])'))::int ${dir} nulls last,
+      (substring(r.serial_num from '^([0-9]+)-[0-9]{4}(?![0-9])'))::numeric ${dir} nulls last, r.serial_num ${dir}`,
+  raised: (dir) => sql`r.date_raised ${dir}, r.serial_num ${dir}`,
+  closed: (dir) => sql`r.date_closed ${dir} nulls last, r.date_raised ${dir}`,
+  title: (dir) => sql`lower(r.title) ${dir}, r.serial_num ${dir}`,
+};
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } } | null;
+  return e?.code === "23505" || e?.cause?.code === "23505";
+}
+
+const duplicateSerial = (kind: ArchiveKind, serial: string) =>
+  new Conflict(`A ${ARCHIVE[kind].label} with serial number ${serial} already exists`);
+
+async function readOne(db: Executor, kind: ArchiveKind, id: string): Promise<ArchiveDocument | null> {
+  const rows = await db.execute<ArchiveDocument>(sql`${selectDocument(kind)} where r.id = ${id}`);
+  return rows[0] ?? null;
+}
+
+const notFound = (kind: ArchiveKind) => new NotFound(`No ${ARCHIVE[kind].label} with this id`);
+
+/** The values of a record's columns, in the kind's field order. */
+function values(kind: ArchiveKind, input: ArchiveInput): SQL[] {
+  return ARCHIVE[kind].fields.map((f) =>
+    f === "attachments" ? sql`${sql.param(input.attachments)}::text[]` : sql`${input[f] ?? null}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** GET /api/oldMoc, /api/oldPcr: every record, latest raised first. */
+export async function listArchive(actor: Actor, kind: ArchiveKind): Promise<ArchiveDocument[]> {
+  assertCanRead(actor);
+  const rows = await getDb().execute<ArchiveDocument>(
+    sql`${selectDocument(kind)} order by r.date_raised desc, r.serial_num`,
+  );
+  return [...rows];
+}
+
+export async function getArchiveRecord(actor: Actor, kind: ArchiveKind, id: string): Promise<ArchiveDocument> {
+  assertCanRead(actor);
+  const doc = await readOne(getDb(), kind, id);
+  if (!doc) throw notFound(kind);
+  return doc;
+}
+
+export type ArchiveSearch = Omit<ArchiveFilter, "page"> & { page?: number; pageSize?: number };
+
+/** The archive pages' list: search, filters, sort and a page, with the total, in one query. */
+export async function searchArchive(
+  actor: Actor,
+  kind: ArchiveKind,
+  filter: ArchiveSearch,
+): Promise<{ rows: ArchiveDocument[]; total: number }> {
+  assertCanRead(actor);
+  const conditions: SQL[] = [sql`true`];
+  const q = filter.q?.trim();
+  if (q) {
+    const like = likePattern(q);
+    const texts = ["serial_num", "title", "originator_name", ARCHIVE[kind].textField, "notes"] as const;
+    conditions.push(
+      sql`(${sql.join(
+        texts.map((f) => sql`r.${column(f)} ilike ${like}`),
+        sql` or `,
+      )})`,
+    );
+  }
+  if (filter.status) conditions.push(sql`r.status = ${filter.status}`);
+  if (filter.department && ARCHIVE[kind].hasDepartment) conditions.push(sql`r.department = ${filter.department}`);
+  if (filter.year) {
+    conditions.push(
+      sql`r.date_raised >= ${`${filter.year}-01-01`}::date and r.date_raised < ${`${filter.year + 1}-01-01`}::date`,
+    );
+  }
+  const sort = filter.sort ?? "raised";
+  const dir = sql.raw((filter.dir ?? defaultDirection(sort)) === "asc" ? "asc" : "desc");
+  const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
+  const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
+  const rows = await getDb().execute<ArchiveDocument & { total: number }>(sql`
+    ${selectDocument(kind, sql`, count(*) over ()::int as total`)}
+    where ${sql.join(conditions, sql` and `)}
+    order by ${SORT_COLUMNS[sort](dir)}, r.id
+    limit ${pageSize} offset ${offset}`);
+  return { rows: rows.map(({ total: _total, ...doc }) => doc as ArchiveDocument), total: rows[0]?.total ?? 0 };
+}
+
+/** The filters' choices: the years records were raised in, and (MOCs) the departments named. */
+export async function archiveFacets(kind: ArchiveKind): Promise<{ years: number[]; departments: string[] }> {
+  const rows = await getDb().execute<{ years: number[] | null; departments: string[] | null }>(sql`
+    select
+      (select array_agg(y order by y desc) from (select distinct extract(year from date_raised)::int as y
+        from ${table(kind)}) ys) as years,
+      ${
+        ARCHIVE[kind].hasDepartment
+          ? sql`(select array_agg(d order by d) from (select distinct department as d from ${table(kind)}
+              where department <> '') ds)`
+          : sql`null::text[]`
+      } as departments`);
+  return { years: rows[0]?.years ?? [], departments: rows[0]?.departments ?? [] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing (each one statement or one transaction; a duplicate serial is 409 and changes nothing)
+
+export async function createArchiveRecord(
+  actor: Actor,
+  kind: ArchiveKind,
+  input: ArchiveInput,
+): Promise<ArchiveDocument> {
+  assertCanWrite(actor, kind);
+  try {
+    return await getDb().transaction(async (tx) => {
+      const fields = ARCHIVE[kind].fields;
+      const [row] = await tx.execute<{ id: string }>(sql`
+        insert into ${table(kind)} (${sql.join(fields.map(column), sql`, `)}, created_by, updated_by)
+        values (${sql.join(values(kind, input), sql`, `)}, ${actor._id}, ${actor._id})
+        returning id`);
+      return (await readOne(tx, kind, row!.id))!;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateSerial(kind, input.serial_num);
+    throw error;
+  }
+}
+
+/** Writes the whole record `id` (PUT, and PATCH after merging). */
+async function writeRecord(
+  actor: Actor,
+  kind: ArchiveKind,
+  id: string,
+  next: (current: ArchiveInput) => ArchiveInput,
+): Promise<ArchiveDocument> {
+  assertCanWrite(actor, kind);
+  let serial = "";
+  try {
+    return await getDb().transaction(async (tx) => {
+      const [locked] = await tx.execute<{ id: string }>(sql`select id from ${table(kind)} where id = ${id} for update`);
+      if (!locked) throw notFound(kind);
+      const current = (await readOne(tx, kind, id))!;
+      const record = next(current as unknown as ArchiveInput);
+      const issues = recordIssues(record);
+      if (issues.length) throw new Invalid(`The ${ARCHIVE[kind].label} is not valid`, issues);
+      serial = record.serial_num;
+      const sets = ARCHIVE[kind].fields.map((f, i) => sql`${column(f)} = ${values(kind, record)[i]!}`);
+      await tx.execute(sql`update ${table(kind)}
+        set ${sql.join(sets, sql`, `)}, updated_by = ${actor._id}, updated_at = now()
+        where id = ${id}`);
+      return (await readOne(tx, kind, id))!;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateSerial(kind, serial);
+    throw error;
+  }
+}
+
+/** PUT: the whole record; fields left out are cleared. */
+export function replaceArchiveRecord(
+  actor: Actor,
+  kind: ArchiveKind,
+  input: ArchiveInput & { _id: string },
+): Promise<ArchiveDocument> {
+  const { _id, ...record } = input;
+  return writeRecord(actor, kind, _id, () => record);
+}
+
+/** PATCH: only the fields sent; the merged record must still hold together. */
+export function patchArchiveRecord(
+  actor: Actor,
+  kind: ArchiveKind,
+  id: string,
+  patch: ArchivePatch & { _id?: string },
+): Promise<ArchiveDocument> {
+  const { _id, ...fields } = patch;
+  if (_id !== undefined && _id !== id) {
+    throw new Invalid("The body's _id is not the id in the path", [
+      { path: "_id", message: "Leave _id out, or send the id in the path" },
+    ]);
+  }
+  return writeRecord(actor, kind, id, (current) => {
+    const base = Object.fromEntries(ARCHIVE[kind].fields.map((f) => [f, current[f]])) as unknown as ArchiveInput;
+    return mergePatch(base, fields);
+  });
+}
+
+export async function deleteArchiveRecord(actor: Actor, kind: ArchiveKind, id: string): Promise<{ _id: string }> {
+  assertCanWrite(actor, kind);
+  const rows = await getDb().execute<{ id: string }>(sql`delete from ${table(kind)} where id = ${id} returning id`);
+  if (!rows[0]) throw notFound(kind);
+  return { _id: id };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import
+
+/** Of these serial numbers, the ones already in the archive. */
+export async function existingSerials(
+  kind: ArchiveKind,
+  serials: string[],
+  db: Executor = getDb(),
+): Promise<Set<string>> {
+  if (!serials.length) return new Set();
+  const rows = await db.execute<{ serial_num: string }>(
+    sql`select serial_num from ${table(kind)} where serial_num = any(${sql.param(serials)}::text[])`,
+  );
+  return new Set(rows.map((r) => r.serial_num));
+}
+
+const INSERT_CHUNK = 500;
+
+/** Inserts validated records in one transaction: all of them, or none (a duplicate is 409). */
+export async function insertArchiveRecords(actor: Actor, kind: ArchiveKind, records: ArchiveInput[]): Promise<number> {
+  assertCanWrite(actor, kind);
+  const fields = ARCHIVE[kind].fields;
+  try {
+    await getDb().transaction(async (tx) => {
+      for (let start = 0; start < records.length; start += INSERT_CHUNK) {
+        const rows = records
+          .slice(start, start + INSERT_CHUNK)
+          .map((r) => sql`(${sql.join(values(kind, r), sql`, `)}, ${actor._id}, ${actor._id})`);
+        await tx.execute(sql`insert into ${table(kind)} (${sql.join(fields.map(column), sql`, `)}, created_by, updated_by)
+          values ${sql.join(rows, sql`, `)}`);
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      const e = error as { detail?: string; cause?: { detail?: string } };
+      const detail = e.detail ?? e.cause?.detail ?? "";
+      const serial = /\(serial_num\)=\((.*)\)/.exec(detail)?.[1];
+      throw new DomainError(
+        409,
+        serial
+          ? `A ${ARCHIVE[kind].label} with serial number ${serial} was added meanwhile; nothing was imported`
+          : `A serial number was added meanwhile; nothing was imported`,
+      );
+    }
+    throw error;
+  }
+  return records.length;
+}

@@ -1,0 +1,7 @@
+// GET and PATCH (partial update) /api/oldMoc/[id].
+import { archiveItemRoute } from "~/utils/archive-api.server";
+
+const route = archiveItemRoute("moc");
+
+export const loader = route.loader;
+export const action = route.action;

@@ -1,0 +1,7 @@
+// GET and PATCH (partial update) /api/oldPcr/[id].
+import { archiveItemRoute } from "~/utils/archive-api.server";
+
+const route = archiveItemRoute("pcr");
+
+export const loader = route.loader;
+export const action = route.action;

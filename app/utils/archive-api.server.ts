@@ -1,0 +1,64 @@
+/**
+ * /api/oldMoc and /api/oldPcr (with PATCH /[id]): one route factory for both kinds of legacy
+ * record. Writers are checked before the body is read, so a reader learns nothing from validation.
+ */
+import { z } from "zod";
+import { ARCHIVE, archiveSchemas, type ArchiveKind } from "~/models/archive.schema";
+import {
+  assertCanWrite,
+  createArchiveRecord,
+  deleteArchiveRecord,
+  getArchiveRecord,
+  listArchive,
+  patchArchiveRecord,
+  replaceArchiveRecord,
+} from "~/models/archive.server";
+import { uuid } from "~/models/moc.schema";
+import { requireApiUser } from "./auth.server";
+import { apiRoute, ok, readJson, readQuery, validate } from "./http.server";
+
+const idOf = (kind: ArchiveKind) => uuid(`${ARCHIVE[kind].label} id`);
+
+/** GET all, POST, PUT (`_id` in the body) and DELETE (`?id=`). */
+export function archiveCollectionRoute(kind: ArchiveKind) {
+  const schemas = archiveSchemas[kind];
+  const idQuery = z.object({ id: idOf(kind) });
+  return apiRoute({
+    async GET({ request }) {
+      return ok(await listArchive(await requireApiUser(request), kind));
+    },
+    async POST({ request }) {
+      const actor = await requireApiUser(request);
+      assertCanWrite(actor, kind);
+      return ok(await createArchiveRecord(actor, kind, await readJson(request, schemas.create)));
+    },
+    async PUT({ request }) {
+      const actor = await requireApiUser(request);
+      assertCanWrite(actor, kind);
+      return ok(await replaceArchiveRecord(actor, kind, await readJson(request, schemas.replace)));
+    },
+    async DELETE({ request }) {
+      const actor = await requireApiUser(request);
+      assertCanWrite(actor, kind);
+      const { id } = readQuery(request, idQuery);
+      return ok(await deleteArchiveRecord(actor, kind, id));
+    },
+  });
+}
+
+/** GET one and PATCH (a partial update) at /[id]. */
+export function archiveItemRoute(kind: ArchiveKind) {
+  const idParam = (id: string | undefined) => validate(idOf(kind), id, `The ${ARCHIVE[kind].label} id`);
+  return apiRoute({
+    async GET({ request, params }) {
+      const actor = await requireApiUser(request);
+      return ok(await getArchiveRecord(actor, kind, idParam(params.id)));
+    },
+    async PATCH({ request, params }) {
+      const actor = await requireApiUser(request);
+      assertCanWrite(actor, kind);
+      const id = idParam(params.id);
+      return ok(await patchArchiveRecord(actor, kind, id, await readJson(request, archiveSchemas[kind].patch)));
+    },
+  });
+}
