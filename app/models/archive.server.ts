@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { getDb, type Executor } from "~/utils/db.server";
-import { Conflict, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
+import { Conflict, databaseErrorCode, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canReadRecords, canWriteArchive, type Actor } from "./authz.server";
 import {
   ARCHIVE,
@@ -94,10 +94,7 @@ const SORT_COLUMNS: Record<ArchiveSort, (dir: SQL) => SQL> = {
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; cause?: { code?: string } } | null;
-  return e?.code === "23505" || e?.cause?.code === "23505";
-}
+const isUniqueViolation = (error: unknown) => databaseErrorCode(error) === "23505";
 
 const duplicateSerial = (kind: ArchiveKind, serial: string) =>
   new Conflict(`A ${ARCHIVE[kind].label} with serial number ${serial} already exists`);
