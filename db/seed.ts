@@ -24,6 +24,8 @@ import {
   setManualPlan,
   setRiskAssessment,
 } from "~/models/moc.server";
+import type { ArchiveKind } from "~/models/archive.schema";
+import { importArchiveCsv } from "~/models/archive-import.server";
 import { postMessage } from "~/models/chat.server";
 import type { MocDocument } from "~/models/moc-query.server";
 import type { ReviewInput } from "~/models/review.schema";
@@ -434,6 +436,22 @@ async function seedMocs(c: Cast): Promise<Made[]> {
 // ---------------------------------------------------------------------------------------------
 // Chat and a year-end review
 
+const LEGACY_CSV: Record<ArchiveKind, string> = {
+  moc: `serial_num,title,description,department,originator_name,date_raised,date_closed,status,attachments,notes
+12-2011,Replace ballast pump seals,Seals replaced with a harder compound after two leaks,engineering,J. Marsh,2011-03-14,2011-06-02,closed,https://example.com/scans/moc-12-2011.pdf,Scanned from binder 3
+31-2012,New mooring line inspection interval,Inspection every 3 months instead of 6,operations,A. Costa,2012-08-20,2012-11-30,closed,,
+4-2013,Bridge watch levels in restricted visibility,Second lookout from visibility under 2 nm,fleet,P. Lind,2013-01-09,2013-04-18,closed,https://example.com/scans/moc-4-2013.pdf|https://example.com/scans/moc-4-2013-annex.pdf,
+19-2014,Chemical store ventilation,Extra fan in the paint locker,hseq,R. Okafor,2014-05-27,,open,,Never closed on paper; check with the superintendent
+7-2015,Galley fire suppression upgrade,Wet chemical system in all galleys,engineering,J. Marsh,2015-02-11,2015-09-01,closed,,
+22-2015,Crew change procedure at anchorage,"Launch transfers only in daylight, sea state 3 or less",operations,A. Costa,2015-10-03,2016-01-15,closed,,
+`,
+  pcr: `serial_num,title,procedure,originator_name,date_raised,date_closed,status,attachments,notes
+3-2012,Bunkering checklist revision,OPS-07 Bunkering,A. Costa,2012-02-02,2012-03-30,closed,https://example.com/scans/pcr-3-2012.pdf,
+9-2013,Enclosed space entry permit,HSEQ-12 Enclosed spaces,R. Okafor,2013-06-17,2013-09-05,closed,,
+2-2014,Garbage record book entries,ENV-03 Garbage management,P. Lind,2014-01-20,,open,,Awaiting the new MARPOL annex text
+`,
+};
+
 async function seedExtras(c: Cast, made: Made[]): Promise<string[]> {
   const lines: string[] = [];
   const byStory = (part: string) => made.find((m) => m.story.includes(part))!.doc;
@@ -475,6 +493,13 @@ async function seedExtras(c: Cast, made: Made[]): Promise<string[]> {
     ],
   } as ReviewInput);
   lines.push(`year-end review "${review.title}"`);
+
+  // Paper-era records, through the same CSV import an HSEQ user would use.
+  for (const [kind, csv] of Object.entries(LEGACY_CSV) as [ArchiveKind, string][]) {
+    const result = await importArchiveCsv(c.hana, kind, csv);
+    if (!result.saved) throw new Error(`The demo legacy ${kind} CSV was refused: ${JSON.stringify(result.check)}`);
+    lines.push(`${result.count} legacy ${kind === "moc" ? "MOC" : "PCR"} records`);
+  }
   return lines;
 }
 
