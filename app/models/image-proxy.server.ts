@@ -201,6 +201,15 @@ function failure(error: unknown, deadline: AbortSignal): ProxyError {
   return new ProxyError(502, "The image could not be fetched from its server");
 }
 
+/**
+ * Drops a response body unread. undici's body emits an AbortError when destroyed; without a
+ * listener that error would be an uncaught exception that takes the process down.
+ */
+function discard(body: Dispatcher.ResponseData["body"]): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
 /** Reads at most `maxBytes` of the body, whatever Content-Length said (or did not say). */
 async function readCapped(body: Dispatcher.ResponseData["body"], maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -208,7 +217,7 @@ async function readCapped(body: Dispatcher.ResponseData["body"], maxBytes: numbe
   for await (const chunk of body) {
     size += (chunk as Buffer).length;
     if (size > maxBytes) {
-      body.destroy();
+      discard(body);
       throw new ProxyError(502, "The image is larger than 10 MiB");
     }
     chunks.push(chunk as Buffer);
@@ -243,7 +252,7 @@ export async function fetchImage(rawUrl: string, options: ProxyOptions = {}): Pr
       });
       const { statusCode, headers, body } = response;
       if (REDIRECT_STATUSES.has(statusCode)) {
-        body.destroy();
+        discard(body);
         if (redirects >= MAX_REDIRECTS)
           throw new ProxyError(502, `The image server redirected more than ${MAX_REDIRECTS} times`);
         const location = Array.isArray(headers.location) ? headers.location[0] : headers.location;
@@ -264,24 +273,24 @@ export async function fetchImage(rawUrl: string, options: ProxyOptions = {}): Pr
         continue;
       }
       if (statusCode < 200 || statusCode >= 300) {
-        body.destroy();
+        discard(body);
         throw new ProxyError(502, `The image server answered ${statusCode}`);
       }
       const declared = mediaType(headers["content-type"]);
       if (!(IMAGE_TYPES as readonly string[]).includes(declared)) {
-        body.destroy();
+        discard(body);
         throw new ProxyError(415, "Only png, jpeg, gif, webp and avif images can be proxied");
       }
       const encoding = mediaType(headers["content-encoding"]);
       if (encoding && encoding !== "identity") {
-        body.destroy();
+        discard(body);
         throw new ProxyError(502, "The image server sent an encoded body");
       }
       const length = Number(
         Array.isArray(headers["content-length"]) ? headers["content-length"][0] : headers["content-length"],
       );
       if (Number.isFinite(length) && length > maxBytes) {
-        body.destroy();
+        discard(body);
         throw new ProxyError(502, "The image is larger than 10 MiB");
       }
       const bytes = await readCapped(body, maxBytes);
