@@ -40,23 +40,82 @@ export async function loadMocDocument(id: string, db: Executor = getDb()): Promi
 }
 
 /**
- * A populated list as JSON text, ready to be the `data` of a response: the stored documents
- * (`moc_documents`, kept by triggers at every commit; db/derived.ts) joined in the list's order,
- * so a list costs a concatenation, not a document build per MOC. Node neither parses nor
- * re-serialises it. A MOC without a stored document (never expected) is built on the spot by
- * `build_moc_document`, whose plan PL/pgSQL caches: this query's plan stays a plain join.
+ * A list's fingerprint: the MOCs in order, each with the transaction that last built its stored
+ * document. Equal fingerprints mean byte-identical lists (a document only changes by a rebuild, and
+ * each rebuild carries a new transaction id), so it is both the ETag and the cache key. Null when a
+ * MOC has no stored document.
  */
-export async function mocListJson(where: SQL, db: Executor = getDb()): Promise<string> {
-  const rows = await db
+const LIST_TAG = sql<string | null>`case when bool_and(${d.mocId} is not null)
+  then md5(coalesce(string_agg(${m.id}::text || ':' || ${d.refreshedTx}::text, ',' order by ${m.createdAt} desc, ${m.id}), ''))
+  end`;
+
+/** Recently answered lists by fingerprint, bounded in bytes; shared by every user who sees the same list. */
+const listCache = new (class {
+  private entries = new Map<string, Buffer>();
+  private bytes = 0;
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxEntryBytes: number,
+  ) {}
+  get(key: string): Buffer | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit); // most recently used last
+    }
+    return hit;
+  }
+  clear() {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+  set(key: string, body: Buffer) {
+    if (body.length > this.maxEntryBytes || this.entries.has(key)) return;
+    this.entries.set(key, body);
+    this.bytes += body.length;
+    for (const [oldest, old] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= old.length;
+    }
+  }
+})(32 * 1024 * 1024, 2 * 1024 * 1024);
+
+/** Forgets the lists kept in memory (tests measuring the cold path). */
+export const forgetMocLists = () => listCache.clear();
+
+export type MocListBody = { etag: string | null; body: Buffer };
+
+/**
+ * A list's whole response body (`{"data":[...],"status":200}`) as bytes, with its fingerprint.
+ * First the fingerprint alone (no document is read); a list answered before with the same
+ * fingerprint is served from memory. Otherwise the documents and the fingerprint come from one
+ * statement, so they describe the same snapshot. Several instances each keep their own copies;
+ * the fingerprint is read from the database on every request, so none is ever stale.
+ */
+export async function mocListBody(where: SQL, db: Executor = getDb()): Promise<MocListBody> {
+  const [probe] = await db
+    .select({ tag: LIST_TAG })
+    .from(m)
+    .leftJoin(d, eq(d.mocId, m.id))
+    .where(where)
+    .prepare("moc_list_tag")
+    .execute();
+  const cached = probe?.tag ? listCache.get(probe.tag) : undefined;
+  if (cached) return { etag: probe!.tag, body: cached };
+  const [row] = await db
     .select({
-      body: sql<string>`coalesce('[' || string_agg(coalesce(d.doc, build_moc_document(m.id)), ',' order by m.created_at desc, m.id) || ']', '[]')`,
+      tag: LIST_TAG,
+      data: sql<string>`coalesce('[' || string_agg(coalesce(d.doc, build_moc_document(m.id)), ',' order by m.created_at desc, m.id) || ']', '[]')`,
     })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
     .where(where)
-    .prepare("moc_list")
+    .prepare("moc_list_body")
     .execute();
-  return rows[0]?.body ?? "[]";
+  const body = Buffer.from(`{"data":${row?.data ?? "[]"},"status":200}`);
+  if (row?.tag) listCache.set(row.tag, body);
+  return { etag: row?.tag ?? null, body };
 }
 
 /** The same list built from the tables on the spot: the reference the stored documents are checked against. */

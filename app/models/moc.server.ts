@@ -16,7 +16,7 @@ import {
   loadMocAccess,
   loadMocDocument,
   loadMocDocumentText,
-  mocListJson,
+  mocListBody,
   type MocDocument,
 } from "./moc-query.server";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
@@ -53,11 +53,11 @@ export async function getMocJson(actor: PublicUser, id: string): Promise<string>
   return row.doc;
 }
 
-/** GET /api/newmoc as JSON text: the MOCs the actor works on (all for admins and HSEQ). */
-export const listMocsForUser = (actor: PublicUser) => mocListJson(mocListScope.newmoc(actor));
+/** GET /api/newmoc's body: the MOCs the actor works on (all for admins and HSEQ). */
+export const listMocsForUser = (actor: PublicUser) => mocListBody(mocListScope.newmoc(actor));
 
-/** GET /api/getAllMoc as JSON text: all for admins, HSEQ and full access; otherwise completed ones. */
-export const listAllMocs = (actor: PublicUser) => mocListJson(mocListScope.getAllMoc(actor));
+/** GET /api/getAllMoc's body: all for admins, HSEQ and full access; otherwise completed ones. */
+export const listAllMocs = (actor: PublicUser) => mocListBody(mocListScope.getAllMoc(actor));
 
 // ---------------------------------------------------------------------------------------------
 // Creating

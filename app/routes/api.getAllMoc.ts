@@ -1,10 +1,10 @@
 import { listAllMocs } from "~/models/moc.server";
 import { requireApiUser } from "~/utils/auth.server";
-import { apiRoute, okJsonText } from "~/utils/http.server";
+import { apiRoute, okJsonBody } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
-    return okJsonText(await listAllMocs(await requireApiUser(request)));
+    return okJsonBody(request, await listAllMocs(await requireApiUser(request)));
   },
 });
 

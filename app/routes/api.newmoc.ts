@@ -1,11 +1,11 @@
 import { newMocSchema } from "~/models/moc.schema";
 import { createMoc, listMocsForUser } from "~/models/moc.server";
 import { requireApiUser } from "~/utils/auth.server";
-import { apiJson, apiRoute, okJsonText, readJson } from "~/utils/http.server";
+import { apiJson, apiRoute, okJsonBody, readJson } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
-    return okJsonText(await listMocsForUser(await requireApiUser(request)));
+    return okJsonBody(request, await listMocsForUser(await requireApiUser(request)));
   },
   async POST({ request }) {
     const actor = await requireApiUser(request);

@@ -127,10 +127,26 @@ export function apiRoute(handlers: Partial<Record<Method, Handler>>) {
   return { loader: (args: LoaderFunctionArgs) => dispatch(args), action: (args: ActionFunctionArgs) => dispatch(args) };
 }
 
-/** A success body whose `data` is JSON text that PostgreSQL already built (large lists). */
+/** A success body whose `data` is JSON text that PostgreSQL already built. */
 export function okJsonText(dataJson: string): Response {
   return new Response(`{"data":${dataJson},"status":200}`, {
     status: 200,
     headers: { "Content-Type": "application/json; charset=utf-8", ...API_HEADERS },
   });
+}
+
+/**
+ * A success answer whose body was built before (a list: `{"data":[...],"status":200}` as bytes),
+ * with its fingerprint as a strong ETag; a request already holding that version gets 304.
+ */
+export function okJsonBody(request: Request, list: { etag: string | null; body: Uint8Array }): Response {
+  const etag = list.etag ? `"${list.etag}"` : null;
+  const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8", ...API_HEADERS };
+  if (etag) headers.ETag = etag;
+  const held = request.headers.get("If-None-Match");
+  if (etag && held && held.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
+    return new Response(null, { status: 304, headers: { ETag: etag, ...API_HEADERS } });
+  }
+  // Buffer.from(string) is backed by an ArrayBuffer, as BodyInit wants.
+  return new Response(list.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
 }

@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mocListScope } from "../../app/models/authz.server";
-import { buildMocListJson, mocListJson } from "../../app/models/moc-query.server";
+import { buildMocListJson, mocListBody } from "../../app/models/moc-query.server";
 import * as newmocRoute from "../../app/routes/api.newmoc";
 import * as singlemocRoute from "../../app/routes/api.singlemoc";
 import * as usersRoute from "../../app/routes/api.users";
@@ -48,7 +48,9 @@ describe("stored documents", () => {
     await mocAt("c", cast);
     await mocAt("completed", cast);
     const where = mocListScope.newmoc(admin);
-    expect(JSON.parse(await mocListJson(where))).toEqual(JSON.parse(await buildMocListJson(where)));
+    expect(JSON.parse((await mocListBody(where)).body.toString()).data).toEqual(
+      JSON.parse(await buildMocListJson(where)),
+    );
   });
 
   it("a renamed user shows under the new name in the lists and in singlemoc at once", async () => {
@@ -133,6 +135,44 @@ describe("definition changes", () => {
       sql`select hash from derived_objects where name = 'moc_documents'`,
     );
     expect(row!.hash).toBe(DERIVED_HASH);
+    await expectStoredDocumentsFresh();
+  });
+});
+
+describe("list answers kept in memory", () => {
+  const list = (who: { _id: string }, headers: Record<string, string> = {}) =>
+    tokenOf(who).then((token) => api(newmocRoute, { path: "/api/newmoc", token, headers }));
+
+  it("a repeated list is the same bytes under the same ETag; If-None-Match gets 304", async () => {
+    await mocAt("c", cast);
+    const first = await list(cast.implementer);
+    const second = await list(cast.implementer);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("etag")).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(second.text).toBe(first.text);
+    const again = await list(cast.implementer, { "If-None-Match": first.headers.get("etag")! });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe("");
+    expect(again.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("any change to a listed MOC or to a person it shows gives a new ETag and the new content", async () => {
+    const moc = await mocAt("c", cast);
+    const before = await list(cast.implementer);
+    const stepped = await submitStep("hseq", cast.hseq, defaultStepBody("hseq", moc, cast));
+    expect(stepped.status, stepped.text).toBe(200);
+    const afterStep = await list(cast.implementer);
+    expect(afterStep.headers.get("etag")).not.toBe(before.headers.get("etag"));
+    expect(afterStep.body.data.find((doc: Doc) => doc._id === moc._id).status).toBe("d");
+
+    expect((await rename(cast.hseq, "Hugo Renamed Again")).status).toBe(200);
+    const afterRename = await list(cast.implementer);
+    expect(afterRename.headers.get("etag")).not.toBe(afterStep.headers.get("etag"));
+    expect(afterRename.body.data.find((doc: Doc) => doc._id === moc._id).hseq_id.name).toBe("Hugo Renamed Again");
+    // A stale ETag gets the full answer.
+    const stale = await list(cast.implementer, { "If-None-Match": before.headers.get("etag")! });
+    expect(stale.status).toBe(200);
     await expectStoredDocumentsFresh();
   });
 });
