@@ -117,6 +117,8 @@ export const mocs = pgTable(
   (t) => [
     uniqueIndex("mocs_serial_key").on(t.serialNum),
     uniqueIndex("mocs_chat_key").on(t.chatId),
+    // What a list's fingerprint reads of each MOC, from the index alone.
+    index("mocs_list_idx").on(t.id, t.isDeleted, t.createdAt),
     uniqueIndex("mocs_serial_year_count_key").on(t.serialYear, t.serialCount),
     index("mocs_created_idx").on(t.createdAt),
     index("mocs_status_idx")
@@ -134,14 +136,21 @@ export const mocs = pgTable(
  * is rebuilt at the commit of any change to the MOC, its forms, users or logs, or to a user it
  * names. Lists concatenate these instead of building every document on every read.
  */
-export const mocDocuments = pgTable("moc_documents", {
-  mocId: uuid("moc_id")
-    .primaryKey()
-    .references(() => mocs.id, { onDelete: "cascade" }),
-  doc: text("doc").notNull(),
-  /** The transaction that last rebuilt it: later triggers of the same commit skip the work. */
-  refreshedTx: bigint("refreshed_tx", { mode: "number" }).notNull(),
-});
+export const mocDocuments = pgTable(
+  "moc_documents",
+  {
+    mocId: uuid("moc_id")
+      .primaryKey()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    doc: text("doc").notNull(),
+    /** The transaction that last rebuilt it: later triggers of the same commit skip the work. */
+    refreshedTx: bigint("refreshed_tx", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    // A list's fingerprint (moc-query.server.ts) reads the version without touching the documents.
+    index("moc_documents_version_idx").on(t.mocId, t.refreshedTx),
+  ],
+);
 
 /** Database objects derived from code (db/derived.ts), recreated when their definition's hash changes. */
 export const derivedObjects = pgTable("derived_objects", {
@@ -186,7 +195,8 @@ export const mocUsers = pgTable(
       .references(() => users.id),
     addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.mocId, t.userId] }), index("moc_users_user_idx").on(t.userId)],
+  // (user_id, moc_id): a user's MOCs from the index alone (the lists' scope).
+  (t) => [primaryKey({ columns: [t.mocId, t.userId] }), index("moc_users_user_idx").on(t.userId, t.mocId)],
 );
 
 /** The audit trail: every change of a MOC, `{ userId, action, from, to, comment, at }`. */

@@ -223,6 +223,20 @@ async function main(): Promise<void> {
       target: ">= 50% of floor req/s",
       pass: mine.requests.average >= 0.5 * floorRps,
     });
+    // The same floor with a body as large as that list: what moving the bytes alone costs here.
+    const kb = Math.max(1, Math.round(standardBytes / 1024));
+    const sized = await measure(base, `floor GET /api/floor?kb=${kb}`, CONNECTIONS, () => [
+      { method: "GET", path: `/api/floor?kb=${kb}` },
+    ]);
+    rows.push({
+      scenario: `floor with a ${kb} KB constant body (the list's size)`,
+      connections: CONNECTIONS,
+      rps: sized.requests.average,
+      p50: sized.latency.p50,
+      p99: sized.latency.p99,
+      floorRps,
+      target: "reference",
+    });
 
     // 3. One fully populated MOC, rotating over every id.
     const ids = (await client<{ id: string }[]>`select id from mocs order by random()`).map((r) => r.id);
