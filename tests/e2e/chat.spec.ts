@@ -4,49 +4,19 @@
  * panel polls, so a message from someone else shows within 3 seconds, also when it was sent
  * through another app instance on the same database. Messages are text: markup never runs.
  */
-import type { APIRequestContext, Page } from "@playwright/test";
-import { expect, jsEnabled, ready, test, type Person } from "./moc-fixtures";
+import { expect, jsEnabled, test } from "./moc-fixtures";
 import { test as pcrTest } from "./pcr-fixtures";
-import { startSecondInstance } from "./second-instance";
-
-const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-const chat = (page: Page) => page.getByRole("region", { name: "Chat", exact: true });
-const messageList = (page: Page) => chat(page).getByRole("list", { name: "Messages" });
-/** The message whose text is exactly `text`. */
-const message = (page: Page, text: string) =>
-  messageList(page)
-    .getByRole("listitem")
-    .filter({ has: page.locator(".chat-text", { hasText: new RegExp(`^${escapeRegExp(text)}$`) }) });
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-async function send(page: Page, text: string) {
-  await chat(page).getByLabel("Message", { exact: true }).fill(text);
-  await chat(page).getByRole("button", { name: "Send", exact: true }).click();
-}
-
-/** Marks the loaded document, so a later check can tell that the page was not reloaded. */
-async function markDocument(page: Page) {
-  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
-}
-async function expectSameDocument(page: Page) {
-  expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
-}
-
-async function open(page: Page, path: string) {
-  await page.goto(path);
-  await ready(page);
-  await expect(chat(page)).toBeVisible();
-}
-
-async function roomMessages(request: APIRequestContext, who: Person, chatId: string): Promise<string[]> {
-  const response = await request.get(`/api/chat?chat_id=${chatId}`, {
-    headers: { Authorization: `Bearer ${who.token}` },
-  });
-  expect(response.status()).toBe(200);
-  const body = (await response.json()) as { chatData: { messages: { message: string }[] } };
-  return body.chatData.messages.map((m) => m.message);
-}
+import {
+  chat,
+  expectSameDocument,
+  ISO_Z,
+  markDocument,
+  message,
+  messageList,
+  open,
+  roomMessages,
+  send,
+} from "./chat-helpers";
 
 test("posting on the MOC page: the message is shown as the sender's own, and to others as theirs", async ({
   cast,
@@ -120,76 +90,6 @@ test("an empty or too long message is refused next to the field, and nothing is 
   await expect(messageList(page).getByRole("listitem")).toHaveCount(1);
   await expect(chat(page).getByText("A message can be at most 5,000 characters")).toHaveCount(0);
   expect(await roomMessages(request, cast.implementer, moc.chat)).toEqual(["x".repeat(5000)]);
-});
-
-test("with JavaScript, a message from one person appears for another within 3 seconds, without a reload", async ({
-  cast,
-  mocApi,
-  openAs,
-}) => {
-  test.skip(!jsEnabled(), "live updates need JavaScript; without it a reload shows new messages");
-  const moc = await mocApi.create(cast);
-  const originator = await openAs(cast.originator);
-  const implementer = await openAs(cast.implementer);
-  for (const page of [originator, implementer]) {
-    await open(page, `/mocs/${moc._id}`);
-    await markDocument(page);
-  }
-
-  await send(originator, "Can you start on Monday?");
-  await expect(message(originator, "Can you start on Monday?")).toBeVisible();
-  // From the moment the sender sees it stored: at most 3 seconds for the other person.
-  await expect(message(implementer, "Can you start on Monday?")).toBeVisible({ timeout: 3_000 });
-  await expect(message(implementer, "Can you start on Monday?")).toContainText(cast.originator.name);
-  // Announced to screen readers, politely.
-  await expect(chat(implementer).locator('[aria-live="polite"]')).toHaveText(
-    `New message from ${cast.originator.name}: Can you start on Monday?`,
-  );
-
-  await send(implementer, "Yes, Monday works.");
-  await expect(message(implementer, "Yes, Monday works.")).toBeVisible();
-  await expect(message(originator, "Yes, Monday works.")).toBeVisible({ timeout: 3_000 });
-
-  // The same order for both, and neither page was reloaded.
-  for (const page of [originator, implementer]) {
-    await expect(messageList(page).locator(".chat-text")).toHaveText([
-      "Can you start on Monday?",
-      "Yes, Monday works.",
-    ]);
-    await expectSameDocument(page);
-  }
-});
-
-test("across app instances: a message sent through a second instance appears on the first within 3 seconds, and back", async ({
-  cast,
-  mocApi,
-  openAs,
-}) => {
-  test.skip(!jsEnabled(), "live updates need JavaScript");
-  // Starting a second server (tsx, migrations, workers) takes a while on a busy machine.
-  test.setTimeout(150_000);
-  const second = await startSecondInstance();
-  try {
-    const moc = await mocApi.create(cast);
-    const first = await openAs(cast.originator);
-    // The session cookie belongs to the host, 127.0.0.1, so it goes to the second port too.
-    const other = await openAs(cast.implementer);
-    await open(first, `/mocs/${moc._id}`);
-    await open(other, `${second.url}/mocs/${moc._id}`);
-    expect(new URL(other.url()).origin).toBe(second.url);
-    for (const page of [first, other]) await markDocument(page);
-
-    await send(other, "Sent through the second instance");
-    await expect(message(other, "Sent through the second instance")).toBeVisible();
-    await expect(message(first, "Sent through the second instance")).toBeVisible({ timeout: 3_000 });
-
-    await send(first, "Answered through the first");
-    await expect(message(first, "Answered through the first")).toBeVisible();
-    await expect(message(other, "Answered through the first")).toBeVisible({ timeout: 3_000 });
-    for (const page of [first, other]) await expectSameDocument(page);
-  } finally {
-    await second.stop();
-  }
 });
 
 test("markup in a message is shown as text and never runs", async ({ cast, mocApi, openAs }) => {

@@ -32,7 +32,8 @@ export default defineConfig({
   },
   projects: [
     { name: "js", use: { javaScriptEnabled: true } },
-    { name: "no-js", use: { javaScriptEnabled: false }, testIgnore: /a11y\.spec\.ts$/ },
+    // Accessibility scans and live updates (*.live.spec.ts) need JavaScript.
+    { name: "no-js", use: { javaScriptEnabled: false }, testIgnore: /(a11y|live)\.spec\.ts$/ },
   ],
   webServer: {
     // The production build, on a fresh database, with a known first admin.
