@@ -32,7 +32,7 @@ export type ReviewView = {
 export type ChartRow = { key: string; label: string; value: number; tone?: "primary" | "success" | "danger" };
 
 const ROW_HEIGHT = 30;
-const LABEL_WIDTH = 172;
+const LABEL_WIDTH = 200;
 const BAR_WIDTH = 200;
 const WIDTH = LABEL_WIDTH + BAR_WIDTH + 40;
 
