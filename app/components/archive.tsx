@@ -3,7 +3,7 @@
  * legacy MOCs and PCRs, the list with search, filters and sortable columns, and small shared parts.
  */
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import {
   ARCHIVE,
   ARCHIVE_KINDS,
@@ -18,6 +18,7 @@ import type { archiveListLoader } from "~/utils/archive-page.server";
 import styles from "~/styles/archive.css?url";
 import { formatDate } from "./moc";
 import { Pagination } from "./pagination";
+import { FilterForm, FilterSelect, SearchField } from "./list-filters";
 
 export const archiveLinks: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
@@ -141,75 +142,55 @@ export function ArchiveListPage() {
           </div>
         ) : null}
       </div>
-      <Form method="get" className="card filters" role="search" aria-label={`Filter ${info.plural}`}>
-        <div className="field">
-          <label htmlFor="archive-q">Search</label>
-          <input
-            id="archive-q"
-            type="search"
-            name="q"
-            defaultValue={filter.q ?? ""}
-            placeholder="Serial, title, originator, text"
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="archive-status">Status</label>
-          <select id="archive-status" name="status" defaultValue={filter.status ?? ""}>
-            <option value="">Any status</option>
-            <option value="open">Open</option>
-            <option value="closed">Closed</option>
-          </select>
-        </div>
+      <FilterForm label={`Filter ${info.plural}`} resetTo={listPath(kind)}>
+        <SearchField id="archive-q" value={filter.q} placeholder="Serial, title, originator, text" />
+        <FilterSelect
+          id="archive-status"
+          name="status"
+          label="Status"
+          value={filter.status}
+          any="Any status"
+          choices={[
+            ["open", "Open"],
+            ["closed", "Closed"],
+          ]}
+        />
         {info.hasDepartment ? (
-          <div className="field">
-            <label htmlFor="archive-department">Department</label>
-            <select id="archive-department" name="department" defaultValue={filter.department ?? ""}>
-              <option value="">Any department</option>
-              {facets.departments.map((d) => (
-                <option key={d} value={d}>
-                  {d}
-                </option>
-              ))}
-            </select>
-          </div>
+          <FilterSelect
+            id="archive-department"
+            name="department"
+            label="Department"
+            value={filter.department}
+            any="Any department"
+            choices={facets.departments.map((d) => [d, d] as const)}
+          />
         ) : null}
-        <div className="field">
-          <label htmlFor="archive-year">Year raised</label>
-          <select id="archive-year" name="year" defaultValue={filter.year ? String(filter.year) : ""}>
-            <option value="">Any year</option>
-            {facets.years.map((y) => (
-              <option key={y} value={y}>
-                {y}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="archive-sort">Sort by</label>
-          <select id="archive-sort" name="sort" defaultValue={filter.sort}>
-            {ARCHIVE_SORTS.map((s) => (
-              <option key={s} value={s}>
-                {ARCHIVE_SORT_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="archive-dir">Order</label>
-          <select id="archive-dir" name="dir" defaultValue={dir}>
-            <option value="asc">Ascending (oldest, A–Z)</option>
-            <option value="desc">Descending (newest, Z–A)</option>
-          </select>
-        </div>
-        <div className="row">
-          <button type="submit" className="button button-primary">
-            Apply
-          </button>
-          <Link to={listPath(kind)} className="button">
-            Reset
-          </Link>
-        </div>
-      </Form>
+        <FilterSelect
+          id="archive-year"
+          name="year"
+          label="Year raised"
+          value={filter.year ? String(filter.year) : undefined}
+          any="Any year"
+          choices={facets.years.map((y) => [String(y), String(y)] as const)}
+        />
+        <FilterSelect
+          id="archive-sort"
+          name="sort"
+          label="Sort by"
+          value={filter.sort}
+          choices={ARCHIVE_SORTS.map((s) => [s, ARCHIVE_SORT_LABELS[s]] as const)}
+        />
+        <FilterSelect
+          id="archive-dir"
+          name="dir"
+          label="Order"
+          value={dir}
+          choices={[
+            ["asc", "Ascending (oldest, A–Z)"],
+            ["desc", "Descending (newest, Z–A)"],
+          ]}
+        />
+      </FilterForm>
       <div className="card table-wrap">
         {rows.length === 0 ? (
           <p className="empty">

@@ -63,16 +63,21 @@ export function SelectField({
   label,
   options,
   placeholder,
+  required,
 }: {
   meta: FieldMetadata<string | null | undefined>;
   label: string;
   options: readonly { value: string; label: string }[];
   placeholder?: string;
+  required?: boolean;
 }) {
   const props = getSelectProps(meta);
   return (
     <div className="field">
-      <label htmlFor={meta.id}>{label}</label>
+      <label htmlFor={meta.id}>
+        {label}
+        {required ? <span className="required"> (required)</span> : null}
+      </label>
       <select {...props} key={props.key}>
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {options.map((o) => (

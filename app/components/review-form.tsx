@@ -1,10 +1,10 @@
-import { getFormProps, getInputProps, getSelectProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
 import { REVIEW_ACTION_LABELS, reviewPageSchema } from "~/models/review.schema";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
-import { DefaultSubmit, ErrorList, Field, SubmitButton } from "./forms";
+import { DefaultSubmit, ErrorList, Field, SelectField, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
 
 /** The form's fields as conform sees them (every value posts as text). */
@@ -50,6 +50,8 @@ export function ReviewForm({
   });
   const sections = fields.sections.getFieldList();
   const actions = fields.actions.getFieldList();
+  const people = users.map((u) => ({ value: u._id, label: `${u.name} (${departmentLabel(u.department)})` }));
+  const statuses = REVIEW_ACTION_STATUSES.map((s) => ({ value: s, label: REVIEW_ACTION_LABELS[s] }));
   return (
     <Form method="post" {...getFormProps(form)} className="review-form">
       <DefaultSubmit>{submitLabel}</DefaultSubmit>
@@ -68,12 +70,7 @@ export function ReviewForm({
         ) : (
           <p className="hint">The MOC summary is counted from the year&apos;s MOCs when you save.</p>
         )}
-        <CheckboxGroupField
-          meta={fields.participants}
-          direct
-          label="Participants"
-          options={users.map((u) => ({ value: u._id, label: `${u.name} (${departmentLabel(u.department)})` }))}
-        />
+        <CheckboxGroupField meta={fields.participants} direct label="Participants" options={people} />
       </section>
 
       <section className="card" aria-labelledby="review-sections">
@@ -125,40 +122,21 @@ export function ReviewForm({
         <div className="review-rows">
           {actions.map((action, index) => {
             const parts = action.getFieldset();
-            const owner = getSelectProps(parts.owner);
-            const status = getSelectProps(parts.status);
             return (
               <fieldset key={action.key} className="review-row">
                 <legend>Action {index + 1}</legend>
                 <ErrorList id={action.errorId} errors={action.errors} />
                 <div className="review-action-grid">
                   <Field meta={parts.description} label="Description" required />
-                  <div className="field">
-                    <label htmlFor={parts.owner.id}>
-                      Owner<span className="required"> (required)</span>
-                    </label>
-                    <select {...owner} key={owner.key}>
-                      <option value="">Choose a person</option>
-                      {users.map((u) => (
-                        <option key={u._id} value={u._id}>
-                          {u.name} ({departmentLabel(u.department)})
-                        </option>
-                      ))}
-                    </select>
-                    <ErrorList id={parts.owner.errorId} errors={parts.owner.errors} />
-                  </div>
+                  <SelectField
+                    meta={parts.owner}
+                    label="Owner"
+                    required
+                    placeholder="Choose a person"
+                    options={people}
+                  />
                   <Field meta={parts.due} label="Due date" type="date" required />
-                  <div className="field">
-                    <label htmlFor={parts.status.id}>Status</label>
-                    <select {...status} key={status.key} defaultValue={(parts.status.initialValue as string) ?? "open"}>
-                      {REVIEW_ACTION_STATUSES.map((s) => (
-                        <option key={s} value={s}>
-                          {REVIEW_ACTION_LABELS[s]}
-                        </option>
-                      ))}
-                    </select>
-                    <ErrorList id={parts.status.errorId} errors={parts.status.errors} />
-                  </div>
+                  <SelectField meta={parts.status} label="Status" options={statuses} />
                 </div>
                 <div className="review-row-actions">
                   <button

@@ -16,6 +16,7 @@ import { Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canViewMoc, canViewPcr, type Actor, type MocAccess, type PcrAccess } from "./authz.server";
 import { CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
 import { USER_JSON } from "#db/moc-document";
+import { uuid } from "./moc.schema";
 import { loadMocAccess } from "./moc-query.server";
 
 export type ChatRoom =
@@ -25,7 +26,6 @@ export type ChatRoom =
 /** How a caller names a room: by its own id (the API) or by its record (the pages). */
 export type RoomRef = { chatId: string } | { mocId: string } | { pcrId: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const GONE = "There is no chat room with this id, or its record was deleted";
 
 // ---------------------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ async function recordOfRoom(chatId: string, db: Executor): Promise<{ kind: "moc"
 /** The room named by `ref`, or 404 (unknown, a deleted MOC's, or a room of no record). */
 export async function findRoom(ref: RoomRef, db: Executor = getDb()): Promise<ChatRoom> {
   const id = "mocId" in ref ? ref.mocId : "pcrId" in ref ? ref.pcrId : ref.chatId;
-  if (!UUID.test(id)) throw new NotFound(GONE);
+  if (!uuid().safeParse(id).success) throw new NotFound(GONE);
   let room: ChatRoom | null = null;
   if ("mocId" in ref) room = await mocRoom(ref.mocId, db);
   else if ("pcrId" in ref) room = await pcrRoom(ref.pcrId, db);

@@ -80,6 +80,70 @@ type ManualItem = {
   due: string | null;
   done: boolean;
 };
+type PlanItem = { _id: string; owner: string | null; due: string | null; done: boolean };
+
+/** A plan on the record: its own leading columns, then owner, due date and done, as every plan has. */
+function PlanTable<Item extends PlanItem>({
+  id,
+  title,
+  edit,
+  empty,
+  items,
+  columns,
+  nameOf,
+}: {
+  id: string;
+  title: string;
+  edit: { to: string; label: string } | null;
+  empty: string;
+  items: Item[];
+  columns: [label: string, cell: (item: Item) => string][];
+  nameOf: (id: string | null) => string;
+}) {
+  return (
+    <section className="card table-wrap" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>
+        {title}
+        {edit ? (
+          <Link to={edit.to} className="button button-small no-print">
+            {edit.label}
+          </Link>
+        ) : null}
+      </h2>
+      {items.length === 0 ? (
+        <p className="muted">{empty}</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              {columns.map(([label]) => (
+                <th key={label} scope="col">
+                  {label}
+                </th>
+              ))}
+              <th scope="col">Owner</th>
+              <th scope="col">Due</th>
+              <th scope="col">Done</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((item) => (
+              <tr key={item._id}>
+                {columns.map(([label, cell]) => (
+                  <td key={label}>{cell(item)}</td>
+                ))}
+                <td>{item.owner ? nameOf(item.owner) : "—"}</td>
+                <td>{formatDate(item.due)}</td>
+                <td>{item.done ? "Done" : "Open"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 type Deviations = {
   deviation: { details: string; resolved: boolean; approved: string | null; comment: string | null } | null;
   extension: {
@@ -316,77 +380,28 @@ export default function MocRecord() {
         ) : null}
       </section>
 
-      <section className="card table-wrap" aria-labelledby="action-title">
-        <h2 id="action-title">
-          Action plan
-          {permissions.canEditPlans ? (
-            <Link to="actions" className="button button-small no-print">
-              Edit action plan
-            </Link>
-          ) : null}
-        </h2>
-        {actionPlan.length === 0 ? (
-          <p className="muted">No actions yet.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Action</th>
-                <th scope="col">Owner</th>
-                <th scope="col">Due</th>
-                <th scope="col">Done</th>
-              </tr>
-            </thead>
-            <tbody>
-              {actionPlan.map((item) => (
-                <tr key={item._id}>
-                  <td>{item.description}</td>
-                  <td>{item.owner ? nameOf(item.owner) : "—"}</td>
-                  <td>{formatDate(item.due)}</td>
-                  <td>{item.done ? "Done" : "Open"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <PlanTable
+        id="action"
+        title="Action plan"
+        edit={permissions.canEditPlans ? { to: "actions", label: "Edit action plan" } : null}
+        empty="No actions yet."
+        items={actionPlan}
+        columns={[["Action", (item) => item.description]]}
+        nameOf={nameOf}
+      />
 
-      <section className="card table-wrap" aria-labelledby="manuals-title">
-        <h2 id="manuals-title">
-          Manuals and drawings plan
-          {permissions.canEditPlans ? (
-            <Link to="manuals" className="button button-small no-print">
-              Edit manuals plan
-            </Link>
-          ) : null}
-        </h2>
-        {manualPlan.length === 0 ? (
-          <p className="muted">No manuals or drawings to change yet.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Document</th>
-                <th scope="col">Change</th>
-                <th scope="col">Owner</th>
-                <th scope="col">Due</th>
-                <th scope="col">Done</th>
-              </tr>
-            </thead>
-            <tbody>
-              {manualPlan.map((item) => (
-                <tr key={item._id}>
-                  <td>{item.document}</td>
-                  <td>{item.change}</td>
-                  <td>{item.owner ? nameOf(item.owner) : "—"}</td>
-                  <td>{formatDate(item.due)}</td>
-                  <td>{item.done ? "Done" : "Open"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <PlanTable
+        id="manuals"
+        title="Manuals and drawings plan"
+        edit={permissions.canEditPlans ? { to: "manuals", label: "Edit manuals plan" } : null}
+        empty="No manuals or drawings to change yet."
+        items={manualPlan}
+        columns={[
+          ["Document", (item) => item.document],
+          ["Change", (item) => item.change],
+        ]}
+        nameOf={nameOf}
+      />
 
       <section className="card" aria-labelledby="log-title">
         <h2 id="log-title">History</h2>

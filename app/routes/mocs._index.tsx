@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
 import { z } from "zod";
 import { departmentLabel, formatDate, StatusBadge } from "~/components/moc";
@@ -8,6 +8,7 @@ import { searchMocs } from "~/models/moc-list.server";
 import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
 import { requirePageUser } from "~/utils/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
+import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 
 export const meta: MetaFunction = () => [{ title: "MOCs · Change Management" }];
 
@@ -66,67 +67,53 @@ export default function MocList() {
           New MOC
         </Link>
       </div>
-      <Form method="get" className="card filters" role="search" aria-label="Filter MOCs">
-        <div className="field">
-          <label htmlFor="moc-q">Search</label>
-          <input id="moc-q" type="search" name="q" defaultValue={filter.q ?? ""} placeholder="Serial or description" />
-        </div>
-        <div className="field">
-          <label htmlFor="moc-status">Status</label>
-          <select id="moc-status" name="status" defaultValue={filter.status ?? ""}>
-            <option value="">Any status</option>
-            {Object.entries(MOC_STATUS_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="moc-department">Department of change</label>
-          <select id="moc-department" name="department" defaultValue={filter.department ?? ""}>
-            <option value="">Any department</option>
-            {DEPARTMENTS.map((d) => (
-              <option key={d} value={d}>
-                {departmentLabel(d)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="moc-scope">Whose</label>
-          <select id="moc-scope" name="scope" defaultValue={filter.scope}>
-            <option value="all">All I can see</option>
-            <option value="mine">Mine (I am involved)</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="moc-state">Open or completed</label>
-          <select id="moc-state" name="state" defaultValue={filter.state}>
-            <option value="all">Both</option>
-            <option value="open">Open</option>
-            <option value="completed">Completed</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="moc-sort">Sort by</label>
-          <select id="moc-sort" name="sort" defaultValue={filter.sort}>
-            {MOC_SORTS.map((s) => (
-              <option key={s} value={s}>
-                {SORT_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="row">
-          <button type="submit" className="button button-primary">
-            Apply
-          </button>
-          <Link to="/mocs" className="button">
-            Reset
-          </Link>
-        </div>
-      </Form>
+      <FilterForm label="Filter MOCs" resetTo="/mocs">
+        <SearchField id="moc-q" value={filter.q} placeholder="Serial or description" />
+        <FilterSelect
+          id="moc-status"
+          name="status"
+          label="Status"
+          value={filter.status}
+          any="Any status"
+          choices={Object.entries(MOC_STATUS_LABELS)}
+        />
+        <FilterSelect
+          id="moc-department"
+          name="department"
+          label="Department of change"
+          value={filter.department}
+          any="Any department"
+          choices={DEPARTMENTS.map((d) => [d, departmentLabel(d)] as const)}
+        />
+        <FilterSelect
+          id="moc-scope"
+          name="scope"
+          label="Whose"
+          value={filter.scope}
+          choices={[
+            ["all", "All I can see"],
+            ["mine", "Mine (I am involved)"],
+          ]}
+        />
+        <FilterSelect
+          id="moc-state"
+          name="state"
+          label="Open or completed"
+          value={filter.state}
+          choices={[
+            ["all", "Both"],
+            ["open", "Open"],
+            ["completed", "Completed"],
+          ]}
+        />
+        <FilterSelect
+          id="moc-sort"
+          name="sort"
+          label="Sort by"
+          value={filter.sort}
+          choices={MOC_SORTS.map((s) => [s, SORT_LABELS[s]] as const)}
+        />
+      </FilterForm>
       <div className="card table-wrap">
         {rows.length === 0 ? (
           <p className="empty">No MOCs match these filters.</p>

@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
 import { z } from "zod";
 import { formatDate } from "~/components/moc";
@@ -7,6 +7,7 @@ import { PcrStatusBadge } from "~/components/pcr";
 import { searchPcrs } from "~/models/pcr.server";
 import { requirePageUser } from "~/utils/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
+import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 
 export const meta: MetaFunction = () => [{ title: "PCRs · Change Management" }];
 
@@ -53,39 +54,34 @@ export default function PcrList() {
           New PCR
         </Link>
       </div>
-      <Form method="get" className="card filters" role="search" aria-label="Filter PCRs">
-        <div className="field">
-          <label htmlFor="pcr-q">Search</label>
-          <input id="pcr-q" type="search" name="q" defaultValue={filter.q ?? ""} placeholder="Serial or text" />
-        </div>
-        <div className="field">
-          <label htmlFor="pcr-status">Status</label>
-          <select id="pcr-status" name="status" defaultValue={filter.status ?? ""}>
-            <option value="">Any status</option>
-            <option value="pending">Collecting signatures</option>
-            <option value="finished">Finished</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="pcr-scope">Whose</label>
-          <select id="pcr-scope" name="scope" defaultValue={filter.scope}>
-            <option value="all">All I can see</option>
-            <option value="mine">Mine (originator or affected party)</option>
-          </select>
-        </div>
+      <FilterForm label="Filter PCRs" resetTo="/pcrs">
+        <SearchField id="pcr-q" value={filter.q} placeholder="Serial or text" />
+        <FilterSelect
+          id="pcr-status"
+          name="status"
+          label="Status"
+          value={filter.status}
+          any="Any status"
+          choices={[
+            ["pending", "Collecting signatures"],
+            ["finished", "Finished"],
+          ]}
+        />
+        <FilterSelect
+          id="pcr-scope"
+          name="scope"
+          label="Whose"
+          value={filter.scope}
+          choices={[
+            ["all", "All I can see"],
+            ["mine", "Mine (originator or affected party)"],
+          ]}
+        />
         <label className="checkbox">
           <input type="checkbox" name="safety" value="1" defaultChecked={filter.safety === "1"} />
           Safety-critical only
         </label>
-        <div className="row">
-          <button type="submit" className="button button-primary">
-            Apply
-          </button>
-          <Link to="/pcrs" className="button">
-            Reset
-          </Link>
-        </div>
-      </Form>
+      </FilterForm>
       <div className="card table-wrap">
         {rows.length === 0 ? (
           <p className="empty">No PCRs match these filters.</p>
