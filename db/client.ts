@@ -68,6 +68,20 @@ export function preparedOnce<T>(build: (db: Database) => T): () => T {
   };
 }
 
+/**
+ * preparedOnce for a family of queries: one prepared query per key (say, per list scope), each
+ * built once. `idOf` names a key when keys are objects (equal ids, the same query).
+ */
+export function preparedOnceBy<K, T>(build: (db: Database, key: K) => T, idOf: (key: K) => unknown = (key) => key) {
+  const byId = new Map<unknown, () => T>();
+  return (key: K): T => {
+    const id = idOf(key);
+    let query = byId.get(id);
+    if (!query) byId.set(id, (query = preparedOnce((db) => build(db, key))));
+    return query();
+  };
+}
+
 export async function closeDb(): Promise<void> {
   const client = holder.__cmDatabase;
   holder.__cmDatabase = undefined;

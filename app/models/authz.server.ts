@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 
 /**
  * Who may do what: one module of small named predicates, used by pages, lists and the API alike
@@ -81,26 +81,56 @@ export const mayActOnStep: Record<MocStep, (actor: Actor, moc: MocAccess) => boo
 };
 
 /**
+ * Which MOCs a list shows: every one (not deleted), the ones naming the actor in all_users, the
+ * completed ones, or those two together. Named, so a hot list can build its query once per scope.
+ */
+export type MocScope = "all" | "involved" | "completed" | "involvedOrCompleted";
+
+/** The scope of each list for an actor. */
+export const mocScopeOf = {
+  /** GET /api/newmoc: admin and HSEQ see all; others the MOCs listing them in all_users. */
+  newmoc: (actor: Actor): MocScope => (isAdmin(actor) || isHseq(actor) ? "all" : "involved"),
+  /** GET /api/getAllMoc: admin, HSEQ and full access see all; others the completed ones. */
+  getAllMoc: (actor: Actor): MocScope =>
+    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) ? "all" : "completed",
+  /** Everything `canViewMoc` allows (pages' lists). */
+  visible: (actor: Actor): MocScope =>
+    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) ? "all" : "involvedOrCompleted",
+};
+
+export type MocList = keyof typeof mocScopeOf;
+
+const involves = (actorId: unknown) =>
+  sql`exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actorId})`;
+
+/**
+ * A scope as an SQL condition on `mocs m`, for the actor whose id is `actorId`: a value, or a
+ * placeholder in a query prepared once.
+ */
+export function mocScopeSql(scope: MocScope, actorId: unknown): SQL {
+  switch (scope) {
+    case "all":
+      return sql`not m.is_deleted`;
+    case "involved":
+      // The actor's MOC ids first, then those MOCs by primary key; the id behind `select` so the
+      // plan does not depend on it: PostgreSQL then plans this once per connection rather than on
+      // every call, where planning cost as much as running (docs/performance.md).
+      return sql`not m.is_deleted and m.id = any(array(select mu.moc_id from moc_users mu
+        where mu.user_id = (select ${actorId}::uuid)))`;
+    case "completed":
+      return sql`not m.is_deleted and m.completed`;
+    case "involvedOrCompleted":
+      return sql`not m.is_deleted and (m.completed or ${involves(actorId)})`;
+  }
+}
+
+/**
  * The same rules as SQL conditions on `mocs m`, for lists that filter in the database. Each mirrors
  * a predicate above and is tested against it.
  */
-export const mocListScope = {
-  /** GET /api/newmoc: admin and HSEQ see all; others the MOCs listing them in all_users. */
-  newmoc: (actor: Actor) =>
-    isAdmin(actor) || isHseq(actor)
-      ? sql`not m.is_deleted`
-      : sql`not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})`,
-  /** GET /api/getAllMoc: admin, HSEQ and full access see all; others the completed ones. */
-  getAllMoc: (actor: Actor) =>
-    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor)
-      ? sql`not m.is_deleted`
-      : sql`not m.is_deleted and m.completed`,
-  /** Everything `canViewMoc` allows, as a filter (pages' lists). */
-  visible: (actor: Actor) =>
-    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor)
-      ? sql`not m.is_deleted`
-      : sql`not m.is_deleted and (m.completed or exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id}))`,
-};
+export const mocListScope = Object.fromEntries(
+  Object.entries(mocScopeOf).map(([list, scopeOf]) => [list, (actor: Actor) => mocScopeSql(scopeOf(actor), actor._id)]),
+) as Record<MocList, (actor: Actor) => SQL>;
 
 // ---------------------------------------------------------------------------------------------
 // PCRs (spec access rules 1-2, clarifications sections 4 and 6)

@@ -12,8 +12,8 @@ import { alias } from "drizzle-orm/pg-core";
 import { mocDocuments, mocs } from "#db/schema";
 import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
-import { getDb, preparedOnce, type Executor } from "~/utils/db.server";
-import type { MocAccess } from "./authz.server";
+import { getDb, preparedOnce, preparedOnceBy, type Executor } from "~/utils/db.server";
+import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
 const m = alias(mocs, "m");
@@ -87,32 +87,38 @@ export const forgetMocLists = () => listCache.clear();
 export type MocListBody = { etag: string | null; body: Buffer };
 
 /**
- * A list's whole response body (`{"data":[...],"status":200}`) as bytes, with its fingerprint.
- * First the fingerprint alone (no document is read); a list answered before with the same
- * fingerprint is served from memory. Otherwise the documents and the fingerprint come from one
- * statement, so they describe the same snapshot. Several instances each keep their own copies;
- * the fingerprint is read from the database on every request, so none is ever stale.
+ * A list's fingerprint as a scalar subquery, for the actor whose id is `actorId` (see mocScopeSql):
+ * the session lookup carries it, so a list answered before costs one round trip in all.
  */
-export async function mocListBody(where: SQL, db: Executor = getDb()): Promise<MocListBody> {
-  const [probe] = await db
-    .select({ tag: LIST_TAG })
-    .from(m)
-    .leftJoin(d, eq(d.mocId, m.id))
-    .where(where)
-    .prepare("moc_list_tag")
-    .execute();
-  const cached = probe?.tag ? listCache.get(probe.tag) : undefined;
-  if (cached) return { etag: probe!.tag, body: cached };
-  const [row] = await db
+export const mocListTag = (scope: MocScope, actorId: unknown) =>
+  sql<string | null>`(select ${LIST_TAG} from mocs m left join moc_documents d on d.moc_id = m.id
+    where ${mocScopeSql(scope, actorId)})`;
+
+/** The documents of a scope and their fingerprint in one statement (one snapshot), built once per scope. */
+const listBodyQuery = preparedOnceBy((db, scope: MocScope) =>
+  db
     .select({
       tag: LIST_TAG,
       data: sql<string>`coalesce('[' || string_agg(coalesce(d.doc, build_moc_document(m.id)), ',' order by m.created_at desc, m.id) || ']', '[]')`,
     })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
-    .where(where)
-    .prepare("moc_list_body")
-    .execute();
+    .where(mocScopeSql(scope, sql.placeholder("actorId")))
+    .prepare(`moc_list_body_${scope}`),
+);
+
+/**
+ * A list's whole response body (`{"data":[...],"status":200}`) as bytes, with its fingerprint.
+ * `tag` is the fingerprint the caller read in this request (mocListTag, beside the session): a list
+ * answered before with that fingerprint is served from memory, without reading a document.
+ * Otherwise the documents and the fingerprint come from one statement, so they describe the same
+ * snapshot. Several instances each keep their own copies; the fingerprint is read from the
+ * database on every request, so none is ever stale.
+ */
+export async function mocListBody(scope: MocScope, actorId: string, tag?: string | null): Promise<MocListBody> {
+  const cached = tag ? listCache.get(tag) : undefined;
+  if (cached) return { etag: tag!, body: cached };
+  const [row] = await listBodyQuery(scope).execute({ actorId });
   const body = Buffer.from(`{"data":${row?.data ?? "[]"},"status":200}`);
   if (row?.tag) listCache.set(row.tag, body);
   return { etag: row?.tag ?? null, body };

@@ -10,13 +10,23 @@ import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
-import { canManageMoc, canViewMoc, isMocOpen, isMocPlanEditor, mocListScope, type MocAccess } from "./authz.server";
+import {
+  canManageMoc,
+  canViewMoc,
+  isMocOpen,
+  isMocPlanEditor,
+  mocScopeOf,
+  type Actor,
+  type MocAccess,
+  type MocList,
+} from "./authz.server";
 import {
   loadForm,
   loadMocAccess,
   loadMocDocument,
   loadMocDocumentText,
   mocListBody,
+  mocListTag,
   type MocDocument,
 } from "./moc-query.server";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
@@ -30,6 +40,7 @@ import {
   requireActiveUsers,
   saveForm,
 } from "./moc-store.server";
+import type { Companion } from "./session.server";
 import type { PublicUser } from "./user.server";
 
 type Moc = NonNullable<Awaited<ReturnType<typeof loadMocAccess>>>;
@@ -53,11 +64,21 @@ export async function getMocJson(actor: PublicUser, id: string): Promise<string>
   return row.doc;
 }
 
-/** GET /api/newmoc's body: the MOCs the actor works on (all for admins and HSEQ). */
-export const listMocsForUser = (actor: PublicUser) => mocListBody(mocListScope.newmoc(actor));
+/**
+ * GET /api/newmoc (the MOCs the actor works on; all for admins and HSEQ) and GET /api/getAllMoc
+ * (all for admins, HSEQ and full access; otherwise the completed ones): what to read beside the
+ * session, the list's fingerprint (auth's requireApiUserWith)...
+ */
+export const mocListCompanion =
+  (list: MocList) =>
+  (actor: Actor): Companion<string | null> => {
+    const scope = mocScopeOf[list](actor);
+    return { name: `moc_list_tag_${scope}`, sql: (userId) => mocListTag(scope, userId) };
+  };
 
-/** GET /api/getAllMoc's body: all for admins, HSEQ and full access; otherwise completed ones. */
-export const listAllMocs = (actor: PublicUser) => mocListBody(mocListScope.getAllMoc(actor));
+/** ...then the list's body, from memory when that fingerprint was answered before. */
+export const listMocs = (list: MocList, actor: PublicUser, tag: string | null) =>
+  mocListBody(mocScopeOf[list](actor), actor._id, tag);
 
 // ---------------------------------------------------------------------------------------------
 // Creating

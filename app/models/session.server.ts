@@ -1,5 +1,5 @@
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
-import { getDb, preparedOnce } from "~/utils/db.server";
+import { and, eq, gt, isNull, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { getDb, preparedOnceBy } from "~/utils/db.server";
 import { sessions, users } from "#db/schema";
 import { SESSION_TTL_SECONDS, signToken, type TokenPayload } from "~/utils/token.server";
 import { toPublicUser, type PublicUser } from "./user.server";
@@ -23,22 +23,24 @@ export async function createSession(user: PublicUser): Promise<{ token: string; 
   return { token, sessionId: row!.id };
 }
 
-/** The session lookup every request makes, built once (see loadSessionUser). */
-const sessionUserQuery = preparedOnce((db) =>
-  db
-    .select({ user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(
-      and(
-        eq(sessions.id, sql.placeholder("sid")),
-        eq(sessions.userId, sql.placeholder("userId")),
-        isNull(sessions.revokedAt),
-        gt(sessions.expiresAt, sql`now()`),
-        eq(users.active, true),
-      ),
-    )
-    .prepare("session_user"),
+/** The session lookup every request makes, with a companion's value beside the user (see loadSessionUser). */
+const sessionUserQuery = preparedOnceBy(
+  (db, companion: Companion<unknown> | null) =>
+    db
+      .select({ user: users, extra: companion ? companion.sql(sql.placeholder("userId")) : sql`null` })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(
+        and(
+          eq(sessions.id, sql.placeholder("sid")),
+          eq(sessions.userId, sql.placeholder("userId")),
+          isNull(sessions.revokedAt),
+          gt(sessions.expiresAt, sql`now()`),
+          eq(users.active, true),
+        ),
+      )
+      .prepare(companion ? `session_user_${companion.name}` : "session_user"),
+  (companion) => companion?.name ?? null,
 );
 
 /**
@@ -46,11 +48,27 @@ const sessionUserQuery = preparedOnce((db) =>
  * expired and the user must still exist and be active. Role changes apply at once because the
  * user is re-read here rather than trusted from the token. Every request runs it, so it is a
  * prepared statement built once: one round trip, and no planning once a connection has seen it.
+ *
+ * `companion` adds one value computed by the same statement for the session's user, so a hot read
+ * costs one round trip in all: `name` identifies its SQL, which is built once.
  */
-export async function loadSessionUser(payload: TokenPayload): Promise<PublicUser | null> {
-  const [row] = await sessionUserQuery().execute({ sid: payload.sid, userId: payload._id });
-  return row ? toPublicUser(row.user) : null;
+export async function loadSessionUser(payload: TokenPayload): Promise<PublicUser | null>;
+export async function loadSessionUser<T>(
+  payload: TokenPayload,
+  companion: Companion<T>,
+): Promise<{ user: PublicUser; value: T } | null>;
+export async function loadSessionUser<T>(payload: TokenPayload, companion?: Companion<T>) {
+  const [row] = await sessionUserQuery(companion ?? null).execute({ sid: payload.sid, userId: payload._id });
+  if (!row) return null;
+  const user = toPublicUser(row.user);
+  return companion ? { user, value: row.extra as T } : user;
 }
+
+/**
+ * A value to read beside the session's user: its SQL, given the user's id (the statement's own
+ * parameter, already checked against the session), and a name unique to that SQL.
+ */
+export type Companion<T> = { name: string; sql: (userId: Placeholder) => SQL<T> };
 
 export async function revokeSession(sessionId: string): Promise<void> {
   await getDb()

@@ -1,10 +1,11 @@
-import { listAllMocs } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { listMocs, mocListCompanion } from "~/models/moc.server";
+import { requireApiUserWith } from "~/utils/auth.server";
 import { apiRoute, okJsonBody } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
-    return okJsonBody(request, await listAllMocs(await requireApiUser(request)));
+    const { user, value: tag } = await requireApiUserWith(request, mocListCompanion("getAllMoc"));
+    return okJsonBody(request, await listMocs("getAllMoc", user, tag));
   },
 });
 

@@ -1,11 +1,12 @@
 import { newMocSchema } from "~/models/moc.schema";
-import { createMoc, listMocsForUser } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { createMoc, listMocs, mocListCompanion } from "~/models/moc.server";
+import { requireApiUser, requireApiUserWith } from "~/utils/auth.server";
 import { apiJson, apiRoute, okJsonBody, readJson } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
-    return okJsonBody(request, await listMocsForUser(await requireApiUser(request)));
+    const { user, value: tag } = await requireApiUserWith(request, mocListCompanion("newmoc"));
+    return okJsonBody(request, await listMocs("newmoc", user, tag));
   },
   async POST({ request }) {
     const actor = await requireApiUser(request);

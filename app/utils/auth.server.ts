@@ -2,11 +2,12 @@ import { data, redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { clearAttempts, consumeAttempt } from "~/models/rate-limit.server";
-import { loadSessionUser } from "~/models/session.server";
+import type { Actor } from "~/models/authz.server";
+import { loadSessionUser, type Companion } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
 import { toPublicUser, verifyLogin, type PublicUser } from "~/models/user.server";
 import { env } from "./env.server";
-import { Forbidden, Invalid, RateLimited, Unauthorized } from "./errors";
+import { Conflict, Forbidden, Invalid, RateLimited, Unauthorized } from "./errors";
 import { TOKEN_INVALID, SESSION_TTL_SECONDS, verifyToken } from "./token.server";
 
 export const SESSION_COOKIE = "session";
@@ -98,6 +99,14 @@ export async function authenticate(request: Request): Promise<AuthResult> {
   return { ok: true, identity: { user, sessionId: verified.payload.sid, token: token!, via } };
 }
 
+/** What `/api` asks of every caller once identified: our origin for cookie writes, a chosen password. */
+function admit(request: Request, identity: Pick<Identity, "user" | "via">, options: { allowNotOnboarded?: boolean }) {
+  if (identity.via === "cookie") assertSameOrigin(request);
+  if (!options.allowNotOnboarded && !identity.user.onboarded) {
+    throw new Forbidden("Choose your own password first (PATCH /api/user with password and currentPassword)");
+  }
+}
+
 /**
  * For `/api`: the signed-in, onboarded caller, or a 401/403 domain error. Cookie-authenticated
  * writes must come from our own origin.
@@ -108,15 +117,39 @@ export async function requireIdentity(
 ): Promise<Identity> {
   const result = await authenticate(request);
   if (!result.ok) throw new Unauthorized(result.message);
-  if (result.identity.via === "cookie") assertSameOrigin(request);
-  if (!options.allowNotOnboarded && !result.identity.user.onboarded) {
-    throw new Forbidden("Choose your own password first (PATCH /api/user with password and currentPassword)");
-  }
+  admit(request, result.identity, options);
   return result.identity;
 }
 
 export async function requireApiUser(request: Request): Promise<PublicUser> {
   return (await requireIdentity(request)).user;
+}
+
+/**
+ * requireApiUser, and in the same round trip a value computed for the caller (a list's fingerprint).
+ * `companionFor` picks the value's SQL from the identity the signed token names; the answer counts
+ * only if the live user gets the same SQL, otherwise (a role changed since sign-in) it runs again
+ * for the live user. So the value always belongs to the user returned with it.
+ */
+export async function requireApiUserWith<T>(
+  request: Request,
+  companionFor: (actor: Actor) => Companion<T>,
+): Promise<{ user: PublicUser; value: T }> {
+  const { token, via } = tokenFrom(request);
+  const verified = verifyToken(token);
+  if (!verified.ok) throw new Unauthorized(verified.message);
+  let companion = companionFor(verified.payload);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const found = await loadSessionUser(verified.payload, companion);
+    if (!found) throw new Unauthorized(TOKEN_INVALID);
+    const live = companionFor(found.user);
+    if (live.name === companion.name) {
+      admit(request, { user: found.user, via }, {});
+      return found;
+    }
+    companion = live;
+  }
+  throw new Conflict("Your account changed while this request ran; try again");
 }
 
 /** Same-origin path for redirectTo; anything else falls back to "/". */

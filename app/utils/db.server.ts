@@ -1,2 +1,10 @@
 // App code reaches the database through this module (nothing server-only leaks into the browser).
-export { getDb, closeDb, preparedOnce, type Database, type Executor, type Transaction } from "#db/client";
+export {
+  getDb,
+  closeDb,
+  preparedOnce,
+  preparedOnceBy,
+  type Database,
+  type Executor,
+  type Transaction,
+} from "#db/client";

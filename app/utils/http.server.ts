@@ -147,6 +147,15 @@ export function okJsonBody(request: Request, list: { etag: string | null; body: 
   if (etag && held && held.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
     return new Response(null, { status: 304, headers: { ETag: etag, ...API_HEADERS } });
   }
-  // Buffer.from(string) is backed by an ArrayBuffer, as BodyInit wants.
-  return new Response(list.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  // A stream of the one chunk, not the bytes themselves: a Response copies a byte body whole
+  // (about 0.2 ms and as much garbage per 300 KB list); the stream hands the same bytes to the socket.
+  const body = list.body;
+  headers["Content-Length"] = String(body.byteLength);
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(body);
+      controller.close();
+    },
+  });
+  return new Response(stream, { status: 200, headers });
 }

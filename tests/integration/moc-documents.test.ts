@@ -9,6 +9,7 @@ import postgres from "postgres";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mocListScope } from "../../app/models/authz.server";
 import { buildMocListJson, mocListBody } from "../../app/models/moc-query.server";
+import * as getAllMocRoute from "../../app/routes/api.getAllMoc";
 import * as newmocRoute from "../../app/routes/api.newmoc";
 import * as singlemocRoute from "../../app/routes/api.singlemoc";
 import * as usersRoute from "../../app/routes/api.users";
@@ -17,9 +18,22 @@ import { DERIVED_HASH, syncDerivedObjects } from "../../db/derived";
 import { startBoss } from "../../jobs/boss";
 import { api } from "../helpers/api";
 import { expectStoredDocumentsFresh } from "../helpers/db-state";
-import { makeAdmin } from "../helpers/factories";
+import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
+import { createSession, revokeSession } from "../../app/models/session.server";
+import type { PublicUser } from "../../app/models/user.server";
+import { signToken } from "../../app/utils/token.server";
 import type { Cast } from "../helpers/moc";
-import { defaultStepBody, makeCast, mocAt, post, submitStep, tokenOf, type Doc } from "../helpers/moc-flow";
+import {
+  createMocOk,
+  deactivate,
+  defaultStepBody,
+  makeCast,
+  mocAt,
+  post,
+  submitStep,
+  tokenOf,
+  type Doc,
+} from "../helpers/moc-flow";
 import * as addUserRoute from "../../app/routes/api.addUser";
 
 let cast: Cast;
@@ -48,7 +62,7 @@ describe("stored documents", () => {
     await mocAt("c", cast);
     await mocAt("completed", cast);
     const where = mocListScope.newmoc(admin);
-    expect(JSON.parse((await mocListBody(where)).body.toString()).data).toEqual(
+    expect(JSON.parse((await mocListBody("all", admin._id)).body.toString()).data).toEqual(
       JSON.parse(await buildMocListJson(where)),
     );
   });
@@ -173,6 +187,112 @@ describe("list answers kept in memory", () => {
     // A stale ETag gets the full answer.
     const stale = await list(cast.implementer, { "If-None-Match": before.headers.get("etag")! });
     expect(stale.status).toBe(200);
+    await expectStoredDocumentsFresh();
+  });
+});
+
+describe("lists read beside the session lookup", () => {
+  const routes = [
+    { label: "GET /api/newmoc", route: newmocRoute, path: "/api/newmoc" },
+    { label: "GET /api/getAllMoc", route: getAllMocRoute, path: "/api/getAllMoc" },
+  ];
+  const ids = (res: { body: { data: Doc[] } }) => res.body.data.map((doc) => doc._id).sort();
+  const claimsOf = (user: PublicUser, sid: string) => ({
+    _id: user._id,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    department: user.department,
+    access: user.access,
+    position: user.position,
+    sid,
+  });
+
+  it.each(routes)(
+    "$label refuses every token GET /api/users refuses, with the same answer",
+    async ({ route, path }) => {
+      const user = await makeUser();
+      const session = await createSession(user);
+      const past = signToken(claimsOf(user, session.sessionId), Date.now() - 8 * 24 * 60 * 60 * 1000);
+      const future = signToken(claimsOf(user, session.sessionId), Date.now() + 60 * 60 * 1000);
+      const otherUsers = signToken(claimsOf(await makeUser(), session.sessionId));
+      const revoked = await createSession(user);
+      await revokeSession(revoked.sessionId);
+      const inactive = await makeUser();
+      const inactiveToken = await tokenFor(inactive);
+      await deactivate(inactive);
+      const newcomerToken = await tokenFor(await makeUser({ onboarded: false }));
+      const cases: [string, string | undefined][] = [
+        ["no token", undefined],
+        ["garbage", "not-a-token"],
+        ["expired", past],
+        ["not yet valid", future],
+        ["another user's session", otherUsers],
+        ["revoked session", revoked.token],
+        ["deactivated user", inactiveToken],
+        ["not onboarded", newcomerToken],
+      ];
+      for (const [label, token] of cases) {
+        const reference = await api(usersRoute, { path: "/api/users", token });
+        const res = await api(route, { path, token });
+        expect(reference.status, label).toBeGreaterThanOrEqual(400);
+        expect([res.status, res.body], label).toEqual([reference.status, reference.body]);
+      }
+    },
+  );
+
+  it("a role changed since sign-in decides the list, never the role the token names", async () => {
+    const member = await makeUser({ department: "fleet" });
+    const signedInAsUser = await tokenFor(member);
+    const theirs = await createMocOk({ ...cast, originator: member });
+    const others = await createMocOk(cast);
+    const setRole = async (role: string) => {
+      const res = await api(usersRoute, {
+        method: "PUT",
+        path: "/api/users",
+        token: adminToken,
+        body: { _id: member._id, role },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    const list = (token: string, headers: Record<string, string> = {}) =>
+      api(newmocRoute, { path: "/api/newmoc", token, headers });
+
+    expect(ids(await list(signedInAsUser))).toEqual([theirs._id]);
+    await setRole("admin");
+    const signedInAsAdmin = await tokenFor({ ...member, role: "admin" }); // what signing in now would sign
+    const promoted = await list(signedInAsUser);
+    expect(ids(promoted)).toEqual(expect.arrayContaining([theirs._id, others._id]));
+    expect(promoted.text).toBe((await list(adminToken)).text);
+
+    await setRole("user");
+    // The full list is in memory under its fingerprint (an admin just read it); a token signed
+    // while the member was an admin still gets only their own, even holding that fingerprint.
+    const full = await list(adminToken);
+    expect(ids(full)).toEqual(expect.arrayContaining([theirs._id, others._id]));
+    const demoted = await list(signedInAsAdmin);
+    expect(ids(demoted)).toEqual([theirs._id]);
+    const holdingFullTag = await list(signedInAsAdmin, { "If-None-Match": full.headers.get("etag")! });
+    expect(holdingFullTag.status).toBe(200);
+    expect(ids(holdingFullTag)).toEqual([theirs._id]);
+  });
+
+  it("access changed since sign-in decides GET /api/getAllMoc", async () => {
+    const member = await makeUser({ department: "operations" });
+    const token = await tokenFor(member);
+    const open = await mocAt("c", cast);
+    const done = await mocAt("completed", cast);
+    const all = () => api(getAllMocRoute, { path: "/api/getAllMoc", token });
+    expect(ids(await all())).toContain(done._id);
+    expect(ids(await all())).not.toContain(open._id);
+    const changed = await api(usersRoute, {
+      method: "PUT",
+      path: "/api/users",
+      token: adminToken,
+      body: { _id: member._id, access: "full" },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(ids(await all())).toEqual(expect.arrayContaining([open._id, done._id]));
     await expectStoredDocumentsFresh();
   });
 });
