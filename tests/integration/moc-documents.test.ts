@@ -165,6 +165,7 @@ describe("list answers kept in memory", () => {
     expect(first.headers.get("etag")).toMatch(/^"[0-9a-f]{32}"$/);
     expect(second.headers.get("etag")).toBe(first.headers.get("etag"));
     expect(second.text).toBe(first.text);
+    expect(Number(second.headers.get("content-length"))).toBe(Buffer.byteLength(second.text));
     const again = await list(cast.implementer, { "If-None-Match": first.headers.get("etag")! });
     expect(again.status).toBe(304);
     expect(again.text).toBe("");
