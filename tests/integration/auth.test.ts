@@ -14,6 +14,8 @@ import { createSession } from "../../app/models/session.server";
 import type { PublicUser } from "../../app/models/user.server";
 import { resetEnv } from "../../app/utils/env.server";
 import { signToken, type TokenPayload } from "../../app/utils/token.server";
+import { requireApiUserWith } from "../../app/utils/auth.server";
+import { sql } from "drizzle-orm";
 import { api } from "../helpers/api";
 import { expectUnchanged, userRow } from "../helpers/db-state";
 import { makeAdmin, makeUser, PASSWORD, tokenFor } from "../helpers/factories";
@@ -515,5 +517,31 @@ describe("GET /healthz", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "ok" });
     expect(res.headers.get("Cache-Control")).toBe("no-store");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("requireApiUserWith (a value read in the session lookup's statement)", () => {
+  const request = (token: string) => buildRequest({ path: "/api/newmoc", token });
+
+  it("returns the live user and the value computed for them", async () => {
+    const user = await makeUser();
+    const found = await requireApiUserWith(request(await tokenFor(user)), () => ({
+      name: "test_email_of_user",
+      sql: (userId) => sql<string>`(select email from users where id = ${userId})`,
+    }));
+    expect(found.user._id).toBe(user._id);
+    expect(found.value).toBe(user.email);
+  });
+
+  it("gives up with 409 when the value's SQL keeps changing under it, rather than answer for someone else", async () => {
+    const user = await makeUser();
+    let round = 0;
+    const companionFor = () => ({ name: `test_shifting_${round++ % 4}`, sql: () => sql<number>`1` });
+    await expect(requireApiUserWith(request(await tokenFor(user)), companionFor)).rejects.toMatchObject({
+      status: 409,
+    });
+    expect(round).toBe(4); // the token's pick, then three reads that each named another
   });
 });
