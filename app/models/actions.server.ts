@@ -15,7 +15,12 @@ export type PendingAction = {
   waitingSince: string;
 };
 
-/** Mirrors `mayActOnStep` in authz.server.ts for each status; tests hold the two together. */
+/**
+ * Mirrors `mayActOnStep` in authz.server.ts for each status; tests hold the two together.
+ * Only the caller's own MOCs (all_users) are looked at, plus every MOC at `c` for HSEQ users:
+ * whoever holds a role on a MOC is in its all_users (every assignment adds them; the MOC tests
+ * check it after every run), so the query reads the caller's MOCs by key instead of every open one.
+ */
 export async function pendingActions(user: PublicUser): Promise<PendingAction[]> {
   const isHseq = user.department === "hseq";
   const outstanding = sql`(m.deviations is not null and (
@@ -37,6 +42,8 @@ export async function pendingActions(user: PublicUser): Promise<PendingAction[]>
       end as type
     ) a
     where not m.is_deleted and not m.completed and m.status <> 'decline' and a.type is not null
+      and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${user._id}::uuid)))
+           ${isHseq ? sql`or m.status = 'c'` : sql``})
     order by "waitingSince" asc, m.serial_year, m.serial_count`);
   return [...rows];
 }

@@ -3,7 +3,7 @@
  * refused one changed nothing).
  */
 import { asc, eq, sql } from "drizzle-orm";
-import { expect } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getDb } from "../../app/utils/db.server";
 import { MOC_JSON } from "../../db/moc-document";
 import { sessions, users } from "../../db/schema";
@@ -44,4 +44,32 @@ export async function expectStoredDocumentsFresh() {
   );
   expect(rows.filter((row) => !row.stored || !row.fresh).map((row) => row.serial_num)).toEqual([]);
   return rows.length;
+}
+
+/**
+ * Whoever holds a role on a MOC past its draft (originator, implementer, approver, HSEQ, verifier)
+ * is in its all_users: the pending actions (actions.server.ts) look only at the caller's all_users.
+ * A draft names its implementer without sharing it yet; submitting Part A adds them.
+ */
+export async function expectRoleHoldersInvolved() {
+  const rows = await getDb().execute<{ serial_num: string; role: string }>(sql`
+    select m.serial_num, m.status, r.role from mocs m
+    cross join lateral (values ('originator', m.originator_id), ('implementer', m.implementer_id),
+      ('approver', m.approver_id), ('hseq', m.hseq_id), ('verifier', m.verifier_id)) r(role, user_id)
+    where m.status <> 'a' and r.user_id is not null
+      and not exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = r.user_id)
+    order by 1, 2`);
+  expect([...rows]).toEqual([]);
+}
+
+/** The last tests of a file that changes MOCs in many ways: what must hold after all of it. */
+export function describeMocInvariants() {
+  describe("after everything above", () => {
+    it("the stored MOC documents match the documents built from the tables", async () => {
+      await expectStoredDocumentsFresh();
+    });
+    it("every role holder of every MOC is in its all_users", async () => {
+      await expectRoleHoldersInvolved();
+    });
+  });
 }

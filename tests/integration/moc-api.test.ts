@@ -42,7 +42,7 @@ import {
   type Doc,
   type Stage,
 } from "../helpers/moc-flow";
-import { expectStoredDocumentsFresh } from "../helpers/db-state";
+import { describeMocInvariants } from "../helpers/db-state";
 
 type RouteModule = Parameters<typeof api>[0];
 type Who = { _id: string } | null;
@@ -845,8 +845,4 @@ describe("GET /api/user actions", () => {
   });
 });
 
-describe("stored MOC documents", () => {
-  it("match the documents built from the tables after everything above", async () => {
-    await expectStoredDocumentsFresh();
-  });
-});
+describeMocInvariants();

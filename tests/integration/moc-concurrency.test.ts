@@ -22,7 +22,7 @@ import {
   tokenOf,
   type Doc,
 } from "../helpers/moc-flow";
-import { expectStoredDocumentsFresh } from "../helpers/db-state";
+import { describeMocInvariants } from "../helpers/db-state";
 
 let cast: Cast;
 
@@ -108,8 +108,4 @@ describe("the same approval sent 12 times at once", () => {
   });
 });
 
-describe("stored MOC documents", () => {
-  it("match the documents built from the tables after everything above", async () => {
-    await expectStoredDocumentsFresh();
-  });
-});
+describeMocInvariants();

@@ -47,7 +47,7 @@ import {
   type Doc,
   type Stage,
 } from "../helpers/moc-flow";
-import { expectStoredDocumentsFresh } from "../helpers/db-state";
+import { describeMocInvariants } from "../helpers/db-state";
 
 type RouteModule = Parameters<typeof api>[0];
 type Json = Record<string, unknown>;
@@ -1059,8 +1059,4 @@ describe.each(ENDPOINTS)("$name", (endpoint) => {
   });
 });
 
-describe("stored MOC documents", () => {
-  it("match the documents built from the tables after everything above", async () => {
-    await expectStoredDocumentsFresh();
-  });
-});
+describeMocInvariants();
