@@ -26,10 +26,12 @@ import {
   type Actor,
   type MocAccess,
 } from "../../app/models/authz.server";
+import { pendingActions } from "../../app/models/actions.server";
 import { loadMocAccess } from "../../app/models/moc-query.server";
+import { WORKFLOW } from "../../app/models/moc-workflow.server";
 import type { PublicUser } from "../../app/models/user.server";
 import { safeRedirect } from "../../app/utils/auth.server";
-import { getDb } from "../../app/utils/db.server";
+import { getDb, type Transaction } from "../../app/utils/db.server";
 import * as deleteMocRoute from "../../app/routes/api.deleteMoC";
 import * as addUserRoute from "../../app/routes/api.addUser";
 import { api } from "../helpers/api";
@@ -431,5 +433,31 @@ describe("mocListScope matches the predicates", () => {
     expect(await count("getAllMoc", "stranger")).toBeGreaterThan(0);
     // The watcher sees the open MOC they were added to in newmoc and visible, not in getAllMoc.
     expect(await count("visible", "watcher")).toBeGreaterThan(await count("getAllMoc", "watcher"));
+  });
+
+  // pendingActions (SQL) against the workflow itself: a step waits on an actor when the MOC is
+  // open, in one of the step's statuses, past the step's guard, and mayActOnStep allows the actor.
+  it.each(ACTOR_NAMES)("pendingActions for %s are exactly the steps the workflow lets them take now", async (who) => {
+    const person = actors[who]!;
+    const expected: string[] = [];
+    for (const moc of await everyMoc()) {
+      if (moc.isDeleted || !isMocOpen(moc)) continue;
+      for (const step of MOC_STEPS) {
+        if (step === "originator") continue; // a draft is the originator's own, not a pending action
+        const definition: { from: string[]; guard?: (m: typeof moc, tx: Transaction) => Promise<string | null> } =
+          WORKFLOW[step];
+        if (!definition.from.includes(moc.status) || !mayActOnStep[step](person, moc)) continue;
+        const blocked = await getDb().transaction(async (tx) => (await definition.guard?.(moc, tx)) ?? null);
+        if (!blocked) expected.push(`${moc.serialNum} ${step}`);
+      }
+    }
+    const actual = (await pendingActions(person)).map((action) => `${action.moc.serial_num} ${action.type}`);
+    expect(actual.sort()).toEqual(expected.sort());
+  });
+
+  it("pendingActions are never vacuous here: every kind of action waits on someone", async () => {
+    const kinds = new Set<string>();
+    for (const who of ACTOR_NAMES) for (const action of await pendingActions(actors[who]!)) kinds.add(action.type);
+    expect([...kinds].sort()).toEqual(MOC_STEPS.filter((step) => step !== "originator").sort());
   });
 });
