@@ -1,12 +1,13 @@
 /**
- * The caller's pending work, derived from MOC state (clarifications section 3), in one query:
- * `[ { type, moc } ]` with `moc` populated with its originator form and originator. The dashboard
- * shows the same list ("waiting on me").
+ * The caller's pending work, derived from MOC state (clarifications section 3): `[ { type, moc } ]`
+ * with `moc` populated with its originator form and originator, oldest wait first. GET /api/user
+ * returns all of it; the dashboard ("waiting on me") the longest-waiting few and the total; the
+ * MOC list can filter on it (`pendingMocIds`).
  */
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { getDb } from "~/utils/db.server";
 import { MOC_SUMMARY_JSON } from "#db/moc-document";
-import type { PublicUser } from "./user.server";
+import type { Actor } from "./authz.server";
 
 export type PendingAction = {
   type: "implementer" | "hseq" | "approver" | "implementation" | "verifier" | "deviation-extension";
@@ -16,34 +17,57 @@ export type PendingAction = {
 };
 
 /**
- * Mirrors `mayActOnStep` in authz.server.ts for each status; tests hold the two together.
- * Only the caller's own MOCs (all_users) are looked at, plus every MOC at `c` for HSEQ users:
- * whoever holds a role on a MOC is in its all_users (every assignment adds them; the MOC tests
- * check it after every run), so the query reads the caller's MOCs by key instead of every open one.
+ * The steps waiting on the actor, as rows `(moc_id, type, waiting_since, serial_year, serial_count)`.
+ * Mirrors `mayActOnStep` and the workflow's statuses and guards; tests/integration/authz.test.ts
+ * holds them together. Only the actor's own MOCs (all_users) are looked at, plus every MOC at `c`
+ * for HSEQ users: whoever holds a role on a MOC past its draft is in its all_users (every
+ * assignment adds them; the MOC test files check it after all their tests), so this reads the
+ * actor's MOCs by key instead of every open one.
  */
-export async function pendingActions(user: PublicUser): Promise<PendingAction[]> {
-  const isHseq = user.department === "hseq";
+function pendingSteps(actor: Actor): SQL {
+  const isHseq = actor.department === "hseq";
   const outstanding = sql`(m.deviations is not null and (
       (m.deviations->'deviation' is not null and m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
    or (m.deviations->'extension' is not null and m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
-  const rows = await getDb().execute<PendingAction>(sql`
-    select a.type, ${sql.raw(MOC_SUMMARY_JSON)} as moc,
-      to_char(coalesce((select max(l.at) from moc_logs l where l.moc_id = m.id), m.created_at) at time zone 'UTC',
-              'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "waitingSince"
+  return sql`
+    select m.id as moc_id, a.type, m.serial_year, m.serial_count,
+      coalesce((select max(l.at) from moc_logs l where l.moc_id = m.id), m.created_at) as waiting_since
     from mocs m
     cross join lateral (
       select case
-        when m.status = 'b' and ${outstanding} and (m.approver_id = ${user._id} or m.hseq_id = ${user._id}) then 'deviation-extension'
-        when m.status = 'b' and not ${outstanding} and m.implementer_id = ${user._id} then 'implementer'
+        when m.status = 'b' and ${outstanding} and (m.approver_id = ${actor._id} or m.hseq_id = ${actor._id}) then 'deviation-extension'
+        when m.status = 'b' and not ${outstanding} and m.implementer_id = ${actor._id} then 'implementer'
         when m.status = 'c' and ${isHseq ? sql`true` : sql`false`} then 'hseq'
-        when m.status = 'd' and m.approver_id = ${user._id} then 'approver'
-        when m.status = 'e' and m.implementer_id = ${user._id} then 'implementation'
-        when m.status = 'f' and (m.verifier_id = ${user._id} or (m.verifier_id is null and m.hseq_id = ${user._id})) then 'verifier'
+        when m.status = 'd' and m.approver_id = ${actor._id} then 'approver'
+        when m.status = 'e' and m.implementer_id = ${actor._id} then 'implementation'
+        when m.status = 'f' and (m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id})) then 'verifier'
       end as type
     ) a
     where not m.is_deleted and not m.completed and m.status <> 'decline' and a.type is not null
-      and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${user._id}::uuid)))
-           ${isHseq ? sql`or m.status = 'c'` : sql``})
-    order by "waitingSince" asc, m.serial_year, m.serial_count`);
-  return [...rows];
+      and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${actor._id}::uuid)))
+           ${isHseq ? sql`or m.status = 'c'` : sql``})`;
+}
+
+/** The ids of the MOCs with a step waiting on the actor, as a subquery (the MOC list's filter). */
+export const pendingMocIds = (actor: Actor): SQL => sql`(select p.moc_id from (${pendingSteps(actor)}) p)`;
+
+/**
+ * The steps waiting on the actor, oldest wait first, at most `limit` of them (all without one),
+ * with how many there are in all. Only the returned ones are populated.
+ */
+export async function pendingActions(
+  actor: Actor,
+  options: { limit?: number } = {},
+): Promise<{ actions: PendingAction[]; total: number }> {
+  const rows = await getDb().execute<PendingAction & { total: number }>(sql`
+    select p.type, ${sql.raw(MOC_SUMMARY_JSON)} as moc,
+      to_char(p.waiting_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "waitingSince", p.total
+    from (
+      select s.*, count(*) over ()::int as total from (${pendingSteps(actor)}) s
+      order by s.waiting_since, s.serial_year, s.serial_count
+      limit ${options.limit ?? null}
+    ) p
+    join mocs m on m.id = p.moc_id
+    order by p.waiting_since, p.serial_year, p.serial_count`);
+  return { actions: rows.map(({ total: _total, ...action }) => action), total: rows[0]?.total ?? 0 };
 }

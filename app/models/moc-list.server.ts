@@ -1,6 +1,7 @@
 /** The MOC list page and the dashboard: searches and counts over the MOCs the actor may see. */
 import { sql, type SQL } from "drizzle-orm";
 import { getDb } from "~/utils/db.server";
+import { pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
 
 import { type MocSort } from "./moc-status";
@@ -11,6 +12,8 @@ export type MocListFilter = {
   department?: string;
   /** Only MOCs the actor is involved in. */
   mine?: boolean;
+  /** Only MOCs with a step waiting on the actor (the dashboard's "waiting on me"). */
+  waiting?: boolean;
   /** `open`, `completed`, or all. */
   state?: "open" | "completed" | "all";
   /** Open MOCs whose target date has passed. */
@@ -72,6 +75,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
     conditions.push(sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'originator'
       and f.data->'department-of-change'->>'value' = ${filter.department})`);
   }
+  if (filter.waiting) conditions.push(sql`m.id in ${pendingMocIds(actor)}`);
   if (filter.mine) {
     conditions.push(sql`exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})`);
   }

@@ -10,10 +10,13 @@ import { richTextToPlain } from "~/utils/sanitize.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Change Management" }];
 
+/** How many of the steps waiting on the user the dashboard shows (the longest-waiting first). */
+const WAITING_SHOWN = 20;
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const [waiting, signatures, board] = await Promise.all([
-    pendingActions(user),
+    pendingActions(user, { limit: WAITING_SHOWN }),
     pendingPcrSignatures(user),
     dashboard(user),
   ]);
@@ -21,7 +24,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     name: user.name,
     now: Date.now(),
     today: new Date().toISOString().slice(0, 10),
-    waiting: waiting.map((item) => {
+    waitingTotal: waiting.total,
+    waiting: waiting.actions.map((item) => {
       const form = item.moc.originator_form as { "description-of-change"?: { value?: string } } | null;
       return {
         type: item.type,
@@ -41,7 +45,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 const STATUS_ORDER = ["a", "b", "c", "d", "e", "f", "decline"];
 
 export default function Dashboard() {
-  const { name, waiting, signatures, counts, overdue, activity, now, today } = useLoaderData<typeof loader>();
+  const { name, waiting, waitingTotal, signatures, counts, overdue, activity, now, today } =
+    useLoaderData<typeof loader>();
   const open = STATUS_ORDER.map((status) => ({
     status,
     n: counts.filter((c) => c.status === status && !c.completed).reduce((sum, c) => sum + c.n, 0),
@@ -104,6 +109,12 @@ export default function Dashboard() {
             })}
           </ul>
         )}
+        {waitingTotal > waiting.length ? (
+          <p>
+            These are the {waiting.length} MOC steps that have waited longest, of {waitingTotal}.{" "}
+            <Link to="/mocs?scope=waiting">All {waitingTotal} MOCs waiting on me</Link>
+          </p>
+        ) : null}
       </section>
 
       <section aria-labelledby="counts-title">

@@ -7,7 +7,7 @@ import { apiRoute, ok, readJsonObject, validate } from "~/utils/http.server";
 const route = apiRoute({
   async GET({ request }) {
     const { user } = await requireIdentity(request, { allowNotOnboarded: true });
-    return ok({ ...user, actions: await pendingActions(user) });
+    return ok({ ...user, actions: (await pendingActions(user)).actions });
   },
   async PATCH({ request }) {
     // A user who has not onboarded yet may call this: it is how they choose their password.

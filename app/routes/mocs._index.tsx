@@ -18,7 +18,7 @@ const filterSchema = z.object({
   q: z.string().max(200).optional().catch(undefined),
   status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
   department: z.enum(DEPARTMENTS).optional().catch(undefined),
-  scope: z.enum(["mine", "all"]).default("all").catch("all"),
+  scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),
   state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
   overdue: z.literal("1").optional().catch(undefined),
   sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
@@ -31,6 +31,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { rows, total } = await searchMocs(user, {
     ...filter,
     mine: filter.scope === "mine",
+    waiting: filter.scope === "waiting",
     overdue: filter.overdue === "1",
     pageSize: PAGE_SIZE,
   });
@@ -93,6 +94,7 @@ export default function MocList() {
           choices={[
             ["all", "All I can see"],
             ["mine", "Mine (I am involved)"],
+            ["waiting", "Waiting on me"],
           ]}
         />
         <FilterSelect

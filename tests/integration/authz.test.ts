@@ -27,6 +27,7 @@ import {
   type MocAccess,
 } from "../../app/models/authz.server";
 import { pendingActions } from "../../app/models/actions.server";
+import { searchMocs } from "../../app/models/moc-list.server";
 import { loadMocAccess } from "../../app/models/moc-query.server";
 import { WORKFLOW } from "../../app/models/moc-workflow.server";
 import type { PublicUser } from "../../app/models/user.server";
@@ -451,13 +452,32 @@ describe("mocListScope matches the predicates", () => {
         if (!blocked) expected.push(`${moc.serialNum} ${step}`);
       }
     }
-    const actual = (await pendingActions(person)).map((action) => `${action.moc.serial_num} ${action.type}`);
+    const actual = (await pendingActions(person)).actions.map((action) => `${action.moc.serial_num} ${action.type}`);
     expect(actual.sort()).toEqual(expected.sort());
+  });
+
+  it.each(ACTOR_NAMES)("the MOC list's 'waiting on me' filter for %s holds exactly their pending MOCs", async (who) => {
+    const person = actors[who]!;
+    const { actions } = await pendingActions(person);
+    const { rows, total } = await searchMocs(person, { waiting: true, pageSize: 100 });
+    expect(rows.map((r) => r.id).sort()).toEqual(actions.map((a) => a.moc._id).sort());
+    expect(total).toBe(actions.length);
+  });
+
+  it("pendingActions with a limit: the longest-waiting ones, in the same order, and the total", async () => {
+    const all = await pendingActions(actors.hseqUser!);
+    expect(all.total).toBeGreaterThan(1);
+    expect(all.total).toBe(all.actions.length);
+    const first = await pendingActions(actors.hseqUser!, { limit: 1 });
+    expect(first).toEqual({ actions: all.actions.slice(0, 1), total: all.total });
+    const stamps = all.actions.map((a) => a.waitingSince);
+    expect(stamps).toEqual([...stamps].sort());
   });
 
   it("pendingActions are never vacuous here: every kind of action waits on someone", async () => {
     const kinds = new Set<string>();
-    for (const who of ACTOR_NAMES) for (const action of await pendingActions(actors[who]!)) kinds.add(action.type);
+    for (const who of ACTOR_NAMES)
+      for (const action of (await pendingActions(actors[who]!)).actions) kinds.add(action.type);
     expect([...kinds].sort()).toEqual(MOC_STEPS.filter((step) => step !== "originator").sort());
   });
 });

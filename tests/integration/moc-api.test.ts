@@ -21,6 +21,9 @@ import * as newmocRoute from "../../app/routes/api.newmoc";
 import * as riskRoute from "../../app/routes/api.risk_assessment";
 import * as singlemocRoute from "../../app/routes/api.singlemoc";
 import * as userRoute from "../../app/routes/api.user";
+import * as dashboardPage from "../../app/routes/_index";
+import * as mocListPage from "../../app/routes/mocs._index";
+import { buildRequest } from "../helpers/request";
 import type { PublicUser } from "../../app/models/user.server";
 import { getDb } from "../../app/utils/db.server";
 import { api } from "../helpers/api";
@@ -28,6 +31,7 @@ import { makeAdmin, makeUser } from "../helpers/factories";
 import { futureDate, newMocBody, type Cast } from "../helpers/moc";
 import {
   ISO_Z,
+  createMocOk,
   UUID,
   defaultStepBody,
   emailsDuring,
@@ -842,6 +846,23 @@ describe("GET /api/user actions", () => {
     // Once the step is done it is no longer pending.
     await stepOk("implementer", crew.implementer, defaultStepBody("implementer", { _id: waitB }, crew));
     expect(pairs(await actionsOf(crew.implementer))).toEqual([`implementation:${waitE}`]);
+  });
+
+  it("the dashboard shows the 20 longest-waiting and links to the list of all of them", async () => {
+    const crew = await makeCast();
+    const ids: string[] = [];
+    for (let i = 0; i < 23; i++) ids.push((await createMocOk(crew))._id); // each waits on the implementer
+    const token = await tokenOf(crew.implementer);
+    const request = (path: string) => buildRequest({ path, token, cookie: true });
+
+    const board = await dashboardPage.loader({ request: request("/"), params: {}, context: {} });
+    expect(board.waitingTotal).toBe(23);
+    expect(board.waiting.map((w) => w.mocId)).toEqual(ids.slice(0, 20)); // oldest wait first
+    expect((await get(userRoute, "/api/user", crew.implementer)).body.data.actions).toHaveLength(23);
+
+    const list = await mocListPage.loader({ request: request("/mocs?scope=waiting"), params: {}, context: {} });
+    expect(list.total).toBe(23);
+    expect(list.rows.map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 });
 
