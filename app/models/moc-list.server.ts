@@ -89,7 +89,17 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
   const where = sql.join(conditions, sql` and `);
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
+  // The page's ids and the total first, then names, owner and description for that page only:
+  // with every column in one select, PostgreSQL computed them for every matching MOC (the total
+  // counts them all) before keeping 25.
   const rows = await getDb().execute<MocListRow & { total: number }>(sql`
+    with page as (
+      select m.id, count(*) over ()::int as total, row_number() over (order by ${ORDER[filter.sort ?? "newest"]}) as n
+      from mocs m
+      where ${where}
+      order by n
+      limit ${pageSize} offset ${offset}
+    )
     select m.id, m.serial_num as "serialNum", m.status, m.completed,
       coalesce(f.data->'description-of-change'->>'value', '') as description,
       f.data->'department-of-change'->>'value' as department,
@@ -98,11 +108,10 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       m.target_date::text as "targetDate",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
-      count(*) over ()::int as total
-    from mocs m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
-    where ${where}
-    order by ${ORDER[filter.sort ?? "newest"]}
-    limit ${pageSize} offset ${offset}`);
+      page.total
+    from page join mocs m on m.id = page.id
+    left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
+    order by page.n`);
   return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }
 

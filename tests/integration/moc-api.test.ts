@@ -26,6 +26,8 @@ import * as mocListPage from "../../app/routes/mocs._index";
 import { buildRequest } from "../helpers/request";
 import type { PublicUser } from "../../app/models/user.server";
 import { getDb } from "../../app/utils/db.server";
+import { searchMocs, type MocListRow } from "../../app/models/moc-list.server";
+import { MOC_SORTS } from "../../app/models/moc-status";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { futureDate, newMocBody, type Cast } from "../helpers/moc";
@@ -863,6 +865,54 @@ describe("GET /api/user actions", () => {
     const list = await mocListPage.loader({ request: request("/mocs?scope=waiting"), params: {}, context: {} });
     expect(list.total).toBe(23);
     expect(list.rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+  });
+});
+
+/** Orders key tuples element by element. */
+const lexicographic = (x: (number | string)[], y: (number | string)[]) => {
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  return 0;
+};
+
+describe("the MOC list page's search (searchMocs)", () => {
+  it("every sort orders as it says, and pages split the same order without gaps or repeats", async () => {
+    const crew = await makeCast();
+    for (const stage of ["a", "b", "c", "d", "e", "f", "completed", "decline-b"] as const) await mocAt(stage, crew);
+    const filter = { mine: true } as const;
+    for (const sort of MOC_SORTS) {
+      const whole = await searchMocs(crew.originator, { ...filter, sort, pageSize: 100 });
+      expect(whole.total, sort).toBe(8);
+      expect(whole.rows).toHaveLength(8);
+      const paged: string[] = [];
+      for (let page = 1; page <= 3; page++) {
+        const part = await searchMocs(crew.originator, { ...filter, sort, pageSize: 3, page });
+        expect(part.total, sort).toBe(8);
+        paged.push(...part.rows.map((r) => r.id));
+      }
+      expect(paged, sort).toEqual(whole.rows.map((r) => r.id));
+      const key = {
+        newest: (r: MocListRow) => [-Date.parse(r.createdAt)],
+        oldest: (r: MocListRow) => [Date.parse(r.createdAt)],
+        serial: (r: MocListRow) =>
+          r.serialNum
+            .split("-")
+            .reverse()
+            .map((n) => -Number(n)),
+        target: (r: MocListRow) => [r.targetDate ? Date.parse(r.targetDate) : Infinity],
+        status: (r: MocListRow) => [r.completed ? 1 : 0, r.status],
+      }[sort];
+      const keys = whole.rows.map(key);
+      const sorted = [...keys].sort(lexicographic);
+      expect(keys, sort).toEqual(sorted);
+    }
+    // Rows carry what the page shows.
+    const [first] = (await searchMocs(crew.originator, { ...filter, state: "open", sort: "status" })).rows;
+    expect(first).toMatchObject({
+      status: "a",
+      completed: false,
+      originator: crew.originator.name,
+      owner: crew.originator.name,
+    });
   });
 });
 
