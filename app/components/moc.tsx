@@ -101,22 +101,31 @@ export function waitedFor(iso: string, now = Date.now()): string {
   return `${Math.round(hours / 24)} days`;
 }
 
+// One formatter each, made once: toLocaleString with options builds a new Intl.DateTimeFormat on
+// every call, which made dates a tenth of the dashboard's server time.
+const DATE_FORMAT = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  timeZone: "UTC",
+});
+const DATE_TIME_FORMAT = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  timeZone: "UTC",
+  timeZoneName: "short",
+});
+
 export function formatDate(value: string | null | undefined): string {
   if (!value) return "—";
-  const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
-  return date.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+  return DATE_FORMAT.format(new Date(value.length === 10 ? `${value}T00:00:00Z` : value));
 }
 
 export function formatDateTime(value: string): string {
-  return new Date(value).toLocaleString("en-GB", {
-    day: "numeric",
-    month: "short",
-    year: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZone: "UTC",
-    timeZoneName: "short",
-  });
+  return DATE_TIME_FORMAT.format(new Date(value));
 }
 
 export const departmentLabel = (d: string | null | undefined) =>
