@@ -32,6 +32,8 @@ const CONNECTIONS = 50;
 const ADMIN_CONNECTIONS = 4;
 const ADMIN_REQUESTS = 8;
 const SEQUENTIAL_RUNS = 5;
+/** Sequential requests per page in the pages scenario (its p99 column is their maximum). */
+const PAGE_RUNS = 20;
 
 type Row = {
   scenario: string;
@@ -328,7 +330,39 @@ async function main(): Promise<void> {
       target: "report",
     });
 
-    // 5. One pipeline step, each request on its own MOC waiting at c.
+    // 5. The pages people open most, server time including rendering, one request at a time.
+    const cookie = (token: string) => ({ Cookie: `session=${token}` });
+    const pages: [string, string, string][] = [
+      ["dashboard", "/", standardToken],
+      ["dashboard", "/", adminToken],
+      ["MOC list", "/mocs", standardToken],
+      ["MOC list", "/mocs", adminToken],
+      ["MOC list, waiting on me", "/mocs?scope=waiting", standardToken],
+      ["MOC list, searched", "/mocs?q=pump", adminToken],
+    ];
+    for (const [label, path, token] of pages) {
+      const who = token === adminToken ? "admin" : "standard user";
+      for (let i = 0; i < 3; i++) await timeGet(`${base}${path}`, cookie(token)); // warm-up
+      const times: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i < PAGE_RUNS; i++) {
+        const got = await timeGet(`${base}${path}`, cookie(token));
+        times.push(got.ms);
+        bytes = got.bytes;
+      }
+      const p50 = median(times);
+      log(`page ${path} as ${who}: median ${round(p50)} ms (${round(bytes / 1024, 0)} KB)`);
+      rows.push({
+        scenario: `GET ${path} (${label} page, ${round(bytes / 1024, 0)} KB), ${who}, sequential`,
+        connections: 1,
+        rps: 1000 / p50,
+        p50: round(p50),
+        p99: round(Math.max(...times)),
+        target: "report",
+      });
+    }
+
+    // 6. One pipeline step, each request on its own MOC waiting at c.
     t = Date.now();
     await insertMocs(client, { from: MOCS + 1, to: MOCS + HSEQ_POOL, mode: "hseq-pool" });
     const pool = await hseqPool(client);
