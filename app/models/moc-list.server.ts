@@ -37,12 +37,13 @@ export type MocListRow = {
   updatedAt: string;
 };
 
+/** Each ends in a unique key, so pages never overlap or skip a MOC. */
 const ORDER: Record<MocSort, SQL> = {
   newest: sql`m.created_at desc, m.id`,
   oldest: sql`m.created_at asc, m.id`,
   serial: sql`m.serial_year desc, m.serial_count desc`,
-  target: sql`m.target_date asc nulls last, m.created_at desc`,
-  status: sql`m.completed, m.status, m.created_at desc`,
+  target: sql`m.target_date asc nulls last, m.created_at desc, m.id`,
+  status: sql`m.completed, m.status, m.created_at desc, m.id`,
 };
 
 /** A requested deviation or extension still waits for its resolution, as SQL over `m`. */
