@@ -16,6 +16,11 @@ export type PendingAction = {
   waitingSince: string;
 };
 
+/** A requested deviation or extension of `m` still waits for its resolution (any status). */
+export const DEVIATION_OUTSTANDING = sql`(m.deviations is not null and (
+      (m.deviations->'deviation' is not null and m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
+   or (m.deviations->'extension' is not null and m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
+
 /**
  * The steps waiting on the actor, as rows `(moc_id, type, waiting_since, serial_year, serial_count)`.
  * Mirrors `mayActOnStep` and the workflow's statuses and guards; tests/integration/authz.test.ts
@@ -26,17 +31,14 @@ export type PendingAction = {
  */
 function pendingSteps(actor: Actor): SQL {
   const isHseq = actor.department === "hseq";
-  const outstanding = sql`(m.deviations is not null and (
-      (m.deviations->'deviation' is not null and m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
-   or (m.deviations->'extension' is not null and m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
   return sql`
     select m.id as moc_id, a.type, m.serial_year, m.serial_count,
       coalesce((select max(l.at) from moc_logs l where l.moc_id = m.id), m.created_at) as waiting_since
     from mocs m
     cross join lateral (
       select case
-        when m.status = 'b' and ${outstanding} and (m.approver_id = ${actor._id} or m.hseq_id = ${actor._id}) then 'deviation-extension'
-        when m.status = 'b' and not ${outstanding} and m.implementer_id = ${actor._id} then 'implementer'
+        when m.status = 'b' and ${DEVIATION_OUTSTANDING} and (m.approver_id = ${actor._id} or m.hseq_id = ${actor._id}) then 'deviation-extension'
+        when m.status = 'b' and not ${DEVIATION_OUTSTANDING} and m.implementer_id = ${actor._id} then 'implementer'
         when m.status = 'c' and ${isHseq ? sql`true` : sql`false`} then 'hseq'
         when m.status = 'd' and m.approver_id = ${actor._id} then 'approver'
         when m.status = 'e' and m.implementer_id = ${actor._id} then 'implementation'

@@ -1,7 +1,7 @@
 /** The MOC list page and the dashboard: searches and counts over the MOCs the actor may see. */
 import { sql, type SQL } from "drizzle-orm";
 import { getDb } from "~/utils/db.server";
-import { pendingMocIds } from "./actions.server";
+import { DEVIATION_OUTSTANDING, pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
 
 import { type MocSort } from "./moc-status";
@@ -47,9 +47,7 @@ const ORDER: Record<MocSort, SQL> = {
 };
 
 /** A requested deviation or extension still waits for its resolution, as SQL over `m`. */
-export const PENDING_RESOLUTION = sql`(m.status = 'b' and m.deviations is not null and (
-        (m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
-     or (m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
+export const PENDING_RESOLUTION = sql`(m.status = 'b' and ${DEVIATION_OUTSTANDING})`;
 
 /** Who owns the step the MOC waits for, as SQL over `m` (null when nobody does). */
 export const OWNER = sql`case

@@ -10,18 +10,21 @@ export async function createSession(user: PublicUser): Promise<{ token: string; 
     .insert(sessions)
     .values({ userId: user._id, expiresAt: new Date(Date.now() + SESSION_TTL_SECONDS * 1000) })
     .returning({ id: sessions.id });
-  const token = signToken({
-    _id: user._id,
-    name: user.name,
-    email: user.email,
-    role: user.role,
-    department: user.department,
-    access: user.access,
-    position: user.position,
-    sid: row!.id,
-  });
+  const token = signToken(sessionClaims(user, row!.id));
   return { token, sessionId: row!.id };
 }
+
+/** What a session token says of its user (who they were at sign-in) and which session row it names. */
+export const sessionClaims = (user: PublicUser, sid: string) => ({
+  _id: user._id,
+  name: user.name,
+  email: user.email,
+  role: user.role,
+  department: user.department,
+  access: user.access,
+  position: user.position,
+  sid,
+});
 
 /** The session lookup every request makes, with a companion's value beside the user (see loadSessionUser). */
 const sessionUserQuery = preparedOnceBy(

@@ -19,8 +19,7 @@ import { startBoss } from "../../jobs/boss";
 import { api } from "../helpers/api";
 import { expectStoredDocumentsFresh } from "../helpers/db-state";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
-import { createSession, revokeSession } from "../../app/models/session.server";
-import type { PublicUser } from "../../app/models/user.server";
+import { createSession, revokeSession, sessionClaims } from "../../app/models/session.server";
 import { signToken } from "../../app/utils/token.server";
 import type { Cast } from "../helpers/moc";
 import {
@@ -198,25 +197,15 @@ describe("lists read beside the session lookup", () => {
     { label: "GET /api/getAllMoc", route: getAllMocRoute, path: "/api/getAllMoc" },
   ];
   const ids = (res: { body: { data: Doc[] } }) => res.body.data.map((doc) => doc._id).sort();
-  const claimsOf = (user: PublicUser, sid: string) => ({
-    _id: user._id,
-    name: user.name,
-    email: user.email,
-    role: user.role,
-    department: user.department,
-    access: user.access,
-    position: user.position,
-    sid,
-  });
 
   it.each(routes)(
     "$label refuses every token GET /api/users refuses, with the same answer",
     async ({ route, path }) => {
       const user = await makeUser();
       const session = await createSession(user);
-      const past = signToken(claimsOf(user, session.sessionId), Date.now() - 8 * 24 * 60 * 60 * 1000);
-      const future = signToken(claimsOf(user, session.sessionId), Date.now() + 60 * 60 * 1000);
-      const otherUsers = signToken(claimsOf(await makeUser(), session.sessionId));
+      const past = signToken(sessionClaims(user, session.sessionId), Date.now() - 8 * 24 * 60 * 60 * 1000);
+      const future = signToken(sessionClaims(user, session.sessionId), Date.now() + 60 * 60 * 1000);
+      const otherUsers = signToken(sessionClaims(await makeUser(), session.sessionId));
       const revoked = await createSession(user);
       await revokeSession(revoked.sessionId);
       const inactive = await makeUser();
