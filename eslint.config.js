@@ -21,6 +21,35 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
+    // The layers (docs/architecture.md): app/utils holds the low-level helpers (env, logging, http,
+    // tokens, cookies, errors, db) that everything else builds on, so they never import a model, a
+    // component, a route or the request glue in app/web.
+    files: ["app/utils/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [
+                "~/models/*",
+                "~/components/*",
+                "~/routes/*",
+                "~/web/*",
+                "../models/*",
+                "../components/*",
+                "../routes/*",
+                "../web/*",
+              ],
+              message:
+                "app/utils is the lowest layer: it must not import models, components, routes or app/web (docs/architecture.md).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Entry points print the first admin's password and the address to the console on purpose.
     files: ["app/server/**", "jobs/worker.ts", "db/**", "tests/**"],
     rules: { "no-console": "off" },

@@ -8,7 +8,7 @@ declare module "@remix-run/node" {
   }
 }
 
-// The Remix plugin ignores tsconfig `paths`, so the aliases are repeated here (stack.md pitfall 2).
+// The Remix plugin ignores tsconfig `paths`, so the aliases are repeated here.
 export const alias = {
   "~": fileURLToPath(new URL("./app", import.meta.url)),
   "#db": fileURLToPath(new URL("./db", import.meta.url)),
@@ -30,7 +30,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["tests/integration/**/*.test.ts", "tests/unit/**/*.test.ts"],
+    include: ["tests/integration/**/*.test.ts"],
     globalSetup: ["tests/helpers/global-setup.ts"],
     setupFiles: ["tests/helpers/setup.ts"],
     testTimeout: 30_000,

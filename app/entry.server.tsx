@@ -59,7 +59,7 @@ export default handleRequest;
 /**
  * A page whose route sets `handle.jsonActions` answers a form post that asks for JSON only
  * (`Accept: application/json`) with its action's data as JSON instead of the re-rendered page.
- * /login uses it to return `{ token, admin, onboarded }` to API clients (clarifications section 2).
+ * /login uses it to return `{ token, admin, onboarded }` to API clients (docs/decisions/001-session-tokens.md).
  */
 function jsonActionResponse(
   request: Request,

@@ -9,15 +9,17 @@ import {
   Scripts,
   ScrollRestoration,
   useLoaderData,
+  useLocation,
   useNavigation,
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import styles from "~/styles/app.css?url";
-import { authenticate } from "~/utils/auth.server";
+import { authenticate } from "~/web/auth.server";
 import { readFlash } from "~/utils/flash.server";
 import { useNonce } from "~/utils/nonce";
+import { canSeeInsights } from "~/models/authz.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: styles },
@@ -37,6 +39,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         role: result.identity.user.role,
         department: result.identity.user.department,
         onboarded: result.identity.user.onboarded,
+        seesInsights: canSeeInsights(result.identity.user),
       }
     : null;
   return data({ user, flash }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
@@ -45,15 +48,18 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export type RootData = Awaited<ReturnType<typeof loader>>["data"];
 
 function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
-  const [open, setOpen] = useState(false);
+  // The menu is open for the page it was opened on, and closes as soon as a navigation starts.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const { pathname } = useLocation();
   const navigation = useNavigation();
-  useEffect(() => setOpen(false), [navigation.location?.pathname]);
+  const open = openOn === pathname && !navigation.location;
   const items = [
     { to: "/", label: "Dashboard", end: true },
     { to: "/mocs", label: "MOCs" },
     { to: "/pcrs", label: "PCRs" },
     { to: "/archive/mocs", label: "Archive" },
     { to: "/reviews", label: "Reviews" },
+    ...(user.seesInsights ? [{ to: "/insights", label: "Insight" }] : []),
     ...(user.role === "admin"
       ? [
           { to: "/admin/users", label: "Users" },
@@ -75,7 +81,7 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
           className="nav-toggle"
           aria-expanded={open}
           aria-controls="main-nav"
-          onClick={() => setOpen((v) => !v)}
+          onClick={() => setOpenOn(open ? null : pathname)}
         >
           Menu
         </button>

@@ -26,7 +26,7 @@ function connect(): Client {
   const url = databaseUrl();
   const sql = postgres(url, {
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
-    // Idle connections are closed so a stopping process is not held open (stack.md pitfall 9).
+    // Idle connections are closed so a stopping process is not held open.
     idle_timeout: 20,
     connect_timeout: 10,
     onnotice: () => {},

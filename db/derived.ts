@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Sql } from "postgres";
+import { ADVISORY_LOCKS } from "./advisory-locks";
 import { MOC_JSON } from "./moc-document";
 
 /** Public user fields a document shows (USER_JSON): a change to any of them refreshes documents. */
@@ -21,7 +22,7 @@ const MOCS_OF_USER = (user: string) => `
   union select l.moc_id from moc_logs l where l.user_id = ${user}`;
 
 /** Serialises the transactions that change public user fields (see lock_moc_documents_of_user). */
-export const USER_DOCUMENTS_LOCK = 727_002;
+export const USER_DOCUMENTS_LOCK = ADVISORY_LOCKS.userDocuments;
 
 export const DERIVED_SQL = `
 -- The document built from the tables (PL/pgSQL caches its plan: callers do not plan MOC_JSON).

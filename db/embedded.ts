@@ -6,7 +6,7 @@
  * class installs process-wide exit hooks that stop the database before in-flight requests finish.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
@@ -46,6 +46,73 @@ async function serverOwner(): Promise<Owner> {
   }
 }
 
+/**
+ * Where a root-run app keeps what the `postgres` user must reach when the checkout is closed to it
+ * (root's 0700 home, a `mktemp -d` folder): `EMBEDDED_PG_HOME`, by default /var/lib/change-management.
+ */
+const sharedHome = () => path.resolve(process.env.EMBEDDED_PG_HOME || "/var/lib/change-management");
+
+/** The cluster folder for a data folder `postgres` cannot reach: one per data folder, kept across restarts. */
+export function relocatedRoot(dataDirRoot: string): string {
+  const key = createHash("sha256").update(path.resolve(dataDirRoot)).digest("hex").slice(0, 16);
+  return path.join(sharedHome(), "data", key);
+}
+
+async function reachable(owner: NonNullable<Owner>, test: "-w" | "-x", target: string): Promise<boolean> {
+  try {
+    await run("test", [test, target], owner);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The binaries `postgres` can run: the package's own when it can reach them, otherwise a copy made
+ * once under the shared home (bin, lib and share together: the binaries find the rest relative to
+ * themselves).
+ */
+async function binariesFor(owner: NonNullable<Owner>, bin: Binaries, log: (m: string) => void): Promise<Binaries> {
+  if (await reachable(owner, "-x", bin.postgres)) return bin;
+  const native = path.dirname(path.dirname(bin.postgres));
+  const version = JSON.parse(await fs.readFile(path.join(native, "..", "package.json"), "utf8")) as { version: string };
+  const target = path.join(sharedHome(), "pg", `${os.platform()}-${os.arch()}-${version.version}`);
+  const copied = (name: keyof Binaries) => path.join(target, "bin", name);
+  if (!existsSync(path.join(target, ".complete"))) {
+    log(`embedded PostgreSQL: the postgres user cannot reach ${native}; copying the binaries to ${target}`);
+    await fs.rm(target, { recursive: true, force: true });
+    await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
+    await fs.chmod(sharedHome(), 0o755);
+    await fs.chmod(path.dirname(target), 0o755);
+    await fs.cp(native, target, { recursive: true, verbatimSymlinks: true });
+    await fs.chmod(target, 0o755);
+    await fs.writeFile(path.join(target, ".complete"), `${version.version}\n`);
+  }
+  const copy = { initdb: copied("initdb"), pg_ctl: copied("pg_ctl"), postgres: copied("postgres") };
+  if (!(await reachable(owner, "-x", copy.postgres))) {
+    throw new Error(
+      `the postgres user cannot run ${copy.postgres}: make ${sharedHome()} readable by it, or set DATABASE_URL`,
+    );
+  }
+  return copy;
+}
+
+/**
+ * The data folder's cluster root: the data folder itself when `postgres` can write there, otherwise
+ * relocatedRoot (owned by `postgres`, 0700), so the data still survives restarts.
+ */
+async function clusterRootFor(owner: NonNullable<Owner>, root: string, log: (m: string) => void): Promise<string> {
+  if (await reachable(owner, "-w", root)) return root;
+  const moved = relocatedRoot(root);
+  log(`embedded PostgreSQL: the postgres user cannot reach ${root}; the database lives in ${moved}`);
+  await fs.mkdir(path.join(sharedHome(), "data"), { recursive: true, mode: 0o755 });
+  await fs.chmod(sharedHome(), 0o755);
+  await fs.chmod(path.join(sharedHome(), "data"), 0o755);
+  await fs.mkdir(moved, { recursive: true, mode: 0o700 });
+  await fs.chown(moved, owner.uid, owner.gid);
+  return moved;
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -72,10 +139,13 @@ function isAlive(pid: number): boolean {
  * stops a running server (see `recoverStaleLock`).
  */
 export async function runningEmbeddedServer(dataDirRoot: string): Promise<number | null> {
-  const lockFile = path.join(path.resolve(dataDirRoot), "pg", "postmaster.pid");
-  if (!existsSync(lockFile)) return null;
-  const pid = Number((await fs.readFile(lockFile, "utf8")).split("\n")[0]);
-  return pid > 0 && isAlive(pid) ? pid : null;
+  for (const root of [path.resolve(dataDirRoot), relocatedRoot(dataDirRoot)]) {
+    const lockFile = path.join(root, "pg", "postmaster.pid");
+    if (!existsSync(lockFile)) continue;
+    const pid = Number((await fs.readFile(lockFile, "utf8")).split("\n")[0]);
+    if (pid > 0 && isAlive(pid)) return pid;
+  }
+  return null;
 }
 
 /**
@@ -118,15 +188,20 @@ export async function startEmbeddedPostgres(options: {
   log?: (message: string) => void;
 }): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
-  const bin = await binaries();
+  let bin = await binaries();
   const owner = await serverOwner();
-  const root = path.resolve(options.dataDir);
-  const dataDir = path.join(root, "pg");
-  const passwordFile = path.join(root, "pg-password");
+  let root = path.resolve(options.dataDir);
   await fs.mkdir(root, { recursive: true });
   await fs.chmod(root, 0o700);
-  // Running as root, the server runs as `postgres`, which must be able to reach its data folder.
-  if (owner) await fs.chown(root, owner.uid, owner.gid);
+  if (owner) {
+    // Running as root, the server runs as `postgres`, which must be able to reach its data folder
+    // and its binaries; a checkout in a 0700 folder gets both placed where it can.
+    await fs.chown(root, owner.uid, owner.gid);
+    root = await clusterRootFor(owner, root, log);
+    bin = await binariesFor(owner, bin, log);
+  }
+  const dataDir = path.join(root, "pg");
+  const passwordFile = path.join(root, "pg-password");
 
   if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
     log(`embedded PostgreSQL: creating a cluster in ${dataDir}`);

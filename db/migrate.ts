@@ -2,11 +2,11 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { ADVISORY_LOCKS } from "./advisory-locks";
 import { syncDerivedObjects } from "./derived";
 
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
-// Any constant works; it only has to be the same for every instance of the app.
-const MIGRATION_LOCK = 727_001;
+const MIGRATION_LOCK = ADVISORY_LOCKS.migrations;
 
 /**
  * Applies pending migrations, then recreates the derived objects (db/derived.ts) if their definition

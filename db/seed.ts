@@ -14,7 +14,8 @@ import { mocs, users, type Department, type Position } from "#db/schema";
 import { stopBoss } from "#jobs/boss";
 import type { NewMocInput } from "~/models/moc.schema";
 import { mocStatusLabel } from "~/models/moc-status";
-import { runStep, type StepInput } from "~/models/moc-workflow.server";
+import { runStep } from "~/models/moc-workflow.server";
+import type { StepInput } from "~/models/moc-steps.server";
 import {
   assignMocRole,
   cloneMoc,
@@ -27,7 +28,7 @@ import {
 import type { ArchiveKind } from "~/models/archive.schema";
 import { importArchiveCsv } from "~/models/archive-import.server";
 import { postMessage } from "~/models/chat.server";
-import type { MocDocument } from "~/models/moc-query.server";
+import type { MocDocument } from "~/models/moc-document";
 import type { ReviewInput } from "~/models/review.schema";
 import { createReview } from "~/models/review.server";
 import { insertUser, toPublicUser, type PublicUser } from "~/models/user.server";

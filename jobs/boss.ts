@@ -4,11 +4,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
-import PgBoss from "pg-boss";
+import { PgBoss, type Db, type SendOptions } from "pg-boss";
 import postgres from "postgres";
+import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import type { Executor } from "#db/client";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
+import { carryOverLegacyJobs, parkLegacySchema } from "./legacy-boss";
 import { queueDefinitions, REMINDER_QUEUE } from "./queues";
 
 const holder = globalThis as typeof globalThis & { __cmBoss?: { boss: PgBoss; started: Promise<void> } };
@@ -24,17 +26,28 @@ export function startBoss(): Promise<PgBoss> {
       schema: BOSS_SCHEMA,
       max: 4,
       application_name: "change-management-jobs",
-      maintenanceIntervalSeconds: config.JOBS_MAINTENANCE_INTERVAL_SECONDS,
+      // How soon a job whose worker died (expired) is found and retried: pg-boss 12's monitor,
+      // run by its supervisor, does what pg-boss 10's maintenance did.
+      superviseIntervalSeconds: config.JOBS_MAINTENANCE_INTERVAL_SECONDS,
+      monitorIntervalSeconds: config.JOBS_MAINTENANCE_INTERVAL_SECONDS,
+      // One listening connection: a job sent on a `notify` queue (email) wakes the workers at the
+      // sender's commit instead of at their next poll (docs/decisions/020-batched-email.md).
+      useListenNotify: true,
     });
     boss.on("error", (error) => logger().error({ err: error }, "pg-boss error"));
-    const started = withSetupLock(async () => {
+    const started = withSetupLock(async (lock) => {
+      // A database last run by pg-boss 10 keeps its queue in a schema pg-boss 12 cannot migrate.
+      await parkLegacySchema(lock, BOSS_SCHEMA);
       await boss.start();
-      for (const { name, options } of queueDefinitions(config)) {
-        await boss.createQueue(name, { name, ...options });
+      const definitions = queueDefinitions(config);
+      for (const { name, options } of definitions) {
+        await boss.createQueue(name, options);
         // createQueue leaves an existing queue alone; bring its settings up to date. Settings
         // live in the database, so every process must run with the same configuration.
-        await boss.updateQueue(name, { name, ...options });
+        const { policy: _policy, ...settings } = options;
+        await boss.updateQueue(name, settings);
       }
+      await carryOverLegacyJobs(boss, lock, new Set(definitions.map((d) => d.name)));
       // pg-boss keeps one schedule per queue and fires each tick once across all instances.
       await boss.schedule(REMINDER_QUEUE, config.REMINDER_CRON, {}, { tz: "UTC" });
     });
@@ -44,18 +57,17 @@ export function startBoss(): Promise<PgBoss> {
   return started.then(() => boss);
 }
 
-// Any constant works; it only has to be the same for every instance of the app.
-const SETUP_LOCK = 727_002;
+const SETUP_LOCK = ADVISORY_LOCKS.jobsSetup;
 
 /**
  * Processes starting together would deadlock creating the same queues (seen with two workers):
  * they take turns on an advisory lock held on a connection of its own.
  */
-async function withSetupLock(fn: () => Promise<void>): Promise<void> {
+async function withSetupLock(fn: (lock: postgres.Sql) => Promise<void>): Promise<void> {
   const lock = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
   try {
     await lock`select pg_advisory_lock(${SETUP_LOCK})`;
-    await fn();
+    await fn(lock);
   } finally {
     await lock`select pg_advisory_unlock(${SETUP_LOCK})`.catch(() => {});
     await lock.end();
@@ -68,15 +80,15 @@ export async function stopBoss(): Promise<void> {
   holder.__cmBoss = undefined;
   await current.started.catch(() => {});
   // Graceful: active handlers get up to 20 s to finish before the pool closes.
-  await current.boss.stop({ graceful: true, wait: true, timeout: 20_000 });
+  await current.boss.stop({ graceful: true, timeout: 20_000 });
 }
 
 /**
  * pg-boss's `db` option over a Drizzle transaction, so a job is inserted in the caller's
  * transaction: rolled back with it, committed with it. Parameters are mapped as postgres.js under
- * Drizzle needs them: undefined -> null, plain objects -> JSON text (stack.md pitfall 6).
+ * Drizzle needs them: undefined -> null, plain objects -> JSON text.
  */
-export function transactionDb(tx: Executor): PgBoss.Db {
+export function transactionDb(tx: Executor): Db {
   return {
     async executeSql(text: string, values: unknown[] = []) {
       const parts = text.split(/\$(\d+)/);
@@ -104,7 +116,7 @@ export async function sendInTransaction(
   tx: Executor,
   queue: string,
   data: object,
-  options: PgBoss.SendOptions = {},
+  options: SendOptions = {},
 ): Promise<string> {
   const boss = await startBoss();
   const id = await boss.send(queue, data, { ...options, db: transactionDb(tx) });
@@ -114,20 +126,15 @@ export async function sendInTransaction(
 
 /**
  * Sends many jobs of one queue inside the caller's transaction in one statement (pg-boss's
- * `insert`), for fan-outs such as the daily reminders. pg-boss 10's insert returns no ids, so the
- * ids are chosen here and counted back (one more statement) to fail loudly on a missing queue.
+ * `insert`), for fan-outs such as the daily reminders. Throws unless pg-boss created every one.
  */
 export async function sendManyInTransaction(tx: Executor, queue: string, data: object[]): Promise<string[]> {
   if (data.length === 0) return [];
   const boss = await startBoss();
-  const jobs = data.map((item) => ({ id: randomUUID(), name: queue, data: item }));
-  await boss.insert(jobs, { db: transactionDb(tx) });
-  const ids = jobs.map((job) => job.id);
-  const [row] = await tx.execute<{ n: number }>(sql`
-    select count(*)::int as n from ${sql.identifier(BOSS_SCHEMA)}.job
-    where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`);
-  if (row?.n !== ids.length) {
-    throw new Error(`pg-boss created ${row?.n ?? 0} of ${ids.length} jobs on queue "${queue}" (does the queue exist?)`);
+  const jobs = data.map((item) => ({ id: randomUUID(), data: item }));
+  const ids = (await boss.insert(queue, jobs, { db: transactionDb(tx), returnId: true })) ?? [];
+  if (ids.length !== jobs.length) {
+    throw new Error(`pg-boss created ${ids.length} of ${jobs.length} jobs on queue "${queue}" (does the queue exist?)`);
   }
   return ids;
 }

@@ -1,9 +1,9 @@
 /**
  * Every queue the app uses, with its retry, backoff, expiry and dead-letter settings. Queues are
  * created (and their settings refreshed) when pg-boss starts, before anything is sent or worked:
- * a `send` to a missing queue would otherwise return null silently (stack.md pitfall 5).
+ * a `send` to a missing queue would otherwise return null silently.
  */
-import type PgBoss from "pg-boss";
+import type { Queue } from "pg-boss";
 import { z } from "zod";
 import type { Env } from "~/utils/env.server";
 
@@ -14,9 +14,7 @@ export const REMINDER_QUEUE = "daily-reminder";
 export const emailJobSchema = z.object({ messageId: z.uuid() });
 export type EmailJob = z.infer<typeof emailJobSchema>;
 
-export const reminderJobSchema = z.object({}).passthrough();
-
-export type QueueDefinition = { name: string; options: Omit<PgBoss.Queue, "name"> };
+export type QueueDefinition = { name: string; options: Omit<Queue, "name"> };
 
 export function queueDefinitions(env: Env): QueueDefinition[] {
   return [
@@ -34,8 +32,11 @@ export function queueDefinitions(env: Env): QueueDefinition[] {
         retryBackoff: true,
         // A delivery that has not finished by then (a crashed worker) is retried.
         expireInSeconds: env.EMAIL_JOB_TIMEOUT_SECONDS,
-        retentionMinutes: 7 * 24 * 60,
+        // A message not picked up within a week is dropped from the queue (its row stays queued).
+        retentionSeconds: 7 * 24 * 60 * 60,
         deadLetter: EMAIL_DEAD_LETTER_QUEUE,
+        // Inserting a job emits a NOTIFY (at the sender's commit) that wakes the workers.
+        notify: true,
       },
     },
     {

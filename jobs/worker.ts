@@ -2,6 +2,8 @@
  * `npm run worker`: the background workers alone, for deployments that run them apart from the
  * web server. Needs DATABASE_URL. SIGTERM/SIGINT stop pg-boss gracefully, then exit.
  */
+// First: on a Node older than the app supports, stop with one line before anything else loads.
+import "../app/server/node-version";
 import { bootServices } from "../app/server/boot";
 import { logger } from "../app/utils/logger.server";
 
@@ -18,5 +20,5 @@ if (services) {
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
-  console.log("Change Management workers are running");
+  console.log(`Change Management workers are running (Node ${process.version})`);
 }

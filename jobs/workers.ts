@@ -1,24 +1,46 @@
-import type PgBoss from "pg-boss";
+import type { PgBoss } from "pg-boss";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
 import { startBoss } from "./boss";
-import { deliverEmail, markEmailFailed } from "./email";
+import { deliverBatch, markEmailFailed, MAX_BATCH } from "./email";
 import { EMAIL_DEAD_LETTER_QUEUE, EMAIL_QUEUE, emailJobSchema, REMINDER_QUEUE } from "./queues";
 import { runDailyReminder } from "./reminder";
 
-/** Email workers per process: deliveries are I/O bound, so a few run side by side. */
-const EMAIL_CONCURRENCY = 3;
+/**
+ * One email worker per process, taking up to 100 due jobs per fetch. The mail API's rate is the
+ * limit (jobs/mail-rate.ts) and one worker keeps up with it: its fetch, claim and record take less
+ * than the interval between two requests. A second worker would not send faster, and, woken by the
+ * same notification, would split a step's emails into two requests (fetches skip locked rows).
+ */
+const EMAIL_CONCURRENCY = 1;
 
 /** Starts pg-boss and every queue's handler in this process. */
 export async function startWorkers(): Promise<PgBoss> {
   const boss = await startBoss();
   const pollingIntervalSeconds = env().JOBS_POLLING_INTERVAL_SECONDS;
-  for (let i = 0; i < EMAIL_CONCURRENCY; i++) {
-    await boss.work(EMAIL_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async ([job]) => {
-      const { messageId } = emailJobSchema.parse(job!.data);
-      return { result: await deliverEmail(messageId) };
-    });
-  }
+  await boss.work(
+    EMAIL_QUEUE,
+    {
+      batchSize: MAX_BATCH,
+      perJobResults: true,
+      localConcurrency: EMAIL_CONCURRENCY,
+      // A full batch means more are due: fetch again at once instead of waiting the poll.
+      burstWhenBatchFull: true,
+      pollingIntervalSeconds,
+      // The queue notifies on insert, so a step's emails are fetched at its commit; the poll is
+      // only the backstop if a notification is lost, and stays short for the 3 s target.
+      notifyPollingIntervalSeconds: pollingIntervalSeconds,
+    },
+    async (jobs) =>
+      deliverBatch(jobs, {
+        async requeue(messageIds, startAfter) {
+          await boss.insert(
+            EMAIL_QUEUE,
+            messageIds.map((messageId) => ({ data: { messageId }, startAfter })),
+          );
+        },
+      }),
+  );
   await boss.work(EMAIL_DEAD_LETTER_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async ([job]) => {
     await markEmailFailed(emailJobSchema.parse(job!.data).messageId);
   });

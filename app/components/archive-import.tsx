@@ -12,7 +12,7 @@ import {
   isRequiredField,
   type ArchiveKind,
 } from "~/models/archive.schema";
-import type { archiveImportAction, archiveImportLoader, ImportReport } from "~/utils/archive-page.server";
+import type { archiveImportAction, archiveImportLoader, ImportReport } from "~/web/archive-page.server";
 import { LegacyStatusBadge, listPath } from "./archive";
 import { ErrorList, SubmitButton } from "./forms";
 import { formatDate } from "./moc";

@@ -8,7 +8,7 @@ import type {
   archiveEditAction,
   archiveEditLoader,
   archiveRecordLoader,
-} from "~/utils/archive-page.server";
+} from "~/web/archive-page.server";
 import { AttachmentLinks, LegacyStatusBadge, listPath, recordPath } from "./archive";
 import { TextField } from "./fields";
 import { ErrorList, Field, SelectField, SubmitButton } from "./forms";

@@ -14,7 +14,7 @@ import {
   type ArchiveKind,
   type ArchiveSort,
 } from "~/models/archive.schema";
-import type { archiveListLoader } from "~/utils/archive-page.server";
+import type { archiveListLoader } from "~/web/archive-page.server";
 import styles from "~/styles/archive.css?url";
 import { formatDate } from "./moc";
 import { Pagination } from "./pagination";

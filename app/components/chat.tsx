@@ -8,6 +8,7 @@ import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from "
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Link, useActionData, useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
+import { useHydrated } from "./use-hydrated";
 import { CHAT_POLL_MS, chatFormSchema, type ChatMessageView } from "~/models/chat.schema";
 import { ErrorList } from "./forms";
 import { formatDateTime } from "./moc";
@@ -48,7 +49,7 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   const live = before === null;
   const [messages, setMessages] = useState(chat.messages);
   const [hasOlder, setHasOlder] = useState(chat.hasOlder);
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [announcement, setAnnouncement] = useState("");
   const [unseen, setUnseen] = useState(0);
@@ -59,7 +60,7 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   const lastSeq = useRef(chat.messages.at(-1)?.seq ?? 0);
   const stickToBottom = useRef(true);
   const keepOffset = useRef<{ height: number; top: number } | null>(null);
-  const shownLastSeq = useRef(lastSeq.current);
+  const shownLastSeq = useRef(chat.messages.at(-1)?.seq ?? 0);
 
   const fetcher = useFetcher<ChatActionData>();
   const actionData = useActionData<unknown>();
@@ -94,16 +95,18 @@ function Panel({ chat }: { chat: ChatPanelData }) {
     [viewerId],
   );
 
-  useEffect(() => setHydrated(true), []);
-
   // The page's loaders run again after a post (Remix revalidation): take what they bring.
   useEffect(() => {
+    // Merging what the revalidated loader brings into the live list: a sync with outside data.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
     if (live) add(chat.messages, "page");
   }, [chat.messages, live, add]);
 
   // Our own message, as the action stored it (before the next poll would bring it).
   useEffect(() => {
     if (fetcher.data?.posted) {
+      // The action's answer (outside data) joins the list before the next poll would bring it.
+      // eslint-disable-next-line react-hooks/set-state-in-effect
       add([fetcher.data.posted], "own");
       // Keep the writer in the field (the form is reset in place) for the next message.
       textareaRef.current?.focus();

@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { ErrorList } from "./forms";
+import { useHydrated } from "./use-hydrated";
 
 /** The part of conform's field metadata these fields read (any field shape fits). */
 type Meta = {
@@ -253,10 +254,9 @@ export function RichTextField({
 }) {
   const f = valueField(meta, direct);
   const initial = typeof f.initial === "string" ? f.initial : "";
-  const [enhanced, setEnhanced] = useState(false);
+  const enhanced = useHydrated();
   const [html, setHtml] = useState(initial);
   const surface = useRef<HTMLDivElement>(null);
-  useEffect(() => setEnhanced(true), []);
   useEffect(() => {
     if (enhanced && surface.current && surface.current.innerHTML !== html) surface.current.innerHTML = html;
     // Only when the editor appears: afterwards the surface is the source of truth.

@@ -1,4 +1,3 @@
-import { Link } from "@remix-run/react";
 import { mocStatusLabel } from "~/models/moc-status";
 
 const STATUS_BADGE: Record<string, string> = {
@@ -81,14 +80,6 @@ export function StatusStepper({
         );
       })}
     </ol>
-  );
-}
-
-export function MocLink({ id, serial }: { id: string; serial: string }) {
-  return (
-    <Link to={`/mocs/${id}`} className="moc-link">
-      MOC {serial}
-    </Link>
   );
 }
 

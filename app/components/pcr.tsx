@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { ErrorList } from "./forms";
 import { formatDateTime } from "./moc";
+import { useHydrated } from "./use-hydrated";
 
 export function PcrStatusBadge({ status }: { status: string }) {
   return status === "finished" ? (
@@ -72,11 +73,10 @@ export function SignatureBlock({ slot }: { slot: SlotView }) {
  * without it, a field for the signer's typed full name. The server accepts either.
  */
 export function SignaturePadField({ name, errors, errorId }: { name: string; errors?: string[]; errorId: string }) {
-  const [enhanced, setEnhanced] = useState(false);
+  const enhanced = useHydrated();
   const [value, setValue] = useState("");
   const canvas = useRef<HTMLCanvasElement>(null);
   const pad = useRef<{ clear: () => void; off: () => void } | null>(null);
-  useEffect(() => setEnhanced(true), []);
   useEffect(() => {
     if (!enhanced || !canvas.current) return;
     let cancelled = false;

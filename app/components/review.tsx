@@ -1,12 +1,15 @@
 /**
  * The year-end review as read on /reviews/:id and printed from /reviews/:id/print: the MOC summary
- * (numbers and two inline SVG bar charts, each with a data table), sections, participants and the
- * follow-up actions with overdue ones marked.
+ * (numbers and two inline SVG bar charts from components/charts.tsx, each with a data table), the
+ * insight figures when they were pulled in, sections, participants and the follow-up actions with
+ * overdue ones marked.
  */
 import type { MocSummary } from "#db/schema/reviews";
 import { MOC_STATUS_LABELS } from "~/models/moc-status";
 import { REVIEW_ACTION_LABELS, SUMMARY_STATUSES } from "~/models/review.schema";
 import { departmentLabel, formatDate, formatDateTime } from "./moc";
+import { BarChart, StatGrid, type ChartRow } from "./charts";
+import { InsightsView } from "./insights";
 import { RichText } from "./moc-record";
 
 type Person = { _id: string; name: string; department: string; email?: string };
@@ -28,95 +31,6 @@ export type ReviewView = {
   createdAt: string;
   updatedAt: string;
 };
-
-export type ChartRow = { key: string; label: string; value: number; tone?: "primary" | "success" | "danger" };
-
-const ROW_HEIGHT = 30;
-const LABEL_WIDTH = 200;
-const BAR_WIDTH = 200;
-const WIDTH = LABEL_WIDTH + BAR_WIDTH + 40;
-
-/**
- * A horizontal bar chart drawn as inline SVG. The SVG is one image with a name and a text
- * description; the same numbers follow as a table (visually hidden unless `showTable`).
- */
-export function BarChart({
-  id,
-  title,
-  category,
-  rows,
-  showTable = false,
-}: {
-  id: string;
-  title: string;
-  category: string;
-  rows: ChartRow[];
-  showTable?: boolean;
-}) {
-  const max = Math.max(1, ...rows.map((r) => r.value));
-  const height = rows.length * ROW_HEIGHT + 8;
-  const description = rows.map((r) => `${r.label}: ${r.value}`).join("; ");
-  return (
-    <figure className="review-chart" aria-labelledby={`${id}-caption`}>
-      <figcaption id={`${id}-caption`}>{title}</figcaption>
-      <svg
-        role="img"
-        aria-labelledby={`${id}-svg-title ${id}-svg-desc`}
-        viewBox={`0 0 ${WIDTH} ${height}`}
-        className="review-chart-svg"
-        preserveAspectRatio="xMinYMin meet"
-      >
-        <title id={`${id}-svg-title`}>{title}</title>
-        <desc id={`${id}-svg-desc`}>{description}</desc>
-        {rows.map((row, index) => {
-          const width = Math.round((row.value / max) * BAR_WIDTH);
-          const y = index * ROW_HEIGHT + 4;
-          return (
-            <g key={row.key} transform={`translate(0 ${y})`}>
-              <text
-                x={LABEL_WIDTH - 10}
-                y={ROW_HEIGHT / 2}
-                textAnchor="end"
-                dominantBaseline="middle"
-                className="chart-label"
-              >
-                {row.label}
-              </text>
-              <rect
-                x={LABEL_WIDTH}
-                y={5}
-                width={Math.max(width, row.value > 0 ? 2 : 0)}
-                height={ROW_HEIGHT - 10}
-                rx={3}
-                className={`chart-bar chart-bar-${row.tone ?? "primary"}`}
-              />
-              <text x={LABEL_WIDTH + width + 8} y={ROW_HEIGHT / 2} dominantBaseline="middle" className="chart-value">
-                {row.value}
-              </text>
-            </g>
-          );
-        })}
-      </svg>
-      <table className={showTable ? "chart-table" : "visually-hidden"}>
-        <caption>{title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{category}</th>
-            <th scope="col">MOCs</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.key}>
-              <th scope="row">{row.label}</th>
-              <td>{row.value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </figure>
-  );
-}
 
 export function statusRows(summary: MocSummary): ChartRow[] | null {
   const byStatus = summary.by_status;
@@ -171,14 +85,7 @@ export function MocSummaryView({
           ? `Counted ${formatDateTime(summary.computed_at)}.`
           : "These numbers were entered by hand."}
       </p>
-      <dl className="stat-grid review-stats">
-        {stats.map((s) => (
-          <div className="stat" key={s.label}>
-            <dt>{s.label}</dt>
-            <dd className="stat-number">{s.value}</dd>
-          </div>
-        ))}
-      </dl>
+      <StatGrid stats={stats} />
       <div className="review-charts">
         {byStatus ? (
           <BarChart
@@ -271,6 +178,20 @@ export function ReviewBody({ review, today, print = false }: { review: ReviewVie
         <h2 id="summary-title">MOC summary</h2>
         <MocSummaryView summary={review.moc_summary} year={review.year} print={print} />
       </section>
+
+      {review.moc_summary.insights ? (
+        <section className="card review-block" aria-labelledby="review-insights-title">
+          <h2 id="review-insights-title">Insight figures, {review.year}</h2>
+          <p className="muted">
+            Pulled in from the insight figures
+            {review.moc_summary.insights.period.asOf
+              ? ` (open MOCs as of ${formatDate(review.moc_summary.insights.period.asOf)})`
+              : ""}
+            ; they stay as they were then until someone pulls them in again.
+          </p>
+          <InsightsView figures={review.moc_summary.insights} headingLevel={3} />
+        </section>
+      ) : null}
 
       <section className="card review-block" aria-labelledby="participants-title">
         <h2 id="participants-title">Participants</h2>

@@ -1,5 +1,5 @@
 /**
- * The caller's pending work, derived from MOC state (clarifications section 3): `[ { type, moc } ]`
+ * The caller's pending work, derived from MOC state: `[ { type, moc } ]`
  * with `moc` populated with its originator form and originator, oldest wait first. GET /api/user
  * returns all of it; the dashboard ("waiting on me") the longest-waiting few and the total; the
  * MOC list can filter on it (`pendingMocIds`).
@@ -8,24 +8,24 @@ import { sql, type SQL } from "drizzle-orm";
 import { getDb } from "~/utils/db.server";
 import { MOC_SUMMARY_JSON } from "#db/moc-document";
 import type { Actor } from "./authz.server";
+import type { MocDocument } from "./moc-document";
+import { pendingStepSql, type MocStep } from "./moc-steps.server";
 
 export type PendingAction = {
-  type: "implementer" | "hseq" | "approver" | "implementation" | "verifier" | "deviation-extension";
-  moc: Record<string, unknown> & { _id: string; serial_num: string; target_date: string | null };
+  type: Exclude<MocStep, "originator">;
+  moc: Pick<
+    MocDocument,
+    "_id" | "serial_num" | "status" | "completed" | "target_date" | "createdAt" | "originator_form" | "originator_id"
+  >;
   /** When the MOC reached the step that now waits on the caller. */
   waitingSince: string;
 };
 
-/** A requested deviation or extension of `m` still waits for its resolution (any status). */
-export const DEVIATION_OUTSTANDING = sql`(m.deviations is not null and (
-      (m.deviations->'deviation' is not null and m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
-   or (m.deviations->'extension' is not null and m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
-
 /**
  * The steps waiting on the actor, as rows `(moc_id, type, waiting_since, serial_year, serial_count)`.
- * Mirrors `mayActOnStep` and the workflow's statuses and guards; tests/integration/authz.test.ts
- * holds them together. Only the actor's own MOCs (all_users) are looked at, plus every MOC at `c`
- * for HSEQ users: whoever holds a role on a MOC past its draft is in its all_users (every
+ * The `case` is built from the step definitions (moc-steps.server.ts); tests/integration/authz.test.ts
+ * checks the result against them for every MOC and actor. Only the actor's own MOCs (all_users) are
+ * looked at, plus every MOC at `c` for HSEQ users: whoever holds a role on a MOC past its draft is in its all_users (every
  * assignment adds them; the MOC test files check it after all their tests), so this reads the
  * actor's MOCs by key instead of every open one.
  */
@@ -35,16 +35,7 @@ function pendingSteps(actor: Actor): SQL {
     select m.id as moc_id, a.type, m.serial_year, m.serial_count,
       coalesce((select max(l.at) from moc_logs l where l.moc_id = m.id), m.created_at) as waiting_since
     from mocs m
-    cross join lateral (
-      select case
-        when m.status = 'b' and ${DEVIATION_OUTSTANDING} and (m.approver_id = ${actor._id} or m.hseq_id = ${actor._id}) then 'deviation-extension'
-        when m.status = 'b' and not ${DEVIATION_OUTSTANDING} and m.implementer_id = ${actor._id} then 'implementer'
-        when m.status = 'c' and ${isHseq ? sql`true` : sql`false`} then 'hseq'
-        when m.status = 'd' and m.approver_id = ${actor._id} then 'approver'
-        when m.status = 'e' and m.implementer_id = ${actor._id} then 'implementation'
-        when m.status = 'f' and (m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id})) then 'verifier'
-      end as type
-    ) a
+    cross join lateral (select ${pendingStepSql(actor)} as type) a
     where not m.is_deleted and not m.completed and m.status <> 'decline' and a.type is not null
       and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${actor._id}::uuid)))
            ${isHseq ? sql`or m.status = 'c'` : sql``})`;

@@ -1,5 +1,5 @@
 /**
- * Legacy (paper-era) MOC and PCR records (clarifications section 10): the two kinds, their fields,
+ * Legacy (paper-era) MOC and PCR records (docs/decisions/010-legacy-archive.md): the two kinds, their fields,
  * and the input rules shared by /api/oldMoc, /api/oldPcr, the archive pages and the CSV import.
  * Plain module: the pages validate in the browser with the same schemas.
  */

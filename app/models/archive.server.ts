@@ -1,5 +1,5 @@
 /**
- * The legacy archive: paper-era MOC and PCR records (clarifications section 10). One set of
+ * The legacy archive: paper-era MOC and PCR records (docs/decisions/010-legacy-archive.md). One set of
  * functions serves both kinds; `ARCHIVE[kind]` names the table and the kind's own fields (the
  * columns carry the documents' key names). Anyone signed in reads; admins and HSEQ write.
  */
@@ -50,7 +50,7 @@ export function assertCanRead(actor: Actor): void {
   if (!canReadRecords(actor)) throw new Forbidden("You cannot read the archive");
 }
 
-/** Admins and the HSEQ department write the archive (clarifications section 4). */
+/** Admins and the HSEQ department write the archive (app/models/authz.server.ts). */
 export function assertCanWrite(actor: Actor, kind: ArchiveKind): void {
   if (!canWriteArchive(actor)) {
     throw new Forbidden(`Only admins and the HSEQ department can change ${ARCHIVE[kind].plural}`);

@@ -1,8 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
 
 /**
- * Who may do what: one module of small named predicates, used by pages, lists and the API alike
- * (clarifications section 4). Tested as a table of role x action in tests/integration/authz.test.ts.
+ * Who may do what: one module of small named predicates, used by pages, lists and the API alike.
+ * Tested as a table of role x action in tests/integration/authz.test.ts.
  * No I/O here: callers pass the records they already loaded; list filters are SQL fragments.
  */
 export type Actor = {
@@ -25,7 +25,7 @@ export const canListUsers = (_actor: Actor) => true;
 export const canSeeOutbox = (actor: Actor) => isAdmin(actor);
 
 // ---------------------------------------------------------------------------------------------
-// MOCs (clarifications sections 4 and 5)
+// MOCs (docs/decisions/004-moc-workflow.md)
 
 /** What the MOC predicates need to know about a record. */
 export type MocAccess = {
@@ -58,27 +58,7 @@ export const isMocPlanEditor = (actor: Actor, moc: MocAccess) =>
 /** Impact assessment, risk attachment, action plan, manuals plan: editors, while the MOC is open. */
 export const canEditMocPlans = (actor: Actor, moc: MocAccess) => isMocOpen(moc) && isMocPlanEditor(actor, moc);
 
-export const MOC_STEPS = [
-  "originator",
-  "implementer",
-  "hseq",
-  "approver",
-  "implementation",
-  "deviation-extension",
-  "verifier",
-] as const;
-export type MocStep = (typeof MOC_STEPS)[number];
-
-/** Who may submit each step's form (the status it needs is the workflow's business). */
-export const mayActOnStep: Record<MocStep, (actor: Actor, moc: MocAccess) => boolean> = {
-  originator: (actor, moc) => isAdmin(actor) || moc.originatorId === actor._id,
-  implementer: (actor, moc) => moc.implementerId === actor._id,
-  hseq: (actor) => isHseq(actor),
-  approver: (actor, moc) => moc.approverId === actor._id,
-  implementation: (actor, moc) => moc.implementerId === actor._id,
-  "deviation-extension": (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
-  verifier: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
-};
+// Who may act on each MOC step is declared with the step: moc-steps.server.ts.
 
 /**
  * Which MOCs a list shows: every one (not deleted), the ones naming the actor in all_users, the
@@ -133,7 +113,7 @@ export const mocListScope = Object.fromEntries(
 ) as Record<MocList, (actor: Actor) => SQL>;
 
 // ---------------------------------------------------------------------------------------------
-// PCRs (spec access rules 1-2, clarifications sections 4 and 6)
+// PCRs (spec access rules 1-2, docs/decisions/005-pcr-signatures.md)
 
 /** The positions that may read every PCR (spec access rule 1). */
 export const PCR_AUTHORIZED_POSITIONS = [
@@ -169,7 +149,7 @@ export const pcrListScope = (actor: Actor) =>
   seesAllPcrs(actor) ? sql`true` : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`;
 
 // ---------------------------------------------------------------------------------------------
-// Legacy archive and year-end reviews (clarifications section 4)
+// Legacy archive and year-end reviews
 
 /** Read legacy records and year-end reviews: any signed-in user. */
 export const canReadRecords = (_actor: Actor) => true;
@@ -177,6 +157,9 @@ export const canReadRecords = (_actor: Actor) => true;
 export const canWriteArchive = (actor: Actor) => isAdmin(actor) || isHseq(actor);
 /** Create and edit year-end reviews: admins and the HSEQ department. */
 export const canWriteReviews = (actor: Actor) => isAdmin(actor) || isHseq(actor);
+
+/** The /insights page and GET /api/insights (KPIs over every MOC and PCR): admins, HSEQ, full access. */
+export const canSeeInsights = (actor: Actor) => isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
 
 // ---------------------------------------------------------------------------------------------
 // Operations

@@ -1,6 +1,6 @@
 /**
  * Chat rooms: one per MOC and one per PCR (`mocs.chat_id`, `pcrs.chat_id`). A room is read and
- * written by whoever may see its record (clarifications sections 4 and 6): `canViewMoc` for a MOC
+ * written by whoever may see its record (app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md): `canViewMoc` for a MOC
  * (a soft-deleted MOC's room is gone: 404), `canViewPcr` for a PCR; a room that belongs to neither
  * is 404. The sender of a message is always the caller, its time the server's.
  *

@@ -1,7 +1,8 @@
 /**
  * The outbox pattern: model functions call `notify` inside their own transaction. It writes one
- * message row per recipient and one pg-boss job per message in that same transaction, so a
- * rolled-back change sends nothing and a committed change always sends.
+ * message row per recipient and one pg-boss job per message in that same transaction (one
+ * multi-row insert each), so a rolled-back change sends nothing and a committed change always
+ * sends. The workers deliver them in batches (jobs/email.ts, docs/decisions/020-batched-email.md).
  */
 import { randomUUID } from "node:crypto";
 import { and, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
@@ -52,24 +53,12 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
   const recipients = people.filter((p) => !seen.has(p.email) && seen.add(p.email));
   if (recipients.length === 0) return [];
 
-  const appUrl = env().APP_URL;
-  const rows = await tx
-    .insert(emailMessages)
-    .values(
-      recipients.map((person) => {
-        const rendered = renderEmail(input.content, person.name, appUrl);
-        return {
-          toEmail: person.email,
-          toUserId: person.id,
-          ...rendered,
-          recordType: input.record?.type ?? null,
-          recordId: input.record?.id ?? null,
-        };
-      }),
-    )
-    .returning({ id: emailMessages.id, toEmail: emailMessages.toEmail });
-  for (const row of rows) await sendInTransaction(tx, EMAIL_QUEUE, { messageId: row.id });
-  return rows.map((r) => r.toEmail);
+  // All message rows in one statement and all jobs in one more, however many recipients.
+  const queued = await queueEmails(
+    tx,
+    recipients.map((to) => ({ to, content: input.content, record: input.record })),
+  );
+  return queued.map((q) => q.toEmail);
 }
 
 export type QueuedEmail = {
@@ -114,7 +103,14 @@ export async function queueEmails(
 // ---------------------------------------------------------------------------------------------
 // The admin outbox
 
-export type OutboxFilter = { status?: EmailStatus; recipient?: string; limit?: number; offset?: number };
+export type OutboxFilter = {
+  status?: EmailStatus;
+  recipient?: string;
+  /** One batch's messages (its Idempotency-Key). */
+  batch?: string;
+  limit?: number;
+  offset?: number;
+};
 
 export async function listOutbox(actor: Actor, filter: OutboxFilter = {}) {
   if (!canSeeOutbox(actor)) throw new Forbidden("Only administrators can see the outbox");
@@ -124,6 +120,7 @@ export async function listOutbox(actor: Actor, filter: OutboxFilter = {}) {
   }
   const recipient = filter.recipient?.trim();
   if (recipient) conditions.push(ilike(emailMessages.toEmail, `%${recipient.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  if (filter.batch) conditions.push(eq(emailMessages.batchKey, filter.batch));
   const where = conditions.length ? and(...conditions) : undefined;
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
   const [messages, [total]] = await Promise.all([
@@ -140,13 +137,6 @@ export async function listOutbox(actor: Actor, filter: OutboxFilter = {}) {
       .where(where),
   ]);
   return { messages, total: total?.n ?? 0, limit };
-}
-
-export async function getMessage(actor: Actor, id: string) {
-  if (!canSeeOutbox(actor)) throw new Forbidden("Only administrators can see the outbox");
-  const [row] = await getDb().select().from(emailMessages).where(eq(emailMessages.id, id));
-  if (!row) throw new NotFound("No such message");
-  return row;
 }
 
 /** Sends a failed message again (a new job; the idempotency key stays the message id). */

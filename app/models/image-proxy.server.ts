@@ -1,5 +1,5 @@
 /**
- * The image proxy (GET /api/proxy, clarifications section 9), safe against server-side request
+ * The image proxy (GET /api/proxy, docs/decisions/009-image-proxy.md), safe against server-side request
  * forgery:
  *
  * - Addresses are checked where the socket is opened: the undici Agent's `connect` resolves the
@@ -9,16 +9,26 @@
  *   already turned `2130706433`, `0x7f000001` and `0177.0.0.1` into `127.0.0.1`.)
  * - `host:port` pairs in IMAGE_PROXY_ALLOWED_HOSTS skip the address check (tests, intranet hosts).
  * - Redirects are followed by hand, at most 3, each one a new request through the same checks.
- * - One deadline for the whole fetch; the body is counted as it streams and cut at 10 MiB; only
- *   png, jpeg, gif, webp and avif pass, by Content-Type and by their first bytes.
+ * - One deadline for the whole fetch; only png, jpeg, gif, webp and avif pass, by Content-Type and
+ *   by their first bytes; then the body streams to the client, counted and cut at 10 MiB, never
+ *   held whole in memory.
+ * - At most IMAGE_PROXY_MAX_PER_USER fetches per user and IMAGE_PROXY_MAX_CONCURRENT in all run at
+ *   once in a process (each until its body is passed on); more answer 429.
  * - Nothing of the caller's request is forwarded: no cookies, no Authorization, a plain User-Agent.
  */
+import { z } from "zod";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { Agent, buildConnector, request, type Dispatcher } from "undici";
 import { env } from "~/utils/env.server";
 import { DomainError, Invalid } from "~/utils/errors";
+import { acquireProxySlot } from "./image-proxy-slots.server";
+
+/** GET /api/proxy's query. */
+export const proxyQuery = z.object({
+  url: z.string({ error: "url is required" }).trim().min(1, "url is required").max(4096, "url is too long"),
+});
 
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_REDIRECTS = 3;
@@ -164,9 +174,15 @@ export type ProxyOptions = {
   timeoutMs?: number;
   allowedHosts?: Set<string>;
   maxBytes?: number;
+  /** Whose fetch this is, for the per-user limit. */
+  userId?: string;
 };
 
-export type ProxiedImage = { contentType: ImageType; body: Buffer };
+/** The image: its type, its length when the server declared it, and the body as it streams. */
+export type ProxiedImage = { contentType: ImageType; length: number | null; body: ReadableStream<Uint8Array> };
+
+/** What is read before the type is judged: enough for every signature sniffImageType knows. */
+const SNIFF_BYTES = 256;
 
 /** The client's `url`, or 400: absolute http(s), no credentials. */
 export function parseImageUrl(raw: string): URL {
@@ -190,14 +206,18 @@ export function parseImageUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * One answer for a host that resolves to a refused address and a host that does not resolve:
+ * otherwise the proxy tells anyone signed in which internal names exist (a DNS oracle).
+ */
+export const HOST_REFUSED = "The image host is not allowed or could not be found";
+
 function failure(error: unknown, deadline: AbortSignal): ProxyError {
   if (error instanceof ProxyError) return error;
-  if (error instanceof RefusedAddress) {
-    return new ProxyError(403, `The image host is not allowed: ${error.message}`);
-  }
+  if (error instanceof RefusedAddress) return new ProxyError(403, HOST_REFUSED);
   if (deadline.aborted) return new ProxyError(504, "The image server did not answer in time");
   const code = (error as { code?: string } | null)?.code;
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new ProxyError(502, "The image host could not be found");
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ENODATA") return new ProxyError(403, HOST_REFUSED);
   return new ProxyError(502, "The image could not be fetched from its server");
 }
 
@@ -210,19 +230,71 @@ function discard(body: Dispatcher.ResponseData["body"]): void {
   body.destroy();
 }
 
-/** Reads at most `maxBytes` of the body, whatever Content-Length said (or did not say). */
-async function readCapped(body: Dispatcher.ResponseData["body"], maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+const tooLarge = () => new ProxyError(502, "The image is larger than 10 MiB");
+
+/**
+ * The body from its first bytes on, as a stream counted against `maxBytes` whatever Content-Length
+ * said (or did not say): past it the stream errors, and the client's answer is cut short. `done`
+ * runs once, when the body ended, failed or was cancelled.
+ */
+function streamBody(
+  body: Dispatcher.ResponseData["body"],
+  maxBytes: number,
+  done: () => void,
+): { head: () => Promise<Buffer>; stream: () => ReadableStream<Uint8Array> } {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      discard(body);
-      throw new ProxyError(502, "The image is larger than 10 MiB");
+  let ended = false;
+  const head = async () => {
+    while (size < SNIFF_BYTES && !ended) {
+      const next = await chunks.next();
+      if (next.done) ended = true;
+      else {
+        size += next.value.length;
+        if (size > maxBytes) throw tooLarge();
+        first.push(next.value);
+      }
     }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+    return Buffer.concat(first);
+  };
+  // Made after `head`: the first bytes, read to judge the type, go first.
+  const stream = () =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of first) controller.enqueue(new Uint8Array(chunk));
+        if (ended) {
+          controller.close();
+          done();
+        }
+      },
+      async pull(controller) {
+        try {
+          const next = await chunks.next();
+          if (next.done) {
+            controller.close();
+            done();
+            return;
+          }
+          size += next.value.length;
+          if (size > maxBytes) {
+            discard(body);
+            controller.error(tooLarge());
+            done();
+            return;
+          }
+          controller.enqueue(new Uint8Array(next.value));
+        } catch (error) {
+          controller.error(error);
+          done();
+        }
+      },
+      cancel() {
+        discard(body);
+        done();
+      },
+    });
+  return { head, stream };
 }
 
 /**
@@ -236,8 +308,20 @@ export async function fetchImage(rawUrl: string, options: ProxyOptions = {}): Pr
   const allowedHosts = options.allowedHosts ?? parseAllowedHosts(config.IMAGE_PROXY_ALLOWED_HOSTS);
   const maxBytes = options.maxBytes ?? MAX_IMAGE_BYTES;
   let url = parseImageUrl(rawUrl);
+  const releaseSlot = acquireProxySlot(options.userId ?? "", {
+    perUser: config.IMAGE_PROXY_MAX_PER_USER,
+    overall: config.IMAGE_PROXY_MAX_CONCURRENT,
+  });
   const deadline = AbortSignal.timeout(timeoutMs);
   const agent = guardedAgent(allowedHosts, timeoutMs);
+  let streaming = false;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    releaseSlot();
+    agent.destroy().catch(() => {});
+  };
   try {
     for (let redirects = 0; ; redirects++) {
       const response = await request(url, {
@@ -291,16 +375,27 @@ export async function fetchImage(rawUrl: string, options: ProxyOptions = {}): Pr
       );
       if (Number.isFinite(length) && length > maxBytes) {
         discard(body);
-        throw new ProxyError(502, "The image is larger than 10 MiB");
+        throw tooLarge();
       }
-      const bytes = await readCapped(body, maxBytes);
-      const sniffed = sniffImageType(bytes);
-      if (!sniffed) throw new ProxyError(415, "The response is not a png, jpeg, gif, webp or avif image");
-      return { contentType: sniffed, body: bytes };
+      const { head, stream } = streamBody(body, maxBytes, release);
+      let sniffed: ImageType | null;
+      try {
+        sniffed = sniffImageType(await head());
+      } catch (error) {
+        discard(body);
+        throw error;
+      }
+      if (!sniffed) {
+        discard(body);
+        throw new ProxyError(415, "The response is not a png, jpeg, gif, webp or avif image");
+      }
+      streaming = true;
+      return { contentType: sniffed, length: Number.isFinite(length) ? length : null, body: stream() };
     }
   } catch (error) {
     throw failure(error, deadline);
   } finally {
-    agent.destroy().catch(() => {});
+    // A body on its way to the client keeps its slot and connection until it is done.
+    if (!streaming) release();
   }
 }

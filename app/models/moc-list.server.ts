@@ -1,10 +1,11 @@
 /** The MOC list page and the dashboard: searches and counts over the MOCs the actor may see. */
 import { sql, type SQL } from "drizzle-orm";
 import { getDb } from "~/utils/db.server";
-import { DEVIATION_OUTSTANDING, pendingMocIds } from "./actions.server";
+import { pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
 
 import { type MocSort } from "./moc-status";
+import { OWNER_SQL } from "./moc-steps.server";
 
 export type MocListFilter = {
   q?: string;
@@ -45,20 +46,6 @@ const ORDER: Record<MocSort, SQL> = {
   target: sql`m.target_date asc nulls last, m.created_at desc, m.id`,
   status: sql`m.completed, m.status, m.created_at desc, m.id`,
 };
-
-/** A requested deviation or extension still waits for its resolution, as SQL over `m`. */
-export const PENDING_RESOLUTION = sql`(m.status = 'b' and ${DEVIATION_OUTSTANDING})`;
-
-/** Who owns the step the MOC waits for, as SQL over `m` (null when nobody does). */
-export const OWNER = sql`case
-  when m.completed or m.status = 'decline' then null
-  when m.status = 'a' then (select name from users where id = m.originator_id)
-  when ${PENDING_RESOLUTION} then 'Approver / HSEQ'
-  when m.status in ('b', 'e') then (select name from users where id = m.implementer_id)
-  when m.status = 'c' then coalesce((select name from users where id = m.hseq_id), 'HSEQ')
-  when m.status = 'd' then (select name from users where id = m.approver_id)
-  when m.status = 'f' then coalesce((select name from users where id = m.verifier_id), (select name from users where id = m.hseq_id))
-end`;
 
 export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{ rows: MocListRow[]; total: number }> {
   const conditions: SQL[] = [mocListScope.visible(actor)];
@@ -103,7 +90,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       coalesce(f.data->'description-of-change'->>'value', '') as description,
       f.data->'department-of-change'->>'value' as department,
       (select name from users where id = m.originator_id) as originator,
-      ${OWNER} as owner,
+      ${OWNER_SQL} as owner,
       m.target_date::text as "targetDate",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",

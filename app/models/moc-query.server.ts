@@ -14,19 +14,12 @@ import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, type Executor } from "~/utils/db.server";
 import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
+import type { MocDocument } from "./moc-document";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
 const m = alias(mocs, "m");
 /** `moc_documents d`: the stored document of `m`. */
 const d = alias(mocDocuments, "d");
-
-/** A populated MOC as returned by the API (its shape is the spec's; typed loosely on purpose). */
-export type MocDocument = Record<string, unknown> & {
-  _id: string;
-  serial_num: string;
-  status: string;
-  completed: boolean;
-};
 
 /** One populated MOC (deleted ones included: callers decide what a deleted MOC means). */
 export async function loadMocDocument(id: string, db: Executor = getDb()): Promise<MocDocument | null> {

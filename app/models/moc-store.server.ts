@@ -5,7 +5,10 @@ import type { MocFormKind } from "#db/schema/enums";
 import type { Executor } from "~/utils/db.server";
 import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
+import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
+import type { z } from "zod";
 import { notify, type Recipients } from "./email.server";
+import type { originatorFieldsSchema } from "./moc.schema";
 
 /**
  * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
@@ -81,6 +84,29 @@ export async function removeMocUser(tx: Executor, mocId: string, userId: string)
   await tx.delete(mocUsers).where(and(eq(mocUsers.mocId, mocId), eq(mocUsers.userId, userId)));
 }
 
+type RoleHolders = {
+  id: string;
+  originatorId: string;
+  implementerId: string | null;
+  approverId: string | null;
+  verifierId: string | null;
+  hseqId: string | null;
+};
+export type MocRole = "implementerId" | "approverId" | "verifierId" | "hseqId";
+
+/**
+ * A role changes hands: the new holder joins all_users, and the one it replaces leaves it unless
+ * they still hold another role, so reading the MOC follows the current assignments. The audit log
+ * keeps who was assigned when.
+ */
+export async function handOverRole(tx: Executor, moc: RoleHolders, role: MocRole, next: string | null): Promise<void> {
+  const previous = moc[role];
+  const after = { ...moc, [role]: next };
+  const stillHolds = [after.originatorId, after.implementerId, after.approverId, after.verifierId, after.hseqId];
+  if (previous && previous !== next && !stillHolds.includes(previous)) await removeMocUser(tx, moc.id, previous);
+  await addMocUsers(tx, moc.id, [next]);
+}
+
 export async function appendLog(
   tx: Executor,
   entry: {
@@ -141,4 +167,28 @@ export function notifyAboutMoc(
     record: { type: "moc", id: moc.id },
     content: { ...content, record: { label: mocLabel(moc.serialNum), url: `/mocs/${moc.id}` } },
   });
+}
+
+/**
+ * Part A's stored form, the one builder: the fields as given, the implementer as picked (id and
+ * name), the description sanitised. Issues are keyed by field (`description-of-change`).
+ */
+export function partAForm(
+  input: z.infer<typeof originatorFieldsSchema>,
+  implementer: { _id: string; name: string } | null,
+): Record<string, { value: unknown } | undefined> {
+  return {
+    "implementer-name": implementer ? { value: implementer } : undefined,
+    "description-of-change": {
+      value: sanitizeRequiredRichText(
+        input["description-of-change"].value,
+        "description-of-change",
+        "Description of change",
+      ),
+    },
+    "reason-for-change": input["reason-for-change"],
+    "department-of-change": input["department-of-change"],
+    "affected-departments": input["affected-departments"],
+    "departments-to-inform": input["departments-to-inform"] ?? { value: [] },
+  };
 }

@@ -48,6 +48,11 @@ export const optionalField = <T extends z.ZodType>(schema: T) =>
 export const userRef = z.union([z.object({ _id: uuid("user id"), name: z.string().optional() }), uuid("user id")]);
 export const refId = (ref: z.infer<typeof userRef>) => (typeof ref === "string" ? ref : ref._id);
 
+/** `?moc_id=` (GET /api/singlemoc, GET /api/implementer). */
+export const mocIdQuery = z.object({ moc_id: uuid("MOC id") });
+/** `?id=` naming one record (`what`: "MOC id", "PCR id", ...). */
+export const idQuery = (what: string) => z.object({ id: uuid(what) });
+
 // ---------------------------------------------------------------------------------------------
 // Part A: originator
 
@@ -73,8 +78,6 @@ export type OriginatorForm = z.infer<typeof originatorFormSchema>;
 
 /** POST /api/newmoc (and /api/newImplementer): Part A with `implementer` in place of `implementer-name`. */
 export const newMocSchema = z.object({ implementer: field(userRef), ...originatorFields });
-
-export const submitOriginatorSchema = z.object({ moc_id: uuid("MOC id"), originator_form: originatorFormSchema });
 
 // ---------------------------------------------------------------------------------------------
 // Part B: implementer assessment
@@ -106,8 +109,6 @@ export const implementerFormSchema = implementerFields.superRefine((form, ctx) =
 });
 export type ImplementerForm = z.infer<typeof implementerFields>;
 
-export const submitImplementerSchema = z.object({ moc_id: uuid("MOC id"), implementer_form: implementerFormSchema });
-
 /** A saved (not submitted) implementer form: any subset of the fields. */
 export const implementerDraftSchema = z.object({
   moc_id: uuid("MOC id"),
@@ -138,7 +139,6 @@ export const hseqFormSchema = z
       });
     }
   });
-export const submitHseqSchema = z.object({ moc_id: uuid("MOC id"), hseq_form: hseqFormSchema });
 
 // ---------------------------------------------------------------------------------------------
 // Part D: approver
@@ -161,7 +161,6 @@ export const approverFormSchema = z
       });
     }
   });
-export const submitApproverSchema = z.object({ moc_id: uuid("MOC id"), approver_form: approverFormSchema });
 
 // ---------------------------------------------------------------------------------------------
 // Part E: implementation
@@ -193,7 +192,6 @@ export const implementationSchema = z
       ctx.addIssue({ code: "custom", path: ["completion-date"], message: "Give the completion date" });
     }
   });
-export const submitImplementationSchema = z.object({ moc_id: uuid("MOC id"), implementation: implementationSchema });
 
 // ---------------------------------------------------------------------------------------------
 // Deviation / extension resolution
@@ -216,7 +214,6 @@ export const verifierFormSchema = z.object({
   "moc-effective": field(yesNo),
   "close-moc": field(yesNo),
 });
-export const submitVerifierSchema = z.object({ moc_id: uuid("MOC id"), verifier_form: verifierFormSchema });
 
 // ---------------------------------------------------------------------------------------------
 // Management

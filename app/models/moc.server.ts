@@ -9,7 +9,6 @@ import { chatRooms, mocForms, mocs, type ActionPlan, type ImpactItem, type Manua
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
-import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import {
   canManageMoc,
   canViewMoc,
@@ -27,8 +26,8 @@ import {
   loadMocDocumentText,
   mocListBody,
   mocListTag,
-  type MocDocument,
 } from "./moc-query.server";
+import type { MocDocument } from "./moc-document";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import {
   addMocUsers,
@@ -36,7 +35,8 @@ import {
   mocLabel,
   nextSerial,
   notifyAboutMoc,
-  removeMocUser,
+  handOverRole,
+  partAForm,
   requireActiveUsers,
   saveForm,
 } from "./moc-store.server";
@@ -44,6 +44,10 @@ import type { Companion } from "./session.server";
 import type { PublicUser } from "./user.server";
 
 type Moc = NonNullable<Awaited<ReturnType<typeof loadMocAccess>>>;
+
+/** A person picked on a form, as stored (id and name), from the names `requireActiveUsers` returned. */
+const picked = (id: string | null, people: Map<string, { name: string }>) =>
+  id ? { _id: id, name: people.get(id)!.name } : null;
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -122,22 +126,7 @@ export async function createMoc(
       kind: "originator",
       actorId: actor._id,
       submitted: options.submit,
-      data: {
-        "implementer-name": implementerId
-          ? { value: { _id: implementerId, name: people.get(implementerId)!.name } }
-          : undefined,
-        "description-of-change": {
-          value: sanitizeRequiredRichText(
-            input["description-of-change"].value,
-            "description-of-change",
-            "Description of change",
-          ),
-        },
-        "reason-for-change": input["reason-for-change"],
-        "department-of-change": input["department-of-change"],
-        "affected-departments": input["affected-departments"],
-        "departments-to-inform": input["departments-to-inform"] ?? { value: [] },
-      },
+      data: partAForm(input, picked(implementerId, people)),
     });
     await addMocUsers(tx, moc.id, [actor._id, options.submit ? implementerId : null]);
     await appendLog(tx, {
@@ -177,22 +166,7 @@ export async function updateDraft(actor: PublicUser, mocId: string, input: NewMo
         kind: "originator",
         actorId: actor._id,
         submitted: false,
-        data: {
-          "implementer-name": implementerId
-            ? { value: { _id: implementerId, name: people.get(implementerId)!.name } }
-            : undefined,
-          "description-of-change": {
-            value: sanitizeRequiredRichText(
-              input["description-of-change"].value,
-              "description-of-change",
-              "Description of change",
-            ),
-          },
-          "reason-for-change": input["reason-for-change"],
-          "department-of-change": input["department-of-change"],
-          "affected-departments": input["affected-departments"],
-          "departments-to-inform": input["departments-to-inform"] ?? { value: [] },
-        },
+        data: partAForm(input, picked(implementerId, people)),
       });
       await tx.update(mocs).set({ implementerId, updatedAt: new Date() }).where(eq(mocs.id, mocId));
       return { action: "Updated the draft of Part A" };
@@ -322,12 +296,7 @@ export async function assignMocRole(
         .update(mocs)
         .set({ [column]: input.userId })
         .where(eq(mocs.id, moc.id));
-      // A replaced implementer leaves all_users unless they hold another role on the MOC.
-      const otherRoles = [moc.originatorId, moc.approverId, moc.verifierId, moc.hseqId];
-      if (input.role === "implementer" && previous && previous !== input.userId && !otherRoles.includes(previous)) {
-        await removeMocUser(tx, moc.id, previous);
-      }
-      await addMocUsers(tx, moc.id, [input.userId]);
+      await handOverRole(tx, moc, column, input.userId);
       const name = people.get(input.userId)!.name;
       if (previous !== input.userId) {
         await notifyAboutMoc(
@@ -380,7 +349,6 @@ async function setPlan<T extends { _id?: string; owner: string | null }>(
   actor: PublicUser,
   mocId: string,
   plan: {
-    key: "action" | "manual_plan";
     what: string;
     items: T[];
     column: (items: (T & { _id: string })[]) => Partial<typeof mocs.$inferInsert>;
@@ -389,7 +357,7 @@ async function setPlan<T extends { _id?: string; owner: string | null }>(
   return changeMoc(actor, mocId, planRule(plan.what), async (tx) => {
     await requireActiveUsers(
       tx,
-      plan.items.map((item, i) => ({ path: `${plan.key}.items.${i}.owner`, id: item.owner })),
+      plan.items.map((item, i) => ({ path: `items.${i}.owner`, id: item.owner })),
     );
     await tx
       .update(mocs)
@@ -401,7 +369,6 @@ async function setPlan<T extends { _id?: string; owner: string | null }>(
 
 export const setActionPlan = (actor: PublicUser, mocId: string, plan: PlanItemsInput<ActionPlan["items"][number]>) =>
   setPlan(actor, mocId, {
-    key: "action",
     what: "action plan",
     items: plan.items,
     column: (items) => ({ action: { items } }),
@@ -409,7 +376,6 @@ export const setActionPlan = (actor: PublicUser, mocId: string, plan: PlanItemsI
 
 export const setManualPlan = (actor: PublicUser, mocId: string, plan: PlanItemsInput<ManualPlan["items"][number]>) =>
   setPlan(actor, mocId, {
-    key: "manual_plan",
     what: "manuals plan",
     items: plan.items,
     column: (items) => ({ manualPlan: { items } }),
@@ -440,8 +406,8 @@ export async function saveImplementerDraft(
       const approverId = approver ? refId(approver) : null;
       const hseqId = hseqUser ? refId(hseqUser) : null;
       const people = await requireActiveUsers(tx, [
-        { path: "implementer_form.approver-name", id: approverId },
-        { path: "implementer_form.hseq-name", id: hseqId },
+        { path: "approver-name", id: approverId },
+        { path: "hseq-name", id: hseqId },
       ]);
       const data = { ...form };
       if (approverId) data["approver-name"] = { value: { _id: approverId, name: people.get(approverId)!.name } };
@@ -461,9 +427,13 @@ export async function saveImplementerDraft(
       }
       if (approverId) {
         await tx.update(mocs).set({ approverId }).where(eq(mocs.id, moc.id));
-        await addMocUsers(tx, moc.id, [approverId]);
+        await handOverRole(tx, moc, "approverId", approverId);
       }
-      return { action: approverId ? "Saved Part B as a draft and assigned the approver" : "Saved Part B as a draft" };
+      return {
+        action: approverId
+          ? `Saved Part B as a draft and assigned ${people.get(approverId)!.name} as the approver`
+          : "Saved Part B as a draft",
+      };
     },
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Target-date reminders (clarifications section 8). The daily pg-boss job and GET
+ * Target-date reminders (docs/decisions/008-reminders.md). The daily pg-boss job and GET
  * /api/auto_reminder both call `sendDueReminders`. One statement finds the due MOCs, works out
  * their urgency, claims them for the day in `moc_reminders` and returns their recipients; a MOC
  * already claimed that day (by another instance, another call) is skipped by the primary key. The
@@ -8,11 +8,14 @@
  * MOCs due, not the number of MOCs.
  */
 import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import type { ReminderUrgency } from "#db/schema";
+import { REMINDER_PREFERENCES, type ReminderPreference } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
-import { Invalid } from "~/utils/errors";
+import { Invalid, NotFound } from "~/utils/errors";
 import { queueEmails, type QueuedEmail } from "./email.server";
-import { OWNER, PENDING_RESOLUTION } from "./moc-list.server";
+import { OWNER_SQL, WAITING_STEP_SQL } from "./moc-steps.server";
 import { mocStatusLabel } from "./moc-status";
 import { mocLabel } from "./moc-store.server";
 
@@ -30,9 +33,27 @@ export const URGENCY_WINDOWS: { urgency: ReminderUrgency; from: number; to: numb
 const EARLIEST = Math.min(...URGENCY_WINDOWS.map((w) => w.from));
 const LATEST = Math.max(...URGENCY_WINDOWS.map((w) => w.to));
 
+/**
+ * The `when ... then <urgency>` arms of the urgency table for MOC `m` on `day` (a date parameter),
+ * shared by the reminder run and the insight figures' overdue bands (app/models/insights.server.ts).
+ */
+export function urgencyCases(day: unknown) {
+  const d = sql`(m.target_date - ${day}::date)`;
+  const ageDays = sql`(${day}::date - (m.created_at at time zone 'UTC')::date)`;
+  return sql.join(
+    URGENCY_WINDOWS.map(
+      (w) =>
+        sql`when ${d} between ${sql.raw(String(w.from))} and ${sql.raw(String(w.to))}${
+          w.olderThanDays === undefined ? sql`` : sql` and ${ageDays} > ${sql.raw(String(w.olderThanDays))}`
+        } then ${w.urgency}::text`,
+    ),
+    sql` `,
+  );
+}
+
 // Reminder runs take turns (a transaction-scoped advisory lock): a second run waits for the
 // first to commit and then finds every MOC claimed, instead of racing it row by row.
-const REMINDER_LOCK = 727_008;
+const REMINDER_LOCK = ADVISORY_LOCKS.reminders;
 
 export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
@@ -50,15 +71,8 @@ function parseDay(today: string | Date | undefined): string {
  */
 export function dueMocsQuery(day: string) {
   const d = sql`(m.target_date - ${day}::date)`;
-  const ageDays = sql`(${day}::date - (m.created_at at time zone 'UTC')::date)`;
-  const cases = URGENCY_WINDOWS.map(
-    (w) =>
-      sql`when ${d} between ${sql.raw(String(w.from))} and ${sql.raw(String(w.to))}${
-        w.olderThanDays === undefined ? sql`` : sql` and ${ageDays} > ${sql.raw(String(w.olderThanDays))}`
-      } then ${w.urgency}::text`,
-  );
   return sql`
-    select m.id as moc_id, ${d} as days_left, case ${sql.join(cases, sql` `)} end as urgency
+    select m.id as moc_id, ${d} as days_left, case ${urgencyCases(day)} end as urgency
     from mocs m
     where not m.is_deleted and not m.completed
       and m.target_date between ${day}::date + ${sql.raw(String(EARLIEST))} and ${day}::date + ${sql.raw(String(LATEST))}
@@ -74,7 +88,7 @@ type ClaimedRow = {
   status: string;
   pendingResolution: boolean;
   owner: string | null;
-  recipients: { id: string; name: string; email: string }[];
+  recipients: { id: string; name: string; email: string; digest: boolean }[];
 };
 
 /** Claims the due MOCs of `day` not yet reminded that day, with everything the emails need. */
@@ -88,10 +102,11 @@ async function claimDueMocs(tx: Executor, day: string): Promise<ClaimedRow[]> {
       returning moc_id, urgency, days_left
     )
     select c.moc_id as "mocId", m.serial_num as "serialNum", c.urgency, c.days_left as "daysLeft",
-      m.target_date::text as "targetDate", m.status, ${PENDING_RESOLUTION} as "pendingResolution",
-      ${OWNER} as owner,
+      m.target_date::text as "targetDate", m.status, (${WAITING_STEP_SQL}) is not distinct from 'deviation-extension' as "pendingResolution",
+      ${OWNER_SQL} as owner,
       coalesce((
-        select json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email) order by u.email)
+        select json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
+          'digest', u.reminder_preference = 'digest') order by u.email)
         from moc_users mu join users u on u.id = mu.user_id
         where mu.moc_id = c.moc_id and u.active
       ), '[]'::json) as recipients
@@ -132,18 +147,102 @@ function reminderContent(row: ClaimedRow): QueuedEmail["content"] {
 }
 
 /**
- * Sends today's reminders: each due MOC at most once per UTC day, one email per active MOC user.
+ * One email per person who chose the daily digest, listing all of their MOCs due today, most
+ * urgent first (the claimed rows come ordered by days left, which orders the urgencies).
+ */
+function digestEmails(claimed: ClaimedRow[], day: string): QueuedEmail[] {
+  const byPerson = new Map<string, { to: QueuedEmail["to"]; rows: ClaimedRow[] }>();
+  for (const row of claimed) {
+    for (const person of row.recipients) {
+      if (!person.digest) continue;
+      const entry = byPerson.get(person.id) ?? {
+        to: { id: person.id, name: person.name, email: person.email },
+        rows: [],
+      };
+      entry.rows.push(row);
+      byPerson.set(person.id, entry);
+    }
+  }
+  return [...byPerson.values()].map(({ to, rows }) => ({ to, content: digestContent(rows, day) }));
+}
+
+function digestContent(rows: ClaimedRow[], day: string): QueuedEmail["content"] {
+  const counts = URGENCY_WINDOWS.map((w) => [w.urgency, rows.filter((r) => r.urgency === w.urgency).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([urgency, n]) => `${n} ${urgency}`);
+  return {
+    record: { label: "MOC reminders", url: "/mocs" },
+    subject: `${plural(rows.length, "MOC")} near or past the target date (${counts.join(", ")})`,
+    event: `Your daily reminder for ${day}: ${plural(rows.length, "MOC")} you are involved in ${rows.length === 1 ? "is" : "are"} near or past the target date, most urgent first.`,
+    expectation:
+      "Finish the open work before each target date, or ask for an extension. You chose one daily digest on your profile; you can switch back to one email per MOC there.",
+    details: rows.map((row) => {
+      const step = row.pendingResolution ? "Deviation/extension resolution" : mocStatusLabel(row.status);
+      return [
+        `${row.urgency} · ${mocLabel(row.serialNum)}`,
+        `${dueText(row.daysLeft)} (target date ${row.targetDate}); waiting for ${step}${row.owner ? `, owned by ${row.owner}` : ""}`,
+      ];
+    }),
+  };
+}
+
+/** Reads a person's reminder preference. */
+export async function reminderPreferenceOf(userId: string): Promise<ReminderPreference> {
+  const rows = await getDb().execute<{ preference: ReminderPreference }>(
+    sql`select reminder_preference as preference from users where id = ${userId}`,
+  );
+  if (!rows[0]) throw new NotFound("No user with this id");
+  return rows[0].preference;
+}
+
+/** Sets one's own reminder preference: one email per MOC, or one daily digest. */
+export async function setReminderPreference(actor: { _id: string }, preference: unknown): Promise<ReminderPreference> {
+  const parsed = z.enum(REMINDER_PREFERENCES).safeParse(preference);
+  if (!parsed.success) {
+    throw new Invalid("Choose one email per MOC or one daily digest", [
+      { path: "reminderPreference", message: "Choose one email per MOC or one daily digest" },
+    ]);
+  }
+  const rows = await getDb().execute(
+    sql`update users set reminder_preference = ${parsed.data}, updated_at = now() where id = ${actor._id} returning id`,
+  );
+  if (rows.length === 0) throw new NotFound("No user with this id");
+  return parsed.data;
+}
+
+/**
+ * Sends today's reminders: each due MOC at most once per UTC day, to every active MOC user, in an
+ * email of its own or in that person's daily digest (their choice on /profile). `emailsSent` per
+ * MOC counts the people reminded about it either way.
  * `today` (a UTC date) defaults to now; `tx` runs it inside the caller's transaction.
  */
-export async function sendDueReminders(options: { today?: string | Date; tx?: Executor } = {}): Promise<ReminderRun> {
+export async function sendDueReminders(
+  options: {
+    today?: string | Date;
+    tx?: Executor;
+    /** Filled with the milliseconds spent finding and claiming, and queueing the emails. */
+    timings?: { claimMs?: number; queueMs?: number };
+  } = {},
+): Promise<ReminderRun> {
   const day = parseDay(options.today);
   const run = async (tx: Executor): Promise<ReminderRun> => {
     await tx.execute(sql`select pg_advisory_xact_lock(${REMINDER_LOCK})`);
+    let t = performance.now();
     const claimed = await claimDueMocs(tx, day);
+    if (options.timings) options.timings.claimMs = performance.now() - t;
+    t = performance.now();
+    // One email per MOC to those who want that (the default); one digest for the rest.
     const emails: QueuedEmail[] = claimed.flatMap((row) => {
       const content = reminderContent(row);
-      return row.recipients.map((to) => ({ to, content, record: { type: "moc" as const, id: row.mocId } }));
+      return row.recipients
+        .filter((to) => !to.digest)
+        .map(({ id, name, email }) => ({
+          to: { id, name, email },
+          content,
+          record: { type: "moc" as const, id: row.mocId },
+        }));
     });
+    emails.push(...digestEmails(claimed, day));
     await queueEmails(tx, emails);
     const counts = claimed.map((row) => ({ moc_id: row.mocId, n: row.recipients.length }));
     if (counts.some((c) => c.n > 0)) {
@@ -152,6 +251,7 @@ export async function sendDueReminders(options: { today?: string | Date; tx?: Ex
         from jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) as c(moc_id uuid, n int)
         where r.moc_id = c.moc_id and r.day = ${day}::date`);
     }
+    if (options.timings) options.timings.queueMs = performance.now() - t;
     const results = claimed.map((row) => ({
       moc_id: row.mocId,
       serial_num: row.serialNum,

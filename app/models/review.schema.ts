@@ -1,5 +1,5 @@
 /**
- * Year-end review input (clarifications section 10), shared by /api/year-end-review and the
+ * Year-end review input (docs/decisions/011-year-end-reviews.md), shared by /api/year-end-review and the
  * review pages. The API body and the page form differ only in how people are referenced (the API
  * also takes a populated user object back, so a document read with GET can be sent to PUT) and in
  * `moc_summary`, which the pages never post.

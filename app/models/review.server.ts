@@ -1,5 +1,5 @@
 /**
- * Year-end reviews (clarifications section 10): a document per year with sections, participants,
+ * Year-end reviews (docs/decisions/011-year-end-reviews.md): a document per year with sections, participants,
  * the year's MOC summary, three rich-text assessments and follow-up actions. Anyone signed in
  * reads them; admins and the HSEQ department write them (authz `canWriteReviews`).
  *
@@ -14,6 +14,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid, NotFound, type Issue } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { canReadRecords, canWriteReviews, type Actor } from "./authz.server";
+import { computeInsights, MOCS_WITH_DEPARTMENT } from "./insights.server";
 import { SUMMARY_STATUSES, type ReviewInput } from "./review.schema";
 import { toPublicUser, type PublicUser } from "./user.server";
 
@@ -66,11 +67,8 @@ export async function countYearMocs(year: number, db: Executor = getDb()): Promi
   }>(sql`
     with y as (
       select case when m.completed then 'completed' else m.status end as shown_status,
-             m.completed, m.status = 'decline' as declined,
-             coalesce(nullif(f.data->'department-of-change'->>'value', ''), u.department) as department
-      from mocs m
-      join users u on u.id = m.originator_id
-      left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
+             m.completed, m.status = 'decline' as declined, m.department
+      from ${MOCS_WITH_DEPARTMENT} m
       where not m.is_deleted
         and m.created_at >= make_timestamptz(${year}::int, 1, 1, 0, 0, 0, 'UTC')
         and m.created_at < make_timestamptz(${year}::int + 1, 1, 1, 0, 0, 0, 'UTC')
@@ -104,6 +102,16 @@ const givenSummary = (summary: NonNullable<ReviewInput["moc_summary"]>): MocSumm
   ...(summary.by_status ? { by_status: summary.by_status } : {}),
   computed_at: summary.computed_at ?? null,
 });
+
+/**
+ * Insight figures once pulled in stay with the summary while the year stays (a client never sends
+ * them: they are the server's count); a review moved to another year drops them.
+ */
+function keepInsights(summary: MocSummary, current: ReviewRow, year: number): MocSummary {
+  const { insights: _given, ...rest } = summary;
+  const insights = year === current.year ? current.mocSummary.insights : null;
+  return insights ? { ...rest, insights } : rest;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Documents
@@ -245,11 +253,12 @@ export async function updateReview(
     const [current] = await tx.select().from(yearEndReviews).where(eq(yearEndReviews.id, id)).for("update");
     if (!current) throw new NotFound("No year-end review with this id");
     await checkPeople(tx, input, new Set([...current.participants, ...current.actions.map((a) => a.owner)]));
-    const mocSummary = input.moc_summary
+    const counted = input.moc_summary
       ? givenSummary(input.moc_summary)
       : options.keepSummary && input.year === current.year
         ? current.mocSummary
         : await countYearMocs(input.year, tx);
+    const mocSummary = keepInsights(counted, current, input.year);
     const [row] = await tx
       .update(yearEndReviews)
       .set({ ...columns(input), mocSummary, updatedBy: actor._id, updatedAt: new Date() })
@@ -259,17 +268,40 @@ export async function updateReview(
   });
 }
 
-/** Counts the review year's MOCs again (the "Recount" button on the review page). */
-export async function recountReviewSummary(actor: PublicUser, id: string): Promise<ReviewDocument> {
+/** Replaces a review's stored summary with `summarize`'s, under the review's row lock. */
+async function resummarize(
+  actor: PublicUser,
+  id: string,
+  summarize: (current: ReviewRow, tx: Executor) => Promise<MocSummary>,
+): Promise<ReviewDocument> {
   requireReviewWriter(actor);
   return getDb().transaction(async (tx) => {
     const [current] = await tx.select().from(yearEndReviews).where(eq(yearEndReviews.id, id)).for("update");
     if (!current) throw new NotFound("No year-end review with this id");
     const [row] = await tx
       .update(yearEndReviews)
-      .set({ mocSummary: await countYearMocs(current.year, tx), updatedBy: actor._id, updatedAt: new Date() })
+      .set({ mocSummary: await summarize(current, tx), updatedBy: actor._id, updatedAt: new Date() })
       .where(eq(yearEndReviews.id, id))
       .returning();
     return (await documents([row!], tx))[0]!;
   });
 }
+
+/** Counts the review year's MOCs again (the "Recount" button on the review page). */
+export const recountReviewSummary = (actor: PublicUser, id: string) =>
+  resummarize(actor, id, async (current, tx) =>
+    keepInsights(await countYearMocs(current.year, tx), current, current.year),
+  );
+
+/**
+ * Pulls the insight figures for the review's UTC calendar year into its summary (the review page's
+ * "Pull in the insight figures" button), as a snapshot like the MOC counts (docs/decisions/011, 017).
+ */
+export const pullReviewInsights = (actor: PublicUser, id: string) =>
+  resummarize(actor, id, async (current, tx) => ({
+    ...current.mocSummary,
+    insights: await computeInsights(
+      { from: `${current.year}-01-01`, to: `${current.year}-12-31`, department: null },
+      { db: tx },
+    ),
+  }));

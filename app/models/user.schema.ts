@@ -18,7 +18,11 @@ export const nameSchema = z
   .string({ error: "Name is required" })
   .trim()
   .min(1, { error: "Name is required" })
-  .max(120, { error: "Name must be at most 120 characters" });
+  .max(120, { error: "Name must be at most 120 characters" })
+  // Names go into email subjects and other single-line places: no line breaks or other controls.
+  .refine((name) => !/[\p{Cc}\u2028\u2029]/u.test(name), {
+    error: "Name must not contain line breaks, tabs or other control characters",
+  });
 const positionSchema = z.enum(POSITIONS, { error: `Position must be one of: ${POSITIONS.join(", ")}` }).nullable();
 
 export const newUserSchema = z.object({
@@ -68,3 +72,12 @@ export const loginSchema = z.object({
   password: z.string({ error: "Password is required" }).min(1, { error: "Password is required" }),
   redirectTo: z.string().optional(),
 });
+
+/** GET /api/verify: an email and password checked without opening a session. */
+export const verifyQuery = z.object({
+  email: emailSchema,
+  password: z.string({ error: "password is required" }).min(1, { error: "password is required" }),
+});
+
+/** DELETE /api/users: the user to delete. */
+export const userIdBody = z.object({ _id: z.uuid({ error: "_id must be a user id" }) });

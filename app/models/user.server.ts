@@ -13,9 +13,11 @@ import {
   type UserUpdateInput,
 } from "./user.schema";
 import { getDb, type Executor } from "~/utils/db.server";
+import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import { sessions, users } from "#db/schema";
 import { Conflict, databaseErrorCode, Forbidden, Invalid, NotFound, Unauthorized } from "~/utils/errors";
 import { canManageUsers } from "./authz.server";
+import { startPasswordAttempt } from "./password-attempts.server";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -45,12 +47,6 @@ export function toPublicUser(row: UserRow): PublicUser {
     onboarded: row.onboarded,
   };
 }
-
-/** The columns that make a PublicUser, for queries that build JSON in SQL. */
-export const publicUserJson = (table = users) => sql`json_build_object(
-  '_id', ${table.id}, 'name', ${table.name}, 'email', ${table.email}, 'role', ${table.role},
-  'department', ${table.department}, 'access', ${table.access}, 'position', ${table.position},
-  'active', ${table.active}, 'onboarded', ${table.onboarded})`;
 
 // ---------------------------------------------------------------------------------------------
 // Passwords
@@ -148,7 +144,7 @@ export async function insertUser(
  * deleting each other at the same moment cannot both pass the last-admin check.
  */
 async function lockUserAdministration(tx: Executor): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('users:administration'))`);
+  await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.userAdministration})`);
 }
 
 async function activeAdminCount(db: Executor, exceptId: string): Promise<number> {
@@ -242,11 +238,18 @@ export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: 
 export async function updateOwnProfile(
   actor: PublicUser,
   input: OwnProfileInput,
-  options: { keepSessionId?: string } = {},
+  options: { keepSessionId?: string; clientAddress: string },
 ): Promise<PublicUser> {
   assertNoAdminOnlyFields(input);
   const data = ownProfileSchema.parse(input);
-  return getDb().transaction(async (tx) => {
+  // The current password spends the same failure budget as signing in. Counted before the
+  // transaction, never inside it: it needs a pool connection of its own, and a transaction holding
+  // the user-documents lock while it waits for one can starve the pool.
+  const attempt =
+    data.password !== undefined && data.currentPassword
+      ? await startPasswordAttempt(actor.email, options.clientAddress)
+      : null;
+  const updated = await getDb().transaction(async (tx) => {
     await lockDocumentsShowing(tx, actor._id);
     const [current] = await tx.select().from(users).where(eq(users.id, actor._id)).for("update");
     if (!current) throw new NotFound("No user with this id");
@@ -254,7 +257,7 @@ export async function updateOwnProfile(
     if (data.name !== undefined) changes.name = data.name;
     if (data.email !== undefined) changes.email = data.email;
     if (data.password !== undefined) {
-      if (!data.currentPassword || !(await passwordMatches(current.passwordHash, data.currentPassword))) {
+      if (!attempt || !(await passwordMatches(current.passwordHash, data.currentPassword!))) {
         throw new Invalid("Your current password is not correct", [
           {
             path: "currentPassword",
@@ -288,6 +291,8 @@ export async function updateOwnProfile(
     }
     return toPublicUser(row!);
   });
+  await attempt?.succeeded();
+  return updated;
 }
 
 /** First sign-in: the user replaces the password an admin gave them. */

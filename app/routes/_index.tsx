@@ -4,8 +4,9 @@ import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
 import { dashboard } from "~/models/moc-list.server";
 import { pendingPcrSignatures } from "~/models/pcr.server";
-import { mocStatusLabel, MOC_STEP_PARTS, STEP_PATH } from "~/models/moc-status";
-import { requirePageUser } from "~/utils/auth.server";
+import { mocStatusLabel } from "~/models/moc-status";
+import { stepLink } from "~/models/moc-steps.server";
+import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Change Management" }];
@@ -26,13 +27,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     today: new Date().toISOString().slice(0, 10),
     waitingTotal: waiting.total,
     waiting: waiting.actions.map((item) => {
-      const form = item.moc.originator_form as { "description-of-change"?: { value?: string } } | null;
       return {
-        type: item.type,
-        path: STEP_PATH[item.type === "deviation-extension" ? "deviation-extension" : item.type],
+        ...stepLink(item.type),
         mocId: item.moc._id,
         serial: item.moc.serial_num,
-        description: richTextToPlain(form?.["description-of-change"]?.value ?? "").slice(0, 140),
+        description: richTextToPlain(item.moc.originator_form?.["description-of-change"]?.value ?? "").slice(0, 140),
         targetDate: item.moc.target_date,
         waitingSince: item.waitingSince,
       };
@@ -88,10 +87,10 @@ export default function Dashboard() {
             {waiting.map((item) => {
               const late = item.targetDate && item.targetDate < today;
               return (
-                <li key={`${item.mocId}-${item.type}`}>
+                <li key={`${item.mocId}-${item.step}`}>
                   <div>
                     <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">
-                      MOC {item.serial}: {MOC_STEP_PARTS[item.type]}
+                      MOC {item.serial}: {item.part}
                     </Link>
                     <br />
                     <span className="muted">{item.description || "No description"}</span>

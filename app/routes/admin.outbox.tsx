@@ -1,12 +1,12 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
 import { z } from "zod";
 import { SubmitButton } from "~/components/forms";
 import { EMAIL_STATUSES } from "#db/schema/enums";
 import { canSeeOutbox } from "~/models/authz.server";
 import { listOutbox, retryMessage } from "~/models/email.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
@@ -24,6 +24,11 @@ async function requireAdmin(request: Request) {
 const filterSchema = z.object({
   status: z.enum(EMAIL_STATUSES).optional().catch(undefined),
   to: z.string().max(254).optional().catch(undefined),
+  batch: z
+    .string()
+    .regex(/^batch-[0-9a-f]{64}(\.[ab])*$/)
+    .optional()
+    .catch(undefined),
   page: z.coerce.number().int().min(1).default(1).catch(1),
 });
 
@@ -33,6 +38,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { messages, total } = await listOutbox(actor, {
     status: filter.status,
     recipient: filter.to,
+    batch: filter.batch,
     limit: PAGE_SIZE,
     offset: (filter.page - 1) * PAGE_SIZE,
   });
@@ -49,6 +55,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
       transport: m.transport,
       attempts: m.attempts,
       lastError: m.lastError,
+      providerId: m.providerId,
+      batchKey: m.batchKey,
+      batchSize: m.batchSize,
+      batchOpen: m.batchOpen,
+      batchedAt: m.batchedAt?.toISOString() ?? null,
       createdAt: m.createdAt.toISOString(),
       sentAt: m.sentAt?.toISOString() ?? null,
     })),
@@ -73,6 +84,20 @@ const STATUS_LABEL: Record<string, { label: string; badge: string }> = {
   failed: { label: "Failed", badge: "badge-danger" },
 };
 
+const shortBatch = (key: string) => key.replace(/^batch-/, "").slice(0, 12);
+
+/** What the provider answered for this message in its batch. */
+function batchResult(m: { status: string; batchOpen: boolean; providerId: string | null; transport: string | null }) {
+  if (m.batchOpen) return "Awaiting the provider's answer; resent as this batch";
+  if (m.status === "sent") {
+    return m.transport === "outbox"
+      ? "Accepted into the local outbox"
+      : `Accepted, provider id ${m.providerId ?? "none"}`;
+  }
+  if (m.status === "failed") return "Rejected on its own; the rest of the batch went out";
+  return "Queued again";
+}
+
 const formatTime = (iso: string) => new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC";
 
 export default function Outbox() {
@@ -85,6 +110,11 @@ export default function Outbox() {
           <p className="muted">
             Every email the service sent or is sending: {total} {total === 1 ? "message" : "messages"}.
           </p>
+          {filter.batch ? (
+            <p>
+              Showing batch <code>{shortBatch(filter.batch)}</code>. <Link to="/admin/outbox">Show every message</Link>
+            </p>
+          ) : null}
         </div>
         <Form method="get" className="row" role="search">
           <div className="field">
@@ -119,6 +149,7 @@ export default function Outbox() {
                 <th scope="col">Recipient</th>
                 <th scope="col">Subject and message</th>
                 <th scope="col">Status</th>
+                <th scope="col">Batch</th>
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
                 </th>
@@ -146,6 +177,24 @@ export default function Outbox() {
                         {m.sentAt ? ` · ${formatTime(m.sentAt)}` : ""}
                       </span>
                       {m.lastError ? <p className="field-errors">Last error: {m.lastError}</p> : null}
+                    </td>
+                    <td>
+                      {m.batchKey ? (
+                        <>
+                          <Link to={`/admin/outbox?batch=${m.batchKey}`} title={m.batchKey}>
+                            {shortBatch(m.batchKey)}
+                          </Link>
+                          <br />
+                          <span className="muted">
+                            {m.batchSize} {m.batchSize === 1 ? "email" : "emails"}
+                            {m.batchedAt ? ` · ${formatTime(m.batchedAt)}` : ""}
+                          </span>
+                          <br />
+                          <span className="muted">{batchResult(m)}</span>
+                        </>
+                      ) : (
+                        <span className="muted">Not sent yet</span>
+                      )}
                     </td>
                     <td>
                       {m.status === "failed" ? (

@@ -7,7 +7,7 @@ import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms"
 import { canManageUsers } from "~/models/authz.server";
 import { newUserSchema, POSITIONS } from "~/models/user.schema";
 import { getUserById, toPublicUser, updateUser } from "~/models/user.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { Forbidden, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, pageError, runForPage } from "~/utils/page.server";

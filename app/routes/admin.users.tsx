@@ -7,7 +7,7 @@ import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/compon
 import { canManageUsers } from "~/models/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, newUserSchema, POSITIONS, ROLES } from "~/models/user.schema";
 import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, pageError, runForPage } from "~/utils/page.server";

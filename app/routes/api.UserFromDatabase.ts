@@ -1,6 +1,7 @@
 import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/user.schema";
 import { updateOwnProfile } from "~/models/user.server";
-import { requireIdentity } from "~/utils/auth.server";
+import { requireIdentity } from "~/web/auth.server";
+import { clientAddress } from "~/utils/client-address.server";
 import { apiJson, apiRoute, readJsonObject, validate } from "~/utils/http.server";
 
 const route = apiRoute({
@@ -14,6 +15,7 @@ const route = apiRoute({
     assertNoAdminOnlyFields(body);
     const user = await updateOwnProfile(identity.user, validate(ownProfileSchema, body), {
       keepSessionId: identity.sessionId,
+      clientAddress: clientAddress(request),
     });
     return apiJson({ user, status: 200 });
   },

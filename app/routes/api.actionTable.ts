@@ -1,13 +1,13 @@
 import { actionPlanSchema } from "~/models/moc.schema";
 import { setActionPlan } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
-import { apiRoute, ok, readJson } from "~/utils/http.server";
+import { requireApiUser } from "~/web/auth.server";
+import { apiRoute, issuesUnder, ok, readJson } from "~/utils/http.server";
 
 const route = apiRoute({
   async POST({ request }) {
     const actor = await requireApiUser(request);
     const body = await readJson(request, actionPlanSchema);
-    return ok(await setActionPlan(actor, body.id, body.action));
+    return ok(await issuesUnder("action", () => setActionPlan(actor, body.id, body.action)));
   },
 });
 

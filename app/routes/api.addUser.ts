@@ -1,6 +1,6 @@
 import { addUserSchema } from "~/models/moc.schema";
 import { assignMocRole } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 
 const route = apiRoute({

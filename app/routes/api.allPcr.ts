@@ -1,5 +1,5 @@
 import { listPcrs } from "~/models/pcr.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok } from "~/utils/http.server";
 
 /** The PCRs the caller may see (spec access rule 2). */

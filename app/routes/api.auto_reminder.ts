@@ -1,5 +1,5 @@
 import { sendDueReminders } from "~/models/reminder.server";
-import { requireReminderRunner } from "~/utils/cron.server";
+import { requireReminderRunner } from "~/web/cron.server";
 import { apiJson, apiRoute } from "~/utils/http.server";
 import { logger } from "~/utils/logger.server";
 

@@ -1,6 +1,6 @@
 import { chatPostSchema, chatQuerySchema } from "~/models/chat.schema";
 import { chatDocumentJson, openRoom, postMessage } from "~/models/chat.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, okJsonText, readJson, readQuery } from "~/utils/http.server";
 
 const JSON_HEADERS = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };

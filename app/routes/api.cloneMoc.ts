@@ -1,6 +1,6 @@
 import { cloneMocSchema } from "~/models/moc.schema";
 import { cloneMoc } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiJson, apiRoute, readJson } from "~/utils/http.server";
 
 const route = apiRoute({

@@ -1,14 +1,16 @@
 import { implementerDraftSchema } from "~/models/moc.schema";
 import { saveImplementerDraft } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
-import { apiRoute, ok, readJson } from "~/utils/http.server";
+import { requireApiUser } from "~/web/auth.server";
+import { apiRoute, issuesUnder, ok, readJson } from "~/utils/http.server";
 
 /** Saves Part B as a draft and assigns the approver, without moving the MOC. */
 const route = apiRoute({
   async POST({ request }) {
     const actor = await requireApiUser(request);
     const body = await readJson(request, implementerDraftSchema);
-    return ok(await saveImplementerDraft(actor, body.moc_id, body.implementer_form));
+    return ok(
+      await issuesUnder("implementer_form", () => saveImplementerDraft(actor, body.moc_id, body.implementer_form)),
+    );
   },
 });
 

@@ -1,5 +1,5 @@
 import { listMocs, mocListCompanion } from "~/models/moc.server";
-import { requireApiUserWith } from "~/utils/auth.server";
+import { requireApiUserWith } from "~/web/auth.server";
 import { apiRoute, okJsonBody } from "~/utils/http.server";
 
 const route = apiRoute({

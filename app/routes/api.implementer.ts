@@ -1,21 +1,22 @@
-import { z } from "zod";
-import { implementerDraftSchema, reassignImplementerSchema, uuid } from "~/models/moc.schema";
+import { implementerDraftSchema, mocIdQuery, reassignImplementerSchema } from "~/models/moc.schema";
 import { assignMocRole, getImplementerForm, saveImplementerDraft } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
-import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
+import { requireApiUser } from "~/web/auth.server";
+import { apiRoute, issuesUnder, ok, readJson, readQuery } from "~/utils/http.server";
 
 const route = apiRoute({
   /** The implementer form of a MOC the caller may see. */
   async GET({ request }) {
     const actor = await requireApiUser(request);
-    const { moc_id } = readQuery(request, z.object({ moc_id: uuid("MOC id") }));
+    const { moc_id } = readQuery(request, mocIdQuery);
     return ok(await getImplementerForm(actor, moc_id));
   },
   /** Same as POST /api/createImplementer. */
   async POST({ request }) {
     const actor = await requireApiUser(request);
     const body = await readJson(request, implementerDraftSchema);
-    return ok(await saveImplementerDraft(actor, body.moc_id, body.implementer_form));
+    return ok(
+      await issuesUnder("implementer_form", () => saveImplementerDraft(actor, body.moc_id, body.implementer_form)),
+    );
   },
   /** Re-assigns the implementer (originator or admin). */
   async PUT({ request }) {

@@ -1,13 +1,13 @@
 import { manualPlanSchema } from "~/models/moc.schema";
 import { setManualPlan } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
-import { apiRoute, ok, readJson } from "~/utils/http.server";
+import { requireApiUser } from "~/web/auth.server";
+import { apiRoute, issuesUnder, ok, readJson } from "~/utils/http.server";
 
 const route = apiRoute({
   async POST({ request }) {
     const actor = await requireApiUser(request);
     const body = await readJson(request, manualPlanSchema);
-    return ok(await setManualPlan(actor, body.id, body.manual_plan));
+    return ok(await issuesUnder("manual_plan", () => setManualPlan(actor, body.id, body.manual_plan)));
   },
 });
 

@@ -1,4 +1,4 @@
-import { authenticate } from "~/utils/auth.server";
+import { authenticate } from "~/web/auth.server";
 import { apiJson, apiRoute, errorResponse } from "~/utils/http.server";
 
 const route = apiRoute({

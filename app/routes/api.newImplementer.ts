@@ -1,9 +1,9 @@
 import { newMocSchema } from "~/models/moc.schema";
 import { createMoc } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiJson, apiRoute, readJson } from "~/utils/http.server";
 
-/** Legacy twin of POST /api/newmoc (clarifications section 5): same body, same effect. */
+/** Legacy twin of POST /api/newmoc (docs/decisions/004-moc-workflow.md): same body, same effect. */
 const route = apiRoute({
   async POST({ request }) {
     const actor = await requireApiUser(request);

@@ -1,6 +1,6 @@
 import { newMocSchema } from "~/models/moc.schema";
 import { createMoc, listMocs, mocListCompanion } from "~/models/moc.server";
-import { requireApiUser, requireApiUserWith } from "~/utils/auth.server";
+import { requireApiUser, requireApiUserWith } from "~/web/auth.server";
 import { apiJson, apiRoute, okJsonBody, readJson } from "~/utils/http.server";
 
 const route = apiRoute({

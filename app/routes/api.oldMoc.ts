@@ -1,5 +1,5 @@
-// GET, POST, PUT and DELETE /api/oldMoc: legacy MOC records (clarifications section 10).
-import { archiveCollectionRoute } from "~/utils/archive-api.server";
+// GET, POST, PUT and DELETE /api/oldMoc: legacy MOC records (docs/decisions/010-legacy-archive.md).
+import { archiveCollectionRoute } from "~/web/archive-api.server";
 
 const route = archiveCollectionRoute("moc");
 

@@ -1,5 +1,5 @@
 // GET and PATCH (partial update) /api/oldPcr/[id].
-import { archiveItemRoute } from "~/utils/archive-api.server";
+import { archiveItemRoute } from "~/web/archive-api.server";
 
 const route = archiveItemRoute("pcr");
 

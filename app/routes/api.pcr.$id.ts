@@ -1,6 +1,6 @@
 import { uuid } from "~/models/moc.schema";
 import { getPcr } from "~/models/pcr.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, validate } from "~/utils/http.server";
 
 const route = apiRoute({

@@ -1,6 +1,6 @@
 import { signaturesBodySchema } from "~/models/pcr.schema";
 import { signPcr } from "~/models/pcr.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 
 const route = apiRoute({

@@ -1,5 +1,5 @@
 import { pcrSummary } from "~/models/pcr.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, okJsonText } from "~/utils/http.server";
 
 const route = apiRoute({

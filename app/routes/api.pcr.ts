@@ -1,11 +1,10 @@
-import { z } from "zod";
-import { uuid } from "~/models/moc.schema";
+import { idQuery } from "~/models/moc.schema";
 import { newPcrSchema, updatePcrSchema } from "~/models/pcr.schema";
 import { createPcr, deletePcr, updatePcr } from "~/models/pcr.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiJson, apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 
-const idQuery = z.object({ id: uuid("PCR id") });
+const pcrId = idQuery("PCR id");
 
 const route = apiRoute({
   async POST({ request }) {
@@ -15,12 +14,12 @@ const route = apiRoute({
   },
   async PUT({ request }) {
     const actor = await requireApiUser(request);
-    const { id } = readQuery(request, idQuery);
+    const { id } = readQuery(request, pcrId);
     return ok(await updatePcr(actor, id, await readJson(request, updatePcrSchema)));
   },
   async DELETE({ request }) {
     const actor = await requireApiUser(request);
-    const { id } = readQuery(request, idQuery);
+    const { id } = readQuery(request, pcrId);
     return ok(await deletePcr(actor, id));
   },
 });

@@ -1,28 +1,23 @@
-import { z } from "zod";
-import { fetchImage } from "~/models/image-proxy.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { fetchImage, proxyQuery } from "~/models/image-proxy.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, readQuery } from "~/utils/http.server";
 import { logger } from "~/utils/logger.server";
 
-const proxyQuery = z.object({
-  url: z.string({ error: "url is required" }).trim().min(1, "url is required").max(4096, "url is too long"),
-});
-
 const route = apiRoute({
   async GET({ request }) {
-    await requireApiUser(request);
+    const user = await requireApiUser(request);
     const { url } = readQuery(request, proxyQuery);
-    const image = await fetchImage(url).catch((error: unknown) => {
+    const image = await fetchImage(url, { userId: user._id }).catch((error: unknown) => {
       // Host only: a query string can carry tokens of the image's site.
       const host = URL.canParse(url) ? new URL(url).host : null;
       logger().info({ host, status: (error as { status?: number }).status }, "image proxy refused");
       throw error;
     });
-    return new Response(new Uint8Array(image.body), {
+    return new Response(image.body, {
       status: 200,
       headers: {
         "Content-Type": image.contentType,
-        "Content-Length": String(image.body.length),
+        ...(image.length !== null ? { "Content-Length": String(image.length) } : {}),
         "Cache-Control": "public, max-age=31536000, immutable",
         "Access-Control-Allow-Origin": "*",
         "Cross-Origin-Resource-Policy": "cross-origin",

@@ -1,6 +1,6 @@
 import { riskAssessmentSchema } from "~/models/moc.schema";
 import { setRiskAssessment } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 
 const route = apiRoute({

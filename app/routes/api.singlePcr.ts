@@ -1,13 +1,12 @@
-import { z } from "zod";
-import { uuid } from "~/models/moc.schema";
+import { idQuery } from "~/models/moc.schema";
 import { getPcr } from "~/models/pcr.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
     const actor = await requireApiUser(request);
-    const { id } = readQuery(request, z.object({ id: uuid("PCR id") }));
+    const { id } = readQuery(request, idQuery("PCR id"));
     return ok(await getPcr(actor, id));
   },
 });

@@ -1,13 +1,12 @@
-import { z } from "zod";
-import { uuid } from "~/models/moc.schema";
+import { mocIdQuery } from "~/models/moc.schema";
 import { getMocJson } from "~/models/moc.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, readQuery } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
     const actor = await requireApiUser(request);
-    const { moc_id } = readQuery(request, z.object({ moc_id: uuid("MOC id") }));
+    const { moc_id } = readQuery(request, mocIdQuery);
     return new Response(await getMocJson(actor, moc_id), {
       headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
     });

@@ -1,7 +1,6 @@
-import { submitApproverSchema } from "~/models/moc.schema";
-import { mocStepRoute } from "~/utils/moc-step-route.server";
+import { mocStepRoute } from "~/web/moc-step-route.server";
 
-const route = mocStepRoute("approver", submitApproverSchema, (body) => body.approver_form);
+const route = mocStepRoute("approver");
 
 export const loader = route.loader;
 export const action = route.action;

@@ -1,7 +1,6 @@
-import { deviationExtensionSchema } from "~/models/moc.schema";
-import { mocStepRoute } from "~/utils/moc-step-route.server";
+import { mocStepRoute } from "~/web/moc-step-route.server";
 
-const route = mocStepRoute("deviation-extension", deviationExtensionSchema, (body) => body);
+const route = mocStepRoute("deviation-extension");
 
 export const loader = route.loader;
 export const action = route.action;

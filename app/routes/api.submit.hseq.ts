@@ -1,7 +1,6 @@
-import { submitHseqSchema } from "~/models/moc.schema";
-import { mocStepRoute } from "~/utils/moc-step-route.server";
+import { mocStepRoute } from "~/web/moc-step-route.server";
 
-const route = mocStepRoute("hseq", submitHseqSchema, (body) => body.hseq_form);
+const route = mocStepRoute("hseq");
 
 export const loader = route.loader;
 export const action = route.action;

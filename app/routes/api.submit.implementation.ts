@@ -1,7 +1,6 @@
-import { submitImplementationSchema } from "~/models/moc.schema";
-import { mocStepRoute } from "~/utils/moc-step-route.server";
+import { mocStepRoute } from "~/web/moc-step-route.server";
 
-const route = mocStepRoute("implementation", submitImplementationSchema, (body) => body.implementation);
+const route = mocStepRoute("implementation");
 
 export const loader = route.loader;
 export const action = route.action;

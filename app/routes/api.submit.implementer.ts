@@ -1,7 +1,6 @@
-import { submitImplementerSchema } from "~/models/moc.schema";
-import { mocStepRoute } from "~/utils/moc-step-route.server";
+import { mocStepRoute } from "~/web/moc-step-route.server";
 
-const route = mocStepRoute("implementer", submitImplementerSchema, (body) => body.implementer_form);
+const route = mocStepRoute("implementer");
 
 export const loader = route.loader;
 export const action = route.action;

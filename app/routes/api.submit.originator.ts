@@ -1,7 +1,6 @@
-import { submitOriginatorSchema } from "~/models/moc.schema";
-import { mocStepRoute } from "~/utils/moc-step-route.server";
+import { mocStepRoute } from "~/web/moc-step-route.server";
 
-const route = mocStepRoute("originator", submitOriginatorSchema, (body) => body.originator_form);
+const route = mocStepRoute("originator");
 
 export const loader = route.loader;
 export const action = route.action;

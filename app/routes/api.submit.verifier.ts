@@ -1,7 +1,6 @@
-import { submitVerifierSchema } from "~/models/moc.schema";
-import { mocStepRoute } from "~/utils/moc-step-route.server";
+import { mocStepRoute } from "~/web/moc-step-route.server";
 
-const route = mocStepRoute("verifier", submitVerifierSchema, (body) => body.verifier_form);
+const route = mocStepRoute("verifier");
 
 export const loader = route.loader;
 export const action = route.action;

@@ -1,7 +1,8 @@
 import { pendingActions } from "~/models/actions.server";
 import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/user.schema";
 import { updateOwnProfile } from "~/models/user.server";
-import { requireIdentity } from "~/utils/auth.server";
+import { requireIdentity } from "~/web/auth.server";
+import { clientAddress } from "~/utils/client-address.server";
 import { apiRoute, ok, readJsonObject, validate } from "~/utils/http.server";
 
 const route = apiRoute({
@@ -15,7 +16,12 @@ const route = apiRoute({
     const body = await readJsonObject(request);
     assertNoAdminOnlyFields(body);
     const input = validate(ownProfileSchema, body);
-    return ok(await updateOwnProfile(identity.user, input, { keepSessionId: identity.sessionId }));
+    return ok(
+      await updateOwnProfile(identity.user, input, {
+        keepSessionId: identity.sessionId,
+        clientAddress: clientAddress(request),
+      }),
+    );
   },
 });
 

@@ -1,7 +1,6 @@
-import { z } from "zod";
-import { newUserSchema, userUpdateSchema } from "~/models/user.schema";
+import { newUserSchema, userIdBody, userUpdateSchema } from "~/models/user.schema";
 import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiJson, apiRoute, ok, readJson } from "~/utils/http.server";
 
 const route = apiRoute({
@@ -22,7 +21,7 @@ const route = apiRoute({
   },
   async DELETE({ request }) {
     const actor = await requireApiUser(request);
-    const { _id } = await readJson(request, z.object({ _id: z.uuid({ error: "_id must be a user id" }) }));
+    const { _id } = await readJson(request, userIdBody);
     return ok(await deleteUser(actor, _id));
   },
 });

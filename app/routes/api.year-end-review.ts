@@ -1,12 +1,11 @@
-import { z } from "zod";
-import { uuid } from "~/models/moc.schema";
+import { idQuery } from "~/models/moc.schema";
 import { reviewBodySchema } from "~/models/review.schema";
 import { createReview, getReview, listReviews, requireReviewWriter, updateReview } from "~/models/review.server";
-import { requireApiUser } from "~/utils/auth.server";
+import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 
-const optionalId = z.object({ id: uuid("review id").optional() });
-const requiredId = z.object({ id: uuid("review id") });
+const optionalId = idQuery("review id").partial();
+const requiredId = idQuery("review id");
 
 const route = apiRoute({
   async GET({ request }) {

@@ -1,7 +1,7 @@
 // /archive/{mocs,pcrs}/:id/delete: the confirmation, then the deletion (admins and HSEQ).
 import { archiveLinks, archiveMeta } from "~/components/archive";
 import { ArchiveDeletePage } from "~/components/archive-record";
-import { archiveDeleteAction, archiveDeleteLoader } from "~/utils/archive-page.server";
+import { archiveDeleteAction, archiveDeleteLoader } from "~/web/archive-page.server";
 
 export const meta = archiveMeta((label, serial) => `Delete ${serial ?? ""} · ${label}`);
 export const links = archiveLinks;

@@ -1,6 +1,6 @@
 // /archive/mocs and /archive/pcrs: the legacy records of one kind.
 import { ArchiveListPage, archiveLinks, archiveMeta } from "~/components/archive";
-import { archiveListLoader } from "~/utils/archive-page.server";
+import { archiveListLoader } from "~/web/archive-page.server";
 
 export const meta = archiveMeta((label) => label);
 export const links = archiveLinks;

@@ -1,7 +1,7 @@
 // /archive/{mocs,pcrs}/import: CSV import, checked before anything is saved (admins and HSEQ).
 import { archiveLinks, archiveMeta } from "~/components/archive";
 import { ArchiveImportPage } from "~/components/archive-import";
-import { archiveImportAction, archiveImportLoader } from "~/utils/archive-page.server";
+import { archiveImportAction, archiveImportLoader } from "~/web/archive-page.server";
 
 export const meta = archiveMeta((label) => `Import · ${label}`);
 export const links = archiveLinks;

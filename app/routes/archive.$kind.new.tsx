@@ -1,7 +1,7 @@
 // /archive/{mocs,pcrs}/new: add a paper record (admins and HSEQ).
 import { archiveLinks, archiveMeta } from "~/components/archive";
 import { ArchiveFormPage } from "~/components/archive-record";
-import { archiveNewAction, archiveNewLoader } from "~/utils/archive-page.server";
+import { archiveNewAction, archiveNewLoader } from "~/web/archive-page.server";
 
 export const meta = archiveMeta((label) => `New · ${label}`);
 export const links = archiveLinks;

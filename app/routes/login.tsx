@@ -13,7 +13,7 @@ import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { createSession } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
-import { assertSameOrigin, authenticate, authenticator, safeRedirect, sessionCookie } from "~/utils/auth.server";
+import { assertSameOrigin, authenticate, authenticator, safeRedirect, sessionCookie } from "~/web/auth.server";
 import { DomainError, Invalid } from "~/utils/errors";
 import { errorResponse, toErrorResponse } from "~/utils/http.server";
 
@@ -48,15 +48,16 @@ export async function action({ request }: ActionFunctionArgs) {
     // A body that is not a form (JSON, say) is bad input, not a server error.
     if (!parsedForm) throw new Invalid("Send email and password as form fields (application/x-www-form-urlencoded)");
     const user = await authenticator().authenticate("form", request);
+    // Where to go is settled before the session exists, so nothing can fail between the two.
+    const target = user.onboarded ? safeRedirect(form.get("redirectTo")) : "/onboarding";
     const { token } = await createSession(user);
-    const headers = { "Set-Cookie": sessionCookie(token) };
+    const headers = { "Set-Cookie": await sessionCookie(token) };
     if (json) {
       return Response.json(
         { token, admin: user.role === "admin", onboarded: user.onboarded },
         { headers: { ...headers, "Cache-Control": "no-store" } },
       );
     }
-    const target = user.onboarded ? safeRedirect(form.get("redirectTo")) : "/onboarding";
     return redirect(target, { headers });
   } catch (error) {
     if (json) {

@@ -4,13 +4,14 @@ import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
 import { SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDate, formatDateTime } from "~/components/moc";
-import { Answers, Part, RichText, Timeline, type LogEntry } from "~/components/moc-record";
+import { Answers, Part, RichText, Timeline } from "~/components/moc-record";
+import { deviationOutstanding, unresolved } from "~/models/moc-document";
 import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
 import chatStyles from "~/styles/chat.css?url";
-import { chatPageAction, chatPanelData, isChatPost } from "~/utils/chat-page.server";
+import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { activeUserOptions, mocPermissions, requireMocForPage } from "~/utils/moc-page.server";
+import { activeUserOptions, mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { runForPage } from "~/utils/page.server";
 import type { MocLayoutData } from "./mocs.$id";
 
@@ -69,17 +70,6 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return redirectWithFlash(here, { kind: "success", message: `The ${input.role} is assigned and notified.` });
 }
 
-type Forms = Record<string, Record<string, { value?: unknown }> | null>;
-type ImpactItem = { category: string; hazards: string[] };
-type ActionItem = { _id: string; description: string; owner: string | null; due: string | null; done: boolean };
-type ManualItem = {
-  _id: string;
-  document: string;
-  change: string;
-  owner: string | null;
-  due: string | null;
-  done: boolean;
-};
 type PlanItem = { _id: string; owner: string | null; due: string | null; done: boolean };
 
 /** A plan on the record: its own leading columns, then owner, due date and done, as every plan has. */
@@ -144,31 +134,19 @@ function PlanTable<Item extends PlanItem>({
   );
 }
 
-type Deviations = {
-  deviation: { details: string; resolved: boolean; approved: string | null; comment: string | null } | null;
-  extension: {
-    new_date: string;
-    reason: string;
-    resolved: boolean;
-    approved: string | null;
-    comment: string | null;
-  } | null;
-} | null;
-
 export default function MocRecord() {
   const { moc, permissions, today } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
   const { users, chat } = useLoaderData<typeof loader>();
-  const forms = moc as unknown as Forms;
-  const people = moc as unknown as Record<string, { _id: string; name: string } | null>;
-  const decline = moc.decline as unknown as { stage: string; reason: string; at: string } | null;
-  const deviations = moc.extentionsAndDeviations as unknown as Deviations;
-  const impact = (moc.impact_assessment as unknown as ImpactItem[]) ?? [];
-  const actionPlan = ((moc.action as unknown as { items: ActionItem[] }) ?? { items: [] }).items;
-  const manualPlan = ((moc.manual_plan as unknown as { items: ManualItem[] }) ?? { items: [] }).items;
-  const allUsers = (moc.all_users as unknown as { _id: string; name: string; department: string }[]) ?? [];
+  const forms = moc;
+  const people = moc;
+  const { decline, extentionsAndDeviations: deviations } = moc;
+  const impact = moc.impact_assessment ?? [];
+  const actionPlan = moc.action?.items ?? [];
+  const manualPlan = moc.manual_plan?.items ?? [];
+  const allUsers = moc.all_users ?? [];
   const nameOf = (id: string | null) =>
     allUsers.find((u) => u._id === id)?.name ?? users.find((u) => u._id === id)?.name ?? "—";
-  const targetDate = moc.target_date as unknown as string | null;
+  const targetDate = moc.target_date;
   const overdue = targetDate && targetDate < today && !moc.completed && moc.status !== "decline";
   return (
     <div className="parts">
@@ -180,21 +158,15 @@ export default function MocRecord() {
           Reason: {decline.reason}
         </div>
       ) : null}
-      {deviations &&
-      ((deviations.deviation && !deviations.deviation.resolved) ||
-        (deviations.extension && !deviations.extension.resolved)) ? (
+      {deviationOutstanding(deviations) ? (
         <div className="callout callout-warning" role="note">
           <strong>Waiting for a decision</strong> on{" "}
-          {deviations.deviation && !deviations.deviation.resolved ? "a deviation" : ""}
-          {deviations.deviation &&
-          !deviations.deviation.resolved &&
-          deviations.extension &&
-          !deviations.extension.resolved
-            ? " and "
-            : ""}
-          {deviations.extension && !deviations.extension.resolved
-            ? `an extension to ${formatDate(deviations.extension.new_date)}`
-            : ""}{" "}
+          {[
+            unresolved(deviations?.deviation) ? "a deviation" : null,
+            unresolved(deviations?.extension) ? `an extension to ${formatDate(deviations!.extension!.new_date)}` : null,
+          ]
+            .filter(Boolean)
+            .join(" and ")}{" "}
           from the approver or the HSEQ user.
         </div>
       ) : null}
@@ -220,7 +192,7 @@ export default function MocRecord() {
             {overdue ? " (overdue)" : ""}
           </dd>
           <dt>Raised</dt>
-          <dd>{formatDateTime(moc.createdAt as unknown as string)}</dd>
+          <dd>{formatDateTime(moc.createdAt)}</dd>
           <dt>Everyone involved</dt>
           <dd>{allUsers.map((u) => u.name).join(", ") || "—"}</dd>
         </dl>
@@ -366,7 +338,7 @@ export default function MocRecord() {
         <h3>Risk assessment</h3>
         {moc.risk_assessment ? (
           <p>
-            <a href={moc.risk_assessment as unknown as string} rel="noopener noreferrer">
+            <a href={moc.risk_assessment} rel="noopener noreferrer">
               Open the risk assessment
             </a>
           </p>
@@ -405,7 +377,7 @@ export default function MocRecord() {
 
       <section className="card" aria-labelledby="log-title">
         <h2 id="log-title">History</h2>
-        <Timeline logs={moc.logs as unknown as LogEntry[]} />
+        <Timeline logs={moc.logs} />
       </section>
 
       <ChatPanel chat={chat} />

@@ -2,7 +2,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { RowsEditor } from "~/components/rows-editor";
 import { actionPlanPageSchema } from "~/models/moc.schema";
 import { setActionPlan } from "~/models/moc.server";
-import { planPage } from "~/utils/moc-plan-page.server";
+import { planPage } from "~/web/moc-plan-page.server";
 
 const page = planPage({
   schema: actionPlanPageSchema,
@@ -14,7 +14,7 @@ export const action = page.action;
 
 export default function ActionPlanEditor() {
   const { users, moc } = useLoaderData<typeof loader>();
-  const items = ((moc.action as unknown as { items: Record<string, unknown>[] }) ?? { items: [] }).items;
+  const items = moc.action?.items ?? [];
   return (
     <section aria-labelledby="action-editor-title">
       <h2 id="action-editor-title">Action plan</h2>

@@ -2,12 +2,10 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { approverFormSchema } from "~/models/moc.schema";
-import { stepPage } from "~/utils/moc-step-page.server";
+import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
   step: "approver",
-  schema: approverFormSchema,
-  toInput: (value) => value,
   success: (doc) =>
     doc.status === "decline"
       ? `MOC ${doc.serial_num} is declined.`

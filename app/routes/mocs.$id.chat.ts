@@ -1,6 +1,6 @@
 /** The MOC chat panel's reads: new messages after a cursor (its poll) and older ones (JSON). */
-import { requireApiUser } from "~/utils/auth.server";
-import { chatReadResponse } from "~/utils/chat-page.server";
+import { requireApiUser } from "~/web/auth.server";
+import { chatReadResponse } from "~/web/chat-page.server";
 import { apiRoute } from "~/utils/http.server";
 
 const route = apiRoute({

@@ -5,14 +5,14 @@ import { ErrorList, SubmitButton } from "~/components/forms";
 import { formatDate } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { useStepForm } from "~/components/step-form";
+import type { ExtentionsAndDeviations } from "#db/schema";
+import { unresolved } from "~/models/moc-document";
 import { deviationExtensionSchema } from "~/models/moc.schema";
-import { stepPage } from "~/utils/moc-step-page.server";
+import { stepPage } from "~/web/moc-step-page.server";
 import type { MocLayoutData } from "./mocs.$id";
 
 const page = stepPage({
   step: "deviation-extension",
-  schema: deviationExtensionSchema,
-  toInput: (value) => value,
   success: (doc) =>
     doc.status === "f"
       ? `Everything requested is resolved: MOC ${doc.serial_num} waits for verification.`
@@ -21,11 +21,7 @@ const page = stepPage({
 export const loader = page.loader;
 export const action = page.action;
 
-type Tracking = {
-  _id: string;
-  deviation: { details: string; resolved: boolean } | null;
-  extension: { new_date: string; reason: string; resolved: boolean } | null;
-};
+type Tracking = ExtentionsAndDeviations;
 
 function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; tracking: Tracking; mocId: string }) {
   const lastResult = useActionData<typeof action>();
@@ -59,17 +55,18 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
 export default function DeviationStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
-  const tracking = moc.extentionsAndDeviations as unknown as Tracking;
+  const tracking = moc.extentionsAndDeviations;
+  if (!tracking) return null;
   return (
     <div className="parts">
-      {tracking.deviation && !tracking.deviation.resolved ? (
+      {tracking.deviation && unresolved(tracking.deviation) ? (
         <section className="card" aria-labelledby="deviation-title">
           <h2 id="deviation-title">Deviation during implementation</h2>
           <RichText html={tracking.deviation.details} />
           <Decision type="deviation" tracking={tracking} mocId={mocId} />
         </section>
       ) : null}
-      {tracking.extension && !tracking.extension.resolved ? (
+      {tracking.extension && unresolved(tracking.extension) ? (
         <section className="card" aria-labelledby="extension-title">
           <h2 id="extension-title">Extension of the target date</h2>
           <p>

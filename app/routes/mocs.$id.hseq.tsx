@@ -2,12 +2,10 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { hseqFormSchema } from "~/models/moc.schema";
-import { stepPage } from "~/utils/moc-step-page.server";
+import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
   step: "hseq",
-  schema: hseqFormSchema,
-  toInput: (value) => value,
   success: (doc) =>
     doc.status === "b"
       ? `MOC ${doc.serial_num} went back to the implementer.`

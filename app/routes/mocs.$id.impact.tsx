@@ -2,7 +2,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { RowsEditor } from "~/components/rows-editor";
 import { impactPageSchema } from "~/models/moc.schema";
 import { setImpactAssessment } from "~/models/moc.server";
-import { planPage } from "~/utils/moc-plan-page.server";
+import { planPage } from "~/web/moc-plan-page.server";
 
 const page = planPage({
   schema: impactPageSchema,
@@ -14,7 +14,7 @@ export const action = page.action;
 
 export default function ImpactEditor() {
   const { users, moc } = useLoaderData<typeof loader>();
-  const items = (moc.impact_assessment as unknown as { category: string; hazards: string[] }[]) ?? [];
+  const items = moc.impact_assessment ?? [];
   return (
     <section aria-labelledby="impact-editor-title">
       <h2 id="impact-editor-title">Impact assessment</h2>

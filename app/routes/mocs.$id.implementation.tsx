@@ -2,12 +2,10 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { RichTextField, TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { implementationSchema } from "~/models/moc.schema";
-import { stepPage } from "~/utils/moc-step-page.server";
+import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
   step: "implementation",
-  schema: implementationSchema,
-  toInput: (value) => value,
   success: (doc) =>
     doc.status === "f"
       ? `MOC ${doc.serial_num} is implemented and waits for verification.`

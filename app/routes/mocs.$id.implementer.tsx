@@ -2,13 +2,11 @@ import { useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/rea
 import { TextField, UserSelectField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { implementerFormSchema } from "~/models/moc.schema";
-import { stepPage } from "~/utils/moc-step-page.server";
+import { stepPage } from "~/web/moc-step-page.server";
 import type { MocLayoutData } from "./mocs.$id";
 
 const page = stepPage({
   step: "implementer",
-  schema: implementerFormSchema,
-  toInput: (value) => value,
   success: (doc) =>
     doc.status === "decline" ? `MOC ${doc.serial_num} is declined.` : `MOC ${doc.serial_num} went to HSEQ review.`,
 });
@@ -18,10 +16,9 @@ export const action = page.action;
 export default function ImplementerStep() {
   const { users, mocId } = useLoaderData<typeof loader>();
   const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
-  const draft = (moc.implementer_form as unknown as Record<string, { value: unknown }> | null) ?? undefined;
-  const ref = (key: string) => {
-    const v = draft?.[key]?.value as { _id?: string } | string | undefined;
-    const id = typeof v === "string" ? v : v?._id;
+  const draft = moc.implementer_form ?? undefined;
+  const ref = (key: "approver-name" | "hseq-name") => {
+    const id = draft?.[key]?.value._id;
     return id ? { value: { _id: id } } : undefined;
   };
   const [form, fields] = useStepForm("implementer-step", implementerFormSchema, useActionData<typeof action>(), {

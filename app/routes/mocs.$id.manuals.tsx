@@ -2,7 +2,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { RowsEditor } from "~/components/rows-editor";
 import { manualPlanPageSchema } from "~/models/moc.schema";
 import { setManualPlan } from "~/models/moc.server";
-import { planPage } from "~/utils/moc-plan-page.server";
+import { planPage } from "~/web/moc-plan-page.server";
 
 const page = planPage({
   schema: manualPlanPageSchema,
@@ -14,7 +14,7 @@ export const action = page.action;
 
 export default function ManualPlanEditor() {
   const { users, moc } = useLoaderData<typeof loader>();
-  const items = ((moc.manual_plan as unknown as { items: Record<string, unknown>[] }) ?? { items: [] }).items;
+  const items = moc.manual_plan?.items ?? [];
   return (
     <section aria-labelledby="manual-editor-title">
       <h2 id="manual-editor-title">Manuals and drawings plan</h2>

@@ -5,8 +5,8 @@ import { partADefaults, PartAForm } from "~/components/part-a";
 import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
 import { updateDraft } from "~/models/moc.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { requireOpenStep, stepPage } from "~/utils/moc-step-page.server";
-import { domainErrorReply, pageError, runForPage, withoutBodyKey } from "~/utils/page.server";
+import { requireOpenStep, stepPage } from "~/web/moc-step-page.server";
+import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 import type { MocLayoutData } from "./mocs.$id";
 
 const page = stepPage({
@@ -28,7 +28,7 @@ export async function action(args: ActionFunctionArgs) {
   const result = await runForPage(() => updateDraft(user, args.params.id!, toNewMocInput(submission.value)));
   if (!result.ok) {
     if (result.error.status === 403 || result.error.status === 404) pageError(result.error);
-    return domainErrorReply(submission, result.error, withoutBodyKey);
+    return domainErrorReply(submission, result.error);
   }
   return redirectWithFlash(`/mocs/${result.value._id}`, { kind: "success", message: "The draft is saved." });
 }

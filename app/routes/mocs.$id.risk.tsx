@@ -4,7 +4,7 @@ import { ErrorList, SubmitButton } from "~/components/forms";
 import { setRiskAssessment } from "~/models/moc.server";
 import { MAX_UPLOAD_BYTES, storeMocAttachment, UPLOAD_TYPES } from "~/models/uploads.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { requirePlanEditor } from "~/utils/moc-plan-page.server";
+import { requirePlanEditor } from "~/web/moc-plan-page.server";
 import { pageError, runForPage } from "~/utils/page.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useLocation } from "@remix-run/react";
 import { StatusBadge, StatusStepper } from "~/components/moc";
-import { MOC_STEP_PARTS, STEP_PATH } from "~/models/moc-status";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import { currentOwner, mocPermissions, requireMocForPage } from "~/utils/moc-page.server";
+import { currentOwner } from "~/models/moc-steps.server";
+import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `MOC ${data.moc.serial_num} · Change Management` : "MOC · Change Management" },
@@ -12,22 +12,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 /** The record every MOC page shows: its header, the stepper and who owns the current step. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, access, doc } = await requireMocForPage(request, params.id);
-  const originator = doc.originator_form as Record<string, { value: unknown }> | null;
   // Stored HTML was sanitised on write; sanitise again on the way out, so pages only ever render
   // sanitised HTML whatever is in the database.
-  if (originator?.["description-of-change"]) {
-    originator["description-of-change"] = {
-      value: sanitizeRichText(String(originator["description-of-change"].value ?? "")),
-    };
-  }
-  const implementation = doc.implementation as Record<string, { value: unknown }> | null;
-  if (implementation?.["deviation-details"]) {
-    implementation["deviation-details"] = {
-      value: sanitizeRichText(String(implementation["deviation-details"].value ?? "")),
-    };
-  }
-  const deviations = doc.extentionsAndDeviations as { deviation?: { details?: string } | null } | null;
-  if (deviations?.deviation?.details) deviations.deviation.details = sanitizeRichText(deviations.deviation.details);
+  const description = doc.originator_form?.["description-of-change"];
+  if (description) description.value = sanitizeRichText(String(description.value ?? ""));
+  const details = doc.implementation?.["deviation-details"];
+  if (details) details.value = sanitizeRichText(String(details.value ?? ""));
+  const deviation = doc.extentionsAndDeviations?.deviation;
+  if (deviation?.details) deviation.details = sanitizeRichText(deviation.details);
   return {
     moc: doc,
     owner: currentOwner(doc),
@@ -42,7 +34,6 @@ export type MocLayoutData = Awaited<ReturnType<typeof loader>>;
 export default function MocLayout() {
   const { moc, owner, permissions } = useLoaderData<typeof loader>();
   const location = useLocation();
-  const decline = moc.decline as unknown as { stage?: string } | null;
   const onRecord = location.pathname === `/mocs/${moc._id}`;
   return (
     <>
@@ -67,15 +58,20 @@ export default function MocLayout() {
         </div>
         {onRecord && permissions.openSteps.length > 0 ? (
           <div className="row no-print">
-            {permissions.openSteps.map((step) => (
-              <Link key={step} to={`/mocs/${moc._id}/${STEP_PATH[step]}`} className="button button-primary">
-                {step === "originator" && moc.status === "b" ? "Revise Part A" : `Open ${MOC_STEP_PARTS[step]}`}
+            {permissions.openSteps.map(({ step, path, part }) => (
+              <Link key={step} to={`/mocs/${moc._id}/${path}`} className="button button-primary">
+                {step === "originator" && moc.status === "b" ? "Revise Part A" : `Open ${part}`}
               </Link>
             ))}
           </div>
         ) : null}
       </header>
-      <StatusStepper status={moc.status} completed={moc.completed} owner={owner} declinedAt={decline?.stage ?? null} />
+      <StatusStepper
+        status={moc.status}
+        completed={moc.completed}
+        owner={owner}
+        declinedAt={moc.decline?.stage ?? null}
+      />
       <Outlet />
     </>
   );

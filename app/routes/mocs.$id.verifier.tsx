@@ -2,12 +2,10 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { verifierFormSchema } from "~/models/moc.schema";
-import { stepPage } from "~/utils/moc-step-page.server";
+import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
   step: "verifier",
-  schema: verifierFormSchema,
-  toInput: (value) => value,
   success: (doc) =>
     doc.completed
       ? `MOC ${doc.serial_num} is verified and closed.`

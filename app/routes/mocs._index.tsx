@@ -6,7 +6,7 @@ import { departmentLabel, formatDate, StatusBadge } from "~/components/moc";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { searchMocs } from "~/models/moc-list.server";
 import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 

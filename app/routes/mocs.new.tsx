@@ -4,9 +4,9 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { PartAForm } from "~/components/part-a";
 import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
 import { createMoc } from "~/models/moc.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { activeUserOptions } from "~/utils/moc-page.server";
+import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "New MOC · Change Management" }];

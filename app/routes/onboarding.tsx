@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { passwordSchema } from "~/models/user.schema";
 import { completeOnboarding } from "~/models/user.server";
-import { requirePageIdentity } from "~/utils/auth.server";
+import { requirePageIdentity } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, runForPage } from "~/utils/page.server";
 

@@ -18,13 +18,13 @@ import { canEditPcr, holdsPcrRole } from "~/models/authz.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { signPageSchema } from "~/models/pcr.schema";
 import { clonePcr, deletePcr, getPcr, signAsAffectedParty, signPcr, type PcrDocument } from "~/models/pcr.server";
-import { checkCredentials, requirePageUser } from "~/utils/auth.server";
+import { checkCredentials, requirePageUser } from "~/web/auth.server";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import chatStyles from "~/styles/chat.css?url";
-import { chatPageAction, chatPanelData, isChatPost } from "~/utils/chat-page.server";
+import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
@@ -107,7 +107,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const { intent, slot, signature, password, comments } = submission.value;
   if (intent === "sign") {
     // Signing needs the signer's password again; a wrong one counts against the sign-in budget.
-    const check = await runForPage(() => checkCredentials(user.email, password ?? ""));
+    const check = await runForPage(() => checkCredentials(user.email, password ?? "", request));
     if (!check.ok) {
       const message = check.error instanceof Unauthorized ? "The password is not correct" : check.error.message;
       return data(submission.reply({ fieldErrors: { password: [message] }, hideFields }), {

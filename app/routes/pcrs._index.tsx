@@ -5,7 +5,7 @@ import { z } from "zod";
 import { formatDate } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
 import { searchPcrs } from "~/models/pcr.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 

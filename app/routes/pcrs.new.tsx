@@ -4,9 +4,9 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { PcrForm } from "~/components/pcr-form";
 import { pcrPageSchema, toPcrInput } from "~/models/pcr.schema";
 import { createPcr } from "~/models/pcr.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { activeUserOptions } from "~/utils/moc-page.server";
+import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "New PCR · Change Management" }];

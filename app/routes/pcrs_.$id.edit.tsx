@@ -6,10 +6,10 @@ import { PcrForm } from "~/components/pcr-form";
 import { canEditPcr } from "~/models/authz.server";
 import { pcrPageSchema, toPcrInput } from "~/models/pcr.schema";
 import { getPcr, updatePcr } from "~/models/pcr.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { DomainError, Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { activeUserOptions } from "~/utils/moc-page.server";
+import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 
 async function loadEditable(request: Request, id: string | undefined) {

@@ -5,8 +5,10 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { ErrorList, Field, SubmitButton, titleCase } from "~/components/forms";
 import { emailSchema, nameSchema, passwordSchema } from "~/models/user.schema";
+import { reminderPreferenceOf, setReminderPreference } from "~/models/reminder.server";
 import { updateOwnProfile } from "~/models/user.server";
-import { requirePageIdentity } from "~/utils/auth.server";
+import { requirePageIdentity } from "~/web/auth.server";
+import { clientAddress } from "~/utils/client-address.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, runForPage } from "~/utils/page.server";
 
@@ -25,12 +27,25 @@ const schema = z.discriminatedUnion("intent", [detailsSchema, passwordFormSchema
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user } = await requirePageIdentity(request);
-  return { user };
+  return { user, reminderPreference: await reminderPreferenceOf(user._id) };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
   const identity = await requirePageIdentity(request);
   const formData = await request.formData();
+  if (formData.get("intent") === "reminders") {
+    const saved = await runForPage(() => setReminderPreference(identity.user, formData.get("reminderPreference")));
+    if (!saved.ok) {
+      return data({ intent: "reminders", reply: null, error: saved.error.message }, { status: saved.error.status });
+    }
+    return redirectWithFlash("/profile", {
+      kind: "success",
+      message:
+        saved.value === "digest"
+          ? "You will get one daily digest of your due MOCs."
+          : "You will get one reminder email per due MOC.",
+    });
+  }
   const submission = parseWithZod(formData, { schema });
   const hideFields = ["currentPassword", "password", "confirm"];
   if (submission.status !== "success") {
@@ -41,7 +56,12 @@ export async function action({ request }: ActionFunctionArgs) {
     value.intent === "details"
       ? { name: value.name, email: value.email }
       : { password: value.password, currentPassword: value.currentPassword };
-  const result = await runForPage(() => updateOwnProfile(identity.user, input, { keepSessionId: identity.sessionId }));
+  const result = await runForPage(() =>
+    updateOwnProfile(identity.user, input, {
+      keepSessionId: identity.sessionId,
+      clientAddress: clientAddress(request),
+    }),
+  );
   if (!result.ok) {
     const errors = fieldErrors(result.error);
     const reply = Object.keys(errors).length
@@ -58,9 +78,15 @@ export async function action({ request }: ActionFunctionArgs) {
   });
 }
 
+const REMINDER_CHOICES = [
+  ["per_moc", "One email per MOC"],
+  ["digest", "One daily digest, most urgent first"],
+] as const;
+
 export default function Profile() {
-  const { user } = useLoaderData<typeof loader>();
+  const { user, reminderPreference } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
+  const reminderError = result && "error" in result ? result.error : null;
   const [detailsForm, details] = useForm({
     id: "profile-details",
     lastResult: result?.intent === "details" ? result.reply : undefined,
@@ -70,7 +96,7 @@ export default function Profile() {
   });
   const [passwordForm, password] = useForm({
     id: "profile-password",
-    lastResult: result?.intent === "password" ? result.reply : undefined,
+    lastResult: result?.intent === "password" ? (result.reply ?? undefined) : undefined,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordFormSchema }),
     shouldValidate: "onBlur",
   });
@@ -122,6 +148,32 @@ export default function Profile() {
               autoComplete="new-password"
             />
             <SubmitButton>Change password</SubmitButton>
+          </Form>
+        </section>
+        <section className="card" aria-labelledby="reminders-title">
+          <h2 id="reminders-title">Target-date reminders</h2>
+          <Form method="post" className="stack" aria-describedby={reminderError ? "reminders-error" : undefined}>
+            <input type="hidden" name="intent" value="reminders" />
+            {reminderError ? (
+              <p id="reminders-error" className="field-errors" role="alert">
+                {reminderError}
+              </p>
+            ) : null}
+            <fieldset>
+              <legend>When MOCs you are involved in near their target date, send me</legend>
+              {REMINDER_CHOICES.map(([value, label]) => (
+                <label key={value}>
+                  <input
+                    type="radio"
+                    name="reminderPreference"
+                    value={value}
+                    defaultChecked={reminderPreference === value}
+                  />{" "}
+                  {label}
+                </label>
+              ))}
+            </fieldset>
+            <SubmitButton>Save reminder choice</SubmitButton>
           </Form>
         </section>
       </div>

@@ -3,14 +3,18 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
 import { ReviewBody } from "~/components/review";
 import { canWriteReviews } from "~/models/authz.server";
-import { recountReviewSummary } from "~/models/review.server";
-import { requirePageUser } from "~/utils/auth.server";
+import { pullReviewInsights, recountReviewSummary } from "~/models/review.server";
+import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
-import { loadReview, requireReviewWriterPage, todayUtc } from "~/utils/review-page.server";
+import { loadReview, requireReviewWriterPage, todayUtc } from "~/web/review-page.server";
 import styles from "~/styles/reviews.css?url";
+import insightStyles from "~/styles/insights.css?url";
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: styles },
+  { rel: "stylesheet", href: insightStyles },
+];
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.review.title} · Change Management` : "Year-end review · Change Management" },
 ];
@@ -21,10 +25,19 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return { review, canWrite: canWriteReviews(user), today: todayUtc() };
 }
 
-/** The one post on this page: count the year's MOCs again. */
+/** Two posts: count the year's MOCs again, or pull the year's insight figures into the summary. */
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireReviewWriterPage(request);
   const review = await loadReview(user, params.id);
+  const intent = (await request.formData()).get("intent");
+  if (intent === "insights") {
+    const pulled = await runForPage(() => pullReviewInsights(user, review._id));
+    if (!pulled.ok) pageError(pulled.error);
+    return redirectWithFlash(`/reviews/${review._id}`, {
+      kind: "success",
+      message: `The insight figures for ${review.year} are in the summary, as counted now.`,
+    });
+  }
   const result = await runForPage(() => recountReviewSummary(user, review._id));
   if (!result.ok) pageError(result.error);
   const total = result.value.moc_summary.total;
@@ -61,8 +74,17 @@ export default function ReviewPage() {
           </Link>
           {canWrite ? (
             <Form method="post">
+              <input type="hidden" name="intent" value="recount" />
               <SubmitButton className="button" pendingText="Counting…">
                 Recount MOC summary
+              </SubmitButton>
+            </Form>
+          ) : null}
+          {canWrite ? (
+            <Form method="post">
+              <input type="hidden" name="intent" value="insights" />
+              <SubmitButton className="button" pendingText="Counting…">
+                {review.moc_summary.insights ? "Pull in the insight figures again" : "Pull in the insight figures"}
               </SubmitButton>
             </Form>
           ) : null}

@@ -12,7 +12,7 @@ import { reviewPageSchema, toReviewInput } from "~/models/review.schema";
 import { updateReview } from "~/models/review.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
-import { loadReview, requireReviewWriterPage, reviewFieldName, reviewUserOptions } from "~/utils/review-page.server";
+import { loadReview, requireReviewWriterPage, reviewFieldName, reviewUserOptions } from "~/web/review-page.server";
 import styles from "~/styles/reviews.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];

@@ -1,12 +1,16 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { useEffect, useState } from "react";
 import { ReviewBody } from "~/components/review";
-import { requirePageUser } from "~/utils/auth.server";
-import { loadReview, todayUtc } from "~/utils/review-page.server";
+import { useHydrated } from "~/components/use-hydrated";
+import { requirePageUser } from "~/web/auth.server";
+import { loadReview, todayUtc } from "~/web/review-page.server";
 import styles from "~/styles/reviews.css?url";
+import insightStyles from "~/styles/insights.css?url";
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: styles },
+  { rel: "stylesheet", href: insightStyles },
+];
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.review.title} (print) · Change Management` : "Year-end review · Change Management" },
 ];
@@ -18,8 +22,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 /** With JavaScript a Print button; without, how to print. */
 function PrintControl() {
-  const [enhanced, setEnhanced] = useState(false);
-  useEffect(() => setEnhanced(true), []);
+  const enhanced = useHydrated();
   return enhanced ? (
     <button type="button" className="button button-primary" onClick={() => window.print()}>
       Print

@@ -3,8 +3,8 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate } from "~/components/moc";
 import { canWriteReviews } from "~/models/authz.server";
 import { listReviews } from "~/models/review.server";
-import { requirePageUser } from "~/utils/auth.server";
-import { todayUtc } from "~/utils/review-page.server";
+import { requirePageUser } from "~/web/auth.server";
+import { todayUtc } from "~/web/review-page.server";
 import styles from "~/styles/reviews.css?url";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { readMocAttachment } from "~/models/uploads.server";
-import { requireMocForPage } from "~/utils/moc-page.server";
+import { requireMocForPage } from "~/web/moc-page.server";
 import { DomainError } from "~/utils/errors";
 
 /** A MOC attachment, for people who may see that MOC; always a download, never rendered inline. */

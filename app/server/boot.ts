@@ -40,6 +40,7 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
     throw error;
   }
   const log = logger();
+  log.info({ node: process.version, role: options.role }, `starting on Node ${process.version}`);
 
   if (!env.SESSION_SECRET) process.env.SESSION_SECRET = await developmentSecret(env.DATA_DIR);
 

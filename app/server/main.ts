@@ -4,14 +4,17 @@
  * SIGTERM/SIGINT: stop taking requests, finish those in flight, stop the workers, close the pool,
  * stop the embedded database, exit.
  */
-import { createRequestHandler } from "@remix-run/express";
+// First: on a Node older than the app supports, stop with one line before anything else loads.
+import "./node-version";
 import type { ServerBuild } from "@remix-run/node";
 import express from "express";
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { trustProxySetting } from "~/utils/client-address.server";
 import { logger } from "~/utils/logger.server";
 import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
 import { bootServices } from "./boot";
+import { errorHandler, remixRequestHandler } from "./request-handler";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const buildEntry = `${root}build/server/index.js`;
@@ -31,7 +34,8 @@ async function main() {
 
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", true);
+  // X-Forwarded-* are believed only from the proxies TRUST_PROXY names (docs/security.md).
+  app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
   app.use((_req, res, next) => {
     for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) res.setHeader(name, value);
     next();
@@ -47,13 +51,17 @@ async function main() {
     });
     next();
   });
-  app.all("*", createRequestHandler({ build, mode: "production" }));
+  // `use`, not `all("*")`: Express would decode the path itself and answer a malformed one with HTML.
+  app.use(remixRequestHandler(build, { appUrl: env.APP_URL }));
+  app.use(errorHandler(log));
 
   const server = app.listen(env.PORT, env.HOST ?? "0.0.0.0", () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;
     log.info({ port }, "listening");
-    console.log(`\nChange Management is running: ${env.APP_URL.replace(`:${env.PORT}`, `:${port}`)}\n`);
+    console.log(
+      `\nChange Management is running: ${env.APP_URL.replace(`:${env.PORT}`, `:${port}`)} (Node ${process.version})\n`,
+    );
   });
   server.keepAliveTimeout = 5_000;
 

@@ -20,9 +20,20 @@ export type RenderedEmail = { subject: string; html: string; text: string };
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
+/**
+ * Text for a single-line mail header (the subject): control characters, line and paragraph
+ * separators become spaces, whatever the text came from (a user's name, a MOC title, an old row).
+ */
+export function headerText(value: string): string {
+  return value
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
+    .replace(/ {2,}/g, " ")
+    .trim();
+}
+
 export function renderEmail(content: EmailContent, recipientName: string, appUrl: string): RenderedEmail {
   const headline = content.subject ?? content.event;
-  const subject = content.record ? `[${content.record.label}] ${headline}` : headline;
+  const subject = headerText(content.record ? `[${content.record.label}] ${headline}` : headline);
   const link = content.record ? new URL(content.record.url, `${appUrl}/`).toString() : appUrl;
   const details = content.details ?? [];
   const expectation = content.expectation ?? "No action is needed from you; this is for your information.";

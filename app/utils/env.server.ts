@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { trustProxyProblem } from "./client-address.server";
 
 const optional = z
   .string()
@@ -17,13 +18,20 @@ const schema = z
     SESSION_SECRET: optional,
     RESEND_API_KEY: optional,
     RESEND_BASE_URL: optional.pipe(z.url().optional()),
+    // The mail API's request rate, shared by every instance (one API key): Resend allows 2 by default.
+    RESEND_MAX_REQUESTS_PER_SECOND: z.coerce.number().min(0.1).max(1000).default(2),
     MAIL_FROM: z.string().default("Change Management <moc@localhost>"),
     CRON_SECRET: optional,
     ADMIN_EMAIL: optional.pipe(z.email().optional()),
     ADMIN_PASSWORD: optional.pipe(z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").optional()),
     IMAGE_PROXY_ALLOWED_HOSTS: optional,
-    // The whole fetch of one image, redirects and body included (clarifications section 9: 10 s).
+    // The whole fetch of one image, redirects and body included (docs/decisions/009-image-proxy.md: 10 s).
     IMAGE_PROXY_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+    // Concurrent image fetches, per signed-in user and in all (docs/security.md).
+    IMAGE_PROXY_MAX_PER_USER: z.coerce.number().int().min(1).max(100).default(8),
+    IMAGE_PROXY_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(64),
+    // Which proxies may say who the client is in X-Forwarded-For (docs/security.md).
+    TRUST_PROXY: optional,
     REMINDER_CRON: z.string().default("0 8 * * *"),
     EMAIL_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(6),
     EMAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).default(15),
@@ -43,6 +51,8 @@ const schema = z
         message: "each SESSION_SECRET key must be at least 32 characters",
       });
     }
+    const proxyProblem = trustProxyProblem(env.TRUST_PROXY);
+    if (proxyProblem) ctx.addIssue({ code: "custom", path: ["TRUST_PROXY"], message: proxyProblem });
     if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
       ctx.addIssue({ code: "custom", path: ["ADMIN_EMAIL"], message: "ADMIN_EMAIL and ADMIN_PASSWORD go together" });
     }

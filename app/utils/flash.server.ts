@@ -1,24 +1,6 @@
-import { createCookieSessionStorage } from "@remix-run/node";
-import { env } from "./env.server";
+import { flashStorage as storage, type Flash } from "./cookies.server";
 
-export type Flash = { kind: "success" | "error" | "info"; message: string };
-
-function storage() {
-  const secrets = (env().SESSION_SECRET ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return createCookieSessionStorage<Record<string, never>, { flash: Flash }>({
-    cookie: {
-      name: "flash",
-      httpOnly: true,
-      sameSite: "lax",
-      path: "/",
-      secrets,
-      secure: env().APP_URL.startsWith("https:"),
-    },
-  });
-}
+export type { Flash };
 
 /** A Set-Cookie header that shows `message` once on the next page. */
 export async function flashCookie(flash: Flash): Promise<string> {

@@ -1,7 +1,7 @@
 /**
  * The /api toolkit: every resource route under /api is built with `apiRoute`, reads its input with
  * `readJson` / `readQuery`, and answers with `ok`. Errors become one body shape:
- * `{ status, message, issues? }` (clarifications section 1).
+ * `{ status, message, issues? }` (the API conventions in app/api/openapi.server.ts).
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z, ZodError } from "zod";
@@ -44,6 +44,23 @@ export function toErrorResponse(error: unknown, request: Request): Response {
     "unhandled error in an API route",
   );
   return errorResponse(500, "Something went wrong on our side; the change was not applied");
+}
+
+/**
+ * Runs a model call for an /api route whose body carries the form under `key`: models key their
+ * issues by form field (`hseq-name`), the API answers them under the body key
+ * (`implementer_form.hseq-name`).
+ */
+export async function issuesUnder<T>(key: string | null, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (key && error instanceof DomainError && error.issues?.length) {
+      const issues = error.issues.map((issue) => ({ ...issue, path: `${key}.${issue.path}` }));
+      throw new DomainError(error.status, error.message, issues, error.headers);
+    }
+    throw error;
+  }
 }
 
 /** Parses with a zod schema, turning failures into a 400 with the issues listed. */

@@ -24,8 +24,8 @@ export function pageError(error: DomainError): never {
 }
 
 /**
- * Field errors keyed the way conform expects, from a domain error's issues. API paths carry the
- * body key first (`implementer_form.approver-name`); `rename` maps them to the page's field names.
+ * Field errors keyed the way conform expects, from a domain error's issues (models key them by
+ * form field); `rename` maps a model's name to the page's where the two differ.
  */
 export function fieldErrors(error: DomainError, rename: (path: string) => string = (p) => p): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -49,7 +49,3 @@ export function domainErrorReply(submission: Replyable, error: DomainError, rena
     : submission.reply({ formErrors: [error.message] });
   return data(reply as ReturnType<typeof submission.reply>, { status: error.status });
 }
-
-/** Drops the body key in front of an API issue path. */
-export const withoutBodyKey = (path: string) =>
-  path.replace(/^[a-z_]+_form\.|^implementation\.|^action\.|^manual_plan\./, "");

@@ -1,5 +1,5 @@
 /**
- * Rich-text (`<html>`) fields are sanitised on write with an allowlist (clarifications section 5):
+ * Rich-text (`<html>`) fields are sanitised on write with an allowlist (docs/decisions/004-moc-workflow.md):
  * formatting, lists, links, tables; no script, style, event handlers or javascript: URLs.
  */
 import sanitizeHtml from "sanitize-html";

@@ -30,7 +30,8 @@ export const TOKEN_INVALID = "Token claim validation failed";
 
 export type TokenResult = { ok: true; payload: TokenPayload } | { ok: false; message: string };
 
-function keys(): string[] {
+/** The SESSION_SECRET keys: the first signs, every one verifies (tokens and cookies alike). */
+export function sessionSecrets(): string[] {
   const secret = env().SESSION_SECRET;
   if (!secret) throw new Error("SESSION_SECRET is not set");
   return secret
@@ -50,7 +51,11 @@ export function signToken(claims: Omit<TokenPayload, "iat" | "nbf" | "exp">, now
   const iat = Math.floor(now / 1000);
   const payload: TokenPayload = { ...claims, iat, nbf: iat, exp: iat + SESSION_TTL_SECONDS };
   const body = `${HEADER}.${b64(JSON.stringify(payload))}`;
-  return `${body}.${b64(mac(keys()[0]!, body))}`;
+  return `${body}.${b64(mac(sessionSecrets()[0]!, body))}`;
+}
+
+function isCanonicalBase64url(part: string): boolean {
+  return /^[A-Za-z0-9_-]+$/.test(part) && Buffer.from(part, "base64url").toString("base64url") === part;
 }
 
 export function verifyToken(token: string | null | undefined, now = Date.now()): TokenResult {
@@ -58,9 +63,12 @@ export function verifyToken(token: string | null | undefined, now = Date.now()):
   if (!token) return invalid;
   const parts = token.split(".");
   if (parts.length !== 3 || parts[0] !== HEADER) return invalid;
+  // Strict base64url: Node's decoder skips `=`, stray characters and a partial last group, so
+  // "<signature>=" would decode to the same bytes. Only the canonical spelling is accepted.
+  if (!parts.every(isCanonicalBase64url)) return invalid;
   const body = `${parts[0]}.${parts[1]}`;
   const signature = Buffer.from(parts[2]!, "base64url");
-  const signed = keys().some((key) => {
+  const signed = sessionSecrets().some((key) => {
     const expected = mac(key, body);
     return expected.length === signature.length && timingSafeEqual(expected, signature);
   });

@@ -25,7 +25,7 @@ const paperRecord = {
   notes: text("notes").notNull().default(""),
 };
 
-/** Paper-era MOC records (clarifications section 10), kept apart from the MOC workflow. */
+/** Paper-era MOC records (docs/decisions/010-legacy-archive.md), kept apart from the MOC workflow. */
 export const legacyMocs = pgTable(
   "legacy_mocs",
   {
@@ -42,7 +42,7 @@ export const legacyMocs = pgTable(
   ],
 );
 
-/** Paper-era PCR records (clarifications section 10). */
+/** Paper-era PCR records (docs/decisions/010-legacy-archive.md). */
 export const legacyPcrs = pgTable(
   "legacy_pcrs",
   {

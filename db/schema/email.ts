@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { users } from "./users";
 
 import type { EmailStatus } from "./enums";
@@ -26,6 +26,16 @@ export const emailMessages = pgTable(
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     providerId: text("provider_id"),
+    /**
+     * The batch the message last went out in: the Idempotency-Key sent to the provider (derived
+     * from the batch's message ids and attempts), its size and when it was formed. While
+     * `batchOpen`, the provider's answer is unknown (the process died, the API failed), so the
+     * message is only ever sent again in that same batch under that same key.
+     */
+    batchKey: text("batch_key"),
+    batchSize: integer("batch_size"),
+    batchOpen: boolean("batch_open").notNull().default(false),
+    batchedAt: timestamp("batched_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp("sent_at", { withTimezone: true }),
@@ -34,6 +44,9 @@ export const emailMessages = pgTable(
     index("email_messages_created_idx").on(t.createdAt),
     index("email_messages_status_idx").on(t.status),
     index("email_messages_to_idx").on(t.toEmail),
+    index("email_messages_batch_idx")
+      .on(t.batchKey)
+      .where(sql`${t.batchKey} is not null`),
     check("email_messages_status_check", sql`${t.status} in ('queued', 'sending', 'sent', 'failed')`),
   ],
 );
@@ -48,3 +61,12 @@ export const jobRuns = pgTable(
   },
   (t) => [primaryKey({ columns: [t.queue, t.key] })],
 );
+
+/**
+ * The mail API's request budget, shared by every instance (they share one API key): `next_slot`
+ * is the earliest time the next request may start. Each request moves it on by one interval.
+ */
+export const mailApiBudget = pgTable("mail_api_budget", {
+  key: text("key").primaryKey(),
+  nextSlot: timestamp("next_slot", { withTimezone: true }).notNull(),
+});

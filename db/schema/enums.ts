@@ -2,7 +2,7 @@
 export const ROLES = ["admin", "user"] as const;
 export const DEPARTMENTS = ["engineering", "operations", "fleet", "hseq"] as const;
 export const ACCESS_LEVELS = ["full", "standard"] as const;
-/** The PCR signing chain's positions (clarifications section 3). */
+/** The PCR signing chain's positions (docs/decisions/002-differences-from-spec.md). */
 export const POSITIONS = [
   "VP Fleet Management",
   "HSEQ Coordinator",
@@ -15,6 +15,10 @@ export type Role = (typeof ROLES)[number];
 export type Department = (typeof DEPARTMENTS)[number];
 export type Access = (typeof ACCESS_LEVELS)[number];
 export type Position = (typeof POSITIONS)[number];
+
+/** How a person gets target-date reminders: one email per MOC, or one daily digest. */
+export const REMINDER_PREFERENCES = ["per_moc", "digest"] as const;
+export type ReminderPreference = (typeof REMINDER_PREFERENCES)[number];
 
 export const EMAIL_STATUSES = ["queued", "sending", "sent", "failed"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -40,11 +44,11 @@ export type PcrRole = (typeof PCR_ROLES)[number];
 export const PCR_STATUSES = ["pending", "finished"] as const;
 export type PcrStatus = (typeof PCR_STATUSES)[number];
 
-/** Reminder urgency levels (clarifications section 8), most urgent first. */
+/** Reminder urgency levels (docs/decisions/008-reminders.md), most urgent first. */
 export const REMINDER_URGENCIES = ["CRITICAL", "URGENT", "HIGH", "MEDIUM", "LOW"] as const;
 export type ReminderUrgency = (typeof REMINDER_URGENCIES)[number];
 
-/** Legacy (paper) record states (clarifications section 10). */
+/** Legacy (paper) record states (docs/decisions/010-legacy-archive.md). */
 export const LEGACY_STATUSES = ["open", "closed"] as const;
 export type LegacyStatus = (typeof LEGACY_STATUSES)[number];
 

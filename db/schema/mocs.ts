@@ -52,6 +52,11 @@ export type DeviationItem = {
 export type ExtensionItem = {
   requested: boolean;
   new_date: string;
+  /**
+   * The target date when the extension was requested, so the days an approved extension added
+   * stay known after the target date moves (absent on extensions requested before it was kept).
+   */
+  previous_date?: string | null;
   reason: string;
   resolved: boolean;
   approved: "yes" | "no" | null;
@@ -214,5 +219,9 @@ export const mocLogs = pgTable(
     comment: text("comment"),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("moc_logs_moc_idx").on(t.mocId, t.at)],
+  (t) => [
+    index("moc_logs_moc_idx").on(t.mocId, t.at),
+    // The insight figures (app/models/insights.server.ts) read a period's entries by time.
+    index("moc_logs_at_idx").on(t.at),
+  ],
 );

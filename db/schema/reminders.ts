@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, date, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { check, date, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { ReminderUrgency } from "./enums";
 import { mocs } from "./mocs";
 
@@ -22,6 +22,8 @@ export const mocReminders = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.mocId, t.day] }),
+    // Reminders per day over a period (the insight figures).
+    index("moc_reminders_day_idx").on(t.day),
     check("moc_reminders_urgency_check", sql`${t.urgency} in ('CRITICAL', 'URGENT', 'HIGH', 'MEDIUM', 'LOW')`),
   ],
 );

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { ReviewActionStatus } from "./enums";
 import { users } from "./users";
+import type { InsightsFigures } from "../../app/models/insights.schema";
 
 export type ReviewSection = { heading: string; body: string };
 export type ReviewAction = { description: string; owner: string; due: string; status: ReviewActionStatus };
@@ -15,9 +16,14 @@ export type MocSummary = {
   by_status?: Record<string, number>;
   /** When the server counted it (ISO timestamp); absent for a summary a client entered itself. */
   computed_at?: string | null;
+  /**
+   * The insight figures for the review's year (app/models/insights.server.ts), pulled in on purpose
+   * from the review page and kept as they were then; absent until someone does.
+   */
+  insights?: InsightsFigures | null;
 };
 
-/** Year-end reviews (clarifications section 10). Rich-text fields are stored sanitised. */
+/** Year-end reviews (docs/decisions/011-year-end-reviews.md). Rich-text fields are stored sanitised. */
 export const yearEndReviews = pgTable(
   "year_end_reviews",
   {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
-import type { Access, Department, Position, Role } from "./enums";
+import type { Access, Department, Position, ReminderPreference, Role } from "./enums";
 
 export const users = pgTable(
   "users",
@@ -18,6 +18,8 @@ export const users = pgTable(
     active: boolean("active").notNull().default(true),
     /** False until a user whose password was set by an admin has chosen their own. */
     onboarded: boolean("onboarded").notNull().default(false),
+    /** Target-date reminders: one email per MOC (the default) or one daily digest. */
+    reminderPreference: text("reminder_preference").$type<ReminderPreference>().notNull().default("per_moc"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -28,6 +30,7 @@ export const users = pgTable(
       .where(sql`${t.active}`),
     check("users_role_check", sql`${t.role} in ('admin', 'user')`),
     check("users_department_check", sql`${t.department} in ('engineering', 'operations', 'fleet', 'hseq')`),
+    check("users_reminder_preference_check", sql`${t.reminderPreference} in ('per_moc', 'digest')`),
     check("users_access_check", sql`${t.access} in ('full', 'standard')`),
     check(
       "users_position_check",

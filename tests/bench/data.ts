@@ -255,3 +255,55 @@ export async function hseqPool(sql: postgres.Sql): Promise<string[]> {
     select id from mocs where status = 'c' and not is_deleted order by created_at desc`;
   return rows.map((r) => r.id);
 }
+
+/**
+ * What the insight figures read besides MOCs and their audit entries: reminder claims (the open
+ * MOCs with a target date, one a day from a week before it to three days after, up to today) and
+ * one PCR per ten MOCs (two in three finished, each chain slot signed a day or more after the
+ * previous one; the rest waiting part-way). Originators are the "everyone else" users, so the
+ * standard user's and the admin's pages are not changed.
+ */
+export async function insertInsightExtras(sql: postgres.Sql, pcrCount: number): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`
+      insert into moc_reminders (moc_id, day, urgency, days_left, emails_sent, created_at)
+      select m.id, d::date, case when m.target_date - d::date < 0 then 'CRITICAL' else 'HIGH' end,
+        m.target_date - d::date, 4, d
+      from mocs m, generate_series(m.target_date - 7, least(m.target_date + 3, current_date), interval '1 day') d
+      where not m.is_deleted and not m.completed and m.status <> 'decline' and m.target_date is not null`;
+    await tx.unsafe(`
+      create temp table bp on commit drop as
+      select i, gen_random_uuid() as id, gen_random_uuid() as chat_id,
+        now() - (${pcrCount} - i) * interval '970 minutes' - interval '1 hour' as created_at,
+        (select array_agg(id order by email) from users where email like 'bench-%@bench.test') as ids,
+        case when i % 3 = 0 then 2 + i % 4 else 6 end as signed
+      from generate_series(1, ${pcrCount}) i`);
+    await tx`insert into chat_rooms (id, created_at) select chat_id, created_at from bp`;
+    await tx.unsafe(`
+      insert into pcrs (id, serial_num, serial_year, serial_count, status, originator_id, form, signatures,
+                        affected_parties, party_ids, chat_id, finished_at, created_at, updated_at)
+      select id, n || '-' || year, year, n, case when signed = 6 then 'finished' else 'pending' end,
+        ids[${HSEQ_COUNT + 3} + i % ${OTHERS - 1}],
+        '{"originator":"","new-suggestion":false,"procedure-change":true,"safety-critical":false,
+          "manual-procedure":"<p>Deck manual 4</p>","suggestion-details":"<p>Check twice</p>",
+          "reason-for-change":"<p>Near misses</p>"}'::jsonb,
+        (select jsonb_agg(jsonb_build_object('Name', role, 'state', case when k <= signed then 'signed' else 'unsigned' end,
+            'signature', case when k <= signed then 'Bench Signer' end,
+            'signatureDate', case when k <= signed then to_char((created_at + (k * 1.5 + i % 3) * interval '1 day')
+              at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end,
+            'Comments', '', 'signedBy', null, 'commentedBy', null) order by k)
+         from unnest(array['Change Originator', 'VP Fleet Management', 'HSEQ Coordinator', 'Group HSEQ Manager',
+                           'Director HSEQ', 'President']) with ordinality r(role, k)),
+        '[]'::jsonb, '{}'::uuid[], chat_id,
+        case when signed = 6 then created_at + (9 + i % 3) * interval '1 day' end,
+        created_at, created_at + (signed * 1.5 + i % 3) * interval '1 day'
+      from (select bp.*, extract(year from created_at at time zone 'UTC')::int as year,
+                   row_number() over (partition by extract(year from created_at at time zone 'UTC') order by i) as n
+            from bp) numbered`);
+    await tx`
+      insert into serial_counters (kind, year, last)
+      select 'pcr', serial_year, max(serial_count) from pcrs group by serial_year
+      on conflict (kind, year) do update set last = excluded.last`;
+  });
+  await sql`vacuum (analyze)`;
+}

@@ -5,7 +5,9 @@
  * when something crashes, never for a missed target (those print MISSED).
  *
  * BENCH_SECONDS (default 10) per scenario, BENCH_PORT (3200), BENCH_SKIP_BUILD=1 to reuse build/,
- * BENCH_KEEP_DB=1 to keep the cm_bench database afterwards.
+ * BENCH_KEEP_DB=1 to keep the cm_bench database afterwards, BENCH_DATABASE to name another one.
+ * `npm run bench -- --only email` runs only the floor, the pipeline step and the email rows
+ * (tests/bench/email.ts).
  */
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -16,10 +18,14 @@ import { migrateDatabase } from "../../db/migrate";
 import * as schema from "../../db/schema";
 import { mocListScope } from "../../app/models/authz.server";
 import { buildMocListJson } from "../../app/models/moc-query.server";
-import { BENCH_PASSWORD, hseqPool, insertMocs, insertUsers } from "./data";
-import { build, login, openDatabase, startServer, type BenchDatabase, type BenchServer } from "./server";
+import { computeInsights } from "../../app/models/insights.server";
+import { BENCH_PASSWORD, hseqPool, insertInsightExtras, insertMocs, insertUsers } from "./data";
+import { emailBench } from "./email";
+import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 
 const MOCS = 10_000;
+/** `npm run bench -- --only email`: the floor, the pipeline step and the email rows only. */
+const ONLY_EMAIL = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "email";
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
 const HSEQ_POOL = 6_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -174,7 +180,10 @@ async function main(): Promise<void> {
 
     let t = Date.now();
     const people = await insertUsers(client);
-    await insertMocs(client, { from: 1, to: MOCS, mode: "mix" });
+    if (!ONLY_EMAIL) {
+      await insertMocs(client, { from: 1, to: MOCS, mode: "mix" });
+      await insertInsightExtras(client, MOCS / 10);
+    }
     const [counts] = await client<{ mocs: number; forms: number; logs: number; moc_users: number; mine: number }[]>`
       select (select count(*)::int from mocs) as mocs, (select count(*)::int from moc_forms) as forms,
              (select count(*)::int from moc_logs) as logs, (select count(*)::int from moc_users) as moc_users,
@@ -209,157 +218,212 @@ async function main(): Promise<void> {
       log(`floor GET /api/floor: ${round(floorRps)} req/s, p50 ${floor.latency.p50} ms, p99 ${floor.latency.p99} ms`);
     };
 
-    // 2. The standard user's list (~50 MOCs).
-    const standardBytes = (await timeGet(`${base}/api/newmoc`, auth(standardToken))).bytes;
-    await measureFloor();
-    const mine = await measure(base, "GET /api/newmoc (standard user)", CONNECTIONS, () => [
-      { method: "GET", path: "/api/newmoc", headers: auth(standardToken) },
-    ]);
-    rows.push({
-      scenario: `GET /api/newmoc, standard user (${counts!.mine} MOCs, ${round(standardBytes / 1024, 0)} KB)`,
-      connections: CONNECTIONS,
-      rps: mine.requests.average,
-      p50: mine.latency.p50,
-      p99: mine.latency.p99,
-      floorRps,
-      target: ">= 50% of floor req/s",
-      pass: mine.requests.average >= 0.5 * floorRps,
-    });
-    // The same floor with a body as large as that list: what moving the bytes alone costs here.
-    const kb = Math.max(1, Math.round(standardBytes / 1024));
-    const sized = await measure(base, `floor GET /api/floor?kb=${kb}`, CONNECTIONS, () => [
-      { method: "GET", path: `/api/floor?kb=${kb}` },
-    ]);
-    rows.push({
-      scenario: `floor with a ${kb} KB constant body (the list's size)`,
-      connections: CONNECTIONS,
-      rps: sized.requests.average,
-      p50: sized.latency.p50,
-      p99: sized.latency.p99,
-      floorRps,
-      target: "reference",
-    });
-
-    // 3. One fully populated MOC, rotating over every id.
-    const ids = (await client<{ id: string }[]>`select id from mocs order by random()`).map((r) => r.id);
-    const singleBytes = (await timeGet(`${base}/api/singlemoc?moc_id=${ids[0]}`, auth(adminToken))).bytes;
-    await measureFloor();
-    const single = await measure(base, "GET /api/singlemoc", CONNECTIONS, () =>
-      rotating(
-        ids.map((id) => `/api/singlemoc?moc_id=${id}`),
-        auth(adminToken),
-      ),
-    );
-    rows.push({
-      scenario: `GET /api/singlemoc, ${ids.length} ids in turn (~${round(singleBytes / 1024, 1)} KB)`,
-      connections: CONNECTIONS,
-      rps: single.requests.average,
-      p50: single.latency.p50,
-      p99: single.latency.p99,
-      floorRps,
-      target: ">= 50% of floor req/s",
-      pass: single.requests.average >= 0.5 * floorRps,
-    });
-
-    // 4. The admin list of all 10,000: sequential requests against the same SQL run directly.
-    const db = drizzle(client, { schema });
-    const where = mocListScope.newmoc({
-      _id: "",
-      role: "admin",
-      department: "engineering",
-      access: "full",
-      position: null,
-    });
-    await buildMocListJson(where, db); // warm-up
-    const sqlTimes: number[] = [];
-    let sqlBytes = 0;
-    for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
-      const t0 = performance.now();
-      sqlBytes = Buffer.byteLength(await buildMocListJson(where, db));
-      sqlTimes.push(performance.now() - t0);
-    }
-    await timeGet(`${base}/api/newmoc`, auth(adminToken)); // warm-up
-    const httpTimes: number[] = [];
-    let adminBytes = 0;
-    for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
-      const { ms, bytes } = await timeGet(`${base}/api/newmoc`, auth(adminToken));
-      httpTimes.push(ms);
-      adminBytes = bytes;
-    }
-    const sqlMs = median(sqlTimes);
-    const httpMs = median(httpTimes);
-    const ratio = httpMs / sqlMs;
-    log(
-      `admin list: ${(adminBytes / 1e6).toFixed(1)} MB; HTTP median ${round(httpMs)} ms, SQL median ${round(sqlMs)} ms` +
-        ` (${(sqlBytes / 1e6).toFixed(1)} MB), ratio ${ratio.toFixed(2)}`,
-    );
-    const adminLoad = await cannon(base, {
-      title: "GET /api/newmoc (admin)",
-      connections: ADMIN_CONNECTIONS,
-      amount: ADMIN_REQUESTS,
-      requests: [{ method: "GET", path: "/api/newmoc", headers: auth(adminToken) }],
-    });
-    log(
-      `GET /api/newmoc (admin), ${ADMIN_REQUESTS} requests over ${ADMIN_CONNECTIONS} connections: ` +
-        `p50 ${adminLoad.latency.p50} ms, p99 ${adminLoad.latency.p99} ms`,
-    );
-    rows.push({
-      scenario: `GET /api/newmoc, admin (all ${MOCS} MOCs, ${(adminBytes / 1e6).toFixed(1)} MB), sequential`,
-      connections: 1,
-      rps: 1000 / httpMs,
-      p50: httpMs,
-      p99: Math.max(...httpTimes),
-      target: "<= 3x the SQL alone",
-      pass: ratio <= 3,
-      note: `${ratio.toFixed(2)}x`,
-    });
-    rows.push({
-      scenario: "one SQL query building the same JSON (postgres.js), sequential",
-      connections: 1,
-      rps: 1000 / sqlMs,
-      p50: sqlMs,
-      p99: Math.max(...sqlTimes),
-      target: "reference",
-    });
-    rows.push({
-      scenario: `GET /api/newmoc, admin, ${ADMIN_REQUESTS} requests ${ADMIN_CONNECTIONS} at a time`,
-      connections: ADMIN_CONNECTIONS,
-      rps: adminLoad["2xx"] / adminLoad.duration,
-      p50: adminLoad.latency.p50,
-      p99: adminLoad.latency.p99,
-      target: "report",
-    });
-
-    // 5. The pages people open most, server time including rendering, one request at a time.
-    const cookie = (token: string) => ({ Cookie: `session=${token}` });
-    const pages: [string, string, string][] = [
-      ["dashboard", "/", standardToken],
-      ["dashboard", "/", adminToken],
-      ["MOC list", "/mocs", standardToken],
-      ["MOC list", "/mocs", adminToken],
-      ["MOC list, waiting on me", "/mocs?scope=waiting", standardToken],
-      ["MOC list, searched", "/mocs?q=pump", adminToken],
-    ];
-    for (const [label, path, token] of pages) {
-      const who = token === adminToken ? "admin" : "standard user";
-      for (let i = 0; i < 3; i++) await timeGet(`${base}${path}`, cookie(token)); // warm-up
-      const times: number[] = [];
-      let bytes = 0;
-      for (let i = 0; i < PAGE_RUNS; i++) {
-        const got = await timeGet(`${base}${path}`, cookie(token));
-        times.push(got.ms);
-        bytes = got.bytes;
-      }
-      const p50 = median(times);
-      log(`page ${path} as ${who}: median ${round(p50)} ms (${round(bytes / 1024, 0)} KB)`);
+    let adminSummary = "";
+    if (!ONLY_EMAIL) {
+      // 2. The standard user's list (~50 MOCs).
+      const standardBytes = (await timeGet(`${base}/api/newmoc`, auth(standardToken))).bytes;
+      await measureFloor();
+      const mine = await measure(base, "GET /api/newmoc (standard user)", CONNECTIONS, () => [
+        { method: "GET", path: "/api/newmoc", headers: auth(standardToken) },
+      ]);
       rows.push({
-        scenario: `GET ${path} (${label} page, ${round(bytes / 1024, 0)} KB), ${who}, sequential`,
+        scenario: `GET /api/newmoc, standard user (${counts!.mine} MOCs, ${round(standardBytes / 1024, 0)} KB)`,
+        connections: CONNECTIONS,
+        rps: mine.requests.average,
+        p50: mine.latency.p50,
+        p99: mine.latency.p99,
+        floorRps,
+        target: ">= 50% of floor req/s",
+        pass: mine.requests.average >= 0.5 * floorRps,
+      });
+      // The same floor with a body as large as that list: what moving the bytes alone costs here.
+      const kb = Math.max(1, Math.round(standardBytes / 1024));
+      const sized = await measure(base, `floor GET /api/floor?kb=${kb}`, CONNECTIONS, () => [
+        { method: "GET", path: `/api/floor?kb=${kb}` },
+      ]);
+      rows.push({
+        scenario: `floor with a ${kb} KB constant body (the list's size)`,
+        connections: CONNECTIONS,
+        rps: sized.requests.average,
+        p50: sized.latency.p50,
+        p99: sized.latency.p99,
+        floorRps,
+        target: "reference",
+      });
+
+      // 3. One fully populated MOC, rotating over every id.
+      const ids = (await client<{ id: string }[]>`select id from mocs order by random()`).map((r) => r.id);
+      const singleBytes = (await timeGet(`${base}/api/singlemoc?moc_id=${ids[0]}`, auth(adminToken))).bytes;
+      await measureFloor();
+      const single = await measure(base, "GET /api/singlemoc", CONNECTIONS, () =>
+        rotating(
+          ids.map((id) => `/api/singlemoc?moc_id=${id}`),
+          auth(adminToken),
+        ),
+      );
+      rows.push({
+        scenario: `GET /api/singlemoc, ${ids.length} ids in turn (~${round(singleBytes / 1024, 1)} KB)`,
+        connections: CONNECTIONS,
+        rps: single.requests.average,
+        p50: single.latency.p50,
+        p99: single.latency.p99,
+        floorRps,
+        target: ">= 50% of floor req/s",
+        pass: single.requests.average >= 0.5 * floorRps,
+      });
+
+      // 4. The admin list of all 10,000: sequential requests against the same SQL run directly.
+      const db = drizzle(client, { schema });
+      const where = mocListScope.newmoc({
+        _id: "",
+        role: "admin",
+        department: "engineering",
+        access: "full",
+        position: null,
+      });
+      await buildMocListJson(where, db); // warm-up
+      const sqlTimes: number[] = [];
+      let sqlBytes = 0;
+      for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
+        const t0 = performance.now();
+        sqlBytes = Buffer.byteLength(await buildMocListJson(where, db));
+        sqlTimes.push(performance.now() - t0);
+      }
+      await timeGet(`${base}/api/newmoc`, auth(adminToken)); // warm-up
+      const httpTimes: number[] = [];
+      let adminBytes = 0;
+      for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
+        const { ms, bytes } = await timeGet(`${base}/api/newmoc`, auth(adminToken));
+        httpTimes.push(ms);
+        adminBytes = bytes;
+      }
+      const sqlMs = median(sqlTimes);
+      const httpMs = median(httpTimes);
+      const ratio = httpMs / sqlMs;
+      adminSummary =
+        `Admin list vs one SQL query: ${round(httpMs)} ms / ${round(sqlMs)} ms = ${ratio.toFixed(2)}x (target <= 3x): ` +
+        `${ratio <= 3 ? "pass" : "MISSED"}`;
+      log(
+        `admin list: ${(adminBytes / 1e6).toFixed(1)} MB; HTTP median ${round(httpMs)} ms, SQL median ${round(sqlMs)} ms` +
+          ` (${(sqlBytes / 1e6).toFixed(1)} MB), ratio ${ratio.toFixed(2)}`,
+      );
+      const adminLoad = await cannon(base, {
+        title: "GET /api/newmoc (admin)",
+        connections: ADMIN_CONNECTIONS,
+        amount: ADMIN_REQUESTS,
+        requests: [{ method: "GET", path: "/api/newmoc", headers: auth(adminToken) }],
+      });
+      log(
+        `GET /api/newmoc (admin), ${ADMIN_REQUESTS} requests over ${ADMIN_CONNECTIONS} connections: ` +
+          `p50 ${adminLoad.latency.p50} ms, p99 ${adminLoad.latency.p99} ms`,
+      );
+      rows.push({
+        scenario: `GET /api/newmoc, admin (all ${MOCS} MOCs, ${(adminBytes / 1e6).toFixed(1)} MB), sequential`,
         connections: 1,
-        rps: 1000 / p50,
-        p50: round(p50),
-        p99: round(Math.max(...times)),
+        rps: 1000 / httpMs,
+        p50: httpMs,
+        p99: Math.max(...httpTimes),
+        target: "<= 3x the SQL alone",
+        pass: ratio <= 3,
+        note: `${ratio.toFixed(2)}x`,
+      });
+      rows.push({
+        scenario: "one SQL query building the same JSON (postgres.js), sequential",
+        connections: 1,
+        rps: 1000 / sqlMs,
+        p50: sqlMs,
+        p99: Math.max(...sqlTimes),
+        target: "reference",
+      });
+      rows.push({
+        scenario: `GET /api/newmoc, admin, ${ADMIN_REQUESTS} requests ${ADMIN_CONNECTIONS} at a time`,
+        connections: ADMIN_CONNECTIONS,
+        rps: adminLoad["2xx"] / adminLoad.duration,
+        p50: adminLoad.latency.p50,
+        p99: adminLoad.latency.p99,
         target: "report",
       });
+
+      // 5. The pages people open most, server time including rendering, one request at a time.
+      // The session cookie as /login sets it (signed by Remix's cookie), one sign-in per person.
+      const standardCookie = (await signIn(base, people.standard, BENCH_PASSWORD)).cookie;
+      const adminCookie = (await signIn(base, people.admin, BENCH_PASSWORD)).cookie;
+      const cookie = (value: string) => ({ Cookie: value });
+      const pages: [string, string, string][] = [
+        ["dashboard", "/", standardCookie],
+        ["dashboard", "/", adminCookie],
+        ["MOC list", "/mocs", standardCookie],
+        ["MOC list", "/mocs", adminCookie],
+        ["MOC list, waiting on me", "/mocs?scope=waiting", standardCookie],
+        ["MOC list, searched", "/mocs?q=pump", adminCookie],
+      ];
+      for (const [label, path, token] of pages) {
+        const who = token === adminCookie ? "admin" : "standard user";
+        for (let i = 0; i < 3; i++) await timeGet(`${base}${path}`, cookie(token)); // warm-up
+        const times: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < PAGE_RUNS; i++) {
+          const got = await timeGet(`${base}${path}`, cookie(token));
+          times.push(got.ms);
+          bytes = got.bytes;
+        }
+        const p50 = median(times);
+        log(`page ${path} as ${who}: median ${round(p50)} ms (${round(bytes / 1024, 0)} KB)`);
+        rows.push({
+          scenario: `GET ${path} (${label} page, ${round(bytes / 1024, 0)} KB), ${who}, sequential`,
+          connections: 1,
+          rps: 1000 / p50,
+          p50: round(p50),
+          p99: round(Math.max(...times)),
+          target: "report",
+        });
+      }
+
+      // 5b. The insight figures for the last year (issue 18): every figure, server time. The SQL alone
+      //     (the model function on this process's connection) and GET /api/insights end to end.
+      {
+        const today = new Date().toISOString().slice(0, 10);
+        const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
+        const filter = { from, to: today, department: null };
+        const insightsDb = drizzle(client, { schema });
+        const sqlTimes: number[] = [];
+        for (let i = 0; i < 3; i++) await insightsDb.transaction((tx) => computeInsights(filter, { db: tx })); // warm-up
+        for (let i = 0; i < PAGE_RUNS; i++) {
+          const t0 = performance.now();
+          await insightsDb.transaction((tx) => computeInsights(filter, { db: tx }));
+          sqlTimes.push(performance.now() - t0);
+        }
+        const url = `${base}/api/insights?from=${from}&to=${today}`;
+        for (let i = 0; i < 3; i++) await timeGet(url, auth(adminToken)); // warm-up
+        const httpTimes: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < PAGE_RUNS; i++) {
+          const got = await timeGet(url, auth(adminToken));
+          httpTimes.push(got.ms);
+          bytes = got.bytes;
+        }
+        const httpMs = median(httpTimes);
+        log(
+          `insights for ${from}..${today}: SQL median ${round(median(sqlTimes))} ms, HTTP median ${round(httpMs)} ms`,
+        );
+        rows.push({
+          scenario: `GET /api/insights, a year of ${MOCS} MOCs (all figures, ${round(bytes / 1024, 0)} KB), admin, sequential`,
+          connections: 1,
+          rps: 1000 / httpMs,
+          p50: round(httpMs),
+          p99: round(Math.max(...httpTimes)),
+          target: "< 300 ms",
+          pass: httpMs < 300,
+        });
+        rows.push({
+          scenario: "the same figures' SQL alone (computeInsights), sequential",
+          connections: 1,
+          rps: 1000 / median(sqlTimes),
+          p50: round(median(sqlTimes)),
+          p99: round(Math.max(...sqlTimes)),
+          target: "reference",
+        });
+      }
     }
 
     // 6. One pipeline step, each request on its own MOC waiting at c.
@@ -402,7 +466,8 @@ async function main(): Promise<void> {
       p50: step.latency.p50,
       p99: step.latency.p99,
       floorRps,
-      target: "report",
+      target: ">= 30% of floor req/s",
+      pass: step.requests.average >= 0.3 * floorRps,
       note: step.non2xx ? `${step.non2xx} non-2xx` : undefined,
     });
 
@@ -419,16 +484,19 @@ async function main(): Promise<void> {
       target: "reference",
     });
 
+    // 7. Email: bursts through a worker process, latency on an idle queue, the reminder at scale.
+    //    The web server runs workers too, so it stops first: the bench's worker alone takes the jobs.
+    await server.stop();
+    server = undefined;
+    rows.push(...(await emailBench(database.url, client)));
+
     console.log(
       `\nMachine: ${cores} x ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,` +
         ` Node ${process.version}, ${version.split(" on ")[0]}; ${SECONDS} s per scenario after a 2 s warm-up (5 s for the server);` +
         ` load average ${load()} at the end.`,
     );
     printTable(rows);
-    console.log(
-      `Admin list vs one SQL query: ${round(httpMs)} ms / ${round(sqlMs)} ms = ${ratio.toFixed(2)}x (target <= 3x): ` +
-        `${ratio <= 3 ? "pass" : "MISSED"}`,
-    );
+    if (adminSummary) console.log(adminSummary);
     const missed = rows.filter((r) => r.pass === false);
     console.log(
       missed.length

@@ -3,7 +3,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { runningEmbeddedServer, startEmbeddedPostgres } from "../../db/embedded";
 import { adminQuery, dropDatabase, withDatabase } from "../helpers/databases";
 
-export const BENCH_DATABASE = "cm_bench";
+/** BENCH_DATABASE names another database, so two benchmarks on one shared server do not collide. */
+export const BENCH_DATABASE = process.env.BENCH_DATABASE ?? "cm_bench";
+if (!/^[a-z_][a-z0-9_]{0,62}$/.test(BENCH_DATABASE)) throw new Error("BENCH_DATABASE must be a plain lower-case name");
 const EMBEDDED_DIR = ".data/bench";
 
 export type BenchDatabase = { url: string; where: string; close: () => Promise<void> };
@@ -121,6 +123,15 @@ export async function startServer(options: { databaseUrl: string; port: number }
 
 /** A session token through the real sign-in (POST /login asking for JSON). */
 export async function login(base: string, email: string, password: string): Promise<string> {
+  return (await signIn(base, email, password)).token;
+}
+
+/** Signs in through /login: the token, and the `Cookie` header a browser would send afterwards. */
+export async function signIn(
+  base: string,
+  email: string,
+  password: string,
+): Promise<{ token: string; cookie: string }> {
   const res = await fetch(`${base}/login`, {
     method: "POST",
     headers: { Accept: "application/json", "Content-Type": "application/x-www-form-urlencoded" },
@@ -129,5 +140,5 @@ export async function login(base: string, email: string, password: string): Prom
   if (!res.ok) throw new Error(`sign-in as ${email} failed: ${res.status} ${await res.text()}`);
   const body = (await res.json()) as { token?: string };
   if (!body.token) throw new Error(`sign-in as ${email} returned no token`);
-  return body.token;
+  return { token: body.token, cookie: (res.headers.get("Set-Cookie") ?? "").split(";")[0]! };
 }

@@ -2,6 +2,8 @@ import { expectNoSeriousA11yViolations } from "./axe";
 import { ADMIN, expect, signIn, test } from "./fixtures";
 
 test("sign-in, dashboard, profile, users and outbox pages pass an accessibility scan", async ({ page }) => {
+  // Five pages, each with a full axe scan: several times one page's budget.
+  test.setTimeout(120_000);
   await page.goto("/login");
   await expectNoSeriousA11yViolations(page);
   await signIn(page, ADMIN.email, ADMIN.password);

@@ -32,10 +32,19 @@ export async function signIn(page: Page, email: string, password: string) {
 export type CreatedUser = Required<Pick<NewUser, "name" | "email" | "password" | "department">> & {
   _id: string;
   token?: string;
+  /** The same session as the `session` cookie's value, as /login set it. */
+  cookie?: string;
 };
 
 /** Creates a user through the real API as the admin, already onboarded unless `onboarded: false`. */
 export type CreateUser = (user?: NewUser & { onboarded?: boolean }) => Promise<CreatedUser>;
+
+/** The `session` cookie's value in a Set-Cookie header. */
+export function sessionCookieOf(setCookie: string | undefined): string {
+  const value = setCookie?.match(/(?:^|\n)session=([^;]+)/)?.[1];
+  if (!value) throw new Error(`no session cookie in ${setCookie}`);
+  return value;
+}
 
 export const test = base.extend<{ adminToken: string; createUser: CreateUser }>({
   adminToken: async ({ request }, use) => {
@@ -72,13 +81,14 @@ export const test = base.extend<{ adminToken: string; createUser: CreateUser }>(
         headers: { Accept: "application/json" },
       });
       const { token } = (await login.json()) as { token: string };
+      const cookie = sessionCookieOf(login.headers()["set-cookie"]);
       const patched = await request.patch("/api/user", {
         data: { password: PASSWORD, currentPassword: input.password },
         headers: { Authorization: `Bearer ${token}` },
       });
       expect(patched.status()).toBe(200);
       // A password change revokes the user's other sessions, not this one: keep it for API calls.
-      return { ...input, password: PASSWORD, _id: data._id, token };
+      return { ...input, password: PASSWORD, _id: data._id, token, cookie };
     });
   },
 });

@@ -6,73 +6,32 @@
 import type { APIRequestContext, BrowserContext, Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
 import {
-  approverForm,
+  CAST,
   futureDate,
-  hseqForm,
-  implementationForm,
-  implementerForm,
   newMocBody,
-  verifierForm,
+  PIPELINE,
+  STEP_PATH,
+  stepBody,
+  type Cast as CastOf,
+  type Doc,
 } from "../helpers/moc";
 import { test as base, expect, signIn, type CreatedUser, type CreateUser } from "./fixtures";
 
 export { expect, futureDate };
 
 export type Person = CreatedUser & { token: string };
-export type Cast = {
-  originator: Person;
-  implementer: Person;
-  hseq: Person;
-  approver: Person;
-  verifier: Person;
-};
+export type Cast = CastOf<Person>;
+export type { Doc };
 
-// A populated MOC document as /api returns it.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Doc = any;
-
-/** Where `advance` stops: the step the MOC then waits for. */
+/** Where `createAt` stops: the step the MOC then waits for. */
 export type Stage = "implementer" | "hseq" | "approver" | "implementation" | "verifier";
-
-const STEPS: { stage: Stage; path: string; body: (cast: Cast, moc: Doc) => Record<string, unknown> }[] = [
-  {
-    stage: "implementer",
-    path: "/api/submit/implementer",
-    body: (cast, moc) => ({ moc_id: moc._id, implementer_form: implementerForm(cast.approver, cast.hseq) }),
-  },
-  { stage: "hseq", path: "/api/submit/hseq", body: (_cast, moc) => ({ moc_id: moc._id, hseq_form: hseqForm() }) },
-  {
-    stage: "approver",
-    path: "/api/submit/approver",
-    body: (_cast, moc) => ({ moc_id: moc._id, approver_form: approverForm() }),
-  },
-  {
-    stage: "implementation",
-    path: "/api/submit/implementation",
-    body: (_cast, moc) => ({ moc_id: moc._id, implementation: implementationForm() }),
-  },
-  {
-    stage: "verifier",
-    path: "/api/submit/verifier",
-    body: (_cast, moc) => ({ moc_id: moc._id, verifier_form: verifierForm() }),
-  },
-];
-const ACTOR: Record<Stage, keyof Cast> = {
-  implementer: "implementer",
-  hseq: "hseq",
-  approver: "approver",
-  implementation: "implementer",
-  verifier: "hseq",
-};
 
 async function apiData(response: Awaited<ReturnType<APIRequestContext["get"]>>, what: string): Promise<Doc> {
   expect(response.status(), `${what}: ${await response.text()}`).toBe(200);
   return ((await response.json()) as { data: Doc }).data;
 }
 
-type Department = "engineering" | "operations" | "fleet" | "hseq";
-
-async function person(createUser: CreateUser, name: string, department: Department): Promise<Person> {
+async function person(createUser: CreateUser, name: string, department: (typeof CAST)[number][2]): Promise<Person> {
   const user = await createUser({ name, department });
   return { ...user, token: user.token! };
 }
@@ -100,15 +59,10 @@ export const test = base.extend<{
 }>({
   cast: async ({ createUser }, use) => {
     const tag = randomBytes(3).toString("hex");
-    const make = async (name: string, department: Department) => person(createUser, `${name} ${tag}`, department);
-    const [originator, implementer, hseq, approver, verifier] = await Promise.all([
-      make("Olive Originator", "engineering"),
-      make("Ian Implementer", "operations"),
-      make("Hugo Hseq", "hseq"),
-      make("Alma Approver", "fleet"),
-      make("Vera Verifier", "engineering"),
-    ]);
-    await use({ originator, implementer, hseq, approver, verifier });
+    const people = await Promise.all(
+      CAST.map(([, name, department]) => person(createUser, `${name} ${tag}`, department)),
+    );
+    await use(Object.fromEntries(CAST.map(([role], i) => [role, people[i]!])) as Cast);
   },
 
   outsider: async ({ createUser }, use) => {
@@ -130,9 +84,9 @@ export const test = base.extend<{
         apiData(await request.post(path, { data: body, headers: bearer(who.token) }), path),
       createAt: async (cast, stage) => {
         let moc = await api.create(cast);
-        for (const step of STEPS) {
-          if (step.stage === stage) break;
-          moc = await api.submit(step.path, cast[ACTOR[step.stage]], step.body(cast, moc));
+        for (const { step, by } of PIPELINE) {
+          if (step === stage) break;
+          moc = await api.submit(STEP_PATH[step], cast[by], stepBody(step, moc, cast));
         }
         return moc;
       },
@@ -155,7 +109,7 @@ export const test = base.extend<{
         await signIn(page, who.email, who.password);
       } else {
         // The session made when the user was onboarded: the same cookie /login sets.
-        await context.addCookies([{ name: "session", value: who.token, url: baseURL! }]);
+        await context.addCookies([{ name: "session", value: who.cookie!, url: baseURL! }]);
       }
       return page;
     });

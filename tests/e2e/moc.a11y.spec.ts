@@ -63,6 +63,8 @@ test("the record page passes an accessibility scan, open and declined", async ({
 });
 
 test("the Part B, C and D forms pass an accessibility scan", async ({ cast, mocApi, openAs }) => {
+  // Three step forms, each with a full axe scan.
+  test.setTimeout(120_000);
   const [atB, atC, atD] = await Promise.all([
     mocApi.create(cast),
     mocApi.createAt(cast, "hseq"),
@@ -89,6 +91,8 @@ test("the Part A, E and F forms and the deviation page pass an accessibility sca
   mocApi,
   openAs,
 }) => {
+  // Four pages, each with a full axe scan.
+  test.setTimeout(120_000);
   const [atB, atE, atF, deviation] = await Promise.all([
     mocApi.create(cast),
     mocApi.createAt(cast, "implementation"),

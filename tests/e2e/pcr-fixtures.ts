@@ -68,7 +68,7 @@ export const test = base.extend<{
       const page = await context.newPage();
       if (viaForm) await signIn(page, who.email, who.password);
       // The session made when the user was onboarded: the same cookie /login sets.
-      else await context.addCookies([{ name: "session", value: who.token, url: baseURL! }]);
+      else await context.addCookies([{ name: "session", value: who.cookie!, url: baseURL! }]);
       return page;
     });
     await Promise.all(contexts.map((c) => c.close()));

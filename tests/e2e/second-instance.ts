@@ -1,7 +1,7 @@
 /**
  * A second app instance for browser tests: the same production build and entry point as the
  * server Playwright starts (tests/e2e/server.ts), on another port, against the same database.
- * Several instances sharing one database is how the app is deployed (clarifications section 11).
+ * Several instances sharing one database is how the app is deployed (README.md).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";

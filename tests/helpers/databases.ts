@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+// Relative, not `#db/`: Playwright's global setup and the browser tests' server import this file too.
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../db/embedded";
 import { migrateDatabase } from "../../db/migrate";
 

@@ -4,9 +4,9 @@
  */
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { getDb } from "../../app/utils/db.server";
-import { MOC_JSON } from "../../db/moc-document";
-import { sessions, users } from "../../db/schema";
+import { getDb } from "~/utils/db.server";
+import { MOC_JSON } from "#db/moc-document";
+import { sessions, users } from "#db/schema";
 
 export type UserRow = typeof users.$inferSelect;
 

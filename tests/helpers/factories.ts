@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createSession } from "../../app/models/session.server";
-import { insertUser, type PublicUser } from "../../app/models/user.server";
-import type { NewUserInput } from "../../app/models/user.schema";
+import { createSession } from "~/models/session.server";
+import { insertUser, type PublicUser } from "~/models/user.server";
+import type { NewUserInput } from "~/models/user.schema";
 
 export const PASSWORD = "correct-horse-battery";
 

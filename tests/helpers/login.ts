@@ -3,7 +3,7 @@
  * answered with `data(...)` (the page re-renders with the error), not a Response, so both shapes
  * are normalised here.
  */
-import * as login from "../../app/routes/login";
+import * as login from "~/routes/login";
 import { expectNoSecrets } from "./api";
 import { buildRequest, type CallResult } from "./request";
 
@@ -20,7 +20,7 @@ export async function postLogin(
   fields: Record<string, string>,
   options: { json?: boolean; headers?: Record<string, string>; rawBody?: string } = {},
 ): Promise<LoginResult> {
-  const request = buildRequest({
+  const request = await buildRequest({
     method: "POST",
     path: "/login",
     body: options.rawBody ?? new URLSearchParams(fields).toString(),

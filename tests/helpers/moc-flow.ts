@@ -3,41 +3,40 @@
  * pipeline step, and `mocAt(stage)` which advances a fresh MOC to a given stage. Plus readers of
  * what a step left behind (emails, snapshots) so tests can compare before and after.
  */
-import { randomUUID } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
 import { expect } from "vitest";
-import * as addUserRoute from "../../app/routes/api.addUser";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import * as submitApprover from "../../app/routes/api.submit.approver";
-import * as submitDeviation from "../../app/routes/api.submit.deviation-extention";
-import * as submitHseq from "../../app/routes/api.submit.hseq";
-import * as submitImplementation from "../../app/routes/api.submit.implementation";
-import * as submitImplementer from "../../app/routes/api.submit.implementer";
-import * as submitOriginator from "../../app/routes/api.submit.originator";
-import * as submitVerifier from "../../app/routes/api.submit.verifier";
-import type { MocStep } from "../../app/models/authz.server";
-import { createMoc } from "../../app/models/moc.server";
-import type { NewMocInput } from "../../app/models/moc.schema";
-import type { PublicUser } from "../../app/models/user.server";
-import { getDb } from "../../app/utils/db.server";
-import { emailMessages, users } from "../../db/schema";
+import * as addUserRoute from "~/routes/api.addUser";
+import * as newmocRoute from "~/routes/api.newmoc";
+import * as submitApprover from "~/routes/api.submit.approver";
+import * as submitDeviation from "~/routes/api.submit.deviation-extention";
+import * as submitHseq from "~/routes/api.submit.hseq";
+import * as submitImplementation from "~/routes/api.submit.implementation";
+import * as submitImplementer from "~/routes/api.submit.implementer";
+import * as submitOriginator from "~/routes/api.submit.originator";
+import * as submitVerifier from "~/routes/api.submit.verifier";
+import { MOC_STEPS, STEPS, type MocStep } from "~/models/moc-steps.server";
+import { createMoc } from "~/models/moc.server";
+import type { NewMocInput } from "~/models/moc.schema";
+import type { PublicUser } from "~/models/user.server";
+import { getDb } from "~/utils/db.server";
+import { emailMessages, users } from "#db/schema";
 import { api } from "./api";
 import { makeUser, tokenFor } from "./factories";
 import {
   approverForm,
   hseqForm,
   implementationForm,
-  implementerForm,
   newMocBody,
-  verifierForm,
   type Cast,
+  CAST,
+  STEP_PATH,
+  stepBody,
+  type Doc,
 } from "./moc";
 import type { CallOptions, CallResult } from "./request";
 
 type RouteModule = Parameters<typeof api>[0];
-// Populated MOC documents as the API returns them.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Doc = any;
+export type { Doc };
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -59,14 +58,8 @@ export function tokenOf(user: { _id: string }): Promise<string> {
 
 /** The five people of a MOC, each in a different department where it matters. */
 export async function makeCast(): Promise<Cast> {
-  const [originator, implementer, approver, hseq, verifier] = await Promise.all([
-    makeUser({ name: "Olive Originator", department: "engineering" }),
-    makeUser({ name: "Ian Implementer", department: "operations" }),
-    makeUser({ name: "Alma Approver", department: "fleet" }),
-    makeUser({ name: "Hugo Hseq", department: "hseq" }),
-    makeUser({ name: "Vera Verifier", department: "engineering" }),
-  ]);
-  return { originator: originator!, implementer: implementer!, approver: approver!, hseq: hseq!, verifier: verifier! };
+  const people = await Promise.all(CAST.map(([, name, department]) => makeUser({ name, department })));
+  return Object.fromEntries(CAST.map(([role], i) => [role, people[i]!])) as Cast;
 }
 
 export async function deactivate(user: { _id: string }): Promise<void> {
@@ -76,52 +69,23 @@ export async function deactivate(user: { _id: string }): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Steps
 
-export const STEP_ENDPOINTS: Record<MocStep, { route: RouteModule; path: string; key: string | null }> = {
-  originator: { route: submitOriginator, path: "/api/submit/originator", key: "originator_form" },
-  implementer: { route: submitImplementer, path: "/api/submit/implementer", key: "implementer_form" },
-  hseq: { route: submitHseq, path: "/api/submit/hseq", key: "hseq_form" },
-  approver: { route: submitApprover, path: "/api/submit/approver", key: "approver_form" },
-  implementation: { route: submitImplementation, path: "/api/submit/implementation", key: "implementation" },
-  "deviation-extension": { route: submitDeviation, path: "/api/submit/deviation-extention", key: null },
-  verifier: { route: submitVerifier, path: "/api/submit/verifier", key: "verifier_form" },
+const ROUTES: Record<MocStep, RouteModule> = {
+  originator: submitOriginator,
+  implementer: submitImplementer,
+  hseq: submitHseq,
+  approver: submitApprover,
+  implementation: submitImplementation,
+  "deviation-extension": submitDeviation,
+  verifier: submitVerifier,
 };
 
-export function originatorForm(implementer: { _id: string }, overrides: Record<string, unknown> = {}) {
-  const { implementer: _ignored, "departments-to-inform": _alsoIgnored, ...rest } = newMocBody(implementer);
-  return { "implementer-name": { value: { _id: implementer._id } }, ...rest, ...overrides };
-}
-
-export const resolution = (
-  moc: Doc,
-  type: "deviation" | "extension",
-  approved: "yes" | "no" = "yes",
-  comment = "Reviewed",
-) => ({
-  moc_id: moc._id,
-  deviationExtentionId: moc.extentionsAndDeviations?._id ?? randomUUID(),
-  value: { approved, comment },
-  type,
-});
+/** Each step's route module, path and body key (from the step definitions). */
+export const STEP_ENDPOINTS = Object.fromEntries(
+  MOC_STEPS.map((step) => [step, { route: ROUTES[step], path: STEP_PATH[step], key: STEPS[step].bodyKey }]),
+) as Record<MocStep, { route: RouteModule; path: string; key: string | null }>;
 
 /** A valid body for each step: the approving answer. */
-export function defaultStepBody(step: MocStep, moc: Doc, cast: Cast): Record<string, unknown> {
-  switch (step) {
-    case "originator":
-      return { moc_id: moc._id, originator_form: originatorForm(cast.implementer) };
-    case "implementer":
-      return { moc_id: moc._id, implementer_form: implementerForm(cast.approver, cast.hseq) };
-    case "hseq":
-      return { moc_id: moc._id, hseq_form: hseqForm() };
-    case "approver":
-      return { moc_id: moc._id, approver_form: approverForm() };
-    case "implementation":
-      return { moc_id: moc._id, implementation: implementationForm() };
-    case "deviation-extension":
-      return resolution(moc, "deviation");
-    case "verifier":
-      return { moc_id: moc._id, verifier_form: verifierForm() };
-  }
-}
+export const defaultStepBody = stepBody;
 
 export async function submitStep(step: MocStep, actor: { _id: string } | null, body: unknown): Promise<CallResult> {
   const { route, path } = STEP_ENDPOINTS[step];

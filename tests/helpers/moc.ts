@@ -1,5 +1,15 @@
-/** Builders for MOC bodies and a pipeline driver, used by the MOC tests. */
-import type { PublicUser } from "../../app/models/user.server";
+/**
+ * The MOC test helpers' one definition of what a MOC test needs to know: the bodies of every step,
+ * the people of a MOC, and who takes each pipeline step. The integration tests drive them through
+ * the route modules (moc-flow.ts), the browser tests through HTTP (tests/e2e/moc-fixtures.ts).
+ * Types only from the app: Playwright loads this file too.
+ */
+import type { MocStep } from "~/models/moc-steps.server";
+import type { PublicUser } from "~/models/user.server";
+
+// A populated MOC document as /api returns it; tests read answers of every shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Doc = any;
 
 const v = <T>(value: T) => ({ value });
 
@@ -66,10 +76,73 @@ export const verifierForm = (close: "yes" | "no" = "yes") => ({
   "close-moc": v(close),
 });
 
-export type Cast = {
-  originator: PublicUser;
-  implementer: PublicUser;
-  approver: PublicUser;
-  hseq: PublicUser;
-  verifier: PublicUser;
+export type Role = "originator" | "implementer" | "approver" | "hseq" | "verifier";
+export type Cast<Person = PublicUser> = Record<Role, Person>;
+
+/** The five people of a MOC, each in a different department where it matters. */
+export const CAST: [role: Role, name: string, department: "engineering" | "operations" | "fleet" | "hseq"][] = [
+  ["originator", "Olive Originator", "engineering"],
+  ["implementer", "Ian Implementer", "operations"],
+  ["approver", "Alma Approver", "fleet"],
+  ["hseq", "Hugo Hseq", "hseq"],
+  ["verifier", "Vera Verifier", "engineering"],
+];
+
+/** Part A as /api/submit/originator carries it (`implementer-name` where /api/newmoc has `implementer`). */
+export function originatorForm(implementer: { _id: string }, overrides: Record<string, unknown> = {}) {
+  const { implementer: _ignored, "departments-to-inform": _alsoIgnored, ...rest } = newMocBody(implementer);
+  return { "implementer-name": { value: { _id: implementer._id } }, ...rest, ...overrides };
+}
+
+/** A decision on the MOC's requested deviation or extension. */
+export const resolution = (
+  moc: Doc,
+  type: "deviation" | "extension",
+  approved: "yes" | "no" = "yes",
+  comment = "Reviewed",
+) => ({
+  moc_id: moc._id,
+  deviationExtentionId: moc.extentionsAndDeviations?._id ?? crypto.randomUUID(),
+  value: { approved, comment },
+  type,
+});
+
+/** Each step's /api endpoint. */
+export const STEP_PATH: Record<MocStep, string> = {
+  originator: "/api/submit/originator",
+  implementer: "/api/submit/implementer",
+  hseq: "/api/submit/hseq",
+  approver: "/api/submit/approver",
+  implementation: "/api/submit/implementation",
+  "deviation-extension": "/api/submit/deviation-extention",
+  verifier: "/api/submit/verifier",
 };
+
+/** A valid body for each step: the approving answer. */
+export function stepBody(step: MocStep, moc: Doc, cast: Cast<{ _id: string }>): Record<string, unknown> {
+  switch (step) {
+    case "originator":
+      return { moc_id: moc._id, originator_form: originatorForm(cast.implementer) };
+    case "implementer":
+      return { moc_id: moc._id, implementer_form: implementerForm(cast.approver, cast.hseq) };
+    case "hseq":
+      return { moc_id: moc._id, hseq_form: hseqForm() };
+    case "approver":
+      return { moc_id: moc._id, approver_form: approverForm() };
+    case "implementation":
+      return { moc_id: moc._id, implementation: implementationForm() };
+    case "deviation-extension":
+      return resolution(moc, "deviation");
+    case "verifier":
+      return { moc_id: moc._id, verifier_form: verifierForm() };
+  }
+}
+
+/** The straight path after Part A: each step and who of the cast takes it (HSEQ verifies when no verifier is set). */
+export const PIPELINE: { step: MocStep; by: Role }[] = [
+  { step: "implementer", by: "implementer" },
+  { step: "hseq", by: "hseq" },
+  { step: "approver", by: "approver" },
+  { step: "implementation", by: "implementer" },
+  { step: "verifier", by: "hseq" },
+];

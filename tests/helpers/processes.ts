@@ -16,7 +16,7 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000; // a shared, loaded machine can take that long to start one
   while (!output.includes("workers are running")) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill("SIGKILL");
@@ -30,6 +30,37 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
+    },
+  };
+}
+
+/**
+ * Worker processes delivering through the fake Resend at `fakeUrl()`. Queue settings live in the
+ * database, so the test process (which sends the jobs) must run with the same `shared` settings,
+ * as the instances of a deployment do. Stop them all in `afterEach`.
+ */
+export function emailWorkers(shared: Record<string, string>, fakeUrl: () => string) {
+  const running: Worker[] = [];
+  return {
+    async start(extra: Record<string, string> = {}): Promise<Worker> {
+      const worker = await startWorkerProcess({
+        DATABASE_URL: process.env.DATABASE_URL!,
+        SESSION_SECRET: process.env.SESSION_SECRET!,
+        RESEND_API_KEY: "re_test_key",
+        RESEND_BASE_URL: fakeUrl(),
+        ...shared,
+        ...extra,
+      });
+      running.push(worker);
+      return worker;
+    },
+    /** Kills one with `signal` and forgets it. */
+    async kill(worker: Worker, signal: NodeJS.Signals): Promise<void> {
+      await worker.stop(signal);
+      running.splice(running.indexOf(worker), 1);
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all(running.splice(0).map((w) => w.stop("SIGTERM")));
     },
   };
 }

@@ -3,6 +3,7 @@
  * tests go through the same code as the server, minus the socket.
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { sessionCookie } from "~/utils/cookies.server";
 
 type RouteModule = {
   loader?: (args: LoaderFunctionArgs) => Promise<Response> | Response;
@@ -28,12 +29,15 @@ export type CallResult = { status: number; headers: Headers; body: any; text: st
 
 export const BASE = "http://localhost:3000";
 
-export function buildRequest(options: CallOptions): Request {
+/** The `Cookie` request header a browser sends after the app set the session cookie to `token`. */
+export const sessionCookieHeader = async (token: string) => (await sessionCookie(token)).split(";")[0]!;
+
+export async function buildRequest(options: CallOptions): Promise<Request> {
   const url = new URL(options.path ?? "/", BASE);
   for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
   const headers = new Headers(options.headers);
   if (options.token) {
-    if (options.cookie) headers.set("Cookie", `session=${options.token}`);
+    if (options.cookie) headers.set("Cookie", await sessionCookieHeader(options.token));
     else headers.set("Authorization", `Bearer ${options.token}`);
   }
   let body: BodyInit | undefined;
@@ -45,7 +49,7 @@ export function buildRequest(options: CallOptions): Request {
 }
 
 export async function call(route: RouteModule, options: CallOptions = {}): Promise<CallResult> {
-  const request = buildRequest(options);
+  const request = await buildRequest(options);
   const args = { request, params: options.params ?? {}, context: {} };
   const handler = request.method === "GET" || request.method === "HEAD" ? route.loader : route.action;
   if (!handler) throw new Error(`route has no ${request.method === "GET" ? "loader" : "action"}`);
@@ -57,7 +61,7 @@ export async function call(route: RouteModule, options: CallOptions = {}): Promi
     else throw thrown;
   }
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

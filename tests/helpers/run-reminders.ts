@@ -5,11 +5,11 @@
  * runs, prints the outcome as one JSON line and exits.
  */
 import { createInterface } from "node:readline";
-import { sendDueReminders } from "../../app/models/reminder.server";
-import { closeDb, getDb } from "../../db/client";
+import { sendDueReminders } from "~/models/reminder.server";
+import { closeDb, getDb } from "#db/client";
 import { sql } from "drizzle-orm";
-import { startBoss, stopBoss } from "../../jobs/boss";
-import { runDailyReminder } from "../../jobs/reminder";
+import { startBoss, stopBoss } from "#jobs/boss";
+import { runDailyReminder } from "#jobs/reminder";
 
 const [day, mode = "model"] = process.argv.slice(2);
 if (!day) throw new Error("usage: run-reminders.ts <YYYY-MM-DD> [model|job]");

@@ -1,7 +1,7 @@
 import { afterAll, inject } from "vitest";
-import { closeDb } from "../../db/client";
-import { stopBoss } from "../../jobs/boss";
-import { resetEnv } from "../../app/utils/env.server";
+import { closeDb } from "#db/client";
+import { stopBoss } from "#jobs/boss";
+import { resetEnv } from "~/utils/env.server";
 import { cloneDatabase, dropDatabase, withDatabase } from "./databases";
 
 const serverUrl = inject("dbServerUrl");

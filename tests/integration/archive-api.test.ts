@@ -1,5 +1,5 @@
 /**
- * /api/oldMoc and /api/oldPcr (clarifications sections 1, 4 and 10), the same table of cases for
+ * /api/oldMoc and /api/oldPcr (the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/010-legacy-archive.md), the same table of cases for
  * both kinds: the CRUD contract, PATCH as a partial update, who may write (admins and HSEQ) and who
  * may only read, every validation rule, duplicate serials, unknown and malformed ids, malformed and
  * oversized bodies; and after every refused request, the archive exactly as it was.
@@ -7,13 +7,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as oldMocItem from "../../app/routes/api.oldMoc.$id";
-import * as oldMoc from "../../app/routes/api.oldMoc";
-import * as oldPcrItem from "../../app/routes/api.oldPcr.$id";
-import * as oldPcr from "../../app/routes/api.oldPcr";
-import { searchArchive } from "../../app/models/archive.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { getDb } from "../../app/utils/db.server";
+import * as oldMocItem from "~/routes/api.oldMoc.$id";
+import * as oldMoc from "~/routes/api.oldMoc";
+import * as oldPcrItem from "~/routes/api.oldPcr.$id";
+import * as oldPcr from "~/routes/api.oldPcr";
+import { searchArchive } from "~/models/archive.server";
+import type { PublicUser } from "~/models/user.server";
+import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { tokenOf } from "../helpers/pcr";

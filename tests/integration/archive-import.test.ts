@@ -7,19 +7,14 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as importPage from "../../app/routes/archive.$kind.import";
-import {
-  checkArchiveImport,
-  decodeCsvFile,
-  importArchiveCsv,
-  type ImportCheck,
-} from "../../app/models/archive-import.server";
-import { createArchiveRecord, insertArchiveRecords } from "../../app/models/archive.server";
-import { withDefaults, type ArchiveKind } from "../../app/models/archive.schema";
-import type { PublicUser } from "../../app/models/user.server";
-import { DomainError } from "../../app/utils/errors";
-import { getDb } from "../../app/utils/db.server";
-import { BASE } from "../helpers/request";
+import * as importPage from "~/routes/archive.$kind.import";
+import { checkArchiveImport, decodeCsvFile, importArchiveCsv, type ImportCheck } from "~/models/archive-import.server";
+import { createArchiveRecord, insertArchiveRecords } from "~/models/archive.server";
+import { withDefaults, type ArchiveKind } from "~/models/archive.schema";
+import type { PublicUser } from "~/models/user.server";
+import { DomainError } from "~/utils/errors";
+import { getDb } from "~/utils/db.server";
+import { BASE, sessionCookieHeader } from "../helpers/request";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { tokenOf } from "../helpers/pcr";
 
@@ -421,7 +416,7 @@ async function postImport(
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   const request = new Request(new URL(`/archive/${segment}/import`, BASE), {
     method: "POST",
-    headers: { Cookie: `session=${await tokenOf(who)}` },
+    headers: { Cookie: await sessionCookieHeader(await tokenOf(who)) },
     body: form,
   });
   let result: unknown;

@@ -1,26 +1,27 @@
 /**
  * Signing in and out, session tokens, the failed-login budget, cross-origin writes and /healthz
- * (spec "Authentication", clarifications section 2).
+ * (spec "Authentication", docs/decisions/001-session-tokens.md).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import * as healthz from "../../app/routes/healthz";
-import * as logout from "../../app/routes/logout";
-import * as myUserRoute from "../../app/routes/api.myUser";
-import * as userRoute from "../../app/routes/api.user";
-import * as fromDbRoute from "../../app/routes/api.UserFromDatabase";
-import * as usersRoute from "../../app/routes/api.users";
-import * as verifyRoute from "../../app/routes/api.verify";
-import { createSession } from "../../app/models/session.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { resetEnv } from "../../app/utils/env.server";
-import { signToken, type TokenPayload } from "../../app/utils/token.server";
-import { requireApiUserWith } from "../../app/utils/auth.server";
+import * as healthz from "~/routes/healthz";
+import * as logout from "~/routes/logout";
+import * as myUserRoute from "~/routes/api.myUser";
+import * as userRoute from "~/routes/api.user";
+import * as fromDbRoute from "~/routes/api.UserFromDatabase";
+import * as usersRoute from "~/routes/api.users";
+import * as verifyRoute from "~/routes/api.verify";
+import { createSession } from "~/models/session.server";
+import type { PublicUser } from "~/models/user.server";
+import { resetEnv } from "~/utils/env.server";
+import { signToken, type TokenPayload } from "~/utils/token.server";
+import { requireApiUserWith } from "~/web/auth.server";
 import { sql } from "drizzle-orm";
 import { api } from "../helpers/api";
 import { expectUnchanged, userRow } from "../helpers/db-state";
 import { makeAdmin, makeUser, PASSWORD, tokenFor } from "../helpers/factories";
 import { postLogin, type LoginResult } from "../helpers/login";
 import { BASE, buildRequest, call } from "../helpers/request";
+import { tokenFromCookie } from "~/utils/cookies.server";
 
 const TOKEN_INVALID = "Token claim validation failed";
 const TOKEN_EXPIRED = "Token has expired";
@@ -38,11 +39,19 @@ const verify = (email: string, password: string) =>
 const jsonLogin = (email: string, password: string) => postLogin({ email, password }, { json: true });
 const failedLogin = (email: string, password: string) => expectUnchanged(() => jsonLogin(email, password));
 
-/** The token from a Set-Cookie header that opens a session. */
-function cookieToken(res: LoginResult): string {
-  const match = res.headers.get("Set-Cookie")?.match(/^session=([^;]+);/);
-  expect(match).not.toBeNull();
-  return match![1]!;
+/** The token from a Set-Cookie header that opens a session, read back through the app's cookie. */
+async function cookieToken(res: LoginResult): Promise<string> {
+  const header = res.headers.get("Set-Cookie");
+  expect(header).toMatch(/^session=[^;]+;/);
+  const token = await tokenFromCookie(new Request(BASE, { headers: { Cookie: header!.split(";")[0]! } }));
+  expect(token).not.toBeNull();
+  return token!;
+}
+
+/** The attributes of the session cookie: HttpOnly, SameSite=Lax, the whole site, and its lifetime. */
+function expectSessionCookie(header: string | null, maxAge: number) {
+  const attributes = header!.split("; ").slice(1);
+  expect(attributes).toEqual(expect.arrayContaining([`Max-Age=${maxAge}`, "Path=/", "HttpOnly", "SameSite=Lax"]));
 }
 
 /** The claims a real session's token carries, to re-sign with other times or keys. */
@@ -69,9 +78,9 @@ describe("POST /login", () => {
     const res = await jsonLogin(user.email, PASSWORD);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ token: expect.any(String), admin: false, onboarded: true });
-    expect(res.headers.get("Set-Cookie")).toBe(
-      `session=${res.body.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${WEEK}`,
-    );
+    // The cookie carries the same token, signed by Remix's cookie (docs/decisions/019).
+    expect(await cookieToken(res)).toBe(res.body.token);
+    expectSessionCookie(res.headers.get("Set-Cookie"), WEEK);
     expect(res.headers.get("Set-Cookie")).not.toMatch(/secure/i);
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     // The token works as a cookie and as a bearer token.
@@ -96,7 +105,7 @@ describe("POST /login", () => {
     const res = await postLogin({ email: user.email, password: PASSWORD, redirectTo: "/mocs?tab=mine" });
     expect(res.status).toBe(302);
     expect(res.location).toBe("/mocs?tab=mine");
-    const token = cookieToken(res);
+    const token = await cookieToken(res);
     expect((await myUser(token, true)).status).toBe(200);
     const plain = await postLogin({ email: user.email, password: PASSWORD });
     expect(plain.status).toBe(302);
@@ -257,9 +266,9 @@ describe("the failed sign-in budget", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("POST /logout", () => {
-  const postLogout = (token: string | undefined, headers: Record<string, string> = {}) =>
+  const postLogout = async (token: string | undefined, headers: Record<string, string> = {}) =>
     logout.action({
-      request: buildRequest({ method: "POST", path: "/logout", token, cookie: true, headers }),
+      request: await buildRequest({ method: "POST", path: "/logout", token, cookie: true, headers }),
       params: {},
       context: {},
     });
@@ -272,7 +281,8 @@ describe("POST /logout", () => {
     const res = await postLogout(token);
     expect(res.status).toBe(302);
     expect(res.headers.get("Location")).toBe("/login");
-    expect(res.headers.get("Set-Cookie")).toMatch(/^session=; Path=\/; HttpOnly; SameSite=Lax; Max-Age=0/);
+    expect(res.headers.get("Set-Cookie")).toMatch(/^session=/);
+    expectSessionCookie(res.headers.get("Set-Cookie"), 0);
     expect401(await myUser(token, true), TOKEN_INVALID);
     expect401(await myUser(token), TOKEN_INVALID);
     // Only this session ends.
@@ -527,7 +537,7 @@ describe("requireApiUserWith (a value read in the session lookup's statement)", 
 
   it("returns the live user and the value computed for them", async () => {
     const user = await makeUser();
-    const found = await requireApiUserWith(request(await tokenFor(user)), () => ({
+    const found = await requireApiUserWith(await request(await tokenFor(user)), () => ({
       name: "test_email_of_user",
       sql: (userId) => sql<string>`(select email from users where id = ${userId})`,
     }));
@@ -539,7 +549,7 @@ describe("requireApiUserWith (a value read in the session lookup's statement)", 
     const user = await makeUser();
     let round = 0;
     const companionFor = () => ({ name: `test_shifting_${round++ % 4}`, sql: () => sql<number>`1` });
-    await expect(requireApiUserWith(request(await tokenFor(user)), companionFor)).rejects.toMatchObject({
+    await expect(requireApiUserWith(await request(await tokenFor(user)), companionFor)).rejects.toMatchObject({
       status: 409,
     });
     expect(round).toBe(4); // the token's pick, then three reads that each named another

@@ -1,16 +1,16 @@
 /**
- * Who may do what (clarifications section 4), as the predicates in app/models/authz.server.ts decide it:
+ * Who may do what, as the predicates in app/models/authz.server.ts decide it:
  * a table of actors x predicates. Plus the same-origin rule for redirectTo.
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  MOC_STEPS,
   canEditMocPlans,
   canListUsers,
   canManageMoc,
   canReadRecords,
   canRunReminders,
+  canSeeInsights,
   canWriteArchive,
   canWriteReviews,
   canManageUsers,
@@ -21,20 +21,30 @@ import {
   isHseq,
   isInvolved,
   isMocOpen,
-  mayActOnStep,
   mocListScope,
   type Actor,
   type MocAccess,
-} from "../../app/models/authz.server";
-import { pendingActions } from "../../app/models/actions.server";
-import { searchMocs } from "../../app/models/moc-list.server";
-import { loadMocAccess } from "../../app/models/moc-query.server";
-import { WORKFLOW } from "../../app/models/moc-workflow.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { safeRedirect } from "../../app/utils/auth.server";
-import { getDb, type Transaction } from "../../app/utils/db.server";
-import * as deleteMocRoute from "../../app/routes/api.deleteMoC";
-import * as addUserRoute from "../../app/routes/api.addUser";
+} from "~/models/authz.server";
+import { pendingActions } from "~/models/actions.server";
+import { searchMocs } from "~/models/moc-list.server";
+import { loadMocAccess } from "~/models/moc-query.server";
+import { loadMocDocument } from "~/models/moc-query.server";
+import {
+  currentOwner,
+  isStepOpen,
+  MOC_STEPS,
+  OWNER_SQL,
+  stateOfDocument,
+  STEPS,
+  stepWaiting,
+  WAITING_STEP_SQL,
+} from "~/models/moc-steps.server";
+import { loadMocState } from "~/models/moc-workflow.server";
+import type { PublicUser } from "~/models/user.server";
+import { safeRedirect } from "~/web/auth.server";
+import { getDb } from "~/utils/db.server";
+import * as deleteMocRoute from "~/routes/api.deleteMoC";
+import * as addUserRoute from "~/routes/api.addUser";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast } from "../helpers/moc";
@@ -67,6 +77,7 @@ const PREDICATES = {
   canWriteArchive,
   canWriteReviews,
   canRunReminders,
+  canSeeInsights,
 } as const;
 
 /** Expected answer per predicate, per actor. */
@@ -117,6 +128,14 @@ const TABLE: Record<keyof typeof PREDICATES, Record<ActorName, boolean>> = {
     admin: true,
     "hseq user": false,
     "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  // /insights and GET /api/insights: figures over every MOC, so those who see every MOC.
+  canSeeInsights: {
+    admin: true,
+    "hseq user": true,
+    "full-access user": true,
     "standard user": false,
     "position holder": false,
   },
@@ -180,7 +199,7 @@ describe("safeRedirect", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// MOC predicates (clarifications sections 4 and 5): a role x action table on in-memory records
+// MOC predicates (app/models/authz.server.ts, docs/decisions/004-moc-workflow.md): a role x action table on in-memory records
 
 const PEOPLE = {
   admin: actor({ role: "admin", department: "operations", access: "full" }),
@@ -227,7 +246,7 @@ const MOC_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
   canViewMoc,
   canManageMoc,
   canEditMocPlans,
-  ...Object.fromEntries(MOC_STEPS.map((step) => [`mayActOnStep.${step}`, mayActOnStep[step]])),
+  ...Object.fromEntries(MOC_STEPS.map((step) => [`mayActOnStep.${step}`, STEPS[step].who.may])),
 };
 
 const EDITORS: Person[] = ["admin", "originator", "implementer", "assigned hseq"];
@@ -319,10 +338,10 @@ describe("MOC predicates", () => {
 
   it("an admin in HSEQ is both: may do the HSEQ review and edit plans, but not approve", () => {
     const boss = actor({ role: "admin", department: "hseq" });
-    expect(mayActOnStep.hseq(boss, MOCS.open)).toBe(true);
+    expect(STEPS.hseq.who.may(boss, MOCS.open)).toBe(true);
     expect(canEditMocPlans(boss, MOCS.open)).toBe(true);
-    expect(mayActOnStep.approver(boss, MOCS.open)).toBe(false);
-    expect(mayActOnStep.verifier(boss, MOCS["open, no verifier"])).toBe(false);
+    expect(STEPS.approver.who.may(boss, MOCS.open)).toBe(false);
+    expect(STEPS.verifier.who.may(boss, MOCS["open, no verifier"])).toBe(false);
   });
 });
 
@@ -436,20 +455,17 @@ describe("mocListScope matches the predicates", () => {
     expect(await count("visible", "watcher")).toBeGreaterThan(await count("getAllMoc", "watcher"));
   });
 
-  // pendingActions (SQL) against the workflow itself: a step waits on an actor when the MOC is
-  // open, in one of the step's statuses, past the step's guard, and mayActOnStep allows the actor.
+  // pendingActions (SQL) against the step definitions: a step waits on an actor when the MOC is
+  // open, the step is open in the MOC's state (status and conditions), and its `who.may` allows the actor.
   it.each(ACTOR_NAMES)("pendingActions for %s are exactly the steps the workflow lets them take now", async (who) => {
     const person = actors[who]!;
     const expected: string[] = [];
     for (const moc of await everyMoc()) {
       if (moc.isDeleted || !isMocOpen(moc)) continue;
+      const state = await loadMocState(getDb(), moc);
       for (const step of MOC_STEPS) {
         if (step === "originator") continue; // a draft is the originator's own, not a pending action
-        const definition: { from: string[]; guard?: (m: typeof moc, tx: Transaction) => Promise<string | null> } =
-          WORKFLOW[step];
-        if (!definition.from.includes(moc.status) || !mayActOnStep[step](person, moc)) continue;
-        const blocked = await getDb().transaction(async (tx) => (await definition.guard?.(moc, tx)) ?? null);
-        if (!blocked) expected.push(`${moc.serialNum} ${step}`);
+        if (isStepOpen(step, state) && STEPS[step].who.may(person, moc)) expected.push(`${moc.serialNum} ${step}`);
       }
     }
     const actual = (await pendingActions(person)).actions.map((action) => `${action.moc.serial_num} ${action.type}`);
@@ -462,6 +478,38 @@ describe("mocListScope matches the predicates", () => {
     const { rows, total } = await searchMocs(person, { waiting: true, pageSize: 100 });
     expect(rows.map((r) => r.id).sort()).toEqual(actions.map((a) => a.moc._id).sort());
     expect(total).toBe(actions.length);
+  });
+
+  // The SQL twins of the step definitions, against the definitions, for every MOC here.
+  it.each(ACTOR_NAMES)("each step's who.sql for %s holds exactly where who.may does", async (who) => {
+    const person = actors[who]!;
+    for (const step of MOC_STEPS) {
+      const rows = await getDb().execute<{ id: string }>(
+        sql`select m.id from mocs m where ${STEPS[step].who.sql(person)} order by m.id`,
+      );
+      const expected = (await everyMoc()).filter((moc) => STEPS[step].who.may(person, moc)).map((moc) => moc.id);
+      expect(
+        [...rows].map((r) => r.id),
+        step,
+      ).toEqual(expected.sort());
+    }
+  });
+
+  it("the waiting step, its owner and the outstanding deviation read the same in SQL as from the document", async () => {
+    const rows = await getDb().execute<{ id: string; waiting: string | null; owner: string | null }>(
+      sql`select m.id, ${WAITING_STEP_SQL} as waiting, ${OWNER_SQL} as owner from mocs m order by m.id`,
+    );
+    const kinds = new Set<string | null>();
+    for (const row of rows) {
+      const doc = (await loadMocDocument(row.id))!;
+      const state = stateOfDocument(doc);
+      expect(await loadMocState(getDb(), { id: row.id, ...state })).toEqual(state);
+      expect(row.waiting, doc.serial_num).toBe(stepWaiting(state));
+      expect(row.owner, doc.serial_num).toBe(currentOwner(doc));
+      kinds.add(row.waiting);
+    }
+    // Never vacuous: every kind of wait is among the MOCs here, and MOCs that wait on nobody.
+    expect([...kinds].sort()).toEqual([...MOC_STEPS, null].sort());
   });
 
   it("pendingActions with a limit: the longest-waiting ones, in the same order, and the total", async () => {

@@ -8,8 +8,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
 import { describe, expect, it } from "vitest";
-import { startEmbeddedPostgres } from "../../db/embedded";
-import { loadEnv } from "../../app/utils/env.server";
+import { startEmbeddedPostgres } from "#db/embedded";
+import { loadEnv } from "~/utils/env.server";
+import { unsupportedNode } from "~/server/node-version";
 
 const run = promisify(execFile);
 
@@ -33,6 +34,33 @@ describe("environment", () => {
     const env = loadEnv(source({ PORT: "4000" }));
     expect(env.APP_URL).toBe("http://localhost:4000");
     expect(env.REMINDER_CRON).toBe("0 8 * * *");
+  });
+});
+
+describe("the Node it runs on", () => {
+  it("accepts Node 22.12 and later, refuses anything older with one line", () => {
+    for (const ok of ["22.12.0", "22.20.1", "24.0.0", "24.21.0", "26.10.0"]) expect(unsupportedNode(ok), ok).toBeNull();
+    for (const old of ["20.20.2", "22.11.9", "18.20.0"]) {
+      expect(unsupportedNode(old)).toBe(
+        `Node ${old} is too old: Change Management needs Node 22.12.0 or later. ` +
+          "Start it with npm (npm start, npm run worker), which uses the Node 24 that npm install puts in node_modules.",
+      );
+    }
+  });
+
+  it("the server and the worker started on the machine's own older Node stop with that line, before loading anything", async () => {
+    // The machines this project runs on ship Node 20 at /usr/bin/node; npm scripts use Node 24.
+    const system = "/usr/bin/node";
+    const version = (await run(system, ["-p", "process.versions.node"])).stdout.trim();
+    expect(unsupportedNode(version), `this check needs an older Node at ${system}`).not.toBeNull();
+    for (const entry of ["app/server/main.ts", "jobs/worker.ts"]) {
+      const result = await run(system, ["--import", "tsx", entry], { env: { ...process.env, DATABASE_URL: "" } }).then(
+        () => ({ code: 0, stderr: "" }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(result.code, entry).toBe(1);
+      expect(result.stderr.trim(), entry).toBe(unsupportedNode(version));
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Chat (spec "Chat", clarifications sections 1, 4 and 6) as a client sees it: GET and POST
+ * Chat (spec "Chat", the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md) as a client sees it: GET and POST
  * /api/chat and the chat panel's reads (/mocs/:id/chat, /pcrs/:id/chat). Who may use a MOC's and
  * a PCR's room; the sender is always the caller and the time the server's; 1 to 5,000 characters,
  * trimmed; bad requests refused before anything is written; messages in one order for every
@@ -10,16 +10,16 @@ import { randomUUID } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as chatRoute from "../../app/routes/api.chat";
-import * as mocChatRoute from "../../app/routes/mocs.$id.chat";
-import * as pcrChatRoute from "../../app/routes/pcrs.$id.chat";
-import { findRoom, messagesAfter, postMessage } from "../../app/models/chat.server";
-import { deleteMoc } from "../../app/models/moc.server";
-import { deletePcr } from "../../app/models/pcr.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { closeDb, getDb } from "../../app/utils/db.server";
-import type { QueryCounter } from "../../db/client";
-import { chatMessages, chatRooms } from "../../db/schema";
+import * as chatRoute from "~/routes/api.chat";
+import * as mocChatRoute from "~/routes/mocs.$id.chat";
+import * as pcrChatRoute from "~/routes/pcrs.$id.chat";
+import { findRoom, messagesAfter, postMessage } from "~/models/chat.server";
+import { deleteMoc } from "~/models/moc.server";
+import { deletePcr } from "~/models/pcr.server";
+import type { PublicUser } from "~/models/user.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import type { QueryCounter } from "#db/client";
+import { chatMessages, chatRooms } from "#db/schema";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { createMocOk, expectError, ISO_Z, makeCast, mocAt, tokenOf, UUID, type Doc } from "../helpers/moc-flow";

@@ -1,16 +1,16 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "../../db/client";
-import { emailMessages } from "../../db/schema";
-import { startBoss } from "../../jobs/boss";
-import { REMINDER_QUEUE } from "../../jobs/queues";
-import { runDailyReminder } from "../../jobs/reminder";
-import { startWorkers } from "../../jobs/workers";
-import { notify, type NotifyInput } from "../../app/models/email.server";
-import { updateUser } from "../../app/models/user.server";
-import * as outboxPage from "../../app/routes/admin.outbox";
-import { renderEmail } from "../../app/utils/email-layout.server";
-import { resetEnv } from "../../app/utils/env.server";
+import { getDb } from "#db/client";
+import { emailMessages } from "#db/schema";
+import { startBoss } from "#jobs/boss";
+import { REMINDER_QUEUE } from "#jobs/queues";
+import { runDailyReminder } from "#jobs/reminder";
+import { startWorkers } from "#jobs/workers";
+import { notify, type NotifyInput } from "~/models/email.server";
+import { updateUser } from "~/models/user.server";
+import * as outboxPage from "~/routes/admin.outbox";
+import { renderEmail } from "~/utils/email-layout.server";
+import { resetEnv } from "~/utils/env.server";
 import { eventually, startFakeResend, type FakeResend } from "../helpers/fake-resend";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { buildRequest } from "../helpers/request";
@@ -150,7 +150,12 @@ describe("delivery through Resend", () => {
     expect(message!.lastError).toBeNull();
     const mine = fake.deliveries.filter((d) => d.to.includes(user.email));
     expect(mine).toHaveLength(1);
-    expect(mine[0]!.idempotencyKey).toBe(`email-${message!.id}`);
+    // The batch's key, derived from its message ids, is on the message; the retries reused it.
+    expect(message!.batchKey).toMatch(/^batch-[0-9a-f]{64}$/);
+    expect(mine[0]!.idempotencyKey).toBe(message!.batchKey);
+    expect(mine[0]!.messageId).toBe(message!.id);
+    expect(message!.batchOpen).toBe(false);
+    expect(fake.requests.slice(requestsBefore).every((r) => r.idempotencyKey === message!.batchKey)).toBe(true);
     expect(mine[0]!.subject).toBe("[MOC 7-2026] Jane Doe approved the implementer assessment.");
     expect(message!.providerId).toBe(mine[0]!.id);
     expect(fake.requests.length - requestsBefore).toBe(3);
@@ -172,7 +177,7 @@ describe("delivery through Resend", () => {
 
     const token = await tokenFor(admin);
     const page = await outboxPage.loader({
-      request: buildRequest({
+      request: await buildRequest({
         path: `/admin/outbox?status=failed&to=${encodeURIComponent(user.email)}`,
         token,
         cookie: true,
@@ -186,7 +191,7 @@ describe("delivery through Resend", () => {
     fake.failNext(0);
     const form = new URLSearchParams({ intent: "retry", messageId: failed!.id });
     const response = await outboxPage.action({
-      request: buildRequest({
+      request: await buildRequest({
         method: "POST",
         path: "/admin/outbox",
         token,
@@ -217,7 +222,7 @@ describe("the admin outbox page", () => {
     await getDb().transaction((tx) => notify(tx, { to: { userIds: [a._id, b._id] }, content }));
     await eventually(async () => expect((await messagesTo(b.email))[0]?.status).toBe("sent"));
     const page = await outboxPage.loader({
-      request: buildRequest({
+      request: await buildRequest({
         path: `/admin/outbox?to=${encodeURIComponent(a.email)}`,
         token: await tokenFor(admin),
         cookie: true,
@@ -235,7 +240,7 @@ describe("the admin outbox page", () => {
     const user = await makeUser({ department: "hseq", access: "full" });
     const thrown = await outboxPage
       .loader({
-        request: buildRequest({ path: "/admin/outbox", token: await tokenFor(user), cookie: true }),
+        request: await buildRequest({ path: "/admin/outbox", token: await tokenFor(user), cookie: true }),
         params: {},
         context: {},
       })

@@ -1,5 +1,5 @@
 /**
- * GET /api/proxy (clarifications section 9) against real local HTTP servers on 127.0.0.1. Only the
+ * GET /api/proxy (docs/decisions/009-image-proxy.md) against real local HTTP servers on 127.0.0.1. Only the
  * servers listed in IMAGE_PROXY_ALLOWED_HOSTS may be reached; every other loopback, private,
  * link-local, IPv6 loopback, IPv4-mapped and odd-notation address is refused before a connection is
  * made (the servers count what reaches them). Plus the schemes, redirects, content types, sizes and
@@ -8,13 +8,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import * as proxyRoute from "../../app/routes/api.proxy";
-import { classifyAddress, hostKey, parseAllowedHosts, sniffImageType } from "../../app/models/image-proxy.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { resetEnv } from "../../app/utils/env.server";
+import * as proxyRoute from "~/routes/api.proxy";
+import { classifyAddress, hostKey, parseAllowedHosts, sniffImageType } from "~/models/image-proxy.server";
+import { proxySlotsInUse } from "~/models/image-proxy-slots.server";
+import type { PublicUser } from "~/models/user.server";
+import { resetEnv } from "~/utils/env.server";
 import { makeUser, tokenFor } from "../helpers/factories";
 import { expectError } from "../helpers/moc-flow";
-import { buildRequest, call, type CallOptions } from "../helpers/request";
+import { buildRequest, call, sessionCookieHeader, type CallOptions } from "../helpers/request";
 
 // A real 1x1 PNG.
 const PNG = Buffer.from(
@@ -174,7 +175,7 @@ function setAllowed(servers: TestServer[], extra: string[] = []) {
 
 /** Calls the route; the body as bytes (images) and, when it is JSON, parsed. */
 async function proxy(url: string | undefined, options: Partial<CallOptions> = {}) {
-  const request = buildRequest({
+  const request = await buildRequest({
     path: "/api/proxy",
     query: url === undefined ? {} : { url },
     token,
@@ -244,7 +245,7 @@ describe("a served image", () => {
     const res = await proxy(`${allowed.base}/headers`, {
       // The session as a bearer token, and cookies besides.
       headers: {
-        Cookie: `theme=dark; session=${token}`,
+        Cookie: `theme=dark; ${await sessionCookieHeader(token)}`,
         "X-Forwarded-For": "10.0.0.1",
         Referer: "http://localhost:3000/x",
       },
@@ -385,15 +386,23 @@ describe("requests that are refused", () => {
     await gone.close();
     setAllowed([allowed, other, gone]);
     expectError((await proxy(`${gone.base}/img.png`)) as never, 502);
-    // A name that does not resolve.
-    setAllowed([allowed, other], ["no-such-host.invalid:80"]);
-    expectError((await proxy("http://no-such-host.invalid/img.png")) as never, 502);
-    expectError((await proxy("http://also-missing.invalid/img.png")) as never, 502);
   });
 
-  it("502 for a body over 10 MiB, declared or counted while streaming", async () => {
+  it("a name that does not resolve answers exactly as a name that resolves to a refused address (no DNS oracle)", async () => {
+    const missing = await proxy("http://no-such-host.invalid/img.png");
+    const internal = await proxy(`http://localhost:${forbidden.port}/img.png`);
+    expect(missing.status).toBe(403);
+    expect(missing.body).toEqual({ status: 403, message: "The image host is not allowed or could not be found" });
+    expect(internal.body).toEqual(missing.body);
+    // Allowlisted or not, the same.
+    setAllowed([allowed, other], ["no-such-host.invalid:80"]);
+    expect((await proxy("http://no-such-host.invalid/img.png")).body).toEqual(missing.body);
+  });
+
+  it("502 for a body declared over 10 MiB; a streamed one is cut at 10 MiB", async () => {
     await refused(`${allowed.base}/big-declared`, 502);
-    await refused(`${allowed.base}/big-chunked`, 502);
+    // The type was right, so the answer had started: the body stops short instead of completing.
+    await expect(proxy(`${allowed.base}/big-chunked`)).rejects.toThrow();
   });
 
   it("504 when the server does not answer in time (IMAGE_PROXY_TIMEOUT_MS), or stalls mid-body", async () => {
@@ -401,6 +410,79 @@ describe("requests that are refused", () => {
     resetEnv();
     await refused(`${allowed.base}/silent`, 504);
     await refused(`${allowed.base}/stalls`, 504);
+  });
+});
+
+describe("concurrent fetches and streaming (IMAGE_PROXY_MAX_PER_USER, IMAGE_PROXY_MAX_CONCURRENT)", () => {
+  let held: TestServer;
+  const waiting: ServerResponse[] = [];
+  beforeAll(async () => {
+    // The first 1 MiB of a png at once, the rest only when the test says so.
+    held = await startServer({
+      "/held.png": (_req, res) => {
+        res.writeHead(200, { "Content-Type": "image/png" });
+        res.write(Buffer.concat([PNG, Buffer.alloc(MIB)]));
+        waiting.push(res);
+      },
+    });
+  });
+  afterAll(async () => {
+    delete process.env.IMAGE_PROXY_MAX_PER_USER;
+    delete process.env.IMAGE_PROXY_MAX_CONCURRENT;
+    resetEnv();
+    await held.close();
+  });
+  const finishAll = () => {
+    for (const res of waiting.splice(0)) res.end(Buffer.alloc(1024));
+  };
+  const open = async (who: string) => {
+    const request = await buildRequest({ path: "/api/proxy", query: { url: `${held.base}/held.png` }, token: who });
+    return proxyRoute.loader({ request, params: {}, context: {} } as never);
+  };
+
+  it("streams the image once its type is checked, holding a slot per user until the body is done", async () => {
+    process.env.IMAGE_PROXY_MAX_PER_USER = "2";
+    process.env.IMAGE_PROXY_MAX_CONCURRENT = "3";
+    setAllowed([allowed, other, held]);
+    const second = await makeUser();
+    const third = await makeUser();
+    const [secondToken, thirdToken] = [await tokenFor(second), await tokenFor(third)];
+
+    // Answered while the upstream body is still open: streamed, not buffered whole.
+    const a = await open(token);
+    const b = await open(token);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.headers.get("Content-Length")).toBeNull();
+    expect(proxySlotsInUse()).toEqual({ total: 2, perUser: { [user._id]: 2 } });
+
+    // A third for the same user: 429, and the upstream is never asked.
+    const hits = held.hits.length;
+    const busy = await open(token);
+    expect(busy.status).toBe(429);
+    expect(busy.headers.get("Retry-After")).toBe("1");
+    expect(await busy.json()).toEqual({
+      status: 429,
+      message: "Too many images are being fetched at once; try again in a moment",
+    });
+    expect(held.hits.length).toBe(hits);
+
+    // Another user has slots of their own, up to the overall cap.
+    const c = await open(secondToken);
+    expect(c.status).toBe(200);
+    expect((await open(thirdToken)).status).toBe(429);
+
+    // A body the client stops reading gives its slot back.
+    await a.body!.cancel();
+    expect(proxySlotsInUse().perUser[user._id]).toBe(1);
+    // Bodies that finish give theirs back too, and arrive whole.
+    finishAll();
+    const [bBytes, cBytes] = await Promise.all([b.arrayBuffer(), c.arrayBuffer()]);
+    expect(bBytes.byteLength).toBe(PNG.length + MIB + 1024);
+    expect(Buffer.from(cBytes).subarray(0, PNG.length).equals(PNG)).toBe(true);
+    expect(proxySlotsInUse()).toEqual({ total: 0, perUser: {} });
+    // Refusals hold nothing either.
+    await refused(`http://127.0.0.1:${forbidden.port}/img.png`, 403);
+    expect(proxySlotsInUse().total).toBe(0);
   });
 });
 

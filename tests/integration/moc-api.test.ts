@@ -1,5 +1,5 @@
 /**
- * Every MOC endpoint's contract (spec "MOC management", clarifications sections 1, 3, 4 and 5):
+ * Every MOC endpoint's contract (spec "MOC management", the API conventions in app/api/openapi.server.ts, docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts, docs/decisions/004-moc-workflow.md):
  * body keys, response shapes, population, who may see and change what, and what each change
  * leaves behind. Every answer goes through `api`, which also fails on any password, hash or
  * `$argon2` in the raw text.
@@ -7,27 +7,27 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as actionTableRoute from "../../app/routes/api.actionTable";
-import * as addUserRoute from "../../app/routes/api.addUser";
-import * as cloneMocRoute from "../../app/routes/api.cloneMoc";
-import * as createImplementerRoute from "../../app/routes/api.createImplementer";
-import * as deleteMocRoute from "../../app/routes/api.deleteMoC";
-import * as getAllMocRoute from "../../app/routes/api.getAllMoc";
-import * as impactRoute from "../../app/routes/api.impact";
-import * as implementerRoute from "../../app/routes/api.implementer";
-import * as manualsPlanRoute from "../../app/routes/api.manualsPlan";
-import * as newImplementerRoute from "../../app/routes/api.newImplementer";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import * as riskRoute from "../../app/routes/api.risk_assessment";
-import * as singlemocRoute from "../../app/routes/api.singlemoc";
-import * as userRoute from "../../app/routes/api.user";
-import * as dashboardPage from "../../app/routes/_index";
-import * as mocListPage from "../../app/routes/mocs._index";
+import * as actionTableRoute from "~/routes/api.actionTable";
+import * as addUserRoute from "~/routes/api.addUser";
+import * as cloneMocRoute from "~/routes/api.cloneMoc";
+import * as createImplementerRoute from "~/routes/api.createImplementer";
+import * as deleteMocRoute from "~/routes/api.deleteMoC";
+import * as getAllMocRoute from "~/routes/api.getAllMoc";
+import * as impactRoute from "~/routes/api.impact";
+import * as implementerRoute from "~/routes/api.implementer";
+import * as manualsPlanRoute from "~/routes/api.manualsPlan";
+import * as newImplementerRoute from "~/routes/api.newImplementer";
+import * as newmocRoute from "~/routes/api.newmoc";
+import * as riskRoute from "~/routes/api.risk_assessment";
+import * as singlemocRoute from "~/routes/api.singlemoc";
+import * as userRoute from "~/routes/api.user";
+import * as dashboardPage from "~/routes/_index";
+import * as mocListPage from "~/routes/mocs._index";
 import { buildRequest } from "../helpers/request";
-import type { PublicUser } from "../../app/models/user.server";
-import { getDb } from "../../app/utils/db.server";
-import { searchMocs, type MocListRow } from "../../app/models/moc-list.server";
-import { MOC_SORTS } from "../../app/models/moc-status";
+import type { PublicUser } from "~/models/user.server";
+import { getDb } from "~/utils/db.server";
+import { searchMocs, type MocListRow } from "~/models/moc-list.server";
+import { MOC_SORTS } from "~/models/moc-status";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { futureDate, newMocBody, type Cast } from "../helpers/moc";
@@ -315,7 +315,7 @@ describe("population", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Visibility (clarifications section 4)
+// Visibility (app/models/authz.server.ts)
 
 describe("who sees what", () => {
   let open: Doc;
@@ -857,12 +857,12 @@ describe("GET /api/user actions", () => {
     const token = await tokenOf(crew.implementer);
     const request = (path: string) => buildRequest({ path, token, cookie: true });
 
-    const board = await dashboardPage.loader({ request: request("/"), params: {}, context: {} });
+    const board = await dashboardPage.loader({ request: await request("/"), params: {}, context: {} });
     expect(board.waitingTotal).toBe(23);
     expect(board.waiting.map((w) => w.mocId)).toEqual(ids.slice(0, 20)); // oldest wait first
     expect((await get(userRoute, "/api/user", crew.implementer)).body.data.actions).toHaveLength(23);
 
-    const list = await mocListPage.loader({ request: request("/mocs?scope=waiting"), params: {}, context: {} });
+    const list = await mocListPage.loader({ request: await request("/mocs?scope=waiting"), params: {}, context: {} });
     expect(list.total).toBe(23);
     expect(list.rows.map((r) => r.id).sort()).toEqual([...ids].sort());
   });

@@ -1,13 +1,13 @@
 /**
- * Concurrency (clarifications section 5): serial numbers are unique under any concurrency, and a
+ * Concurrency (docs/decisions/004-moc-workflow.md): serial numbers are unique under any concurrency, and a
  * step moves a MOC only from the status it expects, so identical submissions at the same moment
  * move it once and the others get 409.
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import { getDb } from "../../app/utils/db.server";
-import { startBoss } from "../../jobs/boss";
+import * as newmocRoute from "~/routes/api.newmoc";
+import { getDb } from "~/utils/db.server";
+import { startBoss } from "#jobs/boss";
 import { api } from "../helpers/api";
 import { newMocBody, type Cast } from "../helpers/moc";
 import {

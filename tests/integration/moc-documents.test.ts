@@ -7,20 +7,20 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { beforeAll, describe, expect, it } from "vitest";
-import { mocListScope } from "../../app/models/authz.server";
-import { buildMocListJson, mocListBody } from "../../app/models/moc-query.server";
-import * as getAllMocRoute from "../../app/routes/api.getAllMoc";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import * as singlemocRoute from "../../app/routes/api.singlemoc";
-import * as usersRoute from "../../app/routes/api.users";
-import { getDb } from "../../app/utils/db.server";
-import { DERIVED_HASH, syncDerivedObjects } from "../../db/derived";
-import { startBoss } from "../../jobs/boss";
+import { mocListScope } from "~/models/authz.server";
+import { buildMocListJson, mocListBody } from "~/models/moc-query.server";
+import * as getAllMocRoute from "~/routes/api.getAllMoc";
+import * as newmocRoute from "~/routes/api.newmoc";
+import * as singlemocRoute from "~/routes/api.singlemoc";
+import * as usersRoute from "~/routes/api.users";
+import { getDb } from "~/utils/db.server";
+import { DERIVED_HASH, syncDerivedObjects } from "#db/derived";
+import { startBoss } from "#jobs/boss";
 import { api } from "../helpers/api";
 import { expectStoredDocumentsFresh } from "../helpers/db-state";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
-import { createSession, revokeSession, sessionClaims } from "../../app/models/session.server";
-import { signToken } from "../../app/utils/token.server";
+import { createSession, revokeSession, sessionClaims } from "~/models/session.server";
+import { signToken } from "~/utils/token.server";
 import type { Cast } from "../helpers/moc";
 import {
   createMocOk,
@@ -33,7 +33,7 @@ import {
   tokenOf,
   type Doc,
 } from "../helpers/moc-flow";
-import * as addUserRoute from "../../app/routes/api.addUser";
+import * as addUserRoute from "~/routes/api.addUser";
 
 let cast: Cast;
 let admin: Awaited<ReturnType<typeof makeAdmin>>;

@@ -1,5 +1,5 @@
 /**
- * Bad input on every MOC endpoint (clarifications section 1): malformed JSON, empty bodies, wrong
+ * Bad input on every MOC endpoint (the API conventions in app/api/openapi.server.ts): malformed JSON, empty bodies, wrong
  * types, missing keys, unknown and malformed ids, oversized bodies, invalid and past dates. The
  * answer is always a 4xx `{ status, message }` (with `issues` for validation), never a 5xx, and
  * nothing in the database changes. Each endpoint's valid body is accepted at the end, so every
@@ -7,20 +7,20 @@
  */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as actionTableRoute from "../../app/routes/api.actionTable";
-import * as addUserRoute from "../../app/routes/api.addUser";
-import * as cloneMocRoute from "../../app/routes/api.cloneMoc";
-import * as createImplementerRoute from "../../app/routes/api.createImplementer";
-import * as deleteMocRoute from "../../app/routes/api.deleteMoC";
-import * as impactRoute from "../../app/routes/api.impact";
-import * as implementerRoute from "../../app/routes/api.implementer";
-import * as manualsPlanRoute from "../../app/routes/api.manualsPlan";
-import * as newImplementerRoute from "../../app/routes/api.newImplementer";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import * as riskRoute from "../../app/routes/api.risk_assessment";
-import * as singlemocRoute from "../../app/routes/api.singlemoc";
-import { MAX_BODY_BYTES } from "../../app/utils/http.server";
-import type { PublicUser } from "../../app/models/user.server";
+import * as actionTableRoute from "~/routes/api.actionTable";
+import * as addUserRoute from "~/routes/api.addUser";
+import * as cloneMocRoute from "~/routes/api.cloneMoc";
+import * as createImplementerRoute from "~/routes/api.createImplementer";
+import * as deleteMocRoute from "~/routes/api.deleteMoC";
+import * as impactRoute from "~/routes/api.impact";
+import * as implementerRoute from "~/routes/api.implementer";
+import * as manualsPlanRoute from "~/routes/api.manualsPlan";
+import * as newImplementerRoute from "~/routes/api.newImplementer";
+import * as newmocRoute from "~/routes/api.newmoc";
+import * as riskRoute from "~/routes/api.risk_assessment";
+import * as singlemocRoute from "~/routes/api.singlemoc";
+import { MAX_BODY_BYTES } from "~/utils/http.server";
+import type { PublicUser } from "~/models/user.server";
 import { api } from "../helpers/api";
 import { makeUser } from "../helpers/factories";
 import {
@@ -30,8 +30,10 @@ import {
   implementationForm,
   implementerForm,
   newMocBody,
-  verifierForm,
+  originatorForm,
+  resolution,
   type Cast,
+  verifierForm,
 } from "../helpers/moc";
 import {
   STEP_ENDPOINTS,
@@ -41,8 +43,6 @@ import {
   makeCast,
   mocAt,
   mocTablesSnapshot,
-  originatorForm,
-  resolution,
   tokenOf,
   type Doc,
   type Stage,

@@ -5,12 +5,12 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as getAllMocRoute from "../../app/routes/api.getAllMoc";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import { forgetMocLists } from "../../app/models/moc-query.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { closeDb, getDb } from "../../app/utils/db.server";
-import type { QueryCounter } from "../../db/client";
+import * as getAllMocRoute from "~/routes/api.getAllMoc";
+import * as newmocRoute from "~/routes/api.newmoc";
+import { forgetMocLists } from "~/models/moc-query.server";
+import type { PublicUser } from "~/models/user.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import type { QueryCounter } from "#db/client";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { tokenOf } from "../helpers/moc-flow";

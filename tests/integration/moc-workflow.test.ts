@@ -1,19 +1,28 @@
 /**
- * The MOC transition table (spec "States and transitions", clarifications sections 5 and 7) as a
+ * The MOC transition table (spec "States and transitions", docs/decisions/004-moc-workflow.md, docs/decisions/003-email-outbox.md) as a
  * table: every step, from every stage, by every kind of actor. Allowed moves land in the right
  * status with the right audit entry and emails; wrong status 409, wrong actor 403, anonymous 401,
  * unknown or deleted MOC 404, and a refused or failed step changes nothing.
  */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as deleteMocRoute from "../../app/routes/api.deleteMoC";
-import * as singlemocRoute from "../../app/routes/api.singlemoc";
-import * as addUserRoute from "../../app/routes/api.addUser";
-import { MOC_STEPS, type MocStep } from "../../app/models/authz.server";
-import type { PublicUser } from "../../app/models/user.server";
+import * as deleteMocRoute from "~/routes/api.deleteMoC";
+import * as singlemocRoute from "~/routes/api.singlemoc";
+import * as addUserRoute from "~/routes/api.addUser";
+import { MOC_STEPS, type MocStep } from "~/models/moc-steps.server";
+import type { PublicUser } from "~/models/user.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import { futureDate, hseqForm, implementationForm, implementerForm, verifierForm, type Cast } from "../helpers/moc";
+import {
+  futureDate,
+  hseqForm,
+  implementationForm,
+  implementerForm,
+  originatorForm,
+  resolution,
+  type Cast,
+  verifierForm,
+} from "../helpers/moc";
 import {
   ISO_Z,
   UUID,
@@ -26,9 +35,7 @@ import {
   makeCast,
   mocAt,
   mocSnapshot,
-  originatorForm,
   post,
-  resolution,
   stepOk,
   submitStep,
   tokenOf,
@@ -55,7 +62,7 @@ beforeAll(async () => {
   await deactivate(hseqInactive);
 });
 
-/** "HSEQ department" in the Events table: every active hseq user (clarifications section 7). */
+/** "HSEQ department" in the Events table: every active hseq user (docs/decisions/003-email-outbox.md). */
 const hseqDepartment = () => [cast.hseq, hseqOther];
 
 // ---------------------------------------------------------------------------------------------
@@ -102,7 +109,7 @@ const WRONG_INVOLVED: Record<MocStep, keyof Cast> = {
   verifier: "approver",
 };
 
-/** The stages each step may start from (clarifications section 5). */
+/** The stages each step may start from (docs/decisions/004-moc-workflow.md). */
 const FROM: Record<MocStep, TableStage[]> = {
   originator: ["a", "b"], // and only before the implementer has submitted
   implementer: ["b", "b-returned"], // not while a deviation or extension is outstanding

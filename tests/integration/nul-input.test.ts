@@ -4,11 +4,11 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import * as pcrRoute from "../../app/routes/api.pcr";
-import * as usersRoute from "../../app/routes/api.users";
-import * as reviewRoute from "../../app/routes/api.year-end-review";
-import { getDb } from "../../app/utils/db.server";
+import * as newmocRoute from "~/routes/api.newmoc";
+import * as pcrRoute from "~/routes/api.pcr";
+import * as usersRoute from "~/routes/api.users";
+import * as reviewRoute from "~/routes/api.year-end-review";
+import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { newMocBody } from "../helpers/moc";

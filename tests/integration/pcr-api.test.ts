@@ -1,5 +1,5 @@
 /**
- * The PCR API as a client sees it (spec "PCR", clarifications sections 1, 4, 6 and 7): who reads,
+ * The PCR API as a client sees it (spec "PCR", the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md, docs/decisions/003-email-outbox.md): who reads,
  * lists, edits and deletes what; the creation contract; the signature chain in order with slot
  * holders, comments and affected parties; completion in either order; the emails each step
  * writes; two signers at once; cloning; the lightweight summary; and list queries that do not
@@ -7,20 +7,20 @@
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as allPcrRoute from "../../app/routes/api.allPcr";
-import * as clonePcrRoute from "../../app/routes/api.clonePcr";
-import * as getAllPcrRoute from "../../app/routes/api.getAllPcr";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import * as pcrByIdRoute from "../../app/routes/api.pcr.$id";
-import * as affectedPartiesRoute from "../../app/routes/api.pcr.affectedParties";
-import * as signaturesRoute from "../../app/routes/api.pcr.signatures";
-import * as summaryRoute from "../../app/routes/api.pcr.summary";
-import * as pcrRoute from "../../app/routes/api.pcr";
-import * as singlePcrRoute from "../../app/routes/api.singlePcr";
-import { createPcr } from "../../app/models/pcr.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { closeDb, getDb } from "../../app/utils/db.server";
-import type { QueryCounter } from "../../db/client";
+import * as allPcrRoute from "~/routes/api.allPcr";
+import * as clonePcrRoute from "~/routes/api.clonePcr";
+import * as getAllPcrRoute from "~/routes/api.getAllPcr";
+import * as newmocRoute from "~/routes/api.newmoc";
+import * as pcrByIdRoute from "~/routes/api.pcr.$id";
+import * as affectedPartiesRoute from "~/routes/api.pcr.affectedParties";
+import * as signaturesRoute from "~/routes/api.pcr.signatures";
+import * as summaryRoute from "~/routes/api.pcr.summary";
+import * as pcrRoute from "~/routes/api.pcr";
+import * as singlePcrRoute from "~/routes/api.singlePcr";
+import { createPcr } from "~/models/pcr.server";
+import type { PublicUser } from "~/models/user.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import type { QueryCounter } from "#db/client";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { newMocBody } from "../helpers/moc";

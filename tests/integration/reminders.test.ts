@@ -1,5 +1,5 @@
 /**
- * Target-date reminders (spec "Reminder rules", clarifications section 8): the urgency table at
+ * Target-date reminders (spec "Reminder rules", docs/decisions/008-reminders.md): the urgency table at
  * every boundary and MOC age, the MOCs that are skipped, once per MOC per UTC day (again, at once
  * in one process and across processes), the recipients and what the email says, the daily job
  * and GET /api/auto_reminder running the same code, the endpoint's auth, and a run whose cost
@@ -11,14 +11,21 @@
 import { spawn } from "node:child_process";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import * as addUserRoute from "../../app/routes/api.addUser";
-import * as autoReminderRoute from "../../app/routes/api.auto_reminder";
-import { dueMocsQuery, dueText, sendDueReminders, type ReminderRun } from "../../app/models/reminder.server";
-import type { PublicUser } from "../../app/models/user.server";
-import { closeDb, getDb } from "../../app/utils/db.server";
-import { resetEnv } from "../../app/utils/env.server";
-import type { QueryCounter } from "../../db/client";
-import { runDailyReminder } from "../../jobs/reminder";
+import * as addUserRoute from "~/routes/api.addUser";
+import * as autoReminderRoute from "~/routes/api.auto_reminder";
+import {
+  dueMocsQuery,
+  dueText,
+  reminderPreferenceOf,
+  sendDueReminders,
+  setReminderPreference,
+  type ReminderRun,
+} from "~/models/reminder.server";
+import type { PublicUser } from "~/models/user.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import { resetEnv } from "~/utils/env.server";
+import type { QueryCounter } from "#db/client";
+import { runDailyReminder } from "#jobs/reminder";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast } from "../helpers/moc";
@@ -483,5 +490,52 @@ describe("cost", () => {
     const plan = JSON.stringify(row!["QUERY PLAN"]);
     expect(plan).toContain("mocs_target_date_idx");
     expect(plan).not.toContain("Seq Scan");
+  });
+});
+
+describe("the daily digest, a preference per person", () => {
+  it("who chose the digest gets one email of all their due MOCs by urgency; the others one per MOC; counts unchanged", async () => {
+    const day = freshDay();
+    const people = await makeCast();
+    const high = await dueMoc(day, 5, 31, people);
+    const critical = await dueMoc(day, -2, 31, people);
+    const recipients = await getDb().execute<{ id: string; email: string }>(sql`
+      select u.id, u.email from moc_users mu join users u on u.id = mu.user_id
+      where mu.moc_id = ${high._id} order by u.email`);
+    expect(recipients.length).toBe(2);
+    const [digester, single] = [recipients[0]!, recipients[1]!];
+    expect(await setReminderPreference({ _id: digester.id }, "digest")).toBe("digest");
+
+    const run = await sendDueReminders({ today: day });
+    // The endpoint's contract: per MOC, the people reminded about it (by its own email or the digest).
+    expect(run.results.map((r) => [r.moc_id, r.urgency, r.emailsSent])).toEqual([
+      [critical._id, "CRITICAL", 2],
+      [high._id, "HIGH", 2],
+    ]);
+    const perMoc = await reminderEmails([high._id, critical._id]);
+    expect(perMoc.map((e) => e.toEmail)).toEqual([single.email, single.email]);
+
+    const digests = await getDb().execute<{ subject: string; text: string; html: string }>(sql`
+      select subject, text, html from email_messages where to_email = ${digester.email} and record_id is null`);
+    expect(digests).toHaveLength(1);
+    const digest = digests[0]!;
+    expect(digest.subject).toBe("[MOC reminders] 2 MOCs near or past the target date (1 CRITICAL, 1 HIGH)");
+    expect(digest.text).toContain(day);
+    const criticalLine = digest.text.indexOf(`CRITICAL · MOC ${critical.serial_num}: is 2 days overdue`);
+    const highLine = digest.text.indexOf(`HIGH · MOC ${high.serial_num}: is due in 5 days`);
+    expect(criticalLine).toBeGreaterThan(-1);
+    expect(highLine).toBeGreaterThan(criticalLine);
+    expect(digest.html).toContain(`MOC ${high.serial_num}`);
+    // Each message is a queued job, like every other email.
+    const jobs = await getDb().execute<{ n: number }>(sql`
+      select count(*)::int as n from pgboss.job j join email_messages e on e.id = (j.data->>'messageId')::uuid
+      where e.to_email = ${digester.email}`);
+    expect(jobs[0]!.n).toBe(1);
+
+    // Back to one email per MOC; a made-up choice is refused and changes nothing.
+    await expect(setReminderPreference({ _id: digester.id }, "weekly")).rejects.toMatchObject({ status: 400 });
+    expect(await reminderPreferenceOf(digester.id)).toBe("digest");
+    await setReminderPreference({ _id: digester.id }, "per_moc");
+    expect(await reminderPreferenceOf(digester.id)).toBe("per_moc");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * GET/POST/PUT /api/year-end-review as a client sees it (clarifications sections 1, 4 and 10):
+ * GET/POST/PUT /api/year-end-review as a client sees it (the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/011-year-end-reviews.md):
  * who writes and who reads, validation with the offending paths, sanitised rich text, the MOC
  * summary counted from the year's MOCs (statuses, departments, years, deleted ones), PUT replacing
  * the whole document, 404s, refused requests that write nothing, and a list whose query count does
@@ -8,12 +8,12 @@
 import { randomUUID } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as reviewRoute from "../../app/routes/api.year-end-review";
-import * as usersRoute from "../../app/routes/api.users";
-import type { PublicUser } from "../../app/models/user.server";
-import { closeDb, getDb } from "../../app/utils/db.server";
-import type { QueryCounter } from "../../db/client";
-import { chatRooms, mocForms, mocs, users, yearEndReviews } from "../../db/schema";
+import * as reviewRoute from "~/routes/api.year-end-review";
+import * as usersRoute from "~/routes/api.users";
+import type { PublicUser } from "~/models/user.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import type { QueryCounter } from "#db/client";
+import { chatRooms, mocForms, mocs, users, yearEndReviews } from "#db/schema";
 import { api } from "../helpers/api";
 import { makeUser } from "../helpers/factories";
 import { ISO_Z, tokenOf, UUID } from "../helpers/moc-flow";

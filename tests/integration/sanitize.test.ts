@@ -1,16 +1,16 @@
 /**
- * Rich-text fields are sanitised on write (clarifications section 5): a corpus of XSS payloads goes
+ * Rich-text fields are sanitised on write (docs/decisions/004-moc-workflow.md): a corpus of XSS payloads goes
  * through POST /api/newmoc (description-of-change) and the implementation's deviation-details,
  * and neither what is stored nor what is returned carries script, event handlers, style or
  * javascript: (or data:) URLs, while ordinary formatting survives. Plus `sanitizeRichText` itself.
  */
 import { eq, and } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as newmocRoute from "../../app/routes/api.newmoc";
-import * as singlemocRoute from "../../app/routes/api.singlemoc";
-import { richTextToPlain, sanitizeRichText } from "../../app/utils/sanitize.server";
-import { getDb } from "../../app/utils/db.server";
-import { mocForms, mocs } from "../../db/schema";
+import * as newmocRoute from "~/routes/api.newmoc";
+import * as singlemocRoute from "~/routes/api.singlemoc";
+import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
+import { getDb } from "~/utils/db.server";
+import { mocForms, mocs } from "#db/schema";
 import { api } from "../helpers/api";
 import { newMocBody, implementationForm, type Cast } from "../helpers/moc";
 import {

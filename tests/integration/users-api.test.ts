@@ -1,19 +1,19 @@
 /**
  * The users API: /api/users, /api/user, /api/UserFromDatabase, /api/myUser and /api/verify
- * (spec "Users", clarifications sections 1-4). Every answer goes through `api`, which also checks
+ * (spec "Users", the API conventions in app/api/openapi.server.ts, docs/decisions/001-session-tokens.md, docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts). Every answer goes through `api`, which also checks
  * that no password or hash leaks and that /api answers are not cached.
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import * as myUserRoute from "../../app/routes/api.myUser";
-import * as userRoute from "../../app/routes/api.user";
-import * as fromDbRoute from "../../app/routes/api.UserFromDatabase";
-import * as usersRoute from "../../app/routes/api.users";
-import * as verifyRoute from "../../app/routes/api.verify";
-import type { PublicUser } from "../../app/models/user.server";
-import { getDb } from "../../app/utils/db.server";
-import { users } from "../../db/schema";
+import * as myUserRoute from "~/routes/api.myUser";
+import * as userRoute from "~/routes/api.user";
+import * as fromDbRoute from "~/routes/api.UserFromDatabase";
+import * as usersRoute from "~/routes/api.users";
+import * as verifyRoute from "~/routes/api.verify";
+import type { PublicUser } from "~/models/user.server";
+import { getDb } from "~/utils/db.server";
+import { users } from "#db/schema";
 import { api } from "../helpers/api";
 import { describeMocInvariants, expectUnchanged, userRow } from "../helpers/db-state";
 import { makeAdmin, makeUser, PASSWORD, tokenFor } from "../helpers/factories";

@@ -15,7 +15,7 @@ import {
 } from "~/models/archive.server";
 import { uuid } from "~/models/moc.schema";
 import { requireApiUser } from "./auth.server";
-import { apiRoute, ok, readJson, readQuery, validate } from "./http.server";
+import { apiRoute, ok, readJson, readQuery, validate } from "~/utils/http.server";
 
 const idOf = (kind: ArchiveKind) => uuid(`${ARCHIVE[kind].label} id`);
 

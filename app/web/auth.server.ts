@@ -1,16 +1,16 @@
 import { data, redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
-import { clearAttempts, consumeAttempt } from "~/models/rate-limit.server";
+import { startPasswordAttempt } from "~/models/password-attempts.server";
 import type { Actor } from "~/models/authz.server";
 import { loadSessionUser, type Companion } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
 import { toPublicUser, verifyLogin, type PublicUser } from "~/models/user.server";
-import { env } from "./env.server";
-import { Conflict, Forbidden, Invalid, RateLimited, Unauthorized } from "./errors";
-import { TOKEN_INVALID, SESSION_TTL_SECONDS, verifyToken } from "./token.server";
-
-export const SESSION_COOKIE = "session";
+import { env } from "~/utils/env.server";
+import { clientAddress } from "~/utils/client-address.server";
+import { Conflict, Forbidden, Invalid, Unauthorized } from "~/utils/errors";
+import { clearSessionCookie, hasSessionCookie, tokenFromCookie } from "~/utils/cookies.server";
+import { TOKEN_INVALID, verifyToken } from "~/utils/token.server";
 
 export type Identity = {
   user: PublicUser;
@@ -21,44 +21,19 @@ export type Identity = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The cookie
+// The token: a Bearer header, or else the session cookie (cookies.server.ts)
 
-function readCookie(request: Request, name: string): string | null {
-  const header = request.headers.get("Cookie");
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const index = part.indexOf("=");
-    if (index > -1 && part.slice(0, index).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(index + 1).trim());
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
-}
+export { clearSessionCookie, sessionCookie } from "~/utils/cookies.server";
 
-/** Secure only when the app is served over https (stack.md pitfall 11). */
-const secureFlag = () => (env().APP_URL.startsWith("https:") ? "; Secure" : "");
-
-export function sessionCookie(token: string): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_SECONDS}${secureFlag()}`;
-}
-
-export function clearSessionCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT${secureFlag()}`;
-}
-
-function tokenFrom(request: Request): { token: string | null; via: Identity["via"] } {
+async function tokenFrom(request: Request): Promise<{ token: string | null; via: Identity["via"] }> {
   const authorization = request.headers.get("Authorization");
   const bearer = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
   if (bearer) return { token: bearer, via: "bearer" };
-  return { token: readCookie(request, SESSION_COOKIE), via: "cookie" };
+  return { token: await tokenFromCookie(request), via: "cookie" };
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cross-origin writes (clarifications section 2)
+// Cross-origin writes (docs/decisions/001-session-tokens.md)
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -91,7 +66,7 @@ export type AuthResult = { ok: true; identity: Identity } | { ok: false; message
 
 /** Who is calling, or why not (one of the three 401 messages). One query. */
 export async function authenticate(request: Request): Promise<AuthResult> {
-  const { token, via } = tokenFrom(request);
+  const { token, via } = await tokenFrom(request);
   const verified = verifyToken(token);
   if (!verified.ok) return verified;
   const user = await loadSessionUser(verified.payload);
@@ -135,7 +110,7 @@ export async function requireApiUserWith<T>(
   request: Request,
   companionFor: (actor: Actor) => Companion<T>,
 ): Promise<{ user: PublicUser; value: T }> {
-  const { token, via } = tokenFrom(request);
+  const { token, via } = await tokenFrom(request);
   const verified = verifyToken(token);
   if (!verified.ok) throw new Unauthorized(verified.message);
   let companion = companionFor(verified.payload);
@@ -155,8 +130,10 @@ export async function requireApiUserWith<T>(
 /** Same-origin path for redirectTo; anything else falls back to "/". */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/"): string {
   if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
-  // Browsers drop tabs and newlines from a Location, so "/\t/evil.com" would become "//evil.com".
-  if ([...to].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return fallback;
+  // Browsers drop tabs and newlines from a Location, so "/\t/evil.com" would become "//evil.com";
+  // anything outside printable ASCII cannot go in a header at all (a Location with U+2028 threw
+  // after the session was made). The app's own links are percent-encoded, so they pass.
+  if ([...to].some((c) => c.charCodeAt(0) < 0x21 || c.charCodeAt(0) > 0x7e)) return fallback;
   return to;
 }
 
@@ -173,7 +150,7 @@ export async function requirePageIdentity(
   if (!result.ok) {
     const redirectTo = `${url.pathname}${url.search}`;
     throw redirect(`/login${redirectTo === "/" ? "" : `?redirectTo=${encodeURIComponent(redirectTo)}`}`, {
-      headers: readCookie(request, SESSION_COOKIE) ? { "Set-Cookie": clearSessionCookie() } : undefined,
+      headers: hasSessionCookie(request) ? { "Set-Cookie": await clearSessionCookie() } : undefined,
     });
   }
   if (result.identity.via === "cookie") assertSameOriginForPage(request);
@@ -188,21 +165,16 @@ export async function requirePageUser(request: Request): Promise<PublicUser> {
 // ---------------------------------------------------------------------------------------------
 // Signing in (remix-auth + remix-auth-form)
 
-const rateKey = (email: string) => `login:${email}`;
-
 /**
- * Checks credentials with the per-email failure budget shared by /login and /api/verify:
- * 10 failures per 15 minutes, then 429 until the window ends.
+ * Checks credentials against the failure budgets every password check shares (sign-in,
+ * /api/verify, PCR signing, password change; app/models/password-attempts.server.ts), counted for
+ * the caller's address (`request`).
  */
-export async function checkCredentials(email: string, password: string): Promise<PublicUser> {
-  const key = rateKey(email);
-  const attempt = await consumeAttempt(key);
-  if (attempt.blocked) {
-    throw new RateLimited(attempt.retryAfterSeconds, "Too many failed sign-in attempts; try again later");
-  }
-  // A wrong password keeps its point; a success clears the count.
+export async function checkCredentials(email: string, password: string, request: Request): Promise<PublicUser> {
+  const attempt = await startPasswordAttempt(email, clientAddress(request));
+  // A wrong password keeps its point.
   const user = await verifyLogin(email, password);
-  await clearAttempts(key);
+  await attempt.succeeded();
   return toPublicUser(user);
 }
 
@@ -212,7 +184,7 @@ export function authenticator(): Authenticator<PublicUser> {
   if (!holder.__cmAuthenticator) {
     const auth = new Authenticator<PublicUser>();
     auth.use(
-      new FormStrategy(async ({ form }) => {
+      new FormStrategy(async ({ form, request }) => {
         const parsed = loginSchema.safeParse(Object.fromEntries(form));
         if (!parsed.success) {
           throw new Invalid(
@@ -220,7 +192,7 @@ export function authenticator(): Authenticator<PublicUser> {
             parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
           );
         }
-        return checkCredentials(parsed.data.email, parsed.data.password);
+        return checkCredentials(parsed.data.email, parsed.data.password, request);
       }),
       "form",
     );

@@ -28,9 +28,9 @@ import {
 import { canWriteArchive } from "~/models/authz.server";
 import type { PublicUser } from "~/models/user.server";
 import { requirePageUser } from "./auth.server";
-import { DomainError, Forbidden, NotFound } from "./errors";
-import { redirectWithFlash } from "./flash.server";
-import { domainErrorReply, pageError, runForPage } from "./page.server";
+import { DomainError, Forbidden, NotFound } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 
 export const PAGE_SIZE = 25;
 

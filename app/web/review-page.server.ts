@@ -4,10 +4,10 @@ import { canWriteReviews } from "~/models/authz.server";
 import { getReview, type ReviewDocument } from "~/models/review.server";
 import type { PublicUser } from "~/models/user.server";
 import { requirePageUser } from "./auth.server";
-import { Forbidden, NotFound } from "./errors";
+import { Forbidden, NotFound } from "~/utils/errors";
 import { activeUserOptions } from "./moc-page.server";
-import { pageError, runForPage } from "./page.server";
-import { sanitizeRichText } from "./sanitize.server";
+import { pageError, runForPage } from "~/utils/page.server";
+import { sanitizeRichText } from "~/utils/sanitize.server";
 
 /** The new and edit pages: admins and the HSEQ department; anyone else gets the 403 page. */
 export async function requireReviewWriterPage(request: Request): Promise<PublicUser> {

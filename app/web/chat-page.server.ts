@@ -17,8 +17,8 @@ import {
   type RoomRef,
 } from "~/models/chat.server";
 import type { PublicUser } from "~/models/user.server";
-import { apiJson, readQuery } from "./http.server";
-import { runForPage } from "./page.server";
+import { apiJson, readQuery } from "~/utils/http.server";
+import { runForPage } from "~/utils/page.server";
 
 const paths = (room: ChatRoom) =>
   room.kind === "moc"

@@ -6,8 +6,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { canRunReminders } from "~/models/authz.server";
 import { requireIdentity } from "./auth.server";
-import { env } from "./env.server";
-import { Forbidden } from "./errors";
+import { env } from "~/utils/env.server";
+import { Forbidden } from "~/utils/errors";
 
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
 

@@ -6,12 +6,12 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { z } from "zod";
 import { isMocOpen, isMocPlanEditor } from "~/models/authz.server";
-import type { MocDocument } from "~/models/moc-query.server";
+import type { MocDocument } from "~/models/moc-document";
 import type { PublicUser } from "~/models/user.server";
-import { Forbidden } from "./errors";
-import { redirectWithFlash } from "./flash.server";
+import { Forbidden } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";
-import { domainErrorReply, pageError, runForPage, withoutBodyKey } from "./page.server";
+import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 
 export async function requirePlanEditor(request: Request, id: string | undefined) {
   const { user, access, doc } = await requireMocForPage(request, id);
@@ -46,7 +46,7 @@ export function planPage<Schema extends z.ZodType>(options: {
       const result = await runForPage(() => options.save(user, doc._id, submission.value));
       if (!result.ok) {
         if (result.error.status === 403 || result.error.status === 404) pageError(result.error);
-        return domainErrorReply(submission, result.error, withoutBodyKey);
+        return domainErrorReply(submission, result.error);
       }
       return redirectWithFlash(`/mocs/${doc._id}`, { kind: "success", message: options.success });
     },

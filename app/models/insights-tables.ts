@@ -1,0 +1,112 @@
+/**
+ * The insight figures as tables: one definition per table, rendered under each chart on /insights
+ * and on the year-end review, and downloaded as CSV from GET /api/insights?format=csv&table=<id>.
+ * Plain code, no server imports (the page's components use it too).
+ */
+import { departmentLabel } from "~/components/moc";
+import { z } from "zod";
+import {
+  insightsParamsSchema,
+  OVERDUE_BANDS,
+  OVERDUE_BAND_LABELS,
+  toFilter,
+  type InsightsFigures,
+} from "./insights.schema";
+
+export const INSIGHT_TABLES = ["monthly", "steps", "on-time", "deviations", "pcrs", "reminders"] as const;
+export type InsightTableId = (typeof INSIGHT_TABLES)[number];
+
+/** GET /api/insights's query: the figures' filter, and `format=csv&table=<id>` for one table. */
+export const insightsApiQuery = insightsParamsSchema
+  .extend({
+    format: z.enum(["json", "csv"], { error: "format must be json or csv" }).optional(),
+    table: z.enum(INSIGHT_TABLES, { error: `table must be one of: ${INSIGHT_TABLES.join(", ")}` }).optional(),
+  })
+  .transform(toFilter)
+  .refine((q) => q.format !== "csv" || q.table, { error: "Name the table to download (table=...)", path: ["table"] });
+
+export type Cell = string | number | null;
+export type InsightTable = {
+  id: InsightTableId;
+  title: string;
+  /** Column headers; the first column holds each row's name. */
+  columns: string[];
+  rows: Cell[][];
+};
+
+const monthName = (month: string) =>
+  new Date(`${month}-01T00:00:00Z`).toLocaleString("en-GB", { month: "short", year: "numeric", timeZone: "UTC" });
+
+export function insightTables(f: InsightsFigures): Record<InsightTableId, InsightTable> {
+  return {
+    monthly: {
+      id: "monthly",
+      title: "MOCs opened, completed and declined per month, and open at each month's end",
+      columns: ["Month", "Opened", "Completed", "Declined", "Open at month end"],
+      rows: f.monthly.map((m) => [monthName(m.month), m.opened, m.completed, m.declined, m.openAtEnd]),
+    },
+    steps: {
+      id: "steps",
+      title: "Days spent in each step (stays that ended in the period)",
+      columns: ["Step", "Stays", "Median days", "90th percentile days"],
+      rows: f.steps.map((s) => [s.label, s.count, s.median, s.p90]),
+    },
+    "on-time": {
+      id: "on-time",
+      title: `On-time closure per department, and open MOCs by target date on ${f.period.asOf}`,
+      columns: [
+        "Department",
+        "Completed",
+        "On time",
+        "On-time rate %",
+        ...OVERDUE_BANDS.map((band) => OVERDUE_BAND_LABELS[band]),
+      ],
+      rows: f.departments.map((d) => [
+        departmentLabel(d.department),
+        d.completed,
+        d.onTime,
+        d.onTimeRate,
+        ...OVERDUE_BANDS.map((band) => d.overdue[band]),
+      ]),
+    },
+    deviations: {
+      id: "deviations",
+      title: "Deviations and extensions requested in the period",
+      columns: ["Type", "Requested", "Approved", "Rejected", "Waiting", "Approval rate %", "Days added"],
+      rows: f.deviations.map((d) => [
+        d.type === "deviation" ? "Deviations" : "Extensions",
+        d.requested,
+        d.approved,
+        d.rejected,
+        d.waiting,
+        d.approvalRate,
+        d.daysAdded,
+      ]),
+    },
+    pcrs: {
+      id: "pcrs",
+      title: "PCRs: days each signer took, from the previous signature to their own",
+      columns: ["Role", "Signatures", "Median days", "90th percentile days"],
+      rows: [
+        ...f.pcrs.roles.map((r) => [r.role, r.count, r.median, r.p90]),
+        ["Creation to finished", f.pcrs.daysToFinish.count, f.pcrs.daysToFinish.median, f.pcrs.daysToFinish.p90],
+      ],
+    },
+    reminders: {
+      id: "reminders",
+      title: "Reminders sent per day",
+      columns: ["Day", "MOCs reminded", "Emails sent"],
+      rows: f.reminders.days.map((d) => [d.day, d.mocs, d.emails]),
+    },
+  };
+}
+
+const csvCell = (cell: Cell) => {
+  const text = cell === null ? "" : String(cell);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/** RFC 4180 CSV with a UTF-8 byte-order mark (so spreadsheets read it as UTF-8) and CRLF lines. */
+export function tableCsv(table: InsightTable): string {
+  return `\uFEFF${[table.columns, ...table.rows].map((row) => row.map(csvCell).join(",")).join("\r\n")}\r\n`;
+}

@@ -1,0 +1,123 @@
+/**
+ * The insight filters (period and department) and the figures' shape, shared by the /insights page,
+ * GET /api/insights and the year-end review that stores a copy. No server imports: the page's
+ * components read these types and labels too.
+ */
+import { z } from "zod";
+import { DEPARTMENTS, REMINDER_URGENCIES } from "#db/schema/enums";
+
+/** At most this many days in one period: 5 years, so a request cannot ask for unbounded months and days. */
+export const MAX_PERIOD_DAYS = 5 * 366;
+
+const day = (what: string) =>
+  z.iso
+    .date({ error: `${what} must be a date (YYYY-MM-DD)` })
+    .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), {
+      error: `${what} must be a real date`,
+    });
+
+/** The query parameters, before the defaults and checks of `toFilter`. */
+export const insightsParamsSchema = z.object({
+  from: day("from").optional(),
+  to: day("to").optional(),
+  department: z
+    .union([z.literal(""), z.literal("all"), z.enum(DEPARTMENTS)], {
+      error: `department must be one of: ${DEPARTMENTS.join(", ")} (or left out for all)`,
+    })
+    .optional(),
+});
+
+/**
+ * `from` and `to` (UTC dates, both included; left out, the current UTC year up to today), and
+ * `department` (empty or `all` for every one).
+ */
+export function toFilter<T extends z.output<typeof insightsParamsSchema>>(q: T, ctx: z.RefinementCtx) {
+  const today = new Date().toISOString().slice(0, 10);
+  const to = q.to ?? (q.from && q.from > today ? q.from : today);
+  const from = q.from ?? `${to.slice(0, 4)}-01-01`;
+  if (from > to) {
+    ctx.addIssue({ code: "custom", path: ["from"], message: "from must be on or before to" });
+    return z.NEVER;
+  }
+  if ((Date.parse(to) - Date.parse(from)) / 86_400_000 + 1 > MAX_PERIOD_DAYS) {
+    ctx.addIssue({ code: "custom", path: ["to"], message: "The period can be at most 5 years long" });
+    return z.NEVER;
+  }
+  const department = q.department && q.department !== "all" ? q.department : null;
+  return { ...q, from, to, department };
+}
+
+export const insightsQuerySchema = insightsParamsSchema.transform(toFilter);
+
+export type InsightsFilter = { from: string; to: string; department: string | null };
+
+/** The steps a MOC waits in, in pipeline order; `deviation` is status b while a deviation/extension waits. */
+export const INSIGHT_STEPS = ["a", "b", "c", "d", "e", "deviation", "f"] as const;
+export type InsightStep = (typeof INSIGHT_STEPS)[number];
+export const INSIGHT_STEP_LABELS: Record<InsightStep, string> = {
+  a: "Draft (Part A)",
+  b: "Implementer assessment (Part B)",
+  c: "HSEQ review (Part C)",
+  d: "Approval (Part D)",
+  e: "Implementation (Part E)",
+  deviation: "Deviation/extension decision",
+  f: "Verification (Part F)",
+};
+
+/** Bands of open MOCs by their target date on the as-of day: past the reminders, then the reminder urgencies. */
+export const OVERDUE_BANDS = ["OVERDUE_LONG", ...REMINDER_URGENCIES] as const;
+export type OverdueBand = (typeof OVERDUE_BANDS)[number];
+export const OVERDUE_BAND_LABELS: Record<OverdueBand, string> = {
+  OVERDUE_LONG: "Overdue > 14 days",
+  CRITICAL: "Critical (1-14 days overdue)",
+  URGENT: "Urgent (due today or tomorrow)",
+  HIGH: "High (due in 2-7 days)",
+  MEDIUM: "Medium (8-14 days)",
+  LOW: "Low (15-30 days)",
+};
+
+export type Spread = { count: number; median: number | null; p90: number | null };
+
+export type InsightsFigures = {
+  period: { from: string; to: string; department: string | null; asOf: string };
+  totals: {
+    opened: number;
+    completed: number;
+    declined: number;
+    openAtEnd: number;
+    /** Share of the period's completed MOCs closed on or before their target date, in percent. */
+    onTimeRate: number | null;
+  };
+  monthly: { month: string; opened: number; completed: number; declined: number; openAtEnd: number }[];
+  steps: ({ step: InsightStep; label: string } & Spread)[];
+  departments: {
+    department: string;
+    completed: number;
+    onTime: number;
+    /** In percent of the completed MOCs that have a target date; null when none. */
+    onTimeRate: number | null;
+    overdue: Record<OverdueBand, number>;
+  }[];
+  deviations: {
+    type: "deviation" | "extension";
+    requested: number;
+    approved: number;
+    rejected: number;
+    waiting: number;
+    /** Approved in percent of those decided; null when none was decided. */
+    approvalRate: number | null;
+    /** Days the approved extensions moved target dates (extensions only; null for deviations). */
+    daysAdded: number | null;
+    /** Approved extensions recorded without the date they replaced, so not in daysAdded. */
+    daysAddedUnknown: number;
+  }[];
+  pcrs: {
+    created: number;
+    finished: number;
+    daysToFinish: Spread;
+    roles: ({ role: string } & Spread)[];
+  };
+  reminders: { total: { mocs: number; emails: number }; days: { day: string; mocs: number; emails: number }[] };
+  /** Whether MOCs record where a change applies (vessel or office): they do not, so nothing is split by it. */
+  vesselOrOffice: "not recorded";
+};

@@ -1,0 +1,367 @@
+/**
+ * Insight for HSEQ managers (issue 18): KPIs, trends and bottlenecks computed in SQL from what the
+ * app already records: the MOC audit entries (moc_logs: times, from/to statuses), target dates
+ * (moved by approved extensions), Part A departments, the deviation/extension tracking, PCR
+ * signatures with their dates, and the reminder claims. Nothing is entered twice and nothing is
+ * stored: every call counts again, in one read-only snapshot. docs/decisions/017-insights.md says
+ * what each figure counts.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import { DEPARTMENTS, PCR_ROLES } from "#db/schema/enums";
+import { getDb, type Executor } from "~/utils/db.server";
+import { Forbidden } from "~/utils/errors";
+import { canSeeInsights, type Actor } from "./authz.server";
+import {
+  INSIGHT_STEPS,
+  INSIGHT_STEP_LABELS,
+  OVERDUE_BANDS,
+  type InsightStep,
+  type InsightsFigures,
+  type InsightsFilter,
+  type OverdueBand,
+  type Spread,
+} from "./insights.schema";
+import { MOC_CLOSED_ACTION } from "./moc-steps.server";
+import { urgencyCases } from "./reminder.server";
+
+/**
+ * `mocs` with each MOC's department as `department`: its Part A `department-of-change`, else its
+ * originator's department (the year-end review counts by the same rule, docs/decisions/011). A
+ * join, not a lookup per row, so a department filter over thousands of MOCs stays one hash join.
+ */
+export const MOCS_WITH_DEPARTMENT = sql`(select m.*,
+    coalesce(nullif(f.data->'department-of-change'->>'value', ''), u.department) as department
+  from mocs m
+  join users u on u.id = m.originator_id
+  left join moc_forms f on f.moc_id = m.id and f.kind = 'originator')`;
+
+/** An audit entry `l` that ends a MOC: its decline, or the verification that completed it. */
+const ENDS = (l: string) =>
+  sql`(${sql.raw(l)}.action = ${MOC_CLOSED_ACTION} or (${sql.raw(l)}.to_status = 'decline' and ${sql.raw(l)}.from_status is distinct from 'decline'))`;
+/** An audit entry `l` that moves a MOC to another step (or completes it). */
+const MOVES = (l: string) =>
+  sql`(${sql.raw(l)}.from_status is distinct from ${sql.raw(l)}.to_status or ${sql.raw(l)}.action = ${MOC_CLOSED_ACTION})`;
+
+const days = (interval: SQL) => sql`(extract(epoch from ${interval}) / 86400.0)`;
+/** count, median and 90th percentile of `value` (days), rounded to 2 decimals. */
+const spread = (value: SQL) => sql`count(*)::int as count,
+  round((percentile_cont(0.5) within group (order by ${value}))::numeric, 2)::float8 as median,
+  round((percentile_cont(0.9) within group (order by ${value}))::numeric, 2)::float8 as p90`;
+
+const percent = (part: number, whole: number) => (whole > 0 ? Math.round((1000 * part) / whole) / 10 : null);
+
+export function requireInsightsReader(actor: Actor): void {
+  if (!canSeeInsights(actor)) {
+    throw new Forbidden("Only admins, the HSEQ department and full-access users can see the insight figures");
+  }
+}
+
+/** The period, the as-of day, and the MOCs to count: `mocs`, or one department's. */
+type Bounds = { from: string; to: string; asOf: string; mocs: SQL };
+
+/** Every figure for the period and department, read in one repeatable-read snapshot. */
+export async function getInsights(actor: Actor, filter: InsightsFilter): Promise<InsightsFigures> {
+  requireInsightsReader(actor);
+  return computeInsights(filter);
+}
+
+/** The figures without the permission check (the year-end review's writers pull them for its year). */
+export async function computeInsights(
+  filter: InsightsFilter,
+  options: { now?: Date; db?: Executor } = {},
+): Promise<InsightsFigures> {
+  const now = options.now ?? new Date();
+  const today = now.toISOString().slice(0, 10);
+  const asOf = filter.to < today ? filter.to : today;
+  const b: Bounds = {
+    from: filter.from,
+    to: filter.to,
+    asOf,
+    mocs: filter.department
+      ? sql`(select * from ${MOCS_WITH_DEPARTMENT} d where d.department = ${filter.department})`
+      : sql`mocs`,
+  };
+  const compute = async (tx: Executor): Promise<InsightsFigures> => {
+    // These statements' estimated costs pass jit_above_cost, yet they run in milliseconds: JIT
+    // compiling them took 2-3 s (docs/performance.md). Off for this transaction only.
+    await tx.execute(sql`set local jit = off`);
+    const monthly = await monthlyFlow(tx, b);
+    const steps = await stepTimes(tx, b);
+    const departments = await departmentFigures(tx, b, filter.department);
+    const deviations = await deviationFigures(tx, b);
+    const pcrs = await pcrFigures(tx, b, filter.department);
+    const reminders = await reminderFigures(tx, b);
+    const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
+    const closed = departments.reduce((n, d) => n + d.completed, 0);
+    const onTime = departments.reduce((n, d) => n + d.onTime, 0);
+    return {
+      period: { from: filter.from, to: filter.to, department: filter.department, asOf },
+      totals: {
+        opened: sum("opened"),
+        completed: sum("completed"),
+        declined: sum("declined"),
+        openAtEnd: monthly.at(-1)?.openAtEnd ?? 0,
+        onTimeRate: percent(onTime, closed),
+      },
+      monthly,
+      steps,
+      departments,
+      deviations,
+      pcrs,
+      reminders,
+      vesselOrOffice: "not recorded",
+    };
+  };
+  // Inside a caller's transaction (a review pulling its year's figures) it reads there; alone, in
+  // one read-only snapshot so the figures agree with each other.
+  return options.db
+    ? compute(options.db)
+    : getDb().transaction(compute, { isolationLevel: "repeatable read", accessMode: "read only" });
+}
+
+// The period's bounds as timestamptz: UTC midnight of `from`, and of the day after `to`.
+const start = (b: Bounds) => sql`(${b.from}::date::timestamp at time zone 'UTC')`;
+const endOf = (day: string) => sql`((${day}::date + 1)::timestamp at time zone 'UTC')`;
+
+/**
+ * Per UTC month of the period (cut to the period at its edges): MOCs opened (created), completed
+ * (the closing verification), declined, and open at the month's end. Open at a moment = created
+ * before it and not ended before it: the MOCs open now, plus those that ended since.
+ */
+async function monthlyFlow(db: Executor, b: Bounds) {
+  const rows = await db.execute<{
+    month: string;
+    opened: number;
+    completed: number;
+    declined: number;
+    open_at_end: number;
+  }>(sql`
+    with months as (
+      select to_char(g, 'YYYY-MM') as month,
+             greatest(g at time zone 'UTC', ${start(b)}) as s,
+             least((g + interval '1 month') at time zone 'UTC', ${endOf(b.to)}) as e
+      from generate_series(date_trunc('month', ${b.from}::date::timestamp), ${b.to}::date::timestamp, interval '1 month') g
+    ),
+    ended as materialized (
+      select l.at, l.to_status = 'decline' as declined, m.created_at
+      from moc_logs l join ${b.mocs} m on m.id = l.moc_id
+      where l.at >= ${start(b)} and ${ENDS("l")} and not m.is_deleted
+    ),
+    created as materialized (
+      select m.created_at, not m.completed and m.status <> 'decline' as open_now
+      from ${b.mocs} m
+      where not m.is_deleted and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)}
+    ),
+    open_before as (
+      select count(*) as n from ${b.mocs} m
+      where not m.is_deleted and not m.completed and m.status <> 'decline' and m.created_at < ${start(b)}
+    )
+    select mo.month,
+      (select count(*) from created c where c.created_at >= mo.s and c.created_at < mo.e)::int as opened,
+      (select count(*) from ended x where x.at >= mo.s and x.at < mo.e and not x.declined)::int as completed,
+      (select count(*) from ended x where x.at >= mo.s and x.at < mo.e and x.declined)::int as declined,
+      ((select n from open_before) + (select count(*) from created c where c.open_now and c.created_at < mo.e)
+        + (select count(*) from ended x where x.at >= mo.e and x.created_at < mo.e))::int as open_at_end
+    from months mo order by mo.month`);
+  return [...rows].map((r) => ({
+    month: r.month,
+    opened: r.opened,
+    completed: r.completed,
+    declined: r.declined,
+    openAtEnd: r.open_at_end,
+  }));
+}
+
+/**
+ * Days spent in each step, for the stays that ended in the period: from the audit entry that
+ * moved the MOC into a step to the next one that moved it on (a decline, a return and the closing
+ * verification end a stay too). Status b entered from implementation is the deviation/extension
+ * decision, not the implementer's assessment.
+ */
+async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["steps"]> {
+  const rows = await db.execute<{ step: InsightStep } & Spread>(sql`
+    select s.step, ${spread(sql`s.days`)}
+    from (
+      select prev.step, ${days(sql`l.at - prev.at`)} as days
+      from moc_logs l
+      join ${b.mocs} m on m.id = l.moc_id
+      cross join lateral (
+        select p.at, case when p.to_status = 'b' and p.from_status = 'e' then 'deviation' else p.to_status end as step
+        from moc_logs p
+        where p.moc_id = l.moc_id and p.at < l.at and ${MOVES("p")}
+        order by p.at desc limit 1
+      ) prev
+      where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and ${MOVES("l")} and not m.is_deleted
+    ) s
+    group by s.step`);
+  const byStep = new Map([...rows].map((r) => [r.step, r]));
+  return INSIGHT_STEPS.map((step) => {
+    const row = byStep.get(step);
+    return {
+      step,
+      label: INSIGHT_STEP_LABELS[step],
+      count: row?.count ?? 0,
+      median: row?.median ?? null,
+      p90: row?.p90 ?? null,
+    };
+  });
+}
+
+/**
+ * Per department: MOCs completed in the period and how many on or before their target date (which
+ * approved extensions have moved); and the MOCs open on the as-of day (the period's end, or today)
+ * by how their target date stands then, in the reminders' urgency bands.
+ */
+async function departmentFigures(db: Executor, b: Bounds, department: string | null) {
+  const only = department ? sql`and m.department = ${department}` : sql``;
+  const closed = await db.execute<{ department: string; completed: number; on_time: number }>(sql`
+    select x.department, count(*)::int as completed,
+      (count(*) filter (where (x.at at time zone 'UTC')::date <= x.target_date))::int as on_time
+    from (
+      select m.department, l.at, m.target_date
+      from moc_logs l join ${MOCS_WITH_DEPARTMENT} m on m.id = l.moc_id
+      where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and l.action = ${MOC_CLOSED_ACTION} and not m.is_deleted ${only}
+    ) x
+    group by x.department`);
+  // Open on the as-of day: open now, or ended after it. Both halves are small (the open MOCs through
+  // mocs_target_date_idx, the recent ends through moc_logs_at_idx), whatever the history's length.
+  const bands = await db.execute<{ department: string; band: OverdueBand; n: number }>(sql`
+    select x.department, x.band, count(*)::int as n
+    from (
+      select m.department,
+        case when m.target_date < ${b.asOf}::date - 14 then 'OVERDUE_LONG' ${urgencyCases(b.asOf)} end as band
+      from ${MOCS_WITH_DEPARTMENT} m
+      where m.id in (
+          select m.id from mocs m
+          where not m.is_deleted and not m.completed and m.status <> 'decline'
+            and m.target_date <= ${b.asOf}::date + 30
+          union
+          select l.moc_id from moc_logs l join mocs m on m.id = l.moc_id
+          where l.at >= ${endOf(b.asOf)} and ${ENDS("l")} and m.target_date <= ${b.asOf}::date + 30)
+        and not m.is_deleted and m.created_at < ${endOf(b.asOf)} ${only}
+    ) x
+    where x.band is not null
+    group by x.department, x.band`);
+  const departments = department ? [department] : [...DEPARTMENTS];
+  for (const row of [...closed, ...bands]) if (!departments.includes(row.department)) departments.push(row.department);
+  return departments.map((name) => {
+    const c = [...closed].find((r) => r.department === name);
+    const overdue = Object.fromEntries(OVERDUE_BANDS.map((band) => [band, 0])) as Record<OverdueBand, number>;
+    for (const row of bands) if (row.department === name) overdue[row.band] = row.n;
+    return {
+      department: name,
+      completed: c?.completed ?? 0,
+      onTime: c?.on_time ?? 0,
+      onTimeRate: percent(c?.on_time ?? 0, c?.completed ?? 0),
+      overdue,
+    };
+  });
+}
+
+/**
+ * Deviations and extensions requested in the period (the implementation entry that moved the MOC
+ * from e back to b), with their decisions as recorded on the MOC, and the days approved extensions
+ * added (new target date minus the one it replaced).
+ */
+async function deviationFigures(db: Executor, b: Bounds): Promise<InsightsFigures["deviations"]> {
+  const rows = await db.execute<{
+    type: "deviation" | "extension";
+    requested: number;
+    approved: number;
+    rejected: number;
+    days_added: number | null;
+    days_unknown: number;
+  }>(sql`
+    select t.type,
+      count(*)::int as requested,
+      (count(*) filter (where t.item->>'approved' = 'yes'))::int as approved,
+      (count(*) filter (where t.item->>'approved' = 'no'))::int as rejected,
+      sum(((t.item->>'new_date')::date - (t.item->>'previous_date')::date))
+        filter (where t.item->>'approved' = 'yes' and t.item->>'previous_date' is not null)::int as days_added,
+      (count(*) filter (where t.item->>'approved' = 'yes' and t.item->>'previous_date' is null))::int as days_unknown
+    from moc_logs l
+    join ${b.mocs} m on m.id = l.moc_id
+    cross join lateral (values ('deviation', m.deviations->'deviation'), ('extension', m.deviations->'extension')) t(type, item)
+    where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and l.from_status = 'e' and l.to_status = 'b'
+      and not m.is_deleted and jsonb_typeof(t.item) = 'object' and (t.item->>'requested')::boolean
+    group by t.type`);
+  return (["deviation", "extension"] as const).map((type) => {
+    const r = [...rows].find((row) => row.type === type);
+    const requested = r?.requested ?? 0;
+    const approved = r?.approved ?? 0;
+    const rejected = r?.rejected ?? 0;
+    return {
+      type,
+      requested,
+      approved,
+      rejected,
+      waiting: requested - approved - rejected,
+      approvalRate: percent(approved, approved + rejected),
+      daysAdded: type === "extension" ? (r?.days_added ?? 0) : null,
+      daysAddedUnknown: r?.days_unknown ?? 0,
+    };
+  });
+}
+
+/**
+ * PCRs (by their originator's department: a PCR records none of its own): created and finished
+ * in the period, days from creation to finished, and for each chain role the days its holder
+ * took, from the previous slot's signature (the PCR's creation for the first) to their own, for
+ * the signatures given in the period; affected parties wait from the PCR's creation.
+ */
+async function pcrFigures(db: Executor, b: Bounds, department: string | null): Promise<InsightsFigures["pcrs"]> {
+  const dept = department
+    ? sql`and (select u.department from users u where u.id = p.originator_id) = ${department}`
+    : sql``;
+  const [counts] = await db.execute<{ created: number; finished: number } & Spread>(sql`
+    select
+      (select count(*) from pcrs p where p.created_at >= ${start(b)} and p.created_at < ${endOf(b.to)} ${dept})::int as created,
+      s.*
+    from (
+      select ${spread(days(sql`p.finished_at - p.created_at`))}
+      from pcrs p where p.finished_at >= ${start(b)} and p.finished_at < ${endOf(b.to)} ${dept}
+    ) s`);
+  const roles = await db.execute<{ role: string } & Spread>(sql`
+    with p as (
+      select p.id, p.created_at, p.signatures, p.affected_parties from pcrs p
+      where p.created_at < ${endOf(b.to)} and p.updated_at >= ${start(b)} ${dept}
+    ),
+    signed as (
+      select s.value->>'Name' as role, (s.value->>'signatureDate')::timestamptz as at,
+        coalesce(lag((s.value->>'signatureDate')::timestamptz) over (partition by p.id order by s.ord), p.created_at) as since
+      from p cross join lateral jsonb_array_elements(p.signatures) with ordinality s(value, ord)
+      union all
+      select 'Affected party', (a.value->>'signatureDate')::timestamptz, p.created_at
+      from p cross join lateral jsonb_array_elements(p.affected_parties) a(value)
+    )
+    select role, ${spread(days(sql`at - since`))}
+    from signed
+    where at >= ${start(b)} and at < ${endOf(b.to)}
+    group by role`);
+  const byRole = new Map([...roles].map((r) => [r.role, r]));
+  return {
+    created: counts?.created ?? 0,
+    finished: counts?.count ?? 0,
+    daysToFinish: { count: counts?.count ?? 0, median: counts?.median ?? null, p90: counts?.p90 ?? null },
+    roles: [...PCR_ROLES, "Affected party"].map((role) => ({
+      role,
+      count: byRole.get(role)?.count ?? 0,
+      median: byRole.get(role)?.median ?? null,
+      p90: byRole.get(role)?.p90 ?? null,
+    })),
+  };
+}
+
+/** Reminders per UTC day of the period: MOCs reminded and emails sent (days without any left out). */
+async function reminderFigures(db: Executor, b: Bounds): Promise<InsightsFigures["reminders"]> {
+  const rows = await db.execute<{ day: string; mocs: number; emails: number }>(sql`
+    select r.day::text as day, count(*)::int as mocs, sum(r.emails_sent)::int as emails
+    from moc_reminders r join ${b.mocs} m on m.id = r.moc_id
+    where r.day >= ${b.from}::date and r.day <= ${b.to}::date and not m.is_deleted
+    group by r.day order by r.day`);
+  const days = [...rows].map((r) => ({ day: r.day, mocs: r.mocs, emails: r.emails }));
+  return {
+    total: { mocs: days.reduce((n, d) => n + d.mocs, 0), emails: days.reduce((n, d) => n + d.emails, 0) },
+    days,
+  };
+}

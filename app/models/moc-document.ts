@@ -1,0 +1,97 @@
+/**
+ * The populated MOC document as the API returns it and the pages read it (its SQL is
+ * `db/moc-document.ts`), typed once so no page casts it, and the one test of an outstanding
+ * deviation or extension. No I/O and nothing server-only: the pages' components use it too.
+ */
+import type { ActionPlan, Decline, ExtentionsAndDeviations, ImpactItem, ManualPlan } from "#db/schema";
+import type {
+  approverFormSchema,
+  hseqFormSchema,
+  implementationSchema,
+  ImplementerForm,
+  OriginatorForm,
+  verifierFormSchema,
+} from "./moc.schema";
+import type { z } from "zod";
+
+/** A user as documents carry it (never the password hash). */
+export type UserJson = {
+  _id: string;
+  name: string;
+  email: string;
+  role: string;
+  department: string;
+  access: string;
+  position: string | null;
+  active: boolean;
+};
+
+/** A stored form: its fields (`{ key: { value } }`, any may be missing on a draft) and its stamps. */
+type Stored<T> = { _id: string; submittedAt: string | null; createdAt: string; updatedAt: string } & {
+  [K in keyof T]?: T[K];
+};
+
+/** A person picked on a form, as stored: the id and the name at the time. */
+type PickedUser = { value: { _id: string; name: string } };
+
+export type OriginatorFormDoc = Stored<Omit<OriginatorForm, "implementer-name"> & { "implementer-name": PickedUser }>;
+export type ImplementerFormDoc = Stored<
+  Omit<ImplementerForm, "approver-name" | "hseq-name"> & { "approver-name": PickedUser; "hseq-name": PickedUser }
+>;
+
+export type MocLogJson = {
+  _id: string;
+  userId: UserJson | null;
+  action: string;
+  from: string | null;
+  to: string;
+  comment: string | null;
+  at: string;
+};
+
+export type MocDocument = {
+  _id: string;
+  serial_num: string;
+  status: string;
+  completed: boolean;
+  isDeleted: boolean;
+  cloned: boolean;
+  previous_moc: string | null;
+  originator_form: OriginatorFormDoc | null;
+  implementer_form: ImplementerFormDoc | null;
+  hseq_form: Stored<z.infer<typeof hseqFormSchema>> | null;
+  approver_form: Stored<z.infer<typeof approverFormSchema>> | null;
+  implementation: Stored<z.infer<typeof implementationSchema>> | null;
+  verifier_form: Stored<z.infer<typeof verifierFormSchema>> | null;
+  originator_id: UserJson | null;
+  implementer_id: UserJson | null;
+  approver_id: UserJson | null;
+  verifier_id: UserJson | null;
+  hseq_id: UserJson | null;
+  all_users: UserJson[];
+  logs: MocLogJson[];
+  decline: Decline | null;
+  extentionsAndDeviations: ExtentionsAndDeviations | null;
+  impact_assessment: ImpactItem[];
+  risk_assessment: string | null;
+  action: ActionPlan;
+  manual_plan: ManualPlan;
+  chat: string;
+  target_date: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** The form documents of a MOC, by their key in the document. */
+export type MocFormKey =
+  "originator_form" | "implementer_form" | "hseq_form" | "approver_form" | "implementation" | "verifier_form";
+
+/**
+ * A requested deviation or extension still waits for its resolution: the one definition (its SQL
+ * twin is `DEVIATION_OUTSTANDING` in actions.server.ts, tested against this).
+ */
+export const deviationOutstanding = (tracking: ExtentionsAndDeviations | null | undefined): boolean =>
+  Boolean(tracking && (unresolved(tracking.deviation) || unresolved(tracking.extension)));
+
+/** One requested item that waits for its resolution. */
+export const unresolved = (item: { resolved: boolean } | null | undefined): boolean => Boolean(item && !item.resolved);

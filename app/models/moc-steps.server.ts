@@ -1,0 +1,692 @@
+/**
+ * The MOC steps, each declared once (docs/decisions/018-layout-and-step-definitions.md): its path
+ * and label, who may act (with the refusal message, and the same rule as SQL), when it is open, who
+ * owns it while the MOC waits on it, its form schema and the API body key around it, and what it
+ * does (writes, status, notices). Authorization, the workflow (`runStep`), the step pages, the
+ * record's owner line, the list's "waiting on" column, the pending actions and the dashboard all
+ * read these; adding a rule to a step is one edit here.
+ */
+import { randomUUID } from "node:crypto";
+import { sql, type SQL } from "drizzle-orm";
+import type { mocs, ExtentionsAndDeviations } from "#db/schema";
+import type { MocStatus } from "#db/schema/enums";
+import { z } from "zod";
+import type { Transaction } from "~/utils/db.server";
+import { Conflict, Invalid, NotFound } from "~/utils/errors";
+import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
+import { isAdmin, isHseq, type Actor, type MocAccess } from "./authz.server";
+import type { Recipients } from "./email.server";
+import { deviationOutstanding, type MocDocument, type UserJson } from "./moc-document";
+import {
+  approverFormSchema,
+  deviationExtensionSchema,
+  hseqFormSchema,
+  implementationSchema,
+  implementerFormSchema,
+  originatorFormSchema,
+  refId,
+  uuid,
+  verifierFormSchema,
+} from "./moc.schema";
+import { addMocUsers, handOverRole, partAForm, requireActiveUsers, saveForm } from "./moc-store.server";
+import type { PublicUser } from "./user.server";
+
+export const MOC_STEPS = [
+  "originator",
+  "implementer",
+  "hseq",
+  "approver",
+  "implementation",
+  "deviation-extension",
+  "verifier",
+] as const;
+export type MocStep = (typeof MOC_STEPS)[number];
+
+// ---------------------------------------------------------------------------------------------
+// What the rules look at
+
+/** What decides whether a step is open, beyond the status: each has its SQL twin over `m` below. */
+export type MocState = {
+  status: string;
+  completed: boolean;
+  isDeleted: boolean;
+  /** A requested deviation or extension waits for its resolution. */
+  deviationOutstanding: boolean;
+  /** Part B has been submitted at least once. */
+  implementerSubmitted: boolean;
+};
+type Condition = Exclude<keyof MocState, "status" | "completed" | "isDeleted">;
+
+/** A requested deviation or extension of `m` still waits for its resolution (any status). */
+export const DEVIATION_OUTSTANDING = sql`(m.deviations is not null and (
+      (m.deviations->'deviation' is not null and m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
+   or (m.deviations->'extension' is not null and m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
+
+const CONDITION_SQL: Record<Condition, SQL> = {
+  deviationOutstanding: DEVIATION_OUTSTANDING,
+  implementerSubmitted: sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer' and f.submitted_at is not null)`,
+};
+
+/** The state of a populated document (pages). */
+export const stateOfDocument = (doc: MocDocument): MocState => ({
+  status: doc.status,
+  completed: doc.completed,
+  isDeleted: doc.isDeleted,
+  deviationOutstanding: deviationOutstanding(doc.extentionsAndDeviations),
+  implementerSubmitted: Boolean(doc.implementer_form?.submittedAt),
+});
+
+/** The roles a MOC names, as document keys and columns of `m`. */
+const ROLES = {
+  originator: { doc: "originator_id", column: sql`m.originator_id` },
+  implementer: { doc: "implementer_id", column: sql`m.implementer_id` },
+  approver: { doc: "approver_id", column: sql`m.approver_id` },
+  hseq: { doc: "hseq_id", column: sql`m.hseq_id` },
+  verifier: { doc: "verifier_id", column: sql`m.verifier_id` },
+} as const;
+type Role = keyof typeof ROLES;
+
+// ---------------------------------------------------------------------------------------------
+// The shape of a step
+
+type Moc = MocAccess & { id: string; serialNum: string; targetDate: string | null };
+
+type Notice = { to: Recipients; event: string; expectation: string | null; details?: [string, string][] };
+
+export type Outcome = {
+  to: MocStatus;
+  action: string;
+  comment?: string | null;
+  changes?: Partial<typeof mocs.$inferInsert>;
+  notices?: Notice[];
+};
+
+export type StepContext<I> = { tx: Transaction; actor: PublicUser; moc: Moc; input: I; now: Date };
+
+type StepDefinition<Form extends z.ZodType> = {
+  /** The URL segment of the step's page, `/mocs/:id/<path>`. */
+  path: string;
+  /** How messages and buttons name the step. */
+  part: string;
+  who: {
+    may: (actor: Actor, moc: MocAccess) => boolean;
+    /** `may` as SQL over `m` for the actor (the pending actions). */
+    sql: (actor: Actor) => SQL;
+    /** The 403 message, on the API and the pages. */
+    refusal: string;
+  };
+  open: {
+    /** The statuses it may be submitted in (409 otherwise). */
+    statuses: MocStatus[];
+    /** Conditions that must hold too, each with its 409 reason when it does not. */
+    requires?: [condition: Condition, holds: boolean, reason: string][];
+    /** Open but not what the MOC waits for in these statuses (Part A revised at `b`). */
+    notWaitingIn?: MocStatus[];
+    /** Not a pending action of its owner (a draft is the originator's own). */
+    notPending?: true;
+  };
+  /** Who owns it while the MOC waits on it: the first named of `roles` (or all, joined by "or"). */
+  owner: { roles: Role[]; all?: true; suffix?: string; otherwise?: string };
+  /** The form the page posts and the API carries under `bodyKey` (or as the whole body when null). */
+  form: Form;
+  bodyKey: string | null;
+  /** What the step does; issues are keyed by form field (the API adds `bodyKey`). */
+  apply: (ctx: StepContext<z.output<Form>>) => Promise<Outcome>;
+};
+
+const step = <Form extends z.ZodType>(definition: StepDefinition<Form>) => definition;
+
+/** Everyone involved, as "all MOC users" in the Events table means. */
+const everyone = (moc: Moc): Recipients => ({ userIds: [...moc.allUserIds] });
+
+const todayUtc = (now: Date) => now.toISOString().slice(0, 10);
+
+const assigned = (role: Role) => ({
+  may: (actor: Actor, moc: MocAccess) => moc[`${role}Id` as const] === actor._id,
+  sql: (actor: Actor) => sql`${ROLES[role].column} = ${actor._id}`,
+});
+
+async function loadDeviations(tx: Transaction, mocId: string): Promise<ExtentionsAndDeviations | null> {
+  const [row] = await tx.execute<{ deviations: ExtentionsAndDeviations | null }>(
+    sql`select deviations from mocs where id = ${mocId}`,
+  );
+  return row?.deviations ?? null;
+}
+
+/** A decline at `stage`: the reason in the log and on the MOC, everyone involved told. */
+function declined(
+  { actor, moc, now }: Pick<StepContext<unknown>, "actor" | "moc" | "now">,
+  reason: string,
+  how: { stage: "b" | "d"; action: string; where: string },
+): Outcome {
+  return {
+    to: "decline",
+    action: how.action,
+    comment: reason,
+    changes: { decline: { stage: how.stage, reason, by: actor._id, at: now.toISOString() } },
+    notices: [
+      {
+        to: { userIds: [moc.originatorId, ...moc.allUserIds] },
+        event: `${actor.name} declined this MOC ${how.where}.`,
+        expectation: null,
+        details: [["Reason", reason]],
+      },
+    ],
+  };
+}
+
+/**
+ * The audit action of the step that completes a MOC (a verification that closes it, `f` -> `f`):
+ * what the insight figures read as the moment a MOC was completed.
+ */
+export const MOC_CLOSED_ACTION = "Verified and closed";
+
+const BLOCKED_BY_DEVIATION =
+  "A deviation or extension is waiting for the approver or HSEQ user; Part B cannot be submitted now";
+
+// ---------------------------------------------------------------------------------------------
+// The steps
+
+export const STEPS = {
+  originator: step({
+    path: "originator",
+    part: "Part A (originator)",
+    who: {
+      may: (actor, moc) => isAdmin(actor) || moc.originatorId === actor._id,
+      sql: (actor) => (isAdmin(actor) ? sql`true` : sql`m.originator_id = ${actor._id}`),
+      refusal: "Only the originator (or an admin) can change Part A",
+    },
+    open: {
+      statuses: ["a", "b"],
+      requires: [
+        [
+          "implementerSubmitted",
+          false,
+          "The implementer has already assessed this MOC, so Part A can no longer change",
+        ],
+      ],
+      notWaitingIn: ["b"],
+      notPending: true,
+    },
+    owner: { roles: ["originator"] },
+    form: originatorFormSchema,
+    bodyKey: "originator_form",
+    async apply({ tx, actor, moc, input }) {
+      const implementerId = refId(input["implementer-name"].value);
+      const people = await requireActiveUsers(tx, [{ path: "implementer-name", id: implementerId }]);
+      await saveForm(tx, {
+        mocId: moc.id,
+        kind: "originator",
+        actorId: actor._id,
+        submitted: true,
+        data: partAForm(input, { _id: implementerId, name: people.get(implementerId)!.name }),
+      });
+      const previous = moc.implementerId;
+      await handOverRole(tx, moc, "implementerId", implementerId);
+      await addMocUsers(tx, moc.id, [moc.originatorId]);
+      const newlyAssigned = moc.status === "a" || previous !== implementerId;
+      return {
+        to: "b",
+        action: moc.status === "a" ? "Submitted Part A" : "Updated Part A",
+        changes: { implementerId },
+        notices: newlyAssigned
+          ? [
+              {
+                to: { userIds: [implementerId] },
+                event: `${actor.name} raised this MOC and assigned you as its implementer.`,
+                expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
+              },
+            ]
+          : [],
+      };
+    },
+  }),
+
+  implementer: step({
+    path: "implementer",
+    part: "Part B (implementer assessment)",
+    who: { ...assigned("implementer"), refusal: "Only the assigned implementer can submit the implementer assessment" },
+    open: { statuses: ["b"], requires: [["deviationOutstanding", false, BLOCKED_BY_DEVIATION]] },
+    owner: { roles: ["implementer"] },
+    form: implementerFormSchema,
+    bodyKey: "implementer_form",
+    async apply({ tx, actor, moc, input, now }) {
+      const approves = input["details-assessed"].value === "yes" && input["necessary-justified"].value === "yes";
+      if (!approves) {
+        const reason = input["decline-reason"]!.value;
+        await saveForm(tx, {
+          mocId: moc.id,
+          kind: "implementer",
+          actorId: actor._id,
+          submitted: true,
+          data: input,
+          merge: true,
+        });
+        return declined({ actor, moc, now }, reason, {
+          stage: "b",
+          action: "Declined at the implementer assessment",
+          where: "at the implementer assessment (Part B)",
+        });
+      }
+      const approverId = refId(input["approver-name"]!.value);
+      const hseqId = refId(input["hseq-name"]!.value);
+      const targetDate = input["target-date"]!.value;
+      const people = await requireActiveUsers(tx, [
+        { path: "approver-name", id: approverId },
+        { path: "hseq-name", id: hseqId },
+      ]);
+      if (people.get(hseqId)!.department !== "hseq") {
+        throw new Invalid("The HSEQ user must belong to the HSEQ department", [
+          { path: "hseq-name", message: "Choose a member of the HSEQ department" },
+        ]);
+      }
+      if (targetDate < todayUtc(now)) {
+        throw new Invalid("The target date cannot be in the past", [
+          { path: "target-date", message: "Choose today or a later date" },
+        ]);
+      }
+      await saveForm(tx, {
+        mocId: moc.id,
+        kind: "implementer",
+        actorId: actor._id,
+        submitted: true,
+        merge: true,
+        data: {
+          ...input,
+          "approver-name": { value: { _id: approverId, name: people.get(approverId)!.name } },
+          "hseq-name": { value: { _id: hseqId, name: people.get(hseqId)!.name } },
+        },
+      });
+      // An approver or HSEQ user named in a draft and replaced now stops reading the MOC.
+      await handOverRole(tx, moc, "approverId", approverId);
+      await handOverRole(tx, { ...moc, approverId }, "hseqId", hseqId);
+      return {
+        to: "c",
+        action: "Submitted the implementer assessment",
+        changes: { approverId, hseqId, targetDate },
+        notices: [
+          {
+            to: { userIds: [hseqId, approverId, ...moc.allUserIds], departments: ["hseq"] },
+            event: `${actor.name} assessed the change and sent it for HSEQ review.`,
+            expectation: `Next: HSEQ review (Part C), assigned to ${people.get(hseqId)!.name}. Then approval by ${people.get(approverId)!.name}.`,
+            details: [["Target date", targetDate]],
+          },
+        ],
+      };
+    },
+  }),
+
+  hseq: step({
+    path: "hseq",
+    part: "Part C (HSEQ review)",
+    who: {
+      may: (actor) => isHseq(actor),
+      sql: (actor) => (isHseq(actor) ? sql`true` : sql`false`),
+      refusal: "Only members of the HSEQ department can submit the HSEQ review",
+    },
+    open: { statuses: ["c"] },
+    owner: { roles: ["hseq"], suffix: " (HSEQ)", otherwise: "HSEQ department" },
+    form: hseqFormSchema,
+    bodyKey: "hseq_form",
+    async apply({ tx, actor, moc, input }) {
+      await saveForm(tx, { mocId: moc.id, kind: "hseq", actorId: actor._id, submitted: true, data: input });
+      const passes = [
+        input["hseq-change-adequately"],
+        input["hseq-justification-satisfactory"],
+        input["hseq-risk-assessment-covered"],
+      ].every((f) => f.value === "yes");
+      if (!passes) {
+        const reason = input["decline-reason"]!.value;
+        return {
+          to: "b",
+          action: "Returned to the implementer by HSEQ",
+          comment: reason,
+          notices: [
+            {
+              to: { userIds: [moc.implementerId, moc.originatorId] },
+              event: `${actor.name} (HSEQ) returned this MOC to the implementer.`,
+              expectation: "Next: the implementer revises the assessment (Part B).",
+              details: [["Reason", reason]],
+            },
+          ],
+        };
+      }
+      return {
+        to: "d",
+        action: "HSEQ review passed",
+        notices: [
+          {
+            to: { userIds: [moc.approverId, moc.originatorId, moc.implementerId] },
+            event: `${actor.name} (HSEQ) reviewed the change and found it adequate.`,
+            expectation: "Next: the approver decides (Part D).",
+          },
+        ],
+      };
+    },
+  }),
+
+  approver: step({
+    path: "approver",
+    part: "Part D (approval)",
+    who: { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
+    open: { statuses: ["d"] },
+    owner: { roles: ["approver"] },
+    form: approverFormSchema,
+    bodyKey: "approver_form",
+    async apply({ tx, actor, moc, input, now }) {
+      await saveForm(tx, { mocId: moc.id, kind: "approver", actorId: actor._id, submitted: true, data: input });
+      if (input["approver-moc-approved"].value === "no") {
+        const reason = input["decline-reason"]!.value;
+        return declined({ actor, moc, now }, reason, {
+          stage: "d",
+          action: "Declined by the approver",
+          where: "at approval (Part D)",
+        });
+      }
+      return {
+        to: "e",
+        action: "Approved",
+        notices: [
+          {
+            to: { userIds: [moc.originatorId, moc.implementerId, moc.hseqId] },
+            event: `${actor.name} approved this MOC.`,
+            expectation: "Next: the implementer carries out the change and reports it (Part E).",
+          },
+        ],
+      };
+    },
+  }),
+
+  implementation: step({
+    path: "implementation",
+    part: "Part E (implementation)",
+    who: { ...assigned("implementer"), refusal: "Only the assigned implementer can report the implementation" },
+    open: { statuses: ["e"] },
+    owner: { roles: ["implementer"] },
+    form: implementationSchema,
+    bodyKey: "implementation",
+    async apply({ tx, actor, moc, input, now }) {
+      const deviation = input["deviation-during-implementation"].value === "yes";
+      const extension = input["moc-require-extension"].value === "yes";
+      const details = deviation
+        ? sanitizeRequiredRichText(input["deviation-details"]!.value, "deviation-details", "Deviation details")
+        : undefined;
+      await saveForm(tx, {
+        mocId: moc.id,
+        kind: "implementation",
+        actorId: actor._id,
+        submitted: true,
+        data: { ...input, ...(details !== undefined ? { "deviation-details": { value: details } } : {}) },
+      });
+      if (!deviation && !extension) {
+        return {
+          to: "f",
+          action: "Reported the implementation complete",
+          notices: [
+            {
+              to: everyone(moc),
+              event: `${actor.name} reported the implementation complete.`,
+              expectation: "Next: verification (Part F) by the verifier or the assigned HSEQ user.",
+            },
+          ],
+        };
+      }
+      const newDate = input["extension-date"]?.value;
+      if (extension && newDate! < todayUtc(now)) {
+        throw new Invalid("The new target date cannot be in the past", [
+          { path: "extension-date", message: "Choose today or a later date" },
+        ]);
+      }
+      const pending = { resolved: false, approved: null, comment: null, resolvedBy: null, resolvedAt: null };
+      const tracking: ExtentionsAndDeviations = {
+        _id: randomUUID(),
+        requestedAt: now.toISOString(),
+        requestedBy: actor._id,
+        deviation: deviation ? { requested: true, details: details!, ...pending } : null,
+        extension: extension
+          ? {
+              requested: true,
+              new_date: newDate!,
+              previous_date: moc.targetDate,
+              reason: input["extension-reason"]!.value,
+              ...pending,
+            }
+          : null,
+      };
+      const what = deviation && extension ? "a deviation and an extension" : deviation ? "a deviation" : "an extension";
+      return {
+        to: "b",
+        action: `Requested ${what}`,
+        changes: { deviations: tracking },
+        notices: [
+          {
+            to: { userIds: [moc.approverId, moc.hseqId] },
+            event: `${actor.name} reported ${what} during implementation.`,
+            expectation: "Resolve it: the approver or the assigned HSEQ user approves or rejects each item.",
+            details: extension ? [["Requested target date", newDate!]] : [],
+          },
+        ],
+      };
+    },
+  }),
+
+  "deviation-extension": step({
+    path: "deviation",
+    part: "the deviation/extension resolution",
+    who: {
+      may: (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
+      sql: (actor) => sql`(m.approver_id = ${actor._id} or m.hseq_id = ${actor._id})`,
+      refusal: "Only the approver or the assigned HSEQ user can resolve deviations and extensions",
+    },
+    // Status b alone is not enough: the step exists only while a requested item waits.
+    open: {
+      statuses: ["b"],
+      requires: [["deviationOutstanding", true, "No deviation or extension is waiting for a decision on this MOC"]],
+    },
+    owner: { roles: ["approver", "hseq"], all: true },
+    form: deviationExtensionSchema,
+    bodyKey: null,
+    async apply({ tx, actor, moc, input, now }) {
+      const tracking = await loadDeviations(tx, moc.id);
+      if (!tracking || tracking._id !== input.deviationExtentionId)
+        throw new NotFound("No such deviation or extension on this MOC");
+      const item = input.type === "deviation" ? tracking.deviation : tracking.extension;
+      if (!item?.requested) throw new Conflict(`No ${input.type} was requested on this MOC`);
+      if (item.resolved) throw new Conflict(`This ${input.type} is already resolved`);
+      const resolution = {
+        resolved: true,
+        approved: input.value.approved,
+        comment: input.value.comment || null,
+        resolvedBy: actor._id,
+        resolvedAt: now.toISOString(),
+      };
+      const updated: ExtentionsAndDeviations =
+        input.type === "deviation"
+          ? { ...tracking, deviation: { ...tracking.deviation!, ...resolution } }
+          : { ...tracking, extension: { ...tracking.extension!, ...resolution } };
+      const changes: Partial<typeof mocs.$inferInsert> = { deviations: updated };
+      if (input.type === "extension" && input.value.approved === "yes") {
+        const newDate = tracking.extension!.new_date;
+        changes.targetDate = newDate;
+        await tx.execute(sql`
+          update moc_forms set data = jsonb_set(data, '{target-date}', ${JSON.stringify({ value: newDate })}::jsonb, true),
+            updated_at = now()
+          where moc_id = ${moc.id} and kind = 'implementer'`);
+      }
+      const done = !deviationOutstanding(updated);
+      const verdict = input.value.approved === "yes" ? "approved" : "rejected";
+      return {
+        to: done ? "f" : "b",
+        action: `${verdict === "approved" ? "Approved" : "Rejected"} the ${input.type}`,
+        comment: input.value.comment || null,
+        changes,
+        notices: [
+          {
+            to: { userIds: [moc.implementerId, moc.originatorId, moc.approverId, moc.hseqId] },
+            event: `${actor.name} ${verdict} the ${input.type}.`,
+            expectation: done
+              ? "Next: verification (Part F) by the verifier or the assigned HSEQ user."
+              : "The other requested item is still waiting for a decision.",
+            details:
+              input.type === "extension" && input.value.approved === "yes"
+                ? [["New target date", tracking.extension!.new_date]]
+                : [],
+          },
+        ],
+      };
+    },
+  }),
+
+  verifier: step({
+    path: "verifier",
+    part: "Part F (verification)",
+    who: {
+      may: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
+      sql: (actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
+      refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
+    },
+    open: { statuses: ["f"] },
+    owner: { roles: ["verifier", "hseq"] },
+    form: verifierFormSchema,
+    bodyKey: "verifier_form",
+    async apply({ tx, actor, moc, input }) {
+      await saveForm(tx, { mocId: moc.id, kind: "verifier", actorId: actor._id, submitted: true, data: input });
+      const close = input["close-moc"].value === "yes";
+      return {
+        to: "f",
+        action: close ? MOC_CLOSED_ACTION : "Recorded the verification; the MOC stays open",
+        changes: close ? { completed: true } : {},
+        notices: [
+          {
+            to: { userIds: [moc.originatorId, moc.implementerId, moc.hseqId, moc.approverId] },
+            event: close
+              ? `${actor.name} verified the change and closed this MOC.`
+              : `${actor.name} recorded the verification; the MOC stays open.`,
+            expectation: close ? null : "The verifier closes the MOC once every check is satisfied.",
+          },
+        ],
+      };
+    },
+  }),
+} satisfies Record<MocStep, unknown>;
+
+/** The form a step's page posts and its API body carries. */
+export type StepInput<S extends MocStep> = z.output<(typeof STEPS)[S]["form"]>;
+
+type AnyStep = StepDefinition<z.ZodType>;
+const definition = (s: MocStep) => STEPS[s] as unknown as AnyStep;
+
+/** A step's API body: its form under `bodyKey` beside `moc_id`, or the form itself; read as `{ moc_id, form }`. */
+export function stepBodySchema<S extends MocStep>(s: S): z.ZodType<{ moc_id: string; form: StepInput<S> }> {
+  const { bodyKey } = definition(s);
+  return stepBodyShape(s).transform((body) => {
+    const record = body as Record<string, unknown> & { moc_id: string };
+    return { moc_id: record.moc_id, form: (bodyKey === null ? record : record[bodyKey]) as StepInput<S> };
+  });
+}
+
+/** The raw API body schema of a step (the OpenAPI document describes it). */
+export function stepBodyShape(s: MocStep): z.ZodType {
+  const { form, bodyKey } = definition(s);
+  return bodyKey === null ? form : z.object({ moc_id: uuid("MOC id"), [bodyKey]: form });
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the definitions give everyone else
+
+/** Who may submit the step (its status is `whyClosed`'s business). */
+export const mayAct = (s: MocStep, actor: Actor, moc: MocAccess) => STEPS[s].who.may(actor, moc);
+
+/**
+ * Why the step cannot be submitted now (a 409 reason), or null when it is open. The status
+ * message names the step: "This MOC is at approval, so Part E (implementation) cannot be submitted".
+ */
+export function whyClosed(s: MocStep, state: MocState, statusLabel: (status: string) => string): string | null {
+  const { open, part } = STEPS[s];
+  if (state.completed || state.isDeleted || !open.statuses.includes(state.status as MocStatus)) {
+    const now = state.completed ? "completed" : `at ${statusLabel(state.status)}`;
+    return `This MOC is ${now}, so ${part} cannot be submitted`;
+  }
+  for (const [condition, holds, reason] of open.requires ?? []) {
+    if (state[condition] !== holds) return reason;
+  }
+  return null;
+}
+
+export const isStepOpen = (s: MocStep, state: MocState) => whyClosed(s, state, String) === null;
+
+const waitsIn = (s: MocStep, status: string) => !(STEPS[s].open.notWaitingIn ?? []).includes(status as MocStatus);
+
+/** The step the MOC waits for now, or null when nothing is open. */
+export const stepWaiting = (state: MocState): MocStep | null =>
+  MOC_STEPS.find((s) => isStepOpen(s, state) && waitsIn(s, state.status)) ?? null;
+
+/** Steps this actor can submit right now. */
+export const openStepsFor = (actor: Actor, access: MocAccess, state: MocState): MocStep[] =>
+  MOC_STEPS.filter((s) => isStepOpen(s, state) && mayAct(s, actor, access));
+
+/** Who owns the step the MOC waits for, in words (the record's owner line and stepper). */
+export function currentOwner(doc: MocDocument): string | null {
+  const waiting = stepWaiting(stateOfDocument(doc));
+  if (!waiting) return null;
+  const owner = STEPS[waiting].owner;
+  const names = owner.roles.map((role) => (doc[ROLES[role].doc] as UserJson | null)?.name ?? null);
+  const named = owner.all ? names.filter(Boolean).join(" or ") || null : (names.find(Boolean) ?? null);
+  return named ? named + (owner.suffix ?? "") : (owner.otherwise ?? null);
+}
+
+/** A constant of the code as an SQL literal, so the query text (and its plan) stays the same. */
+const literal = (text: string) => sql.raw(`'${text.replace(/'/g, "''")}'`);
+
+const nameSql = (role: Role) => sql`(select name from users where id = ${ROLES[role].column})`;
+
+/** `currentOwner` as SQL over `m` (the list's "waiting on" column, the reminders). */
+export const OWNER_SQL: SQL = sql`case
+  when m.completed or m.is_deleted or m.status = 'decline' then null
+  ${sql.join(
+    MOC_STEPS.map((s) => {
+      const owner = STEPS[s].owner;
+      const names = owner.roles.map(nameSql);
+      const named = owner.all
+        ? sql`nullif(concat_ws(' or ', ${sql.join(names, sql`, `)}), '')`
+        : sql`coalesce(${sql.join(names, sql`, `)})`;
+      const withSuffix = owner.suffix ? sql`${named} || ${literal(owner.suffix)}` : named;
+      return sql`when ${waitingSql(s)} then ${owner.otherwise ? sql`coalesce(${withSuffix}, ${literal(owner.otherwise)})` : withSuffix}`;
+    }),
+    sql` `,
+  )}
+end`;
+
+/** The step is open and the MOC waits on it, as SQL over `m` (not completed, deleted or declined is the caller's). */
+function waitingSql(s: MocStep): SQL {
+  const open = STEPS[s].open;
+  const statuses = open.statuses.filter((status) => !(open.notWaitingIn ?? []).includes(status));
+  const conditions = (open.requires ?? []).map(([condition, holds]) =>
+    holds ? CONDITION_SQL[condition] : sql`not ${CONDITION_SQL[condition]}`,
+  );
+  return sql.join([sql`m.status in (${sql.join(statuses.map(literal), sql`, `)})`, ...conditions], sql` and `);
+}
+
+/** The step the MOC waits for now, as SQL over `m` naming it (null for none): `stepWaiting`'s twin. */
+export const WAITING_STEP_SQL: SQL = sql`case
+  when m.completed or m.is_deleted or m.status = 'decline' then null
+  ${sql.join(
+    MOC_STEPS.map((s) => sql`when ${waitingSql(s)} then ${literal(s)}`),
+    sql` `,
+  )}
+end`;
+
+/** The steps that wait on the actor, as a SQL `case` over `m` naming the step (null for none). */
+export const pendingStepSql = (actor: Actor): SQL => sql`case
+  ${sql.join(
+    MOC_STEPS.filter((s) => !STEPS[s].open.notPending).map(
+      (s) => sql`when ${waitingSql(s)} and ${STEPS[s].who.sql(actor)} then ${literal(s)}`,
+    ),
+    sql` `,
+  )}
+end`;
+
+/** The pages' view of the steps: path and label, for links and buttons. */
+export const stepLink = (s: MocStep) => ({ step: s, path: STEPS[s].path, part: STEPS[s].part });
+
+export type { StepDefinition };

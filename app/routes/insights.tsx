@@ -1,0 +1,122 @@
+import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { DEPARTMENTS } from "#db/schema/enums";
+import { InsightsView } from "~/components/insights";
+import { FilterForm, FilterSelect } from "~/components/list-filters";
+import { departmentLabel, formatDate } from "~/components/moc";
+import type { InsightTableId } from "~/models/insights-tables";
+import { insightsQuerySchema } from "~/models/insights.schema";
+import { getInsights, requireInsightsReader } from "~/models/insights.server";
+import { requirePageUser } from "~/web/auth.server";
+import { Forbidden } from "~/utils/errors";
+import { pageError } from "~/utils/page.server";
+import reviewStyles from "~/styles/reviews.css?url";
+import styles from "~/styles/insights.css?url";
+
+/**
+ * /insights (issue 18): KPIs, trends and bottlenecks for admins, the HSEQ department and
+ * full-access users, filtered by period and department through a GET form (works without
+ * JavaScript). The same figures are GET /api/insights. docs/decisions/017-insights.md.
+ */
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: reviewStyles },
+  { rel: "stylesheet", href: styles },
+];
+export const meta: MetaFunction = () => [{ title: "Insight · Change Management" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requirePageUser(request);
+  try {
+    requireInsightsReader(user);
+  } catch (error) {
+    if (error instanceof Forbidden) pageError(error);
+    throw error;
+  }
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const values = { from: params.from ?? "", to: params.to ?? "", department: params.department ?? "" };
+  const parsed = insightsQuerySchema.safeParse(params);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((i) => ({ field: String(i.path[0] ?? ""), message: i.message }));
+    return data({ figures: null, values, errors, query: "" }, { status: 400 });
+  }
+  const filter = parsed.data;
+  const query = new URLSearchParams({
+    from: filter.from,
+    to: filter.to,
+    ...(filter.department ? { department: filter.department } : {}),
+  }).toString();
+  return {
+    figures: await getInsights(user, filter),
+    values: { from: filter.from, to: filter.to, department: filter.department ?? "" },
+    errors: [] as { field: string; message: string }[],
+    query,
+  };
+}
+
+function DateField({ name, label, value, error }: { name: string; label: string; value: string; error?: string }) {
+  return (
+    <div className="field">
+      <label htmlFor={`insights-${name}`}>{label}</label>
+      <input
+        id={`insights-${name}`}
+        type="date"
+        name={name}
+        defaultValue={value}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `insights-${name}-error` : undefined}
+      />
+      {error ? (
+        <p className="field-error" id={`insights-${name}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export default function InsightsPage() {
+  const { figures, values, errors, query } = useLoaderData<typeof loader>();
+  const errorOf = (field: string) => errors.find((e) => e.field === field)?.message;
+  const csvHref = (table: InsightTableId) => `/api/insights?${query}&format=csv&table=${table}`;
+  return (
+    <>
+      <header className="page-header">
+        <h1>Insight</h1>
+        <p className="muted">
+          {figures
+            ? `${formatDate(figures.period.from)} to ${formatDate(figures.period.to)}, ${
+                figures.period.department ? departmentLabel(figures.period.department) : "all departments"
+              }. Counted from the records just now.`
+            : "Choose a period and a department."}
+        </p>
+      </header>
+      <FilterForm label="Insight filters" resetTo="/insights">
+        <div className="insights-filters">
+          <DateField name="from" label="From" value={values.from} error={errorOf("from")} />
+          <DateField name="to" label="To" value={values.to} error={errorOf("to")} />
+          <FilterSelect
+            id="insights-department"
+            name="department"
+            label="Department"
+            value={values.department}
+            choices={DEPARTMENTS.map((d) => [d, departmentLabel(d)] as const)}
+            any="All departments"
+          />
+        </div>
+        {errorOf("department") ? (
+          <p className="field-error" role="alert">
+            {errorOf("department")}
+          </p>
+        ) : null}
+        <p className="hint">Vessel or office: not recorded on MOCs, so there is no filter for it.</p>
+      </FilterForm>
+      {figures ? (
+        <InsightsView figures={figures} csvHref={csvHref} />
+      ) : (
+        <p className="callout callout-danger" role="alert">
+          The filters are not valid: {errors.map((e) => e.message).join("; ")}.
+        </p>
+      )}
+    </>
+  );
+}

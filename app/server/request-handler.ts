@@ -1,0 +1,180 @@
+/**
+ * Express -> Remix: what `@remix-run/express`'s handler does, plus what the app needs of the HTTP
+ * layer (docs/security.md):
+ *
+ * - every body counted against its route's cap as it is read (app/web/body-limit.server.ts);
+ * - the client's address, by the `TRUST_PROXY` rules, handed to the routes
+ *   (app/utils/client-address.server.ts);
+ * - cross-origin writes judged against `APP_URL` (and the request's own origin) here, before Remix's
+ *   own check, which compares `Origin` with `Host` only and answers a bare 500;
+ * - headers every response carries set once, even when a route sets them too;
+ * - an answer given before the body was read closes the connection after draining the body.
+ */
+import type { ServerBuild } from "@remix-run/node";
+import { createRequestHandler } from "@remix-run/node";
+import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express";
+import { bodyCap, countedBody, drainBody, refuseTooLarge } from "~/web/body-limit.server";
+import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
+import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const SET_ONCE = new Set(Object.keys(BASE_SECURITY_HEADERS).map((name) => name.toLowerCase()));
+
+export class BadRequest extends Error {
+  readonly status = 400;
+}
+
+/** The URL the client asked for; the host from X-Forwarded-Host only when the proxy is trusted. */
+function requestUrl(req: ExpressRequest): URL {
+  const trust = req.app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  const forwarded = trust(req.socket.remoteAddress ?? "", 0)
+    ? req.get("X-Forwarded-Host")?.split(",")[0]?.trim()
+    : undefined;
+  const host = forwarded || req.get("host") || "localhost";
+  let url: URL;
+  try {
+    url = new URL(`${req.protocol}://${host}${req.originalUrl}`);
+  } catch {
+    throw new BadRequest("The Host header or the URL is not valid");
+  }
+  try {
+    decodeURIComponent(url.pathname);
+  } catch {
+    throw new BadRequest("The URL path is not valid: it has a malformed percent-encoding (such as %ff)");
+  }
+  return url;
+}
+
+function requestHeaders(req: ExpressRequest, url: URL, appOrigin: string): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  // Only this server says who the client is.
+  headers.set(CLIENT_ADDRESS_HEADER, clientAddressHeader(req.ip));
+  const origin = headers.get("origin");
+  if (origin !== null && !SAFE_METHODS.has(req.method)) {
+    // Judged here; the routes then see a write from another site the way a browser reports one
+    // (Sec-Fetch-Site: cross-site) and refuse it with a 403 and their own error page or JSON.
+    headers.delete("origin");
+    if (origin !== appOrigin && origin !== url.origin) headers.set("sec-fetch-site", "cross-site");
+  }
+  return headers;
+}
+
+async function send(req: ExpressRequest, res: ExpressResponse, response: Response): Promise<void> {
+  res.statusMessage = response.statusText;
+  res.status(response.status);
+  for (const [name, value] of response.headers) {
+    if (SET_ONCE.has(name)) res.setHeader(name, value);
+    else res.append(name, value);
+  }
+  // Answered before the body was read: this connection cannot carry another request cleanly.
+  const unread = !req.complete;
+  if (unread) res.setHeader("Connection", "close");
+  if (response.body) {
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || res.destroyed) break;
+        if (!res.write(value)) {
+          await new Promise<void>((resolve) => {
+            res.once("drain", resolve);
+            res.once("close", resolve);
+          });
+        }
+      }
+    } finally {
+      if (res.destroyed) await reader.cancel().catch(() => {});
+    }
+  }
+  if (unread && !res.destroyed) drainBody(req, () => res.end());
+  else res.end();
+}
+
+export function remixRequestHandler(build: ServerBuild, options: { appUrl: string }) {
+  const handle = createRequestHandler(build, "production");
+  const appOrigin = new URL(options.appUrl).origin;
+  return async (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    let request: Request;
+    const controller = new AbortController();
+    let refused = false;
+    try {
+      const url = requestUrl(req);
+      const cap = bodyCap(url.pathname);
+      const hasBody = req.method !== "GET" && req.method !== "HEAD";
+      const declared = Number(req.headers["content-length"]);
+      if (hasBody && Number.isFinite(declared) && declared > cap.bytes) {
+        refuseTooLarge(req, res, url.pathname, cap);
+        return;
+      }
+      const body = hasBody
+        ? countedBody(req, cap, () => {
+            refused = true;
+            controller.abort();
+            refuseTooLarge(req, res, url.pathname, cap);
+          })
+        : undefined;
+      request = new Request(url, {
+        method: req.method,
+        headers: requestHeaders(req, url, appOrigin),
+        signal: controller.signal,
+        ...(body ? { body, duplex: "half" } : {}),
+      } as RequestInit);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    // The client went away before the answer was complete: stop the loaders and actions.
+    res.on("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    try {
+      const response = await handle(request, {});
+      if (refused || res.headersSent) {
+        await response.body?.cancel().catch(() => {});
+        return;
+      }
+      await send(req, res, response);
+    } catch (error) {
+      if (refused) return;
+      next(error);
+    }
+  };
+}
+
+/**
+ * Errors that reach Express (a malformed URL, an unusable Host): 4xx as JSON under /api, as a short
+ * page elsewhere; anything else is a logged 500.
+ */
+export function errorHandler(log: { error: (obj: object, msg: string) => void }) {
+  return (error: unknown, req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const status = (error as { status?: unknown }).status;
+    const clientError = typeof status === "number" && status >= 400 && status < 500;
+    if (!clientError) log.error({ err: error, method: req.method, path: req.path }, "unhandled server error");
+    const code = clientError ? status : 500;
+    const message =
+      error instanceof BadRequest
+        ? error.message
+        : clientError
+          ? "The request is not valid: its URL or a header is malformed"
+          : "Something went wrong on our side";
+    const api = req.path === "/api" || req.path.startsWith("/api/");
+    res.status(code).setHeader("Cache-Control", "no-store");
+    if (!req.complete) res.setHeader("Connection", "close");
+    if (api) res.json({ status: code, message });
+    else
+      res
+        .type("html")
+        .send(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head><body><main><h1>${code}</h1><p>${message}</p><p><a href="/">The dashboard</a></p></main></body></html>`,
+        );
+  };
+}

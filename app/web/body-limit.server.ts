@@ -1,0 +1,190 @@
+/**
+ * Request body caps for every route, counted as the bytes arrive whatever the framing
+ * (Content-Length, chunked, or a Content-Length that lies). docs/security.md lists the caps.
+ *
+ * - A body that declares more than its route's cap is refused before any of it is read.
+ * - A body that grows past the cap while it is read stops there: the reader gets an error and the
+ *   client a 413 at once, whatever the route was doing with it.
+ * - Either way the 413 says `Connection: close`, and the rest of the body is read and dropped up
+ *   to a small bound (DRAIN_BYTES, DRAIN_MS) before the connection closes, so the client reads the
+ *   answer instead of a reset, and its next request goes on a new connection.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { CSV_LIMITS } from "~/models/archive.schema";
+import { MAX_UPLOAD_BYTES } from "~/models/uploads.server";
+import { MAX_BODY_BYTES } from "~/utils/http.server";
+
+const MiB = 1024 * 1024;
+/** Room for a multipart form's boundaries and other fields around the file. */
+const FORM_OVERHEAD = 64 * 1024;
+
+/** What is read and dropped after a 413 before the connection is closed anyway. */
+export const DRAIN_BYTES = 4 * MiB;
+export const DRAIN_MS = 5_000;
+
+type Cap = { bytes: number; what: string };
+
+/** Form posts and /api bodies: 1 MiB. */
+export const FORM_CAP: Cap = { bytes: MAX_BODY_BYTES, what: "1 MiB" };
+
+// Remix's single-fetch posts go to the same path plus `.data`.
+const UPLOAD_CAPS: [RegExp, Cap][] = [
+  // The risk-assessment upload (app/routes/mocs.$id.risk.tsx): a 10 MiB file.
+  [/^\/mocs\/[^/]+\/risk(\.data)?\/?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
+  // The archive CSV import: a 1 MiB file, carried back as base64 (4/3) on confirmation.
+  [
+    /^\/archive\/[^/]+\/import(\.data)?\/?$/,
+    { bytes: CSV_LIMITS.bytes * 1.5 + FORM_OVERHEAD, what: `${CSV_LIMITS.bytes / MiB} MiB` },
+  ],
+];
+
+export function bodyCap(pathname: string): Cap {
+  for (const [pattern, cap] of UPLOAD_CAPS) if (pattern.test(pathname)) return cap;
+  return FORM_CAP;
+}
+
+export class BodyTooLarge extends Error {
+  constructor(readonly cap: Cap) {
+    super(`The request body is larger than ${cap.what}`);
+  }
+}
+
+const isApi = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
+
+function tooLargePage(message: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Too large · Change Management</title></head>
+<body>
+<main>
+<h1>The request is too large</h1>
+<p>${message}. Nothing was saved.</p>
+<p>Go back and send less, or go to <a href="/">the dashboard</a>.</p>
+</main>
+</body>
+</html>
+`;
+}
+
+/**
+ * Reads the rest of the body and drops it, up to DRAIN_BYTES; past that it stops reading and waits
+ * for the client, which has the whole answer by then, to hang up. `done` when the body ended, the
+ * client left, or DRAIN_MS passed. (Closing with unread bytes would reset the connection, and a
+ * reset can reach the client before it has read the answer.)
+ */
+export function drainBody(req: IncomingMessage, done: () => void): void {
+  if (req.complete || req.destroyed) {
+    done();
+    return;
+  }
+  let dropped = 0;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    req.off("data", onData);
+    req.off("end", finish);
+    req.off("error", finish);
+    req.off("close", finish);
+    done();
+  };
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DRAIN_BYTES) {
+      req.off("data", onData);
+      req.pause();
+    }
+  };
+  const timer = setTimeout(finish, DRAIN_MS);
+  timer.unref();
+  req.on("data", onData);
+  req.once("end", finish);
+  req.once("error", finish);
+  req.once("close", finish);
+  req.resume();
+}
+
+/**
+ * Answers 413 (JSON under /api, a page elsewhere) with `Connection: close`, then drains the body.
+ * After the drain the response ends and Node closes the connection.
+ */
+export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, pathname: string, cap: Cap): void {
+  if (res.headersSent) {
+    // Too late for a status: cut the connection, the client sees the answer was not complete.
+    req.socket.destroy();
+    return;
+  }
+  const message = new BodyTooLarge(cap).message;
+  const api = isApi(pathname);
+  const body = api ? JSON.stringify({ status: 413, message }) : tooLargePage(message);
+  res.writeHead(413, {
+    "Content-Type": api ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+    "Cache-Control": "no-store",
+    Connection: "close",
+  });
+  res.write(body);
+  drainBody(req, () => res.end());
+}
+
+/**
+ * The body as a web stream that counts what it passes on. Past `cap.bytes` it stops reading,
+ * errors the stream (the route's `formData()` or `json()` rejects) and calls `onExceeded`.
+ */
+export function countedBody(req: IncomingMessage, cap: Cap, onExceeded: () => void): ReadableStream<Uint8Array> {
+  let size = 0;
+  let settled = false;
+  let onData: (chunk: Buffer) => void = () => {};
+  let onEnd: () => void = () => {};
+  let onError: (error: Error) => void = () => {};
+  const detach = () => {
+    settled = true;
+    req.off("data", onData);
+    req.off("end", onEnd);
+    req.off("error", onError);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        onData = (chunk: Buffer) => {
+          if (settled) return;
+          size += chunk.length;
+          if (size > cap.bytes) {
+            req.pause();
+            detach();
+            controller.error(new BodyTooLarge(cap));
+            onExceeded();
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        };
+        onEnd = () => {
+          if (settled) return;
+          detach();
+          controller.close();
+        };
+        onError = (error: Error) => {
+          if (settled) return;
+          detach();
+          controller.error(error);
+        };
+        // Paused first: a `data` listener then does not start the flow; `pull` does.
+        req.pause();
+        req.on("data", onData);
+        req.once("end", onEnd);
+        req.once("error", onError);
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        // The route did not want the rest; the server drains it when the response is done.
+        detach();
+        req.pause();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+}

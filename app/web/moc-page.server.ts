@@ -1,0 +1,35 @@
+/** What the MOC pages share on the server: loading a record for a page, and what its viewer may do now. */
+import { canEditMocPlans, canManageMoc, canViewMoc, type MocAccess } from "~/models/authz.server";
+import type { MocDocument } from "~/models/moc-document";
+import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
+import { openStepsFor, stateOfDocument, stepLink } from "~/models/moc-steps.server";
+import { listUsers, type PublicUser } from "~/models/user.server";
+import { requirePageUser } from "./auth.server";
+import { getDb } from "~/utils/db.server";
+import { Forbidden, NotFound } from "~/utils/errors";
+import { pageError } from "~/utils/page.server";
+
+/** A MOC for a page: the error page for an unknown/deleted one (404) or one the user may not see (403). */
+export async function requireMocForPage(request: Request, id: string | undefined) {
+  const user = await requirePageUser(request);
+  const access = id ? await loadMocAccess(id, getDb()).catch(() => null) : null;
+  if (!access || access.isDeleted) pageError(new NotFound("There is no such MOC, or it was deleted."));
+  if (!canViewMoc(user, access)) pageError(new Forbidden("You are not involved in this MOC, so you cannot see it."));
+  const doc = (await loadMocDocument(access.id))!;
+  return { user, access, doc };
+}
+
+export function mocPermissions(user: PublicUser, access: MocAccess, doc: MocDocument) {
+  return {
+    openSteps: openStepsFor(user, access, stateOfDocument(doc)).map(stepLink),
+    canManage: canManageMoc(user, access) && !doc.isDeleted,
+    canEditPlans: canEditMocPlans(user, access),
+  };
+}
+
+/** Active people for the pickers. */
+export async function activeUserOptions() {
+  return (await listUsers())
+    .filter((u) => u.active)
+    .map((u) => ({ _id: u._id, name: u.name, department: u.department }));
+}

@@ -1,0 +1,61 @@
+/**
+ * The page side of a workflow step (`/mocs/:id/<step>`): the form shows only to whoever may
+ * submit it now, posts the step's form (moc-steps.server.ts), is validated with the same zod schema
+ * the API uses, and runs the same `runStep`. Errors come back next to the fields with the entered
+ * values kept.
+ */
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import type { z } from "zod";
+import type { MocDocument } from "~/models/moc-document";
+import { mayAct, openStepsFor, stateOfDocument, STEPS, type MocStep, type StepInput } from "~/models/moc-steps.server";
+import { runStep } from "~/models/moc-workflow.server";
+import { Forbidden } from "~/utils/errors";
+import { redirectWithFlash } from "~/utils/flash.server";
+import { activeUserOptions, requireMocForPage } from "./moc-page.server";
+import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+export async function requireOpenStep(request: Request, id: string | undefined, step: MocStep) {
+  const { user, access, doc } = await requireMocForPage(request, id);
+  if (!mayAct(step, user, access)) pageError(new Forbidden(`${STEPS[step].who.refusal}.`));
+  if (!openStepsFor(user, access, stateOfDocument(doc)).includes(step)) {
+    throw await redirectWithFlash(`/mocs/${doc._id}`, {
+      kind: "info",
+      message: `${capitalise(STEPS[step].part)} is not open for you now.`,
+    });
+  }
+  return { user, access, doc };
+}
+
+export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType>(options: {
+  step: S;
+  /** The page's own form when it differs from the step's (Part A's page also saves drafts). */
+  schema?: Schema;
+  toInput?: (value: z.output<Schema>, doc: MocDocument) => StepInput<S>;
+  success: (doc: MocDocument) => string;
+}) {
+  const schema = (options.schema ?? STEPS[options.step].form) as Schema;
+  const toInput = options.toInput ?? ((value: z.output<Schema>) => value as StepInput<S>);
+  return {
+    async loader({ request, params }: LoaderFunctionArgs) {
+      const { doc } = await requireOpenStep(request, params.id, options.step);
+      return { users: await activeUserOptions(), mocId: doc._id };
+    },
+    async action({ request, params }: ActionFunctionArgs) {
+      const { user, doc } = await requireOpenStep(request, params.id, options.step);
+      const submission = parseWithZod(await request.formData(), { schema });
+      if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+      const result = await runForPage(() => runStep(options.step, user, doc._id, toInput(submission.value, doc)));
+      if (!result.ok) {
+        if (result.error.status === 403 || result.error.status === 404) pageError(result.error);
+        if (result.error.status === 409) {
+          throw await redirectWithFlash(`/mocs/${doc._id}`, { kind: "error", message: result.error.message });
+        }
+        return domainErrorReply(submission, result.error);
+      }
+      return redirectWithFlash(`/mocs/${doc._id}`, { kind: "success", message: options.success(result.value) });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * `npm run bench:insights`: the insight figures alone, at any size, without the server. Seeds
+ * BENCH_MOCS MOCs (default 10,000) as `npm run bench` does, plus their reminders and one PCR per ten
+ * MOCs, into BENCH_DATABASE (default cm_bench_insights), then times computeInsights for the last
+ * year and for each department, sequentially (median and max of 10 runs after 3 warm-ups).
+ * Used for docs/performance.md's figures at 10,000 and 100,000 MOCs.
+ */
+import { drizzle } from "drizzle-orm/postgres-js";
+import { performance } from "node:perf_hooks";
+import postgres from "postgres";
+import { DEPARTMENTS } from "../../db/schema/enums";
+import * as schema from "../../db/schema";
+import { migrateDatabase } from "../../db/migrate";
+import { computeInsights } from "../../app/models/insights.server";
+import { insertInsightExtras, insertMocs, insertUsers } from "./data";
+
+process.env.BENCH_DATABASE ??= "cm_bench_insights";
+const { openDatabase } = await import("./server");
+const MOCS = Number(process.env.BENCH_MOCS ?? 10_000);
+const RUNS = 10;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+const round = (n: number) => Math.round(n * 10) / 10;
+
+const database = await openDatabase();
+const client = postgres(database.url, { max: 2, onnotice: () => {} });
+try {
+  await migrateDatabase(database.url);
+  const t = performance.now();
+  await insertUsers(client);
+  // In slices, as one statement per 10,000 keeps the temporary tables small.
+  for (let from = 1; from <= MOCS; from += 10_000) {
+    await insertMocs(client, { from, to: Math.min(MOCS, from + 9_999), mode: "mix" });
+  }
+  await insertInsightExtras(client, MOCS / 10);
+  const [counts] = await client<{ mocs: number; logs: number; reminders: number; pcrs: number }[]>`
+    select (select count(*)::int from mocs) as mocs, (select count(*)::int from moc_logs) as logs,
+           (select count(*)::int from moc_reminders) as reminders, (select count(*)::int from pcrs) as pcrs`;
+  console.log(
+    `seeded ${counts!.mocs} MOCs, ${counts!.logs} audit entries, ${counts!.reminders} reminders, ${counts!.pcrs} PCRs` +
+      ` in ${round((performance.now() - t) / 1000)} s`,
+  );
+  const db = drizzle(client, { schema });
+  const today = new Date().toISOString().slice(0, 10);
+  const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
+  for (const department of [null, ...DEPARTMENTS]) {
+    const filter = { from, to: today, department };
+    for (let i = 0; i < 3; i++) await db.transaction((tx) => computeInsights(filter, { db: tx }));
+    const times: number[] = [];
+    let opened = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      opened = (await db.transaction((tx) => computeInsights(filter, { db: tx }))).totals.opened;
+      times.push(performance.now() - t0);
+    }
+    console.log(
+      `insights ${from}..${today}, ${department ?? "all departments"} (${opened} MOCs opened): ` +
+        `median ${round(median(times))} ms, max ${round(Math.max(...times))} ms`,
+    );
+  }
+} finally {
+  await client.end({ timeout: 5 });
+  await database.close();
+}

@@ -1,0 +1,91 @@
+/**
+ * GET /api/openapi.json (app/api/openapi.server.ts) against the route files themselves: every
+ * /api route file is in the document with exactly the methods it answers (any other method is
+ * 405), and every path in the document has its route file.
+ */
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { API, openApiDocument } from "~/web/openapi.server";
+import * as openapiRoute from "~/routes/api.openapi[.]json";
+import { api } from "../helpers/api";
+import { call } from "../helpers/request";
+
+const ROUTES_DIR = new URL("../../app/routes/", import.meta.url);
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/** `api.oldMoc.$id.ts` -> `/api/oldMoc/{id}`, `api.openapi[.]json.ts` -> `/api/openapi.json`. */
+const pathOf = (file: string) =>
+  "/" +
+  file
+    .replace(/\.tsx?$/, "")
+    .replace(/\[\.\]/g, "~")
+    .split(".")
+    .map((segment) => (segment.startsWith("$") ? `{${segment.slice(1)}}` : segment))
+    .join("/")
+    .replace(/~/g, ".");
+
+const ROUTE_FILES = readdirSync(ROUTES_DIR).filter((file) => file.startsWith("api."));
+
+type RouteModule = Parameters<typeof call>[0];
+
+/** The methods a route module answers: any status but 405 to a call without credentials. */
+async function methodsOf(module: RouteModule, path: string): Promise<string[]> {
+  const answered: string[] = [];
+  for (const method of METHODS) {
+    const handler = method === "get" ? module.loader : module.action;
+    if (!handler) continue;
+    const res = await call(module, { method: method.toUpperCase(), path: path.replace(/\{\w+\}/g, "x") });
+    if (res.status !== 405) answered.push(method);
+  }
+  return answered;
+}
+
+describe("GET /api/openapi.json", () => {
+  it("serves the OpenAPI 3.1 document, to anyone", async () => {
+    const res = await api(openapiRoute, { path: "/api/openapi.json" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
+    expect(res.body.openapi).toBe("3.1.0");
+  });
+
+  it("finds route files to check (the test is not vacuous)", () => {
+    expect(ROUTE_FILES.length).toBeGreaterThan(40);
+    expect(pathOf("api.oldMoc.$id.ts")).toBe("/api/oldMoc/{id}");
+    expect(pathOf("api.openapi[.]json.ts")).toBe("/api/openapi.json");
+  });
+
+  it.each(ROUTE_FILES)("%s is documented with exactly the methods it answers", async (file) => {
+    const path = pathOf(file);
+    const module = (await import(`../../app/routes/${file.replace(/\.ts$/, "")}.ts`)) as RouteModule;
+    expect(Object.keys(API), `${path} is missing from the document`).toContain(path);
+    expect(await methodsOf(module, path)).toEqual(METHODS.filter((m) => API[path]![m]));
+  });
+
+  it("every path in the document has its route file", () => {
+    const served = new Set(ROUTE_FILES.map(pathOf));
+    for (const path of Object.keys(API)) expect(served, path).toContain(path);
+  });
+
+  it("bodies and query parameters are the routes' zod schemas as JSON Schema", () => {
+    const doc = openApiDocument() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: { content: Record<string, { schema: object }> };
+            parameters: { name: string; required: boolean }[];
+          }
+        >
+      >;
+    };
+    const hseq = doc.paths["/api/submit/hseq"]!.post!.requestBody!.content["application/json"]!.schema;
+    expect(hseq).toMatchObject({ type: "object", required: ["moc_id", "hseq_form"] });
+    expect(doc.paths["/api/singlemoc"]!.get!.parameters).toEqual([
+      expect.objectContaining({ name: "moc_id", in: "query", required: true }),
+    ]);
+    expect(doc.paths["/api/oldMoc/{id}"]!.get!.parameters).toEqual([
+      expect.objectContaining({ name: "id", in: "path", required: true }),
+    ]);
+  });
+});
