@@ -5,15 +5,15 @@
  */
 import { asc, eq, sql } from "drizzle-orm";
 import { expect } from "vitest";
-import * as addUserRoute from "~/routes/api.addUser";
-import * as newmocRoute from "~/routes/api.newmoc";
-import * as submitApprover from "~/routes/api.submit.approver";
-import * as submitDeviation from "~/routes/api.submit.deviation-extention";
-import * as submitHseq from "~/routes/api.submit.hseq";
-import * as submitImplementation from "~/routes/api.submit.implementation";
-import * as submitImplementer from "~/routes/api.submit.implementer";
-import * as submitOriginator from "~/routes/api.submit.originator";
-import * as submitVerifier from "~/routes/api.submit.verifier";
+import * as addUserRoute from "~/routes/api+/addUser";
+import * as newmocRoute from "~/routes/api+/newmoc";
+import * as submitApprover from "~/routes/api+/submit.approver";
+import * as submitDeviation from "~/routes/api+/submit.deviation-extention";
+import * as submitHseq from "~/routes/api+/submit.hseq";
+import * as submitImplementation from "~/routes/api+/submit.implementation";
+import * as submitImplementer from "~/routes/api+/submit.implementer";
+import * as submitOriginator from "~/routes/api+/submit.originator";
+import * as submitVerifier from "~/routes/api+/submit.verifier";
 import { MOC_STEPS, STEPS, type MocStep } from "~/models/moc-steps.server";
 import { createMoc } from "~/models/moc.server";
 import type { NewMocInput } from "~/models/moc.schema";
