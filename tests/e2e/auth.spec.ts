@@ -41,7 +41,7 @@ test("an admin creates a user who onboards and lands on the dashboard", async ({
   await page.getByRole("link", { name: "Users", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Users", level: 1 })).toBeVisible();
   await page.getByText("Create a user").click();
-  await page.getByLabel("Name").fill(`Nina ${tag}`);
+  await page.getByLabel("Name", { exact: true }).fill(`Nina ${tag}`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("First password").fill("admin-chosen-1");
   await page.getByLabel("Department").selectOption("operations");

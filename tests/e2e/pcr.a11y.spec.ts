@@ -1,13 +1,16 @@
 import { expectNoSeriousA11yViolations } from "./axe";
 import { expect, ready, signSection, test } from "./pcr-fixtures";
 
+// Each test scans whole pages with axe, which is CPU-heavy on two shared cores: a budget for the
+// slowest run, not the typical one.
+test.describe.configure({ timeout: 240_000 });
+
 test("the PCR list, new PCR and PCR pages (with the drawing pad) pass an accessibility scan", async ({
   cast,
   openAs,
   createPcr,
 }) => {
   // Five full-page scans: more than the default 30 s on a busy two-core machine.
-  test.setTimeout(120_000);
   const { originator, party } = cast;
   const doc = await createPcr(originator, [party]);
   const page = await openAs(originator);
