@@ -12,7 +12,14 @@ import type { MocLayoutData } from "./mocs.$id";
 const page = stepPage({
   step: "originator",
   schema: partAPageSchema,
-  toInput: (value) => ({ ...toNewMocInput(value), "implementer-name": value["implementer-name"]! }),
+  // The page schema requires every Part A answer to submit (only a draft may be partial).
+  toInput: (value) => ({
+    ...toNewMocInput(value),
+    "implementer-name": value["implementer-name"]!,
+    "description-of-change": value["description-of-change"]!,
+    "reason-for-change": value["reason-for-change"]!,
+    "department-of-change": value["department-of-change"]!,
+  }),
   success: (doc) => `Part A of MOC ${doc.serial_num} is submitted; the implementer has been notified.`,
 });
 export const loader = page.loader;

@@ -31,7 +31,7 @@ import { loadMocAccess } from "~/models/moc-query.server";
 import { loadMocDocument } from "~/models/moc-query.server";
 import {
   currentOwner,
-  isStepOpen,
+  waitsOnActor,
   MOC_STEPS,
   OWNER_SQL,
   stateOfDocument,
@@ -464,8 +464,7 @@ describe("mocListScope matches the predicates", () => {
       if (moc.isDeleted || !isMocOpen(moc)) continue;
       const state = await loadMocState(getDb(), moc);
       for (const step of MOC_STEPS) {
-        if (step === "originator") continue; // a draft is the originator's own, not a pending action
-        if (isStepOpen(step, state) && STEPS[step].who.may(person, moc)) expected.push(`${moc.serialNum} ${step}`);
+        if (waitsOnActor(step, person, moc, state)) expected.push(`${moc.serialNum} ${step}`);
       }
     }
     const actual = (await pendingActions(person)).actions.map((action) => `${action.moc.serial_num} ${action.type}`);
