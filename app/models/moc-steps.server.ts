@@ -654,17 +654,6 @@ export function currentStage(state: MocState): { label: string | null; part: str
   return stage ? { label: stage.label, part: stage.part } : { label: null, part: state.status };
 }
 
-/** `currentStage`'s label as SQL over `m` (null: the status's own), for the list's status column. */
-export const STAGE_LABEL_SQL: SQL = sql`case
-  when m.completed or m.is_deleted or m.status = 'decline' then null
-  ${sql.join(
-    MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).stage).map(
-      (s) => sql`when ${waitingSql(s)} then ${literal((STEPS[s] as AnyStep).stage!.label)}`,
-    ),
-    sql` `,
-  )}
-end`;
-
 /** Who owns the step the MOC waits for, in words (the record's owner line and stepper). */
 export function currentOwner(doc: MocDocument): string | null {
   const waiting = stepWaiting(stateOfDocument(doc));
@@ -712,6 +701,17 @@ export const WAITING_STEP_SQL: SQL = sql`case
   when m.completed or m.is_deleted or m.status = 'decline' then null
   ${sql.join(
     MOC_STEPS.map((s) => sql`when ${waitingSql(s)} then ${literal(s)}`),
+    sql` `,
+  )}
+end`;
+
+/** `currentStage`'s label as SQL over `m` (null: the status's own), for the list's status column. */
+export const STAGE_LABEL_SQL: SQL = sql`case
+  when m.completed or m.is_deleted or m.status = 'decline' then null
+  ${sql.join(
+    MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).stage).map(
+      (s) => sql`when ${waitingSql(s)} then ${literal((STEPS[s] as AnyStep).stage!.label)}`,
+    ),
     sql` `,
   )}
 end`;

@@ -202,12 +202,22 @@ export const implementationSchema = z
 // ---------------------------------------------------------------------------------------------
 // Deviation / extension resolution
 
-export const deviationExtensionSchema = z.object({
-  moc_id: uuid("MOC id"),
-  deviationExtentionId: uuid("deviation/extension id"),
-  value: z.object({ approved: yesNo, comment: z.string().trim().max(MAX_TEXT).optional().default("") }),
-  type: z.enum(["deviation", "extension"], { error: "type must be deviation or extension" }),
-});
+/** A rejection needs its reason: the implementer reads it in the history and the email. */
+export const deviationExtensionSchema = z
+  .object({
+    moc_id: uuid("MOC id"),
+    deviationExtentionId: uuid("deviation/extension id"),
+    value: z.object({
+      approved: z.enum(["yes", "no"], { error: "Choose whether to accept or reject it" }),
+      comment: z.string().trim().max(MAX_TEXT).optional().default(""),
+    }),
+    type: z.enum(["deviation", "extension"], { error: "type must be deviation or extension" }),
+  })
+  .superRefine((form, ctx) => {
+    if (form.value.approved === "no" && !form.value.comment) {
+      ctx.addIssue({ code: "custom", path: ["value", "comment"], message: "Give the reason for rejecting it" });
+    }
+  });
 
 // ---------------------------------------------------------------------------------------------
 // Part F: verification

@@ -44,7 +44,13 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
         yes={type === "deviation" ? "Accept" : "Approve"}
         no="Reject"
       />
-      <TextField meta={value?.comment} direct label="Comment" multiline />
+      <TextField
+        meta={value?.comment}
+        direct
+        label="Comment"
+        hint="Required to reject: the implementer reads it in the history."
+        multiline
+      />
       <SubmitButton pendingText="Recording…">
         {type === "deviation" ? "Record decision on the deviation" : "Record decision on the extension"}
       </SubmitButton>

@@ -7,6 +7,7 @@ import { updateDraft } from "~/models/moc.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { requireOpenStep, stepPage } from "~/web/moc-step-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
 import type { MocLayoutData } from "./mocs.$id";
 
 const page = stepPage({
@@ -30,7 +31,7 @@ export async function action(args: ActionFunctionArgs) {
   if (form.get("intent") !== "draft") return page.action(args);
   // The same access checks as the step itself.
   const { user } = await requireOpenStep(args.request, args.params.id, "originator");
-  const submission = parseWithZod(form, { schema: partAPageSchema });
+  const submission = parseWithZod(withPlainTextAsHtml(form), { schema: partAPageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await runForPage(() => updateDraft(user, args.params.id!, toNewMocInput(submission.value)));
   if (!result.ok) {

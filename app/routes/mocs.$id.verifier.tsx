@@ -1,8 +1,9 @@
-import { useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { verifierFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
+import type { MocLayoutData } from "./mocs.$id";
 
 const page = stepPage({
   step: "verifier",
@@ -16,7 +17,14 @@ export const action = page.action;
 
 export default function VerifierStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const [form, fields] = useStepForm("verifier-step", verifierFormSchema, useActionData<typeof action>());
+  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  // The answers saved before (a verification that left the MOC open, a revised review) come back.
+  const [form, fields] = useStepForm(
+    "verifier-step",
+    verifierFormSchema,
+    useActionData<typeof action>(),
+    moc.verifier_form ?? undefined,
+  );
   return (
     <StepForm
       form={form}
