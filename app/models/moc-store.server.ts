@@ -6,7 +6,7 @@ import type { Executor } from "~/utils/db.server";
 import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
-import { notify, type Recipients } from "./email.server";
+import { notify, type NotifyInput, type Recipients } from "./email.server";
 import type { NewMocInput } from "./moc.schema";
 
 /**
@@ -160,9 +160,11 @@ export function notifyAboutMoc(
   moc: { id: string; serialNum: string },
   to: Recipients,
   content: Omit<EmailContent, "record">,
+  linkFor?: NotifyInput["linkFor"],
 ) {
   return notify(tx, {
     to,
+    linkFor,
     record: { type: "moc", id: moc.id },
     content: { ...content, record: { label: mocLabel(moc.serialNum), url: `/mocs/${moc.id}` } },
   });
