@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { ErrorList } from "./forms";
+import { departmentLabel } from "./moc";
 import { htmlToPlainText, PLAIN_TEXT_FIELD } from "~/utils/plain-text";
 import { useHydrated } from "./use-hydrated";
 
@@ -179,7 +180,7 @@ export function UserSelectField({
         <option value="">Choose a person</option>
         {users.map((u) => (
           <option key={u._id} value={u._id}>
-            {u.name} ({u.department === "hseq" ? "HSEQ" : u.department})
+            {u.name} ({departmentLabel(u.department)})
           </option>
         ))}
       </select>

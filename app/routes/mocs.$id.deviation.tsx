@@ -4,7 +4,7 @@ import { fieldset, TextField, YesNoField } from "~/components/fields";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { formatDate } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
-import { useStepForm } from "~/components/step-form";
+import { useFocusFirstInvalid, useStepForm } from "~/components/step-form";
 import type { ExtentionsAndDeviations } from "#db/schema";
 import { unresolved } from "~/models/moc-document";
 import { deviationExtensionSchema } from "~/models/moc.schema";
@@ -31,6 +31,7 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
     type,
   });
   const value = fieldset(fields.value!);
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <Form method="post" {...getFormProps(form)} className="stack">
       <ErrorList id={form.errorId} errors={form.errors} />

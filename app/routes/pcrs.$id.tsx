@@ -11,6 +11,7 @@ import {
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
+import { useFocusFirstInvalid } from "~/components/step-form";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDateTime } from "~/components/moc";
@@ -170,6 +171,7 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
     onValidate: ({ formData }) => parseWithZod(formData, { schema: signPageSchema }) as never,
     shouldValidate: "onSubmit",
   });
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <Form method="post" {...getFormProps(form)} className="stack" encType="application/x-www-form-urlencoded">
       <input type="hidden" name="slot" value={slot} />
