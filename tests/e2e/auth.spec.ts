@@ -94,8 +94,8 @@ test("admin: deactivate, and a delete that records prevent is explained", async 
   await expect(page.getByRole("button", { name: `Activate ${user.name}` })).toBeVisible();
   // The admin cannot delete themselves.
   await page.goto(`/admin/users?q=${encodeURIComponent(ADMIN.email)}`);
-  page.once("dialog", (dialog) => void dialog.accept());
-  await page.getByRole("button", { name: /^Delete Administrator/ }).click();
+  await page.getByRole("link", { name: /^Delete Administrator/ }).click();
+  await page.getByRole("button", { name: /^Delete Administrator.* permanently$/ }).click();
   await expect(page.getByText("You cannot delete your own account")).toBeVisible();
 });
 
