@@ -139,7 +139,7 @@ function UserList() {
         <ConfirmDelete
           title={`Delete ${toDelete.name}?`}
           confirmLabel={`Delete ${toDelete.name} permanently`}
-          cancelTo="/admin/users"
+          cancelTo={search ? `/admin/users?q=${encodeURIComponent(search)}` : "/admin/users"}
           action="/admin/users"
           fields={{ userId: toDelete._id }}
         >
@@ -250,7 +250,7 @@ function UserList() {
                         </button>
                       </Form>
                       <Link
-                        to={`/admin/users?${CONFIRM_DELETE_PARAM}=${user._id}#${CONFIRM_DELETE_ID}`}
+                        to={`/admin/users?${new URLSearchParams({ ...(search ? { q: search } : {}), [CONFIRM_DELETE_PARAM]: user._id })}#${CONFIRM_DELETE_ID}`}
                         className="button button-small button-danger"
                         aria-label={`Delete ${user.name}`}
                       >

@@ -55,7 +55,9 @@ test("an admin creates a user who onboards and lands on the dashboard", async ({
   await expect(newcomer).toHaveURL(/\/onboarding$/);
   // Nothing else is reachable before the password is chosen.
   await newcomer.goto("/profile");
-  await expect(newcomer).toHaveURL(/\/onboarding$/);
+  await expect(newcomer).toHaveURL(/\/onboarding\?redirectTo=%2Fprofile$/);
+  // Back to the first stop: the dashboard once the password is chosen.
+  await newcomer.goto("/onboarding");
   await newcomer.getByLabel("New password", { exact: true }).fill(PASSWORD);
   await newcomer.getByLabel("Repeat the new password").fill("something-else");
   await newcomer.getByRole("button", { name: "Set password and continue" }).click();
