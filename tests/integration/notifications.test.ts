@@ -8,11 +8,11 @@ import {
   markNotificationRead,
   unreadNotificationCount,
 } from "~/models/notifications.server";
-import { makeCast, mocAt, stepOk, type Cast } from "../helpers/moc-flow";
+import { makeCast, mocAt, stepOk } from "../helpers/moc-flow";
 import { makeUser } from "../helpers/factories";
 import { stepBody } from "../helpers/moc";
 
-let cast: Cast;
+let cast: Awaited<ReturnType<typeof makeCast>>;
 
 beforeAll(async () => {
   cast = await makeCast();
