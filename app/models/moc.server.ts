@@ -29,6 +29,7 @@ import {
 } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
+import { STEPS } from "./moc-steps.server";
 import {
   addMocUsers,
   appendLog,
@@ -161,6 +162,8 @@ export async function createMoc(
           event: `${actor.name} raised ${mocLabel(moc.serialNum)} and assigned you as its implementer.`,
           expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
         },
+        // The implementer's link opens Part B, where they act.
+        () => `/mocs/${moc.id}/${STEPS.implementer.path}`,
       );
     }
     return (await loadMocDocument(moc.id, tx))!;
@@ -237,6 +240,7 @@ export async function cloneMoc(actor: PublicUser, oldId: string): Promise<MocDoc
           event: `${actor.name} cloned ${mocLabel(old.serialNum)} into ${mocLabel(moc.serialNum)}, with you as implementer.`,
           expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
         },
+        () => `/mocs/${moc.id}/${STEPS.implementer.path}`,
       );
     }
     return (await loadMocDocument(moc.id, tx))!;

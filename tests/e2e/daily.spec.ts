@@ -68,7 +68,7 @@ test("4. deleting a MOC asks first; a bare delete post only leads to the questio
   expect((await mocApi.get(moc._id)).isDeleted).toBeFalsy();
 
   // A delete posted without the confirmation (an old form, a double click) only asks.
-  const bare = await page.request.post(`/mocs/${moc._id}`, {
+  const bare = await page.request.post(`/mocs/${moc._id}?index`, {
     form: { intent: "delete" },
     headers: { Origin: new URL(page.url()).origin },
     maxRedirects: 0,

@@ -43,7 +43,7 @@ describe("notifications", () => {
   });
 
   it("mark one read (only one's own; others' ids are 404), then all; the unread filter follows", async () => {
-    await mocAt("b", cast);
+    await mocAt("c", cast);
     const before = await listNotifications(cast.implementer);
     const first = before.notifications[0]!;
     await expect(markNotificationRead(cast.hseq, first.id)).rejects.toMatchObject({ status: 404 });
@@ -62,7 +62,7 @@ describe("notifications", () => {
     expect(await markAllNotificationsRead(cast.implementer)).toBe(after.unread);
     expect(await unreadNotificationCount(cast.implementer)).toBe(0);
     expect((await listNotifications(cast.implementer, { unreadOnly: true })).notifications).toEqual([]);
-    // Someone else's stay unread.
+    // Someone else's stay unread (HSEQ was told of the assessment).
     expect(await unreadNotificationCount(cast.hseq)).toBeGreaterThan(0);
   });
 
