@@ -5,7 +5,7 @@ import { pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
 
 import { type MocSort } from "./moc-status";
-import { OWNER_SQL } from "./moc-steps.server";
+import { OWNER_SQL, STAGE_LABEL_SQL } from "./moc-steps.server";
 
 export type MocListFilter = {
   q?: string;
@@ -33,6 +33,8 @@ export type MocListRow = {
   department: string | null;
   originator: string;
   owner: string | null;
+  /** What it waits for when its status alone would mislead (a deviation decision), else null. */
+  stage: string | null;
   targetDate: string | null;
   createdAt: string;
   updatedAt: string;
@@ -91,6 +93,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       f.data->'department-of-change'->>'value' as department,
       (select name from users where id = m.originator_id) as originator,
       ${OWNER_SQL} as owner,
+      ${STAGE_LABEL_SQL} as stage,
       m.target_date::text as "targetDate",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",

@@ -114,6 +114,11 @@ type StepDefinition<Form extends z.ZodType> = {
     sql: (actor: Actor) => SQL;
     /** The 403 message, on the API and the pages. */
     refusal: string;
+    /**
+     * Whom the step waits on ("waiting on me"), when not everyone who `may` act: a draft waits on
+     * its originator, though an admin may finish it too.
+     */
+    waitsOn?: { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor) => SQL };
   };
   open: {
     /** The statuses it may be submitted in (409 otherwise). */
@@ -122,9 +127,13 @@ type StepDefinition<Form extends z.ZodType> = {
     requires?: [condition: Condition, holds: boolean, reason: string][];
     /** Open but not what the MOC waits for in these statuses (Part A revised at `b`). */
     notWaitingIn?: MocStatus[];
-    /** Not a pending action of its owner (a draft is the originator's own). */
-    notPending?: true;
   };
+  /**
+   * How the MOC's status reads while it waits on this step, when not the status's own label, and
+   * the stepper's part it belongs to (a deviation decision is part of the implementation, though
+   * the status is back at `b`).
+   */
+  stage?: { label: string; part: MocStatus };
   /** Who owns it while the MOC waits on it: the first named of `roles` (or all, joined by "or"). */
   owner: { roles: Role[]; all?: true; suffix?: string; otherwise?: string };
   /** The form the page posts and the API carries under `bodyKey` (or as the whole body when null). */
@@ -195,6 +204,10 @@ export const STEPS = {
       may: (actor, moc) => isAdmin(actor) || moc.originatorId === actor._id,
       sql: (actor) => (isAdmin(actor) ? sql`true` : sql`m.originator_id = ${actor._id}`),
       refusal: "Only the originator (or an admin) can change Part A",
+      waitsOn: {
+        may: (actor, moc) => moc.originatorId === actor._id,
+        sql: (actor) => sql`m.originator_id = ${actor._id}`,
+      },
     },
     open: {
       statuses: ["a", "b"],
@@ -206,7 +219,6 @@ export const STEPS = {
         ],
       ],
       notWaitingIn: ["b"],
-      notPending: true,
     },
     owner: { roles: ["originator"] },
     form: originatorFormSchema,
@@ -484,6 +496,7 @@ export const STEPS = {
       requires: [["deviationOutstanding", true, "No deviation or extension is waiting for a decision on this MOC"]],
     },
     owner: { roles: ["approver", "hseq"], all: true },
+    stage: { label: "Deviation/extension decision", part: "e" },
     form: deviationExtensionSchema,
     bodyKey: null,
     async apply({ tx, actor, moc, input, now }) {
@@ -625,6 +638,22 @@ export const stepWaiting = (state: MocState): MocStep | null =>
 export const openStepsFor = (actor: Actor, access: MocAccess, state: MocState): MocStep[] =>
   MOC_STEPS.filter((s) => isStepOpen(s, state) && mayAct(s, actor, access));
 
+/** The step waits on this actor now ("waiting on me"): `pendingStepSql`'s twin. */
+export function waitsOnActor(s: MocStep, actor: Actor, access: MocAccess, state: MocState): boolean {
+  const who = STEPS[s].who as AnyStep["who"];
+  return isStepOpen(s, state) && waitsIn(s, state.status) && (who.waitsOn ?? who).may(actor, access);
+}
+
+/**
+ * Where the MOC stands, for its badge and the stepper: the waiting step's own stage when it has
+ * one (a deviation decision reads as such, at E), else the status's.
+ */
+export function currentStage(state: MocState): { label: string | null; part: string } {
+  const waiting = stepWaiting(state);
+  const stage = waiting ? (STEPS[waiting] as AnyStep).stage : undefined;
+  return stage ? { label: stage.label, part: stage.part } : { label: null, part: state.status };
+}
+
 /** Who owns the step the MOC waits for, in words (the record's owner line and stepper). */
 export function currentOwner(doc: MocDocument): string | null {
   const waiting = stepWaiting(stateOfDocument(doc));
@@ -676,12 +705,24 @@ export const WAITING_STEP_SQL: SQL = sql`case
   )}
 end`;
 
+/** `currentStage`'s label as SQL over `m` (null: the status's own), for the list's status column. */
+export const STAGE_LABEL_SQL: SQL = sql`case
+  when m.completed or m.is_deleted or m.status = 'decline' then null
+  ${sql.join(
+    MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).stage).map(
+      (s) => sql`when ${waitingSql(s)} then ${literal((STEPS[s] as AnyStep).stage!.label)}`,
+    ),
+    sql` `,
+  )}
+end`;
+
 /** The steps that wait on the actor, as a SQL `case` over `m` naming the step (null for none). */
 export const pendingStepSql = (actor: Actor): SQL => sql`case
   ${sql.join(
-    MOC_STEPS.filter((s) => !STEPS[s].open.notPending).map(
-      (s) => sql`when ${waitingSql(s)} and ${STEPS[s].who.sql(actor)} then ${literal(s)}`,
-    ),
+    MOC_STEPS.map((s) => {
+      const who = STEPS[s].who as AnyStep["who"];
+      return sql`when ${waitingSql(s)} and ${(who.waitsOn ?? who).sql(actor)} then ${literal(s)}`;
+    }),
     sql` `,
   )}
 end`;

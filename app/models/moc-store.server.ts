@@ -6,9 +6,8 @@ import type { Executor } from "~/utils/db.server";
 import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
-import type { z } from "zod";
-import { notify, type Recipients } from "./email.server";
-import type { originatorFieldsSchema } from "./moc.schema";
+import { notify, type NotifyInput, type Recipients } from "./email.server";
+import type { NewMocInput } from "./moc.schema";
 
 /**
  * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
@@ -161,9 +160,11 @@ export function notifyAboutMoc(
   moc: { id: string; serialNum: string },
   to: Recipients,
   content: Omit<EmailContent, "record">,
+  linkFor?: NotifyInput["linkFor"],
 ) {
   return notify(tx, {
     to,
+    linkFor,
     record: { type: "moc", id: moc.id },
     content: { ...content, record: { label: mocLabel(moc.serialNum), url: `/mocs/${moc.id}` } },
   });
@@ -174,18 +175,21 @@ export function notifyAboutMoc(
  * name), the description sanitised. Issues are keyed by field (`description-of-change`).
  */
 export function partAForm(
-  input: z.infer<typeof originatorFieldsSchema>,
+  input: NewMocInput,
   implementer: { _id: string; name: string } | null,
 ): Record<string, { value: unknown } | undefined> {
   return {
     "implementer-name": implementer ? { value: implementer } : undefined,
-    "description-of-change": {
-      value: sanitizeRequiredRichText(
-        input["description-of-change"].value,
-        "description-of-change",
-        "Description of change",
-      ),
-    },
+    // A draft may still lack the description (and the reason and department).
+    "description-of-change": input["description-of-change"]
+      ? {
+          value: sanitizeRequiredRichText(
+            input["description-of-change"].value,
+            "description-of-change",
+            "Description of change",
+          ),
+        }
+      : undefined,
     "reason-for-change": input["reason-for-change"],
     "department-of-change": input["department-of-change"],
     "affected-departments": input["affected-departments"],

@@ -13,7 +13,17 @@ import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocAccess, loadMocDocument } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
-import { STEPS, whyClosed, type MocState, type MocStep, type StepDefinition, type StepInput } from "./moc-steps.server";
+import type { Actor, MocAccess } from "./authz.server";
+import {
+  mayAct,
+  stepWaiting,
+  STEPS,
+  whyClosed,
+  type MocState,
+  type MocStep,
+  type StepDefinition,
+  type StepInput,
+} from "./moc-steps.server";
 import { appendLog, notifyAboutMoc } from "./moc-store.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
@@ -67,12 +77,29 @@ export async function runStep<S extends MocStep>(
       to: outcome.to,
       comment: outcome.comment ?? null,
     });
+    // Each email links its reader to where they act next: the step form now waiting, when they
+    // may submit it, else the record.
+    const changed = outcome.changes ?? {};
+    const after: MocAccess = {
+      ...moc,
+      status: outcome.to,
+      completed: Boolean(changed.completed ?? moc.completed),
+      implementerId: changed.implementerId ?? moc.implementerId,
+      approverId: changed.approverId ?? moc.approverId,
+      hseqId: changed.hseqId ?? moc.hseqId,
+      verifierId: changed.verifierId ?? moc.verifierId,
+    };
+    const waiting = stepWaiting(await loadMocState(tx, { ...moc, ...after }));
+    const linkFor = (reader: Actor) =>
+      waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
     for (const notice of outcome.notices ?? []) {
-      await notifyAboutMoc(tx, moc, notice.to, {
-        event: notice.event,
-        expectation: notice.expectation,
-        details: notice.details,
-      });
+      await notifyAboutMoc(
+        tx,
+        moc,
+        notice.to,
+        { event: notice.event, expectation: notice.expectation, details: notice.details },
+        linkFor,
+      );
     }
     return (await loadMocDocument(moc.id, tx))!;
   });

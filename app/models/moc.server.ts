@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { chatRooms, mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
-import { Conflict, Forbidden, NotFound } from "~/utils/errors";
+import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import {
   canManageMoc,
   canViewMoc,
@@ -29,6 +29,7 @@ import {
 } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
+import { STEPS } from "./moc-steps.server";
 import {
   addMocUsers,
   appendLog,
@@ -110,6 +111,21 @@ async function insertMoc(
  * Part A. `submit` creates it in `b` with the implementer assigned and emailed (POST /api/newmoc);
  * otherwise it is a draft in `a`, which may leave the implementer out.
  */
+/** A submitted Part A has every required answer (a draft may be partial). */
+function requireCompletePartA(input: NewMocInput) {
+  const needs = [
+    ["description-of-change", "Describe the change"],
+    ["reason-for-change", "Give the reason for the change"],
+    ["department-of-change", "Choose the department of the change"],
+  ] as const;
+  const missing = needs.filter(([key]) => !input[key]);
+  if (missing.length)
+    throw new Invalid(
+      "Part A is not complete",
+      missing.map(([path, message]) => ({ path, message })),
+    );
+}
+
 export async function createMoc(
   actor: PublicUser,
   input: NewMocInput,
@@ -118,6 +134,7 @@ export async function createMoc(
   return getDb().transaction(async (tx) => {
     const implementerId = input.implementer ? refId(input.implementer.value) : null;
     if (options.submit && !implementerId) throw new Conflict("Choose an implementer before submitting Part A");
+    if (options.submit) requireCompletePartA(input);
     const people = await requireActiveUsers(tx, [{ path: "implementer", id: implementerId }]);
     const status = options.submit ? "b" : "a";
     const moc = await insertMoc(tx, { status, originatorId: actor._id, implementerId });
@@ -145,6 +162,8 @@ export async function createMoc(
           event: `${actor.name} raised ${mocLabel(moc.serialNum)} and assigned you as its implementer.`,
           expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
         },
+        // The implementer's link opens Part B, where they act.
+        () => `/mocs/${moc.id}/${STEPS.implementer.path}`,
       );
     }
     return (await loadMocDocument(moc.id, tx))!;
@@ -221,6 +240,7 @@ export async function cloneMoc(actor: PublicUser, oldId: string): Promise<MocDoc
           event: `${actor.name} cloned ${mocLabel(old.serialNum)} into ${mocLabel(moc.serialNum)}, with you as implementer.`,
           expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
         },
+        () => `/mocs/${moc.id}/${STEPS.implementer.path}`,
       );
     }
     return (await loadMocDocument(moc.id, tx))!;

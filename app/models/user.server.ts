@@ -201,9 +201,7 @@ export async function updateUser(actor: PublicUser, input: UserUpdateInput): Pro
 }
 
 const referencedConflict = () =>
-  new Conflict(
-    "Records refer to this user, so they cannot be deleted; deactivate them instead (PUT /api/users with active: false)",
-  );
+  new Conflict("Records refer to this user, so they cannot be deleted; deactivate them instead");
 
 export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: string }> {
   if (!canManageUsers(actor)) throw new Forbidden("Only an admin can delete users");

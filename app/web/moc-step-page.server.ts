@@ -14,6 +14,7 @@ import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -45,7 +46,7 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
     },
     async action({ request, params }: ActionFunctionArgs) {
       const { user, doc } = await requireOpenStep(request, params.id, options.step);
-      const submission = parseWithZod(await request.formData(), { schema });
+      const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema });
       if (submission.status !== "success") return data(submission.reply(), { status: 400 });
       const result = await runForPage(() => runStep(options.step, user, doc._id, toInput(submission.value, doc)));
       if (!result.ok) {

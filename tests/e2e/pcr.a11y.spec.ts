@@ -27,6 +27,11 @@ test("the PCR list, new PCR and PCR pages (with the drawing pad) pass an accessi
   // The record with the signing form open (the canvas, the password field, the buttons).
   await page.goto(`/pcrs/${doc._id}`);
   await ready(page);
+  await expect(
+    signSection(page, "Change Originator").getByLabel("Type your full name as your signature"),
+  ).toBeVisible();
+  await expectNoSeriousA11yViolations(page);
+  await signSection(page, "Change Originator").getByLabel("Draw my signature").check();
   await expect(signSection(page, "Change Originator").getByTestId("signature-canvas")).toBeVisible();
   await expectNoSeriousA11yViolations(page);
 

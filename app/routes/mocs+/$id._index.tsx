@@ -1,7 +1,8 @@
-import { type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
+import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDate, formatDateTime } from "~/components/moc";
 import { Answers, Part, RichText, Timeline } from "~/components/moc-record";
@@ -13,7 +14,7 @@ import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.serve
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { runForPage } from "~/utils/page.server";
-import type { MocLayoutData } from "~/routes/mocs+/$id";
+import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
@@ -29,7 +30,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 const intentSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("clone") }),
-  z.object({ intent: z.literal("delete") }),
+  z.object({ intent: z.literal("delete"), confirmed: z.literal("yes").optional() }),
   z.object({
     intent: z.literal("assign"),
     role: z.enum(["implementer", "approver", "verifier"]),
@@ -59,6 +60,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
     });
   }
   if (input.intent === "delete") {
+    // Only the confirmation step's button deletes; a bare "delete" post asks first.
+    if (!input.confirmed) return redirect(`${here}?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`);
     const result = await runForPage(() => deleteMoc(user, doc._id));
     if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
     return redirectWithFlash("/mocs", { kind: "success", message: `MOC ${doc.serial_num} was deleted.` });
@@ -135,8 +138,10 @@ function PlanTable<Item extends PlanItem>({
 }
 
 export default function MocRecord() {
-  const { moc, permissions, today } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
+  const { moc, permissions, today } = useMocLayoutData();
   const { users, chat } = useLoaderData<typeof loader>();
+  const [searchParams] = useSearchParams();
+  const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const forms = moc;
   const people = moc;
   const { decline, extentionsAndDeviations: deviations } = moc;
@@ -394,18 +399,24 @@ export default function MocRecord() {
             Print
           </button>
           {permissions.canManage ? (
-            <Form
-              method="post"
-              onSubmit={(event) => {
-                if (!confirm(`Delete MOC ${moc.serial_num}? It disappears from every list.`)) event.preventDefault();
-              }}
+            <Link
+              to={`?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`}
+              className="button button-danger"
+              preventScrollReset
             >
-              <SubmitButton name="intent" value="delete" className="button button-danger" pendingText="Deleting…">
-                Delete MOC
-              </SubmitButton>
-            </Form>
+              Delete MOC
+            </Link>
           ) : null}
         </div>
+        {permissions.canManage && confirmingDelete ? (
+          <ConfirmDelete
+            title={`Delete MOC ${moc.serial_num}?`}
+            confirmLabel={`Delete MOC ${moc.serial_num}`}
+            cancelTo={`/mocs/${moc._id}`}
+          >
+            <p>It disappears from every list and its steps can no longer be submitted.</p>
+          </ConfirmDelete>
+        ) : null}
         {permissions.canManage && moc.status !== "decline" && !moc.completed ? (
           <Form method="post" className="row" style={{ marginTop: "1rem" }}>
             <input type="hidden" name="intent" value="assign" />

@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, Outlet, useLoaderData, useLocation } from "@remix-run/react";
+import { Link, Outlet, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { StatusBadge, StatusStepper } from "~/components/moc";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import { currentOwner } from "~/models/moc-steps.server";
+import { currentOwner, currentStage, stateOfDocument } from "~/models/moc-steps.server";
 import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -23,6 +23,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     moc: doc,
     owner: currentOwner(doc),
+    stage: currentStage(stateOfDocument(doc)),
     permissions: mocPermissions(user, access, doc),
     viewerId: user._id,
     today: new Date().toISOString().slice(0, 10),
@@ -31,8 +32,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export type MocLayoutData = Awaited<ReturnType<typeof loader>>;
 
+/** This layout's loader data, for the pages inside it (the route id follows the file's path). */
+export const useMocLayoutData = () => useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
+
 export default function MocLayout() {
-  const { moc, owner, permissions } = useLoaderData<typeof loader>();
+  const { moc, owner, stage, permissions } = useLoaderData<typeof loader>();
   const location = useLocation();
   const onRecord = location.pathname === `/mocs/${moc._id}`;
   return (
@@ -44,7 +48,7 @@ export default function MocLayout() {
         <div>
           <h1>MOC {moc.serial_num}</h1>
           <p className="owner-line">
-            <StatusBadge status={moc.status} completed={moc.completed} />{" "}
+            <StatusBadge status={moc.status} completed={moc.completed} stage={stage.label} />{" "}
             {owner ? (
               <>
                 Waiting on <strong>{owner}</strong>
@@ -70,6 +74,7 @@ export default function MocLayout() {
         status={moc.status}
         completed={moc.completed}
         owner={owner}
+        part={stage.part}
         declinedAt={moc.decline?.stage ?? null}
       />
       <Outlet />

@@ -10,7 +10,25 @@ import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 
-export const meta: MetaFunction = () => [{ title: "MOCs · Change Management" }];
+/** The filters in the title too, so tabs, history and bookmarks tell the lists apart. */
+export const meta: MetaFunction<typeof loader> = ({ data }) => {
+  const f = data?.filter;
+  const parts = f
+    ? [
+        f.scope === "waiting" ? "Waiting on me" : f.scope === "mine" ? "Mine" : null,
+        f.status ? MOC_STATUS_LABELS[f.status] : null,
+        f.department ? departmentLabel(f.department) : null,
+        f.state === "open" ? "Open" : f.state === "completed" ? "Completed" : null,
+        f.overdue ? "Overdue" : null,
+        f.q ? `“${f.q}”` : null,
+        f.page > 1 ? `page ${f.page}` : null,
+      ].filter(Boolean)
+    : [];
+  return [{ title: `MOCs${parts.length ? ` (${parts.join(", ")})` : ""} · Change Management` }];
+};
+
+/** Days before its target date when an open MOC counts as due soon. */
+const DUE_SOON_DAYS = 7;
 
 const PAGE_SIZE = 25;
 
@@ -40,6 +58,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     total,
     pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     today: new Date().toISOString().slice(0, 10),
+    soon: new Date(Date.now() + DUE_SOON_DAYS * 86_400_000).toISOString().slice(0, 10),
     rows: rows.map((r) => ({ ...r, description: richTextToPlain(r.description).slice(0, 160) })),
   };
 }
@@ -53,7 +72,15 @@ const SORT_LABELS: Record<(typeof MOC_SORTS)[number], string> = {
 };
 
 export default function MocList() {
-  const { rows, filter, total, pages, today } = useLoaderData<typeof loader>();
+  const { rows, filter, total, pages, today, soon } = useLoaderData<typeof loader>();
+  const timing = (r: (typeof rows)[number]) =>
+    !r.targetDate || r.completed || r.status === "decline"
+      ? null
+      : r.targetDate < today
+        ? "overdue"
+        : r.targetDate <= soon
+          ? "due-soon"
+          : null;
   return (
     <>
       <div className="page-header">
@@ -134,7 +161,7 @@ export default function MocList() {
             </thead>
             <tbody>
               {rows.map((r) => (
-                <tr key={r.id}>
+                <tr key={r.id} className={timing(r) ? `row-${timing(r)}` : undefined}>
                   <td data-label="Serial">
                     <Link to={`/mocs/${r.id}`} className="moc-link">
                       MOC {r.serialNum}
@@ -146,20 +173,17 @@ export default function MocList() {
                     <span className="muted">Raised by {r.originator}</span>
                   </td>
                   <td data-label="Status">
-                    <StatusBadge status={r.status} completed={r.completed} />
+                    <StatusBadge status={r.status} completed={r.completed} stage={r.stage} />
                   </td>
                   <td data-label="Waiting on">{r.owner ?? <span className="muted">—</span>}</td>
                   <td data-label="Department">{departmentLabel(r.department)}</td>
-                  <td
-                    data-label="Target date"
-                    className={
-                      r.targetDate && r.targetDate < today && !r.completed && r.status !== "decline"
-                        ? "overdue"
-                        : undefined
-                    }
-                  >
-                    {formatDate(r.targetDate)}
-                    {r.targetDate && r.targetDate < today && !r.completed && r.status !== "decline" ? " (overdue)" : ""}
+                  <td data-label="Target date" className={timing(r) ?? undefined}>
+                    {formatDate(r.targetDate)}{" "}
+                    {timing(r) === "overdue" ? (
+                      <span className="badge badge-danger">Overdue</span>
+                    ) : timing(r) === "due-soon" ? (
+                      <span className="badge badge-warning">Due soon</span>
+                    ) : null}
                   </td>
                 </tr>
               ))}

@@ -2,14 +2,17 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import {
   data,
+  redirect,
   type ActionFunctionArgs,
   type LinksFunction,
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
+import { useFocusFirstInvalid } from "~/components/step-form";
+import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
@@ -79,7 +82,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
-const manageSchema = z.object({ intent: z.enum(["clone", "delete"]) });
+const manageSchema = z.object({ intent: z.enum(["clone", "delete"]), confirmed: z.literal("yes").optional() });
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, pcr } = await loadPcr(request, params.id);
@@ -96,6 +99,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
         message: `PCR ${pcr.serial_num} was cloned into PCR ${result.value.serial_num}.`,
       });
     }
+    // Only the confirmation step's button deletes; a bare "delete" post asks first.
+    if (!manage.data.confirmed) return redirect(`${here}?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`);
     const result = await runForPage(() => deletePcr(user, pcr._id));
     if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
     return redirectWithFlash("/pcrs", { kind: "success", message: `PCR ${pcr.serial_num} was deleted.` });
@@ -166,6 +171,7 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
     onValidate: ({ formData }) => parseWithZod(formData, { schema: signPageSchema }) as never,
     shouldValidate: "onSubmit",
   });
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <Form method="post" {...getFormProps(form)} className="stack" encType="application/x-www-form-urlencoded">
       <input type="hidden" name="slot" value={slot} />
@@ -175,7 +181,14 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
           <p>
             Signing means: <em>{label}</em>.
           </p>
-          <SignaturePadField name="signature" errors={fields.signature?.errors} errorId={fields.signature!.errorId} />
+          <SignaturePadField
+            name="signature"
+            idPrefix={`sign-${slot.replace(/\W+/g, "-")}`}
+            errors={fields.signature?.errors}
+            errorId={fields.signature!.errorId}
+            defaultValue={typeof fields.signature?.initialValue === "string" ? fields.signature.initialValue : ""}
+            key={fields.signature?.key}
+          />
           <div className="field">
             <label htmlFor={fields.password!.id}>Your password (to confirm it is you)</label>
             <input
@@ -192,7 +205,15 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
       ) : null}
       <div className="field">
         <label htmlFor={fields.comments!.id}>Comment{allowSign ? " (optional)" : ""}</label>
-        <textarea id={fields.comments!.id} name="comments" rows={2} aria-describedby={fields.comments!.errorId} />
+        <textarea
+          id={fields.comments!.id}
+          name="comments"
+          rows={2}
+          defaultValue={typeof fields.comments?.initialValue === "string" ? fields.comments.initialValue : ""}
+          key={fields.comments?.key}
+          aria-describedby={fields.comments!.errorId}
+          aria-invalid={fields.comments!.errors ? true : undefined}
+        />
         <ErrorList id={fields.comments!.errorId} errors={fields.comments!.errors} />
       </div>
       <div className="form-actions">
@@ -212,6 +233,8 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
 export default function PcrPage() {
   const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, canDelete, chat } =
     useLoaderData<typeof loader>();
+  const [searchParams] = useSearchParams();
+  const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const slots: SlotView[] = pcr.signatures.map((s, i) => ({
     key: s.Name,
     title: s.Name,
@@ -366,18 +389,24 @@ export default function PcrPage() {
             Print
           </button>
           {canDelete ? (
-            <Form
-              method="post"
-              onSubmit={(event) => {
-                if (!confirm(`Delete PCR ${pcr.serial_num} permanently?`)) event.preventDefault();
-              }}
+            <Link
+              to={`?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`}
+              className="button button-danger"
+              preventScrollReset
             >
-              <SubmitButton name="intent" value="delete" className="button button-danger" pendingText="Deleting…">
-                Delete PCR
-              </SubmitButton>
-            </Form>
+              Delete PCR
+            </Link>
           ) : null}
         </div>
+        {canDelete && confirmingDelete ? (
+          <ConfirmDelete
+            title={`Delete PCR ${pcr.serial_num}?`}
+            confirmLabel={`Delete PCR ${pcr.serial_num}`}
+            cancelTo={`/pcrs/${pcr._id}`}
+          >
+            <p>It is removed permanently, with its signatures and comments.</p>
+          </ConfirmDelete>
+        ) : null}
       </section>
     </>
   );

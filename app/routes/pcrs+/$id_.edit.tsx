@@ -1,5 +1,5 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { PcrForm } from "~/components/pcr-form";
@@ -11,6 +11,11 @@ import { DomainError, Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `Edit PCR ${data.pcr.serial_num} · Change Management` : "Edit PCR · Change Management" },
+];
 
 async function loadEditable(request: Request, id: string | undefined) {
   const user = await requirePageUser(request);
@@ -42,7 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, pcr } = await loadEditable(request, params.id);
-  const submission = parseWithZod(await request.formData(), { schema: pcrPageSchema });
+  const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema: pcrPageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await runForPage(() => updatePcr(user, pcr._id, toPcrInput(submission.value)));
   if (!result.ok)
