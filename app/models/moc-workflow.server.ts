@@ -1,8 +1,9 @@
 /**
  * `runStep`, the one way a MOC step happens (the steps themselves are declared in
  * moc-steps.server.ts): in one transaction it locks the MOC, checks the caller (403) and whether
- * the step is open (409), applies the step, moves the status with a conditional update, appends
- * the audit entry and queues the emails. Two identical submissions at the same moment move the MOC
+ * the step is open (409; four eyes refusals name why), applies the step, moves the status with a
+ * conditional update, appends the audit entry and the decision's signature manifestation, and
+ * queues the emails. Two identical submissions at the same moment move the MOC
  * once; the other gets 409.
  */
 import { and, eq, sql } from "drizzle-orm";
@@ -15,6 +16,7 @@ import { loadMocAccess, loadMocDocument } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
 import { STEPS, whyClosed, type MocState, type MocStep, type StepDefinition, type StepInput } from "./moc-steps.server";
 import { appendLog, notifyAboutMoc } from "./moc-store.server";
+import { recordSignature } from "./audit.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
 
@@ -47,7 +49,8 @@ export async function runStep<S extends MocStep>(
   return getDb().transaction(async (tx) => {
     const moc = await loadMocAccess(mocId, tx, { lock: true });
     if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-    if (!definition.who.may(actor, moc)) throw new Forbidden(definition.who.refusal);
+    if (!definition.who.may(actor, moc))
+      throw new Forbidden(definition.who.conflict?.(actor, moc) ?? definition.who.refusal);
     const closed = whyClosed(step, await loadMocState(tx, moc), (status) => mocStatusLabel(status).toLowerCase());
     if (closed) throw new Conflict(closed);
     const now = new Date();
@@ -67,6 +70,16 @@ export async function runStep<S extends MocStep>(
       to: outcome.to,
       comment: outcome.comment ?? null,
     });
+    if (definition.signs && outcome.meaning) {
+      await recordSignature(tx, {
+        kind: "moc",
+        recordId: moc.id,
+        signer: actor,
+        role: definition.signs(actor, moc),
+        meaning: outcome.meaning,
+        at: now,
+      });
+    }
     for (const notice of outcome.notices ?? []) {
       await notifyAboutMoc(tx, moc, notice.to, {
         event: notice.event,
