@@ -143,7 +143,10 @@ type Who = { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor)
  * A check-step's `who`: the rule `base` and independence of the MOC, for admins too. `conflict`
  * names why someone `base` alone would allow is refused (the 403 message).
  */
-const independent = (base: Who, doing: string): Who & { conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
+const independent = (
+  base: Who,
+  doing: string,
+): Who & { conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
   may: (actor, moc) => base.may(actor, moc) && isIndependentOf(actor._id, moc),
   sql: (actor) => sql`(${base.sql(actor)} and ${independentSql(actor._id)})`,
   refusal: base.refusal,
@@ -466,7 +469,10 @@ export const STEPS = {
   approver: step({
     path: "approver",
     part: "Part D (approval)",
-    who: independent({ ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" }, "approve"),
+    who: independent(
+      { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
+      "approve",
+    ),
     signs: () => "Approver",
     open: { statuses: ["d"] },
     owner: { roles: ["approver"] },

@@ -32,7 +32,6 @@ ALTER TABLE "moc_logs" DROP CONSTRAINT "moc_logs_moc_id_mocs_id_fk";
 ALTER TABLE "moc_logs" ADD COLUMN "seq" integer;--> statement-breakpoint
 ALTER TABLE "moc_logs" ADD COLUMN "prev_hash" text;--> statement-breakpoint
 ALTER TABLE "moc_logs" ADD COLUMN "hash" text;--> statement-breakpoint
-ALTER TABLE "audit_entries" ADD CONSTRAINT "audit_entries_actor_id_users_id_fk" FOREIGN KEY ("actor_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "signature_manifestations" ADD CONSTRAINT "signature_manifestations_signer_id_users_id_fk" FOREIGN KEY ("signer_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "audit_entries_record_seq_key" ON "audit_entries" USING btree ("record_kind","record_id","seq");--> statement-breakpoint
 CREATE INDEX "audit_entries_at_idx" ON "audit_entries" USING btree ("at");--> statement-breakpoint

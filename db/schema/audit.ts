@@ -20,7 +20,8 @@ export const auditEntries = pgTable(
     seq: integer("seq")
       .notNull()
       .$defaultFn(() => 0),
-    actorId: uuid("actor_id").references(() => users.id),
+    /** No foreign key: a deleted user's entries stay (their "Deleted" entry names them). */
+    actorId: uuid("actor_id"),
     action: text("action").notNull(),
     fromValue: text("from_value"),
     toValue: text("to_value"),
@@ -34,10 +35,7 @@ export const auditEntries = pgTable(
   (t) => [
     uniqueIndex("audit_entries_record_seq_key").on(t.recordKind, t.recordId, t.seq),
     index("audit_entries_at_idx").on(t.at),
-    check(
-      "audit_entries_kind_check",
-      sql`${t.recordKind} in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review')`,
-    ),
+    check("audit_entries_kind_check", sql`${t.recordKind} in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review')`),
   ],
 );
 

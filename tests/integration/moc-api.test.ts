@@ -78,6 +78,7 @@ const MOC_KEYS = [
   "hseq_id",
   "all_users",
   "logs",
+  "signatureManifestations",
   "decline",
   "extentionsAndDeviations",
   "impact_assessment",
