@@ -713,6 +713,34 @@ export function stepBodyShape(s: MocStep): z.ZodType {
 /** Who may submit the step (its status is `whyClosed`'s business). */
 export const mayAct = (s: MocStep, actor: Actor, moc: MocAccess) => STEPS[s].who.may(actor, moc);
 
+/** The 403 message for someone `mayAct` refuses: why four eyes refuses them, or the step's refusal. */
+export const refusalFor = (s: MocStep, actor: Actor, moc: MocAccess): string => {
+  const who = definition(s).who;
+  return who.conflict?.(actor, moc) ?? who.refusal;
+};
+
+/**
+ * Assignments of this MOC that already break four eyes (records from before the rule): one
+ * sentence each, naming who may reassign. The record page shows them; the step refuses meanwhile.
+ */
+export function fourEyesConflicts(moc: MocAccess): string[] {
+  const checkers: [Role, string, string | null][] = [
+    ["approver", "approve it", moc.approverId],
+    ["verifier", "verify it", moc.verifierId],
+    ["hseq", moc.verifierId ? "resolve its deviations and extensions" : "verify it", moc.hseqId],
+  ];
+  return checkers.flatMap(([role, doing, id]) => {
+    const dependence = id ? dependenceOf(id, moc) : null;
+    if (!dependence) return [];
+    const label = role === "hseq" ? "assigned HSEQ user" : role;
+    const fix =
+      role === "hseq"
+        ? "The implementer names another HSEQ user in Part B while the MOC is at the assessment; otherwise an admin assigns a verifier."
+        : `The originator or an admin can assign another ${role} below.`;
+    return [`The ${label} is also ${dependence} of this MOC, so they cannot ${doing} (four eyes). ${fix}`];
+  });
+}
+
 /**
  * Why the step cannot be submitted now (a 409 reason), or null when it is open. The status
  * message names the step: "This MOC is at approval, so Part E (implementation) cannot be submitted".

@@ -14,7 +14,15 @@ import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocAccess, loadMocDocument } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
-import { STEPS, whyClosed, type MocState, type MocStep, type StepDefinition, type StepInput } from "./moc-steps.server";
+import {
+  refusalFor,
+  STEPS,
+  whyClosed,
+  type MocState,
+  type MocStep,
+  type StepDefinition,
+  type StepInput,
+} from "./moc-steps.server";
 import { appendLog, notifyAboutMoc } from "./moc-store.server";
 import { recordSignature } from "./audit.server";
 import type { PublicUser } from "./user.server";
@@ -49,8 +57,7 @@ export async function runStep<S extends MocStep>(
   return getDb().transaction(async (tx) => {
     const moc = await loadMocAccess(mocId, tx, { lock: true });
     if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-    if (!definition.who.may(actor, moc))
-      throw new Forbidden(definition.who.conflict?.(actor, moc) ?? definition.who.refusal);
+    if (!definition.who.may(actor, moc)) throw new Forbidden(refusalFor(step, actor, moc));
     const closed = whyClosed(step, await loadMocState(tx, moc), (status) => mocStatusLabel(status).toLowerCase());
     if (closed) throw new Conflict(closed);
     const now = new Date();
