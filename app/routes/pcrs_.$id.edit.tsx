@@ -38,7 +38,11 @@ async function loadEditable(request: Request, id: string | undefined) {
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, pcr, frozen } = await loadEditable(request, params.id);
-  return { pcr, frozen, users: frozen ? [] : (await activeUserOptions()).filter((u) => u._id !== user._id) };
+  return {
+    pcr,
+    frozen: frozen ? SIGNED_PCR_FROZEN : null,
+    users: frozen ? [] : (await activeUserOptions()).filter((u) => u._id !== user._id),
+  };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -64,7 +68,7 @@ export default function EditPcr() {
         </p>
         <h1>Edit PCR {pcr.serial_num}</h1>
         <div className="callout callout-danger" role="alert">
-          <p>{SIGNED_PCR_FROZEN}.</p>
+          <p>{frozen}.</p>
           <p>Its form and affected parties are frozen since the first signature, so every signature stays valid.</p>
         </div>
         <Form method="post" action={`/pcrs/${pcr._id}`}>

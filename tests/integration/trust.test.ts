@@ -279,7 +279,7 @@ describe("PCRs: frozen after the first signature, one person one slot, typed nam
       params: { id: doc._id },
       context: {},
     });
-    expect(page.frozen).toBe(true);
+    expect(page.frozen).toBe("Signed PCRs cannot be edited; clone it to propose a change");
     const before = await pcrRow(doc._id);
     const form = new URLSearchParams({ "suggestion-details": "<p>Rewritten</p>", "reason-for-change": "<p>x</p>" });
     const response = (await pcrEditPage.action({
