@@ -46,7 +46,11 @@ LANGUAGE sql STABLE AS $$
     comment, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), prev_hash)::text, 'UTF8')), 'hex')
 $$;
 --> statement-breakpoint
--- Existing MOC entries become each MOC's chain, in the order they were written.
+-- Existing MOC entries become each MOC's chain, in the order they were written. The stored
+-- documents' deferred triggers (db/derived.ts) fire per statement here, so no trigger event is
+-- pending when the columns become NOT NULL below.
+SET CONSTRAINTS ALL IMMEDIATE;
+--> statement-breakpoint
 DO $$
 DECLARE
   r record;
