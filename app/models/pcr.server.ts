@@ -579,7 +579,8 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
         recordId: pcrId,
         signer: actor,
         role: name,
-        meaning: `signed as ${name}`,
+        // What the signing form tells the signer the signature means.
+        meaning: `reviewed and approved as ${name}`,
         at,
       });
       await audit(tx, pcrId, actor, { action: `Signed as ${name}` });
@@ -651,7 +652,7 @@ export async function signAsAffectedParty(
         recordId: pcrId,
         signer: actor,
         role: "Affected party",
-        meaning: "signed as affected party",
+        meaning: "reviewed as an affected party",
         at,
       });
       await audit(tx, pcrId, actor, { action: "Signed as affected party" });

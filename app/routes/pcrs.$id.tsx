@@ -241,8 +241,8 @@ export default function PcrPage() {
     key: p.Name.value,
     title: p.user?.name ?? "Affected party",
     meaning:
-      typeof p.Signature === "string" && manifestation("Affected party", p.Name.value)
-        ? "Signed as affected party"
+      typeof p.Signature === "string"
+        ? capitalise(manifestation("Affected party", p.Name.value)?.meaning ?? "reviewed as an affected party")
         : "Reviewed as an affected party",
     signer: p.user?.name ?? null,
     position: p.user ? `${departmentLabel(p.user.department)}${p.user.position ? `, ${p.user.position}` : ""}` : null,

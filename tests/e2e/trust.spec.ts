@@ -33,7 +33,7 @@ test("a signed PCR cannot be edited: the edit page says so and clones it instead
   const history = page.getByRole("region", { name: "History" });
   await expect(history.getByText("Signed as Change Originator")).toBeVisible();
   await expect(history.getByText("Created", { exact: true })).toBeVisible();
-  await expect(page.locator(".signature-block").first()).toContainText("Signed as Change Originator");
+  await expect(page.locator(".signature-block").first()).toContainText("Reviewed and approved as Change Originator");
   await page.setViewportSize({ width: 375, height: 900 });
   await page.screenshot({ path: `/tmp/trust-pcr-375-${test.info().project.name}.png`, fullPage: true });
 

@@ -354,11 +354,15 @@ describe("PCRs: frozen after the first signature, one person one slot, typed nam
         printedName: signers[role].name,
         position: signers[role].position,
         role,
-        meaning: `signed as ${role}`,
+        meaning: `reviewed and approved as ${role}`,
         signedAt: expect.stringMatching(/Z$/),
       });
     }
-    expect(manifestations[6]).toMatchObject({ signerId: party._id, role: "Affected party" });
+    expect(manifestations[6]).toMatchObject({
+      signerId: party._id,
+      role: "Affected party",
+      meaning: "reviewed as an affected party",
+    });
     // Existing keys keep their shape.
     expect(signedDoc.signatures[0]).toEqual({
       Name: "Change Originator",
