@@ -973,7 +973,7 @@ describe("concurrency", () => {
     const doc = await createPcrOk(originator, { parties: [party] });
     await tokenOf(party);
     const results = await Promise.all(
-      ["Dan Double", "Daniel Double"].map((Signature) =>
+      ["Dan Double", " dan  DOUBLE "].map((Signature) =>
         postParties(party, { pcrId: doc._id, affectedParties: [{ Name: { value: party._id }, Signature }] }),
       ),
     );
