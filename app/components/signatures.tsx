@@ -26,7 +26,8 @@ export function SignatureBlocks({ signatures, empty }: { signatures: SignatureBl
             <strong>Meaning:</strong> {s.meaning}
           </p>
           <p className="muted">
-            <time dateTime={s.signedAt}>{formatDateTime(s.signedAt)}</time> ({s.signedAt.replace(".000Z", "Z")} UTC)
+            {/* To the second, in UTC: the time an auditor compares with other records. */}
+            <time dateTime={s.signedAt}>{`${s.signedAt.slice(0, 10)} ${s.signedAt.slice(11, 19)} UTC`}</time>
           </p>
         </li>
       ))}
