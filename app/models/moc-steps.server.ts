@@ -87,6 +87,78 @@ const ROLES = {
 type Role = keyof typeof ROLES;
 
 // ---------------------------------------------------------------------------------------------
+// Four eyes (docs/decisions/021-records-people-can-trust.md)
+
+/**
+ * The person is independent of the MOC: neither its originator nor its implementer, so they may
+ * review, approve, resolve deviations/extensions and verify it. The one rule for every check-step,
+ * every assignment path and (through `independentSql`) every list; a delegate is held to it too.
+ */
+export const isIndependentOf = (userId: string, moc: Pick<MocAccess, "originatorId" | "implementerId">) =>
+  userId !== moc.originatorId && userId !== moc.implementerId;
+
+/** `isIndependentOf` as SQL over `m` for the person whose id is `userId`. */
+export const independentSql = (userId: string): SQL =>
+  sql`(m.originator_id <> ${userId} and m.implementer_id is distinct from ${userId})`;
+
+/** Why the person is not independent of the MOC, in words ("the originator"), or null when they are. */
+export function dependenceOf(userId: string, moc: Pick<MocAccess, "originatorId" | "implementerId">): string | null {
+  const roles = [
+    userId === moc.originatorId ? "originator" : null,
+    userId === moc.implementerId ? "implementer" : null,
+  ].filter(Boolean);
+  return roles.length ? `the ${roles.join(" and ")}` : null;
+}
+
+/** The 400 message and field issue when an assignment would break four eyes. */
+export const FOUR_EYES_ASSIGNMENT = (who: string, role: string) =>
+  `${who} cannot be the ${role}: nobody reviews, approves or verifies their own change (four eyes)`;
+
+/**
+ * Whether putting `userId` in `role` of the MOC would break four eyes: the 400 message, or null.
+ * A checker (approver, verifier, HSEQ reviewer) must be independent of the MOC; an implementer
+ * must not be one of its checkers.
+ */
+export function fourEyesAssignment(
+  moc: Pick<MocAccess, "originatorId" | "implementerId" | "approverId" | "verifierId" | "hseqId">,
+  role: "implementer" | "approver" | "verifier" | "hseq",
+  userId: string,
+  name: string,
+): string | null {
+  if (role === "implementer") {
+    const checker = (["approver", "verifier", "hseq"] as const).find((r) => moc[`${r}Id`] === userId);
+    return checker
+      ? `${name}, the ${checker === "hseq" ? "HSEQ reviewer" : checker} of this MOC, cannot also be its implementer: nobody reviews, approves or verifies their own change (four eyes)`
+      : null;
+  }
+  const dependence = dependenceOf(userId, moc);
+  return dependence
+    ? FOUR_EYES_ASSIGNMENT(`${name}, ${dependence} of this MOC,`, role === "hseq" ? "HSEQ reviewer" : role)
+    : null;
+}
+
+type Who = { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor) => SQL; refusal: string };
+
+/**
+ * A check-step's `who`: the rule `base` and independence of the MOC, for admins too. `conflict`
+ * names why someone `base` alone would allow is refused (the 403 message).
+ */
+const independent = (
+  base: Who,
+  doing: string,
+): Who & { conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
+  may: (actor, moc) => base.may(actor, moc) && isIndependentOf(actor._id, moc),
+  sql: (actor) => sql`(${base.sql(actor)} and ${independentSql(actor._id)})`,
+  refusal: base.refusal,
+  conflict: (actor, moc) => {
+    const dependence = base.may(actor, moc) ? dependenceOf(actor._id, moc) : null;
+    return dependence
+      ? `You are ${dependence} of this MOC, so you cannot ${doing} it: nobody reviews, approves or verifies their own change (four eyes)`
+      : null;
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
 // The shape of a step
 
 type Moc = MocAccess & { id: string; serialNum: string; targetDate: string | null };
@@ -96,6 +168,8 @@ type Notice = { to: Recipients; event: string; expectation: string | null; detai
 export type Outcome = {
   to: MocStatus;
   action: string;
+  /** What the signature of a decision means ("approved", "returned to implementer"), for `signs` steps. */
+  meaning?: string;
   comment?: string | null;
   changes?: Partial<typeof mocs.$inferInsert>;
   notices?: Notice[];
@@ -119,7 +193,11 @@ type StepDefinition<Form extends z.ZodType> = {
      * its originator, though an admin may finish it too.
      */
     waitsOn?: { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor) => SQL };
+    /** A more precise 403 message when the actor is refused for four eyes (see `independent`). */
+    conflict?: (actor: Actor, moc: MocAccess) => string | null;
   };
+  /** The signature manifestation of a submission: the MOC role it is signed as. */
+  signs?: (actor: Actor, moc: MocAccess) => string;
   open: {
     /** The statuses it may be submitted in (409 otherwise). */
     statuses: MocStatus[];
@@ -171,6 +249,7 @@ function declined(
   return {
     to: "decline",
     action: how.action,
+    meaning: "declined",
     comment: reason,
     changes: { decline: { stage: how.stage, reason, by: actor._id, at: now.toISOString() } },
     notices: [
@@ -226,6 +305,8 @@ export const STEPS = {
     async apply({ tx, actor, moc, input }) {
       const implementerId = refId(input["implementer-name"].value);
       const people = await requireActiveUsers(tx, [{ path: "implementer-name", id: implementerId }]);
+      const breaks = fourEyesAssignment(moc, "implementer", implementerId, people.get(implementerId)!.name);
+      if (breaks) throw new Invalid(breaks, [{ path: "implementer-name", message: breaks }]);
       await saveForm(tx, {
         mocId: moc.id,
         kind: "originator",
@@ -258,6 +339,7 @@ export const STEPS = {
     path: "implementer",
     part: "Part B (implementer assessment)",
     who: { ...assigned("implementer"), refusal: "Only the assigned implementer can submit the implementer assessment" },
+    signs: () => "Implementer",
     open: { statuses: ["b"], requires: [["deviationOutstanding", false, BLOCKED_BY_DEVIATION]] },
     owner: { roles: ["implementer"] },
     form: implementerFormSchema,
@@ -287,6 +369,18 @@ export const STEPS = {
         { path: "approver-name", id: approverId },
         { path: "hseq-name", id: hseqId },
       ]);
+      const notIndependent = [
+        { path: "approver-name", id: approverId, role: "approver" },
+        { path: "hseq-name", id: hseqId, role: "HSEQ reviewer" },
+      ].filter((pick) => !isIndependentOf(pick.id, moc));
+      if (notIndependent.length) {
+        const message = (pick: (typeof notIndependent)[number]) =>
+          FOUR_EYES_ASSIGNMENT(`${people.get(pick.id)!.name}, ${dependenceOf(pick.id, moc)} of this MOC,`, pick.role);
+        throw new Invalid(
+          message(notIndependent[0]!),
+          notIndependent.map((pick) => ({ path: pick.path, message: message(pick) })),
+        );
+      }
       if (people.get(hseqId)!.department !== "hseq") {
         throw new Invalid("The HSEQ user must belong to the HSEQ department", [
           { path: "hseq-name", message: "Choose a member of the HSEQ department" },
@@ -315,6 +409,7 @@ export const STEPS = {
       return {
         to: "c",
         action: "Submitted the implementer assessment",
+        meaning: "assessed the change and sent it for HSEQ review",
         changes: { approverId, hseqId, targetDate },
         notices: [
           {
@@ -331,11 +426,15 @@ export const STEPS = {
   hseq: step({
     path: "hseq",
     part: "Part C (HSEQ review)",
-    who: {
-      may: (actor) => isHseq(actor),
-      sql: (actor) => (isHseq(actor) ? sql`true` : sql`false`),
-      refusal: "Only members of the HSEQ department can submit the HSEQ review",
-    },
+    who: independent(
+      {
+        may: (actor) => isHseq(actor),
+        sql: (actor) => (isHseq(actor) ? sql`true` : sql`false`),
+        refusal: "Only members of the HSEQ department can submit the HSEQ review",
+      },
+      "review",
+    ),
+    signs: () => "HSEQ reviewer",
     open: { statuses: ["c"] },
     owner: { roles: ["hseq"], suffix: " (HSEQ)", otherwise: "HSEQ department" },
     form: hseqFormSchema,
@@ -352,6 +451,7 @@ export const STEPS = {
         return {
           to: "b",
           action: "Returned to the implementer by HSEQ",
+          meaning: "returned to implementer",
           comment: reason,
           notices: [
             {
@@ -366,6 +466,7 @@ export const STEPS = {
       return {
         to: "d",
         action: "HSEQ review passed",
+        meaning: "reviewed and found adequate",
         notices: [
           {
             to: { userIds: [moc.approverId, moc.originatorId, moc.implementerId] },
@@ -380,7 +481,11 @@ export const STEPS = {
   approver: step({
     path: "approver",
     part: "Part D (approval)",
-    who: { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
+    who: independent(
+      { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
+      "approve",
+    ),
+    signs: () => "Approver",
     open: { statuses: ["d"] },
     owner: { roles: ["approver"] },
     form: approverFormSchema,
@@ -398,6 +503,7 @@ export const STEPS = {
       return {
         to: "e",
         action: "Approved",
+        meaning: "approved",
         notices: [
           {
             to: { userIds: [moc.originatorId, moc.implementerId, moc.hseqId] },
@@ -485,11 +591,15 @@ export const STEPS = {
   "deviation-extension": step({
     path: "deviation",
     part: "the deviation/extension resolution",
-    who: {
-      may: (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
-      sql: (actor) => sql`(m.approver_id = ${actor._id} or m.hseq_id = ${actor._id})`,
-      refusal: "Only the approver or the assigned HSEQ user can resolve deviations and extensions",
-    },
+    who: independent(
+      {
+        may: (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
+        sql: (actor) => sql`(m.approver_id = ${actor._id} or m.hseq_id = ${actor._id})`,
+        refusal: "Only the approver or the assigned HSEQ user can resolve deviations and extensions",
+      },
+      "resolve deviations and extensions of",
+    ),
+    signs: (actor, moc) => (moc.approverId === actor._id ? "Approver" : "HSEQ reviewer"),
     // Status b alone is not enough: the step exists only while a requested item waits.
     open: {
       statuses: ["b"],
@@ -531,6 +641,7 @@ export const STEPS = {
       return {
         to: done ? "f" : "b",
         action: `${verdict === "approved" ? "Approved" : "Rejected"} the ${input.type}`,
+        meaning: `${verdict} the ${input.type}`,
         comment: input.value.comment || null,
         changes,
         notices: [
@@ -553,11 +664,15 @@ export const STEPS = {
   verifier: step({
     path: "verifier",
     part: "Part F (verification)",
-    who: {
-      may: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
-      sql: (actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
-      refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
-    },
+    who: independent(
+      {
+        may: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
+        sql: (actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
+        refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
+      },
+      "verify",
+    ),
+    signs: (_actor, moc) => (moc.verifierId ? "Verifier" : "HSEQ reviewer (verifying)"),
     open: { statuses: ["f"] },
     owner: { roles: ["verifier", "hseq"] },
     form: verifierFormSchema,
@@ -568,6 +683,7 @@ export const STEPS = {
       return {
         to: "f",
         action: close ? MOC_CLOSED_ACTION : "Recorded the verification; the MOC stays open",
+        meaning: close ? "verified and closed" : "verified; the MOC stays open",
         changes: close ? { completed: true } : {},
         notices: [
           {
@@ -609,6 +725,34 @@ export function stepBodyShape(s: MocStep): z.ZodType {
 
 /** Who may submit the step (its status is `whyClosed`'s business). */
 export const mayAct = (s: MocStep, actor: Actor, moc: MocAccess) => STEPS[s].who.may(actor, moc);
+
+/** The 403 message for someone `mayAct` refuses: why four eyes refuses them, or the step's refusal. */
+export const refusalFor = (s: MocStep, actor: Actor, moc: MocAccess): string => {
+  const who = definition(s).who;
+  return who.conflict?.(actor, moc) ?? who.refusal;
+};
+
+/**
+ * Assignments of this MOC that already break four eyes (records from before the rule): one
+ * sentence each, naming who may reassign. The record page shows them; the step refuses meanwhile.
+ */
+export function fourEyesConflicts(moc: MocAccess): string[] {
+  const checkers: [Role, string, string | null][] = [
+    ["approver", "approve it", moc.approverId],
+    ["verifier", "verify it", moc.verifierId],
+    ["hseq", moc.verifierId ? "resolve its deviations and extensions" : "verify it", moc.hseqId],
+  ];
+  return checkers.flatMap(([role, doing, id]) => {
+    const dependence = id ? dependenceOf(id, moc) : null;
+    if (!dependence) return [];
+    const label = role === "hseq" ? "assigned HSEQ user" : role;
+    const fix =
+      role === "hseq"
+        ? "The implementer names another HSEQ user in Part B while the MOC is at the assessment; otherwise an admin assigns a verifier."
+        : `The originator or an admin can assign another ${role} below.`;
+    return [`The ${label} is also ${dependence} of this MOC, so they cannot ${doing} (four eyes). ${fix}`];
+  });
+}
 
 /**
  * Why the step cannot be submitted now (a 409 reason), or null when it is open. The status

@@ -1,8 +1,9 @@
 /**
  * `runStep`, the one way a MOC step happens (the steps themselves are declared in
  * moc-steps.server.ts): in one transaction it locks the MOC, checks the caller (403) and whether
- * the step is open (409), applies the step, moves the status with a conditional update, appends
- * the audit entry and queues the emails. Two identical submissions at the same moment move the MOC
+ * the step is open (409; four eyes refusals name why), applies the step, moves the status with a
+ * conditional update, appends the audit entry and the decision's signature manifestation, and
+ * queues the emails. Two identical submissions at the same moment move the MOC
  * once; the other gets 409.
  */
 import { and, eq, sql } from "drizzle-orm";
@@ -16,6 +17,7 @@ import { mocStatusLabel } from "./moc-status";
 import type { Actor, MocAccess } from "./authz.server";
 import {
   mayAct,
+  refusalFor,
   stepWaiting,
   STEPS,
   whyClosed,
@@ -25,6 +27,7 @@ import {
   type StepInput,
 } from "./moc-steps.server";
 import { appendLog, notifyAboutMoc } from "./moc-store.server";
+import { recordSignature } from "./audit.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
 
@@ -57,7 +60,7 @@ export async function runStep<S extends MocStep>(
   return getDb().transaction(async (tx) => {
     const moc = await loadMocAccess(mocId, tx, { lock: true });
     if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-    if (!definition.who.may(actor, moc)) throw new Forbidden(definition.who.refusal);
+    if (!definition.who.may(actor, moc)) throw new Forbidden(refusalFor(step, actor, moc));
     const closed = whyClosed(step, await loadMocState(tx, moc), (status) => mocStatusLabel(status).toLowerCase());
     if (closed) throw new Conflict(closed);
     const now = new Date();
@@ -77,6 +80,16 @@ export async function runStep<S extends MocStep>(
       to: outcome.to,
       comment: outcome.comment ?? null,
     });
+    if (definition.signs && outcome.meaning) {
+      await recordSignature(tx, {
+        kind: "moc",
+        recordId: moc.id,
+        signer: actor,
+        role: definition.signs(actor, moc),
+        meaning: outcome.meaning,
+        at: now,
+      });
+    }
     // Each email links its reader to where they act next: the step form now waiting, when they
     // may submit it, else the record.
     const changed = outcome.changes ?? {};

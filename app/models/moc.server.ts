@@ -41,6 +41,7 @@ import {
   requireActiveUsers,
   saveForm,
 } from "./moc-store.server";
+import { fourEyesAssignment } from "./moc-steps.server";
 import type { Companion } from "./session.server";
 import type { PublicUser } from "./user.server";
 
@@ -310,6 +311,8 @@ export async function assignMocRole(
     { may: canManageMoc, forbidden: "Only the originator or an admin can assign people", requireOpen: true },
     async (tx, moc) => {
       const people = await requireActiveUsers(tx, [{ path: userPath, id: input.userId }]);
+      const breaks = fourEyesAssignment(moc, input.role, input.userId, people.get(input.userId)!.name);
+      if (breaks) throw new Invalid(breaks, [{ path: userPath, message: breaks }]);
       const column = ROLE_COLUMN[input.role];
       const previous = moc[column];
       await tx
@@ -429,6 +432,14 @@ export async function saveImplementerDraft(
         { path: "approver-name", id: approverId },
         { path: "hseq-name", id: hseqId },
       ]);
+      const breaking = [
+        { path: "approver-name", id: approverId, role: "approver" as const },
+        { path: "hseq-name", id: hseqId, role: "hseq" as const },
+      ].flatMap((pick) => {
+        const message = pick.id && fourEyesAssignment(moc, pick.role, pick.id, people.get(pick.id)!.name);
+        return message ? [{ path: pick.path, message }] : [];
+      });
+      if (breaking.length) throw new Invalid(breaking[0]!.message, breaking);
       const data = { ...form };
       if (approverId) data["approver-name"] = { value: { _id: approverId, name: people.get(approverId)!.name } };
       if (hseqId) data["hseq-name"] = { value: { _id: hseqId, name: people.get(hseqId)!.name } };

@@ -4,9 +4,17 @@
  * checks the slot holder, the order and that the slot is still free, so two people cannot both
  * take a slot. Emails go through the outbox in the same transaction.
  */
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { chatRooms, pcrs, users, type PcrForm, type StoredAffectedParty, type StoredSignature } from "#db/schema";
+import {
+  chatRooms,
+  pcrs,
+  signatureManifestations,
+  users,
+  type PcrForm,
+  type StoredAffectedParty,
+  type StoredSignature,
+} from "#db/schema";
 import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
 import type { z } from "zod";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
@@ -23,6 +31,14 @@ import type {
   updatePcrSchema,
 } from "./pcr.schema";
 import type { PublicUser } from "./user.server";
+import {
+  appendAudit,
+  isDrawnSignature,
+  recordSignature,
+  typedNameMatches,
+  type AuditInput,
+  type SignatureManifestation,
+} from "./audit.server";
 
 type PcrRow = typeof pcrs.$inferSelect;
 type SlotInput = z.infer<typeof signatureSlotSchema>;
@@ -37,7 +53,11 @@ const shownSignature = (state: StoredSignature["state"], signature: string | nul
 type UserSummary = { _id: string; name: string; email: string; position: string | null; department: string };
 
 /** The spec's PCR document, with the people it names populated alongside. */
-export function toPcrDocument(row: PcrRow, people: Map<string, UserSummary>) {
+export function toPcrDocument(
+  row: PcrRow,
+  people: Map<string, UserSummary>,
+  manifestations: SignatureManifestation[] = [],
+) {
   const person = (id: string | null) => (id ? (people.get(id) ?? null) : null);
   return {
     _id: row.id,
@@ -66,6 +86,8 @@ export function toPcrDocument(row: PcrRow, people: Map<string, UserSummary>) {
       Comments: a.Comments,
       user: person(a.userId),
     })),
+    /** Every signature's manifestation (who, as what, when, meaning), oldest first: a new key. */
+    signatureManifestations: manifestations,
   };
 }
 export type PcrDocument = ReturnType<typeof toPcrDocument>;
@@ -91,7 +113,41 @@ async function documents(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDoc
         .where(inArray(users.id, [...ids]))
     : [];
   const byId = new Map(people.map((p) => [p._id, p]));
-  return rows.map((row) => toPcrDocument(row, byId));
+  const signatures = rows.length
+    ? await db
+        .select()
+        .from(signatureManifestations)
+        .where(
+          and(
+            eq(signatureManifestations.recordKind, "pcr"),
+            inArray(
+              signatureManifestations.recordId,
+              rows.map((r) => r.id),
+            ),
+          ),
+        )
+        .orderBy(asc(signatureManifestations.signedAt), asc(signatureManifestations.id))
+    : [];
+  const byRecord = new Map<string, SignatureManifestation[]>();
+  for (const s of signatures) {
+    const list = byRecord.get(s.recordId) ?? [];
+    list.push({
+      signerId: s.signerId,
+      printedName: s.printedName,
+      position: s.position,
+      role: s.role,
+      meaning: s.meaning,
+      signedAt: s.signedAt.toISOString(),
+    });
+    byRecord.set(s.recordId, list);
+  }
+  return rows.map((row) => toPcrDocument(row, byId, byRecord.get(row.id) ?? []));
+}
+
+async function namesOf(db: Executor, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids));
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 const access = (row: PcrRow): PcrAccess => ({
@@ -173,6 +229,27 @@ function notifyAboutPcr(
 /** Holders of a chain role: the originator, or everyone in that position. */
 const holdersOf = (role: PcrRole, originatorId: string): Recipients =>
   role === "Change Originator" ? { userIds: [originatorId] } : { positions: [role] };
+
+const audit = (
+  tx: Executor,
+  pcrId: string,
+  actor: PublicUser,
+  entry: Omit<AuditInput, "kind" | "recordId" | "actorId">,
+) => appendAudit(tx, { kind: "pcr", recordId: pcrId, actorId: actor._id, ...entry });
+
+/** The PCR has a signature in its chain: its form and affected parties are frozen. */
+export const isPcrSigned = (row: Pick<PcrRow, "signatures">) => row.signatures.some((s) => s.state === "signed");
+
+export const SIGNED_PCR_FROZEN = "Signed PCRs cannot be edited; clone it to propose a change";
+
+/** A typed signature must be the signer's own name (a drawn one is a PNG data URL). */
+function requireOwnName(signature: string, actor: PublicUser, path: string): void {
+  if (!isDrawnSignature(signature) && !typedNameMatches(signature, actor.name)) {
+    throw new Invalid("A typed signature must be your own full name", [
+      { path, message: `Type your name as it is on your account: ${actor.name}` },
+    ]);
+  }
+}
 
 const isComplete = (row: Pick<PcrRow, "signatures" | "affectedParties">) =>
   row.signatures.every((s) => s.state === "signed") && row.affectedParties.every((a) => a.state === "signed");
@@ -290,6 +367,7 @@ export async function createPcr(actor: PublicUser, input: z.infer<typeof newPcrS
       form: cleanForm(input.form, null, actor._id),
       parties: await partiesFrom(tx, input.affectedParties),
     });
+    await audit(tx, row.id, actor, { action: "Created", to: "pending" });
     return (await documents([row], tx))[0]!;
   });
 }
@@ -306,6 +384,7 @@ export async function updatePcr(
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can edit a PCR");
     }
     // Clarifications section 4: the originator while pending, or an admin (at any status).
+    if (isPcrSigned(row)) throw new Conflict(SIGNED_PCR_FROZEN);
     if (row.status !== "pending" && !isAdmin(actor))
       throw new Conflict("This PCR is finished; only an admin can still correct it");
     const parties = patch.affectedParties
@@ -324,6 +403,22 @@ export async function updatePcr(
       .where(eq(pcrs.id, id))
       .returning();
     const added = parties.filter((p) => !row.partyIds.includes(p.userId)).map((p) => p.userId);
+    const removed = row.partyIds.filter((id) => !parties.some((p) => p.userId === id));
+    if (patch.form && JSON.stringify(updated!.form) !== JSON.stringify(row.form)) {
+      await audit(tx, id, actor, { action: "Edited the form" });
+    }
+    if (added.length || removed.length) {
+      const names = await namesOf(tx, [...added, ...removed]);
+      await audit(tx, id, actor, {
+        action: "Changed the affected parties",
+        comment: [
+          added.length ? `Added ${added.map((u) => names.get(u)).join(", ")}` : null,
+          removed.length ? `Removed ${removed.map((u) => names.get(u)).join(", ")}` : null,
+        ]
+          .filter(Boolean)
+          .join("; "),
+      });
+    }
     if (added.length) {
       await notifyAboutPcr(
         tx,
@@ -350,6 +445,8 @@ export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: s
       throw new Conflict("A finished PCR can be deleted only by an admin");
     await tx.delete(pcrs).where(eq(pcrs.id, id));
     await tx.delete(chatRooms).where(eq(chatRooms.id, row.chatId));
+    // The history outlives the PCR: audit entries have no foreign key to it.
+    await audit(tx, id, actor, { action: `Deleted PCR ${row.serialNum}`, from: row.status });
     return { _id: id };
   });
 }
@@ -377,6 +474,8 @@ export async function clonePcr(actor: PublicUser, serialNum: string): Promise<Pc
       cloned: true,
       previousSerialNum: old.serialNum,
     });
+    await audit(tx, row.id, actor, { action: `Cloned from PCR ${old.serialNum}`, to: "pending" });
+    await audit(tx, old.id, actor, { action: `Cloned into PCR ${row.serialNum}` });
     return (await documents([row], tx))[0]!;
   });
 }
@@ -392,6 +491,7 @@ async function finishIfComplete(tx: Transaction, row: PcrRow, actor: PublicUser)
     .set({ status: "finished", finishedAt: now, updatedAt: now })
     .where(and(eq(pcrs.id, row.id), eq(pcrs.status, "pending")))
     .returning();
+  await audit(tx, row.id, actor, { action: "Finished: every signature is in", from: "pending", to: "finished" });
   const signers = row.signatures.map((s) => s.signedBy);
   await notifyAboutPcr(
     tx,
@@ -430,7 +530,9 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
     if (!canViewPcr(actor, rules)) throw new Forbidden("You have no access to this PCR");
     const slots = row.signatures.map((s) => ({ ...s }));
     const signed: number[] = [];
-    const now = new Date().toISOString();
+    const commented: number[] = [];
+    const at = new Date();
+    const now = at.toISOString();
     incoming.forEach((slot, index) => {
       const current = slots[index]!;
       if (slot.Name !== current.Name) {
@@ -447,6 +549,14 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
         if (current.state === "signed") throw new Conflict(`The ${current.Name} slot is already signed`);
         const waiting = slots.slice(0, index).find((s) => s.state !== "signed");
         if (waiting) throw new Conflict(`The ${waiting.Name} must sign before the ${current.Name}`);
+        // Four eyes: one person signs one slot of the chain.
+        const own = slots.find((s) => s.state === "signed" && s.signedBy === actor._id);
+        if (own) {
+          throw new Forbidden(
+            `You already signed this PCR as ${own.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
+          );
+        }
+        requireOwnName(slot.Signature as string, actor, `signatures.${index}.Signature`);
         Object.assign(current, {
           state: "signed",
           signature: (slot.Signature as string).trim(),
@@ -457,8 +567,27 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
       } else if (current.state === "unsigned") {
         current.state = "commented";
       }
-      if (commentChanged) Object.assign(current, { Comments: slot.Comments ?? "", commentedBy: actor._id });
+      if (commentChanged) {
+        Object.assign(current, { Comments: slot.Comments ?? "", commentedBy: actor._id });
+        commented.push(index);
+      }
     });
+    for (const index of signed) {
+      const name = slots[index]!.Name;
+      await recordSignature(tx, {
+        kind: "pcr",
+        recordId: pcrId,
+        signer: actor,
+        role: name,
+        // What the signing form tells the signer the signature means.
+        meaning: `reviewed and approved as ${name}`,
+        at,
+      });
+      await audit(tx, pcrId, actor, { action: `Signed as ${name}` });
+    }
+    for (const index of commented) {
+      await audit(tx, pcrId, actor, { action: `Commented as ${slots[index]!.Name}`, comment: slots[index]!.Comments });
+    }
     const [updated] = await tx
       .update(pcrs)
       .set({ signatures: slots, updatedAt: new Date() })
@@ -490,7 +619,9 @@ export async function signAsAffectedParty(
     if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
     const parties = row.affectedParties.map((p) => ({ ...p }));
     let signedNow = false;
-    const now = new Date().toISOString();
+    let commentedNow: string | null = null;
+    const at = new Date();
+    const now = at.toISOString();
     incoming.forEach((entry, index) => {
       const current = parties.find((p) => p.userId === entry.Name.value);
       if (!current) {
@@ -504,13 +635,30 @@ export async function signAsAffectedParty(
       if (wantsSign) {
         if (row.status !== "pending") throw new Conflict("This PCR is already finished");
         if (current.state === "signed") throw new Conflict("You have already signed this PCR");
+        requireOwnName(entry.Signature as string, actor, `affectedParties.${index}.Signature`);
         Object.assign(current, { state: "signed", signature: (entry.Signature as string).trim(), signatureDate: now });
         signedNow = true;
       } else if (current.state === "unsigned") {
         current.state = "commented";
       }
-      if (commentChanged) current.Comments = entry.Comments ?? "";
+      if (commentChanged) {
+        current.Comments = entry.Comments ?? "";
+        commentedNow = current.Comments;
+      }
     });
+    if (signedNow) {
+      await recordSignature(tx, {
+        kind: "pcr",
+        recordId: pcrId,
+        signer: actor,
+        role: "Affected party",
+        meaning: "reviewed as an affected party",
+        at,
+      });
+      await audit(tx, pcrId, actor, { action: "Signed as affected party" });
+    }
+    if (commentedNow !== null)
+      await audit(tx, pcrId, actor, { action: "Commented as affected party", comment: commentedNow });
     const [updated] = await tx
       .update(pcrs)
       .set({ affectedParties: parties, updatedAt: new Date() })

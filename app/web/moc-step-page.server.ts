@@ -8,7 +8,16 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { z } from "zod";
 import type { MocDocument } from "~/models/moc-document";
-import { mayAct, openStepsFor, stateOfDocument, STEPS, type MocStep, type StepInput } from "~/models/moc-steps.server";
+import {
+  isIndependentOf,
+  mayAct,
+  openStepsFor,
+  refusalFor,
+  stateOfDocument,
+  STEPS,
+  type MocStep,
+  type StepInput,
+} from "~/models/moc-steps.server";
 import { runStep } from "~/models/moc-workflow.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -20,7 +29,7 @@ const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export async function requireOpenStep(request: Request, id: string | undefined, step: MocStep) {
   const { user, access, doc } = await requireMocForPage(request, id);
-  if (!mayAct(step, user, access)) pageError(new Forbidden(`${STEPS[step].who.refusal}.`));
+  if (!mayAct(step, user, access)) pageError(new Forbidden(`${refusalFor(step, user, access)}.`));
   if (!openStepsFor(user, access, stateOfDocument(doc)).includes(step)) {
     throw await redirectWithFlash(`/mocs/${doc._id}`, {
       kind: "info",
@@ -41,8 +50,10 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
   const toInput = options.toInput ?? ((value: z.output<Schema>) => value as StepInput<S>);
   return {
     async loader({ request, params }: LoaderFunctionArgs) {
-      const { doc } = await requireOpenStep(request, params.id, options.step);
-      return { users: await activeUserOptions(), mocId: doc._id };
+      const { doc, access } = await requireOpenStep(request, params.id, options.step);
+      const users = await activeUserOptions();
+      // Four eyes: the pickers for checkers (Part B's approver and HSEQ user) offer only people independent of the MOC.
+      return { users, checkers: users.filter((u) => isIndependentOf(u._id, access)), mocId: doc._id };
     },
     async action({ request, params }: ActionFunctionArgs) {
       const { user, doc } = await requireOpenStep(request, params.id, options.step);

@@ -5,8 +5,8 @@ import { ADMIN, expect, signIn, test } from "./fixtures";
 // slowest run, not the typical one.
 test.describe.configure({ timeout: 240_000 });
 
-test("sign-in, dashboard, profile, users and outbox pages pass an accessibility scan", async ({ page }) => {
-  // Five pages, each with a full axe scan: several times one page's budget.
+test("sign-in, dashboard, profile, users, outbox and audit pages pass an accessibility scan", async ({ page }) => {
+  // Six pages, each with a full axe scan: several times one page's budget.
   await page.goto("/login");
   await expectNoSeriousA11yViolations(page);
   await signIn(page, ADMIN.email, ADMIN.password);
@@ -18,5 +18,8 @@ test("sign-in, dashboard, profile, users and outbox pages pass an accessibility 
   await expectNoSeriousA11yViolations(page);
   await page.goto("/admin/outbox");
   await expect(page.getByRole("heading", { name: "Outbox" })).toBeVisible();
+  await expectNoSeriousA11yViolations(page);
+  await page.goto("/admin/audit");
+  await expect(page.getByRole("heading", { name: "Audit trail", level: 1 })).toBeVisible();
   await expectNoSeriousA11yViolations(page);
 });

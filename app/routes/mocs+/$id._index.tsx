@@ -9,6 +9,8 @@ import { Answers, Part, RichText, Timeline } from "~/components/moc-record";
 import { deviationOutstanding, unresolved } from "~/models/moc-document";
 import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
+import { fourEyesAssignment, fourEyesConflicts } from "~/models/moc-steps.server";
+import { SignatureBlocks } from "~/components/signatures";
 import chatStyles from "~/styles/chat.css?url";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -25,8 +27,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canManage ? activeUserOptions() : [],
     chatPanelData(request, user, roomOfMoc(access)),
   ]);
-  return { users, chat };
+  // Four eyes: each role's picker offers only the people who may hold it.
+  const pickers = Object.fromEntries(
+    ASSIGNABLE.map((role) => [role, users.filter((u) => !fourEyesAssignment(access, role, u._id, u.name))]),
+  ) as Record<(typeof ASSIGNABLE)[number], typeof users>;
+  return { pickers, chat, fourEyes: fourEyesConflicts(access) };
 }
+
+const ASSIGNABLE = ["verifier", "approver", "implementer"] as const;
 
 const intentSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("clone") }),
@@ -139,7 +147,7 @@ function PlanTable<Item extends PlanItem>({
 
 export default function MocRecord() {
   const { moc, permissions, today } = useMocLayoutData();
-  const { users, chat } = useLoaderData<typeof loader>();
+  const { pickers, chat, fourEyes } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const forms = moc;
@@ -150,11 +158,20 @@ export default function MocRecord() {
   const manualPlan = moc.manual_plan?.items ?? [];
   const allUsers = moc.all_users ?? [];
   const nameOf = (id: string | null) =>
-    allUsers.find((u) => u._id === id)?.name ?? users.find((u) => u._id === id)?.name ?? "—";
+    allUsers.find((u) => u._id === id)?.name ??
+    [...pickers.verifier, ...pickers.implementer].find((u) => u._id === id)?.name ??
+    "—";
   const targetDate = moc.target_date;
   const overdue = targetDate && targetDate < today && !moc.completed && moc.status !== "decline";
   return (
     <div className="parts">
+      {fourEyes.length ? (
+        <div className="callout callout-danger" role="alert">
+          {fourEyes.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      ) : null}
       {decline ? (
         <div className="callout callout-danger" role="note">
           <strong>
@@ -380,6 +397,11 @@ export default function MocRecord() {
         nameOf={nameOf}
       />
 
+      <section className="card" aria-labelledby="signatures-title">
+        <h2 id="signatures-title">Signatures</h2>
+        <SignatureBlocks signatures={moc.signatureManifestations ?? []} empty="No decisions signed yet." />
+      </section>
+
       <section className="card" aria-labelledby="log-title">
         <h2 id="log-title">History</h2>
         <Timeline logs={moc.logs} />
@@ -417,33 +439,30 @@ export default function MocRecord() {
             <p>It disappears from every list and its steps can no longer be submitted.</p>
           </ConfirmDelete>
         ) : null}
-        {permissions.canManage && moc.status !== "decline" && !moc.completed ? (
-          <Form method="post" className="row" style={{ marginTop: "1rem" }}>
-            <input type="hidden" name="intent" value="assign" />
-            <div className="field">
-              <label htmlFor="assign-role">Role</label>
-              <select id="assign-role" name="role" defaultValue="verifier">
-                <option value="verifier">Verifier</option>
-                <option value="approver">Approver</option>
-                <option value="implementer">Implementer</option>
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="assign-user">Person</label>
-              <select id="assign-user" name="userId" defaultValue="">
-                <option value="">Choose a person</option>
-                {users.map((u) => (
-                  <option key={u._id} value={u._id}>
-                    {u.name}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <SubmitButton className="button" pendingText="Assigning…">
-              Assign
-            </SubmitButton>
-          </Form>
-        ) : null}
+        {permissions.canManage && moc.status !== "decline" && !moc.completed
+          ? ASSIGNABLE.map((role) => (
+              <Form key={role} method="post" className="row" style={{ marginTop: "1rem" }}>
+                <input type="hidden" name="intent" value="assign" />
+                <input type="hidden" name="role" value={role} />
+                <div className="field">
+                  <label htmlFor={`assign-${role}`}>
+                    {role === "verifier" ? "Verifier" : role === "approver" ? "Approver" : "Implementer"}
+                  </label>
+                  <select id={`assign-${role}`} name="userId" defaultValue="">
+                    <option value="">Choose a person</option>
+                    {pickers[role].map((u) => (
+                      <option key={u._id} value={u._id}>
+                        {u.name}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+                <SubmitButton className="button" pendingText="Assigning…">
+                  Assign {role}
+                </SubmitButton>
+              </Form>
+            ))
+          : null}
       </section>
     </div>
   );

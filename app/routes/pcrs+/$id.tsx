@@ -18,7 +18,9 @@ import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
 import { canEditPcr, holdsPcrRole } from "~/models/authz.server";
+import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
+import { History } from "~/components/signatures";
 import { signPageSchema } from "~/models/pcr.schema";
 import { clonePcr, deletePcr, getPcr, signAsAffectedParty, signPcr, type PcrDocument } from "~/models/pcr.server";
 import { checkCredentials, requirePageUser } from "~/web/auth.server";
@@ -59,6 +61,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     .map((s, i) => ({ role: s.Name, index: i }))
     .filter((s) => holdsPcrRole(user, rules, s.role));
   const party = pcr.affectedParties.find((p) => p.Name.value === user._id) ?? null;
+  const signed = pcr.signatures.some((s) => typeof s.Signature === "string");
   // Stored HTML is sanitised on write; sanitise again before rendering.
   const form = {
     ...pcr.form,
@@ -76,7 +79,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     commentSlots: mySlots.map((s) => s.role),
     canSignAsParty: Boolean(party && typeof party.Signature !== "string" && pcr.status === "pending"),
     isParty: Boolean(party),
-    canEdit: canEditPcr(user, rules) && pcr.status === "pending",
+    // Signed content is frozen: once a slot is signed the PCR is changed by cloning it.
+    canEdit: canEditPcr(user, rules) && pcr.status === "pending" && !signed,
+    frozen: signed,
+    history: await historyOf("pcr", pcr._id),
     canDelete: canEditPcr(user, rules),
     chat: await chatPanelData(request, user, roomOfPcr(pcr)),
   };
@@ -231,26 +237,36 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
 }
 
 export default function PcrPage() {
-  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, canDelete, chat } =
+  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, frozen, canDelete, chat, history } =
     useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
-  const slots: SlotView[] = pcr.signatures.map((s, i) => ({
-    key: s.Name,
-    title: s.Name,
-    meaning: `Reviewed and approved as ${s.Name}`,
-    signer: s.signedBy?.name ?? (s.Name === "Change Originator" ? (pcr.originator?.name ?? null) : null),
-    position: s.Name === "Change Originator" ? "Change Originator" : s.Name,
-    signature: s.Signature,
-    signatureDate: s.signatureDate,
-    comments: s.Comments,
-    state: typeof s.Signature === "string" ? "signed" : s.Signature === null ? "commented" : "unsigned",
-    next: pcr.status === "pending" && i === next,
-  }));
+  // The stored manifestation of each signature (printed name, position, meaning, UTC time) when there is one.
+  const manifestation = (role: string, signerId: string | null | undefined) =>
+    pcr.signatureManifestations.find((m) => m.role === role && (!signerId || m.signerId === signerId));
+  const slots: SlotView[] = pcr.signatures.map((s, i) => {
+    const m = typeof s.Signature === "string" ? manifestation(s.Name, s.signedBy?._id) : undefined;
+    return {
+      key: s.Name,
+      title: s.Name,
+      meaning: m ? capitalise(m.meaning) : `Reviewed and approved as ${s.Name}`,
+      signer:
+        m?.printedName ?? s.signedBy?.name ?? (s.Name === "Change Originator" ? (pcr.originator?.name ?? null) : null),
+      position: m?.position ?? (s.Name === "Change Originator" ? "Change Originator" : s.Name),
+      signature: s.Signature,
+      signatureDate: m?.signedAt ?? s.signatureDate,
+      comments: s.Comments,
+      state: typeof s.Signature === "string" ? "signed" : s.Signature === null ? "commented" : "unsigned",
+      next: pcr.status === "pending" && i === next,
+    };
+  });
   const parties: SlotView[] = pcr.affectedParties.map((p) => ({
     key: p.Name.value,
     title: p.user?.name ?? "Affected party",
-    meaning: "Reviewed as an affected party",
+    meaning:
+      typeof p.Signature === "string"
+        ? capitalise(manifestation("Affected party", p.Name.value)?.meaning ?? "reviewed as an affected party")
+        : "Reviewed as an affected party",
     signer: p.user?.name ?? null,
     position: p.user ? `${departmentLabel(p.user.department)}${p.user.position ? `, ${p.user.position}` : ""}` : null,
     signature: p.Signature,
@@ -295,6 +311,11 @@ export default function PcrPage() {
           ) : null}
         </div>
       </header>
+      {frozen && pcr.status === "pending" ? (
+        <p className="callout no-print">
+          Signed content is frozen: this PCR can no longer be edited. To propose a change, clone it (Actions, below).
+        </p>
+      ) : null}
 
       {canSignSlot ? (
         <section className="card" aria-labelledby="sign-title">
@@ -375,6 +396,11 @@ export default function PcrPage() {
         </section>
       ) : null}
 
+      <section className="card" aria-labelledby="history-title">
+        <h2 id="history-title">History</h2>
+        <History entries={history} />
+      </section>
+
       <ChatPanel chat={chat} />
 
       <section className="card no-print" aria-labelledby="pcr-actions-title">
@@ -411,3 +437,5 @@ export default function PcrPage() {
     </>
   );
 }
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
