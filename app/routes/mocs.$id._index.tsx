@@ -390,9 +390,12 @@ export default function MocRecord() {
               Clone into a new MOC
             </SubmitButton>
           </Form>
-          <button type="button" className="button" onClick={() => window.print()}>
-            Print
-          </button>
+          <Link to={`/mocs/${moc._id}/print`} className="button">
+            Print view
+          </Link>
+          <a href={`/mocs/${moc._id}/pdf`} className="button">
+            Download PDF
+          </a>
           {permissions.canManage ? (
             <Form
               method="post"

@@ -362,9 +362,12 @@ export default function PcrPage() {
               Clone into a new PCR
             </SubmitButton>
           </Form>
-          <button type="button" className="button" onClick={() => window.print()}>
-            Print
-          </button>
+          <Link to={`/pcrs/${pcr._id}/print`} className="button">
+            Print view
+          </Link>
+          <a href={`/pcrs/${pcr._id}/pdf`} className="button">
+            Download PDF
+          </a>
           {canDelete ? (
             <Form
               method="post"

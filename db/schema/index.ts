@@ -7,3 +7,4 @@ export * from "./chat";
 export * from "./reminders";
 export * from "./archive";
 export * from "./reviews";
+export * from "./attachments";
