@@ -14,16 +14,13 @@
 import { createHash } from "node:crypto";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { attachmentChunks, attachments, mocs, pcrs, users, type AttachmentKind } from "#db/schema";
-import { PCR_ROLES } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound, TooLarge } from "~/utils/errors";
 import {
-  canEditPcr,
+  canAttachToMoc,
+  canAttachToPcr,
   canViewMoc,
   canViewPcr,
-  holdsPcrRole,
-  isAdmin,
-  isInvolved,
   isMocOpen,
   isMocPlanEditor,
   type Actor,
@@ -117,7 +114,11 @@ export const attachmentUrl = (id: string) => `/attachments/${id}`;
 async function checkMocWrite(tx: Executor, actor: Actor, mocId: string, kind: AttachmentKind) {
   const moc = await loadMocAccess(mocId, tx, { lock: true });
   if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-  if (kind === "risk_assessment" ? !isMocPlanEditor(actor, moc) : !(isAdmin(actor) || isInvolved(actor, moc))) {
+  if (
+    kind === "risk_assessment"
+      ? !isMocPlanEditor(actor, moc)
+      : !canAttachToMoc(actor, { ...moc, completed: false, status: "a" })
+  ) {
     throw new Forbidden(
       kind === "risk_assessment"
         ? "Only the originator, implementer, assigned HSEQ user or an admin can change the risk assessment"
@@ -138,8 +139,7 @@ async function checkPcrWrite(tx: Executor, actor: Actor, pcrId: string) {
     .where(eq(pcrs.id, pcrId))
     .for("update");
   if (!row) throw new NotFound("No PCR with this id");
-  const signer = PCR_ROLES.some((role) => holdsPcrRole(actor, row, role)) || row.partyIds.includes(actor._id);
-  if (!canEditPcr(actor, row) && !signer) {
+  if (!canAttachToPcr(actor, { ...row, status: "pending" })) {
     throw new Forbidden("Only the originator and the signers of this PCR can attach or remove files");
   }
   if (row.status !== "pending") throw new Conflict("This PCR is finished and can no longer change");

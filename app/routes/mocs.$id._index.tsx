@@ -336,6 +336,9 @@ export default function MocRecord() {
           </dl>
         )}
         <h3>Risk assessment</h3>
+        <p className="no-print">
+          <Link to="attachments">All files attached to this MOC</Link>
+        </p>
         {moc.risk_assessment ? (
           <p>
             <a href={moc.risk_assessment} rel="noopener noreferrer">
@@ -390,6 +393,9 @@ export default function MocRecord() {
               Clone into a new MOC
             </SubmitButton>
           </Form>
+          <Link to={`/mocs/${moc._id}/attachments`} className="button">
+            Attachments
+          </Link>
           <Link to={`/mocs/${moc._id}/print`} className="button">
             Print view
           </Link>

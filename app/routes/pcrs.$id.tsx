@@ -362,6 +362,9 @@ export default function PcrPage() {
               Clone into a new PCR
             </SubmitButton>
           </Form>
+          <Link to={`/pcrs/${pcr._id}/attachments`} className="button">
+            Attachments
+          </Link>
           <Link to={`/pcrs/${pcr._id}/print`} className="button">
             Print view
           </Link>
