@@ -379,7 +379,7 @@ function chunkStream(id: string): ReadableStream<Uint8Array> {
   });
 }
 
-/** A file for someone who may see its record; 404 otherwise (and for removed files). */
+/** A file for someone who may see its record (403 otherwise, as the record); 404 for an unknown or removed one. */
 export async function openAttachment(
   actor: Actor,
   where: { id: string } | { legacyPath: string },
