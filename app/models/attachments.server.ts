@@ -395,7 +395,8 @@ export async function openAttachment(
       ),
     )
     .orderBy(asc(attachments.uploadedAt));
-  if (!row || !(await mayViewOwner(actor, row, db))) throw new NotFound("No such file");
+  if (!row) throw new NotFound("No such file");
+  if (!(await mayViewOwner(actor, row, db))) throw new Forbidden("You cannot see the record this file belongs to");
   return {
     name: row.name,
     contentType: row.contentType,
