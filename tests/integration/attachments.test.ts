@@ -71,10 +71,10 @@ describe("MOC attachments", () => {
     await expect(as("huge.pdf", PDF, Buffer.alloc(MAX_UPLOAD_BYTES, "x"))).rejects.toMatchObject({ status: 413 });
     expect(await as("ok.png", PNG)).toMatchObject({ contentType: "image/png" });
     // Nothing of the refused ones was kept, not even a chunk.
-    const [{ n }] = await getDb().execute<{ n: number }>(
+    const [counted] = await getDb().execute<{ n: number }>(
       sql`select count(*)::int as n from attachments where moc_id = ${moc._id}`,
     );
-    expect(n).toBe(1);
+    expect(counted!.n).toBe(1);
   });
 
   it("removing hides the file and logs it; the row and its bytes stay", async () => {
