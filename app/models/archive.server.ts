@@ -135,13 +135,8 @@ export async function getArchiveRecord(actor: Actor, kind: ArchiveKind, id: stri
 
 export type ArchiveSearch = Omit<ArchiveFilter, "page"> & { page?: number; pageSize?: number };
 
-/** The archive pages' list: search, filters, sort and a page, with the total, in one query. */
-export async function searchArchive(
-  actor: Actor,
-  kind: ArchiveKind,
-  filter: ArchiveSearch,
-): Promise<{ rows: ArchiveDocument[]; total: number }> {
-  assertCanRead(actor);
+/** The archive list's conditions for `filter`: the page, the CSV export. */
+function archiveWhere(kind: ArchiveKind, filter: ArchiveSearch): SQL {
   const conditions: SQL[] = [sql`true`];
   const q = filter.q?.trim();
   if (q) {
@@ -161,14 +156,35 @@ export async function searchArchive(
       sql`r.date_raised >= ${`${filter.year}-01-01`}::date and r.date_raised < ${`${filter.year + 1}-01-01`}::date`,
     );
   }
+  return sql.join(conditions, sql` and `);
+}
+
+function archiveOrder(filter: ArchiveSearch): SQL {
   const sort = filter.sort ?? "raised";
   const dir = sql.raw((filter.dir ?? defaultDirection(sort)) === "asc" ? "asc" : "desc");
+  return sql`${SORT_COLUMNS[sort](dir)}, r.id`;
+}
+
+/** Every record of the filtered archive list, in its order, as documents (for csv-export.server.ts). */
+export function archiveExportQuery(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch): SQL {
+  assertCanRead(actor);
+  return sql`${selectDocument(kind)} where ${archiveWhere(kind, filter)} order by ${archiveOrder(filter)}`;
+}
+
+/** The archive pages' list: search, filters, sort and a page, with the total, in one query. */
+export async function searchArchive(
+  actor: Actor,
+  kind: ArchiveKind,
+  filter: ArchiveSearch,
+): Promise<{ rows: ArchiveDocument[]; total: number }> {
+  assertCanRead(actor);
+  const where = archiveWhere(kind, filter);
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
   const rows = await getDb().execute<ArchiveDocument & { total: number }>(sql`
     ${selectDocument(kind, sql`, count(*) over ()::int as total`)}
-    where ${sql.join(conditions, sql` and `)}
-    order by ${SORT_COLUMNS[sort](dir)}, r.id
+    where ${where}
+    order by ${archiveOrder(filter)}
     limit ${pageSize} offset ${offset}`);
   return { rows: rows.map(({ total: _total, ...doc }) => doc as ArchiveDocument), total: rows[0]?.total ?? 0 };
 }

@@ -257,9 +257,12 @@ export const riskAssessmentSchema = z.object({
     .string({ error: "risk_assessment must be a URL" })
     .trim()
     .max(2000)
-    .refine((v) => /^https?:\/\//i.test(v) || /^\/uploads\/[\w\-./]+$/.test(v), {
-      error: "risk_assessment must be an http(s) URL or an uploaded file",
-    })
+    .refine(
+      (v) => /^https?:\/\//i.test(v) || /^\/uploads\/[\w\-./]+$/.test(v) || /^\/attachments\/[0-9a-f-]{36}$/.test(v),
+      {
+        error: "risk_assessment must be an http(s) URL or an uploaded file",
+      },
+    )
     .refine((v) => !/^\/uploads\/.*\.\./.test(v), { error: "risk_assessment must be an uploaded file" }),
 });
 const owner = uuid("user id").nullable().optional().default(null);

@@ -16,7 +16,7 @@ import {
   type StoredSignature,
 } from "#db/schema";
 import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
-import type { z } from "zod";
+import { z } from "zod";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
@@ -707,6 +707,39 @@ export async function pendingPcrSignatures(actor: PublicUser) {
 // ---------------------------------------------------------------------------------------------
 // The PCR list page
 
+/** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
+export const pcrListQuerySchema = z.object({
+  q: z.string().max(200).optional().catch(undefined),
+  status: z.enum(["pending", "finished"]).optional().catch(undefined),
+  safety: z.literal("1").optional().catch(undefined),
+  scope: z.enum(["mine", "all"]).default("all").catch("all"),
+  page: z.coerce.number().int().min(1).default(1).catch(1),
+});
+export type PcrListQuery = z.infer<typeof pcrListQuerySchema>;
+
+export const pcrListFilter = (query: PcrListQuery): PcrListFilter => ({
+  q: query.q,
+  status: query.status,
+  safetyCritical: query.safety === "1",
+  mine: query.scope === "mine",
+  page: query.page,
+});
+
+/** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
+export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
+  return sql`select p.serial_num as serial, p.status,
+      coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
+      coalesce(p.form->>'suggestion-details', '') as summary,
+      (select name from users u where u.id = p.originator_id) as originator,
+      (select s->>'Name' from jsonb_array_elements(p.signatures) with ordinality x(s, o)
+        where s->>'state' <> 'signed' order by o limit 1) as "nextRole",
+      (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
+      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
+      to_char(p.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "finishedAt"
+    from pcrs p where ${pcrListWhere(actor, filter)}
+    order by p.created_at desc, p.id`;
+}
+
 export type PcrListFilter = {
   q?: string;
   status?: "pending" | "finished";
@@ -728,10 +761,8 @@ export type PcrListRow = {
   createdAt: string;
 };
 
-export async function searchPcrs(
-  actor: PublicUser,
-  filter: PcrListFilter,
-): Promise<{ rows: PcrListRow[]; total: number }> {
+/** The list's conditions for `filter`: the page and its CSV export share them. */
+export function pcrListWhere(actor: PublicUser, filter: PcrListFilter) {
   const conditions = [pcrListScope(actor)];
   const q = filter.q?.trim();
   if (q) {
@@ -742,6 +773,13 @@ export async function searchPcrs(
   if (filter.status) conditions.push(sql`p.status = ${filter.status}`);
   if (filter.safetyCritical) conditions.push(sql`(p.form->>'safety-critical')::boolean`);
   if (filter.mine) conditions.push(sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`);
+  return sql.join(conditions, sql` and `);
+}
+
+export async function searchPcrs(
+  actor: PublicUser,
+  filter: PcrListFilter,
+): Promise<{ rows: PcrListRow[]; total: number }> {
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
   const rows = await getDb().execute<PcrListRow & { total: number }>(sql`
@@ -754,7 +792,7 @@ export async function searchPcrs(
       (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
       to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       count(*) over ()::int as total
-    from pcrs p where ${sql.join(conditions, sql` and `)}
+    from pcrs p where ${pcrListWhere(actor, filter)}
     order by p.created_at desc, p.id limit ${pageSize} offset ${offset}`);
   return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }

@@ -358,6 +358,9 @@ export default function MocRecord() {
           </dl>
         )}
         <h3>Risk assessment</h3>
+        <p className="no-print">
+          <Link to="attachments">All files attached to this MOC</Link>
+        </p>
         {moc.risk_assessment ? (
           <p>
             <a href={moc.risk_assessment} rel="noopener noreferrer">
@@ -417,9 +420,15 @@ export default function MocRecord() {
               Clone into a new MOC
             </SubmitButton>
           </Form>
-          <button type="button" className="button" onClick={() => window.print()}>
-            Print
-          </button>
+          <Link to={`/mocs/${moc._id}/attachments`} className="button">
+            Attachments
+          </Link>
+          <Link to={`/mocs/${moc._id}/print`} className="button">
+            Print view
+          </Link>
+          <a href={`/mocs/${moc._id}/pdf`} className="button">
+            Download PDF
+          </a>
           {permissions.canManage ? (
             <Link
               to={`?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`}

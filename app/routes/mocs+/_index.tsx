@@ -1,10 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
-import { z } from "zod";
 import { departmentLabel, formatDate, StatusBadge } from "~/components/moc";
 import { DEPARTMENTS } from "#db/schema/enums";
-import { searchMocs } from "~/models/moc-list.server";
+import { mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list.server";
 import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
@@ -32,27 +31,10 @@ const DUE_SOON_DAYS = 7;
 
 const PAGE_SIZE = 25;
 
-const filterSchema = z.object({
-  q: z.string().max(200).optional().catch(undefined),
-  status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
-  department: z.enum(DEPARTMENTS).optional().catch(undefined),
-  scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),
-  state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
-  overdue: z.literal("1").optional().catch(undefined),
-  sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
-  page: z.coerce.number().int().min(1).default(1).catch(1),
-});
-
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const filter = filterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const { rows, total } = await searchMocs(user, {
-    ...filter,
-    mine: filter.scope === "mine",
-    waiting: filter.scope === "waiting",
-    overdue: filter.overdue === "1",
-    pageSize: PAGE_SIZE,
-  });
+  const filter = mocListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const { rows, total } = await searchMocs(user, { ...mocListFilter(filter), pageSize: PAGE_SIZE });
   return {
     filter,
     total,
@@ -95,7 +77,7 @@ export default function MocList() {
           New MOC
         </Link>
       </div>
-      <FilterForm label="Filter MOCs" resetTo="/mocs">
+      <FilterForm label="Filter MOCs" resetTo="/mocs" exportTo="/api/getAllMoc">
         <SearchField id="moc-q" value={filter.q} placeholder="Serial or description" />
         <FilterSelect
           id="moc-status"

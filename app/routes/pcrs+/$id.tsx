@@ -411,9 +411,15 @@ export default function PcrPage() {
               Clone into a new PCR
             </SubmitButton>
           </Form>
-          <button type="button" className="button" onClick={() => window.print()}>
-            Print
-          </button>
+          <Link to={`/pcrs/${pcr._id}/attachments`} className="button">
+            Attachments
+          </Link>
+          <Link to={`/pcrs/${pcr._id}/print`} className="button">
+            Print view
+          </Link>
+          <a href={`/pcrs/${pcr._id}/pdf`} className="button">
+            Download PDF
+          </a>
           {canDelete ? (
             <Link
               to={`?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`}
