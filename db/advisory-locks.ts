@@ -17,8 +17,8 @@ export const ADVISORY_LOCKS = {
   /** app/models/reminder.server.ts: reminder runs take turns. */
   reminders: 727_008,
   /**
-   * db/migrations/0010 (the audit chain triggers): one writer per record's chain, taken in SQL as
-   * `pg_advisory_xact_lock(727009, hashtext('<kind>:<record id>'))`, the two-key form.
+   * db/migrations/0010 (the audit chain triggers): one writer per record's chain, taken in SQL with
+   * the two-key form of the transaction lock: this key and hashtext('<kind>:<record id>').
    */
   auditChains: 727_009,
 } as const;

@@ -290,6 +290,20 @@ describe("advisory lock keys", () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it("taken in SQL migrations, are keys of the registry", () => {
+    const keys = new Set<number>(Object.values(ADVISORY_LOCKS));
+    const taken: string[] = [];
+    for (const name of readdirSync("db/migrations").filter((f) => f.endsWith(".sql"))) {
+      for (const match of readFileSync(path.join("db/migrations", name), "utf8").matchAll(
+        /pg_(?:try_)?advisory_(?:xact_)?lock(?:_shared)?\((\d+)/g,
+      )) {
+        taken.push(`${name}: ${match[1]}`);
+        expect(keys, `${name} takes advisory lock ${match[1]}`).toContain(Number(match[1]));
+      }
+    }
+    expect(taken.length).toBeGreaterThan(0);
+  });
 });
 
 describe("MOC access follows the current assignments", () => {
