@@ -194,4 +194,20 @@ test.describe("origins, paths and headers", () => {
     expect(page.status).toBe(400);
     expect(page.headers["content-type"]).toMatch(/^text\/html/);
   });
+
+  test("an /api address no route serves answers a JSON 404; elsewhere the 404 page", async () => {
+    for (const method of ["GET", "POST"]) {
+      const answer = await send(client, {
+        path: "/api/no-such-route",
+        method,
+        headers: { "content-type": "application/json" },
+      });
+      expect(answer.status, method).toBe(404);
+      expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+      expect(JSON.parse(answer.text).status).toBe(404);
+    }
+    const page = await send(client, { path: "/no-such-page", method: "GET" });
+    expect(page.status).toBe(404);
+    expect(page.headers["content-type"]).toMatch(/^text\/html/);
+  });
 });

@@ -7,6 +7,7 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { API, openApiDocument } from "~/web/openapi.server";
 import * as openapiRoute from "~/routes/api+/openapi[.]json";
+import * as apiNotFound from "~/routes/api+/$";
 import { api } from "../helpers/api";
 import { call } from "../helpers/request";
 
@@ -24,7 +25,8 @@ const pathOf = (file: string) =>
     .join("/")
     .replace(/~/g, ".");
 
-const ROUTE_FILES = readdirSync(ROUTES_DIR).filter((file) => /\.tsx?$/.test(file));
+// `$.ts` answers every /api address no other route matches (a JSON 404), so it is not in the document.
+const ROUTE_FILES = readdirSync(ROUTES_DIR).filter((file) => /\.tsx?$/.test(file) && file !== "$.ts");
 
 type RouteModule = Parameters<typeof call>[0];
 
@@ -46,6 +48,14 @@ describe("GET /api/openapi.json", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(openApiDocument())));
     expect(res.body.openapi).toBe("3.1.0");
+  });
+
+  it("an /api address no route serves answers a JSON 404, for every method", async () => {
+    for (const method of ["GET", "POST", "PUT", "DELETE"]) {
+      const res = await call(apiNotFound, { method, path: "/api/no/such/route" });
+      expect(res.status, method).toBe(404);
+      expect(res.body).toEqual({ status: 404, message: expect.stringContaining("No API route at /api/no/such/route") });
+    }
   });
 
   it("finds route files to check (the test is not vacuous)", () => {
