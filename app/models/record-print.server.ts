@@ -154,19 +154,17 @@ function mocSignatures(doc: MocDocument): PrintSignature[] {
   // entry; so the decisions without one are the earliest (those taken before).
   const manifestations = doc.signatureManifestations;
   const legacyCount = Math.max(0, decisions.length - manifestations.length);
-  const legacy = decisions.slice(0, legacyCount).map(
-    ({ log, meaning }): PrintSignature => ({
-      role: legacyMocRole(doc, log.from, log.userId?._id),
-      name: log.userId?.name ?? null,
-      position: log.userId?.position ?? null,
-      at: log.at,
-      meaning,
-      state: "signed",
-      mark: null,
-      comment: log.comment,
-      reconstructed: RECONSTRUCTED_SIGNATURE,
-    }),
-  );
+  const legacy = decisions.slice(0, legacyCount).map(({ log, meaning }): PrintSignature => ({
+    role: legacyMocRole(doc, log.from, log.userId?._id),
+    name: log.userId?.name ?? null,
+    position: log.userId?.position ?? null,
+    at: log.at,
+    meaning,
+    state: "signed",
+    mark: null,
+    comment: log.comment,
+    reconstructed: RECONSTRUCTED_SIGNATURE,
+  }));
   const signedSince = decisions.slice(legacyCount);
   return [
     ...legacy,
@@ -286,19 +284,17 @@ export function recordHistory(source: RecordSource): PrintHistoryEntry[] {
     }));
   }
   const { pcr, trail } = source;
-  const stored = trail.map(
-    (entry): PrintHistoryEntry => ({
-      at: entry.at,
-      who: entry.actorName ?? "—",
-      action: entry.action,
-      detail: joined([
-        entry.from && entry.to && entry.from !== entry.to
-          ? `${PCR_STATUS_LABEL[entry.from] ?? entry.from} → ${PCR_STATUS_LABEL[entry.to] ?? entry.to}`
-          : null,
-        quoted(entry.comment),
-      ]),
-    }),
-  );
+  const stored = trail.map((entry): PrintHistoryEntry => ({
+    at: entry.at,
+    who: entry.actorName ?? "—",
+    action: entry.action,
+    detail: joined([
+      entry.from && entry.to && entry.from !== entry.to
+        ? `${PCR_STATUS_LABEL[entry.from] ?? entry.from} → ${PCR_STATUS_LABEL[entry.to] ?? entry.to}`
+        : null,
+      quoted(entry.comment),
+    ]),
+  }));
   // The trail begins with the PCR's creation; anything dated over a second before it predates the trail.
   const trailBegan = trail.length ? Date.parse(trail[0]!.at) - 1000 : Infinity;
   const before = pcrReconstructedHistory(pcr)
