@@ -134,6 +134,12 @@ export function RecordPrint({ record, back }: { record: PrintRecord; back: strin
                       <dd>{s.comment}</dd>
                     </div>
                   ) : null}
+                  {s.reconstructed ? (
+                    <div className="print-field">
+                      <dt>Record</dt>
+                      <dd>{s.reconstructed}</dd>
+                    </div>
+                  ) : null}
                 </dl>
               </li>
             ))}

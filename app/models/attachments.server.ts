@@ -7,7 +7,7 @@
  * - The content type is decided by the bytes (magic numbers), and must agree with the file's
  *   extension; a file whose bytes say otherwise is refused.
  * - Never overwritten: a new upload is a new row. Removing one marks it removed (who, when), hides
- *   it from lists and downloads, and (on a MOC) adds an audit entry; nothing is erased.
+ *   it from lists and downloads, and adds an entry to its record's audit trail; nothing is erased.
  * - The upload is one transaction: the record row locked, the rule checked, the chunks, the row
  *   and the audit entry written; a refused or cut upload leaves nothing behind.
  */
@@ -26,6 +26,7 @@ import {
   type Actor,
 } from "./authz.server";
 import { loadMocAccess } from "./moc-query.server";
+import { appendAudit } from "./audit.server";
 import { appendLog } from "./moc-store.server";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -235,7 +236,8 @@ export async function storeAttachment(
   if (kind === "risk_assessment" && !("mocId" in target)) throw new Invalid("Only a MOC has a risk assessment");
   const id = await getDb().transaction(async (tx) => {
     const moc = "mocId" in target ? await checkMocWrite(tx, actor, target.mocId, kind) : null;
-    if ("pcrId" in target) await checkPcrWrite(tx, actor, target.pcrId);
+    const pcrId = "pcrId" in target ? target.pcrId : null;
+    if (pcrId) await checkPcrWrite(tx, actor, pcrId);
     const [row] = await tx
       .insert(attachments)
       .values({
@@ -269,12 +271,24 @@ export async function storeAttachment(
         comment: `${name}, ${size} bytes, SHA-256 ${sha256}`,
       });
     }
+    if (pcrId) {
+      await appendAudit(tx, {
+        kind: "pcr",
+        recordId: pcrId,
+        actorId: actor._id,
+        action: `Attached ${name}`,
+        comment: `${name}, ${size} bytes, SHA-256 ${sha256}`,
+      });
+    }
     return row!.id;
   });
   return (await listAttachments(target, { includeRemoved: true })).find((a) => a._id === id)!;
 }
 
-/** Hides a file: it stays in the database with who removed it and when, and the MOC's log says so. */
+/**
+ * Hides a file: it stays in the database with who removed it and when, and its record's audit
+ * trail says so (a MOC's `moc_logs`, a PCR's `audit_entries`).
+ */
 export async function removeAttachment(actor: Actor, id: string): Promise<void> {
   await getDb().transaction(async (tx) => {
     const [row] = await tx.select().from(attachments).where(eq(attachments.id, id)).for("update");
@@ -299,6 +313,15 @@ export async function removeAttachment(actor: Actor, id: string): Promise<void> 
         action: `Removed the attachment ${row.name}`,
         from: moc.status,
         to: moc.status,
+        comment: `SHA-256 ${row.sha256}; kept in the database, hidden from the record`,
+      });
+    }
+    if (row.pcrId) {
+      await appendAudit(tx, {
+        kind: "pcr",
+        recordId: row.pcrId,
+        actorId: actor._id,
+        action: `Removed the attachment ${row.name}`,
         comment: `SHA-256 ${row.sha256}; kept in the database, hidden from the record`,
       });
     }

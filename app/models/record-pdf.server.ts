@@ -140,6 +140,7 @@ export function recordPdf(record: PrintRecord): PDFKit.PDFDocument {
     field("Meaning", s.meaning);
     if (s.mark) field("Signature", s.mark);
     if (s.comment) field("Comment", s.comment);
+    if (s.reconstructed) field("Record", s.reconstructed);
     doc.moveDown(0.4);
   }
 

@@ -4,14 +4,15 @@
  * list) that both the print view (app/routes/mocs+/$id_.print.tsx, pcrs+/$id_.print.tsx) and the PDF
  * (app/models/record-pdf.server.ts) lay out, so paper and PDF always say the same.
  *
- * The signature blocks come from `recordSignatures` and the history from `recordHistory`, one
- * function each for both kinds of record: when signatures and the audit trail gain new data,
- * these two functions are the only places to change (docs/decisions/022-records-out.md).
+ * The signature blocks come from `recordSignatures` (the stored signature manifestations) and the
+ * history from `recordHistory` (the hash-chained audit trail), one function each for both kinds of
+ * record (docs/decisions/021-records-people-can-trust.md, 022-records-out.md).
  * Times are UTC ISO strings; the layouts print them as "YYYY-MM-DD HH:MM UTC".
  */
 import { PCR_ROLES } from "#db/schema/enums";
 import { richTextToPlain } from "~/utils/sanitize.server";
-import type { MocDocument, UserJson } from "./moc-document";
+import type { HistoryEntry } from "./audit.server";
+import type { MocDocument, SignatureManifestationJson, UserJson } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import type { PcrDocument } from "./pcr.server";
@@ -32,6 +33,8 @@ export type PrintSignature = {
   /** The typed name, or a note that the signature was drawn. */
   mark: string | null;
   comment: string | null;
+  /** Null for a stored manifestation; for a signature given before they were kept, why it was rebuilt. */
+  reconstructed: string | null;
 };
 
 /** One entry of the audit trail, oldest first. */
@@ -65,7 +68,7 @@ export type PrintRecord = {
 };
 
 /** What a record is made from: the populated document of either kind. */
-export type RecordSource = { kind: "moc"; doc: MocDocument } | { kind: "pcr"; pcr: PcrDocument };
+export type RecordSource = { kind: "moc"; doc: MocDocument } | { kind: "pcr"; pcr: PcrDocument; trail: HistoryEntry[] };
 
 /** "2026-03-04 09:15 UTC" from an ISO time; a bare date stays a date. */
 export function utcText(value: string | null | undefined): string {
@@ -94,58 +97,91 @@ const personWithPosition = (user: Pick<UserJson, "name" | "position"> | null | u
 // ---------------------------------------------------------------------------------------------
 // Signatures and history: one function each
 
-/** The MOC step whose holder decides at each status, by the status the decision was taken from. */
-const MOC_STEP_ROLE: Record<string, string> = {
-  a: "Originator",
-  b: "Implementer",
-  c: "HSEQ user",
-  d: "Approver",
-  e: "Implementer",
-  f: "Verifier",
-};
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** Log actions that are a decision on the MOC (a step's submission, a verdict), not bookkeeping. */
-const MOC_DECISIONS: [RegExp, (action: string) => string][] = [
-  [/^(Created and submitted|Submitted) Part A$/, () => "Raised the change and submitted Part A"],
-  [/^Updated Part A$/, () => "Revised and resubmitted Part A"],
+/** What a reconstructed block or entry says about itself, so nobody mistakes it for a stored one. */
+export const RECONSTRUCTED_SIGNATURE =
+  "Signed before signature manifestations were kept: reconstructed from the record as it was stored";
+export const RECONSTRUCTED_HISTORY = "Before the audit trail: reconstructed from the record's timestamps";
+
+/** A stored signature manifestation as a block: the printed name and position at the time of signing. */
+const manifestationBlock = (m: SignatureManifestationJson, extra: Partial<PrintSignature> = {}): PrintSignature => ({
+  role: m.role,
+  name: m.printedName,
+  position: m.position ?? m.role,
+  at: m.signedAt,
+  meaning: capitalised(m.meaning),
+  state: "signed",
+  mark: null,
+  comment: null,
+  reconstructed: null,
+  ...extra,
+});
+
+/** Who decided at each status, as `signs` names them in moc-steps.server.ts (legacy records only). */
+function legacyMocRole(doc: MocDocument, status: string | null, actorId: string | undefined): string {
+  if (status === "b") return "Implementer";
+  if (status === "c") return "HSEQ reviewer";
+  if (status === "d") return "Approver";
+  if (status === "e") return actorId && actorId === doc.approver_id?._id ? "Approver" : "HSEQ reviewer";
+  if (status === "f") return doc.verifier_id ? "Verifier" : "HSEQ reviewer (verifying)";
+  return "Participant";
+}
+
+/**
+ * Only for decisions taken before signature manifestations were kept: the log actions of the
+ * steps that sign (decision 021: b, c, d, the deviation/extension decisions, f) and what they
+ * meant. A MOC decision taken since then has its stored manifestation instead.
+ */
+const LEGACY_MOC_DECISIONS: [RegExp, (action: string) => string][] = [
   [/^Submitted the implementer assessment$/, () => "Assessed the change as necessary and justified"],
   [/^Declined at the implementer assessment$/, () => "Declined the change at the implementer assessment"],
   [/^HSEQ review passed$/, () => "Reviewed the change and its risk assessment (HSEQ)"],
   [/^Returned to the implementer by HSEQ$/, () => "Returned the change to the implementer (HSEQ)"],
   [/^Approved$/, () => "Approved the change"],
   [/^Declined by the approver$/, () => "Declined the change"],
-  [/^Reported the implementation complete$/, () => "Reported the implementation complete"],
-  [/^Requested /, (action) => action],
   [/^(Approved|Rejected) the (deviation|extension)$/, (action) => action],
   [new RegExp(`^${MOC_CLOSED_ACTION}$`), () => "Verified the change as effective and closed the MOC"],
   [/^Recorded the verification/, () => "Recorded the verification; the MOC stays open"],
 ];
 
-/**
- * The signature blocks of a record. A MOC's are its decisions as the log holds them (each by the
- * person who took it, with their position, the UTC time and what the decision means); a PCR's are
- * its six chain slots and then its affected parties.
- */
-export function recordSignatures(source: RecordSource): PrintSignature[] {
-  if (source.kind === "moc") {
-    const blocks: PrintSignature[] = [];
-    for (const log of source.doc.logs) {
-      const decision = MOC_DECISIONS.find(([pattern]) => pattern.test(log.action));
-      if (!decision) continue;
-      blocks.push({
-        role: MOC_STEP_ROLE[log.from ?? "a"] ?? "Participant",
-        name: log.userId?.name ?? null,
-        position: log.userId?.position ?? null,
-        at: log.at,
-        meaning: decision[1](log.action),
-        state: "signed",
-        mark: null,
-        comment: log.comment,
-      });
-    }
-    return blocks;
-  }
-  const { pcr } = source;
+function mocSignatures(doc: MocDocument): PrintSignature[] {
+  const decisions = doc.logs.flatMap((log) => {
+    const match = LEGACY_MOC_DECISIONS.find(([pattern]) => pattern.test(log.action));
+    return match ? [{ log, meaning: match[1](log.action) }] : [];
+  });
+  // Every decision since manifestations were kept wrote one, in the same transaction as its log
+  // entry; so the decisions without one are the earliest (those taken before).
+  const manifestations = doc.signatureManifestations;
+  const legacyCount = Math.max(0, decisions.length - manifestations.length);
+  const legacy = decisions.slice(0, legacyCount).map(({ log, meaning }): PrintSignature => ({
+    role: legacyMocRole(doc, log.from, log.userId?._id),
+    name: log.userId?.name ?? null,
+    position: log.userId?.position ?? null,
+    at: log.at,
+    meaning,
+    state: "signed",
+    mark: null,
+    comment: log.comment,
+    reconstructed: RECONSTRUCTED_SIGNATURE,
+  }));
+  const signedSince = decisions.slice(legacyCount);
+  return [
+    ...legacy,
+    ...manifestations.map((m, i) => {
+      // The decision's own log entry carries its comment (a decline reason, a verdict's remark).
+      const log = signedSince[i]?.log;
+      return manifestationBlock(m, { comment: log && log.userId?._id === m.signerId ? log.comment : null });
+    }),
+  ];
+}
+
+function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
+  const unused = [...pcr.signatureManifestations];
+  const take = (role: string, signerId: string | null | undefined) => {
+    const index = unused.findIndex((m) => m.role === role && (!signerId || m.signerId === signerId));
+    return index < 0 ? null : unused.splice(index, 1)[0]!;
+  };
   const stateOf = (signature: unknown): PrintSignature["state"] =>
     typeof signature === "string" ? "signed" : signature === null ? "commented" : "unsigned";
   const markOf = (signature: unknown) =>
@@ -153,6 +189,9 @@ export function recordSignatures(source: RecordSource): PrintSignature[] {
   const chain = pcr.signatures.map((slot): PrintSignature => {
     const signer = slot.signedBy ?? (slot.Name === PCR_ROLES[0] ? pcr.originator : null);
     const state = stateOf(slot.Signature);
+    const stored = state === "signed" ? take(slot.Name, signer?._id) : null;
+    const common = { mark: markOf(slot.Signature), comment: slot.Comments || null };
+    if (stored) return manifestationBlock(stored, common);
     return {
       role: slot.Name,
       name: state === "unsigned" ? null : (signer?.name ?? null),
@@ -160,28 +199,75 @@ export function recordSignatures(source: RecordSource): PrintSignature[] {
       at: slot.signatureDate,
       meaning: `Reviewed and approved as ${slot.Name}`,
       state,
-      mark: markOf(slot.Signature),
-      comment: slot.Comments || null,
+      ...common,
+      reconstructed: state === "signed" ? RECONSTRUCTED_SIGNATURE : null,
     };
   });
-  const parties = pcr.affectedParties.map((party): PrintSignature => ({
-    role: "Affected party",
-    name: party.user?.name ?? null,
-    position: party.user
-      ? [departmentName(party.user.department), party.user.position].filter(Boolean).join(", ")
-      : null,
-    at: party.signatureDate,
-    meaning: "Reviewed as an affected party",
-    state: stateOf(party.Signature),
-    mark: markOf(party.Signature),
-    comment: party.Comments || null,
-  }));
-  return [...chain, ...parties];
+  const parties = pcr.affectedParties.map((party): PrintSignature => {
+    const state = stateOf(party.Signature);
+    const stored = state === "signed" ? take("Affected party", party.Name.value) : null;
+    const common = { mark: markOf(party.Signature), comment: party.Comments || null };
+    if (stored) return manifestationBlock(stored, common);
+    return {
+      role: "Affected party",
+      name: party.user?.name ?? null,
+      position: party.user
+        ? [departmentName(party.user.department), party.user.position].filter(Boolean).join(", ")
+        : null,
+      at: party.signatureDate,
+      meaning: "Reviewed as an affected party",
+      state,
+      ...common,
+      reconstructed: state === "signed" ? RECONSTRUCTED_SIGNATURE : null,
+    };
+  });
+  // A manifestation whose slot or party no longer holds it (a party removed after signing) still prints.
+  return [...chain, ...parties, ...unused.map((m) => manifestationBlock(m))];
 }
 
 /**
- * The audit trail of a record, oldest first: a MOC's log entries as stored; a PCR's creation,
- * each signature or comment with its time, and its finishing.
+ * The signature blocks of a record, from its stored signature manifestations (signer's printed
+ * name and position at the time, role, UTC time, meaning; docs/decisions/021). A MOC's are its
+ * signed decisions; a PCR's are its six chain slots (signed or not) and then its affected parties.
+ * A signature given before manifestations were kept is reconstructed as before and marked
+ * `reconstructed`.
+ */
+export function recordSignatures(source: RecordSource): PrintSignature[] {
+  return source.kind === "moc" ? mocSignatures(source.doc) : pcrSignatures(source.pcr);
+}
+
+const PCR_STATUS_LABEL: Record<string, string> = { pending: "Collecting signatures", finished: "Finished" };
+const quoted = (comment: string | null) => (comment ? `“${comment}”` : null);
+const joined = (parts: (string | null)[]) => parts.filter(Boolean).join(" · ") || null;
+
+/** A PCR's events as its stored fields date them: only for what happened before its audit trail. */
+function pcrReconstructedHistory(pcr: PcrDocument): PrintHistoryEntry[] {
+  const entries: PrintHistoryEntry[] = [
+    {
+      at: pcr.createdAt,
+      who: pcr.originator?.name ?? "—",
+      action: pcr.cloned ? `Created as a copy of PCR ${pcr.previous_serial_num ?? ""}`.trim() : "Created",
+      detail: RECONSTRUCTED_HISTORY,
+    },
+  ];
+  for (const block of pcrSignatures(pcr)) {
+    if (block.state === "unsigned" || !block.at) continue;
+    entries.push({
+      at: block.at,
+      who: block.name ?? "—",
+      action: block.state === "signed" ? `Signed as ${block.role}` : `Commented as ${block.role}`,
+      detail: joined([quoted(block.comment), RECONSTRUCTED_HISTORY]),
+    });
+  }
+  if (pcr.finishedAt) entries.push({ at: pcr.finishedAt, who: "—", action: "Finished", detail: RECONSTRUCTED_HISTORY });
+  return entries;
+}
+
+/**
+ * The audit trail of a record, oldest first, as its hash-chained trail holds it: a MOC's
+ * `moc_logs` entries (its document's `logs`), a PCR's `audit_entries` (created, edited, signed,
+ * commented, parties changed, cloned, attachments, finished, deleted). What a PCR did before its
+ * trail began is reconstructed from its timestamps, marked as such.
  */
 export function recordHistory(source: RecordSource): PrintHistoryEntry[] {
   if (source.kind === "moc") {
@@ -189,37 +275,32 @@ export function recordHistory(source: RecordSource): PrintHistoryEntry[] {
       at: log.at,
       who: log.userId?.name ?? "—",
       action: log.action,
-      detail:
-        [
-          log.from && log.to && log.from !== log.to
-            ? `${mocStatusLabel(log.from)} → ${mocStatusLabel(log.to, log.action === MOC_CLOSED_ACTION)}`
-            : null,
-          log.comment ? `“${log.comment}”` : null,
-        ]
-          .filter(Boolean)
-          .join(" · ") || null,
+      detail: joined([
+        log.from && log.to && log.from !== log.to
+          ? `${mocStatusLabel(log.from)} → ${mocStatusLabel(log.to, log.action === MOC_CLOSED_ACTION)}`
+          : null,
+        quoted(log.comment),
+      ]),
     }));
   }
-  const { pcr } = source;
-  const entries: PrintHistoryEntry[] = [
-    {
-      at: pcr.createdAt,
-      who: pcr.originator?.name ?? "—",
-      action: pcr.cloned ? `Created as a copy of PCR ${pcr.previous_serial_num ?? ""}`.trim() : "Created",
-      detail: null,
-    },
-  ];
-  for (const block of recordSignatures(source)) {
-    if (block.state === "unsigned" || !block.at) continue;
-    entries.push({
-      at: block.at,
-      who: block.name ?? "—",
-      action: block.state === "signed" ? `Signed as ${block.role}` : `Commented as ${block.role}`,
-      detail: block.comment ? `“${block.comment}”` : null,
-    });
-  }
-  if (pcr.finishedAt) entries.push({ at: pcr.finishedAt, who: "—", action: "Finished", detail: null });
-  return entries.sort((a, b) => a.at.localeCompare(b.at));
+  const { pcr, trail } = source;
+  const stored = trail.map((entry): PrintHistoryEntry => ({
+    at: entry.at,
+    who: entry.actorName ?? "—",
+    action: entry.action,
+    detail: joined([
+      entry.from && entry.to && entry.from !== entry.to
+        ? `${PCR_STATUS_LABEL[entry.from] ?? entry.from} → ${PCR_STATUS_LABEL[entry.to] ?? entry.to}`
+        : null,
+      quoted(entry.comment),
+    ]),
+  }));
+  // The trail begins with the PCR's creation; anything dated over a second before it predates the trail.
+  const trailBegan = trail.length ? Date.parse(trail[0]!.at) - 1000 : Infinity;
+  const before = pcrReconstructedHistory(pcr)
+    .filter((entry) => Date.parse(entry.at) < trailBegan)
+    .sort((a, b) => a.at.localeCompare(b.at));
+  return [...before, ...stored];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,8 +507,13 @@ export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[],
 }
 
 /** A PCR as it is printed. */
-export function pcrPrintRecord(pcr: PcrDocument, attachments: PrintAttachment[], now = new Date()): PrintRecord {
-  const source: RecordSource = { kind: "pcr", pcr };
+export function pcrPrintRecord(
+  pcr: PcrDocument,
+  trail: HistoryEntry[],
+  attachments: PrintAttachment[],
+  now = new Date(),
+): PrintRecord {
+  const source: RecordSource = { kind: "pcr", pcr, trail };
   const status = pcr.status === "finished" ? "Finished" : "Collecting signatures";
   return {
     kind: "PCR",

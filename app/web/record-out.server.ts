@@ -4,6 +4,7 @@
  */
 import { Readable } from "node:stream";
 import { z } from "zod";
+import { historyOf } from "~/models/audit.server";
 import { listAttachments, type AttachmentView } from "~/models/attachments.server";
 import { getPcr } from "~/models/pcr.server";
 import { recordPdf } from "~/models/record-pdf.server";
@@ -39,7 +40,8 @@ export async function pcrRecordFor(request: Request, id: string | undefined): Pr
     parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
   );
   if (!result.ok) pageError(result.error);
-  return pcrPrintRecord(result.value, forPrint(await listAttachments({ pcrId: result.value._id })));
+  const pcr = result.value;
+  return pcrPrintRecord(pcr, await historyOf("pcr", pcr._id), forPrint(await listAttachments({ pcrId: pcr._id })));
 }
 
 /** The record as a PDF download named after it (`MOC-12-2026.pdf`). */

@@ -37,9 +37,12 @@ test("the MOC print view shows the whole record, reached by a link; outsiders ge
   await expect(page.getByRole("heading", { level: 1, name: `MOC ${moc.serial_num}` })).toBeVisible();
   await expect(page.getByText(/Status: Approval/)).toBeVisible();
   const signatures = page.getByRole("region", { name: "Signatures" });
-  await expect(signatures.getByText(cast.originator.name)).toBeVisible();
+  // The stored signature manifestations: the implementer's assessment and the HSEQ review so far.
+  await expect(signatures.getByRole("listitem")).toHaveCount(2);
+  await expect(signatures.getByText(cast.implementer.name)).toBeVisible();
   await expect(signatures.getByText(cast.hseq.name)).toBeVisible();
-  await expect(signatures.getByText("Reviewed the change and its risk assessment (HSEQ)")).toBeVisible();
+  await expect(signatures.getByText("Reviewed and found adequate")).toBeVisible();
+  await expect(signatures.getByText(/reconstructed/)).toHaveCount(0);
   const trail = page.getByRole("region", { name: "Audit trail" });
   await expect(trail.getByRole("row")).toHaveCount(1 + 3);
   await expect(page.getByRole("link", { name: "Download PDF" })).toHaveAttribute("href", `/mocs/${moc._id}/pdf`);

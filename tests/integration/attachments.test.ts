@@ -1,6 +1,6 @@
 /**
  * Attachments in PostgreSQL (app/models/attachments.server.ts): who may attach, bytes checked
- * against the type, never overwritten, removal hides and logs, the cap counted while reading, and
+ * against the type, never overwritten, removal hides and enters the record's audit trail, the cap counted while reading, and
  * the one-time move of DATA_DIR/uploads into the database.
  */
 import { createHash } from "node:crypto";
@@ -17,6 +17,7 @@ import {
   removeAttachment,
   storeAttachment,
 } from "~/models/attachments.server";
+import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { importUploadFolder } from "~/models/uploads-import.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
@@ -91,10 +92,22 @@ describe("MOC attachments", () => {
     expect(all[0]!.removedBy?.name).toBe(cast.originator.name);
     const [after] = await getDb().select({ risk: mocs.riskAssessment }).from(mocs).where(eq(mocs.id, moc._id));
     expect(after!.risk).toBeNull();
-    const logs = await getDb().execute<{ action: string }>(
-      sql`select action from moc_logs where moc_id = ${moc._id} order by at`,
-    );
-    expect(logs.map((l) => l.action)).toContain("Removed the attachment Risk.pdf");
+    // The MOC's chain (moc_logs), read through the audit trail's own reader, still verifies.
+    const trail = await historyOf("moc", moc._id);
+    expect(trail.slice(-2)).toMatchObject([
+      {
+        action: "Attached the risk assessment",
+        actorId: cast.originator._id,
+        comment: expect.stringContaining(sha(PDF)),
+      },
+      {
+        action: "Removed the attachment Risk.pdf",
+        actorId: cast.originator._id,
+        comment: expect.stringContaining(sha(PDF)),
+      },
+    ]);
+    expect(await historyOf("pcr", moc._id)).toEqual([]);
+    expect((await verifyAuditTrail()).broken.filter((b) => b.recordId === moc._id)).toEqual([]);
     await expect(removeAttachment(cast.originator, stored._id)).rejects.toMatchObject({ status: 409 });
   });
 
@@ -121,6 +134,25 @@ describe("PCR attachments", () => {
       storeAttachment(stranger, { pcrId: pcr._id }, "file", file("note.txt", Buffer.from("no"))),
     ).rejects.toMatchObject({ status: 403 });
     expect(await listAttachments({ pcrId: pcr._id })).toHaveLength(4);
+  });
+
+  it("writes attaching and removing into the PCR's own audit trail, one chain with its other entries", async () => {
+    const originator = await makeUser();
+    const pcr = await createPcrOk(originator);
+    const stored = await storeAttachment(originator, { pcrId: pcr._id }, "file", file("Drawing.pdf", PDF));
+    await removeAttachment(originator, stored._id);
+    expect(await listAttachments({ pcrId: pcr._id })).toEqual([]);
+    const trail = await historyOf("pcr", pcr._id);
+    expect(trail.map((e) => [e.seq, e.action, e.actorId])).toEqual([
+      [1, "Created", originator._id],
+      [2, "Attached Drawing.pdf", originator._id],
+      [3, "Removed the attachment Drawing.pdf", originator._id],
+    ]);
+    expect(trail[2]!.comment).toBe(`SHA-256 ${sha(PDF)}; kept in the database, hidden from the record`);
+    expect((await verifyAuditTrail()).broken.filter((b) => b.recordId === pcr._id)).toEqual([]);
+    // A refused removal writes nothing.
+    await expect(removeAttachment(originator, stored._id)).rejects.toMatchObject({ status: 409 });
+    expect(await historyOf("pcr", pcr._id)).toHaveLength(3);
   });
 });
 
