@@ -53,6 +53,7 @@ export const MOC_JSON = `json_build_object(
   'manual_plan', m.manual_plan,
   'chat', m.chat_id,
   'target_date', m.target_date,
+  'temporary', m.temporary,
   'createdAt', ${iso("m.created_at")},
   'updatedAt', ${iso("m.updated_at")}
 )`;

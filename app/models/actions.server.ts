@@ -36,7 +36,7 @@ function pendingSteps(actor: Actor): SQL {
       coalesce((select max(l.at) from moc_logs l where l.moc_id = m.id), m.created_at) as waiting_since
     from mocs m
     cross join lateral (select ${pendingStepSql(actor)} as type) a
-    where not m.is_deleted and not m.completed and m.status <> 'decline' and a.type is not null
+    where not m.is_deleted and m.status <> 'decline' and a.type is not null
       and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${actor._id}::uuid)))
            ${isHseq ? sql`or m.status = 'c'` : sql``})`;
 }

@@ -4,8 +4,10 @@ import { getDb } from "~/utils/db.server";
 import { pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
 
-import { type MocSort } from "./moc-status";
+import { type MocSort, type TemporaryFilter } from "./moc-status";
+import type { TemporaryState } from "#db/schema";
 import { OWNER_SQL } from "./moc-steps.server";
+import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
 
 export type MocListFilter = {
   q?: string;
@@ -19,6 +21,8 @@ export type MocListFilter = {
   state?: "open" | "completed" | "all";
   /** Open MOCs whose target date has passed. */
   overdue?: boolean;
+  /** Temporary changes in effect, ending within 14 days, or expired (not restored). */
+  temporary?: TemporaryFilter;
   sort?: MocSort;
   page?: number;
   pageSize?: number;
@@ -34,6 +38,9 @@ export type MocListRow = {
   originator: string;
   owner: string | null;
   targetDate: string | null;
+  /** Null for a permanent change; else the temporary change's state today and its end date. */
+  temporaryState: TemporaryState | null;
+  temporaryUntil: string | null;
   createdAt: string;
   updatedAt: string;
 };
@@ -45,6 +52,7 @@ const ORDER: Record<MocSort, SQL> = {
   serial: sql`m.serial_year desc, m.serial_count desc`,
   target: sql`m.target_date asc nulls last, m.created_at desc, m.id`,
   status: sql`m.completed, m.status, m.created_at desc, m.id`,
+  temporary: sql`(m.temporary->>'until')::date asc nulls last, m.created_at desc, m.id`,
 };
 
 export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{ rows: MocListRow[]; total: number }> {
@@ -72,6 +80,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       sql`not m.completed and m.status <> 'decline' and m.target_date < (now() at time zone 'UTC')::date`,
     );
   }
+  if (filter.temporary) conditions.push(temporaryFilterSql(filter.temporary));
   const where = sql.join(conditions, sql` and `);
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
@@ -92,6 +101,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       (select name from users where id = m.originator_id) as originator,
       ${OWNER_SQL} as owner,
       m.target_date::text as "targetDate",
+      ${temporaryStateSql(TODAY_SQL)} as "temporaryState", m.temporary->>'until' as "temporaryUntil",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
       page.total
@@ -103,6 +113,9 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
 
 export type Dashboard = {
   counts: { status: string; completed: boolean; n: number }[];
+  temporary: { inEffect: number; endingSoon: number; expired: number };
+  /** The expired temporary changes (not restored), longest expired first. */
+  expired: MocListRow[];
   overdue: MocListRow[];
   activity: { mocId: string; serialNum: string; action: string; by: string | null; at: string; to: string | null }[];
 };
@@ -110,9 +123,11 @@ export type Dashboard = {
 export async function dashboard(actor: Actor): Promise<Dashboard> {
   const db = getDb();
   const scope = mocListScope.visible(actor);
-  const [counts, overdue, activity] = await Promise.all([
+  const [counts, temporary, expired, overdue, activity] = await Promise.all([
     db.execute<{ status: string; completed: boolean; n: number }>(sql`
       select m.status, m.completed, count(*)::int as n from mocs m where ${scope} group by 1, 2 order by 1, 2`),
+    db.execute<Dashboard["temporary"]>(temporaryCountsSql(scope)),
+    searchMocs(actor, { temporary: "expired", sort: "temporary", pageSize: 10 }).then(({ rows }) => rows),
     searchMocs(actor, { overdue: true, sort: "target", pageSize: 10 }).then(({ rows }) => rows),
     db.execute<Dashboard["activity"][number]>(sql`
       select l.moc_id as "mocId", m.serial_num as "serialNum", l.action, u.name as by, l.to_status as to,
@@ -121,5 +136,5 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
       where not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})
       order by l.at desc limit 12`),
   ]);
-  return { counts: [...counts], overdue, activity: [...activity] };
+  return { counts: [...counts], temporary: temporary[0]!, expired, overdue, activity: [...activity] };
 }

@@ -6,14 +6,22 @@
  * once; the other gets 409.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { mocs, type ExtentionsAndDeviations } from "#db/schema";
+import { mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
 import type { MocStatus } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocAccess, loadMocDocument } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
-import { STEPS, whyClosed, type MocState, type MocStep, type StepDefinition, type StepInput } from "./moc-steps.server";
+import {
+  STEPS,
+  temporaryConditions,
+  whyClosed,
+  type MocState,
+  type MocStep,
+  type StepDefinition,
+  type StepInput,
+} from "./moc-steps.server";
 import { appendLog, notifyAboutMoc } from "./moc-store.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
@@ -23,8 +31,12 @@ export async function loadMocState(
   db: Executor,
   moc: { id: string; status: string; completed: boolean; isDeleted: boolean },
 ): Promise<MocState> {
-  const [row] = await db.execute<{ deviations: ExtentionsAndDeviations | null; implementer_submitted: boolean }>(sql`
-    select m.deviations, exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer'
+  const [row] = await db.execute<{
+    deviations: ExtentionsAndDeviations | null;
+    temporary: TemporaryChange | null;
+    implementer_submitted: boolean;
+  }>(sql`
+    select m.deviations, m.temporary, exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer'
       and f.submitted_at is not null) as implementer_submitted
     from mocs m where m.id = ${moc.id}`);
   return {
@@ -33,6 +45,7 @@ export async function loadMocState(
     isDeleted: moc.isDeleted,
     deviationOutstanding: deviationOutstanding(row?.deviations),
     implementerSubmitted: Boolean(row?.implementer_submitted),
+    ...temporaryConditions(row?.temporary),
   };
 }
 
@@ -56,7 +69,7 @@ export async function runStep<S extends MocStep>(
     const moved = await tx
       .update(mocs)
       .set({ ...outcome.changes, status: outcome.to, updatedAt: now })
-      .where(and(eq(mocs.id, moc.id), eq(mocs.status, moc.status as MocStatus), eq(mocs.completed, false)))
+      .where(and(eq(mocs.id, moc.id), eq(mocs.status, moc.status as MocStatus), eq(mocs.completed, moc.completed)))
       .returning({ id: mocs.id });
     if (moved.length !== 1) throw new Conflict("This MOC changed meanwhile; reload it and try again");
     await appendLog(tx, {

@@ -6,6 +6,7 @@ import { dashboard } from "~/models/moc-list.server";
 import { pendingPcrSignatures } from "~/models/pcr.server";
 import { mocStatusLabel } from "~/models/moc-status";
 import { stepLink } from "~/models/moc-steps.server";
+import { ENDING_SOON_DAYS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 
@@ -44,7 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 const STATUS_ORDER = ["a", "b", "c", "d", "e", "f", "decline"];
 
 export default function Dashboard() {
-  const { name, waiting, waitingTotal, signatures, counts, overdue, activity, now, today } =
+  const { name, waiting, waitingTotal, signatures, counts, overdue, activity, now, today, temporary, expired } =
     useLoaderData<typeof loader>();
   const open = STATUS_ORDER.map((status) => ({
     status,
@@ -130,6 +131,39 @@ export default function Dashboard() {
             Completed
           </Link>
         </div>
+      </section>
+
+      <section aria-labelledby="temporary-title">
+        <h2 id="temporary-title">Temporary changes</h2>
+        <div className="stat-grid">
+          <Link to="/mocs?temporary=in-effect&sort=temporary" className="stat">
+            <span className="stat-number">{temporary.inEffect}</span>
+            In effect
+          </Link>
+          <Link to="/mocs?temporary=ending-soon&sort=temporary" className="stat">
+            <span className="stat-number">{temporary.endingSoon}</span>
+            Ending within {ENDING_SOON_DAYS} days
+          </Link>
+          <Link
+            to="/mocs?temporary=expired&sort=temporary"
+            className={`stat${temporary.expired ? " stat-danger" : ""}`}
+          >
+            <span className="stat-number">{temporary.expired}</span>
+            Expired, not restored
+          </Link>
+        </div>
+        {expired.length > 0 ? (
+          <ul className="waiting-list card">
+            {expired.map((r) => (
+              <li key={r.id}>
+                <Link to={`/mocs/${r.id}`} className="moc-link">
+                  MOC {r.serialNum}
+                </Link>
+                <span className="overdue">Expired, not restored: ended {formatDate(r.temporaryUntil)}</span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
       </section>
 
       <div className="grid">

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useLocation } from "@remix-run/react";
-import { StatusBadge, StatusStepper } from "~/components/moc";
+import { StatusBadge, StatusStepper, TemporaryBadge } from "~/components/moc";
+import { temporaryStateOn } from "~/models/moc-document";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { currentOwner } from "~/models/moc-steps.server";
 import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
@@ -32,7 +33,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export type MocLayoutData = Awaited<ReturnType<typeof loader>>;
 
 export default function MocLayout() {
-  const { moc, owner, permissions } = useLoaderData<typeof loader>();
+  const { moc, owner, permissions, today } = useLoaderData<typeof loader>();
+  const temporaryState = temporaryStateOn(moc.temporary, today);
   const location = useLocation();
   const onRecord = location.pathname === `/mocs/${moc._id}`;
   return (
@@ -45,6 +47,11 @@ export default function MocLayout() {
           <h1>MOC {moc.serial_num}</h1>
           <p className="owner-line">
             <StatusBadge status={moc.status} completed={moc.completed} />{" "}
+            {temporaryState ? (
+              <>
+                <TemporaryBadge state={temporaryState} until={moc.temporary!.until} />{" "}
+              </>
+            ) : null}
             {owner ? (
               <>
                 Waiting on <strong>{owner}</strong>
@@ -58,9 +65,9 @@ export default function MocLayout() {
         </div>
         {onRecord && permissions.openSteps.length > 0 ? (
           <div className="row no-print">
-            {permissions.openSteps.map(({ step, path, part }) => (
+            {permissions.openSteps.map(({ step, path, part, button }) => (
               <Link key={step} to={`/mocs/${moc._id}/${path}`} className="button button-primary">
-                {step === "originator" && moc.status === "b" ? "Revise Part A" : `Open ${part}`}
+                {step === "originator" && moc.status === "b" ? "Revise Part A" : (button ?? `Open ${part}`)}
               </Link>
             ))}
           </div>

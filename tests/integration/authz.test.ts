@@ -48,7 +48,16 @@ import * as addUserRoute from "~/routes/api.addUser";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast } from "../helpers/moc";
-import { defaultStepBody, makeCast, mocAt, post, stepOk, tokenOf, type Stage } from "../helpers/moc-flow";
+import {
+  defaultStepBody,
+  makeCast,
+  mocAt,
+  post,
+  stepOk,
+  temporaryMocAt,
+  tokenOf,
+  type Stage,
+} from "../helpers/moc-flow";
 
 const actor = (overrides: Partial<Actor>): Actor => ({
   _id: crypto.randomUUID(),
@@ -305,6 +314,37 @@ const MOC_TABLE: Record<string, Record<MocState, Person[]>> = {
     completed: ["verifier"],
     declined: ["verifier"],
   },
+  // The end of a temporary change: the assigned people only (whether it is open is the state's business).
+  "mayActOnStep.temporary-restored": {
+    open: ["implementer"],
+    "open, no verifier": ["implementer"],
+    completed: ["implementer"],
+    declined: ["implementer"],
+  },
+  "mayActOnStep.temporary-confirm": {
+    open: ["assigned hseq"],
+    "open, no verifier": ["assigned hseq"],
+    completed: ["assigned hseq"],
+    declined: ["assigned hseq"],
+  },
+  "mayActOnStep.temporary-extension": {
+    open: ["implementer"],
+    "open, no verifier": ["implementer"],
+    completed: ["implementer"],
+    declined: ["implementer"],
+  },
+  "mayActOnStep.temporary-extension-decision": {
+    open: ["approver"],
+    "open, no verifier": ["approver"],
+    completed: ["approver"],
+    declined: ["approver"],
+  },
+  "mayActOnStep.temporary-permanent": {
+    open: ["implementer"],
+    "open, no verifier": ["implementer"],
+    completed: ["implementer"],
+    declined: ["implementer"],
+  },
 };
 
 const MOC_CASES = Object.entries(MOC_TABLE).flatMap(([predicate, states]) =>
@@ -367,6 +407,10 @@ describe("mocListScope matches the predicates", () => {
     const stages: Stage[] = ["a", "b", "c", "d", "e", "f", "b-deviation", "decline-b", "decline-d", "completed"];
     for (const stage of stages) await mocAt(stage, cast);
     await mocAt("f", cast, { verifier: true });
+    // Temporary changes, closed: in effect, and waiting on HSEQ and on the approver.
+    for (const stage of ["in-effect", "restoration-reported", "extension-requested"] as const) {
+      await temporaryMocAt(stage, cast);
+    }
     // The watcher is in all_users of one open and one completed MOC.
     for (const stage of ["c", "completed"] as const) {
       const moc = await mocAt(stage === "completed" ? "f" : stage, cast);
@@ -424,7 +468,7 @@ describe("mocListScope matches the predicates", () => {
   )("mocListScope.$scope for $who", async ({ scope, who }) => {
     const person = actors[who]!;
     const all = await everyMoc();
-    expect(all).toHaveLength(15);
+    expect(all).toHaveLength(18);
     const expected = all
       .filter((m) => !m.isDeleted && SCOPES[scope](person, m))
       .map((m) => m.id)
@@ -461,10 +505,12 @@ describe("mocListScope matches the predicates", () => {
     const person = actors[who]!;
     const expected: string[] = [];
     for (const moc of await everyMoc()) {
-      if (moc.isDeleted || !isMocOpen(moc)) continue;
+      if (moc.isDeleted || moc.status === "decline") continue;
       const state = await loadMocState(getDb(), moc);
       for (const step of MOC_STEPS) {
-        if (step === "originator") continue; // a draft is the originator's own, not a pending action
+        // A draft is the originator's own, not a pending action; a temporary change in effect
+        // waits on nobody until its end is recorded.
+        if (STEPS[step].open.notPending || STEPS[step].open.notWaiting) continue;
         if (isStepOpen(step, state) && STEPS[step].who.may(person, moc)) expected.push(`${moc.serialNum} ${step}`);
       }
     }
@@ -509,7 +555,7 @@ describe("mocListScope matches the predicates", () => {
       kinds.add(row.waiting);
     }
     // Never vacuous: every kind of wait is among the MOCs here, and MOCs that wait on nobody.
-    expect([...kinds].sort()).toEqual([...MOC_STEPS, null].sort());
+    expect([...kinds].sort()).toEqual([...MOC_STEPS.filter((step) => !STEPS[step].open.notWaiting), null].sort());
   });
 
   it("pendingActions with a limit: the longest-waiting ones, in the same order, and the total", async () => {
@@ -526,6 +572,8 @@ describe("mocListScope matches the predicates", () => {
     const kinds = new Set<string>();
     for (const who of ACTOR_NAMES)
       for (const action of (await pendingActions(actors[who]!)).actions) kinds.add(action.type);
-    expect([...kinds].sort()).toEqual(MOC_STEPS.filter((step) => step !== "originator").sort());
+    expect([...kinds].sort()).toEqual(
+      MOC_STEPS.filter((step) => !STEPS[step].open.notPending && !STEPS[step].open.notWaiting).sort(),
+    );
   });
 });

@@ -900,6 +900,7 @@ describe("the MOC list page's search (searchMocs)", () => {
             .map((n) => -Number(n)),
         target: (r: MocListRow) => [r.targetDate ? Date.parse(r.targetDate) : Infinity],
         status: (r: MocListRow) => [r.completed ? 1 : 0, r.status],
+        temporary: (r: MocListRow) => [r.temporaryUntil ? Date.parse(r.temporaryUntil) : Infinity],
       }[sort];
       const keys = whole.rows.map(key);
       const sorted = [...keys].sort(lexicographic);
