@@ -1,5 +1,6 @@
 import { vitePlugin as remix } from "@remix-run/dev";
 import { fileURLToPath } from "node:url";
+import { flatRoutes } from "remix-flat-routes";
 import { defineConfig } from "vitest/config";
 
 declare module "@remix-run/node" {
@@ -44,7 +45,12 @@ export default defineConfig({
     // The Remix plugin builds the app; tests call route modules directly instead.
     !process.env.VITEST &&
       remix({
-        ignoredRouteFiles: ["**/*.test.*", "**/.*"],
+        // Routes are grouped by feature in "+" folders (app/routes/mocs+/$id.hseq.tsx serves
+        // /mocs/:id/hseq): remix-flat-routes reads them, Remix's own convention is turned off.
+        // docs/architecture.md explains the layout.
+        ignoredRouteFiles: ["**/*"],
+        routes: async (defineRoutes) =>
+          flatRoutes("routes", defineRoutes, { ignoredRouteFiles: ["**/*.test.*", "**/.*"] }),
         future: {
           v3_fetcherPersist: true,
           v3_relativeSplatPath: true,

@@ -29,7 +29,7 @@ export const FORM_CAP: Cap = { bytes: MAX_BODY_BYTES, what: "1 MiB" };
 
 // Remix's single-fetch posts go to the same path plus `.data`.
 const UPLOAD_CAPS: [RegExp, Cap][] = [
-  // The risk-assessment upload (app/routes/mocs.$id.risk.tsx): a 10 MiB file.
+  // The risk-assessment upload (app/routes/mocs+/$id.risk.tsx): a 10 MiB file.
   [/^\/mocs\/[^/]+\/risk(\.data)?\/?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
   // The archive CSV import: a 1 MiB file, carried back as base64 (4/3) on confirmation.
   [

@@ -3,7 +3,7 @@
  * answered with `data(...)` (the page re-renders with the error), not a Response, so both shapes
  * are normalised here.
  */
-import * as login from "~/routes/login";
+import * as login from "~/routes/_auth+/login";
 import { expectNoSecrets } from "./api";
 import { buildRequest, type CallResult } from "./request";
 

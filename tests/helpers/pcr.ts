@@ -7,9 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { expect } from "vitest";
-import * as affectedPartiesRoute from "~/routes/api.pcr.affectedParties";
-import * as pcrRoute from "~/routes/api.pcr";
-import * as signaturesRoute from "~/routes/api.pcr.signatures";
+import * as affectedPartiesRoute from "~/routes/api+/pcr.affectedParties";
+import * as pcrRoute from "~/routes/api+/pcr";
+import * as signaturesRoute from "~/routes/api+/pcr.signatures";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { emailMessages, pcrs, users } from "#db/schema";

@@ -7,10 +7,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as oldMocItem from "~/routes/api.oldMoc.$id";
-import * as oldMoc from "~/routes/api.oldMoc";
-import * as oldPcrItem from "~/routes/api.oldPcr.$id";
-import * as oldPcr from "~/routes/api.oldPcr";
+import * as oldMocItem from "~/routes/api+/oldMoc.$id";
+import * as oldMoc from "~/routes/api+/oldMoc";
+import * as oldPcrItem from "~/routes/api+/oldPcr.$id";
+import * as oldPcr from "~/routes/api+/oldPcr";
 import { searchArchive } from "~/models/archive.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";

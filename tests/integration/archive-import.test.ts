@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as importPage from "~/routes/archive.$kind.import";
+import * as importPage from "~/routes/archive+/$kind.import";
 import { checkArchiveImport, decodeCsvFile, importArchiveCsv, type ImportCheck } from "~/models/archive-import.server";
 import { createArchiveRecord, insertArchiveRecords } from "~/models/archive.server";
 import { withDefaults, type ArchiveKind } from "~/models/archive.schema";

@@ -4,12 +4,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import * as healthz from "~/routes/healthz";
-import * as logout from "~/routes/logout";
-import * as myUserRoute from "~/routes/api.myUser";
-import * as userRoute from "~/routes/api.user";
-import * as fromDbRoute from "~/routes/api.UserFromDatabase";
-import * as usersRoute from "~/routes/api.users";
-import * as verifyRoute from "~/routes/api.verify";
+import * as logout from "~/routes/_auth+/logout";
+import * as myUserRoute from "~/routes/api+/myUser";
+import * as userRoute from "~/routes/api+/user";
+import * as fromDbRoute from "~/routes/api+/UserFromDatabase";
+import * as usersRoute from "~/routes/api+/users";
+import * as verifyRoute from "~/routes/api+/verify";
 import { createSession } from "~/models/session.server";
 import type { PublicUser } from "~/models/user.server";
 import { resetEnv } from "~/utils/env.server";

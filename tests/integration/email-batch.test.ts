@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../db/client";
 import { notify, queueEmails, type QueuedEmail } from "../../app/models/email.server";
-import * as outboxPage from "../../app/routes/admin.outbox";
+import * as outboxPage from "../../app/routes/admin+/outbox";
 import { resetEnv } from "../../app/utils/env.server";
 import { eventually, startFakeResend, type FakeResend } from "../helpers/fake-resend";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";

@@ -8,7 +8,7 @@ import { runDailyReminder } from "#jobs/reminder";
 import { startWorkers } from "#jobs/workers";
 import { notify, type NotifyInput } from "~/models/email.server";
 import { updateUser } from "~/models/user.server";
-import * as outboxPage from "~/routes/admin.outbox";
+import * as outboxPage from "~/routes/admin+/outbox";
 import { renderEmail } from "~/utils/email-layout.server";
 import { resetEnv } from "~/utils/env.server";
 import { eventually, startFakeResend, type FakeResend } from "../helpers/fake-resend";

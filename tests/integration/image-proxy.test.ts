@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import * as proxyRoute from "~/routes/api.proxy";
+import * as proxyRoute from "~/routes/api+/proxy";
 import { classifyAddress, hostKey, parseAllowedHosts, sniffImageType } from "~/models/image-proxy.server";
 import { proxySlotsInUse } from "~/models/image-proxy-slots.server";
 import type { PublicUser } from "~/models/user.server";

@@ -22,9 +22,9 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as insightsRoute from "~/routes/api.insights";
-import * as deleteRoute from "~/routes/api.deleteMoC";
-import * as reviewRoute from "~/routes/api.year-end-review";
+import * as insightsRoute from "~/routes/api+/insights";
+import * as deleteRoute from "~/routes/api+/deleteMoC";
+import * as reviewRoute from "~/routes/api+/year-end-review";
 import { pullReviewInsights } from "~/models/review.server";
 import { sendDueReminders } from "~/models/reminder.server";
 import { getDb } from "~/utils/db.server";

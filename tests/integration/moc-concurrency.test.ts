@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as newmocRoute from "~/routes/api.newmoc";
+import * as newmocRoute from "~/routes/api+/newmoc";
 import { getDb } from "~/utils/db.server";
 import { startBoss } from "#jobs/boss";
 import { api } from "../helpers/api";

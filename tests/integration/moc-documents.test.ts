@@ -9,10 +9,10 @@ import postgres from "postgres";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mocListScope } from "~/models/authz.server";
 import { buildMocListJson, mocListBody } from "~/models/moc-query.server";
-import * as getAllMocRoute from "~/routes/api.getAllMoc";
-import * as newmocRoute from "~/routes/api.newmoc";
-import * as singlemocRoute from "~/routes/api.singlemoc";
-import * as usersRoute from "~/routes/api.users";
+import * as getAllMocRoute from "~/routes/api+/getAllMoc";
+import * as newmocRoute from "~/routes/api+/newmoc";
+import * as singlemocRoute from "~/routes/api+/singlemoc";
+import * as usersRoute from "~/routes/api+/users";
 import { getDb } from "~/utils/db.server";
 import { DERIVED_HASH, syncDerivedObjects } from "#db/derived";
 import { startBoss } from "#jobs/boss";
@@ -33,7 +33,7 @@ import {
   tokenOf,
   type Doc,
 } from "../helpers/moc-flow";
-import * as addUserRoute from "~/routes/api.addUser";
+import * as addUserRoute from "~/routes/api+/addUser";
 
 let cast: Cast;
 let admin: Awaited<ReturnType<typeof makeAdmin>>;

@@ -5,8 +5,8 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as getAllMocRoute from "~/routes/api.getAllMoc";
-import * as newmocRoute from "~/routes/api.newmoc";
+import * as getAllMocRoute from "~/routes/api+/getAllMoc";
+import * as newmocRoute from "~/routes/api+/newmoc";
 import { forgetMocLists } from "~/models/moc-query.server";
 import type { PublicUser } from "~/models/user.server";
 import { closeDb, getDb } from "~/utils/db.server";

@@ -4,10 +4,10 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as newmocRoute from "~/routes/api.newmoc";
-import * as pcrRoute from "~/routes/api.pcr";
-import * as usersRoute from "~/routes/api.users";
-import * as reviewRoute from "~/routes/api.year-end-review";
+import * as newmocRoute from "~/routes/api+/newmoc";
+import * as pcrRoute from "~/routes/api+/pcr";
+import * as usersRoute from "~/routes/api+/users";
+import * as reviewRoute from "~/routes/api+/year-end-review";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";

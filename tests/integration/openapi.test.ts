@@ -1,21 +1,21 @@
 /**
- * GET /api/openapi.json (app/api/openapi.server.ts) against the route files themselves: every
+ * GET /api/openapi.json (app/web/openapi.server.ts) against the route files themselves: every
  * /api route file is in the document with exactly the methods it answers (any other method is
  * 405), and every path in the document has its route file.
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { API, openApiDocument } from "~/web/openapi.server";
-import * as openapiRoute from "~/routes/api.openapi[.]json";
+import * as openapiRoute from "~/routes/api+/openapi[.]json";
 import { api } from "../helpers/api";
 import { call } from "../helpers/request";
 
-const ROUTES_DIR = new URL("../../app/routes/", import.meta.url);
+const ROUTES_DIR = new URL("../../app/routes/api+/", import.meta.url);
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
-/** `api.oldMoc.$id.ts` -> `/api/oldMoc/{id}`, `api.openapi[.]json.ts` -> `/api/openapi.json`. */
+/** `api+/oldMoc.$id.ts` -> `/api/oldMoc/{id}`, `api+/openapi[.]json.ts` -> `/api/openapi.json`. */
 const pathOf = (file: string) =>
-  "/" +
+  "/api/" +
   file
     .replace(/\.tsx?$/, "")
     .replace(/\[\.\]/g, "~")
@@ -24,7 +24,7 @@ const pathOf = (file: string) =>
     .join("/")
     .replace(/~/g, ".");
 
-const ROUTE_FILES = readdirSync(ROUTES_DIR).filter((file) => file.startsWith("api."));
+const ROUTE_FILES = readdirSync(ROUTES_DIR).filter((file) => /\.tsx?$/.test(file));
 
 type RouteModule = Parameters<typeof call>[0];
 
@@ -50,13 +50,13 @@ describe("GET /api/openapi.json", () => {
 
   it("finds route files to check (the test is not vacuous)", () => {
     expect(ROUTE_FILES.length).toBeGreaterThan(40);
-    expect(pathOf("api.oldMoc.$id.ts")).toBe("/api/oldMoc/{id}");
-    expect(pathOf("api.openapi[.]json.ts")).toBe("/api/openapi.json");
+    expect(pathOf("oldMoc.$id.ts")).toBe("/api/oldMoc/{id}");
+    expect(pathOf("openapi[.]json.ts")).toBe("/api/openapi.json");
   });
 
   it.each(ROUTE_FILES)("%s is documented with exactly the methods it answers", async (file) => {
     const path = pathOf(file);
-    const module = (await import(`../../app/routes/${file.replace(/\.ts$/, "")}.ts`)) as RouteModule;
+    const module = (await import(`../../app/routes/api+/${file.replace(/\.ts$/, "")}.ts`)) as RouteModule;
     expect(Object.keys(API), `${path} is missing from the document`).toContain(path);
     expect(await methodsOf(module, path)).toEqual(METHODS.filter((m) => API[path]![m]));
   });

@@ -7,16 +7,16 @@
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as allPcrRoute from "~/routes/api.allPcr";
-import * as clonePcrRoute from "~/routes/api.clonePcr";
-import * as getAllPcrRoute from "~/routes/api.getAllPcr";
-import * as newmocRoute from "~/routes/api.newmoc";
-import * as pcrByIdRoute from "~/routes/api.pcr.$id";
-import * as affectedPartiesRoute from "~/routes/api.pcr.affectedParties";
-import * as signaturesRoute from "~/routes/api.pcr.signatures";
-import * as summaryRoute from "~/routes/api.pcr.summary";
-import * as pcrRoute from "~/routes/api.pcr";
-import * as singlePcrRoute from "~/routes/api.singlePcr";
+import * as allPcrRoute from "~/routes/api+/allPcr";
+import * as clonePcrRoute from "~/routes/api+/clonePcr";
+import * as getAllPcrRoute from "~/routes/api+/getAllPcr";
+import * as newmocRoute from "~/routes/api+/newmoc";
+import * as pcrByIdRoute from "~/routes/api+/pcr.$id";
+import * as affectedPartiesRoute from "~/routes/api+/pcr.affectedParties";
+import * as signaturesRoute from "~/routes/api+/pcr.signatures";
+import * as summaryRoute from "~/routes/api+/pcr.summary";
+import * as pcrRoute from "~/routes/api+/pcr";
+import * as singlePcrRoute from "~/routes/api+/singlePcr";
 import { createPcr } from "~/models/pcr.server";
 import type { PublicUser } from "~/models/user.server";
 import { closeDb, getDb } from "~/utils/db.server";

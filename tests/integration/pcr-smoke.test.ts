@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "#db/client";
-import * as pcrRoute from "~/routes/api.pcr";
-import * as signatures from "~/routes/api.pcr.signatures";
-import * as parties from "~/routes/api.pcr.affectedParties";
-import * as summary from "~/routes/api.pcr.summary";
-import * as getAll from "~/routes/api.getAllPcr";
+import * as pcrRoute from "~/routes/api+/pcr";
+import * as signatures from "~/routes/api+/pcr.signatures";
+import * as parties from "~/routes/api+/pcr.affectedParties";
+import * as summary from "~/routes/api+/pcr.summary";
+import * as getAll from "~/routes/api+/getAllPcr";
 import { makeUser, tokenFor } from "../helpers/factories";
 import { call } from "../helpers/request";
 

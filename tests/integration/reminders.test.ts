@@ -11,8 +11,8 @@
 import { spawn } from "node:child_process";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import * as addUserRoute from "~/routes/api.addUser";
-import * as autoReminderRoute from "~/routes/api.auto_reminder";
+import * as addUserRoute from "~/routes/api+/addUser";
+import * as autoReminderRoute from "~/routes/api+/auto_reminder";
 import {
   dueMocsQuery,
   dueText,

@@ -8,8 +8,8 @@
 import { randomUUID } from "node:crypto";
 import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as reviewRoute from "~/routes/api.year-end-review";
-import * as usersRoute from "~/routes/api.users";
+import * as reviewRoute from "~/routes/api+/year-end-review";
+import * as usersRoute from "~/routes/api+/users";
 import type { PublicUser } from "~/models/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import type { QueryCounter } from "#db/client";

@@ -6,8 +6,8 @@
  */
 import { eq, and } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as newmocRoute from "~/routes/api.newmoc";
-import * as singlemocRoute from "~/routes/api.singlemoc";
+import * as newmocRoute from "~/routes/api+/newmoc";
+import * as singlemocRoute from "~/routes/api+/singlemoc";
 import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
 import { getDb } from "~/utils/db.server";
 import { mocForms, mocs } from "#db/schema";

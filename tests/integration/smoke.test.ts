@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as myUser from "~/routes/api.myUser";
+import * as myUser from "~/routes/api+/myUser";
 import { makeUser, tokenFor } from "../helpers/factories";
 import { call } from "../helpers/request";
 

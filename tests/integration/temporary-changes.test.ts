@@ -10,8 +10,8 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as newmocRoute from "~/routes/api.newmoc";
-import * as singleMocRoute from "~/routes/api.singlemoc";
+import * as newmocRoute from "~/routes/api+/newmoc";
+import * as singleMocRoute from "~/routes/api+/singlemoc";
 import { dashboard, searchMocs } from "~/models/moc-list.server";
 import { sendDueReminders } from "~/models/reminder.server";
 import { getDb } from "~/utils/db.server";

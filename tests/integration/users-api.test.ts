@@ -6,11 +6,11 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import * as myUserRoute from "~/routes/api.myUser";
-import * as userRoute from "~/routes/api.user";
-import * as fromDbRoute from "~/routes/api.UserFromDatabase";
-import * as usersRoute from "~/routes/api.users";
-import * as verifyRoute from "~/routes/api.verify";
+import * as myUserRoute from "~/routes/api+/myUser";
+import * as userRoute from "~/routes/api+/user";
+import * as fromDbRoute from "~/routes/api+/UserFromDatabase";
+import * as usersRoute from "~/routes/api+/users";
+import * as verifyRoute from "~/routes/api+/verify";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { users } from "#db/schema";

@@ -9,7 +9,7 @@ import type { ExtentionsAndDeviations } from "#db/schema";
 import { unresolved } from "~/models/moc-document";
 import { deviationExtensionSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
-import type { MocLayoutData } from "./mocs.$id";
+import type { MocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "deviation-extension",
@@ -54,7 +54,7 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
 
 export default function DeviationStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
   const tracking = moc.extentionsAndDeviations;
   if (!tracking) return null;
   return (

@@ -11,7 +11,7 @@ import { requirePageUser } from "~/web/auth.server";
 import { Forbidden, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
-import { accessOptions, departmentOptions, positionOptions, roleOptions } from "./admin.users";
+import { accessOptions, departmentOptions, positionOptions, roleOptions } from "~/routes/admin+/users";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.user.name ?? "User"} · Users · Change Management` },

@@ -7,7 +7,7 @@ import { updateDraft } from "~/models/moc.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { requireOpenStep, stepPage } from "~/web/moc-step-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
-import type { MocLayoutData } from "./mocs.$id";
+import type { MocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "originator",
@@ -35,7 +35,7 @@ export async function action(args: ActionFunctionArgs) {
 
 export default function OriginatorStep() {
   const { users } = useLoaderData<typeof loader>();
-  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
   const lastResult = useActionData<typeof action>();
   const isDraft = moc.status === "a";
   return (

@@ -14,7 +14,7 @@ import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.serve
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { runForPage } from "~/utils/page.server";
-import type { MocLayoutData } from "./mocs.$id";
+import type { MocLayoutData } from "~/routes/mocs+/$id";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
@@ -213,7 +213,7 @@ function TemporaryPanel({
 }
 
 export default function MocRecord() {
-  const { moc, permissions, today } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const { moc, permissions, today } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
   const { users, chat } = useLoaderData<typeof loader>();
   const forms = moc;
   const people = moc;

@@ -1,2 +1,2 @@
 // GET /api/getAllPcr (the archive table) answers what GET /api/allPcr answers.
-export { loader, action } from "./api.allPcr";
+export { loader, action } from "~/routes/api+/allPcr";

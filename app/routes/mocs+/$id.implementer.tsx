@@ -3,7 +3,7 @@ import { TextField, UserSelectField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { implementerFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
-import type { MocLayoutData } from "./mocs.$id";
+import type { MocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "implementer",
@@ -15,7 +15,7 @@ export const action = page.action;
 
 export default function ImplementerStep() {
   const { users, mocId } = useLoaderData<typeof loader>();
-  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs.$id")!;
+  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
   const draft = moc.implementer_form ?? undefined;
   const ref = (key: "approver-name" | "hseq-name") => {
     const id = draft?.[key]?.value._id;
