@@ -43,7 +43,7 @@ export const MOC_JSON = `json_build_object(
   'all_users', coalesce((select json_agg(${USER_JSON("u")} order by mu.added_at, u.name)
       from moc_users mu join users u on u.id = mu.user_id where mu.moc_id = m.id), '[]'::json),
   'logs', coalesce((select json_agg(json_build_object('_id', l.id, 'userId', ${userRef("l.user_id")},
-      'action', l.action, 'from', l.from_status, 'to', l.to_status, 'comment', l.comment, 'at', ${iso("l.at")})
+      'onBehalfOf', ${userRef("l.on_behalf_of")}, 'action', l.action, 'from', l.from_status, 'to', l.to_status, 'comment', l.comment, 'at', ${iso("l.at")})
       order by l.at, l.id) from moc_logs l where l.moc_id = m.id), '[]'::json),
   'decline', m.decline,
   'extentionsAndDeviations', m.deviations,

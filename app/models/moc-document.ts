@@ -50,6 +50,8 @@ export type ImplementerFormDoc = Stored<
 export type MocLogJson = {
   _id: string;
   userId: UserJson | null;
+  /** The absent person `userId` acted for, by delegation ("A on behalf of B"). */
+  onBehalfOf: UserJson | null;
   action: string;
   from: string | null;
   to: string;

@@ -157,6 +157,11 @@ type StepDefinition<Form extends z.ZodType> = {
     sql: (actor: Actor) => SQL;
     /** The 403 message, on the API and the pages. */
     refusal: string;
+    /**
+     * A decision that must be independent of the change (four eyes): whoever takes it on someone
+     * else's behalf must be neither the MOC's originator nor its implementer (`independentOf`).
+     */
+    independent?: true;
   };
   open: {
     /** The statuses it may be submitted in (409 otherwise). */
@@ -386,6 +391,7 @@ export const STEPS = {
       may: (actor) => isHseq(actor),
       sql: (actor) => (isHseq(actor) ? sql`true` : sql`false`),
       refusal: "Only members of the HSEQ department can submit the HSEQ review",
+      independent: true,
     },
     open: { statuses: ["c"] },
     owner: { roles: ["hseq"], suffix: " (HSEQ)", otherwise: "HSEQ department" },
@@ -431,7 +437,7 @@ export const STEPS = {
   approver: step({
     path: "approver",
     part: "Part D (approval)",
-    who: { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
+    who: { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC", independent: true },
     open: { statuses: ["d"] },
     owner: { roles: ["approver"] },
     form: approverFormSchema,
@@ -543,6 +549,7 @@ export const STEPS = {
       may: (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
       sql: (actor) => sql`(m.approver_id = ${actor._id} or m.hseq_id = ${actor._id})`,
       refusal: "Only the approver or the assigned HSEQ user can resolve deviations and extensions",
+      independent: true,
     },
     // Status b alone is not enough: the step exists only while a requested item waits.
     open: {
@@ -610,6 +617,7 @@ export const STEPS = {
       may: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
       sql: (actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
       refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
+      independent: true,
     },
     open: { statuses: ["f"] },
     owner: { roles: ["verifier", "hseq"] },
@@ -692,7 +700,7 @@ export const STEPS = {
     path: "temporary-confirm",
     part: "the HSEQ confirmation of the restoration",
     button: "Confirm the restoration",
-    who: { ...assigned("hseq"), refusal: "Only the assigned HSEQ user can confirm the restoration" },
+    who: { ...assigned("hseq"), refusal: "Only the assigned HSEQ user can confirm the restoration", independent: true },
     open: {
       statuses: ["f"],
       completed: true,
@@ -799,6 +807,7 @@ export const STEPS = {
     who: {
       ...assigned("approver"),
       refusal: "Only the assigned approver can decide on extending the temporary change",
+      independent: true,
     },
     open: {
       statuses: ["f"],
@@ -917,6 +926,31 @@ export function stepBodyShape(s: MocStep): z.ZodType {
 export const mayAct = (s: MocStep, actor: Actor, moc: MocAccess) => STEPS[s].who.may(actor, moc);
 
 /**
+ * The four-eyes rule for the acting person: on an independent step, the person who acts (the
+ * delegate, when acting for someone) is neither the MOC's originator nor its implementer.
+ */
+export const independentOf = (s: MocStep, acting: Actor, moc: MocAccess) =>
+  !(STEPS[s] as AnyStep).who.independent || (acting._id !== moc.originatorId && acting._id !== moc.implementerId);
+
+/**
+ * Whether `acting` may take the step, and for whom: themselves (`onBehalfOf` null) when the step's
+ * rule names them, else the first of `principals` (the absent people who delegated to them today,
+ * docs/decisions/023-temporary-changes-and-delegation.md) whom it names, provided the acting
+ * person passes the four-eyes rule as a person. Null when neither.
+ */
+export function actingFor(
+  s: MocStep,
+  acting: Actor,
+  moc: MocAccess,
+  principals: readonly Actor[] = [],
+): { onBehalfOf: Actor | null } | null {
+  if (mayAct(s, acting, moc)) return { onBehalfOf: null };
+  if (!independentOf(s, acting, moc)) return null;
+  const principal = principals.find((p) => mayAct(s, p, moc));
+  return principal ? { onBehalfOf: principal } : null;
+}
+
+/**
  * Why the step cannot be submitted now (a 409 reason), or null when it is open. The status
  * message names the step: "This MOC is at approval, so Part E (implementation) cannot be submitted".
  */
@@ -949,8 +983,12 @@ export const stepWaiting = (state: MocState): MocStep | null =>
   MOC_STEPS.find((s) => isStepOpen(s, state) && waitsIn(s, state.status)) ?? null;
 
 /** Steps this actor can submit right now. */
-export const openStepsFor = (actor: Actor, access: MocAccess, state: MocState): MocStep[] =>
-  MOC_STEPS.filter((s) => isStepOpen(s, state) && mayAct(s, actor, access));
+export const openStepsFor = (
+  actor: Actor,
+  access: MocAccess,
+  state: MocState,
+  principals: readonly Actor[] = [],
+): MocStep[] => MOC_STEPS.filter((s) => isStepOpen(s, state) && actingFor(s, actor, access, principals) !== null);
 
 /** Who owns the step the MOC waits for, in words (the record's owner line and stepper). */
 export function currentOwner(doc: MocDocument): string | null {

@@ -116,11 +116,14 @@ export async function appendLog(
     from: string | null;
     to: string | null;
     comment?: string | null;
+    /** The absent person `userId` acted for, by delegation. */
+    onBehalfOf?: string | null;
   },
 ): Promise<void> {
   await tx.insert(mocLogs).values({
     mocId: entry.mocId,
     userId: entry.userId,
+    onBehalfOf: entry.onBehalfOf ?? null,
     action: entry.action,
     fromStatus: entry.from,
     toStatus: entry.to,

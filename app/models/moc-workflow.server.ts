@@ -13,7 +13,12 @@ import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocAccess, loadMocDocument } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
+import { principalsOf } from "./delegation.server";
+
 import {
+  actingFor,
+  independentOf,
+  mayAct,
   STEPS,
   temporaryConditions,
   whyClosed,
@@ -49,7 +54,12 @@ export async function loadMocState(
   };
 }
 
-/** Runs one step of one MOC for the actor; returns the populated MOC after the change. */
+/**
+ * Runs one step of one MOC for the actor; returns the populated MOC after the change. The actor is
+ * the acting person: when the step's rule does not name them, they may act for an absent person
+ * who delegated to them today (`actingFor`: no chains, the four-eyes rule on the acting person),
+ * and the audit entry and the emails say "A on behalf of B".
+ */
 export async function runStep<S extends MocStep>(
   step: S,
   actor: PublicUser,
@@ -60,11 +70,26 @@ export async function runStep<S extends MocStep>(
   return getDb().transaction(async (tx) => {
     const moc = await loadMocAccess(mocId, tx, { lock: true });
     if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-    if (!definition.who.may(actor, moc)) throw new Forbidden(definition.who.refusal);
+    const principals = mayAct(step, actor, moc)
+      ? []
+      : await principalsOf(tx, actor._id, new Date().toISOString().slice(0, 10));
+    const acting = actingFor(step, actor, moc, principals);
+    if (!acting) {
+      const forSomeone = principals.find((p) => mayAct(step, p, moc));
+      if (forSomeone && !independentOf(step, actor, moc)) {
+        throw new Forbidden(
+          `${definition.who.refusal}; as the originator or implementer of this MOC you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
+        );
+      }
+      throw new Forbidden(definition.who.refusal);
+    }
+    const onBehalfOf = acting.onBehalfOf as PublicUser | null;
+    // The acting person writes; messages name them as acting for the absent person.
+    const as = onBehalfOf ? { ...actor, name: `${actor.name} on behalf of ${onBehalfOf.name}` } : actor;
     const closed = whyClosed(step, await loadMocState(tx, moc), (status) => mocStatusLabel(status).toLowerCase());
     if (closed) throw new Conflict(closed);
     const now = new Date();
-    const outcome = await definition.apply({ tx, actor, moc, input, now });
+    const outcome = await definition.apply({ tx, actor: as, moc, input, now });
     // The conditional update: only from the status this step started from.
     const moved = await tx
       .update(mocs)
@@ -79,6 +104,7 @@ export async function runStep<S extends MocStep>(
       from: moc.status,
       to: outcome.to,
       comment: outcome.comment ?? null,
+      onBehalfOf: onBehalfOf?._id ?? null,
     });
     for (const notice of outcome.notices ?? []) {
       await notifyAboutMoc(tx, moc, notice.to, {

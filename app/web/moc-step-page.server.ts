@@ -8,7 +8,14 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { z } from "zod";
 import type { MocDocument } from "~/models/moc-document";
-import { mayAct, openStepsFor, stateOfDocument, STEPS, type MocStep, type StepInput } from "~/models/moc-steps.server";
+import {
+  actingFor,
+  openStepsFor,
+  stateOfDocument,
+  STEPS,
+  type MocStep,
+  type StepInput,
+} from "~/models/moc-steps.server";
 import { runStep } from "~/models/moc-workflow.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -18,9 +25,9 @@ import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export async function requireOpenStep(request: Request, id: string | undefined, step: MocStep) {
-  const { user, access, doc } = await requireMocForPage(request, id);
-  if (!mayAct(step, user, access)) pageError(new Forbidden(`${STEPS[step].who.refusal}.`));
-  if (!openStepsFor(user, access, stateOfDocument(doc)).includes(step)) {
+  const { user, access, doc, principals } = await requireMocForPage(request, id);
+  if (!actingFor(step, user, access, principals)) pageError(new Forbidden(`${STEPS[step].who.refusal}.`));
+  if (!openStepsFor(user, access, stateOfDocument(doc), principals).includes(step)) {
     throw await redirectWithFlash(`/mocs/${doc._id}`, {
       kind: "info",
       message: `${capitalise(STEPS[step].part)} is not open for you now.`,

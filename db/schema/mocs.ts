@@ -254,6 +254,8 @@ export const mocLogs = pgTable(
       .notNull()
       .references(() => mocs.id, { onDelete: "cascade" }),
     userId: uuid("user_id").references(() => users.id),
+    /** The person `user_id` acted for, by delegation ("A on behalf of B"). */
+    onBehalfOf: uuid("on_behalf_of").references(() => users.id),
     action: text("action").notNull(),
     fromStatus: text("from_status"),
     toStatus: text("to_status"),

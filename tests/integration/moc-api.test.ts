@@ -86,6 +86,8 @@ const MOC_KEYS = [
   "manual_plan",
   "chat",
   "target_date",
+  // docs/decisions/023-temporary-changes-and-delegation.md (an addition)
+  "temporary",
   "createdAt",
   "updatedAt",
 ];
@@ -292,7 +294,7 @@ describe("population", () => {
     doc.all_users.forEach((u: PublicUser) => expectUser(u, u));
     expect(doc.logs.length).toBeGreaterThanOrEqual(7);
     for (const log of doc.logs) {
-      expect(Object.keys(log).sort()).toEqual(["_id", "action", "at", "comment", "from", "to", "userId"]);
+      expect(Object.keys(log).sort()).toEqual(["_id", "action", "at", "comment", "from", "onBehalfOf", "to", "userId"]);
       expectUser(log.userId, log.userId);
     }
     expect(doc.completed).toBe(true);

@@ -19,8 +19,8 @@ import type { MocLayoutData } from "~/routes/mocs+/$id";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, access, doc } = await requireMocForPage(request, params.id);
-  const { canManage } = mocPermissions(user, access, doc);
+  const { user, access, doc, principals } = await requireMocForPage(request, params.id);
+  const { canManage } = mocPermissions(user, access, doc, principals);
   const [users, chat] = await Promise.all([
     canManage ? activeUserOptions() : [],
     chatPanelData(request, user, roomOfMoc(access)),

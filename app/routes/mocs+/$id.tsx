@@ -12,7 +12,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 /** The record every MOC page shows: its header, the stepper and who owns the current step. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, access, doc } = await requireMocForPage(request, params.id);
+  const { user, access, doc, principals } = await requireMocForPage(request, params.id);
   // Stored HTML was sanitised on write; sanitise again on the way out, so pages only ever render
   // sanitised HTML whatever is in the database.
   const description = doc.originator_form?.["description-of-change"];
@@ -24,7 +24,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     moc: doc,
     owner: currentOwner(doc),
-    permissions: mocPermissions(user, access, doc),
+    permissions: mocPermissions(user, access, doc, principals),
     viewerId: user._id,
     today: new Date().toISOString().slice(0, 10),
   };
@@ -65,9 +65,10 @@ export default function MocLayout() {
         </div>
         {onRecord && permissions.openSteps.length > 0 ? (
           <div className="row no-print">
-            {permissions.openSteps.map(({ step, path, part, button }) => (
+            {permissions.openSteps.map(({ step, path, part, button, onBehalfOf }) => (
               <Link key={step} to={`/mocs/${moc._id}/${path}`} className="button button-primary">
                 {step === "originator" && moc.status === "b" ? "Revise Part A" : (button ?? `Open ${part}`)}
+                {onBehalfOf ? ` (on behalf of ${onBehalfOf})` : ""}
               </Link>
             ))}
           </div>
