@@ -24,6 +24,8 @@ export type Delegation = {
   endsOn: string;
   createdBy: string;
   createdByName: string;
+  /** Ended early (it no longer counts). */
+  ended: boolean;
 };
 
 export const delegationSchema = z.object({
@@ -36,9 +38,13 @@ export type DelegationInput = z.infer<typeof delegationSchema>;
 
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
+/** A delegation `d` in force on `day`: within its period and not ended early. */
+const ACTIVE_ON = (day: string) =>
+  sql`d.ended_at is null and d.starts_on <= ${day}::date and d.ends_on >= ${day}::date`;
+
 const SELECT = sql`select d.id, d.user_id as "userId", u.name as "userName", d.delegate_id as "delegateId",
     g.name as "delegateName", d.starts_on::text as "startsOn", d.ends_on::text as "endsOn",
-    d.created_by as "createdBy", c.name as "createdByName"
+    d.created_by as "createdBy", c.name as "createdByName", d.ended_at is not null as ended
   from delegations d join users u on u.id = d.user_id join users g on g.id = d.delegate_id
   join users c on c.id = d.created_by`;
 
@@ -66,15 +72,14 @@ export async function principalsOf(db: Executor, delegateId: string, day: string
   const rows = await db.execute<PublicUser>(sql`
     select u.id as "_id", u.name, u.email, u.role, u.department, u.access, u.position, u.active, u.onboarded
     from delegations d join users u on u.id = d.user_id
-    where d.delegate_id = ${delegateId} and d.starts_on <= ${day}::date and d.ends_on >= ${day}::date and u.active
+    where d.delegate_id = ${delegateId} and ${ACTIVE_ON(day)} and u.active
     order by u.name, u.id`);
   return [...rows];
 }
 
 /** SQL: the delegates standing in on `day` for any of the users `ids` (emails go to them too). */
 export const delegatesOfSql = (ids: string[], day: string) => sql`(select d.delegate_id from delegations d
-  where d.user_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)
-    and d.starts_on <= ${day}::date and d.ends_on >= ${day}::date)`;
+  where d.user_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and ${ACTIVE_ON(day)})`;
 
 async function audit(tx: Executor, delegationId: string, actorId: string, action: string) {
   await tx.execute(
@@ -111,7 +116,8 @@ async function checkPeriod(
   const overlapping = await tx.execute<{ name: string; startsOn: string; endsOn: string }>(sql`
     select g.name, d.starts_on::text as "startsOn", d.ends_on::text as "endsOn"
     from delegations d join users g on g.id = d.delegate_id
-    where d.user_id = ${input.userId} and d.starts_on <= ${input.endsOn}::date and d.ends_on >= ${input.startsOn}::date
+    where d.user_id = ${input.userId} and d.ended_at is null
+      and d.starts_on <= ${input.endsOn}::date and d.ends_on >= ${input.startsOn}::date
       ${options.except ? sql`and d.id <> ${options.except}` : sql``}
     limit 1`);
   const clash = overlapping[0];
@@ -186,7 +192,7 @@ export async function changeDelegation(
   return getDb().transaction(async (tx) => {
     const current = await lockDelegation(tx, actor, id);
     const today = utcDay(now);
-    if (current.endsOn < today) throw new Conflict("This delegation is over and can no longer change");
+    if (current.ended || current.endsOn < today) throw new Conflict("This delegation is over and can no longer change");
     const input = { userId: current.userId, delegateId: current.delegateId, ...parsed.data };
     await checkPeriod(tx, input, { except: id, today });
     await tx.execute(sql`update delegations set starts_on = ${input.startsOn}, ends_on = ${input.endsOn},
@@ -196,23 +202,18 @@ export async function changeDelegation(
   });
 }
 
-/** Ends a delegation now: it stops yesterday (or is dropped to nothing if it had not started). */
+/** Ends a delegation now: from this moment it counts for nothing; the row stays for the record. */
 export async function endDelegation(actor: PublicUser, id: string, now = new Date()): Promise<Delegation> {
   return getDb().transaction(async (tx) => {
     const current = await lockDelegation(tx, actor, id);
     const today = utcDay(now);
-    if (current.endsOn < today) throw new Conflict("This delegation is already over");
-    const yesterday = utcDay(new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000));
+    if (current.ended || current.endsOn < today) throw new Conflict("This delegation is already over");
+    await tx.execute(sql`update delegations set ended_at = ${now.toISOString()}, updated_at = now() where id = ${id}`);
     await audit(tx, id, actor._id, `Ended the delegation to ${current.delegateName} on ${today}`);
-    if (current.startsOn > yesterday) {
-      // Not started yet: nothing was ever done under it, so it goes (its audit entries stay).
-      await tx.execute(sql`delete from delegations where id = ${id}`);
-      return { ...current, endsOn: yesterday };
-    }
-    await tx.execute(sql`update delegations set ends_on = ${yesterday}, updated_at = now() where id = ${id}`);
     return (await delegationById(tx, id))!;
   });
 }
+
 /** The audit entries of a delegation, oldest first. */
 export async function delegationEventsOf(id: string) {
   const rows = await getDb().execute<{ action: string; by: string | null; at: string }>(sql`

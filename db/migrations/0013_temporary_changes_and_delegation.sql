@@ -1,6 +1,6 @@
 CREATE TABLE "delegation_events" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"delegation_id" uuid,
+	"delegation_id" uuid NOT NULL,
 	"actor_id" uuid,
 	"action" text NOT NULL,
 	"at" timestamp with time zone DEFAULT now() NOT NULL
@@ -12,6 +12,7 @@ CREATE TABLE "delegations" (
 	"delegate_id" uuid NOT NULL,
 	"starts_on" date NOT NULL,
 	"ends_on" date NOT NULL,
+	"ended_at" timestamp with time zone,
 	"created_by" uuid NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
@@ -32,7 +33,7 @@ CREATE TABLE "temporary_reminders" (
 --> statement-breakpoint
 ALTER TABLE "moc_logs" ADD COLUMN "on_behalf_of" uuid;--> statement-breakpoint
 ALTER TABLE "mocs" ADD COLUMN "temporary" jsonb;--> statement-breakpoint
-ALTER TABLE "delegation_events" ADD CONSTRAINT "delegation_events_delegation_id_delegations_id_fk" FOREIGN KEY ("delegation_id") REFERENCES "public"."delegations"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "delegation_events" ADD CONSTRAINT "delegation_events_delegation_id_delegations_id_fk" FOREIGN KEY ("delegation_id") REFERENCES "public"."delegations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "delegation_events" ADD CONSTRAINT "delegation_events_actor_id_users_id_fk" FOREIGN KEY ("actor_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "delegations" ADD CONSTRAINT "delegations_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "delegations" ADD CONSTRAINT "delegations_delegate_id_users_id_fk" FOREIGN KEY ("delegate_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

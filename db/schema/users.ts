@@ -65,7 +65,7 @@ export const rateLimits = pgTable("rate_limits", {
  * Delegations (docs/decisions/023-temporary-changes-and-delegation.md): from `starts_on` to
  * `ends_on` (UTC dates, both included) `delegate_id` may act for `user_id` on the steps waiting on
  * them. Never to oneself (the check); never overlapping for one person (refused by the model, under
- * a lock on that person's row). Ending one early moves `ends_on`; rows are kept for the record.
+ * a lock on that person's row). Ending one early sets `ended_at`; rows are kept for the record.
  */
 export const delegations = pgTable(
   "delegations",
@@ -79,6 +79,8 @@ export const delegations = pgTable(
       .references(() => users.id),
     startsOn: date("starts_on", { mode: "string" }).notNull(),
     endsOn: date("ends_on", { mode: "string" }).notNull(),
+    /** Ended early: from then on it counts for nothing (the period stays, for the record). */
+    endedAt: timestamp("ended_at", { withTimezone: true }),
     createdBy: uuid("created_by")
       .notNull()
       .references(() => users.id),
@@ -98,8 +100,9 @@ export const delegationEvents = pgTable(
   "delegation_events",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    /** Null once a delegation that never started is withdrawn (`action` keeps the names). */
-    delegationId: uuid("delegation_id").references(() => delegations.id, { onDelete: "set null" }),
+    delegationId: uuid("delegation_id")
+      .notNull()
+      .references(() => delegations.id),
     actorId: uuid("actor_id").references(() => users.id),
     action: text("action").notNull(),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
