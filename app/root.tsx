@@ -64,6 +64,7 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
       ? [
           { to: "/admin/users", label: "Users" },
           { to: "/admin/outbox", label: "Outbox" },
+          { to: "/admin/delegations", label: "Delegations" },
         ]
       : []),
   ];

@@ -23,6 +23,8 @@ export const canManageUsers = (actor: Actor) => isAdmin(actor);
 export const canListUsers = (_actor: Actor) => true;
 /** The admin outbox page and retrying failed email. */
 export const canSeeOutbox = (actor: Actor) => isAdmin(actor);
+/** Name, change and end anyone's delegation (the admin page); everyone manages their own. */
+export const canManageDelegations = (actor: Actor) => isAdmin(actor);
 
 // ---------------------------------------------------------------------------------------------
 // MOCs (docs/decisions/004-moc-workflow.md)
