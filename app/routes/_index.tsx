@@ -8,6 +8,8 @@ import { mocStatusLabel } from "~/models/moc-status";
 import { stepLink } from "~/models/moc-steps.server";
 import { ENDING_SOON_DAYS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
+import { principalsOf } from "~/models/delegation.server";
+import { getDb } from "~/utils/db.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Change Management" }];
@@ -17,15 +19,29 @@ const WAITING_SHOWN = 20;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const [waiting, signatures, board] = await Promise.all([
+  const today = new Date().toISOString().slice(0, 10);
+  const [waiting, signatures, board, principals] = await Promise.all([
     pendingActions(user, { limit: WAITING_SHOWN }),
     pendingPcrSignatures(user),
     dashboard(user),
+    principalsOf(getDb(), user._id, today),
   ]);
+  // The work of the people this user stands in for today, shown apart ("on behalf of B").
+  const delegated = await Promise.all(
+    principals.map(async (principal) => ({
+      name: principal.name,
+      actions: (await pendingActions(principal, { limit: WAITING_SHOWN })).actions.map((item) => ({
+        ...stepLink(item.type),
+        mocId: item.moc._id,
+        serial: item.moc.serial_num,
+        targetDate: item.moc.target_date,
+      })),
+    })),
+  );
   return {
     name: user.name,
     now: Date.now(),
-    today: new Date().toISOString().slice(0, 10),
+    today,
     waitingTotal: waiting.total,
     waiting: waiting.actions.map((item) => {
       return {
@@ -38,6 +54,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       };
     }),
     signatures,
+    delegated,
     ...board,
   };
 }
@@ -45,8 +62,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
 const STATUS_ORDER = ["a", "b", "c", "d", "e", "f", "decline"];
 
 export default function Dashboard() {
-  const { name, waiting, waitingTotal, signatures, counts, overdue, activity, now, today, temporary, expired } =
-    useLoaderData<typeof loader>();
+  const {
+    name,
+    waiting,
+    waitingTotal,
+    signatures,
+    counts,
+    overdue,
+    activity,
+    now,
+    today,
+    temporary,
+    expired,
+    delegated,
+  } = useLoaderData<typeof loader>();
   const open = STATUS_ORDER.map((status) => ({
     status,
     n: counts.filter((c) => c.status === status && !c.completed).reduce((sum, c) => sum + c.n, 0),
@@ -116,6 +145,29 @@ export default function Dashboard() {
           </p>
         ) : null}
       </section>
+
+      {delegated.map((group, i) => (
+        <section className="card" aria-labelledby={`delegated-${i}-title`} key={group.name}>
+          <h2 id={`delegated-${i}-title`}>On behalf of {group.name}</h2>
+          <p className="muted">You stand in for {group.name} today; what you do here is recorded as on their behalf.</p>
+          {group.actions.length === 0 ? (
+            <p className="empty">Nothing is waiting on {group.name} right now.</p>
+          ) : (
+            <ul className="waiting-list">
+              {group.actions.map((item) => (
+                <li key={`${item.mocId}-${item.step}`}>
+                  <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">
+                    MOC {item.serial}: {item.part}
+                  </Link>
+                  <span className={item.targetDate && item.targetDate < today ? "overdue" : "muted"}>
+                    Target {formatDate(item.targetDate)}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      ))}
 
       <section aria-labelledby="counts-title">
         <h2 id="counts-title">MOCs by status</h2>
