@@ -215,6 +215,8 @@ describe("POST /api/newmoc", () => {
       "department-of-change": body["department-of-change"],
       "affected-departments": body["affected-departments"],
       "departments-to-inform": body["departments-to-inform"],
+      // Absent from the body: a permanent change (docs/decisions/023-temporary-changes-and-delegation.md).
+      "change-type": { value: "permanent" },
     });
     expectUser(doc.originator_id, cast.originator);
     expectUser(doc.implementer_id, cast.implementer);
