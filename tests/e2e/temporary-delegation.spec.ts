@@ -53,6 +53,7 @@ test("an approver away names a delegate on the profile, who approves on their be
   mocApi,
   openAs,
 }) => {
+  test.setTimeout(120_000); // a profile form, a pipeline through /api and an approval through the pages
   const approver = await openAs(cast.approver);
   await approver.goto("/profile");
   await ready(approver);

@@ -7,6 +7,7 @@ import { departmentLabel, formatDate, formatDateTime, TemporaryBadge } from "~/c
 import { Answers, Part, RichText, Timeline } from "~/components/moc-record";
 import type { TemporaryChange } from "#db/schema";
 import { deviationOutstanding, temporaryStateOn, unresolved } from "~/models/moc-document";
+import { canViewMoc } from "~/models/authz.server";
 import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
 import chatStyles from "~/styles/chat.css?url";
@@ -23,7 +24,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const { canManage } = mocPermissions(user, access, doc, principals);
   const [users, chat] = await Promise.all([
     canManage ? activeUserOptions() : [],
-    chatPanelData(request, user, roomOfMoc(access)),
+    // A delegate who sees the MOC only through the absent person does not join its chat.
+    canViewMoc(user, access) ? chatPanelData(request, user, roomOfMoc(access)) : null,
   ]);
   return { users, chat };
 }
@@ -470,7 +472,7 @@ export default function MocRecord() {
         <Timeline logs={moc.logs} />
       </section>
 
-      <ChatPanel chat={chat} />
+      {chat ? <ChatPanel chat={chat} /> : null}
 
       <section className="card no-print" aria-labelledby="manage-title">
         <h2 id="manage-title">Actions</h2>
