@@ -20,6 +20,7 @@ import { authenticate } from "~/web/auth.server";
 import { readFlash } from "~/utils/flash.server";
 import { useNonce } from "~/utils/nonce";
 import { canSeeInsights } from "~/models/authz.server";
+import { unreadNotificationCount } from "~/models/notifications.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: styles },
@@ -40,6 +41,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         department: result.identity.user.department,
         onboarded: result.identity.user.onboarded,
         seesInsights: canSeeInsights(result.identity.user),
+        unreadNotifications: result.identity.user.onboarded ? await unreadNotificationCount(result.identity.user) : 0,
       }
     : null;
   return data({ user, flash }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
@@ -65,6 +67,7 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
           { to: "/admin/users", label: "Users" },
           { to: "/admin/outbox", label: "Outbox" },
           { to: "/admin/delegations", label: "Delegations" },
+          { to: "/admin/audit", label: "Audit trail" },
         ]
       : []),
   ];
@@ -98,6 +101,17 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
               ))}
           </ul>
           <div className="user-menu">
+            {user.onboarded ? (
+              <NavLink to="/notifications" className="notifications-link">
+                Notifications
+                {user.unreadNotifications > 0 ? (
+                  <span className="notification-count">
+                    {user.unreadNotifications}
+                    <span className="visually-hidden"> unread</span>
+                  </span>
+                ) : null}
+              </NavLink>
+            ) : null}
             <NavLink to="/profile" className="user-name" title={user.email}>
               {user.name}
             </NavLink>

@@ -16,4 +16,9 @@ export const ADVISORY_LOCKS = {
   jobsSetup: 727_004,
   /** app/models/reminder.server.ts: reminder runs take turns. */
   reminders: 727_008,
+  /**
+   * db/migrations/0010 (the audit chain triggers): one writer per record's chain, taken in SQL as
+   * `pg_advisory_xact_lock(727009, hashtext('<kind>:<record id>'))`, the two-key form.
+   */
+  auditChains: 727_009,
 } as const;

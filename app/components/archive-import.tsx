@@ -107,7 +107,8 @@ function Ready({ kind, report }: { kind: ArchiveKind; report: ImportReport }) {
         {report.validCount === 1 ? "The row is valid" : `All ${report.validCount} rows are valid`}
       </h2>
       <p>
-        Nothing is saved yet. Import adds these {report.validCount} {noun} to the archive in one go.
+        Nothing is saved yet. Import adds{" "}
+        {report.validCount === 1 ? `this ${noun}` : `these ${report.validCount} ${noun}`} to the archive in one go.
       </p>
       <div className="table-wrap">
         <table className="stack-on-phone">

@@ -142,7 +142,11 @@ export function ArchiveListPage() {
           </div>
         ) : null}
       </div>
-      <FilterForm label={`Filter ${info.plural}`} resetTo={listPath(kind)}>
+      <FilterForm
+        label={`Filter ${info.plural}`}
+        resetTo={listPath(kind)}
+        exportTo={kind === "moc" ? "/api/oldMoc" : "/api/oldPcr"}
+      >
         <SearchField id="archive-q" value={filter.q} placeholder="Serial, title, originator, text" />
         <FilterSelect
           id="archive-status"

@@ -5,6 +5,8 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { ErrorList } from "./forms";
+import { departmentLabel } from "./moc";
+import { htmlToPlainText, PLAIN_TEXT_FIELD } from "~/utils/plain-text";
 import { useHydrated } from "./use-hydrated";
 
 /** The part of conform's field metadata these fields read (any field shape fits). */
@@ -178,7 +180,7 @@ export function UserSelectField({
         <option value="">Choose a person</option>
         {users.map((u) => (
           <option key={u._id} value={u._id}>
-            {u.name} ({u.department === "hseq" ? "HSEQ" : u.department})
+            {u.name} ({departmentLabel(u.department)})
           </option>
         ))}
       </select>
@@ -238,8 +240,9 @@ const TOOLBAR: { command: string; label: string; text: string; value?: string }[
 ];
 
 /**
- * Rich text: a plain textarea without JavaScript (HTML or plain text both fine), and with it a
- * small editor that writes its HTML into that same field. The server sanitises either way.
+ * Rich text: a plain textarea without JavaScript, whose text the action turns into HTML as typed
+ * (`PLAIN_TEXT_FIELD`: line breaks kept, markup shown as text), and with it a small editor that
+ * writes its HTML into that same field. The server sanitises either way.
  */
 export function RichTextField({
   meta,
@@ -269,10 +272,11 @@ export function RichTextField({
         <label htmlFor={f.id} id={labelId}>
           {label}
         </label>
+        <input type="hidden" name={PLAIN_TEXT_FIELD} value={f.name} />
         <textarea
           id={f.id}
           name={f.name}
-          defaultValue={initial}
+          defaultValue={htmlToPlainText(initial)}
           rows={6}
           aria-invalid={f.errors.length ? true : undefined}
           aria-describedby={describedBy(f, hint)}

@@ -2,13 +2,31 @@
  * The filter bar of the MOC, PCR and archive lists: a GET form (so filters live in the URL and work
  * without JavaScript) of labelled fields, with Apply and Reset.
  */
-import { Form, Link } from "@remix-run/react";
+import { Form, Link, useLocation } from "@remix-run/react";
 import type { ReactNode } from "react";
 
 /** A select's options as `[value, label]` pairs. */
 export type Choices = readonly (readonly [value: string, label: string])[];
 
-export function FilterForm({ label, resetTo, children }: { label: string; resetTo: string; children: ReactNode }) {
+/**
+ * `exportTo`: the list's /api path; the "Export CSV" link beside the buttons asks it for every row
+ * the current filters select (the page number aside) as CSV.
+ */
+export function FilterForm({
+  label,
+  resetTo,
+  exportTo,
+  children,
+}: {
+  label: string;
+  resetTo: string;
+  exportTo?: string;
+  children: ReactNode;
+}) {
+  const { search } = useLocation();
+  const query = new URLSearchParams(search);
+  query.delete("page");
+  query.set("format", "csv");
   return (
     <Form method="get" className="card filters" role="search" aria-label={label}>
       {children}
@@ -19,6 +37,11 @@ export function FilterForm({ label, resetTo, children }: { label: string; resetT
         <Link to={resetTo} className="button">
           Reset
         </Link>
+        {exportTo ? (
+          <a href={`${exportTo}?${query.toString()}`} className="button" download>
+            Export CSV
+          </a>
+        ) : null}
       </div>
     </Form>
   );

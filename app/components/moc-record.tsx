@@ -25,7 +25,7 @@ export function Answers({ form, rows }: { form: Form; rows: [key: string, label:
       {rows.map(([key, label]) => (
         <div key={key} style={{ display: "contents" }}>
           <dt>{label}</dt>
-          <dd>{show(valueOf(form, key))}</dd>
+          <dd className="plain-text">{show(valueOf(form, key))}</dd>
         </div>
       ))}
     </dl>
@@ -77,7 +77,7 @@ export function Timeline({ logs }: { logs: LogEntry[] }) {
           <strong>{log.action}</strong> — {log.userId?.name ?? "someone"}
           {log.onBehalfOf ? ` on behalf of ${log.onBehalfOf.name}` : ""}
           {log.comment ? (
-            <p className="muted" style={{ margin: "0.2rem 0 0" }}>
+            <p className="muted plain-text" style={{ margin: "0.2rem 0 0" }}>
               “{log.comment}”
             </p>
           ) : null}

@@ -12,10 +12,21 @@ const STATUS_BADGE: Record<string, string> = {
   decline: "badge-danger",
 };
 
-/** A MOC's status as a readable, coloured label: never a bare letter. */
-export function StatusBadge({ status, completed }: { status: string; completed: boolean }) {
-  const tone = completed ? "badge-success" : (STATUS_BADGE[status] ?? "badge");
-  return <span className={`badge ${tone}`}>{mocStatusLabel(status, completed)}</span>;
+/**
+ * A MOC's status as a readable, coloured label: never a bare letter. `stage` names what it waits
+ * for when the status alone would mislead (a deviation decision, though the status is back at B).
+ */
+export function StatusBadge({
+  status,
+  completed,
+  stage,
+}: {
+  status: string;
+  completed: boolean;
+  stage?: string | null;
+}) {
+  const tone = completed ? "badge-success" : stage ? "badge-warning" : (STATUS_BADGE[status] ?? "badge");
+  return <span className={`badge ${tone}`}>{(!completed && stage) || mocStatusLabel(status, completed)}</span>;
 }
 
 const TEMPORARY_BADGE: Record<TemporaryState, string> = {
@@ -60,13 +71,16 @@ export function StatusStepper({
   completed,
   owner,
   declinedAt,
+  part,
 }: {
   status: string;
   completed: boolean;
   owner: string | null;
   declinedAt?: string | null;
+  /** The part the MOC is at when not its status's (a deviation decision belongs to E). */
+  part?: string;
 }) {
-  const stopAt = status === "decline" ? (declinedAt ?? "b") : status;
+  const stopAt = status === "decline" ? (declinedAt ?? "b") : (part ?? status);
   const currentIndex = STEPS.findIndex((s) => s.status === stopAt);
   return (
     <ol className="stepper" aria-label="Workflow steps">

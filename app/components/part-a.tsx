@@ -14,6 +14,7 @@ import {
 } from "./fields";
 import { ErrorList, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
+import { useFocusFirstInvalid } from "./step-form";
 
 const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
 
@@ -41,6 +42,7 @@ export function PartAForm({
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <Form method="post" {...getFormProps(form)} className="card">
       <ErrorList id={form.errorId} errors={form.errors} />

@@ -4,6 +4,7 @@ import { Form } from "@remix-run/react";
 import { pcrPageSchema } from "~/models/pcr.schema";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
 import { ErrorList, SubmitButton } from "./forms";
+import { useFocusFirstInvalid } from "./step-form";
 
 /** The PCR form: new and edit. */
 export function PcrForm({
@@ -35,6 +36,7 @@ export function PcrForm({
       </label>
     );
   };
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <Form method="post" {...getFormProps(form)} className="card">
       <ErrorList id={form.errorId} errors={form.errors} />

@@ -69,16 +69,32 @@ export function SignatureBlock({ slot }: { slot: SlotView }) {
 }
 
 /**
- * Where the signer signs: with JavaScript a canvas to draw on (the PNG goes in a hidden field);
- * without it, a field for the signer's typed full name. The server accepts either.
+ * Where the signer signs: their typed full name, which works from the keyboard and without
+ * JavaScript, or (with JavaScript) a drawing on a canvas whose PNG goes in a hidden field. The
+ * server accepts either. A typed name comes back filled in after an error (`defaultValue`).
  */
-export function SignaturePadField({ name, errors, errorId }: { name: string; errors?: string[]; errorId: string }) {
+export function SignaturePadField({
+  name,
+  errors,
+  errorId,
+  idPrefix,
+  defaultValue,
+}: {
+  name: string;
+  errors?: string[];
+  errorId: string;
+  idPrefix: string;
+  defaultValue?: string;
+}) {
   const enhanced = useHydrated();
+  const typedBefore = defaultValue && !defaultValue.startsWith("data:") ? defaultValue : "";
+  const [mode, setMode] = useState<"type" | "draw">("type");
   const [value, setValue] = useState("");
   const canvas = useRef<HTMLCanvasElement>(null);
   const pad = useRef<{ clear: () => void; off: () => void } | null>(null);
+  const drawing = enhanced && mode === "draw";
   useEffect(() => {
-    if (!enhanced || !canvas.current) return;
+    if (!drawing || !canvas.current) return;
     let cancelled = false;
     void import("signature_pad").then(({ default: SignaturePad }) => {
       if (cancelled || !canvas.current) return;
@@ -94,51 +110,80 @@ export function SignaturePadField({ name, errors, errorId }: { name: string; err
     return () => {
       cancelled = true;
       pad.current?.off();
+      pad.current = null;
     };
-  }, [enhanced]);
+  }, [drawing]);
+  const typedId = `${idPrefix}-signature-typed`;
+  const typed = (
+    <div className="field">
+      <label htmlFor={typedId}>Type your full name as your signature</label>
+      <input
+        id={typedId}
+        name={name}
+        type="text"
+        autoComplete="name"
+        defaultValue={typedBefore}
+        aria-describedby={errorId}
+        aria-invalid={errors?.length ? true : undefined}
+      />
+    </div>
+  );
   if (!enhanced) {
     return (
-      <div className="field">
-        <label htmlFor="signature-typed">Type your full name as your signature</label>
-        <input
-          id="signature-typed"
-          name={name}
-          type="text"
-          autoComplete="name"
-          aria-describedby={errorId}
-          aria-invalid={errors?.length ? true : undefined}
-        />
+      <>
+        {typed}
         <ErrorList id={errorId} errors={errors} />
-      </div>
+      </>
     );
   }
   return (
-    <div className="field">
-      <span id="signature-label" className="field-label">
-        Draw your signature
-      </span>
-      <canvas
-        ref={canvas}
-        className="signature-canvas"
-        role="img"
-        aria-labelledby="signature-label"
-        aria-describedby={errorId}
-        data-testid="signature-canvas"
-      />
-      <input type="hidden" name={name} value={value} />
-      <div className="row">
-        <button
-          type="button"
-          className="button button-small"
-          onClick={() => {
-            pad.current?.clear();
-            setValue("");
-          }}
-        >
-          Clear
-        </button>
+    <fieldset className="field signature-field">
+      <legend>How do you sign?</legend>
+      <div className="choice-row">
+        {(["type", "draw"] as const).map((option) => (
+          <label key={option}>
+            <input
+              type="radio"
+              name={`${idPrefix}-sign-mode`}
+              value={option}
+              checked={mode === option}
+              onChange={() => setMode(option)}
+            />
+            {option === "type" ? "Type my name" : "Draw my signature"}
+          </label>
+        ))}
       </div>
+      {mode === "type" ? (
+        typed
+      ) : (
+        <div className="field">
+          <span id={`${idPrefix}-signature-label`} className="field-label">
+            Draw your signature
+          </span>
+          <canvas
+            ref={canvas}
+            className="signature-canvas"
+            role="img"
+            aria-labelledby={`${idPrefix}-signature-label`}
+            aria-describedby={errorId}
+            data-testid="signature-canvas"
+          />
+          <input type="hidden" name={name} value={value} />
+          <div className="row">
+            <button
+              type="button"
+              className="button button-small"
+              onClick={() => {
+                pad.current?.clear();
+                setValue("");
+              }}
+            >
+              Clear
+            </button>
+          </div>
+        </div>
+      )}
       <ErrorList id={errorId} errors={errors} />
-    </div>
+    </fieldset>
   );
 }

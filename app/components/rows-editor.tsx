@@ -25,6 +25,7 @@ export function RowsEditor({
   defaultItems,
   mocId,
   noun,
+  plural,
 }: {
   id: string;
   schema: z.ZodType;
@@ -34,6 +35,8 @@ export function RowsEditor({
   defaultItems: Record<string, unknown>[];
   mocId: string;
   noun: string;
+  /** When not `noun` + "s" ("categories"). */
+  plural?: string;
 }) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- row shapes vary by plan
   const [form, fields] = useForm<{ items: Record<string, any>[] }>({
@@ -50,7 +53,7 @@ export function RowsEditor({
       <DefaultSubmit>Save</DefaultSubmit>
       <ErrorList id={form.errorId} errors={form.errors} />
       <ErrorList id={fields.items.errorId} errors={fields.items.errors} />
-      {rows.length === 0 ? <p className="empty">No {noun}s yet.</p> : null}
+      {rows.length === 0 ? <p className="empty">No {plural ?? `${noun}s`} yet.</p> : null}
       <div className="table-wrap">
         <table className="rows-table">
           <thead>

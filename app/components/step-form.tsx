@@ -1,7 +1,7 @@
 import { getFormProps, useForm, type FormMetadata, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import type { z } from "zod";
 import { ErrorList, SubmitButton } from "./forms";
 
@@ -40,6 +40,7 @@ export function StepForm({
   submitLabel: string;
   children: ReactNode;
 }) {
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <section className="card" aria-labelledby={`${form.id}-title`}>
       <h2 id={`${form.id}-title`}>{title}</h2>
@@ -56,4 +57,35 @@ export function StepForm({
       </Form>
     </section>
   );
+}
+
+/**
+ * After a submission with errors (the browser's check or the server's answer), focus moves to the
+ * first invalid field, so a keyboard or screen-reader user lands where the fix is; conform only
+ * does it for inputs named exactly like the error (not radio groups, editors or `{ value }` fields).
+ */
+export function useFocusFirstInvalid(formId: string, errorsKey: unknown) {
+  const submitted = useRef(false);
+  useEffect(() => {
+    const form = document.getElementById(formId);
+    if (!form) return;
+    const onSubmit = () => {
+      submitted.current = true;
+    };
+    form.addEventListener("submit", onSubmit, true);
+    return () => form.removeEventListener("submit", onSubmit, true);
+  }, [formId]);
+  const key = JSON.stringify(errorsKey ?? null);
+  useEffect(() => {
+    if (!submitted.current) return;
+    submitted.current = false;
+    const form = document.getElementById(formId);
+    const invalid = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    if (!invalid) return;
+    const target =
+      invalid.tagName === "FIELDSET"
+        ? (invalid.querySelector<HTMLElement>("input:not([type=hidden]), select, textarea") ?? invalid)
+        : invalid;
+    target.focus();
+  }, [formId, key]);
 }

@@ -12,7 +12,7 @@ import type { MocDocument } from "./moc-document";
 import { pendingStepSql, type MocStep } from "./moc-steps.server";
 
 export type PendingAction = {
-  type: Exclude<MocStep, "originator">;
+  type: MocStep;
   moc: Pick<
     MocDocument,
     "_id" | "serial_num" | "status" | "completed" | "target_date" | "createdAt" | "originator_form" | "originator_id"

@@ -3,6 +3,7 @@
  * functions serves both kinds; `ARCHIVE[kind]` names the table and the kind's own fields (the
  * columns carry the documents' key names). Anyone signed in reads; admins and HSEQ write.
  */
+import { appendAudit } from "./audit.server";
 import { sql, type SQL } from "drizzle-orm";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, databaseErrorCode, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
@@ -134,13 +135,8 @@ export async function getArchiveRecord(actor: Actor, kind: ArchiveKind, id: stri
 
 export type ArchiveSearch = Omit<ArchiveFilter, "page"> & { page?: number; pageSize?: number };
 
-/** The archive pages' list: search, filters, sort and a page, with the total, in one query. */
-export async function searchArchive(
-  actor: Actor,
-  kind: ArchiveKind,
-  filter: ArchiveSearch,
-): Promise<{ rows: ArchiveDocument[]; total: number }> {
-  assertCanRead(actor);
+/** The archive list's conditions for `filter`: the page, the CSV export. */
+function archiveWhere(kind: ArchiveKind, filter: ArchiveSearch): SQL {
   const conditions: SQL[] = [sql`true`];
   const q = filter.q?.trim();
   if (q) {
@@ -160,14 +156,35 @@ export async function searchArchive(
       sql`r.date_raised >= ${`${filter.year}-01-01`}::date and r.date_raised < ${`${filter.year + 1}-01-01`}::date`,
     );
   }
+  return sql.join(conditions, sql` and `);
+}
+
+function archiveOrder(filter: ArchiveSearch): SQL {
   const sort = filter.sort ?? "raised";
   const dir = sql.raw((filter.dir ?? defaultDirection(sort)) === "asc" ? "asc" : "desc");
+  return sql`${SORT_COLUMNS[sort](dir)}, r.id`;
+}
+
+/** Every record of the filtered archive list, in its order, as documents (for csv-export.server.ts). */
+export function archiveExportQuery(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch): SQL {
+  assertCanRead(actor);
+  return sql`${selectDocument(kind)} where ${archiveWhere(kind, filter)} order by ${archiveOrder(filter)}`;
+}
+
+/** The archive pages' list: search, filters, sort and a page, with the total, in one query. */
+export async function searchArchive(
+  actor: Actor,
+  kind: ArchiveKind,
+  filter: ArchiveSearch,
+): Promise<{ rows: ArchiveDocument[]; total: number }> {
+  assertCanRead(actor);
+  const where = archiveWhere(kind, filter);
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
   const rows = await getDb().execute<ArchiveDocument & { total: number }>(sql`
     ${selectDocument(kind, sql`, count(*) over ()::int as total`)}
-    where ${sql.join(conditions, sql` and `)}
-    order by ${SORT_COLUMNS[sort](dir)}, r.id
+    where ${where}
+    order by ${archiveOrder(filter)}
     limit ${pageSize} offset ${offset}`);
   return { rows: rows.map(({ total: _total, ...doc }) => doc as ArchiveDocument), total: rows[0]?.total ?? 0 };
 }
@@ -190,6 +207,9 @@ export async function archiveFacets(kind: ArchiveKind): Promise<{ years: number[
 // ---------------------------------------------------------------------------------------------
 // Writing (each one statement or one transaction; a duplicate serial is 409 and changes nothing)
 
+const auditArchive = (tx: Executor, kind: ArchiveKind, id: string, actor: Actor, action: string) =>
+  appendAudit(tx, { kind: `archive-${kind}`, recordId: id, actorId: actor._id, action });
+
 export async function createArchiveRecord(
   actor: Actor,
   kind: ArchiveKind,
@@ -203,6 +223,7 @@ export async function createArchiveRecord(
         insert into ${table(kind)} (${sql.join(fields.map(column), sql`, `)}, created_by, updated_by)
         values (${sql.join(values(kind, input), sql`, `)}, ${actor._id}, ${actor._id})
         returning id`);
+      await auditArchive(tx, kind, row!.id, actor, `Created ${ARCHIVE[kind].label} ${input.serial_num}`);
       return (await readOne(tx, kind, row!.id))!;
     });
   } catch (error) {
@@ -233,6 +254,7 @@ async function writeRecord(
       await tx.execute(sql`update ${table(kind)}
         set ${sql.join(sets, sql`, `)}, updated_by = ${actor._id}, updated_at = now()
         where id = ${id}`);
+      await auditArchive(tx, kind, id, actor, "Edited");
       return (await readOne(tx, kind, id))!;
     });
   } catch (error) {
@@ -272,9 +294,15 @@ export function patchArchiveRecord(
 
 export async function deleteArchiveRecord(actor: Actor, kind: ArchiveKind, id: string): Promise<{ _id: string }> {
   assertCanWrite(actor, kind);
-  const rows = await getDb().execute<{ id: string }>(sql`delete from ${table(kind)} where id = ${id} returning id`);
-  if (!rows[0]) throw notFound(kind);
-  return { _id: id };
+  return getDb().transaction(async (tx) => {
+    const rows = await tx.execute<{ id: string; serial_num: string }>(
+      sql`delete from ${table(kind)} where id = ${id} returning id, serial_num`,
+    );
+    if (!rows[0]) throw notFound(kind);
+    // The history outlives the record: audit entries have no foreign key to it.
+    await auditArchive(tx, kind, id, actor, `Deleted ${ARCHIVE[kind].label} ${rows[0].serial_num}`);
+    return { _id: id };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,8 +333,12 @@ export async function insertArchiveRecords(actor: Actor, kind: ArchiveKind, reco
         const rows = records
           .slice(start, start + INSERT_CHUNK)
           .map((r) => sql`(${sql.join(values(kind, r), sql`, `)}, ${actor._id}, ${actor._id})`);
-        await tx.execute(sql`insert into ${table(kind)} (${sql.join(fields.map(column), sql`, `)}, created_by, updated_by)
-          values ${sql.join(rows, sql`, `)}`);
+        const inserted = await tx.execute<{ id: string }>(sql`insert into ${table(kind)}
+          (${sql.join(fields.map(column), sql`, `)}, created_by, updated_by)
+          values ${sql.join(rows, sql`, `)} returning id`);
+        // One entry per record, in one statement per chunk (each record's chain starts here).
+        await tx.execute(sql`insert into audit_entries (record_kind, record_id, actor_id, action)
+          select ${`archive-${kind}`}, id, ${actor._id}::uuid, 'Imported' from unnest(${sql.param(inserted.map((r) => r.id))}::uuid[]) as t(id)`);
       }
     });
   } catch (error) {

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { PCR_ROLES } from "#db/schema/enums";
 
 /**
  * Who may do what: one module of small named predicates, used by pages, lists and the API alike.
@@ -25,6 +26,8 @@ export const canListUsers = (_actor: Actor) => true;
 export const canSeeOutbox = (actor: Actor) => isAdmin(actor);
 /** Name, change and end anyone's delegation (the admin page); everyone manages their own. */
 export const canManageDelegations = (actor: Actor) => isAdmin(actor);
+/** The audit trail check (/admin/audit): admins. */
+export const canVerifyAudit = (actor: Actor) => isAdmin(actor);
 
 // ---------------------------------------------------------------------------------------------
 // MOCs (docs/decisions/004-moc-workflow.md)
@@ -168,3 +171,14 @@ export const canSeeInsights = (actor: Actor) => isAdmin(actor) || isHseq(actor) 
 
 /** Run the daily reminder by hand (GET /api/auto_reminder with a session): admins. */
 export const canRunReminders = (actor: Actor) => isAdmin(actor);
+
+/** MOC files: anyone involved, or an admin, while the MOC is open (docs/decisions/022-records-out.md). */
+export const canAttachToMoc = (actor: Actor, moc: MocAccess) =>
+  isMocOpen(moc) && (isAdmin(actor) || isInvolved(actor, moc));
+
+/** PCR files: its originator, an admin, the holders of its signature slots and its affected parties, while pending. */
+export const canAttachToPcr = (actor: Actor, pcr: PcrAccess) =>
+  pcr.status === "pending" &&
+  (canEditPcr(actor, pcr) ||
+    pcr.partyIds.includes(actor._id) ||
+    PCR_ROLES.some((role) => holdsPcrRole(actor, pcr, role)));

@@ -3,13 +3,15 @@
  * person (or an admin for them) names a delegate and a period. In that period the delegate may take
  * the MOC steps waiting on the absent person, recorded as "A on behalf of B", and gets the emails
  * that go to them. No chains: only the absent person's own delegation counts, never one the
- * delegate gave in turn. Creating, changing and ending one is audited in `delegation_events`.
+ * delegate gave in turn. Creating, changing and ending one is audited in the
+ * delegation's chain of the audit trail (`audit_entries`, kind `delegation`).
  */
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { users } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
+import { appendAudit, historyOf } from "./audit.server";
 import { isAdmin, type Actor } from "./authz.server";
 import { isoDate, uuid } from "./moc.schema";
 import type { PublicUser } from "./user.server";
@@ -81,10 +83,9 @@ export async function principalsOf(db: Executor, delegateId: string, day: string
 export const delegatesOfSql = (ids: string[], day: string) => sql`(select d.delegate_id from delegations d
   where d.user_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and ${ACTIVE_ON(day)})`;
 
+/** One entry of the delegation's own chain in the audit trail (docs/decisions/021-records-people-can-trust.md). */
 async function audit(tx: Executor, delegationId: string, actorId: string, action: string) {
-  await tx.execute(
-    sql`insert into delegation_events (delegation_id, actor_id, action) values (${delegationId}, ${actorId}, ${action})`,
-  );
+  await appendAudit(tx, { kind: "delegation", recordId: delegationId, actorId, action });
 }
 
 async function requireUser(tx: Executor, id: string, path: string) {
@@ -216,8 +217,5 @@ export async function endDelegation(actor: PublicUser, id: string, now = new Dat
 
 /** The audit entries of a delegation, oldest first. */
 export async function delegationEventsOf(id: string) {
-  const rows = await getDb().execute<{ action: string; by: string | null; at: string }>(sql`
-    select e.action, u.name as by, to_char(e.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at
-    from delegation_events e left join users u on u.id = e.actor_id where e.delegation_id = ${id} order by e.at, e.id`);
-  return [...rows];
+  return (await historyOf("delegation", id)).map((e) => ({ action: e.action, by: e.actorName, at: e.at }));
 }

@@ -29,6 +29,11 @@ export type NotifyInput = {
   to: Recipients;
   content: EmailContent;
   record?: { type: "moc" | "pcr"; id: string };
+  /**
+   * Where each recipient acts, when it differs from the record's page (the step form waiting on
+   * them): the email's link and the in-app notification's. Null keeps the record's link.
+   */
+  linkFor?: (recipient: Actor) => string | null;
 };
 
 /**
@@ -50,7 +55,15 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
   if (input.to.admins) conditions.push(eq(users.role, "admin"));
   if (conditions.length === 0) return [];
   const people = await tx
-    .select({ id: users.id, name: users.name, email: users.email })
+    .select({
+      id: users.id,
+      name: users.name,
+      email: users.email,
+      role: users.role,
+      department: users.department,
+      access: users.access,
+      position: users.position,
+    })
     .from(users)
     .where(and(eq(users.active, true), or(...conditions)))
     .orderBy(users.email);
@@ -61,7 +74,14 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
   // All message rows in one statement and all jobs in one more, however many recipients.
   const queued = await queueEmails(
     tx,
-    recipients.map((to) => ({ to, content: input.content, record: input.record })),
+    recipients.map(({ id, name, email, ...person }) => {
+      const link = input.linkFor?.({ _id: id, ...person, position: person.position ?? null });
+      const content =
+        link && input.content.record
+          ? { ...input.content, record: { ...input.content.record, url: link } }
+          : input.content;
+      return { to: { id, name, email }, content, record: input.record };
+    }),
   );
   return queued.map((q) => q.toEmail);
 }
@@ -90,13 +110,15 @@ export async function queueEmails(
     ...renderEmail(content, to.name, appUrl),
     record_type: record?.type ?? null,
     record_id: record?.id ?? null,
+    link: content.record?.url ?? null,
   }));
   // One JSON parameter rather than 8 per row: no bind-parameter limit, one statement.
   await tx.execute(sql`
-    insert into email_messages (id, to_email, to_user_id, subject, html, text, record_type, record_id)
-    select id, to_email, to_user_id, subject, html, text, record_type, record_id
+    insert into email_messages (id, to_email, to_user_id, subject, html, text, record_type, record_id, link)
+    select id, to_email, to_user_id, subject, html, text, record_type, record_id, link
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
-      id uuid, to_email text, to_user_id uuid, subject text, html text, text text, record_type text, record_id uuid)`);
+      id uuid, to_email text, to_user_id uuid, subject text, html text, text text, record_type text, record_id uuid,
+      link text)`);
   await sendManyInTransaction(
     tx,
     EMAIL_QUEUE,

@@ -80,6 +80,8 @@ export type MocDocument = {
   hseq_id: UserJson | null;
   all_users: UserJson[];
   logs: MocLogJson[];
+  /** Every decision's signature (app/models/audit.server.ts), oldest first: a new key. */
+  signatureManifestations: SignatureManifestationJson[];
   decline: Decline | null;
   extentionsAndDeviations: ExtentionsAndDeviations | null;
   impact_assessment: ImpactItem[];
@@ -92,6 +94,18 @@ export type MocDocument = {
   temporary: TemporaryChange | null;
   createdAt: string;
   updatedAt: string;
+};
+
+/** A signature manifestation as documents carry it (`signaturesOf` in audit.server.ts returns the same). */
+export type SignatureManifestationJson = {
+  signerId: string;
+  printedName: string;
+  position: string | null;
+  role: string;
+  meaning: string;
+  signedAt: string;
+  /** The absent person the signer acted for (a delegation), else null. */
+  onBehalfOf: { _id: string; name: string } | null;
 };
 
 /** The form documents of a MOC, by their key in the document. */

@@ -4,9 +4,11 @@ import { getDb } from "~/utils/db.server";
 import { pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
 
-import { type MocSort, type TemporaryFilter } from "./moc-status";
+import { z } from "zod";
+import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
-import { OWNER_SQL } from "./moc-steps.server";
+import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
+import { OWNER_SQL, STAGE_LABEL_SQL } from "./moc-steps.server";
 import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
 
 export type MocListFilter = {
@@ -37,6 +39,8 @@ export type MocListRow = {
   department: string | null;
   originator: string;
   owner: string | null;
+  /** What it waits for when its status alone would mislead (a deviation decision), else null. */
+  stage: string | null;
   targetDate: string | null;
   /** Null for a permanent change; else the temporary change's state today and its end date. */
   temporaryState: TemporaryState | null;
@@ -44,6 +48,43 @@ export type MocListRow = {
   createdAt: string;
   updatedAt: string;
 };
+
+/** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
+export const mocListQuerySchema = z.object({
+  q: z.string().max(200).optional().catch(undefined),
+  status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
+  department: z.enum(DEPARTMENTS).optional().catch(undefined),
+  scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),
+  state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
+  overdue: z.literal("1").optional().catch(undefined),
+  temporary: z.enum(TEMPORARY_FILTERS).optional().catch(undefined),
+  sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
+  page: z.coerce.number().int().min(1).default(1).catch(1),
+});
+export type MocListQuery = z.infer<typeof mocListQuerySchema>;
+
+/** The filter a list query string asks for. */
+export const mocListFilter = (query: MocListQuery): MocListFilter => ({
+  ...query,
+  mine: query.scope === "mine",
+  waiting: query.scope === "waiting",
+  overdue: query.overdue === "1",
+});
+
+/** Every MOC of the filtered list, in the list's order, as CSV rows read (for csv-export.server.ts). */
+export function mocListExportQuery(actor: Actor, filter: MocListFilter): SQL {
+  return sql`select m.serial_num as "serial", m.status, m.completed,
+      f.data->'department-of-change'->>'value' as department,
+      coalesce(f.data->'description-of-change'->>'value', '') as description,
+      (select name from users where id = m.originator_id) as originator,
+      ${OWNER_SQL} as owner,
+      m.target_date::text as "targetDate",
+      to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
+      to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt"
+    from mocs m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
+    where ${mocListWhere(actor, filter)}
+    order by ${ORDER[filter.sort ?? "newest"]}`;
+}
 
 /** Each ends in a unique key, so pages never overlap or skip a MOC. */
 const ORDER: Record<MocSort, SQL> = {
@@ -55,7 +96,8 @@ const ORDER: Record<MocSort, SQL> = {
   temporary: sql`(m.temporary->>'until')::date asc nulls last, m.created_at desc, m.id`,
 };
 
-export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{ rows: MocListRow[]; total: number }> {
+/** The list's conditions for `filter`: the page, its CSV export and the dashboard share them. */
+export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
   const conditions: SQL[] = [mocListScope.visible(actor)];
   const q = filter.q?.trim();
   if (q) {
@@ -81,7 +123,11 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
     );
   }
   if (filter.temporary) conditions.push(temporaryFilterSql(filter.temporary));
-  const where = sql.join(conditions, sql` and `);
+  return sql.join(conditions, sql` and `);
+}
+
+export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{ rows: MocListRow[]; total: number }> {
+  const where = mocListWhere(actor, filter);
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
   // The page's ids and the total first, then names, owner and description for that page only:
@@ -100,6 +146,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       f.data->'department-of-change'->>'value' as department,
       (select name from users where id = m.originator_id) as originator,
       ${OWNER_SQL} as owner,
+      ${STAGE_LABEL_SQL} as stage,
       m.target_date::text as "targetDate",
       ${temporaryStateSql(TODAY_SQL)} as "temporaryState", m.temporary->>'until' as "temporaryUntil",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",

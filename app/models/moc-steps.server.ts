@@ -123,6 +123,79 @@ const ROLES = {
 type Role = keyof typeof ROLES;
 
 // ---------------------------------------------------------------------------------------------
+// Four eyes (docs/decisions/021-records-people-can-trust.md)
+
+/**
+ * The person is independent of the MOC: neither its originator nor its implementer, so they may
+ * review, approve, resolve deviations/extensions and verify it. The one rule for every check-step,
+ * every assignment path and (through `independentSql`) every list; a delegate is held to it too.
+ */
+export const isIndependentOf = (userId: string, moc: Pick<MocAccess, "originatorId" | "implementerId">) =>
+  userId !== moc.originatorId && userId !== moc.implementerId;
+
+/** `isIndependentOf` as SQL over `m` for the person whose id is `userId`. */
+export const independentSql = (userId: string): SQL =>
+  sql`(m.originator_id <> ${userId} and m.implementer_id is distinct from ${userId})`;
+
+/** Why the person is not independent of the MOC, in words ("the originator"), or null when they are. */
+export function dependenceOf(userId: string, moc: Pick<MocAccess, "originatorId" | "implementerId">): string | null {
+  const roles = [
+    userId === moc.originatorId ? "originator" : null,
+    userId === moc.implementerId ? "implementer" : null,
+  ].filter(Boolean);
+  return roles.length ? `the ${roles.join(" and ")}` : null;
+}
+
+/** The 400 message and field issue when an assignment would break four eyes. */
+export const FOUR_EYES_ASSIGNMENT = (who: string, role: string) =>
+  `${who} cannot be the ${role}: nobody reviews, approves or verifies their own change (four eyes)`;
+
+/**
+ * Whether putting `userId` in `role` of the MOC would break four eyes: the 400 message, or null.
+ * A checker (approver, verifier, HSEQ reviewer) must be independent of the MOC; an implementer
+ * must not be one of its checkers.
+ */
+export function fourEyesAssignment(
+  moc: Pick<MocAccess, "originatorId" | "implementerId" | "approverId" | "verifierId" | "hseqId">,
+  role: "implementer" | "approver" | "verifier" | "hseq",
+  userId: string,
+  name: string,
+): string | null {
+  if (role === "implementer") {
+    const checker = (["approver", "verifier", "hseq"] as const).find((r) => moc[`${r}Id`] === userId);
+    return checker
+      ? `${name}, the ${checker === "hseq" ? "HSEQ reviewer" : checker} of this MOC, cannot also be its implementer: nobody reviews, approves or verifies their own change (four eyes)`
+      : null;
+  }
+  const dependence = dependenceOf(userId, moc);
+  return dependence
+    ? FOUR_EYES_ASSIGNMENT(`${name}, ${dependence} of this MOC,`, role === "hseq" ? "HSEQ reviewer" : role)
+    : null;
+}
+
+type Who = { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor) => SQL; refusal: string };
+
+/**
+ * A check-step's `who`: the rule `base` and independence of the MOC, for admins too. `conflict`
+ * names why someone `base` alone would allow is refused (the 403 message).
+ */
+const independent = (
+  base: Who,
+  doing: string,
+): Who & { independent: true; conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
+  independent: true,
+  may: (actor, moc) => base.may(actor, moc) && isIndependentOf(actor._id, moc),
+  sql: (actor) => sql`(${base.sql(actor)} and ${independentSql(actor._id)})`,
+  refusal: base.refusal,
+  conflict: (actor, moc) => {
+    const dependence = base.may(actor, moc) ? dependenceOf(actor._id, moc) : null;
+    return dependence
+      ? `You are ${dependence} of this MOC, so you cannot ${doing} it: nobody reviews, approves or verifies their own change (four eyes)`
+      : null;
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
 // The shape of a step
 
 type Moc = MocAccess & {
@@ -137,6 +210,8 @@ type Notice = { to: Recipients; event: string; expectation: string | null; detai
 export type Outcome = {
   to: MocStatus;
   action: string;
+  /** What the signature of a decision means ("approved", "returned to implementer"), for `signs` steps. */
+  meaning?: string;
   comment?: string | null;
   changes?: Partial<typeof mocs.$inferInsert>;
   notices?: Notice[];
@@ -158,11 +233,20 @@ type StepDefinition<Form extends z.ZodType> = {
     /** The 403 message, on the API and the pages. */
     refusal: string;
     /**
-     * A decision that must be independent of the change (four eyes): whoever takes it on someone
-     * else's behalf must be neither the MOC's originator nor its implementer (`independentOf`).
+     * A check-step (four eyes, set by `independent`): whoever takes it, in person or on someone
+     * else's behalf, must be independent of the MOC (`isIndependentOf`, applied to the acting person).
      */
     independent?: true;
+    /**
+     * Whom the step waits on ("waiting on me"), when not everyone who `may` act: a draft waits on
+     * its originator, though an admin may finish it too.
+     */
+    waitsOn?: { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor) => SQL };
+    /** A more precise 403 message when the actor is refused for four eyes (see `independent`). */
+    conflict?: (actor: Actor, moc: MocAccess) => string | null;
   };
+  /** The signature manifestation of a submission: the MOC role it is signed as. */
+  signs?: (actor: Actor, moc: MocAccess) => string;
   open: {
     /** The statuses it may be submitted in (409 otherwise). */
     statuses: MocStatus[];
@@ -170,13 +254,17 @@ type StepDefinition<Form extends z.ZodType> = {
     requires?: [condition: Condition, holds: boolean, reason: string][];
     /** Open but not what the MOC waits for in these statuses (Part A revised at `b`). */
     notWaitingIn?: MocStatus[];
-    /** Not a pending action of its owner (a draft is the originator's own). */
-    notPending?: true;
     /** Open on a completed MOC only (the end of a temporary change); the others never are. */
     completed?: true;
     /** Open, but the MOC does not wait on it (a temporary change in effect until its end). */
     notWaiting?: true;
   };
+  /**
+   * How the MOC's status reads while it waits on this step, when not the status's own label, and
+   * the stepper's part it belongs to (a deviation decision is part of the implementation, though
+   * the status is back at `b`).
+   */
+  stage?: { label: string; part: MocStatus };
   /** Who owns it while the MOC waits on it: the first named of `roles` (or all, joined by "or"). */
   owner: { roles: Role[]; all?: true; suffix?: string; otherwise?: string };
   /** The form the page posts and the API carries under `bodyKey` (or as the whole body when null). */
@@ -214,6 +302,7 @@ function declined(
   return {
     to: "decline",
     action: how.action,
+    meaning: "declined",
     comment: reason,
     changes: { decline: { stage: how.stage, reason, by: actor._id, at: now.toISOString() } },
     notices: [
@@ -262,6 +351,10 @@ export const STEPS = {
       may: (actor, moc) => isAdmin(actor) || moc.originatorId === actor._id,
       sql: (actor) => (isAdmin(actor) ? sql`true` : sql`m.originator_id = ${actor._id}`),
       refusal: "Only the originator (or an admin) can change Part A",
+      waitsOn: {
+        may: (actor, moc) => moc.originatorId === actor._id,
+        sql: (actor) => sql`m.originator_id = ${actor._id}`,
+      },
     },
     open: {
       statuses: ["a", "b"],
@@ -273,7 +366,6 @@ export const STEPS = {
         ],
       ],
       notWaitingIn: ["b"],
-      notPending: true,
     },
     owner: { roles: ["originator"] },
     form: originatorFormSchema,
@@ -281,6 +373,8 @@ export const STEPS = {
     async apply({ tx, actor, moc, input, now }) {
       const implementerId = refId(input["implementer-name"].value);
       const people = await requireActiveUsers(tx, [{ path: "implementer-name", id: implementerId }]);
+      const breaks = fourEyesAssignment(moc, "implementer", implementerId, people.get(implementerId)!.name);
+      if (breaks) throw new Invalid(breaks, [{ path: "implementer-name", message: breaks }]);
       await saveForm(tx, {
         mocId: moc.id,
         kind: "originator",
@@ -314,6 +408,7 @@ export const STEPS = {
     path: "implementer",
     part: "Part B (implementer assessment)",
     who: { ...assigned("implementer"), refusal: "Only the assigned implementer can submit the implementer assessment" },
+    signs: () => "Implementer",
     open: { statuses: ["b"], requires: [["deviationOutstanding", false, BLOCKED_BY_DEVIATION]] },
     owner: { roles: ["implementer"] },
     form: implementerFormSchema,
@@ -343,6 +438,18 @@ export const STEPS = {
         { path: "approver-name", id: approverId },
         { path: "hseq-name", id: hseqId },
       ]);
+      const notIndependent = [
+        { path: "approver-name", id: approverId, role: "approver" },
+        { path: "hseq-name", id: hseqId, role: "HSEQ reviewer" },
+      ].filter((pick) => !isIndependentOf(pick.id, moc));
+      if (notIndependent.length) {
+        const message = (pick: (typeof notIndependent)[number]) =>
+          FOUR_EYES_ASSIGNMENT(`${people.get(pick.id)!.name}, ${dependenceOf(pick.id, moc)} of this MOC,`, pick.role);
+        throw new Invalid(
+          message(notIndependent[0]!),
+          notIndependent.map((pick) => ({ path: pick.path, message: message(pick) })),
+        );
+      }
       if (people.get(hseqId)!.department !== "hseq") {
         throw new Invalid("The HSEQ user must belong to the HSEQ department", [
           { path: "hseq-name", message: "Choose a member of the HSEQ department" },
@@ -371,6 +478,7 @@ export const STEPS = {
       return {
         to: "c",
         action: "Submitted the implementer assessment",
+        meaning: "assessed the change and sent it for HSEQ review",
         changes: { approverId, hseqId, targetDate },
         notices: [
           {
@@ -387,12 +495,15 @@ export const STEPS = {
   hseq: step({
     path: "hseq",
     part: "Part C (HSEQ review)",
-    who: {
-      may: (actor) => isHseq(actor),
-      sql: (actor) => (isHseq(actor) ? sql`true` : sql`false`),
-      refusal: "Only members of the HSEQ department can submit the HSEQ review",
-      independent: true,
-    },
+    who: independent(
+      {
+        may: (actor) => isHseq(actor),
+        sql: (actor) => (isHseq(actor) ? sql`true` : sql`false`),
+        refusal: "Only members of the HSEQ department can submit the HSEQ review",
+      },
+      "review",
+    ),
+    signs: () => "HSEQ reviewer",
     open: { statuses: ["c"] },
     owner: { roles: ["hseq"], suffix: " (HSEQ)", otherwise: "HSEQ department" },
     form: hseqFormSchema,
@@ -409,6 +520,7 @@ export const STEPS = {
         return {
           to: "b",
           action: "Returned to the implementer by HSEQ",
+          meaning: "returned to implementer",
           comment: reason,
           notices: [
             {
@@ -423,6 +535,7 @@ export const STEPS = {
       return {
         to: "d",
         action: "HSEQ review passed",
+        meaning: "reviewed and found adequate",
         notices: [
           {
             to: { userIds: [moc.approverId, moc.originatorId, moc.implementerId] },
@@ -437,7 +550,11 @@ export const STEPS = {
   approver: step({
     path: "approver",
     part: "Part D (approval)",
-    who: { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC", independent: true },
+    who: independent(
+      { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
+      "approve",
+    ),
+    signs: () => "Approver",
     open: { statuses: ["d"] },
     owner: { roles: ["approver"] },
     form: approverFormSchema,
@@ -455,6 +572,7 @@ export const STEPS = {
       return {
         to: "e",
         action: moc.temporary ? `Approved as a temporary change until ${moc.temporary.until}` : "Approved",
+        meaning: "approved",
         notices: [
           {
             to: { userIds: [moc.originatorId, moc.implementerId, moc.hseqId] },
@@ -545,18 +663,22 @@ export const STEPS = {
   "deviation-extension": step({
     path: "deviation",
     part: "the deviation/extension resolution",
-    who: {
-      may: (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
-      sql: (actor) => sql`(m.approver_id = ${actor._id} or m.hseq_id = ${actor._id})`,
-      refusal: "Only the approver or the assigned HSEQ user can resolve deviations and extensions",
-      independent: true,
-    },
+    who: independent(
+      {
+        may: (actor, moc) => moc.approverId === actor._id || moc.hseqId === actor._id,
+        sql: (actor) => sql`(m.approver_id = ${actor._id} or m.hseq_id = ${actor._id})`,
+        refusal: "Only the approver or the assigned HSEQ user can resolve deviations and extensions",
+      },
+      "resolve deviations and extensions of",
+    ),
+    signs: (actor, moc) => (moc.approverId === actor._id ? "Approver" : "HSEQ reviewer"),
     // Status b alone is not enough: the step exists only while a requested item waits.
     open: {
       statuses: ["b"],
       requires: [["deviationOutstanding", true, "No deviation or extension is waiting for a decision on this MOC"]],
     },
     owner: { roles: ["approver", "hseq"], all: true },
+    stage: { label: "Deviation/extension decision", part: "e" },
     form: deviationExtensionSchema,
     bodyKey: null,
     async apply({ tx, actor, moc, input, now }) {
@@ -591,6 +713,7 @@ export const STEPS = {
       return {
         to: done ? "f" : "b",
         action: `${verdict === "approved" ? "Approved" : "Rejected"} the ${input.type}`,
+        meaning: `${verdict} the ${input.type}`,
         comment: input.value.comment || null,
         changes,
         notices: [
@@ -613,12 +736,15 @@ export const STEPS = {
   verifier: step({
     path: "verifier",
     part: "Part F (verification)",
-    who: {
-      may: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
-      sql: (actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
-      refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
-      independent: true,
-    },
+    who: independent(
+      {
+        may: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
+        sql: (actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
+        refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
+      },
+      "verify",
+    ),
+    signs: (_actor, moc) => (moc.verifierId ? "Verifier" : "HSEQ reviewer (verifying)"),
     open: { statuses: ["f"] },
     owner: { roles: ["verifier", "hseq"] },
     form: verifierFormSchema,
@@ -630,6 +756,7 @@ export const STEPS = {
       return {
         to: "f",
         action: close ? MOC_CLOSED_ACTION : "Recorded the verification; the MOC stays open",
+        meaning: close ? "verified and closed" : "verified; the MOC stays open",
         changes: close ? { completed: true, ...(inEffect ? { temporary: inEffect } : {}) } : {},
         notices: [
           {
@@ -700,7 +827,10 @@ export const STEPS = {
     path: "temporary-confirm",
     part: "the HSEQ confirmation of the restoration",
     button: "Confirm the restoration",
-    who: { ...assigned("hseq"), refusal: "Only the assigned HSEQ user can confirm the restoration", independent: true },
+    who: independent(
+      { ...assigned("hseq"), refusal: "Only the assigned HSEQ user can confirm the restoration" },
+      "confirm the restoration of",
+    ),
     open: {
       statuses: ["f"],
       completed: true,
@@ -804,11 +934,10 @@ export const STEPS = {
     path: "temporary-extension-decision",
     part: "the decision on extending the temporary change",
     button: "Decide on the extension",
-    who: {
-      ...assigned("approver"),
-      refusal: "Only the assigned approver can decide on extending the temporary change",
-      independent: true,
-    },
+    who: independent(
+      { ...assigned("approver"), refusal: "Only the assigned approver can decide on extending the temporary change" },
+      "decide on extending",
+    ),
     open: {
       statuses: ["f"],
       completed: true,
@@ -925,12 +1054,40 @@ export function stepBodyShape(s: MocStep): z.ZodType {
 /** Who may submit the step (its status is `whyClosed`'s business). */
 export const mayAct = (s: MocStep, actor: Actor, moc: MocAccess) => STEPS[s].who.may(actor, moc);
 
+/** The 403 message for someone `mayAct` refuses: why four eyes refuses them, or the step's refusal. */
+export const refusalFor = (s: MocStep, actor: Actor, moc: MocAccess): string => {
+  const who = definition(s).who;
+  return who.conflict?.(actor, moc) ?? who.refusal;
+};
+
 /**
- * The four-eyes rule for the acting person: on an independent step, the person who acts (the
- * delegate, when acting for someone) is neither the MOC's originator nor its implementer.
+ * Assignments of this MOC that already break four eyes (records from before the rule): one
+ * sentence each, naming who may reassign. The record page shows them; the step refuses meanwhile.
  */
-export const independentOf = (s: MocStep, acting: Actor, moc: MocAccess) =>
-  !(STEPS[s] as AnyStep).who.independent || (acting._id !== moc.originatorId && acting._id !== moc.implementerId);
+export function fourEyesConflicts(moc: MocAccess): string[] {
+  const checkers: [Role, string, string | null][] = [
+    ["approver", "approve it", moc.approverId],
+    ["verifier", "verify it", moc.verifierId],
+    ["hseq", moc.verifierId ? "resolve its deviations and extensions" : "verify it", moc.hseqId],
+  ];
+  return checkers.flatMap(([role, doing, id]) => {
+    const dependence = id ? dependenceOf(id, moc) : null;
+    if (!dependence) return [];
+    const label = role === "hseq" ? "assigned HSEQ user" : role;
+    const fix =
+      role === "hseq"
+        ? "The implementer names another HSEQ user in Part B while the MOC is at the assessment; otherwise an admin assigns a verifier."
+        : `The originator or an admin can assign another ${role} below.`;
+    return [`The ${label} is also ${dependence} of this MOC, so they cannot ${doing} (four eyes). ${fix}`];
+  });
+}
+
+/**
+ * Four eyes for the acting person: a check-step (`independent`) taken on someone's behalf needs
+ * the delegate, too, to be independent of the MOC (`isIndependentOf`, the one rule).
+ */
+const actingIndependent = (s: MocStep, acting: Actor, moc: MocAccess) =>
+  !(STEPS[s] as AnyStep).who.independent || isIndependentOf(acting._id, moc);
 
 /**
  * Whether `acting` may take the step, and for whom: themselves (`onBehalfOf` null) when the step's
@@ -945,7 +1102,7 @@ export function actingFor(
   principals: readonly Actor[] = [],
 ): { onBehalfOf: Actor | null } | null {
   if (mayAct(s, acting, moc)) return { onBehalfOf: null };
-  if (!independentOf(s, acting, moc)) return null;
+  if (!actingIndependent(s, acting, moc)) return null;
   const principal = principals.find((p) => mayAct(s, p, moc));
   return principal ? { onBehalfOf: principal } : null;
 }
@@ -989,6 +1146,22 @@ export const openStepsFor = (
   state: MocState,
   principals: readonly Actor[] = [],
 ): MocStep[] => MOC_STEPS.filter((s) => isStepOpen(s, state) && actingFor(s, actor, access, principals) !== null);
+
+/** The step waits on this actor now ("waiting on me"): `pendingStepSql`'s twin. */
+export function waitsOnActor(s: MocStep, actor: Actor, access: MocAccess, state: MocState): boolean {
+  const who = STEPS[s].who as AnyStep["who"];
+  return isStepOpen(s, state) && waitsIn(s, state.status) && (who.waitsOn ?? who).may(actor, access);
+}
+
+/**
+ * Where the MOC stands, for its badge and the stepper: the waiting step's own stage when it has
+ * one (a deviation decision reads as such, at E), else the status's.
+ */
+export function currentStage(state: MocState): { label: string | null; part: string } {
+  const waiting = stepWaiting(state);
+  const stage = waiting ? (STEPS[waiting] as AnyStep).stage : undefined;
+  return stage ? { label: stage.label, part: stage.part } : { label: null, part: state.status };
+}
 
 /** Who owns the step the MOC waits for, in words (the record's owner line and stepper). */
 export function currentOwner(doc: MocDocument): string | null {
@@ -1048,12 +1221,24 @@ export const WAITING_STEP_SQL: SQL = sql`case
   )}
 end`;
 
+/** `currentStage`'s label as SQL over `m` (null: the status's own), for the list's status column. */
+export const STAGE_LABEL_SQL: SQL = sql`case
+  when m.completed or m.is_deleted or m.status = 'decline' then null
+  ${sql.join(
+    MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).stage).map(
+      (s) => sql`when ${waitingSql(s)} then ${literal((STEPS[s] as AnyStep).stage!.label)}`,
+    ),
+    sql` `,
+  )}
+end`;
+
 /** The steps that wait on the actor, as a SQL `case` over `m` naming the step (null for none). */
 export const pendingStepSql = (actor: Actor): SQL => sql`case
   ${sql.join(
-    MOC_STEPS.filter((s) => !STEPS[s].open.notPending && !STEPS[s].open.notWaiting).map(
-      (s) => sql`when ${waitingSql(s)} and ${STEPS[s].who.sql(actor)} then ${literal(s)}`,
-    ),
+    MOC_STEPS.filter((s) => !STEPS[s].open.notWaiting).map((s) => {
+      const who = STEPS[s].who as AnyStep["who"];
+      return sql`when ${waitingSql(s)} and ${(who.waitsOn ?? who).sql(actor)} then ${literal(s)}`;
+    }),
     sql` `,
   )}
 end`;

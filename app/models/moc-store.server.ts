@@ -7,8 +7,8 @@ import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import type { z } from "zod";
-import { notify, type Recipients } from "./email.server";
-import type { originatorFieldsSchema } from "./moc.schema";
+import { notify, type NotifyInput, type Recipients } from "./email.server";
+import type { NewMocInput, originatorFieldsSchema } from "./moc.schema";
 
 /**
  * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
@@ -164,9 +164,11 @@ export function notifyAboutMoc(
   moc: { id: string; serialNum: string },
   to: Recipients,
   content: Omit<EmailContent, "record">,
+  linkFor?: NotifyInput["linkFor"],
 ) {
   return notify(tx, {
     to,
+    linkFor,
     record: { type: "moc", id: moc.id },
     content: { ...content, record: { label: mocLabel(moc.serialNum), url: `/mocs/${moc.id}` } },
   });
@@ -177,18 +179,21 @@ export function notifyAboutMoc(
  * name), the description sanitised. Issues are keyed by field (`description-of-change`).
  */
 export function partAForm(
-  input: z.infer<typeof originatorFieldsSchema>,
+  input: NewMocInput,
   implementer: { _id: string; name: string } | null,
 ): Record<string, { value: unknown } | undefined> {
   return {
     "implementer-name": implementer ? { value: implementer } : undefined,
-    "description-of-change": {
-      value: sanitizeRequiredRichText(
-        input["description-of-change"].value,
-        "description-of-change",
-        "Description of change",
-      ),
-    },
+    // A draft may still lack the description (and the reason and department).
+    "description-of-change": input["description-of-change"]
+      ? {
+          value: sanitizeRequiredRichText(
+            input["description-of-change"].value,
+            "description-of-change",
+            "Description of change",
+          ),
+        }
+      : undefined,
     "reason-for-change": input["reason-for-change"],
     "department-of-change": input["department-of-change"],
     "affected-departments": input["affected-departments"],
@@ -316,6 +321,8 @@ export async function cloneMocInto(
           : `${actor.name} cloned ${mocLabel(old.serialNum)} into ${mocLabel(moc.serialNum)}, with you as implementer.`,
         expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
       },
+      // The implementer's email links to Part B (the implementer step's page).
+      () => `/mocs/${moc.id}/implementer`,
     );
   }
   return moc;

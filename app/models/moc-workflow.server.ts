@@ -1,8 +1,9 @@
 /**
  * `runStep`, the one way a MOC step happens (the steps themselves are declared in
  * moc-steps.server.ts): in one transaction it locks the MOC, checks the caller (403) and whether
- * the step is open (409), applies the step, moves the status with a conditional update, appends
- * the audit entry and queues the emails. Two identical submissions at the same moment move the MOC
+ * the step is open (409; four eyes refusals name why), applies the step, moves the status with a
+ * conditional update, appends the audit entry and the decision's signature manifestation, and
+ * queues the emails. Two identical submissions at the same moment move the MOC
  * once; the other gets 409.
  */
 import { and, eq, sql } from "drizzle-orm";
@@ -14,11 +15,13 @@ import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocAccess, loadMocDocument } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
 import { principalsOf } from "./delegation.server";
-
+import type { Actor, MocAccess } from "./authz.server";
 import {
   actingFor,
-  independentOf,
+  isIndependentOf,
   mayAct,
+  refusalFor,
+  stepWaiting,
   STEPS,
   temporaryConditions,
   whyClosed,
@@ -28,6 +31,7 @@ import {
   type StepInput,
 } from "./moc-steps.server";
 import { appendLog, notifyAboutMoc } from "./moc-store.server";
+import { recordSignature } from "./audit.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
 
@@ -76,12 +80,12 @@ export async function runStep<S extends MocStep>(
     const acting = actingFor(step, actor, moc, principals);
     if (!acting) {
       const forSomeone = principals.find((p) => mayAct(step, p, moc));
-      if (forSomeone && !independentOf(step, actor, moc)) {
+      if (forSomeone && !isIndependentOf(actor._id, moc)) {
         throw new Forbidden(
           `${definition.who.refusal}; as the originator or implementer of this MOC you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
         );
       }
-      throw new Forbidden(definition.who.refusal);
+      throw new Forbidden(refusalFor(step, actor, moc));
     }
     const onBehalfOf = acting.onBehalfOf as PublicUser | null;
     // The acting person writes; messages name them as acting for the absent person.
@@ -106,12 +110,40 @@ export async function runStep<S extends MocStep>(
       comment: outcome.comment ?? null,
       onBehalfOf: onBehalfOf?._id ?? null,
     });
-    for (const notice of outcome.notices ?? []) {
-      await notifyAboutMoc(tx, moc, notice.to, {
-        event: notice.event,
-        expectation: notice.expectation,
-        details: notice.details,
+    if (definition.signs && outcome.meaning) {
+      await recordSignature(tx, {
+        kind: "moc",
+        recordId: moc.id,
+        signer: actor,
+        role: definition.signs(onBehalfOf ?? actor, moc),
+        onBehalfOf,
+        meaning: outcome.meaning,
+        at: now,
       });
+    }
+    // Each email links its reader to where they act next: the step form now waiting, when they
+    // may submit it, else the record.
+    const changed = outcome.changes ?? {};
+    const after: MocAccess = {
+      ...moc,
+      status: outcome.to,
+      completed: Boolean(changed.completed ?? moc.completed),
+      implementerId: changed.implementerId ?? moc.implementerId,
+      approverId: changed.approverId ?? moc.approverId,
+      hseqId: changed.hseqId ?? moc.hseqId,
+      verifierId: changed.verifierId ?? moc.verifierId,
+    };
+    const waiting = stepWaiting(await loadMocState(tx, { ...moc, ...after }));
+    const linkFor = (reader: Actor) =>
+      waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
+    for (const notice of outcome.notices ?? []) {
+      await notifyAboutMoc(
+        tx,
+        moc,
+        notice.to,
+        { event: notice.event, expectation: notice.expectation, details: notice.details },
+        linkFor,
+      );
     }
     return (await loadMocDocument(moc.id, tx))!;
   });

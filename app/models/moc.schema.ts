@@ -70,10 +70,16 @@ export const originatorFields = {
 };
 
 export const originatorFieldsSchema = z.object(originatorFields);
-/** Part A as the model takes it: the implementer may be missing only on a draft. */
-export type NewMocInput = z.infer<typeof originatorFieldsSchema> & {
-  implementer?: { value: z.infer<typeof userRef> } | null;
-};
+type OriginatorFields = z.infer<typeof originatorFieldsSchema>;
+/**
+ * Part A as the model takes it: a draft may leave out the implementer, the description, the
+ * reason and the department (a submitted Part A has them all).
+ */
+export type NewMocInput = Omit<OriginatorFields, DraftOptional> &
+  Partial<Pick<OriginatorFields, DraftOptional>> & {
+    implementer?: { value: z.infer<typeof userRef> } | null;
+  };
+type DraftOptional = "description-of-change" | "reason-for-change" | "department-of-change";
 
 export const originatorFormSchema = z.object({
   "implementer-name": field(userRef),
@@ -201,12 +207,22 @@ export const implementationSchema = z
 // ---------------------------------------------------------------------------------------------
 // Deviation / extension resolution
 
-export const deviationExtensionSchema = z.object({
-  moc_id: uuid("MOC id"),
-  deviationExtentionId: uuid("deviation/extension id"),
-  value: z.object({ approved: yesNo, comment: z.string().trim().max(MAX_TEXT).optional().default("") }),
-  type: z.enum(["deviation", "extension"], { error: "type must be deviation or extension" }),
-});
+/** A rejection needs its reason: the implementer reads it in the history and the email. */
+export const deviationExtensionSchema = z
+  .object({
+    moc_id: uuid("MOC id"),
+    deviationExtentionId: uuid("deviation/extension id"),
+    value: z.object({
+      approved: z.enum(["yes", "no"], { error: "Choose whether to accept or reject it" }),
+      comment: z.string().trim().max(MAX_TEXT).optional().default(""),
+    }),
+    type: z.enum(["deviation", "extension"], { error: "type must be deviation or extension" }),
+  })
+  .superRefine((form, ctx) => {
+    if (form.value.approved === "no" && !form.value.comment) {
+      ctx.addIssue({ code: "custom", path: ["value", "comment"], message: "Give the reason for rejecting it" });
+    }
+  });
 
 // ---------------------------------------------------------------------------------------------
 // Part F: verification
@@ -246,9 +262,12 @@ export const riskAssessmentSchema = z.object({
     .string({ error: "risk_assessment must be a URL" })
     .trim()
     .max(2000)
-    .refine((v) => /^https?:\/\//i.test(v) || /^\/uploads\/[\w\-./]+$/.test(v), {
-      error: "risk_assessment must be an http(s) URL or an uploaded file",
-    })
+    .refine(
+      (v) => /^https?:\/\//i.test(v) || /^\/uploads\/[\w\-./]+$/.test(v) || /^\/attachments\/[0-9a-f-]{36}$/.test(v),
+      {
+        error: "risk_assessment must be an http(s) URL or an uploaded file",
+      },
+    )
     .refine((v) => !/^\/uploads\/.*\.\./.test(v), { error: "risk_assessment must be an uploaded file" }),
 });
 const owner = uuid("user id").nullable().optional().default(null);
@@ -286,22 +305,42 @@ export const reassignImplementerSchema = z.object({ moc_id: uuid("MOC id"), impl
 // ---------------------------------------------------------------------------------------------
 // Pages
 
+const PART_A_NEEDS = {
+  "implementer-name": "Choose the implementer",
+  "description-of-change": "Describe the change",
+  "reason-for-change": "Give the reason for the change",
+  "department-of-change": "Choose the department of the change",
+} as const;
+
+/** An editor left empty posts markup without text ("<p></p>"): as blank as an empty box. */
+const blankHtmlAsAbsent = (v: unknown) =>
+  v && typeof v === "object" && typeof (v as { value?: unknown }).value === "string"
+    ? (v as { value: string }).value.replace(/<[^>]*>/g, "").trim() === ""
+      ? undefined
+      : v
+    : v;
+
 /**
  * Part A as the pages post it: the API's originator fields, with unticked checkbox groups meaning
- * an empty list, an implementer required only to submit, and the button pressed as `intent`.
+ * an empty list, and the button pressed as `intent`. A draft may be partial (only a description,
+ * say); submitting needs the implementer, the description, the reason and the department.
  */
 export const partAPageSchema = z
   .object({
     intent: z.enum(["draft", "submit"]),
     "implementer-name": optionalField(userRef),
     ...originatorFields,
+    "description-of-change": z.preprocess(blankHtmlAsAbsent, optionalField(html("Description of change"))),
+    "reason-for-change": optionalField(text("Reason for change")),
+    "department-of-change": optionalField(department),
     "affected-departments": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
   })
   .superRefine(
     (form, ctx) => {
-      if (form.intent === "submit" && !form["implementer-name"]) {
-        ctx.addIssue({ code: "custom", path: ["implementer-name"], message: "Choose the implementer" });
+      if (form.intent !== "submit") return;
+      for (const key of Object.keys(PART_A_NEEDS) as (keyof typeof PART_A_NEEDS)[]) {
+        if (!form[key]) ctx.addIssue({ code: "custom", path: [key], message: PART_A_NEEDS[key] });
       }
     },
     // Also when other fields are wrong, so every error of the page shows at once.

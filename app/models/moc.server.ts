@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
-import { Conflict, Forbidden, NotFound } from "~/utils/errors";
+import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import {
   canManageMoc,
   canViewMoc,
@@ -29,6 +29,7 @@ import {
 } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
+import { STEPS } from "./moc-steps.server";
 import {
   addMocUsers,
   appendLog,
@@ -42,6 +43,7 @@ import {
   requireActiveUsers,
   saveForm,
 } from "./moc-store.server";
+import { fourEyesAssignment } from "./moc-steps.server";
 import type { Companion } from "./session.server";
 import type { PublicUser } from "./user.server";
 
@@ -93,6 +95,21 @@ export const listMocs = (list: MocList, actor: PublicUser, tag: string | null) =
  * Part A. `submit` creates it in `b` with the implementer assigned and emailed (POST /api/newmoc);
  * otherwise it is a draft in `a`, which may leave the implementer out.
  */
+/** A submitted Part A has every required answer (a draft may be partial). */
+function requireCompletePartA(input: NewMocInput) {
+  const needs = [
+    ["description-of-change", "Describe the change"],
+    ["reason-for-change", "Give the reason for the change"],
+    ["department-of-change", "Choose the department of the change"],
+  ] as const;
+  const missing = needs.filter(([key]) => !input[key]);
+  if (missing.length)
+    throw new Invalid(
+      "Part A is not complete",
+      missing.map(([path, message]) => ({ path, message })),
+    );
+}
+
 export async function createMoc(
   actor: PublicUser,
   input: NewMocInput,
@@ -101,6 +118,7 @@ export async function createMoc(
   return getDb().transaction(async (tx) => {
     const implementerId = input.implementer ? refId(input.implementer.value) : null;
     if (options.submit && !implementerId) throw new Conflict("Choose an implementer before submitting Part A");
+    if (options.submit) requireCompletePartA(input);
     const people = await requireActiveUsers(tx, [{ path: "implementer", id: implementerId }]);
     const status = options.submit ? "b" : "a";
     const temporary = temporaryOfPartA(input, { submit: options.submit, now: new Date() });
@@ -129,6 +147,8 @@ export async function createMoc(
           event: `${actor.name} raised ${mocLabel(moc.serialNum)} and assigned you as its implementer.`,
           expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
         },
+        // The implementer's link opens Part B, where they act.
+        () => `/mocs/${moc.id}/${STEPS.implementer.path}`,
       );
     }
     return (await loadMocDocument(moc.id, tx))!;
@@ -236,6 +256,8 @@ export async function assignMocRole(
     { may: canManageMoc, forbidden: "Only the originator or an admin can assign people", requireOpen: true },
     async (tx, moc) => {
       const people = await requireActiveUsers(tx, [{ path: userPath, id: input.userId }]);
+      const breaks = fourEyesAssignment(moc, input.role, input.userId, people.get(input.userId)!.name);
+      if (breaks) throw new Invalid(breaks, [{ path: userPath, message: breaks }]);
       const column = ROLE_COLUMN[input.role];
       const previous = moc[column];
       await tx
@@ -355,6 +377,14 @@ export async function saveImplementerDraft(
         { path: "approver-name", id: approverId },
         { path: "hseq-name", id: hseqId },
       ]);
+      const breaking = [
+        { path: "approver-name", id: approverId, role: "approver" as const },
+        { path: "hseq-name", id: hseqId, role: "hseq" as const },
+      ].flatMap((pick) => {
+        const message = pick.id && fourEyesAssignment(moc, pick.role, pick.id, people.get(pick.id)!.name);
+        return message ? [{ path: pick.path, message }] : [];
+      });
+      if (breaking.length) throw new Invalid(breaking[0]!.message, breaking);
       const data = { ...form };
       if (approverId) data["approver-name"] = { value: { _id: approverId, name: people.get(approverId)!.name } };
       if (hseqId) data["hseq-name"] = { value: { _id: hseqId, name: people.get(hseqId)!.name } };

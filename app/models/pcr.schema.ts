@@ -6,7 +6,9 @@ import { MAX_HTML, MAX_TEXT, uuid } from "./moc.schema";
 export const MAX_SIGNATURE_BYTES = 200 * 1024;
 
 const html = (what: string) =>
-  z.string({ error: `${what} must be text` }).max(MAX_HTML, { error: `${what} is too long` });
+  z
+    .string({ error: (issue) => (issue.input === undefined ? `Fill in ${what}` : `${what} must be text`) })
+    .max(MAX_HTML, { error: `${what} is too long` });
 
 export const pcrFormSchema = z.object({
   originator: uuid("user id").optional(),

@@ -4,11 +4,19 @@
  * checks the slot holder, the order and that the slot is still free, so two people cannot both
  * take a slot. Emails go through the outbox in the same transaction.
  */
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { chatRooms, pcrs, users, type PcrForm, type StoredAffectedParty, type StoredSignature } from "#db/schema";
+import {
+  chatRooms,
+  pcrs,
+  signatureManifestations,
+  users,
+  type PcrForm,
+  type StoredAffectedParty,
+  type StoredSignature,
+} from "#db/schema";
 import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
-import type { z } from "zod";
+import { z } from "zod";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
@@ -23,6 +31,15 @@ import type {
   updatePcrSchema,
 } from "./pcr.schema";
 import type { PublicUser } from "./user.server";
+import {
+  appendAudit,
+  isDrawnSignature,
+  onBehalfOfManifestation,
+  recordSignature,
+  typedNameMatches,
+  type AuditInput,
+  type SignatureManifestation,
+} from "./audit.server";
 
 type PcrRow = typeof pcrs.$inferSelect;
 type SlotInput = z.infer<typeof signatureSlotSchema>;
@@ -37,7 +54,11 @@ const shownSignature = (state: StoredSignature["state"], signature: string | nul
 type UserSummary = { _id: string; name: string; email: string; position: string | null; department: string };
 
 /** The spec's PCR document, with the people it names populated alongside. */
-export function toPcrDocument(row: PcrRow, people: Map<string, UserSummary>) {
+export function toPcrDocument(
+  row: PcrRow,
+  people: Map<string, UserSummary>,
+  manifestations: SignatureManifestation[] = [],
+) {
   const person = (id: string | null) => (id ? (people.get(id) ?? null) : null);
   return {
     _id: row.id,
@@ -66,6 +87,8 @@ export function toPcrDocument(row: PcrRow, people: Map<string, UserSummary>) {
       Comments: a.Comments,
       user: person(a.userId),
     })),
+    /** Every signature's manifestation (who, as what, when, meaning), oldest first: a new key. */
+    signatureManifestations: manifestations,
   };
 }
 export type PcrDocument = ReturnType<typeof toPcrDocument>;
@@ -91,7 +114,42 @@ async function documents(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDoc
         .where(inArray(users.id, [...ids]))
     : [];
   const byId = new Map(people.map((p) => [p._id, p]));
-  return rows.map((row) => toPcrDocument(row, byId));
+  const signatures = rows.length
+    ? await db
+        .select()
+        .from(signatureManifestations)
+        .where(
+          and(
+            eq(signatureManifestations.recordKind, "pcr"),
+            inArray(
+              signatureManifestations.recordId,
+              rows.map((r) => r.id),
+            ),
+          ),
+        )
+        .orderBy(asc(signatureManifestations.signedAt), asc(signatureManifestations.id))
+    : [];
+  const byRecord = new Map<string, SignatureManifestation[]>();
+  for (const s of signatures) {
+    const list = byRecord.get(s.recordId) ?? [];
+    list.push({
+      signerId: s.signerId,
+      printedName: s.printedName,
+      position: s.position,
+      role: s.role,
+      meaning: s.meaning,
+      signedAt: s.signedAt.toISOString(),
+      onBehalfOf: onBehalfOfManifestation(s),
+    });
+    byRecord.set(s.recordId, list);
+  }
+  return rows.map((row) => toPcrDocument(row, byId, byRecord.get(row.id) ?? []));
+}
+
+async function namesOf(db: Executor, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids));
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 const access = (row: PcrRow): PcrAccess => ({
@@ -173,6 +231,27 @@ function notifyAboutPcr(
 /** Holders of a chain role: the originator, or everyone in that position. */
 const holdersOf = (role: PcrRole, originatorId: string): Recipients =>
   role === "Change Originator" ? { userIds: [originatorId] } : { positions: [role] };
+
+const audit = (
+  tx: Executor,
+  pcrId: string,
+  actor: PublicUser,
+  entry: Omit<AuditInput, "kind" | "recordId" | "actorId">,
+) => appendAudit(tx, { kind: "pcr", recordId: pcrId, actorId: actor._id, ...entry });
+
+/** The PCR has a signature in its chain: its form and affected parties are frozen. */
+export const isPcrSigned = (row: Pick<PcrRow, "signatures">) => row.signatures.some((s) => s.state === "signed");
+
+export const SIGNED_PCR_FROZEN = "Signed PCRs cannot be edited; clone it to propose a change";
+
+/** A typed signature must be the signer's own name (a drawn one is a PNG data URL). */
+function requireOwnName(signature: string, actor: PublicUser, path: string): void {
+  if (!isDrawnSignature(signature) && !typedNameMatches(signature, actor.name)) {
+    throw new Invalid("A typed signature must be your own full name", [
+      { path, message: `Type your name as it is on your account: ${actor.name}` },
+    ]);
+  }
+}
 
 const isComplete = (row: Pick<PcrRow, "signatures" | "affectedParties">) =>
   row.signatures.every((s) => s.state === "signed") && row.affectedParties.every((a) => a.state === "signed");
@@ -290,6 +369,7 @@ export async function createPcr(actor: PublicUser, input: z.infer<typeof newPcrS
       form: cleanForm(input.form, null, actor._id),
       parties: await partiesFrom(tx, input.affectedParties),
     });
+    await audit(tx, row.id, actor, { action: "Created", to: "pending" });
     return (await documents([row], tx))[0]!;
   });
 }
@@ -306,6 +386,7 @@ export async function updatePcr(
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can edit a PCR");
     }
     // Clarifications section 4: the originator while pending, or an admin (at any status).
+    if (isPcrSigned(row)) throw new Conflict(SIGNED_PCR_FROZEN);
     if (row.status !== "pending" && !isAdmin(actor))
       throw new Conflict("This PCR is finished; only an admin can still correct it");
     const parties = patch.affectedParties
@@ -324,6 +405,22 @@ export async function updatePcr(
       .where(eq(pcrs.id, id))
       .returning();
     const added = parties.filter((p) => !row.partyIds.includes(p.userId)).map((p) => p.userId);
+    const removed = row.partyIds.filter((id) => !parties.some((p) => p.userId === id));
+    if (patch.form && JSON.stringify(updated!.form) !== JSON.stringify(row.form)) {
+      await audit(tx, id, actor, { action: "Edited the form" });
+    }
+    if (added.length || removed.length) {
+      const names = await namesOf(tx, [...added, ...removed]);
+      await audit(tx, id, actor, {
+        action: "Changed the affected parties",
+        comment: [
+          added.length ? `Added ${added.map((u) => names.get(u)).join(", ")}` : null,
+          removed.length ? `Removed ${removed.map((u) => names.get(u)).join(", ")}` : null,
+        ]
+          .filter(Boolean)
+          .join("; "),
+      });
+    }
     if (added.length) {
       await notifyAboutPcr(
         tx,
@@ -350,6 +447,8 @@ export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: s
       throw new Conflict("A finished PCR can be deleted only by an admin");
     await tx.delete(pcrs).where(eq(pcrs.id, id));
     await tx.delete(chatRooms).where(eq(chatRooms.id, row.chatId));
+    // The history outlives the PCR: audit entries have no foreign key to it.
+    await audit(tx, id, actor, { action: `Deleted PCR ${row.serialNum}`, from: row.status });
     return { _id: id };
   });
 }
@@ -377,6 +476,8 @@ export async function clonePcr(actor: PublicUser, serialNum: string): Promise<Pc
       cloned: true,
       previousSerialNum: old.serialNum,
     });
+    await audit(tx, row.id, actor, { action: `Cloned from PCR ${old.serialNum}`, to: "pending" });
+    await audit(tx, old.id, actor, { action: `Cloned into PCR ${row.serialNum}` });
     return (await documents([row], tx))[0]!;
   });
 }
@@ -392,6 +493,7 @@ async function finishIfComplete(tx: Transaction, row: PcrRow, actor: PublicUser)
     .set({ status: "finished", finishedAt: now, updatedAt: now })
     .where(and(eq(pcrs.id, row.id), eq(pcrs.status, "pending")))
     .returning();
+  await audit(tx, row.id, actor, { action: "Finished: every signature is in", from: "pending", to: "finished" });
   const signers = row.signatures.map((s) => s.signedBy);
   await notifyAboutPcr(
     tx,
@@ -430,7 +532,9 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
     if (!canViewPcr(actor, rules)) throw new Forbidden("You have no access to this PCR");
     const slots = row.signatures.map((s) => ({ ...s }));
     const signed: number[] = [];
-    const now = new Date().toISOString();
+    const commented: number[] = [];
+    const at = new Date();
+    const now = at.toISOString();
     incoming.forEach((slot, index) => {
       const current = slots[index]!;
       if (slot.Name !== current.Name) {
@@ -447,6 +551,14 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
         if (current.state === "signed") throw new Conflict(`The ${current.Name} slot is already signed`);
         const waiting = slots.slice(0, index).find((s) => s.state !== "signed");
         if (waiting) throw new Conflict(`The ${waiting.Name} must sign before the ${current.Name}`);
+        // Four eyes: one person signs one slot of the chain.
+        const own = slots.find((s) => s.state === "signed" && s.signedBy === actor._id);
+        if (own) {
+          throw new Forbidden(
+            `You already signed this PCR as ${own.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
+          );
+        }
+        requireOwnName(slot.Signature as string, actor, `signatures.${index}.Signature`);
         Object.assign(current, {
           state: "signed",
           signature: (slot.Signature as string).trim(),
@@ -457,8 +569,27 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
       } else if (current.state === "unsigned") {
         current.state = "commented";
       }
-      if (commentChanged) Object.assign(current, { Comments: slot.Comments ?? "", commentedBy: actor._id });
+      if (commentChanged) {
+        Object.assign(current, { Comments: slot.Comments ?? "", commentedBy: actor._id });
+        commented.push(index);
+      }
     });
+    for (const index of signed) {
+      const name = slots[index]!.Name;
+      await recordSignature(tx, {
+        kind: "pcr",
+        recordId: pcrId,
+        signer: actor,
+        role: name,
+        // What the signing form tells the signer the signature means.
+        meaning: `reviewed and approved as ${name}`,
+        at,
+      });
+      await audit(tx, pcrId, actor, { action: `Signed as ${name}` });
+    }
+    for (const index of commented) {
+      await audit(tx, pcrId, actor, { action: `Commented as ${slots[index]!.Name}`, comment: slots[index]!.Comments });
+    }
     const [updated] = await tx
       .update(pcrs)
       .set({ signatures: slots, updatedAt: new Date() })
@@ -490,7 +621,9 @@ export async function signAsAffectedParty(
     if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
     const parties = row.affectedParties.map((p) => ({ ...p }));
     let signedNow = false;
-    const now = new Date().toISOString();
+    let commentedNow: string | null = null;
+    const at = new Date();
+    const now = at.toISOString();
     incoming.forEach((entry, index) => {
       const current = parties.find((p) => p.userId === entry.Name.value);
       if (!current) {
@@ -504,13 +637,30 @@ export async function signAsAffectedParty(
       if (wantsSign) {
         if (row.status !== "pending") throw new Conflict("This PCR is already finished");
         if (current.state === "signed") throw new Conflict("You have already signed this PCR");
+        requireOwnName(entry.Signature as string, actor, `affectedParties.${index}.Signature`);
         Object.assign(current, { state: "signed", signature: (entry.Signature as string).trim(), signatureDate: now });
         signedNow = true;
       } else if (current.state === "unsigned") {
         current.state = "commented";
       }
-      if (commentChanged) current.Comments = entry.Comments ?? "";
+      if (commentChanged) {
+        current.Comments = entry.Comments ?? "";
+        commentedNow = current.Comments;
+      }
     });
+    if (signedNow) {
+      await recordSignature(tx, {
+        kind: "pcr",
+        recordId: pcrId,
+        signer: actor,
+        role: "Affected party",
+        meaning: "reviewed as an affected party",
+        at,
+      });
+      await audit(tx, pcrId, actor, { action: "Signed as affected party" });
+    }
+    if (commentedNow !== null)
+      await audit(tx, pcrId, actor, { action: "Commented as affected party", comment: commentedNow });
     const [updated] = await tx
       .update(pcrs)
       .set({ affectedParties: parties, updatedAt: new Date() })
@@ -559,6 +709,39 @@ export async function pendingPcrSignatures(actor: PublicUser) {
 // ---------------------------------------------------------------------------------------------
 // The PCR list page
 
+/** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
+export const pcrListQuerySchema = z.object({
+  q: z.string().max(200).optional().catch(undefined),
+  status: z.enum(["pending", "finished"]).optional().catch(undefined),
+  safety: z.literal("1").optional().catch(undefined),
+  scope: z.enum(["mine", "all"]).default("all").catch("all"),
+  page: z.coerce.number().int().min(1).default(1).catch(1),
+});
+export type PcrListQuery = z.infer<typeof pcrListQuerySchema>;
+
+export const pcrListFilter = (query: PcrListQuery): PcrListFilter => ({
+  q: query.q,
+  status: query.status,
+  safetyCritical: query.safety === "1",
+  mine: query.scope === "mine",
+  page: query.page,
+});
+
+/** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
+export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
+  return sql`select p.serial_num as serial, p.status,
+      coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
+      coalesce(p.form->>'suggestion-details', '') as summary,
+      (select name from users u where u.id = p.originator_id) as originator,
+      (select s->>'Name' from jsonb_array_elements(p.signatures) with ordinality x(s, o)
+        where s->>'state' <> 'signed' order by o limit 1) as "nextRole",
+      (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
+      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
+      to_char(p.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "finishedAt"
+    from pcrs p where ${pcrListWhere(actor, filter)}
+    order by p.created_at desc, p.id`;
+}
+
 export type PcrListFilter = {
   q?: string;
   status?: "pending" | "finished";
@@ -580,10 +763,8 @@ export type PcrListRow = {
   createdAt: string;
 };
 
-export async function searchPcrs(
-  actor: PublicUser,
-  filter: PcrListFilter,
-): Promise<{ rows: PcrListRow[]; total: number }> {
+/** The list's conditions for `filter`: the page and its CSV export share them. */
+export function pcrListWhere(actor: PublicUser, filter: PcrListFilter) {
   const conditions = [pcrListScope(actor)];
   const q = filter.q?.trim();
   if (q) {
@@ -594,6 +775,13 @@ export async function searchPcrs(
   if (filter.status) conditions.push(sql`p.status = ${filter.status}`);
   if (filter.safetyCritical) conditions.push(sql`(p.form->>'safety-critical')::boolean`);
   if (filter.mine) conditions.push(sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`);
+  return sql.join(conditions, sql` and `);
+}
+
+export async function searchPcrs(
+  actor: PublicUser,
+  filter: PcrListFilter,
+): Promise<{ rows: PcrListRow[]; total: number }> {
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
   const rows = await getDb().execute<PcrListRow & { total: number }>(sql`
@@ -606,7 +794,7 @@ export async function searchPcrs(
       (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
       to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       count(*) over ()::int as total
-    from pcrs p where ${sql.join(conditions, sql` and `)}
+    from pcrs p where ${pcrListWhere(actor, filter)}
     order by p.created_at desc, p.id limit ${pageSize} offset ${offset}`);
   return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }

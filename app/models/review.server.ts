@@ -13,6 +13,7 @@ import { DEPARTMENTS, type ReviewActionStatus } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid, NotFound, type Issue } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
+import { appendAudit } from "./audit.server";
 import { canReadRecords, canWriteReviews, type Actor } from "./authz.server";
 import { computeInsights, MOCS_WITH_DEPARTMENT } from "./insights.server";
 import { SUMMARY_STATUSES, type ReviewInput } from "./review.schema";
@@ -234,6 +235,12 @@ export async function createReview(actor: PublicUser, input: ReviewInput): Promi
       .insert(yearEndReviews)
       .values({ ...columns(input), mocSummary, createdBy: actor._id, updatedBy: actor._id })
       .returning();
+    await appendAudit(tx, {
+      kind: "review",
+      recordId: row!.id,
+      actorId: actor._id,
+      action: `Created the ${input.year} review`,
+    });
     return (await documents([row!], tx))[0]!;
   });
 }
@@ -264,6 +271,7 @@ export async function updateReview(
       .set({ ...columns(input), mocSummary, updatedBy: actor._id, updatedAt: new Date() })
       .where(eq(yearEndReviews.id, id))
       .returning();
+    await appendAudit(tx, { kind: "review", recordId: id, actorId: actor._id, action: "Edited" });
     return (await documents([row!], tx))[0]!;
   });
 }
@@ -272,6 +280,7 @@ export async function updateReview(
 async function resummarize(
   actor: PublicUser,
   id: string,
+  action: string,
   summarize: (current: ReviewRow, tx: Executor) => Promise<MocSummary>,
 ): Promise<ReviewDocument> {
   requireReviewWriter(actor);
@@ -283,13 +292,14 @@ async function resummarize(
       .set({ mocSummary: await summarize(current, tx), updatedBy: actor._id, updatedAt: new Date() })
       .where(eq(yearEndReviews.id, id))
       .returning();
+    await appendAudit(tx, { kind: "review", recordId: id, actorId: actor._id, action });
     return (await documents([row!], tx))[0]!;
   });
 }
 
 /** Counts the review year's MOCs again (the "Recount" button on the review page). */
 export const recountReviewSummary = (actor: PublicUser, id: string) =>
-  resummarize(actor, id, async (current, tx) =>
+  resummarize(actor, id, "Recounted the MOC summary", async (current, tx) =>
     keepInsights(await countYearMocs(current.year, tx), current, current.year),
   );
 
@@ -298,7 +308,7 @@ export const recountReviewSummary = (actor: PublicUser, id: string) =>
  * "Pull in the insight figures" button), as a snapshot like the MOC counts (docs/decisions/011, 017).
  */
 export const pullReviewInsights = (actor: PublicUser, id: string) =>
-  resummarize(actor, id, async (current, tx) => ({
+  resummarize(actor, id, "Pulled in the insight figures", async (current, tx) => ({
     ...current.mocSummary,
     insights: await computeInsights(
       { from: `${current.year}-01-01`, to: `${current.year}-12-31`, department: null },

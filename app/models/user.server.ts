@@ -16,6 +16,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import { sessions, users } from "#db/schema";
 import { Conflict, databaseErrorCode, Forbidden, Invalid, NotFound, Unauthorized } from "~/utils/errors";
+import { appendAudit, type AuditInput } from "./audit.server";
 import { canManageUsers } from "./authz.server";
 import { startPasswordAttempt } from "./password-attempts.server";
 
@@ -105,6 +106,35 @@ export async function verifyLogin(email: string, password: string): Promise<User
 // ---------------------------------------------------------------------------------------------
 // Writes
 
+/** The user's audit chain; never a password, hash or token, only that one changed. */
+const auditUser = (
+  db: Executor,
+  userId: string,
+  actorId: string | null,
+  entry: Omit<AuditInput, "kind" | "recordId" | "actorId">,
+) => appendAudit(db, { kind: "user", recordId: userId, actorId, ...entry });
+
+const describeAccount = (row: UserRow) =>
+  `${row.name} <${row.email}>: role ${row.role}, department ${row.department}, access ${row.access}, ` +
+  `position ${row.position ?? "none"}, ${row.active ? "active" : "inactive"}`;
+
+/** The audited fields of an account, as they read in its history. */
+const AUDITED_FIELDS = ["name", "email", "role", "department", "access", "position", "active"] as const;
+
+/** One entry per changed field ("Changed role", from "user" to "admin"). */
+async function auditFieldChanges(db: Executor, before: UserRow, after: UserRow, actorId: string): Promise<void> {
+  for (const field of AUDITED_FIELDS) {
+    const from = before[field];
+    const to = after[field];
+    if (from === to) continue;
+    await auditUser(db, after.id, actorId, {
+      action: field === "active" ? (to ? "Reactivated" : "Deactivated") : `Changed ${field}`,
+      from: from === null ? null : String(from),
+      to: to === null ? null : String(to),
+    });
+  }
+}
+
 const isUniqueViolation = (error: unknown) => databaseErrorCode(error) === "23505";
 const isForeignKeyViolation = (error: unknown) => databaseErrorCode(error) === "23503";
 const duplicateEmail = () => new Conflict("A user with this email already exists");
@@ -115,11 +145,14 @@ export async function createUser(actor: PublicUser, input: NewUserInput): Promis
   const data = newUserSchema.parse(input);
   const passwordHash = await hashPassword(data.password);
   try {
-    const [row] = await getDb()
-      .insert(users)
-      .values({ ...data, passwordHash, onboarded: false })
-      .returning();
-    return toPublicUser(row!);
+    return await getDb().transaction(async (tx) => {
+      const [row] = await tx
+        .insert(users)
+        .values({ ...data, passwordHash, onboarded: false })
+        .returning();
+      await auditUser(tx, row!.id, actor._id, { action: "Created", comment: describeAccount(row!) });
+      return toPublicUser(row!);
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateEmail();
     throw error;
@@ -136,6 +169,7 @@ export async function insertUser(
     .insert(users)
     .values({ ...data, passwordHash: await hashPassword(data.password), onboarded: input.onboarded ?? true })
     .returning();
+  await auditUser(db, row!.id, null, { action: "Created (by the system)", comment: describeAccount(row!) });
   return toPublicUser(row!);
 }
 
@@ -190,6 +224,8 @@ export async function updateUser(actor: PublicUser, input: UserUpdateInput): Pro
       if (isUniqueViolation(error)) throw duplicateEmail();
       throw error;
     }
+    await auditFieldChanges(tx, current, row!, actor._id);
+    if (changes.passwordHash) await auditUser(tx, _id, actor._id, { action: "Password reset by an admin" });
     if (fields.active === false || changes.passwordHash) {
       await tx
         .update(sessions)
@@ -201,9 +237,7 @@ export async function updateUser(actor: PublicUser, input: UserUpdateInput): Pro
 }
 
 const referencedConflict = () =>
-  new Conflict(
-    "Records refer to this user, so they cannot be deleted; deactivate them instead (PUT /api/users with active: false)",
-  );
+  new Conflict("Records refer to this user, so they cannot be deleted; deactivate them instead");
 
 export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: string }> {
   if (!canManageUsers(actor)) throw new Forbidden("Only an admin can delete users");
@@ -230,6 +264,7 @@ export async function deleteUser(actor: PublicUser, id: string): Promise<{ _id: 
       if (isForeignKeyViolation(error)) throw referencedConflict();
       throw error;
     }
+    await auditUser(tx, id, actor._id, { action: "Deleted", comment: describeAccount(current) });
     return { _id: id };
   });
 }
@@ -281,6 +316,8 @@ export async function updateOwnProfile(
       if (isUniqueViolation(error)) throw duplicateEmail();
       throw error;
     }
+    await auditFieldChanges(tx, current, row!, actor._id);
+    if (changes.passwordHash) await auditUser(tx, actor._id, actor._id, { action: "Changed their own password" });
     if (changes.passwordHash) {
       // A new password signs out every other session of this user.
       const others = options.keepSessionId ? ne(sessions.id, options.keepSessionId) : undefined;
@@ -310,6 +347,7 @@ export async function completeOnboarding(actor: PublicUser, password: string, se
       .set({ passwordHash: await hashPassword(passwordSchema.parse(password)), onboarded: true, updatedAt: new Date() })
       .where(eq(users.id, actor._id))
       .returning();
+    await auditUser(tx, actor._id, actor._id, { action: "Chose their password at first sign-in" });
     await tx
       .update(sessions)
       .set({ revokedAt: new Date() })

@@ -1,24 +1,14 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { readMocAttachment } from "~/models/uploads.server";
-import { requireMocForPage } from "~/web/moc-page.server";
-import { DomainError } from "~/utils/errors";
+import { openAttachment } from "~/models/attachments.server";
+import { requirePageUser } from "~/web/auth.server";
+import { attachmentResponse } from "~/web/attachment-download.server";
 
-/** A MOC attachment, for people who may see that MOC; always a download, never rendered inline. */
+/**
+ * The address risk assessments had when they were files under DATA_DIR/uploads: those files are
+ * in the database now (moved at start, docs/decisions/022-records-out.md), and their old links
+ * keep working for people who may see the MOC.
+ */
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  await requireMocForPage(request, params.mocId);
-  try {
-    const file = await readMocAttachment(params.mocId!, params.file!);
-    return new Response(new Uint8Array(file.body), {
-      headers: {
-        "Content-Type": file.type,
-        "Content-Disposition": `attachment; filename="${file.name.replace(/^[0-9a-f]{16}-/, "")}"`,
-        "Content-Security-Policy": "default-src 'none'; sandbox",
-        "X-Content-Type-Options": "nosniff",
-        "Cache-Control": "private, no-store",
-      },
-    });
-  } catch (error) {
-    if (error instanceof DomainError) throw new Response(error.message, { status: error.status });
-    throw error;
-  }
+  const user = await requirePageUser(request);
+  return attachmentResponse(() => openAttachment(user, { legacyPath: `${params.mocId}/${params.file}` }));
 }

@@ -10,6 +10,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
 import { stopBoss } from "#jobs/boss";
 import { startWorkers } from "#jobs/workers";
+import { importUploadFolder } from "~/models/uploads-import.server";
 import { ensureFirstAdmin } from "~/models/user.server";
 import { closeDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv, type Env } from "~/utils/env.server";
@@ -62,6 +63,10 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
     await migrateDatabase(process.env.DATABASE_URL!);
     log.info("database migrations applied");
     if (options.role === "web") {
+      const moved = await importUploadFolder(env.DATA_DIR);
+      if (moved.imported || moved.skipped.length) {
+        log.info(moved, `moved ${moved.imported} file(s) from DATA_DIR/uploads into the database`);
+      }
       const admin = await ensureFirstAdmin({ email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD });
       if (admin?.password) {
         // Printed once, to the console only: never to the structured log.

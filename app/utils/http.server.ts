@@ -1,7 +1,7 @@
 /**
  * The /api toolkit: every resource route under /api is built with `apiRoute`, reads its input with
  * `readJson` / `readQuery`, and answers with `ok`. Errors become one body shape:
- * `{ status, message, issues? }` (the API conventions in app/api/openapi.server.ts).
+ * `{ status, message, issues? }` (the API conventions in app/web/openapi.server.ts).
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z, ZodError } from "zod";

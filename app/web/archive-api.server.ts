@@ -3,7 +3,8 @@
  * record. Writers are checked before the body is read, so a reader learns nothing from validation.
  */
 import { z } from "zod";
-import { ARCHIVE, archiveSchemas, type ArchiveKind } from "~/models/archive.schema";
+import { ARCHIVE, archiveFilterSchema, archiveSchemas, type ArchiveKind } from "~/models/archive.schema";
+import { archiveCsv, csvResponse, wantsCsv } from "~/models/csv-export.server";
 import {
   assertCanWrite,
   createArchiveRecord,
@@ -25,7 +26,13 @@ export function archiveCollectionRoute(kind: ArchiveKind) {
   const idQuery = z.object({ id: idOf(kind) });
   return apiRoute({
     async GET({ request }) {
-      return ok(await listArchive(await requireApiUser(request), kind));
+      const user = await requireApiUser(request);
+      // `format=csv` or `Accept: text/csv`: the archive list page's rows, with its filters, as CSV.
+      if (wantsCsv(request)) {
+        const filter = archiveFilterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+        return csvResponse(archiveCsv(user, kind, filter), `archive-${kind}s`);
+      }
+      return ok(await listArchive(user, kind));
     },
     async POST({ request }) {
       const actor = await requireApiUser(request);

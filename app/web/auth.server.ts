@@ -154,7 +154,11 @@ export async function requirePageIdentity(
     });
   }
   if (result.identity.via === "cookie") assertSameOriginForPage(request);
-  if (!options.allowNotOnboarded && !result.identity.user.onboarded) throw redirect("/onboarding");
+  if (!options.allowNotOnboarded && !result.identity.user.onboarded) {
+    // After choosing their password they land where they were going (an email's link, say).
+    const redirectTo = `${url.pathname}${url.search}`;
+    throw redirect(`/onboarding${redirectTo === "/" ? "" : `?redirectTo=${encodeURIComponent(redirectTo)}`}`);
+  }
   return result.identity;
 }
 

@@ -10,7 +10,9 @@ import type { z } from "zod";
 import type { MocDocument } from "~/models/moc-document";
 import {
   actingFor,
+  isIndependentOf,
   openStepsFor,
+  refusalFor,
   stateOfDocument,
   STEPS,
   type MocStep,
@@ -21,12 +23,13 @@ import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export async function requireOpenStep(request: Request, id: string | undefined, step: MocStep) {
   const { user, access, doc, principals } = await requireMocForPage(request, id);
-  if (!actingFor(step, user, access, principals)) pageError(new Forbidden(`${STEPS[step].who.refusal}.`));
+  if (!actingFor(step, user, access, principals)) pageError(new Forbidden(`${refusalFor(step, user, access)}.`));
   if (!openStepsFor(user, access, stateOfDocument(doc), principals).includes(step)) {
     throw await redirectWithFlash(`/mocs/${doc._id}`, {
       kind: "info",
@@ -47,12 +50,14 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
   const toInput = options.toInput ?? ((value: z.output<Schema>) => value as StepInput<S>);
   return {
     async loader({ request, params }: LoaderFunctionArgs) {
-      const { doc } = await requireOpenStep(request, params.id, options.step);
-      return { users: await activeUserOptions(), mocId: doc._id };
+      const { doc, access } = await requireOpenStep(request, params.id, options.step);
+      const users = await activeUserOptions();
+      // Four eyes: the pickers for checkers (Part B's approver and HSEQ user) offer only people independent of the MOC.
+      return { users, checkers: users.filter((u) => isIndependentOf(u._id, access)), mocId: doc._id };
     },
     async action({ request, params }: ActionFunctionArgs) {
       const { user, doc } = await requireOpenStep(request, params.id, options.step);
-      const submission = parseWithZod(await request.formData(), { schema });
+      const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema });
       if (submission.status !== "success") return data(submission.reply(), { status: 400 });
       const result = await runForPage(() => runStep(options.step, user, doc._id, toInput(submission.value, doc)));
       if (!result.ok) {

@@ -77,7 +77,12 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     },
   },
   "/api/newImplementer": { post: { summary: "Same as POST /api/newmoc.", body: newMocSchema } },
-  "/api/getAllMoc": { get: { summary: "All MOCs for admins, HSEQ and full access; otherwise the completed ones." } },
+  "/api/getAllMoc": {
+    get: {
+      summary:
+        "All MOCs for admins, HSEQ and full access; otherwise the completed ones. With format=csv or Accept: text/csv, the list page's rows for its filters (q, status, department, scope, state, overdue, sort) as a streamed CSV.",
+    },
+  },
   "/api/singlemoc": { get: { summary: "One populated MOC the caller may see.", query: mocIdQuery } },
   "/api/deleteMoC": { delete: { summary: "Soft-deletes a MOC (originator or admin).", query: idQuery("MOC id") } },
   "/api/cloneMoc": { post: { summary: "Clones a MOC into a new one the caller originates.", body: cloneMocSchema } },
@@ -116,7 +121,12 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   },
   "/api/pcr/{id}": { get: { summary: "One PCR the caller may see." } },
   "/api/singlePcr": { get: { summary: "One PCR the caller may see.", query: idQuery("PCR id") } },
-  "/api/allPcr": { get: { summary: "The PCRs the caller may see." } },
+  "/api/allPcr": {
+    get: {
+      summary:
+        "The PCRs the caller may see. With format=csv or Accept: text/csv, the list page's rows for its filters (q, status, safety, scope) as a streamed CSV.",
+    },
+  },
   "/api/getAllPcr": { get: { summary: "Same as GET /api/allPcr." } },
   "/api/pcr/summary": { get: { summary: "PCR counts by status." } },
   "/api/pcr/signatures": {
@@ -134,7 +144,9 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
         [
           base,
           {
-            get: { summary: `Every ${what}.` },
+            get: {
+              summary: `Every ${what}. With format=csv or Accept: text/csv, the archive page's rows for its filters (q, status, department, year, sort, dir) as a streamed CSV.`,
+            },
             post: { summary: `Adds a ${what} (admins and HSEQ).`, body: archiveSchemas[kind].create },
             put: { summary: `Replaces a ${what} (admins and HSEQ).`, body: archiveSchemas[kind].replace },
             delete: { summary: `Deletes a ${what} (admins and HSEQ).`, query: idQuery(`${kind.toUpperCase()} id`) },

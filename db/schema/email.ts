@@ -39,11 +39,16 @@ export const emailMessages = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp("sent_at", { withTimezone: true }),
+    /** Where the recipient acts (the step form, or the record): the in-app notification's link. */
+    link: text("link"),
+    /** When the recipient marked it read in the app (/notifications); null while unread. */
+    readAt: timestamp("read_at", { withTimezone: true }),
   },
   (t) => [
     index("email_messages_created_idx").on(t.createdAt),
     index("email_messages_status_idx").on(t.status),
     index("email_messages_to_idx").on(t.toEmail),
+    index("email_messages_user_idx").on(t.toUserId, t.createdAt),
     index("email_messages_batch_idx")
       .on(t.batchKey)
       .where(sql`${t.batchKey} is not null`),

@@ -7,3 +7,5 @@ export * from "./chat";
 export * from "./reminders";
 export * from "./archive";
 export * from "./reviews";
+export * from "./attachments";
+export * from "./audit";

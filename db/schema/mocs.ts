@@ -245,14 +245,16 @@ export const mocUsers = pgTable(
   (t) => [primaryKey({ columns: [t.mocId, t.userId] }), index("moc_users_user_idx").on(t.userId, t.mocId)],
 );
 
-/** The audit trail: every change of a MOC, `{ userId, action, from, to, comment, at }`. */
+/**
+ * The MOC audit trail: every change of a MOC, `{ userId, action, from, to, comment, at }`.
+ * Append-only and hash-chained per MOC like `audit_entries` (db/schema/audit.ts; `seq`,
+ * `prev_hash`, `hash` set by a trigger); no foreign key to the MOC, so the history outlives it.
+ */
 export const mocLogs = pgTable(
   "moc_logs",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    mocId: uuid("moc_id")
-      .notNull()
-      .references(() => mocs.id, { onDelete: "cascade" }),
+    mocId: uuid("moc_id").notNull(),
     userId: uuid("user_id").references(() => users.id),
     /** The person `user_id` acted for, by delegation ("A on behalf of B"). */
     onBehalfOf: uuid("on_behalf_of").references(() => users.id),
@@ -261,9 +263,18 @@ export const mocLogs = pgTable(
     toStatus: text("to_status"),
     comment: text("comment"),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    /** Set by the chain trigger (the placeholder only satisfies the insert type). */
+    seq: integer("seq")
+      .notNull()
+      .$defaultFn(() => 0),
+    prevHash: text("prev_hash"),
+    hash: text("hash")
+      .notNull()
+      .$defaultFn(() => ""),
   },
   (t) => [
     index("moc_logs_moc_idx").on(t.mocId, t.at),
+    uniqueIndex("moc_logs_moc_seq_key").on(t.mocId, t.seq),
     // The insight figures (app/models/insights.server.ts) read a period's entries by time.
     index("moc_logs_at_idx").on(t.at),
   ],

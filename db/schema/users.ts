@@ -94,18 +94,3 @@ export const delegations = pgTable(
     check("delegations_period_check", sql`${t.startsOn} <= ${t.endsOn}`),
   ],
 );
-
-/** The audit trail of delegations: created, changed, ended, by whom. */
-export const delegationEvents = pgTable(
-  "delegation_events",
-  {
-    id: uuid("id").primaryKey().defaultRandom(),
-    delegationId: uuid("delegation_id")
-      .notNull()
-      .references(() => delegations.id),
-    actorId: uuid("actor_id").references(() => users.id),
-    action: text("action").notNull(),
-    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index("delegation_events_delegation_idx").on(t.delegationId, t.at)],
-);

@@ -7,7 +7,8 @@
  * BENCH_SECONDS (default 10) per scenario, BENCH_PORT (3200), BENCH_SKIP_BUILD=1 to reuse build/,
  * BENCH_KEEP_DB=1 to keep the cm_bench database afterwards, BENCH_DATABASE to name another one.
  * `npm run bench -- --only email` runs only the floor, the pipeline step and the email rows
- * (tests/bench/email.ts).
+ * (tests/bench/email.ts); `--only csv` only the CSV export of the 10,000 MOCs with the server's
+ * memory (tests/bench/csv.ts).
  */
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -20,12 +21,15 @@ import { mocListScope } from "../../app/models/authz.server";
 import { buildMocListJson } from "../../app/models/moc-query.server";
 import { computeInsights } from "../../app/models/insights.server";
 import { BENCH_PASSWORD, hseqPool, insertInsightExtras, insertMocs, insertUsers } from "./data";
+import { csvBench } from "./csv";
 import { emailBench } from "./email";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 
 const MOCS = 10_000;
 /** `npm run bench -- --only email`: the floor, the pipeline step and the email rows only. */
 const ONLY_EMAIL = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "email";
+/** `npm run bench -- --only csv`: the CSV export row only. */
+const ONLY_CSV = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "csv";
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
 const HSEQ_POOL = 6_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -203,6 +207,23 @@ async function main(): Promise<void> {
     const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
     const rows: Row[] = [];
+
+    if (ONLY_CSV) {
+      const csv = await csvBench(base, adminToken, server.pid);
+      rows.push({
+        scenario:
+          `GET /api/getAllMoc?format=csv, admin (${csv.rows} rows, ${round(csv.bytes / 2 ** 20, 1)} MB): ` +
+          `server RSS ${round(csv.rssBeforeMiB, 0)} MiB before, peak ${round(csv.rssPeakMiB, 0)} MiB ` +
+          `(the same list as JSON: peak ${round(csv.jsonPeakMiB, 0)} MiB)`,
+        connections: 1,
+        rps: 1000 / csv.ms,
+        p50: Math.round(csv.ms),
+        p99: Math.round(csv.ms),
+        target: "reference (memory flat)",
+      });
+      printTable(rows);
+      return;
+    }
 
     // 1. The framework floor. Other processes on a shared machine make it drift, so it is measured
     //    right before each scenario it is compared with; its row shows the median of those runs.

@@ -61,7 +61,7 @@ export async function build(): Promise<void> {
   }
 }
 
-export type BenchServer = { base: string; stop: () => Promise<void>; output: () => string };
+export type BenchServer = { base: string; pid: number; stop: () => Promise<void>; output: () => string };
 
 /** The real production entry (what `npm start` runs after its build), with the floor route on. */
 export async function startServer(options: { databaseUrl: string; port: number }): Promise<BenchServer> {
@@ -118,7 +118,7 @@ export async function startServer(options: { databaseUrl: string; port: number }
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { base, stop, output: () => output };
+  return { base, pid: child.pid!, stop, output: () => output };
 }
 
 /** A session token through the real sign-in (POST /login asking for JSON). */

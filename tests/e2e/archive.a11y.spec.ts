@@ -6,9 +6,12 @@
 import { expectNoSeriousA11yViolations } from "./axe";
 import { expect, ready, test } from "./archive-fixtures";
 
+// Each test scans whole pages with axe, which is CPU-heavy on two shared cores: a budget for the
+// slowest run, not the typical one.
+test.describe.configure({ timeout: 240_000 });
+
 test("the archive pages pass an accessibility scan", async ({ openAs, writer, addRecord, tag }) => {
   // Seven full-page scans: more than the default 30 s on a busy two-core machine.
-  test.setTimeout(120_000);
   const doc = await addRecord("moc", {
     serial_num: `4-2014-${tag}`,
     title: `Steering gear ${tag}`,

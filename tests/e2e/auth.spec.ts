@@ -41,7 +41,7 @@ test("an admin creates a user who onboards and lands on the dashboard", async ({
   await page.getByRole("link", { name: "Users", exact: true }).click();
   await expect(page.getByRole("heading", { name: "Users", level: 1 })).toBeVisible();
   await page.getByText("Create a user").click();
-  await page.getByLabel("Name").fill(`Nina ${tag}`);
+  await page.getByLabel("Name", { exact: true }).fill(`Nina ${tag}`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("First password").fill("admin-chosen-1");
   await page.getByLabel("Department").selectOption("operations");
@@ -55,7 +55,9 @@ test("an admin creates a user who onboards and lands on the dashboard", async ({
   await expect(newcomer).toHaveURL(/\/onboarding$/);
   // Nothing else is reachable before the password is chosen.
   await newcomer.goto("/profile");
-  await expect(newcomer).toHaveURL(/\/onboarding$/);
+  await expect(newcomer).toHaveURL(/\/onboarding\?redirectTo=%2Fprofile$/);
+  // Back to the first stop: the dashboard once the password is chosen.
+  await newcomer.goto("/onboarding");
   await newcomer.getByLabel("New password", { exact: true }).fill(PASSWORD);
   await newcomer.getByLabel("Repeat the new password").fill("something-else");
   await newcomer.getByRole("button", { name: "Set password and continue" }).click();
@@ -94,8 +96,8 @@ test("admin: deactivate, and a delete that records prevent is explained", async 
   await expect(page.getByRole("button", { name: `Activate ${user.name}` })).toBeVisible();
   // The admin cannot delete themselves.
   await page.goto(`/admin/users?q=${encodeURIComponent(ADMIN.email)}`);
-  page.once("dialog", (dialog) => void dialog.accept());
-  await page.getByRole("button", { name: /^Delete Administrator/ }).click();
+  await page.getByRole("link", { name: /^Delete Administrator/ }).click();
+  await page.getByRole("button", { name: /^Delete Administrator.* permanently$/ }).click();
   await expect(page.getByText("You cannot delete your own account")).toBeVisible();
 });
 

@@ -2,6 +2,10 @@ import { expectNoSeriousA11yViolations } from "./axe";
 import { expect, ready, test } from "./moc-fixtures";
 import { test as pcrTest } from "./pcr-fixtures";
 
+// Each test scans whole pages with axe, which is CPU-heavy on two shared cores: a budget for the
+// slowest run, not the typical one.
+test.describe.configure({ timeout: 240_000 });
+
 // The chat panel under axe (JavaScript project only, see axe.ts): with messages from two people,
 // with an error next to its field, and on the PCR page.
 
@@ -11,7 +15,6 @@ test("the chat panel on the MOC page passes an accessibility scan, with messages
   openAs,
   request,
 }) => {
-  test.setTimeout(90_000);
   const moc = await mocApi.create(cast);
   for (const [who, text] of [
     [cast.originator, "Parts are ordered."],
@@ -41,7 +44,6 @@ test("the chat panel on the MOC page passes an accessibility scan, with messages
 });
 
 pcrTest("the chat panel on the PCR page passes an accessibility scan", async ({ cast, openAs, createPcr }) => {
-  test.setTimeout(90_000);
   const doc = await createPcr(cast.originator, [cast.party]);
   const page = await openAs(cast.party);
   await page.goto(`/pcrs/${doc._id}`);

@@ -112,7 +112,7 @@ test.describe("body caps and keep-alive", () => {
     expect(fits.status).toBe(302);
     expect(fits.headers["location"]).toBe(`/mocs/${moc._id}`);
     const stored = (await mocApi.get(moc._id)) as { risk_assessment: string };
-    expect(stored.risk_assessment).toMatch(new RegExp(`^/uploads/${moc._id}/[0-9a-f]{16}-risk\\.txt$`));
+    expect(stored.risk_assessment).toMatch(/^\/attachments\/[0-9a-f-]{36}$/);
 
     // The download carries X-Content-Type-Options once, not once from the route and once from the server.
     const download = await send(client, {

@@ -1,12 +1,15 @@
 import { expectNoSeriousA11yViolations } from "./axe";
 import { expect, ready, test } from "./moc-fixtures";
 
+// Each test scans whole pages with axe, which is CPU-heavy on two shared cores: a budget for the
+// slowest run, not the typical one.
+test.describe.configure({ timeout: 240_000 });
+
 test("/insights passes an accessibility scan at 1280 and 375 px and never scrolls sideways", async ({
   cast,
   mocApi,
   openAs,
 }) => {
-  test.setTimeout(120_000);
   await mocApi.createAt(cast, "verifier");
   const page = await openAs(cast.hseq);
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -96,7 +96,7 @@ test("risk assessment: an uploaded file is served to viewers only", async ({
   await expect(page.getByText("The risk assessment is attached.")).toBeVisible();
   const link = page.getByRole("link", { name: "Open the risk assessment" });
   const href = await link.getAttribute("href");
-  expect(href).toMatch(new RegExp(`^/uploads/${moc._id}/[0-9a-f]{16}-Risk-assessment\\.pdf$`));
+  expect(href).toMatch(/^\/attachments\/[0-9a-f-]{36}$/);
   await expect(page.getByRole("link", { name: "Replace the risk assessment" })).toBeVisible();
 
   // Someone involved downloads it.
@@ -104,7 +104,9 @@ test("risk assessment: an uploaded file is served to viewers only", async ({
   const download = await implementer.request.get(href!);
   expect(download.status()).toBe(200);
   expect(download.headers()["content-type"]).toBe("application/pdf");
-  expect(download.headers()["content-disposition"]).toBe('attachment; filename="Risk-assessment.pdf"');
+  expect(download.headers()["content-disposition"]).toBe(
+    "attachment; filename=\"Risk assessment.pdf\"; filename*=UTF-8''Risk%20assessment.pdf",
+  );
   expect(Buffer.compare(await download.body(), pdf)).toBe(0);
 
   // Someone else does not, nor does a guessed name.

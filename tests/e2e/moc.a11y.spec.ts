@@ -2,6 +2,10 @@ import { expectNoSeriousA11yViolations } from "./axe";
 import { expect, ready, test, type Cast, type MocApi } from "./moc-fixtures";
 import { implementationForm } from "../helpers/moc";
 
+// Each test scans whole pages with axe, which is CPU-heavy on two shared cores: a budget for the
+// slowest run, not the typical one.
+test.describe.configure({ timeout: 240_000 });
+
 // Every MOC page under axe, in the JavaScript project only (see a11y.spec.ts): the list, Part A,
 // the record, each step form, the plan editors and the dashboard, with content on them.
 
@@ -64,7 +68,6 @@ test("the record page passes an accessibility scan, open and declined", async ({
 
 test("the Part B, C and D forms pass an accessibility scan", async ({ cast, mocApi, openAs }) => {
   // Three step forms, each with a full axe scan.
-  test.setTimeout(120_000);
   const [atB, atC, atD] = await Promise.all([
     mocApi.create(cast),
     mocApi.createAt(cast, "hseq"),
@@ -92,7 +95,6 @@ test("the Part A, E and F forms and the deviation page pass an accessibility sca
   openAs,
 }) => {
   // Four pages, each with a full axe scan.
-  test.setTimeout(120_000);
   const [atB, atE, atF, deviation] = await Promise.all([
     mocApi.create(cast),
     mocApi.createAt(cast, "implementation"),

@@ -127,6 +127,8 @@ export async function serialOf(page: Page): Promise<string> {
 
 /** Draws a stroke across the signature canvas with the mouse, until the pad has given its PNG. */
 export async function drawSignature(page: Page, form: Locator) {
+  // A typed name is offered first (it works from the keyboard); drawing is the other choice.
+  await form.getByLabel("Draw my signature").check();
   const canvas = form.getByTestId("signature-canvas");
   await expect(canvas).toBeVisible();
   await expect(form.getByText("Draw your signature")).toBeVisible();

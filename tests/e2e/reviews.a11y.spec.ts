@@ -1,6 +1,10 @@
 import { expectNoSeriousA11yViolations } from "./axe";
 import { expect, ready, test } from "./moc-fixtures";
 
+// Each test scans whole pages with axe, which is CPU-heavy on two shared cores: a budget for the
+// slowest run, not the typical one.
+test.describe.configure({ timeout: 240_000 });
+
 test("the review list, form, read view and print view pass an accessibility scan", async ({
   cast,
   mocApi,
@@ -8,7 +12,6 @@ test("the review list, form, read view and print view pass an accessibility scan
   request,
 }) => {
   // Several full-page scans: more than the default 30 s on a busy two-core machine.
-  test.setTimeout(120_000);
   await mocApi.create(cast);
   const year = new Date().getUTCFullYear();
   const created = await request.post("/api/year-end-review", {

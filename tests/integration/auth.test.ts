@@ -122,11 +122,13 @@ describe("POST /login", () => {
     },
   );
 
-  it("sends a user who has not onboarded to /onboarding, whatever redirectTo says", async () => {
+  it("sends a user who has not onboarded to /onboarding first, carrying a safe redirectTo on", async () => {
     const user = await makeUser({ onboarded: false });
     const res = await postLogin({ email: user.email, password: PASSWORD, redirectTo: "/admin/users" });
     expect(res.status).toBe(302);
-    expect(res.location).toBe("/onboarding");
+    expect(res.location).toBe("/onboarding?redirectTo=%2Fadmin%2Fusers");
+    const unsafe = await postLogin({ email: user.email, password: PASSWORD, redirectTo: "//evil.com" });
+    expect(unsafe.location).toBe("/onboarding");
     const json = await jsonLogin(user.email, PASSWORD);
     expect(json.body).toEqual({ token: expect.any(String), admin: false, onboarded: false });
   });

@@ -7,10 +7,10 @@
  */
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "../../db/client";
-import { notify, queueEmails, type QueuedEmail } from "../../app/models/email.server";
-import * as outboxPage from "../../app/routes/admin+/outbox";
-import { resetEnv } from "../../app/utils/env.server";
+import { getDb } from "#db/client";
+import { notify, queueEmails, type QueuedEmail } from "~/models/email.server";
+import * as outboxPage from "~/routes/admin+/outbox";
+import { resetEnv } from "~/utils/env.server";
 import { eventually, startFakeResend, type FakeResend } from "../helpers/fake-resend";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { emailWorkers } from "../helpers/processes";

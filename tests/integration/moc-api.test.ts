@@ -78,6 +78,7 @@ const MOC_KEYS = [
   "hseq_id",
   "all_users",
   "logs",
+  "signatureManifestations",
   "decline",
   "extentionsAndDeviations",
   "impact_assessment",
@@ -824,8 +825,15 @@ describe("GET /api/user actions", () => {
       return res.body.data.actions as { type: string; moc: Doc }[];
     };
     const pairs = (actions: { type: string; moc: Doc }[]) => actions.map((a) => `${a.type}:${a.moc._id}`).sort();
-    // "hseq" waits on every HSEQ user for every MOC in status c (other tests' MOCs too).
-    const inC = (await dbIds("m.status = 'c' and not m.is_deleted")).map((id) => `hseq:${id}`);
+    // "hseq" waits on every HSEQ user for every MOC in status c (other tests' MOCs too) that they
+    // neither originated nor implement (four eyes, docs/decisions/021).
+    const inCFor = async (user: PublicUser) =>
+      (
+        await dbIds(
+          `m.status = 'c' and not m.is_deleted and m.originator_id <> '${user._id}' and m.implementer_id is distinct from '${user._id}'`,
+        )
+      ).map((id) => `hseq:${id}`);
+    const inC = await inCFor(crew.hseq);
     expect(inC).toContain(`hseq:${waitC}`);
 
     expect(pairs(await actionsOf(crew.originator))).toEqual([]);
@@ -839,7 +847,7 @@ describe("GET /api/user actions", () => {
       [...inC, `verifier:${waitF}`, `deviation-extension:${waitDeviation}`].sort(),
     );
     expect(pairs(await actionsOf(crew.verifier))).toEqual([`verifier:${waitVerifier}`]);
-    expect(pairs(await actionsOf(hseqUser))).toEqual([...inC].sort());
+    expect(pairs(await actionsOf(hseqUser))).toEqual([...(await inCFor(hseqUser))].sort());
     expect(pairs(await actionsOf(stranger))).toEqual([]);
 
     const [first] = await actionsOf(crew.implementer);

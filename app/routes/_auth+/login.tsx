@@ -49,7 +49,10 @@ export async function action({ request }: ActionFunctionArgs) {
     if (!parsedForm) throw new Invalid("Send email and password as form fields (application/x-www-form-urlencoded)");
     const user = await authenticator().authenticate("form", request);
     // Where to go is settled before the session exists, so nothing can fail between the two.
-    const target = user.onboarded ? safeRedirect(form.get("redirectTo")) : "/onboarding";
+    const wanted = safeRedirect(form.get("redirectTo"));
+    const target = user.onboarded
+      ? wanted
+      : `/onboarding${wanted === "/" ? "" : `?redirectTo=${encodeURIComponent(wanted)}`}`;
     const { token } = await createSession(user);
     const headers = { "Set-Cookie": await sessionCookie(token) };
     if (json) {

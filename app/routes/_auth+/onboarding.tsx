@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { passwordSchema } from "~/models/user.schema";
 import { completeOnboarding } from "~/models/user.server";
-import { requirePageIdentity } from "~/web/auth.server";
+import { requirePageIdentity, safeRedirect } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, runForPage } from "~/utils/page.server";
 
@@ -37,7 +37,8 @@ export async function action({ request }: ActionFunctionArgs) {
       status: result.error.status,
     });
   }
-  return redirectWithFlash("/", { kind: "success", message: "Your password is set. Welcome aboard." });
+  const target = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
+  return redirectWithFlash(target, { kind: "success", message: "Your password is set. Welcome aboard." });
 }
 
 export default function Onboarding() {

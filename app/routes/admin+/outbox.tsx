@@ -141,7 +141,7 @@ export default function Outbox() {
         {messages.length === 0 ? (
           <p className="empty">No messages match.</p>
         ) : (
-          <table>
+          <table className="stack-on-phone">
             <caption className="visually-hidden">Email messages</caption>
             <thead>
               <tr>
@@ -160,15 +160,17 @@ export default function Outbox() {
                 const status = STATUS_LABEL[m.status] ?? { label: m.status, badge: "" };
                 return (
                   <tr key={m.id}>
-                    <td>{formatTime(m.createdAt)}</td>
-                    <td>{m.to}</td>
-                    <td>
+                    <td data-label="Created">{formatTime(m.createdAt)}</td>
+                    <td data-label="Recipient" className="break-anywhere">
+                      {m.to}
+                    </td>
+                    <td data-label="Subject and message">
                       <details>
                         <summary>{m.subject}</summary>
                         <pre className="email-body">{m.text}</pre>
                       </details>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <span className={`badge ${status.badge}`}>{status.label}</span>
                       <br />
                       <span className="muted">
@@ -178,7 +180,7 @@ export default function Outbox() {
                       </span>
                       {m.lastError ? <p className="field-errors">Last error: {m.lastError}</p> : null}
                     </td>
-                    <td>
+                    <td data-label="Batch">
                       {m.batchKey ? (
                         <>
                           <Link to={`/admin/outbox?batch=${m.batchKey}`} title={m.batchKey}>

@@ -1,8 +1,10 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useOutlet, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
+import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
+import { departmentLabel } from "~/components/moc";
 import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/components/forms";
 import { canManageUsers } from "~/models/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, newUserSchema, POSITIONS, ROLES } from "~/models/user.schema";
@@ -30,13 +32,16 @@ async function requireAdmin(request: Request) {
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
-  const search = new URL(request.url).searchParams.get("q") ?? "";
-  return { users: await listUsers({ search }), search };
+  const params = new URL(request.url).searchParams;
+  const search = params.get("q") ?? "";
+  return { users: await listUsers({ search }), search, confirmDelete: params.get(CONFIRM_DELETE_PARAM) };
 }
 
 const rowSchema = z.object({
   intent: z.enum(["deactivate", "activate", "delete"]),
   userId: z.uuid(),
+  // A delete needs the confirmation step's button: a bare "delete" post only asks first.
+  confirmed: z.literal("yes").optional(),
 });
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -68,6 +73,8 @@ export async function action({ request }: ActionFunctionArgs) {
   if (!row.success)
     return redirectWithFlash("/admin/users", { kind: "error", message: "That action was not understood." });
   const { userId } = row.data;
+  if (row.data.intent === "delete" && !row.data.confirmed)
+    return redirect(`/admin/users?${CONFIRM_DELETE_PARAM}=${encodeURIComponent(userId)}#${CONFIRM_DELETE_ID}`);
   const result = await runForPage(() =>
     row.data.intent === "delete"
       ? deleteUser(actor, userId).then(() => "deleted")
@@ -83,12 +90,19 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export const roleOptions = ROLES.map((r) => ({ value: r, label: r === "admin" ? "Administrator" : "User" }));
-export const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: d === "hseq" ? "HSEQ" : titleCase(d) }));
+export const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
 export const accessOptions = ACCESS_LEVELS.map((a) => ({ value: a, label: titleCase(a) }));
 export const positionOptions = POSITIONS.map((p) => ({ value: p, label: p }));
 
 export default function AdminUsers() {
-  const { users, search } = useLoaderData<typeof loader>();
+  const outlet = useOutlet();
+  // /admin/users/:id edits one user: its form alone, not below the list.
+  return outlet ?? <UserList />;
+}
+
+function UserList() {
+  const { users, search, confirmDelete } = useLoaderData<typeof loader>();
+  const toDelete = confirmDelete ? users.find((u) => u._id === confirmDelete) : undefined;
   const lastResult = useActionData<typeof action>();
   const [searchParams] = useSearchParams();
   const [form, fields] = useForm({
@@ -120,6 +134,21 @@ export default function AdminUsers() {
           </button>
         </Form>
       </div>
+
+      {toDelete ? (
+        <ConfirmDelete
+          title={`Delete ${toDelete.name}?`}
+          confirmLabel={`Delete ${toDelete.name} permanently`}
+          cancelTo={search ? `/admin/users?q=${encodeURIComponent(search)}` : "/admin/users"}
+          action="/admin/users"
+          fields={{ userId: toDelete._id }}
+        >
+          <p>
+            {toDelete.name} ({toDelete.email}) will be removed for good and can no longer sign in. Someone named on a
+            MOC, PCR or review cannot be deleted: deactivate them instead.
+          </p>
+        </ConfirmDelete>
+      ) : null}
 
       <details className="card" open={createOpen}>
         <summary>Create a user</summary>
@@ -161,7 +190,7 @@ export default function AdminUsers() {
         {users.length === 0 ? (
           <p className="empty">No users match your search.</p>
         ) : (
-          <table>
+          <table className="stack-on-phone">
             <caption className="visually-hidden">Users</caption>
             <thead>
               <tr>
@@ -178,18 +207,18 @@ export default function AdminUsers() {
             <tbody>
               {users.map((user) => (
                 <tr key={user._id}>
-                  <td>
+                  <td data-label="Name" className="break-anywhere">
                     <strong>{user.name}</strong>
                     <br />
                     <span className="muted">{user.email}</span>
                   </td>
-                  <td>{user.department === "hseq" ? "HSEQ" : titleCase(user.department)}</td>
-                  <td>
+                  <td data-label="Department">{departmentLabel(user.department)}</td>
+                  <td data-label="Role and access">
                     {user.role === "admin" ? <span className="badge badge-info">Admin</span> : "User"} ·{" "}
                     {titleCase(user.access)}
                   </td>
-                  <td>{user.position ?? <span className="muted">None</span>}</td>
-                  <td>
+                  <td data-label="Position">{user.position ?? <span className="muted">None</span>}</td>
+                  <td data-label="Status">
                     {user.active ? (
                       <span className="badge badge-success">Active</span>
                     ) : (
@@ -220,23 +249,13 @@ export default function AdminUsers() {
                           {user.active ? "Deactivate" : "Activate"}
                         </button>
                       </Form>
-                      <Form
-                        method="post"
-                        onSubmit={(event) => {
-                          if (!confirm(`Delete ${user.name} permanently?`)) event.preventDefault();
-                        }}
+                      <Link
+                        to={`/admin/users?${new URLSearchParams({ ...(search ? { q: search } : {}), [CONFIRM_DELETE_PARAM]: user._id })}#${CONFIRM_DELETE_ID}`}
+                        className="button button-small button-danger"
+                        aria-label={`Delete ${user.name}`}
                       >
-                        <input type="hidden" name="userId" value={user._id} />
-                        <button
-                          type="submit"
-                          name="intent"
-                          value="delete"
-                          className="button button-small button-danger"
-                          aria-label={`Delete ${user.name}`}
-                        >
-                          Delete
-                        </button>
-                      </Form>
+                        Delete
+                      </Link>
                     </div>
                   </td>
                 </tr>

@@ -1,7 +1,8 @@
-import { type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
+import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDate, formatDateTime, TemporaryBadge } from "~/components/moc";
 import { Answers, Part, RichText, Timeline } from "~/components/moc-record";
@@ -10,12 +11,14 @@ import { deviationOutstanding, temporaryStateOn, unresolved } from "~/models/moc
 import { canViewMoc } from "~/models/authz.server";
 import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
+import { fourEyesAssignment, fourEyesConflicts } from "~/models/moc-steps.server";
+import { SignatureBlocks } from "~/components/signatures";
 import chatStyles from "~/styles/chat.css?url";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { runForPage } from "~/utils/page.server";
-import type { MocLayoutData } from "~/routes/mocs+/$id";
+import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
@@ -27,12 +30,18 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // A delegate who sees the MOC only through the absent person does not join its chat.
     canViewMoc(user, access) ? chatPanelData(request, user, roomOfMoc(access)) : null,
   ]);
-  return { users, chat };
+  // Four eyes: each role's picker offers only the people who may hold it.
+  const pickers = Object.fromEntries(
+    ASSIGNABLE.map((role) => [role, users.filter((u) => !fourEyesAssignment(access, role, u._id, u.name))]),
+  ) as Record<(typeof ASSIGNABLE)[number], typeof users>;
+  return { pickers, chat, fourEyes: fourEyesConflicts(access) };
 }
+
+const ASSIGNABLE = ["verifier", "approver", "implementer"] as const;
 
 const intentSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("clone") }),
-  z.object({ intent: z.literal("delete") }),
+  z.object({ intent: z.literal("delete"), confirmed: z.literal("yes").optional() }),
   z.object({
     intent: z.literal("assign"),
     role: z.enum(["implementer", "approver", "verifier"]),
@@ -62,6 +71,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
     });
   }
   if (input.intent === "delete") {
+    // Only the confirmation step's button deletes; a bare "delete" post asks first.
+    if (!input.confirmed) return redirect(`${here}?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`);
     const result = await runForPage(() => deleteMoc(user, doc._id));
     if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
     return redirectWithFlash("/mocs", { kind: "success", message: `MOC ${doc.serial_num} was deleted.` });
@@ -215,8 +226,10 @@ function TemporaryPanel({
 }
 
 export default function MocRecord() {
-  const { moc, permissions, today } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
-  const { users, chat } = useLoaderData<typeof loader>();
+  const { moc, permissions, today } = useMocLayoutData();
+  const { pickers, chat, fourEyes } = useLoaderData<typeof loader>();
+  const [searchParams] = useSearchParams();
+  const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const forms = moc;
   const people = moc;
   const { decline, extentionsAndDeviations: deviations } = moc;
@@ -225,11 +238,20 @@ export default function MocRecord() {
   const manualPlan = moc.manual_plan?.items ?? [];
   const allUsers = moc.all_users ?? [];
   const nameOf = (id: string | null) =>
-    allUsers.find((u) => u._id === id)?.name ?? users.find((u) => u._id === id)?.name ?? "—";
+    allUsers.find((u) => u._id === id)?.name ??
+    [...pickers.verifier, ...pickers.implementer].find((u) => u._id === id)?.name ??
+    "—";
   const targetDate = moc.target_date;
   const overdue = targetDate && targetDate < today && !moc.completed && moc.status !== "decline";
   return (
     <div className="parts">
+      {fourEyes.length ? (
+        <div className="callout callout-danger" role="alert">
+          {fourEyes.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      ) : null}
       {decline ? (
         <div className="callout callout-danger" role="note">
           <strong>
@@ -428,6 +450,9 @@ export default function MocRecord() {
           </dl>
         )}
         <h3>Risk assessment</h3>
+        <p className="no-print">
+          <Link to="attachments">All files attached to this MOC</Link>
+        </p>
         {moc.risk_assessment ? (
           <p>
             <a href={moc.risk_assessment} rel="noopener noreferrer">
@@ -467,6 +492,11 @@ export default function MocRecord() {
         nameOf={nameOf}
       />
 
+      <section className="card" aria-labelledby="signatures-title">
+        <h2 id="signatures-title">Signatures</h2>
+        <SignatureBlocks signatures={moc.signatureManifestations ?? []} empty="No decisions signed yet." />
+      </section>
+
       <section className="card" aria-labelledby="log-title">
         <h2 id="log-title">History</h2>
         <Timeline logs={moc.logs} />
@@ -482,49 +512,58 @@ export default function MocRecord() {
               Clone into a new MOC
             </SubmitButton>
           </Form>
-          <button type="button" className="button" onClick={() => window.print()}>
-            Print
-          </button>
+          <Link to={`/mocs/${moc._id}/attachments`} className="button">
+            Attachments
+          </Link>
+          <Link to={`/mocs/${moc._id}/print`} className="button">
+            Print view
+          </Link>
+          <a href={`/mocs/${moc._id}/pdf`} className="button">
+            Download PDF
+          </a>
           {permissions.canManage ? (
-            <Form
-              method="post"
-              onSubmit={(event) => {
-                if (!confirm(`Delete MOC ${moc.serial_num}? It disappears from every list.`)) event.preventDefault();
-              }}
+            <Link
+              to={`?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`}
+              className="button button-danger"
+              preventScrollReset
             >
-              <SubmitButton name="intent" value="delete" className="button button-danger" pendingText="Deleting…">
-                Delete MOC
-              </SubmitButton>
-            </Form>
+              Delete MOC
+            </Link>
           ) : null}
         </div>
-        {permissions.canManage && moc.status !== "decline" && !moc.completed ? (
-          <Form method="post" className="row" style={{ marginTop: "1rem" }}>
-            <input type="hidden" name="intent" value="assign" />
-            <div className="field">
-              <label htmlFor="assign-role">Role</label>
-              <select id="assign-role" name="role" defaultValue="verifier">
-                <option value="verifier">Verifier</option>
-                <option value="approver">Approver</option>
-                <option value="implementer">Implementer</option>
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="assign-user">Person</label>
-              <select id="assign-user" name="userId" defaultValue="">
-                <option value="">Choose a person</option>
-                {users.map((u) => (
-                  <option key={u._id} value={u._id}>
-                    {u.name}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <SubmitButton className="button" pendingText="Assigning…">
-              Assign
-            </SubmitButton>
-          </Form>
+        {permissions.canManage && confirmingDelete ? (
+          <ConfirmDelete
+            title={`Delete MOC ${moc.serial_num}?`}
+            confirmLabel={`Delete MOC ${moc.serial_num}`}
+            cancelTo={`/mocs/${moc._id}`}
+          >
+            <p>It disappears from every list and its steps can no longer be submitted.</p>
+          </ConfirmDelete>
         ) : null}
+        {permissions.canManage && moc.status !== "decline" && !moc.completed
+          ? ASSIGNABLE.map((role) => (
+              <Form key={role} method="post" className="row" style={{ marginTop: "1rem" }}>
+                <input type="hidden" name="intent" value="assign" />
+                <input type="hidden" name="role" value={role} />
+                <div className="field">
+                  <label htmlFor={`assign-${role}`}>
+                    {role === "verifier" ? "Verifier" : role === "approver" ? "Approver" : "Implementer"}
+                  </label>
+                  <select id={`assign-${role}`} name="userId" defaultValue="">
+                    <option value="">Choose a person</option>
+                    {pickers[role].map((u) => (
+                      <option key={u._id} value={u._id}>
+                        {u.name}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+                <SubmitButton className="button" pendingText="Assigning…">
+                  Assign {role}
+                </SubmitButton>
+              </Form>
+            ))
+          : null}
       </section>
     </div>
   );

@@ -1,15 +1,15 @@
 import { getFormProps } from "@conform-to/react";
-import { Form, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { fieldset, TextField, YesNoField } from "~/components/fields";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { formatDate } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
-import { useStepForm } from "~/components/step-form";
+import { useFocusFirstInvalid, useStepForm } from "~/components/step-form";
 import type { ExtentionsAndDeviations } from "#db/schema";
 import { unresolved } from "~/models/moc-document";
 import { deviationExtensionSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
-import type { MocLayoutData } from "~/routes/mocs+/$id";
+import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "deviation-extension",
@@ -31,6 +31,7 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
     type,
   });
   const value = fieldset(fields.value!);
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <Form method="post" {...getFormProps(form)} className="stack">
       <ErrorList id={form.errorId} errors={form.errors} />
@@ -44,7 +45,13 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
         yes={type === "deviation" ? "Accept" : "Approve"}
         no="Reject"
       />
-      <TextField meta={value?.comment} direct label="Comment" multiline />
+      <TextField
+        meta={value?.comment}
+        direct
+        label="Comment"
+        hint="Required to reject: the implementer reads it in the history."
+        multiline
+      />
       <SubmitButton pendingText="Recording…">
         {type === "deviation" ? "Record decision on the deviation" : "Record decision on the extension"}
       </SubmitButton>
@@ -54,7 +61,7 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
 
 export default function DeviationStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
+  const { moc } = useMocLayoutData();
   const tracking = moc.extentionsAndDeviations;
   if (!tracking) return null;
   return (

@@ -3,6 +3,7 @@ import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { hseqFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
+import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "hseq",
@@ -16,7 +17,14 @@ export const action = page.action;
 
 export default function HseqStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const [form, fields] = useStepForm("hseq-step", hseqFormSchema, useActionData<typeof action>());
+  const { moc } = useMocLayoutData();
+  // The answers saved before (a verification that left the MOC open, a revised review) come back.
+  const [form, fields] = useStepForm(
+    "hseq-step",
+    hseqFormSchema,
+    useActionData<typeof action>(),
+    moc.hseq_form ?? undefined,
+  );
   return (
     <StepForm
       form={form}

@@ -25,6 +25,7 @@ export default function ImpactEditor() {
         id="impact-editor"
         schema={impactPageSchema}
         noun="category"
+        plural="categories"
         mocId={moc._id}
         users={users}
         lastResult={useActionData<typeof action>()}

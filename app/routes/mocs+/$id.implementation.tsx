@@ -3,6 +3,7 @@ import { RichTextField, TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { implementationSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
+import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "implementation",
@@ -16,7 +17,14 @@ export const action = page.action;
 
 export default function ImplementationStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const [form, fields] = useStepForm("implementation-step", implementationSchema, useActionData<typeof action>());
+  const { moc } = useMocLayoutData();
+  // The answers saved before (a verification that left the MOC open, a revised review) come back.
+  const [form, fields] = useStepForm(
+    "implementation-step",
+    implementationSchema,
+    useActionData<typeof action>(),
+    moc.implementation ?? undefined,
+  );
   return (
     <StepForm
       form={form}

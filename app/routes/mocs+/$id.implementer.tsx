@@ -1,9 +1,9 @@
-import { useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, UserSelectField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
 import { implementerFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
-import type { MocLayoutData } from "~/routes/mocs+/$id";
+import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "implementer",
@@ -14,8 +14,8 @@ export const loader = page.loader;
 export const action = page.action;
 
 export default function ImplementerStep() {
-  const { users, mocId } = useLoaderData<typeof loader>();
-  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
+  const { checkers, mocId } = useLoaderData<typeof loader>();
+  const { moc } = useMocLayoutData();
   const draft = moc.implementer_form ?? undefined;
   const ref = (key: "approver-name" | "hseq-name") => {
     const id = draft?.[key]?.value._id;
@@ -37,11 +37,11 @@ export default function ImplementerStep() {
       <YesNoField meta={fields["details-assessed"]} label="Have the details of the change been assessed?" />
       <YesNoField meta={fields["necessary-justified"]} label="Is the change necessary and justified?" />
       <div className="form-grid">
-        <UserSelectField meta={fields["approver-name"]} label="Approver" users={users} asRef />
+        <UserSelectField meta={fields["approver-name"]} label="Approver" users={checkers} asRef />
         <UserSelectField
           meta={fields["hseq-name"]}
           label="HSEQ user"
-          users={users.filter((u) => u.department === "hseq")}
+          users={checkers.filter((u) => u.department === "hseq")}
           asRef
         />
         <TextField meta={fields["target-date"]} label="Target date" type="date" />

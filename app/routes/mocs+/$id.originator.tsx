@@ -1,18 +1,26 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs } from "@remix-run/node";
-import { useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { partADefaults, PartAForm } from "~/components/part-a";
 import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
 import { updateDraft } from "~/models/moc.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { requireOpenStep, stepPage } from "~/web/moc-step-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
-import type { MocLayoutData } from "~/routes/mocs+/$id";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
+import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 const page = stepPage({
   step: "originator",
   schema: partAPageSchema,
-  toInput: (value) => ({ ...toNewMocInput(value), "implementer-name": value["implementer-name"]! }),
+  // The page schema requires every Part A answer to submit (only a draft may be partial).
+  toInput: (value) => ({
+    ...toNewMocInput(value),
+    "implementer-name": value["implementer-name"]!,
+    "description-of-change": value["description-of-change"]!,
+    "reason-for-change": value["reason-for-change"]!,
+    "department-of-change": value["department-of-change"]!,
+  }),
   success: (doc) => `Part A of MOC ${doc.serial_num} is submitted; the implementer has been notified.`,
 });
 export const loader = page.loader;
@@ -23,7 +31,7 @@ export async function action(args: ActionFunctionArgs) {
   if (form.get("intent") !== "draft") return page.action(args);
   // The same access checks as the step itself.
   const { user } = await requireOpenStep(args.request, args.params.id, "originator");
-  const submission = parseWithZod(form, { schema: partAPageSchema });
+  const submission = parseWithZod(withPlainTextAsHtml(form), { schema: partAPageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await runForPage(() => updateDraft(user, args.params.id!, toNewMocInput(submission.value)));
   if (!result.ok) {
@@ -35,7 +43,7 @@ export async function action(args: ActionFunctionArgs) {
 
 export default function OriginatorStep() {
   const { users } = useLoaderData<typeof loader>();
-  const { moc } = useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
+  const { moc } = useMocLayoutData();
   const lastResult = useActionData<typeof action>();
   const isDraft = moc.status === "a";
   return (

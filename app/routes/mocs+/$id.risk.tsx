@@ -1,28 +1,22 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ErrorList, SubmitButton } from "~/components/forms";
-import { setRiskAssessment } from "~/models/moc.server";
-import { MAX_UPLOAD_BYTES, storeMocAttachment, UPLOAD_TYPES } from "~/models/uploads.server";
+import { storeAttachment, UPLOAD_TYPES } from "~/models/attachments.server";
+import { receiveUpload } from "~/web/attachment-upload.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { requirePlanEditor } from "~/web/moc-plan-page.server";
-import { pageError, runForPage } from "~/utils/page.server";
+import { pageError } from "~/utils/page.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { doc } = await requirePlanEditor(request, params.id);
   return { mocId: doc._id, current: (doc.risk_assessment as string | null) ?? null, types: Object.keys(UPLOAD_TYPES) };
 }
 
+/** The file streams into the database as it arrives (app/web/attachment-upload.server.ts). */
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, doc } = await requirePlanEditor(request, params.id);
-  const declared = Number(request.headers.get("Content-Length"));
-  if (Number.isFinite(declared) && declared > MAX_UPLOAD_BYTES + 64 * 1024) {
-    return data({ error: "Files can be at most 10 MB" }, { status: 413 });
-  }
-  const form = await request.formData().catch(() => null);
-  const file = form?.get("file");
-  if (!(file instanceof File) || file.size === 0) return data({ error: "Choose the file to attach" }, { status: 400 });
-  const result = await runForPage(async () =>
-    setRiskAssessment(user, doc._id, await storeMocAttachment(doc._id, file)),
+  const result = await receiveUpload(request, (file) =>
+    storeAttachment(user, { mocId: doc._id }, "risk_assessment", file),
   );
   if (!result.ok) {
     if (result.error.status === 403 || result.error.status === 404) pageError(result.error);
@@ -39,7 +33,8 @@ export default function RiskUpload() {
       <h2 id="risk-title">Risk assessment</h2>
       {current ? (
         <p>
-          Attached now: <a href={current}>the current risk assessment</a>. A new file replaces it.
+          Attached now: <a href={current}>the current risk assessment</a>. A new file becomes the current one; the
+          earlier one stays in the attachment list.
         </p>
       ) : null}
       <Form method="post" encType="multipart/form-data" className="stack">

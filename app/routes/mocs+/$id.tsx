@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, Outlet, useLoaderData, useLocation } from "@remix-run/react";
+import { Link, Outlet, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { StatusBadge, StatusStepper, TemporaryBadge } from "~/components/moc";
 import { temporaryStateOn } from "~/models/moc-document";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import { currentOwner } from "~/models/moc-steps.server";
+import { currentOwner, currentStage, stateOfDocument } from "~/models/moc-steps.server";
 import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -24,6 +24,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     moc: doc,
     owner: currentOwner(doc),
+    stage: currentStage(stateOfDocument(doc)),
     permissions: mocPermissions(user, access, doc, principals),
     viewerId: user._id,
     today: new Date().toISOString().slice(0, 10),
@@ -32,8 +33,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export type MocLayoutData = Awaited<ReturnType<typeof loader>>;
 
+/** This layout's loader data, for the pages inside it (the route id follows the file's path). */
+export const useMocLayoutData = () => useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
+
 export default function MocLayout() {
-  const { moc, owner, permissions, today } = useLoaderData<typeof loader>();
+  const { moc, owner, stage, permissions, today } = useLoaderData<typeof loader>();
   const temporaryState = temporaryStateOn(moc.temporary, today);
   const location = useLocation();
   const onRecord = location.pathname === `/mocs/${moc._id}`;
@@ -46,7 +50,7 @@ export default function MocLayout() {
         <div>
           <h1>MOC {moc.serial_num}</h1>
           <p className="owner-line">
-            <StatusBadge status={moc.status} completed={moc.completed} />{" "}
+            <StatusBadge status={moc.status} completed={moc.completed} stage={stage.label} />{" "}
             {temporaryState ? (
               <>
                 <TemporaryBadge state={temporaryState} until={moc.temporary!.until} />{" "}
@@ -78,6 +82,7 @@ export default function MocLayout() {
         status={moc.status}
         completed={moc.completed}
         owner={owner}
+        part={stage.part}
         declinedAt={moc.decline?.stage ?? null}
       />
       <Outlet />

@@ -1,47 +1,47 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
-import { z } from "zod";
 import { departmentLabel, formatDate, StatusBadge, TemporaryBadge } from "~/components/moc";
 import { DEPARTMENTS } from "#db/schema/enums";
-import { searchMocs } from "~/models/moc-list.server";
+import { mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list.server";
 import { ENDING_SOON_DAYS, TEMPORARY_FILTERS, type TemporaryFilter } from "~/models/moc-status";
 import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 
-export const meta: MetaFunction = () => [{ title: "MOCs · Change Management" }];
+/** The filters in the title too, so tabs, history and bookmarks tell the lists apart. */
+export const meta: MetaFunction<typeof loader> = ({ data }) => {
+  const f = data?.filter;
+  const parts = f
+    ? [
+        f.scope === "waiting" ? "Waiting on me" : f.scope === "mine" ? "Mine" : null,
+        f.status ? MOC_STATUS_LABELS[f.status] : null,
+        f.department ? departmentLabel(f.department) : null,
+        f.state === "open" ? "Open" : f.state === "completed" ? "Completed" : null,
+        f.overdue ? "Overdue" : null,
+        f.q ? `“${f.q}”` : null,
+        f.page > 1 ? `page ${f.page}` : null,
+      ].filter(Boolean)
+    : [];
+  return [{ title: `MOCs${parts.length ? ` (${parts.join(", ")})` : ""} · Change Management` }];
+};
+
+/** Days before its target date when an open MOC counts as due soon. */
+const DUE_SOON_DAYS = 7;
 
 const PAGE_SIZE = 25;
 
-const filterSchema = z.object({
-  q: z.string().max(200).optional().catch(undefined),
-  status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
-  department: z.enum(DEPARTMENTS).optional().catch(undefined),
-  scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),
-  state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
-  overdue: z.literal("1").optional().catch(undefined),
-  temporary: z.enum(TEMPORARY_FILTERS).optional().catch(undefined),
-  sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
-  page: z.coerce.number().int().min(1).default(1).catch(1),
-});
-
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const filter = filterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const { rows, total } = await searchMocs(user, {
-    ...filter,
-    mine: filter.scope === "mine",
-    waiting: filter.scope === "waiting",
-    overdue: filter.overdue === "1",
-    pageSize: PAGE_SIZE,
-  });
+  const filter = mocListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const { rows, total } = await searchMocs(user, { ...mocListFilter(filter), pageSize: PAGE_SIZE });
   return {
     filter,
     total,
     pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     today: new Date().toISOString().slice(0, 10),
+    soon: new Date(Date.now() + DUE_SOON_DAYS * 86_400_000).toISOString().slice(0, 10),
     rows: rows.map((r) => ({ ...r, description: richTextToPlain(r.description).slice(0, 160) })),
   };
 }
@@ -62,7 +62,15 @@ const TEMPORARY_FILTER_LABELS: Record<TemporaryFilter, string> = {
 };
 
 export default function MocList() {
-  const { rows, filter, total, pages, today } = useLoaderData<typeof loader>();
+  const { rows, filter, total, pages, today, soon } = useLoaderData<typeof loader>();
+  const timing = (r: (typeof rows)[number]) =>
+    !r.targetDate || r.completed || r.status === "decline"
+      ? null
+      : r.targetDate < today
+        ? "overdue"
+        : r.targetDate <= soon
+          ? "due-soon"
+          : null;
   return (
     <>
       <div className="page-header">
@@ -78,7 +86,7 @@ export default function MocList() {
           New MOC
         </Link>
       </div>
-      <FilterForm label="Filter MOCs" resetTo="/mocs">
+      <FilterForm label="Filter MOCs" resetTo="/mocs" exportTo="/api/getAllMoc">
         <SearchField id="moc-q" value={filter.q} placeholder="Serial or description" />
         <FilterSelect
           id="moc-status"
@@ -152,7 +160,7 @@ export default function MocList() {
             </thead>
             <tbody>
               {rows.map((r) => (
-                <tr key={r.id}>
+                <tr key={r.id} className={timing(r) ? `row-${timing(r)}` : undefined}>
                   <td data-label="Serial">
                     <Link to={`/mocs/${r.id}`} className="moc-link">
                       MOC {r.serialNum}
@@ -164,7 +172,7 @@ export default function MocList() {
                     <span className="muted">Raised by {r.originator}</span>
                   </td>
                   <td data-label="Status">
-                    <StatusBadge status={r.status} completed={r.completed} />
+                    <StatusBadge status={r.status} completed={r.completed} stage={r.stage} />
                     {r.temporaryState ? (
                       <>
                         {" "}
@@ -174,16 +182,13 @@ export default function MocList() {
                   </td>
                   <td data-label="Waiting on">{r.owner ?? <span className="muted">—</span>}</td>
                   <td data-label="Department">{departmentLabel(r.department)}</td>
-                  <td
-                    data-label="Target date"
-                    className={
-                      r.targetDate && r.targetDate < today && !r.completed && r.status !== "decline"
-                        ? "overdue"
-                        : undefined
-                    }
-                  >
-                    {formatDate(r.targetDate)}
-                    {r.targetDate && r.targetDate < today && !r.completed && r.status !== "decline" ? " (overdue)" : ""}
+                  <td data-label="Target date" className={timing(r) ?? undefined}>
+                    {formatDate(r.targetDate)}{" "}
+                    {timing(r) === "overdue" ? (
+                      <span className="badge badge-danger">Overdue</span>
+                    ) : timing(r) === "due-soon" ? (
+                      <span className="badge badge-warning">Due soon</span>
+                    ) : null}
                   </td>
                 </tr>
               ))}

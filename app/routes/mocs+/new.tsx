@@ -8,6 +8,7 @@ import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, runForPage } from "~/utils/page.server";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 export const meta: MetaFunction = () => [{ title: "New MOC · Change Management" }];
 
@@ -18,7 +19,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requirePageUser(request);
-  const submission = parseWithZod(await request.formData(), { schema: partAPageSchema });
+  const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema: partAPageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const submit = submission.value.intent === "submit";
   const result = await runForPage(() => createMoc(user, toNewMocInput(submission.value), { submit }));

@@ -2,20 +2,25 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import {
   data,
+  redirect,
   type ActionFunctionArgs,
   type LinksFunction,
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
+import { useFocusFirstInvalid } from "~/components/step-form";
+import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
 import { canEditPcr, holdsPcrRole } from "~/models/authz.server";
+import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
+import { History } from "~/components/signatures";
 import { signPageSchema } from "~/models/pcr.schema";
 import { clonePcr, deletePcr, getPcr, signAsAffectedParty, signPcr, type PcrDocument } from "~/models/pcr.server";
 import { checkCredentials, requirePageUser } from "~/web/auth.server";
@@ -56,6 +61,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     .map((s, i) => ({ role: s.Name, index: i }))
     .filter((s) => holdsPcrRole(user, rules, s.role));
   const party = pcr.affectedParties.find((p) => p.Name.value === user._id) ?? null;
+  const signed = pcr.signatures.some((s) => typeof s.Signature === "string");
   // Stored HTML is sanitised on write; sanitise again before rendering.
   const form = {
     ...pcr.form,
@@ -73,13 +79,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     commentSlots: mySlots.map((s) => s.role),
     canSignAsParty: Boolean(party && typeof party.Signature !== "string" && pcr.status === "pending"),
     isParty: Boolean(party),
-    canEdit: canEditPcr(user, rules) && pcr.status === "pending",
+    // Signed content is frozen: once a slot is signed the PCR is changed by cloning it.
+    canEdit: canEditPcr(user, rules) && pcr.status === "pending" && !signed,
+    frozen: signed,
+    history: await historyOf("pcr", pcr._id),
     canDelete: canEditPcr(user, rules),
     chat: await chatPanelData(request, user, roomOfPcr(pcr)),
   };
 }
 
-const manageSchema = z.object({ intent: z.enum(["clone", "delete"]) });
+const manageSchema = z.object({ intent: z.enum(["clone", "delete"]), confirmed: z.literal("yes").optional() });
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, pcr } = await loadPcr(request, params.id);
@@ -96,6 +105,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
         message: `PCR ${pcr.serial_num} was cloned into PCR ${result.value.serial_num}.`,
       });
     }
+    // Only the confirmation step's button deletes; a bare "delete" post asks first.
+    if (!manage.data.confirmed) return redirect(`${here}?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`);
     const result = await runForPage(() => deletePcr(user, pcr._id));
     if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
     return redirectWithFlash("/pcrs", { kind: "success", message: `PCR ${pcr.serial_num} was deleted.` });
@@ -166,6 +177,7 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
     onValidate: ({ formData }) => parseWithZod(formData, { schema: signPageSchema }) as never,
     shouldValidate: "onSubmit",
   });
+  useFocusFirstInvalid(form.id, form.allErrors);
   return (
     <Form method="post" {...getFormProps(form)} className="stack" encType="application/x-www-form-urlencoded">
       <input type="hidden" name="slot" value={slot} />
@@ -175,7 +187,14 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
           <p>
             Signing means: <em>{label}</em>.
           </p>
-          <SignaturePadField name="signature" errors={fields.signature?.errors} errorId={fields.signature!.errorId} />
+          <SignaturePadField
+            name="signature"
+            idPrefix={`sign-${slot.replace(/\W+/g, "-")}`}
+            errors={fields.signature?.errors}
+            errorId={fields.signature!.errorId}
+            defaultValue={typeof fields.signature?.initialValue === "string" ? fields.signature.initialValue : ""}
+            key={fields.signature?.key}
+          />
           <div className="field">
             <label htmlFor={fields.password!.id}>Your password (to confirm it is you)</label>
             <input
@@ -192,7 +211,15 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
       ) : null}
       <div className="field">
         <label htmlFor={fields.comments!.id}>Comment{allowSign ? " (optional)" : ""}</label>
-        <textarea id={fields.comments!.id} name="comments" rows={2} aria-describedby={fields.comments!.errorId} />
+        <textarea
+          id={fields.comments!.id}
+          name="comments"
+          rows={2}
+          defaultValue={typeof fields.comments?.initialValue === "string" ? fields.comments.initialValue : ""}
+          key={fields.comments?.key}
+          aria-describedby={fields.comments!.errorId}
+          aria-invalid={fields.comments!.errors ? true : undefined}
+        />
         <ErrorList id={fields.comments!.errorId} errors={fields.comments!.errors} />
       </div>
       <div className="form-actions">
@@ -210,24 +237,36 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
 }
 
 export default function PcrPage() {
-  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, canDelete, chat } =
+  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, frozen, canDelete, chat, history } =
     useLoaderData<typeof loader>();
-  const slots: SlotView[] = pcr.signatures.map((s, i) => ({
-    key: s.Name,
-    title: s.Name,
-    meaning: `Reviewed and approved as ${s.Name}`,
-    signer: s.signedBy?.name ?? (s.Name === "Change Originator" ? (pcr.originator?.name ?? null) : null),
-    position: s.Name === "Change Originator" ? "Change Originator" : s.Name,
-    signature: s.Signature,
-    signatureDate: s.signatureDate,
-    comments: s.Comments,
-    state: typeof s.Signature === "string" ? "signed" : s.Signature === null ? "commented" : "unsigned",
-    next: pcr.status === "pending" && i === next,
-  }));
+  const [searchParams] = useSearchParams();
+  const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
+  // The stored manifestation of each signature (printed name, position, meaning, UTC time) when there is one.
+  const manifestation = (role: string, signerId: string | null | undefined) =>
+    pcr.signatureManifestations.find((m) => m.role === role && (!signerId || m.signerId === signerId));
+  const slots: SlotView[] = pcr.signatures.map((s, i) => {
+    const m = typeof s.Signature === "string" ? manifestation(s.Name, s.signedBy?._id) : undefined;
+    return {
+      key: s.Name,
+      title: s.Name,
+      meaning: m ? capitalise(m.meaning) : `Reviewed and approved as ${s.Name}`,
+      signer:
+        m?.printedName ?? s.signedBy?.name ?? (s.Name === "Change Originator" ? (pcr.originator?.name ?? null) : null),
+      position: m?.position ?? (s.Name === "Change Originator" ? "Change Originator" : s.Name),
+      signature: s.Signature,
+      signatureDate: m?.signedAt ?? s.signatureDate,
+      comments: s.Comments,
+      state: typeof s.Signature === "string" ? "signed" : s.Signature === null ? "commented" : "unsigned",
+      next: pcr.status === "pending" && i === next,
+    };
+  });
   const parties: SlotView[] = pcr.affectedParties.map((p) => ({
     key: p.Name.value,
     title: p.user?.name ?? "Affected party",
-    meaning: "Reviewed as an affected party",
+    meaning:
+      typeof p.Signature === "string"
+        ? capitalise(manifestation("Affected party", p.Name.value)?.meaning ?? "reviewed as an affected party")
+        : "Reviewed as an affected party",
     signer: p.user?.name ?? null,
     position: p.user ? `${departmentLabel(p.user.department)}${p.user.position ? `, ${p.user.position}` : ""}` : null,
     signature: p.Signature,
@@ -272,6 +311,11 @@ export default function PcrPage() {
           ) : null}
         </div>
       </header>
+      {frozen && pcr.status === "pending" ? (
+        <p className="callout no-print">
+          Signed content is frozen: this PCR can no longer be edited. To propose a change, clone it (Actions, below).
+        </p>
+      ) : null}
 
       {canSignSlot ? (
         <section className="card" aria-labelledby="sign-title">
@@ -352,6 +396,11 @@ export default function PcrPage() {
         </section>
       ) : null}
 
+      <section className="card" aria-labelledby="history-title">
+        <h2 id="history-title">History</h2>
+        <History entries={history} />
+      </section>
+
       <ChatPanel chat={chat} />
 
       <section className="card no-print" aria-labelledby="pcr-actions-title">
@@ -362,23 +411,37 @@ export default function PcrPage() {
               Clone into a new PCR
             </SubmitButton>
           </Form>
-          <button type="button" className="button" onClick={() => window.print()}>
-            Print
-          </button>
+          <Link to={`/pcrs/${pcr._id}/attachments`} className="button">
+            Attachments
+          </Link>
+          <Link to={`/pcrs/${pcr._id}/print`} className="button">
+            Print view
+          </Link>
+          <a href={`/pcrs/${pcr._id}/pdf`} className="button">
+            Download PDF
+          </a>
           {canDelete ? (
-            <Form
-              method="post"
-              onSubmit={(event) => {
-                if (!confirm(`Delete PCR ${pcr.serial_num} permanently?`)) event.preventDefault();
-              }}
+            <Link
+              to={`?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`}
+              className="button button-danger"
+              preventScrollReset
             >
-              <SubmitButton name="intent" value="delete" className="button button-danger" pendingText="Deleting…">
-                Delete PCR
-              </SubmitButton>
-            </Form>
+              Delete PCR
+            </Link>
           ) : null}
         </div>
+        {canDelete && confirmingDelete ? (
+          <ConfirmDelete
+            title={`Delete PCR ${pcr.serial_num}?`}
+            confirmLabel={`Delete PCR ${pcr.serial_num}`}
+            cancelTo={`/pcrs/${pcr._id}`}
+          >
+            <p>It is removed permanently, with its signatures and comments.</p>
+          </ConfirmDelete>
+        ) : null}
       </section>
     </>
   );
 }
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

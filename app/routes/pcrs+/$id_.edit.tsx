@@ -1,16 +1,22 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { SubmitButton } from "~/components/forms";
 import { z } from "zod";
 import { PcrForm } from "~/components/pcr-form";
 import { canEditPcr } from "~/models/authz.server";
 import { pcrPageSchema, toPcrInput } from "~/models/pcr.schema";
-import { getPcr, updatePcr } from "~/models/pcr.server";
+import { getPcr, SIGNED_PCR_FROZEN, updatePcr } from "~/models/pcr.server";
 import { requirePageUser } from "~/web/auth.server";
 import { DomainError, Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `Edit PCR ${data.pcr.serial_num} · Change Management` : "Edit PCR · Change Management" },
+];
 
 async function loadEditable(request: Request, id: string | undefined) {
   const user = await requirePageUser(request);
@@ -32,17 +38,21 @@ async function loadEditable(request: Request, id: string | undefined) {
       kind: "info",
       message: "A finished PCR can no longer change.",
     });
-  return { user, pcr };
+  return { user, pcr, frozen: pcr.signatures.some((s) => typeof s.Signature === "string") };
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, pcr } = await loadEditable(request, params.id);
-  return { pcr, users: (await activeUserOptions()).filter((u) => u._id !== user._id) };
+  const { user, pcr, frozen } = await loadEditable(request, params.id);
+  return {
+    pcr,
+    frozen: frozen ? SIGNED_PCR_FROZEN : null,
+    users: frozen ? [] : (await activeUserOptions()).filter((u) => u._id !== user._id),
+  };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, pcr } = await loadEditable(request, params.id);
-  const submission = parseWithZod(await request.formData(), { schema: pcrPageSchema });
+  const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema: pcrPageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await runForPage(() => updatePcr(user, pcr._id, toPcrInput(submission.value)));
   if (!result.ok)
@@ -53,7 +63,27 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EditPcr() {
-  const { pcr, users } = useLoaderData<typeof loader>();
+  const { pcr, users, frozen } = useLoaderData<typeof loader>();
+  const lastResult = useActionData<typeof action>();
+  if (frozen) {
+    return (
+      <>
+        <p>
+          <Link to={`/pcrs/${pcr._id}`}>← PCR {pcr.serial_num}</Link>
+        </p>
+        <h1>Edit PCR {pcr.serial_num}</h1>
+        <div className="callout callout-danger" role="alert">
+          <p>{frozen}.</p>
+          <p>Its form and affected parties are frozen since the first signature, so every signature stays valid.</p>
+        </div>
+        <Form method="post" action={`/pcrs/${pcr._id}`}>
+          <SubmitButton name="intent" value="clone" className="button button-primary" pendingText="Cloning…">
+            Clone into a new PCR
+          </SubmitButton>
+        </Form>
+      </>
+    );
+  }
   return (
     <>
       <p>
@@ -62,7 +92,7 @@ export default function EditPcr() {
       <h1>Edit PCR {pcr.serial_num}</h1>
       <PcrForm
         users={users}
-        lastResult={useActionData<typeof action>()}
+        lastResult={lastResult}
         submitLabel="Save PCR"
         defaultValue={{
           ...pcr.form,

@@ -1,10 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
-import { z } from "zod";
 import { formatDate } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
-import { searchPcrs } from "~/models/pcr.server";
+import { pcrListFilter, pcrListQuerySchema, searchPcrs } from "~/models/pcr.server";
 import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
@@ -12,25 +11,11 @@ import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters
 export const meta: MetaFunction = () => [{ title: "PCRs · Change Management" }];
 
 const PAGE_SIZE = 25;
-const filterSchema = z.object({
-  q: z.string().max(200).optional().catch(undefined),
-  status: z.enum(["pending", "finished"]).optional().catch(undefined),
-  safety: z.literal("1").optional().catch(undefined),
-  scope: z.enum(["mine", "all"]).default("all").catch("all"),
-  page: z.coerce.number().int().min(1).default(1).catch(1),
-});
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const filter = filterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
-  const { rows, total } = await searchPcrs(user, {
-    q: filter.q,
-    status: filter.status,
-    safetyCritical: filter.safety === "1",
-    mine: filter.scope === "mine",
-    page: filter.page,
-    pageSize: PAGE_SIZE,
-  });
+  const filter = pcrListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const { rows, total } = await searchPcrs(user, { ...pcrListFilter(filter), pageSize: PAGE_SIZE });
   return {
     filter,
     total,
@@ -54,7 +39,7 @@ export default function PcrList() {
           New PCR
         </Link>
       </div>
-      <FilterForm label="Filter PCRs" resetTo="/pcrs">
+      <FilterForm label="Filter PCRs" resetTo="/pcrs" exportTo="/api/allPcr">
         <SearchField id="pcr-q" value={filter.q} placeholder="Serial or text" />
         <FilterSelect
           id="pcr-status"

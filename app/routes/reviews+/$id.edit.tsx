@@ -14,6 +14,7 @@ import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 import { loadReview, requireReviewWriterPage, reviewFieldName, reviewUserOptions } from "~/web/review-page.server";
 import styles from "~/styles/reviews.css?url";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -29,7 +30,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireReviewWriterPage(request);
   const review = await loadReview(user, params.id);
-  const submission = parseWithZod(await request.formData(), { schema: reviewPageSchema });
+  const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema: reviewPageSchema });
   if (submission.status !== "success")
     return data(submission.reply(), { status: submission.status === "error" ? 400 : 200 });
   const result = await runForPage(() =>

@@ -14,6 +14,7 @@ import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 import { requireReviewWriterPage, reviewFieldName, reviewUserOptions } from "~/web/review-page.server";
 import styles from "~/styles/reviews.css?url";
+import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 export const meta: MetaFunction = () => [{ title: "New year-end review · Change Management" }];
@@ -25,7 +26,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireReviewWriterPage(request);
-  const submission = parseWithZod(await request.formData(), { schema: reviewPageSchema });
+  const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema: reviewPageSchema });
   // Adding or removing a row (conform's list intents) comes back here too: the form again, unsaved.
   if (submission.status !== "success")
     return data(submission.reply(), { status: submission.status === "error" ? 400 : 200 });

@@ -1,0 +1,466 @@
+/**
+ * A MOC or a PCR as it is taken out of the system: one plain description of the whole record
+ * (sections of labelled answers and tables, the signature blocks, the history, the attachment
+ * list) that both the print view (app/routes/mocs+/$id_.print.tsx, pcrs+/$id_.print.tsx) and the PDF
+ * (app/models/record-pdf.server.ts) lay out, so paper and PDF always say the same.
+ *
+ * The signature blocks come from `recordSignatures` and the history from `recordHistory`, one
+ * function each for both kinds of record: when signatures and the audit trail gain new data,
+ * these two functions are the only places to change (docs/decisions/022-records-out.md).
+ * Times are UTC ISO strings; the layouts print them as "YYYY-MM-DD HH:MM UTC".
+ */
+import { PCR_ROLES } from "#db/schema/enums";
+import { richTextToPlain } from "~/utils/sanitize.server";
+import type { MocDocument, UserJson } from "./moc-document";
+import { mocStatusLabel } from "./moc-status";
+import { MOC_CLOSED_ACTION } from "./moc-steps.server";
+import type { PcrDocument } from "./pcr.server";
+
+export type PrintField = { label: string; value: string };
+export type PrintBlock =
+  { kind: "fields"; fields: PrintField[] } | { kind: "table"; columns: string[]; rows: string[][]; empty: string };
+export type PrintSection = { id: string; title: string; note: string | null; blocks: PrintBlock[] };
+
+/** One signature block: who, in which role or position, when (UTC) and what their signature means. */
+export type PrintSignature = {
+  role: string;
+  name: string | null;
+  position: string | null;
+  at: string | null;
+  meaning: string;
+  state: "signed" | "commented" | "unsigned";
+  /** The typed name, or a note that the signature was drawn. */
+  mark: string | null;
+  comment: string | null;
+};
+
+/** One entry of the audit trail, oldest first. */
+export type PrintHistoryEntry = { at: string; who: string; action: string; detail: string | null };
+
+export type PrintAttachment = {
+  name: string;
+  kind: string;
+  size: number;
+  contentType: string;
+  sha256: string | null;
+  uploadedBy: string | null;
+  uploadedAt: string | null;
+  removed: boolean;
+};
+
+export type PrintRecord = {
+  kind: "MOC" | "PCR";
+  id: string;
+  serial: string;
+  /** "MOC 12-2026". */
+  title: string;
+  status: string;
+  /** "MOC-12-2026.pdf". */
+  fileName: string;
+  sections: PrintSection[];
+  signatures: PrintSignature[];
+  history: PrintHistoryEntry[];
+  attachments: PrintAttachment[];
+  generatedAt: string;
+};
+
+/** What a record is made from: the populated document of either kind. */
+export type RecordSource = { kind: "moc"; doc: MocDocument } | { kind: "pcr"; pcr: PcrDocument };
+
+/** "2026-03-04 09:15 UTC" from an ISO time; a bare date stays a date. */
+export function utcText(value: string | null | undefined): string {
+  if (!value) return "—";
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return value;
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+const text = (value: unknown): string => {
+  if (value === undefined || value === null || value === "") return "—";
+  if (value === true || value === "yes") return "Yes";
+  if (value === false || value === "no") return "No";
+  if (Array.isArray(value)) return value.length ? value.map((v) => departmentName(String(v))).join(", ") : "None";
+  if (typeof value === "object" && "name" in value) return String((value as { name: unknown }).name);
+  return String(value);
+};
+const departmentName = (d: string | null | undefined) =>
+  !d ? "—" : d === "hseq" ? "HSEQ" : d.charAt(0).toUpperCase() + d.slice(1);
+const plain = (html: unknown) => (typeof html === "string" && html.trim() ? richTextToPlain(html) || "—" : "—");
+const fileNameOf = (kind: "MOC" | "PCR", serial: string) => `${kind}-${serial.replace(/[^A-Za-z0-9-]+/g, "-")}.pdf`;
+const personWithPosition = (user: Pick<UserJson, "name" | "position"> | null | undefined) =>
+  user ? (user.position ? `${user.name} (${user.position})` : user.name) : "—";
+
+// ---------------------------------------------------------------------------------------------
+// Signatures and history: one function each
+
+/** The MOC step whose holder decides at each status, by the status the decision was taken from. */
+const MOC_STEP_ROLE: Record<string, string> = {
+  a: "Originator",
+  b: "Implementer",
+  c: "HSEQ user",
+  d: "Approver",
+  e: "Implementer",
+  f: "Verifier",
+};
+
+/** Log actions that are a decision on the MOC (a step's submission, a verdict), not bookkeeping. */
+const MOC_DECISIONS: [RegExp, (action: string) => string][] = [
+  [/^(Created and submitted|Submitted) Part A$/, () => "Raised the change and submitted Part A"],
+  [/^Updated Part A$/, () => "Revised and resubmitted Part A"],
+  [/^Submitted the implementer assessment$/, () => "Assessed the change as necessary and justified"],
+  [/^Declined at the implementer assessment$/, () => "Declined the change at the implementer assessment"],
+  [/^HSEQ review passed$/, () => "Reviewed the change and its risk assessment (HSEQ)"],
+  [/^Returned to the implementer by HSEQ$/, () => "Returned the change to the implementer (HSEQ)"],
+  [/^Approved$/, () => "Approved the change"],
+  [/^Declined by the approver$/, () => "Declined the change"],
+  [/^Reported the implementation complete$/, () => "Reported the implementation complete"],
+  [/^Requested /, (action) => action],
+  [/^(Approved|Rejected) the (deviation|extension)$/, (action) => action],
+  [new RegExp(`^${MOC_CLOSED_ACTION}$`), () => "Verified the change as effective and closed the MOC"],
+  [/^Recorded the verification/, () => "Recorded the verification; the MOC stays open"],
+];
+
+/**
+ * The signature blocks of a record. A MOC's are its decisions as the log holds them (each by the
+ * person who took it, with their position, the UTC time and what the decision means); a PCR's are
+ * its six chain slots and then its affected parties.
+ */
+export function recordSignatures(source: RecordSource): PrintSignature[] {
+  if (source.kind === "moc") {
+    const blocks: PrintSignature[] = [];
+    for (const log of source.doc.logs) {
+      const decision = MOC_DECISIONS.find(([pattern]) => pattern.test(log.action));
+      if (!decision) continue;
+      blocks.push({
+        role: MOC_STEP_ROLE[log.from ?? "a"] ?? "Participant",
+        name: log.userId?.name ?? null,
+        position: log.userId?.position ?? null,
+        at: log.at,
+        meaning: decision[1](log.action),
+        state: "signed",
+        mark: null,
+        comment: log.comment,
+      });
+    }
+    return blocks;
+  }
+  const { pcr } = source;
+  const stateOf = (signature: unknown): PrintSignature["state"] =>
+    typeof signature === "string" ? "signed" : signature === null ? "commented" : "unsigned";
+  const markOf = (signature: unknown) =>
+    typeof signature !== "string" ? null : signature.startsWith("data:image/") ? "Drawn signature" : signature;
+  const chain = pcr.signatures.map((slot): PrintSignature => {
+    const signer = slot.signedBy ?? (slot.Name === PCR_ROLES[0] ? pcr.originator : null);
+    const state = stateOf(slot.Signature);
+    return {
+      role: slot.Name,
+      name: state === "unsigned" ? null : (signer?.name ?? null),
+      position: state === "unsigned" ? null : (signer?.position ?? slot.Name),
+      at: slot.signatureDate,
+      meaning: `Reviewed and approved as ${slot.Name}`,
+      state,
+      mark: markOf(slot.Signature),
+      comment: slot.Comments || null,
+    };
+  });
+  const parties = pcr.affectedParties.map((party): PrintSignature => ({
+    role: "Affected party",
+    name: party.user?.name ?? null,
+    position: party.user
+      ? [departmentName(party.user.department), party.user.position].filter(Boolean).join(", ")
+      : null,
+    at: party.signatureDate,
+    meaning: "Reviewed as an affected party",
+    state: stateOf(party.Signature),
+    mark: markOf(party.Signature),
+    comment: party.Comments || null,
+  }));
+  return [...chain, ...parties];
+}
+
+/**
+ * The audit trail of a record, oldest first: a MOC's log entries as stored; a PCR's creation,
+ * each signature or comment with its time, and its finishing.
+ */
+export function recordHistory(source: RecordSource): PrintHistoryEntry[] {
+  if (source.kind === "moc") {
+    return source.doc.logs.map((log) => ({
+      at: log.at,
+      who: log.userId?.name ?? "—",
+      action: log.action,
+      detail:
+        [
+          log.from && log.to && log.from !== log.to
+            ? `${mocStatusLabel(log.from)} → ${mocStatusLabel(log.to, log.action === MOC_CLOSED_ACTION)}`
+            : null,
+          log.comment ? `“${log.comment}”` : null,
+        ]
+          .filter(Boolean)
+          .join(" · ") || null,
+    }));
+  }
+  const { pcr } = source;
+  const entries: PrintHistoryEntry[] = [
+    {
+      at: pcr.createdAt,
+      who: pcr.originator?.name ?? "—",
+      action: pcr.cloned ? `Created as a copy of PCR ${pcr.previous_serial_num ?? ""}`.trim() : "Created",
+      detail: null,
+    },
+  ];
+  for (const block of recordSignatures(source)) {
+    if (block.state === "unsigned" || !block.at) continue;
+    entries.push({
+      at: block.at,
+      who: block.name ?? "—",
+      action: block.state === "signed" ? `Signed as ${block.role}` : `Commented as ${block.role}`,
+      detail: block.comment ? `“${block.comment}”` : null,
+    });
+  }
+  if (pcr.finishedAt) entries.push({ at: pcr.finishedAt, who: "—", action: "Finished", detail: null });
+  return entries.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The records
+
+const fields = (rows: [string, unknown][]): PrintBlock => ({
+  kind: "fields",
+  fields: rows.map(([label, value]) => ({ label, value: text(value) })),
+});
+
+type FormDoc = { submittedAt: string | null } & Record<string, unknown>;
+const answer = (form: FormDoc | null, key: string): unknown => {
+  const entry = form?.[key];
+  return entry && typeof entry === "object" && "value" in entry ? (entry as { value: unknown }).value : undefined;
+};
+function part(id: string, title: string, form: FormDoc | null, rows: [string, string][], extra: PrintBlock[] = []) {
+  return {
+    id,
+    title,
+    note: !form ? "Not filled in yet." : form.submittedAt ? `Submitted ${utcText(form.submittedAt)}` : "Draft",
+    blocks: form ? [fields(rows.map(([key, label]) => [label, answer(form, key)])), ...extra] : [],
+  } satisfies PrintSection;
+}
+
+const decision = (item: { resolved: boolean; approved: "yes" | "no" | null; comment: string | null } | null) =>
+  !item
+    ? null
+    : `${item.resolved ? (item.approved === "yes" ? "Approved" : "Rejected") : "Waiting"}${item.comment ? ` — ${item.comment}` : ""}`;
+
+/** A MOC as it is printed. */
+export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[], now = new Date()): PrintRecord {
+  const source: RecordSource = { kind: "moc", doc };
+  const users = new Map(doc.all_users.map((u) => [u._id, u.name]));
+  const nameOf = (id: string | null) => (id ? (users.get(id) ?? "—") : "—");
+  const forms = doc as unknown as Record<string, FormDoc | null>;
+  const deviations = doc.extentionsAndDeviations;
+  const status = mocStatusLabel(doc.status, doc.completed);
+  const planRows = <T extends { owner: string | null; due: string | null; done: boolean }>(
+    items: T[],
+    lead: (item: T) => string[],
+  ) => items.map((item) => [...lead(item), nameOf(item.owner), item.due ?? "—", item.done ? "Done" : "Open"]);
+  const sections: PrintSection[] = [
+    {
+      id: "people",
+      title: "People and dates",
+      note: null,
+      blocks: [
+        fields([
+          ["Status", status],
+          ["Originator", personWithPosition(doc.originator_id)],
+          ["Implementer", personWithPosition(doc.implementer_id)],
+          ["HSEQ user", personWithPosition(doc.hseq_id)],
+          ["Approver", personWithPosition(doc.approver_id)],
+          ["Verifier", doc.verifier_id ? personWithPosition(doc.verifier_id) : "— (the HSEQ user verifies)"],
+          ["Target date", doc.target_date],
+          ["Raised", utcText(doc.createdAt)],
+          ["Last changed", utcText(doc.updatedAt)],
+          ["Cloned from an earlier MOC", doc.cloned ? "Yes" : "No"],
+          ...(doc.decline
+            ? ([
+                ["Declined at", doc.decline.stage === "d" ? "Approval (Part D)" : "Implementer assessment (Part B)"],
+                ["Decline reason", doc.decline.reason],
+              ] as [string, unknown][])
+            : []),
+        ]),
+      ],
+    },
+    part(
+      "part-a",
+      "Part A — Originator",
+      forms.originator_form!,
+      [
+        ["department-of-change", "Department of change"],
+        ["reason-for-change", "Reason for change"],
+        ["affected-departments", "Affected departments"],
+        ["departments-to-inform", "Departments to inform"],
+      ],
+      [fields([["Description of change", plain(answer(forms.originator_form!, "description-of-change"))]])],
+    ),
+    part("part-b", "Part B — Implementer assessment", forms.implementer_form!, [
+      ["details-assessed", "Details assessed"],
+      ["necessary-justified", "Change necessary and justified"],
+      ["approver-name", "Approver"],
+      ["hseq-name", "HSEQ user"],
+      ["target-date", "Target date"],
+      ["decline-reason", "Decline reason"],
+    ]),
+    part("part-c", "Part C — HSEQ review", forms.hseq_form!, [
+      ["hseq-change-adequately", "Change adequately described"],
+      ["hseq-justification-satisfactory", "Justification satisfactory"],
+      ["hseq-risk-assessment-covered", "Risk assessment covers the change"],
+      ["decline-reason", "Reason for return"],
+    ]),
+    part("part-d", "Part D — Approval", forms.approver_form!, [
+      ["approver-changes-reviewed", "Changes reviewed"],
+      ["approver-moc-approved", "MOC approved"],
+      ["decline-reason", "Decline reason"],
+    ]),
+    part(
+      "part-e",
+      "Part E — Implementation",
+      forms.implementation!,
+      [
+        ["deviation-during-implementation", "Deviation during implementation"],
+        ["moc-require-extension", "Extension required"],
+        ["moc-circulated", "MOC circulated"],
+        ["implementation-as-planned", "Implemented as planned"],
+        ["completion-date", "Completion date"],
+        ["extension-date", "Requested target date"],
+        ["extension-reason", "Extension reason"],
+      ],
+      [fields([["Deviation details", plain(answer(forms.implementation!, "deviation-details"))]])],
+    ),
+    {
+      id: "deviations",
+      title: "Deviation and extension history",
+      note: deviations ? `Requested ${utcText(deviations.requestedAt)}` : "No deviation or extension was requested.",
+      blocks: deviations
+        ? [
+            fields([
+              ...(deviations.deviation
+                ? ([
+                    ["Deviation", plain(deviations.deviation.details)],
+                    ["Deviation decision", decision(deviations.deviation)],
+                    ["Deviation decided", utcText(deviations.deviation.resolvedAt)],
+                    ["Deviation decided by", nameOf(deviations.deviation.resolvedBy)],
+                  ] as [string, unknown][])
+                : []),
+              ...(deviations.extension
+                ? ([
+                    ["Extension to", deviations.extension.new_date],
+                    ["Target date before", deviations.extension.previous_date ?? "—"],
+                    ["Extension reason", deviations.extension.reason],
+                    ["Extension decision", decision(deviations.extension)],
+                    ["Extension decided", utcText(deviations.extension.resolvedAt)],
+                    ["Extension decided by", nameOf(deviations.extension.resolvedBy)],
+                  ] as [string, unknown][])
+                : []),
+            ]),
+          ]
+        : [],
+    },
+    part("part-f", "Part F — Verification", forms.verifier_form!, [
+      ["action-plan-correct", "Action plan correct"],
+      ["manuals-changed", "Manuals and drawings changed"],
+      ["trainings-complete", "Trainings complete"],
+      ["feedback-complete", "Feedback complete"],
+      ["moc-effective", "MOC effective"],
+      ["close-moc", "Close the MOC"],
+    ]),
+    {
+      id: "impact",
+      title: "Impact assessment",
+      note: null,
+      blocks: [
+        {
+          kind: "table",
+          columns: ["Category", "Hazards"],
+          rows: (doc.impact_assessment ?? []).map((i) => [i.category, i.hazards.join("; ") || "No hazards listed"]),
+          empty: "No impact assessment yet.",
+        },
+      ],
+    },
+    {
+      id: "action-plan",
+      title: "Action plan",
+      note: null,
+      blocks: [
+        {
+          kind: "table",
+          columns: ["Action", "Owner", "Due", "Done"],
+          rows: planRows(doc.action?.items ?? [], (i) => [i.description]),
+          empty: "No actions.",
+        },
+      ],
+    },
+    {
+      id: "manuals-plan",
+      title: "Manuals and drawings plan",
+      note: null,
+      blocks: [
+        {
+          kind: "table",
+          columns: ["Document", "Change", "Owner", "Due", "Done"],
+          rows: planRows(doc.manual_plan?.items ?? [], (i) => [i.document, i.change]),
+          empty: "No manuals or drawings to change.",
+        },
+      ],
+    },
+  ];
+  return {
+    kind: "MOC",
+    id: doc._id,
+    serial: doc.serial_num,
+    title: `MOC ${doc.serial_num}`,
+    status,
+    fileName: fileNameOf("MOC", doc.serial_num),
+    sections,
+    signatures: recordSignatures(source),
+    history: recordHistory(source),
+    attachments,
+    generatedAt: now.toISOString(),
+  };
+}
+
+/** A PCR as it is printed. */
+export function pcrPrintRecord(pcr: PcrDocument, attachments: PrintAttachment[], now = new Date()): PrintRecord {
+  const source: RecordSource = { kind: "pcr", pcr };
+  const status = pcr.status === "finished" ? "Finished" : "Collecting signatures";
+  return {
+    kind: "PCR",
+    id: pcr._id,
+    serial: pcr.serial_num,
+    title: `PCR ${pcr.serial_num}`,
+    status,
+    fileName: fileNameOf("PCR", pcr.serial_num),
+    sections: [
+      {
+        id: "request",
+        title: "The request",
+        note: null,
+        blocks: [
+          fields([
+            ["Status", status],
+            ["Originator", personWithPosition(pcr.originator)],
+            ["Raised", utcText(pcr.createdAt)],
+            ["Finished", pcr.finishedAt ? utcText(pcr.finishedAt) : "—"],
+            ["Copy of", pcr.cloned ? `PCR ${pcr.previous_serial_num ?? "—"}` : "—"],
+            ["Safety-critical", pcr.form["safety-critical"]],
+            ["New suggestion", pcr.form["new-suggestion"]],
+            ["Procedure change", pcr.form["procedure-change"]],
+            ["Manual / procedure", plain(pcr.form["manual-procedure"])],
+            ["Suggestion details", plain(pcr.form["suggestion-details"])],
+            ["Reason for change", plain(pcr.form["reason-for-change"])],
+          ]),
+        ],
+      },
+    ],
+    signatures: recordSignatures(source),
+    history: recordHistory(source),
+    attachments,
+    generatedAt: now.toISOString(),
+  };
+}

@@ -1,0 +1,59 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { z } from "zod";
+import { AttachmentList, AttachmentUpload } from "~/components/attachments";
+import { canAttachToPcr } from "~/models/authz.server";
+import { getPcr } from "~/models/pcr.server";
+import { DomainError } from "~/utils/errors";
+import { pageError, runForPage } from "~/utils/page.server";
+import { attachmentsPageAction, attachmentsPageData } from "~/web/attachments-page.server";
+import { requirePageUser } from "~/web/auth.server";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `PCR ${data.serial} attachments · Change Management` : "PCR · Change Management" },
+];
+
+async function loadPcr(request: Request, id: string | undefined) {
+  const user = await requirePageUser(request);
+  const parsed = z.uuid().safeParse(id);
+  const result = await runForPage(() =>
+    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
+  );
+  if (!result.ok) pageError(result.error);
+  const pcr = result.value;
+  const access = {
+    originatorId: pcr.originator_id,
+    status: pcr.status,
+    partyIds: pcr.affectedParties.map((p) => p.Name.value),
+  };
+  return { user, pcr, canWrite: canAttachToPcr(user, access) };
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { pcr, canWrite } = await loadPcr(request, params.id);
+  return { pcrId: pcr._id, serial: pcr.serial_num, ...(await attachmentsPageData({ pcrId: pcr._id }, canWrite)) };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const { user, pcr } = await loadPcr(request, params.id);
+  return attachmentsPageAction(request, user, { pcrId: pcr._id }, `/pcrs/${pcr._id}/attachments`);
+}
+
+export default function PcrAttachments() {
+  const { pcrId, serial, files, canWrite, types } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const error = result && "error" in result ? result.error : null;
+  return (
+    <>
+      <p className="no-print">
+        <Link to={`/pcrs/${pcrId}`}>← PCR {serial}</Link>
+      </p>
+      <h1>PCR {serial}: attachments</h1>
+      <section className="card" aria-labelledby="attachments-title">
+        <h2 id="attachments-title">Files</h2>
+        <AttachmentList files={files} canWrite={canWrite} />
+        {canWrite ? <AttachmentUpload types={types} error={error} /> : null}
+      </section>
+    </>
+  );
+}

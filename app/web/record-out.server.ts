@@ -1,0 +1,56 @@
+/**
+ * A MOC or PCR record for its print view and its PDF: loaded with the record's own access rules
+ * (the same 404/403 as its page), with its attachment list.
+ */
+import { Readable } from "node:stream";
+import { z } from "zod";
+import { listAttachments, type AttachmentView } from "~/models/attachments.server";
+import { getPcr } from "~/models/pcr.server";
+import { recordPdf } from "~/models/record-pdf.server";
+import { mocPrintRecord, pcrPrintRecord, type PrintAttachment, type PrintRecord } from "~/models/record-print.server";
+import { DomainError } from "~/utils/errors";
+import { pageError, runForPage } from "~/utils/page.server";
+import { requirePageUser } from "./auth.server";
+import { requireMocForPage } from "./moc-page.server";
+
+const KIND_LABEL = { risk_assessment: "Risk assessment", file: "File" } as const;
+
+const forPrint = (files: AttachmentView[]): PrintAttachment[] =>
+  files.map((a) => ({
+    name: a.name,
+    kind: KIND_LABEL[a.kind],
+    size: a.size,
+    contentType: a.contentType,
+    sha256: a.sha256,
+    uploadedBy: a.uploadedBy?.name ?? null,
+    uploadedAt: a.uploadedAt,
+    removed: a.removed,
+  }));
+
+export async function mocRecordFor(request: Request, id: string | undefined): Promise<PrintRecord> {
+  const { doc } = await requireMocForPage(request, id);
+  return mocPrintRecord(doc, forPrint(await listAttachments({ mocId: doc._id })));
+}
+
+export async function pcrRecordFor(request: Request, id: string | undefined): Promise<PrintRecord> {
+  const user = await requirePageUser(request);
+  const parsed = z.uuid().safeParse(id);
+  const result = await runForPage(() =>
+    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
+  );
+  if (!result.ok) pageError(result.error);
+  return pcrPrintRecord(result.value, forPrint(await listAttachments({ pcrId: result.value._id })));
+}
+
+/** The record as a PDF download named after it (`MOC-12-2026.pdf`). */
+export function pdfResponse(record: PrintRecord): Response {
+  const body = Readable.toWeb(recordPdf(record)) as ReadableStream<Uint8Array>;
+  return new Response(body, {
+    headers: {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${record.fileName}"`,
+      "Cache-Control": "private, no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * Attachments in PostgreSQL (app/models/attachments.server.ts): who may attach, bytes checked
+ * against the type, never overwritten, removal hides and logs, the cap counted while reading, and
+ * the one-time move of DATA_DIR/uploads into the database.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { attachments, mocs } from "#db/schema";
+import {
+  listAttachments,
+  MAX_UPLOAD_BYTES,
+  openAttachment,
+  removeAttachment,
+  storeAttachment,
+} from "~/models/attachments.server";
+import { importUploadFolder } from "~/models/uploads-import.server";
+import { getDb } from "~/utils/db.server";
+import { makeAdmin, makeUser } from "../helpers/factories";
+import { makeCast, mocAt } from "../helpers/moc-flow";
+import { createPcrOk, makeHolders } from "../helpers/pcr";
+
+const PDF = Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n");
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+
+async function* pieces(...buffers: Buffer[]) {
+  for (const b of buffers) yield new Uint8Array(b);
+}
+const file = (name: string, ...buffers: Buffer[]) => ({ name, data: pieces(...buffers) });
+const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+
+async function readAll(stream: ReadableStream<Uint8Array>) {
+  const parts: Buffer[] = [];
+  for await (const part of stream as unknown as AsyncIterable<Uint8Array>) parts.push(Buffer.from(part));
+  return Buffer.concat(parts);
+}
+
+describe("MOC attachments", () => {
+  it("stores files by the people involved, each a new row with its hash, and serves them back", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("e", cast);
+    const big = Buffer.concat([PDF, Buffer.alloc(700 * 1024, "x")]); // three chunks
+    const one = await storeAttachment(cast.implementer, { mocId: moc._id }, "file", file("Plan.pdf", big));
+    const two = await storeAttachment(cast.approver, { mocId: moc._id }, "file", file("Plan.pdf", PDF));
+    expect(one._id).not.toBe(two._id);
+    expect(one).toMatchObject({ name: "Plan.pdf", size: big.length, sha256: sha(big), contentType: "application/pdf" });
+    expect(one.uploadedBy?.name).toBe(cast.implementer.name);
+    const opened = await openAttachment(cast.originator, { id: one._id });
+    expect(Buffer.compare(await readAll(opened.body), big)).toBe(0);
+    expect((await listAttachments({ mocId: moc._id })).map((a) => a._id)).toEqual([one._id, two._id]);
+
+    const outsider = await makeUser({ department: "operations" });
+    await expect(storeAttachment(outsider, { mocId: moc._id }, "file", file("x.pdf", PDF))).rejects.toMatchObject({
+      status: 403,
+    });
+    await expect(openAttachment(outsider, { id: one._id })).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("refuses a file whose bytes do not match its type, an unknown type, an empty file and one past the cap", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("b", cast);
+    const as = (name: string, ...b: Buffer[]) =>
+      storeAttachment(cast.originator, { mocId: moc._id }, "file", file(name, ...b));
+    await expect(as("fake.pdf", Buffer.from("hello"))).rejects.toMatchObject({ status: 400 });
+    await expect(as("photo.png", PDF)).rejects.toMatchObject({ status: 400 });
+    await expect(as("script.exe", Buffer.from("MZ"))).rejects.toMatchObject({ status: 400 });
+    await expect(as("empty.txt")).rejects.toMatchObject({ status: 400 });
+    await expect(as("huge.pdf", PDF, Buffer.alloc(MAX_UPLOAD_BYTES, "x"))).rejects.toMatchObject({ status: 413 });
+    expect(await as("ok.png", PNG)).toMatchObject({ contentType: "image/png" });
+    // Nothing of the refused ones was kept, not even a chunk.
+    const [counted] = await getDb().execute<{ n: number }>(
+      sql`select count(*)::int as n from attachments where moc_id = ${moc._id}`,
+    );
+    expect(counted!.n).toBe(1);
+  });
+
+  it("removing hides the file and logs it; the row and its bytes stay", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("b", cast);
+    const stored = await storeAttachment(cast.originator, { mocId: moc._id }, "risk_assessment", file("Risk.pdf", PDF));
+    const [row] = await getDb().select({ risk: mocs.riskAssessment }).from(mocs).where(eq(mocs.id, moc._id));
+    expect(row!.risk).toBe(`/attachments/${stored._id}`);
+    await removeAttachment(cast.originator, stored._id);
+    await expect(openAttachment(cast.originator, { id: stored._id })).rejects.toMatchObject({ status: 404 });
+    expect(await listAttachments({ mocId: moc._id })).toEqual([]);
+    const all = await listAttachments({ mocId: moc._id }, { includeRemoved: true });
+    expect(all[0]).toMatchObject({ removed: true, sha256: sha(PDF) });
+    expect(all[0]!.removedBy?.name).toBe(cast.originator.name);
+    const [after] = await getDb().select({ risk: mocs.riskAssessment }).from(mocs).where(eq(mocs.id, moc._id));
+    expect(after!.risk).toBeNull();
+    const logs = await getDb().execute<{ action: string }>(
+      sql`select action from moc_logs where moc_id = ${moc._id} order by at`,
+    );
+    expect(logs.map((l) => l.action)).toContain("Removed the attachment Risk.pdf");
+    await expect(removeAttachment(cast.originator, stored._id)).rejects.toMatchObject({ status: 409 });
+  });
+
+  it("refuses new files once the MOC is completed", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("completed", cast);
+    await expect(
+      storeAttachment(cast.originator, { mocId: moc._id }, "file", file("late.pdf", PDF)),
+    ).rejects.toMatchObject({ status: 409 });
+  });
+});
+
+describe("PCR attachments", () => {
+  it("lets the originator, the chain's holders and affected parties attach while pending; not others", async () => {
+    const originator = await makeUser();
+    const party = await makeUser();
+    const holders = await makeHolders("files");
+    const pcr = await createPcrOk(originator, { parties: [party] });
+    for (const who of [originator, party, holders["Director HSEQ"], await makeAdmin()]) {
+      expect(await storeAttachment(who, { pcrId: pcr._id }, "file", file("note.txt", Buffer.from("ok")))).toBeTruthy();
+    }
+    const stranger = await makeUser();
+    await expect(
+      storeAttachment(stranger, { pcrId: pcr._id }, "file", file("note.txt", Buffer.from("no"))),
+    ).rejects.toMatchObject({ status: 403 });
+    expect(await listAttachments({ pcrId: pcr._id })).toHaveLength(4);
+  });
+});
+
+describe("moving DATA_DIR/uploads into the database", () => {
+  it("imports each file once, keeps its old path working, and leaves what it cannot place", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("b", cast);
+    const dataDir = mkdtempSync(path.join(tmpdir(), "uploads-import-"));
+    const folder = path.join(dataDir, "uploads", moc._id);
+    mkdirSync(folder, { recursive: true });
+    const stored = "0123456789abcdef-Risk-assessment.pdf";
+    writeFileSync(path.join(folder, stored), PDF);
+    writeFileSync(path.join(folder, "fedcba9876543210-fake.pdf"), "not a pdf");
+    await getDb()
+      .update(mocs)
+      .set({ riskAssessment: `/uploads/${moc._id}/${stored}` })
+      .where(eq(mocs.id, moc._id));
+
+    const first = await importUploadFolder(dataDir);
+    expect(first.imported).toBe(1);
+    expect(first.skipped).toEqual([
+      { file: `${moc._id}/fedcba9876543210-fake.pdf`, reason: "its bytes do not match its type" },
+    ]);
+    expect(existsSync(path.join(folder, stored))).toBe(false);
+    const [row] = await getDb()
+      .select()
+      .from(attachments)
+      .where(eq(attachments.legacyPath, `${moc._id}/${stored}`));
+    expect(row).toMatchObject({
+      kind: "risk_assessment",
+      name: "Risk-assessment.pdf",
+      sha256: sha(PDF),
+      size: PDF.length,
+    });
+    const opened = await openAttachment(cast.implementer, { legacyPath: `${moc._id}/${stored}` });
+    expect(Buffer.compare(await readAll(opened.body), PDF)).toBe(0);
+
+    // Again (a restart, or a second instance): nothing new.
+    writeFileSync(path.join(folder, stored), PDF);
+    const second = await importUploadFolder(dataDir);
+    expect(second.imported).toBe(0);
+    expect(second.already).toBe(1);
+    const rows = await getDb().select().from(attachments).where(eq(attachments.mocId, moc._id));
+    expect(rows).toHaveLength(1);
+  });
+});
