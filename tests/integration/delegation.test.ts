@@ -15,6 +15,7 @@ import {
   endDelegation,
   principalsOf,
 } from "~/models/delegation.server";
+import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid } from "~/utils/errors";
@@ -30,6 +31,7 @@ import {
   stepOk,
   submitStep,
 } from "../helpers/moc-flow";
+import { createPcrOk, makeHolders, POSITION_ROLES, sign, signOk } from "../helpers/pcr";
 
 const today = () => daysFromToday(0);
 
@@ -169,5 +171,103 @@ describe("acting for the absent person", () => {
     expectError(await submitStep("approver", third, defaultStepBody("approver", moc, cast)), 403);
     // The first deputy still can.
     await stepOk("approver", deputy, defaultStepBody("approver", moc, cast));
+  });
+});
+
+describe("delegation and the records people can trust (docs/decisions/021-records-people-can-trust.md)", () => {
+  it("a delegate's decision is signed 'acting <role>, on behalf of B' and its moc_logs entry's hash covers on_behalf_of", async () => {
+    const cast = await makeCast();
+    const deputy = await makeUser({ name: "Sid Signer", department: "fleet" });
+    await createDelegation(cast.approver, period(cast.approver, deputy));
+    const moc = await mocAt("d", cast);
+    const done = await stepOk("approver", deputy, defaultStepBody("approver", moc, cast));
+    expect(done.signatureManifestations.at(-1)).toMatchObject({
+      signerId: deputy._id,
+      printedName: "Sid Signer",
+      role: "acting Approver",
+      meaning: "approved",
+      onBehalfOf: { _id: cast.approver._id, name: cast.approver.name },
+    });
+    expect(await signaturesOf("moc", moc._id)).toEqual(done.signatureManifestations);
+    // The chain holds, recomputed in Node with on_behalf_of in the entry's content...
+    const [row] = await getDb().execute<{ on_behalf_of: string; hash: string; seq: number }>(
+      sql`select on_behalf_of, hash, seq from moc_logs where moc_id = ${moc._id} order by seq desc limit 1`,
+    );
+    expect(row!.on_behalf_of).toBe(cast.approver._id);
+    expect((await verifyAuditTrail()).broken.filter((b) => b.recordId === moc._id)).toEqual([]);
+    // ...and it would not without it: the hash is not the one of the same entry minus on_behalf_of.
+    const [plain] = await getDb().execute<{ hash: string }>(sql`select audit_entry_hash('moc', l.moc_id, l.seq,
+      l.user_id, l.action, l.from_status, l.to_status, l.comment, l.at, l.prev_hash) as hash
+      from moc_logs l where l.moc_id = ${moc._id} and l.seq = ${row!.seq}`);
+    expect(plain!.hash).not.toBe(row!.hash);
+    // Append-only still: the entry cannot be rewritten to hide for whom it was taken.
+    await expect(
+      getDb().execute(sql`update moc_logs set on_behalf_of = null where moc_id = ${moc._id} and seq = ${row!.seq}`),
+    ).rejects.toThrow();
+  });
+
+  it("four eyes through isIndependentOf: the originator cannot approve on the approver's behalf", async () => {
+    const cast = await makeCast();
+    await createDelegation(cast.approver, period(cast.approver, cast.originator));
+    const moc = await mocAt("d", cast);
+    const res = await submitStep("approver", cast.originator, defaultStepBody("approver", moc, cast));
+    expectError(res, 403);
+    expect(res.body.message).toMatch(/on behalf of .* \(four eyes\)/);
+  });
+
+  it("creating, changing and ending a delegation are entries of its own chain in audit_entries", async () => {
+    const [absent, deputy] = await Promise.all([makeUser(), makeUser()]);
+    const made = await createDelegation(absent, period(absent, deputy));
+    await endDelegation(absent, made.id);
+    const rows = await getDb().execute<{ seq: number; actor_id: string }>(
+      sql`select seq, actor_id from audit_entries where record_kind = 'delegation' and record_id = ${made.id} order by seq`,
+    );
+    expect(rows.map((r) => [r.seq, r.actor_id])).toEqual([
+      [1, absent._id],
+      [2, absent._id],
+    ]);
+    expect((await verifyAuditTrail()).broken.filter((b) => b.recordId === made.id)).toEqual([]);
+  });
+
+  it("a PCR slot is signed by the holder's delegate, 'on behalf of', one person one slot for both", async () => {
+    const holders = await makeHolders("deleg");
+    const originator = await makeUser({ name: "Pat Originator", department: "fleet" });
+    const deputy = await makeUser({ name: "Vic Deputy", department: "fleet" });
+    const [firstRole, secondRole, thirdRole] = POSITION_ROLES;
+    await createDelegation(holders[secondRole!], period(holders[secondRole!], deputy));
+    const doc = await createPcrOk(originator);
+    await signOk(originator, doc._id, "Change Originator");
+    await signOk(holders[firstRole!], doc._id, firstRole!);
+    const signed = await signOk(deputy, doc._id, secondRole!);
+    expect(signed.signatureManifestations.at(-1)).toMatchObject({
+      signerId: deputy._id,
+      role: `acting ${secondRole}`,
+      onBehalfOf: { _id: holders[secondRole!]._id, name: holders[secondRole!].name },
+    });
+    expect((await historyOf("pcr", doc._id)).at(-1)!.action).toBe(
+      `Signed as acting ${secondRole}, on behalf of ${holders[secondRole!].name}`,
+    );
+    // The delegate signed one slot: not another one, even for someone else who delegated to them.
+    await createDelegation(holders[thirdRole!], period(holders[thirdRole!], deputy));
+    const again = await sign(deputy, doc._id, thirdRole!);
+    expect(again.status).toBe(403);
+    expect(again.body.message).toMatch(/one person signs one slot/);
+    // Someone who is not the holder nor their delegate is refused.
+    const stranger = await makeUser({ department: "fleet" });
+    expect((await sign(stranger, doc._id, thirdRole!)).status).toBe(403);
+  });
+
+  it("a delegate cannot sign the slot of a holder who already signed another slot", async () => {
+    const holders = await makeHolders("twice");
+    const [firstRole] = POSITION_ROLES;
+    // The first position's holder raised the PCR and signed as its originator; their delegate may
+    // not sign their position's slot for them (that would be two slots for one person).
+    const deputy = await makeUser({ department: "fleet" });
+    await createDelegation(holders[firstRole!], period(holders[firstRole!], deputy));
+    const doc = await createPcrOk(holders[firstRole!]);
+    await signOk(holders[firstRole!], doc._id, "Change Originator");
+    const res = await sign(deputy, doc._id, firstRole!);
+    expect(res.status).toBe(403);
+    expect(res.body.message).toMatch(/already signed this PCR as Change Originator/);
   });
 });
