@@ -176,10 +176,19 @@ async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+/** The people `actor` stands in for today (delegation): their PCR slots are the actor's to sign too. */
+export const pcrPrincipalsOf = async (actor: { _id: string }, db: Executor = getDb()) =>
+  (await principalsOf(db, actor._id, new Date().toISOString().slice(0, 10))) as PublicUser[];
+
+/** `canViewPcr`, or a delegate of someone who may view it (to sign their slot). */
+async function mayViewPcr(db: Executor, actor: PublicUser, rules: PcrAccess): Promise<boolean> {
+  return canViewPcr(actor, rules) || (await pcrPrincipalsOf(actor, db)).some((p) => canViewPcr(p, rules));
+}
+
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
   const [row] = await getDb().select().from(pcrs).where(eq(pcrs.id, id));
   if (!row) throw new NotFound("No PCR with this id");
-  if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
+  if (!(await mayViewPcr(getDb(), actor, access(row)))) throw new Forbidden("You have no access to this PCR");
   return (await documents([row]))[0]!;
 }
 
@@ -539,7 +548,7 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
     const row = await lockPcr(tx, pcrId);
     const rules = access(row);
     // A delegate may sign or comment the slot of an absent holder who delegated to them today.
-    const principals = (await principalsOf(tx, actor._id, new Date().toISOString().slice(0, 10))) as PublicUser[];
+    const principals = await pcrPrincipalsOf(actor, tx);
     if (!canViewPcr(actor, rules) && !principals.some((p) => canViewPcr(p, rules)))
       throw new Forbidden("You have no access to this PCR");
     const slots = row.signatures.map((s) => ({ ...s }));
