@@ -91,6 +91,15 @@ test("an approver away names a delegate on the profile, who approves on their be
   await expect(deputy.getByRole("region", { name: "History" })).toContainText(
     `${cast.verifier.name} on behalf of ${cast.approver.name}`,
   );
+  // The decision's signature block: signed by the delegate as acting approver, on behalf of the approver.
+  await expect(deputy.getByRole("region", { name: "Signatures" })).toContainText(
+    `acting Approver, on behalf of ${cast.approver.name}`,
+  );
   const after = await mocApi.get(moc._id);
   expect(after.logs.at(-1).onBehalfOf._id).toBe(cast.approver._id);
+  expect(after.signatureManifestations.at(-1)).toMatchObject({
+    signerId: cast.verifier._id,
+    role: "acting Approver",
+    onBehalfOf: { _id: cast.approver._id, name: cast.approver.name },
+  });
 });
