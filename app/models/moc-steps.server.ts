@@ -1089,6 +1089,15 @@ export function fourEyesConflicts(moc: MocAccess): string[] {
 const actingIndependent = (s: MocStep, acting: Actor, moc: MocAccess) =>
   !(STEPS[s] as AnyStep).who.independent || isIndependentOf(acting._id, moc);
 
+/** `actingIndependent` as SQL over `m`, for the step named by `step` (a SQL text value). */
+export const actingIndependentSql = (step: SQL, acting: Actor): SQL => {
+  const checks = MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).who.independent);
+  return sql`(${step} not in (${sql.join(
+    checks.map((s) => literal(s)),
+    sql`, `,
+  )}) or ${independentSql(acting._id)})`;
+};
+
 /**
  * Whether `acting` may take the step, and for whom: themselves (`onBehalfOf` null) when the step's
  * rule names them, else the first of `principals` (the absent people who delegated to them today,

@@ -30,7 +30,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const delegated = await Promise.all(
     principals.map(async (principal) => ({
       name: principal.name,
-      actions: (await pendingActions(principal, { limit: WAITING_SHOWN })).actions.map((item) => ({
+      actions: (await pendingActions(principal, { limit: WAITING_SHOWN, delegate: user })).actions.map((item) => ({
         ...stepLink(item.type),
         mocId: item.moc._id,
         serial: item.moc.serial_num,

@@ -15,6 +15,7 @@ import {
   endDelegation,
   principalsOf,
 } from "~/models/delegation.server";
+import { pendingActions } from "~/models/actions.server";
 import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
@@ -213,6 +214,18 @@ describe("delegation and the records people can trust (docs/decisions/021-record
     const res = await submitStep("approver", cast.originator, defaultStepBody("approver", moc, cast));
     expectError(res, 403);
     expect(res.body.message).toMatch(/on behalf of .* \(four eyes\)/);
+  });
+
+  it("the delegate's list of the absent person's work leaves out the decisions four eyes refuses them", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("d", cast);
+    const steps = async (delegate?: PublicUser) =>
+      (await pendingActions(cast.approver, { delegate })).actions
+        .filter((a) => a.moc._id === moc._id)
+        .map((a) => a.type);
+    expect(await steps()).toEqual(["approver"]);
+    expect(await steps(cast.implementer)).toEqual([]);
+    expect(await steps(cast.verifier)).toEqual(["approver"]);
   });
 
   it("creating, changing and ending a delegation are entries of its own chain in audit_entries", async () => {
