@@ -66,6 +66,7 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
       ? [
           { to: "/admin/users", label: "Users" },
           { to: "/admin/outbox", label: "Outbox" },
+          { to: "/admin/delegations", label: "Delegations" },
           { to: "/admin/audit", label: "Audit trail" },
         ]
       : []),

@@ -43,11 +43,12 @@ export const MOC_JSON = `json_build_object(
   'all_users', coalesce((select json_agg(${USER_JSON("u")} order by mu.added_at, u.name)
       from moc_users mu join users u on u.id = mu.user_id where mu.moc_id = m.id), '[]'::json),
   'logs', coalesce((select json_agg(json_build_object('_id', l.id, 'userId', ${userRef("l.user_id")},
-      'action', l.action, 'from', l.from_status, 'to', l.to_status, 'comment', l.comment, 'at', ${iso("l.at")})
+      'onBehalfOf', ${userRef("l.on_behalf_of")}, 'action', l.action, 'from', l.from_status, 'to', l.to_status, 'comment', l.comment, 'at', ${iso("l.at")})
       order by l.seq) from moc_logs l where l.moc_id = m.id), '[]'::json),
   'signatureManifestations', coalesce((select json_agg(json_build_object('signerId', s.signer_id,
       'printedName', s.printed_name, 'position', s.position, 'role', s.role, 'meaning', s.meaning,
-      'signedAt', ${iso("s.signed_at")}) order by s.signed_at, s.id)
+      'signedAt', ${iso("s.signed_at")}, 'onBehalfOf', case when s.on_behalf_of is null then null
+        else json_build_object('_id', s.on_behalf_of, 'name', s.on_behalf_of_name) end) order by s.signed_at, s.id)
     from signature_manifestations s where s.record_kind = 'moc' and s.record_id = m.id), '[]'::json),
   'decline', m.decline,
   'extentionsAndDeviations', m.deviations,
@@ -57,6 +58,7 @@ export const MOC_JSON = `json_build_object(
   'manual_plan', m.manual_plan,
   'chat', m.chat_id,
   'target_date', m.target_date,
+  'temporary', m.temporary,
   'createdAt', ${iso("m.created_at")},
   'updatedAt', ${iso("m.updated_at")}
 )`;

@@ -60,6 +60,7 @@ export function Part({ title, form, children, id }: { title: string; form: Form;
 export type LogEntry = {
   _id: string;
   userId: { name: string } | null;
+  onBehalfOf?: { name: string } | null;
   action: string;
   from: string | null;
   to: string | null;
@@ -74,6 +75,7 @@ export function Timeline({ logs }: { logs: LogEntry[] }) {
       {[...logs].reverse().map((log) => (
         <li key={log._id}>
           <strong>{log.action}</strong> — {log.userId?.name ?? "someone"}
+          {log.onBehalfOf ? ` on behalf of ${log.onBehalfOf.name}` : ""}
           {log.comment ? (
             <p className="muted plain-text" style={{ margin: "0.2rem 0 0" }}>
               “{log.comment}”

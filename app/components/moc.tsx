@@ -1,3 +1,5 @@
+import type { TemporaryState } from "#db/schema";
+import { TEMPORARY_STATE_LABELS } from "~/models/moc-document";
 import { mocStatusLabel } from "~/models/moc-status";
 
 const STATUS_BADGE: Record<string, string> = {
@@ -25,6 +27,30 @@ export function StatusBadge({
 }) {
   const tone = completed ? "badge-success" : stage ? "badge-warning" : (STATUS_BADGE[status] ?? "badge");
   return <span className={`badge ${tone}`}>{(!completed && stage) || mocStatusLabel(status, completed)}</span>;
+}
+
+const TEMPORARY_BADGE: Record<TemporaryState, string> = {
+  planned: "badge-info",
+  "in-effect": "badge-warning",
+  expired: "badge-danger",
+  "restoration-reported": "badge-info",
+  "extension-requested": "badge-warning",
+  restored: "badge-success",
+  "made-permanent": "badge-success",
+};
+
+/** A temporary change's state today, with its end date; red once expired, not restored. */
+export function TemporaryBadge({ state, until }: { state: TemporaryState; until: string | null }) {
+  const ends =
+    until && ["planned", "in-effect", "extension-requested"].includes(state) ? ` until ${formatDate(until)}` : "";
+  const ended = until && state === "expired" ? ` (end date ${formatDate(until)})` : "";
+  return (
+    <span className={`badge ${TEMPORARY_BADGE[state]}`}>
+      {TEMPORARY_STATE_LABELS[state]}
+      {ends}
+      {ended}
+    </span>
+  );
 }
 
 const STEPS = [

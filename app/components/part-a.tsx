@@ -72,6 +72,21 @@ export function PartAForm({
           label="Departments to inform"
           options={departmentOptions}
         />
+        <SelectValueField
+          meta={fields["change-type"]}
+          label="Permanent or temporary"
+          options={[
+            { value: "permanent", label: "Permanent" },
+            { value: "temporary", label: "Temporary (the original condition comes back)" },
+          ]}
+          placeholder="Permanent (the default)"
+        />
+        <TextField
+          meta={fields["temporary-until"]}
+          label="Temporary until (only for a temporary change)"
+          type="date"
+          hint="A temporary change (a bypass while a spare is on order, a temporary hose) names the date it must end; the approver approves it with the change. By then the original condition is restored, the change extended by the approver, or made permanent with a new MOC."
+        />
       </div>
       <div className="form-actions">
         <SubmitButton name="intent" value="submit" pendingText="Submitting…">

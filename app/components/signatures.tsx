@@ -8,6 +8,7 @@ export type SignatureBlock = {
   role: string;
   meaning: string;
   signedAt: string;
+  onBehalfOf?: { _id: string; name: string } | null;
 };
 
 /** Each signature as a block: printed name, position and role, meaning, UTC time. */
@@ -20,6 +21,7 @@ export function SignatureBlocks({ signatures, empty }: { signatures: SignatureBl
           <p className="manifestation-name">{s.printedName}</p>
           <p className="muted">
             {s.role}
+            {s.onBehalfOf ? `, on behalf of ${s.onBehalfOf.name}` : ""}
             {s.position && s.position !== s.role ? ` · ${s.position}` : ""}
           </p>
           <p>

@@ -9,7 +9,7 @@ import { getDb } from "~/utils/db.server";
 import { MOC_SUMMARY_JSON } from "#db/moc-document";
 import type { Actor } from "./authz.server";
 import type { MocDocument } from "./moc-document";
-import { pendingStepSql, type MocStep } from "./moc-steps.server";
+import { actingIndependentSql, pendingStepSql, type MocStep } from "./moc-steps.server";
 
 export type PendingAction = {
   type: MocStep;
@@ -29,14 +29,15 @@ export type PendingAction = {
  * assignment adds them; the MOC test files check it after all their tests), so this reads the
  * actor's MOCs by key instead of every open one.
  */
-function pendingSteps(actor: Actor): SQL {
+function pendingSteps(actor: Actor, delegate?: Actor): SQL {
   const isHseq = actor.department === "hseq";
   return sql`
     select m.id as moc_id, a.type, m.serial_year, m.serial_count,
       coalesce((select max(l.at) from moc_logs l where l.moc_id = m.id), m.created_at) as waiting_since
     from mocs m
     cross join lateral (select ${pendingStepSql(actor)} as type) a
-    where not m.is_deleted and not m.completed and m.status <> 'decline' and a.type is not null
+    where not m.is_deleted and m.status <> 'decline' and a.type is not null
+      ${delegate ? sql`and ${actingIndependentSql(sql`a.type`, delegate)}` : sql``}
       and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${actor._id}::uuid)))
            ${isHseq ? sql`or m.status = 'c'` : sql``})`;
 }
@@ -50,13 +51,17 @@ export const pendingMocIds = (actor: Actor): SQL => sql`(select p.moc_id from ($
  */
 export async function pendingActions(
   actor: Actor,
-  options: { limit?: number } = {},
+  options: {
+    limit?: number;
+    /** The delegate who would act for `actor`: steps four eyes refuses them are left out. */
+    delegate?: Actor;
+  } = {},
 ): Promise<{ actions: PendingAction[]; total: number }> {
   const rows = await getDb().execute<PendingAction & { total: number }>(sql`
     select p.type, ${sql.raw(MOC_SUMMARY_JSON)} as moc,
       to_char(p.waiting_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "waitingSince", p.total
     from (
-      select s.*, count(*) over ()::int as total from (${pendingSteps(actor)}) s
+      select s.*, count(*) over ()::int as total from (${pendingSteps(actor, options.delegate)}) s
       order by s.waiting_since, s.serial_year, s.serial_count
       limit ${options.limit ?? null}
     ) p

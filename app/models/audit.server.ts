@@ -14,7 +14,7 @@ import { auditEntries, signatureManifestations } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import type { PublicUser } from "./user.server";
 
-export const AUDIT_KINDS = ["moc", "pcr", "user", "archive-moc", "archive-pcr", "review"] as const;
+export const AUDIT_KINDS = ["moc", "pcr", "user", "archive-moc", "archive-pcr", "review", "delegation"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export type AuditInput = {
@@ -97,12 +97,29 @@ export type SignatureManifestation = {
   role: string;
   meaning: string;
   signedAt: string;
+  /** The absent person the signer acted for (docs/decisions/023-temporary-changes-and-delegation.md), else null. */
+  onBehalfOf: { _id: string; name: string } | null;
 };
 
-/** Records a signature or decision of `signer`, with their name and position as they are now. */
+/** The manifestation's "on behalf of" as stored (the principal's id and their name then). */
+export const onBehalfOfManifestation = (row: { onBehalfOf: string | null; onBehalfOfName: string | null }) =>
+  row.onBehalfOf ? { _id: row.onBehalfOf, name: row.onBehalfOfName ?? "" } : null;
+
+/**
+ * Records a signature or decision of `signer`, with their name and position as they are now. A
+ * delegate signs as "acting <role>", on behalf of the absent person (`onBehalfOf`).
+ */
 export async function recordSignature(
   db: Executor,
-  entry: { kind: SignatureKind; recordId: string; signer: PublicUser; role: string; meaning: string; at: Date },
+  entry: {
+    kind: SignatureKind;
+    recordId: string;
+    signer: PublicUser;
+    role: string;
+    meaning: string;
+    at: Date;
+    onBehalfOf?: { _id: string; name: string } | null;
+  },
 ): Promise<void> {
   await db.insert(signatureManifestations).values({
     recordKind: entry.kind,
@@ -110,9 +127,11 @@ export async function recordSignature(
     signerId: entry.signer._id,
     printedName: entry.signer.name,
     position: entry.signer.position,
-    role: entry.role,
+    role: entry.onBehalfOf ? `acting ${entry.role}` : entry.role,
     meaning: entry.meaning,
     signedAt: entry.at,
+    onBehalfOf: entry.onBehalfOf?._id ?? null,
+    onBehalfOfName: entry.onBehalfOf?.name ?? null,
   });
 }
 
@@ -134,6 +153,7 @@ export async function signaturesOf(
     role: r.role,
     meaning: r.meaning,
     signedAt: r.signedAt.toISOString(),
+    onBehalfOf: onBehalfOfManifestation(r),
   }));
 }
 
@@ -165,6 +185,8 @@ export function entryContent(entry: {
   /** UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds). */
   at: string;
   prevHash: string | null;
+  /** A MOC entry taken on someone's behalf (delegation): appended, so other entries hash as before (migration 0013). */
+  onBehalfOf?: string | null;
 }): string {
   const values = [
     entry.kind,
@@ -177,6 +199,7 @@ export function entryContent(entry: {
     entry.comment,
     entry.at,
     entry.prevHash,
+    ...(entry.onBehalfOf ? [entry.onBehalfOf] : []),
   ];
   return `[${values.map((v) => JSON.stringify(v)).join(", ")}]`;
 }
@@ -207,6 +230,7 @@ type ChainRow = {
   at: string;
   prev_hash: string | null;
   hash: string;
+  on_behalf_of: string | null;
 };
 
 /**
@@ -219,11 +243,13 @@ export async function verifyAuditTrail(db: Executor = getDb()): Promise<AuditVer
     select * from (
       select 'moc' as kind, l.moc_id as record_id, l.id, l.seq, l.user_id as actor_id, l.action,
         l.from_status as from_value, l.to_status as to_value, l.comment,
-        to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, l.prev_hash, l.hash
+        to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, l.prev_hash, l.hash,
+        l.on_behalf_of
       from moc_logs l
       union all
       select e.record_kind, e.record_id, e.id, e.seq, e.actor_id, e.action, e.from_value, e.to_value, e.comment,
-        to_char(e.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), e.prev_hash, e.hash
+        to_char(e.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), e.prev_hash, e.hash,
+        null
       from audit_entries e
     ) c order by c.kind, c.record_id, c.seq`);
   const broken: BrokenLink[] = [];
@@ -266,6 +292,7 @@ function linkProblem(row: ChainRow, previous: ChainRow | null): string | null {
     comment: row.comment,
     at: row.at,
     prevHash: row.prev_hash,
+    onBehalfOf: row.on_behalf_of,
   });
   return sha256(content) === row.hash ? null : "its content does not match its hash (changed after it was written)";
 }

@@ -24,6 +24,8 @@ export const canManageUsers = (actor: Actor) => isAdmin(actor);
 export const canListUsers = (_actor: Actor) => true;
 /** The admin outbox page and retrying failed email. */
 export const canSeeOutbox = (actor: Actor) => isAdmin(actor);
+/** Name, change and end anyone's delegation (the admin page); everyone manages their own. */
+export const canManageDelegations = (actor: Actor) => isAdmin(actor);
 /** The audit trail check (/admin/audit): admins. */
 export const canVerifyAudit = (actor: Actor) => isAdmin(actor);
 
@@ -146,6 +148,22 @@ export const canEditPcr = (actor: Actor, pcr: PcrAccess) =>
 /** Holds a slot of the chain: `Change Originator` is the PCR's originator, the rest are positions. */
 export const holdsPcrRole = (actor: Actor, pcr: PcrAccess, role: string) =>
   role === "Change Originator" ? pcr.originatorId === actor._id : actor.position === role;
+
+/**
+ * Whether `actor` may sign or comment the PCR slot `role`, and for whom: themselves (`onBehalfOf`
+ * null) when they hold it, else the first of `principals` (the absent people who delegated to
+ * them today, docs/decisions/023-temporary-changes-and-delegation.md) who holds it. Null when neither.
+ */
+export function pcrSlotHolder(
+  actor: Actor,
+  pcr: PcrAccess,
+  role: string,
+  principals: readonly Actor[] = [],
+): { onBehalfOf: Actor | null } | null {
+  if (holdsPcrRole(actor, pcr, role)) return { onBehalfOf: null };
+  const principal = principals.find((p) => holdsPcrRole(p, pcr, role));
+  return principal ? { onBehalfOf: principal } : null;
+}
 
 /** The PCR lists as SQL over `p`, mirroring `canViewPcr`. */
 export const pcrListScope = (actor: Actor) =>

@@ -13,6 +13,7 @@ import { renderEmail, type EmailContent } from "~/utils/email-layout.server";
 import { env } from "~/utils/env.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { canSeeOutbox, type Actor } from "./authz.server";
+import { delegatesOfSql } from "./delegation.server";
 
 export type Recipients = {
   userIds?: (string | null | undefined)[];
@@ -44,7 +45,11 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
   const departments = input.to.departments ?? [];
   const positions = input.to.positions ?? [];
   const conditions: SQL[] = [];
-  if (ids.length) conditions.push(inArray(users.id, ids));
+  if (ids.length) {
+    conditions.push(inArray(users.id, ids));
+    // Whoever stands in today for someone named gets the email too (docs/decisions/023-...).
+    conditions.push(sql`${users.id} in ${delegatesOfSql(ids, new Date().toISOString().slice(0, 10))}`);
+  }
   if (departments.length) conditions.push(inArray(users.department, departments));
   if (positions.length) conditions.push(inArray(users.position, positions as never[]));
   if (input.to.admins) conditions.push(eq(users.role, "admin"));

@@ -3,7 +3,15 @@
  * `db/moc-document.ts`), typed once so no page casts it, and the one test of an outstanding
  * deviation or extension. No I/O and nothing server-only: the pages' components use it too.
  */
-import type { ActionPlan, Decline, ExtentionsAndDeviations, ImpactItem, ManualPlan } from "#db/schema";
+import type {
+  ActionPlan,
+  Decline,
+  ExtentionsAndDeviations,
+  ImpactItem,
+  ManualPlan,
+  TemporaryChange,
+  TemporaryState,
+} from "#db/schema";
 import type {
   approverFormSchema,
   hseqFormSchema,
@@ -42,6 +50,8 @@ export type ImplementerFormDoc = Stored<
 export type MocLogJson = {
   _id: string;
   userId: UserJson | null;
+  /** The absent person `userId` acted for, by delegation ("A on behalf of B"). */
+  onBehalfOf: UserJson | null;
   action: string;
   from: string | null;
   to: string;
@@ -80,6 +90,8 @@ export type MocDocument = {
   manual_plan: ManualPlan;
   chat: string;
   target_date: string | null;
+  /** Null for a permanent change (docs/decisions/023-temporary-changes-and-delegation.md). */
+  temporary: TemporaryChange | null;
   createdAt: string;
   updatedAt: string;
 };
@@ -92,6 +104,8 @@ export type SignatureManifestationJson = {
   role: string;
   meaning: string;
   signedAt: string;
+  /** The absent person the signer acted for (a delegation), else null. */
+  onBehalfOf: { _id: string; name: string } | null;
 };
 
 /** The form documents of a MOC, by their key in the document. */
@@ -107,3 +121,23 @@ export const deviationOutstanding = (tracking: ExtentionsAndDeviations | null | 
 
 /** One requested item that waits for its resolution. */
 export const unresolved = (item: { resolved: boolean } | null | undefined): boolean => Boolean(item && !item.resolved);
+
+/**
+ * What a temporary change is on `today` (a UTC date): its recorded state, except that one in effect
+ * past its end date is expired. The one definition; its SQL twin is `TEMPORARY_STATE_SQL`.
+ */
+export const temporaryStateOn = (
+  temporary: TemporaryChange | null | undefined,
+  today: string,
+): TemporaryState | null =>
+  !temporary ? null : temporary.state === "in-effect" && temporary.until < today ? "expired" : temporary.state;
+
+export const TEMPORARY_STATE_LABELS: Record<TemporaryState, string> = {
+  planned: "Temporary (not yet in effect)",
+  "in-effect": "Temporary change in effect",
+  expired: "Expired, not restored",
+  "restoration-reported": "Restored, waiting for HSEQ confirmation",
+  "extension-requested": "Extension waiting for the approver",
+  restored: "Restored (confirmed by HSEQ)",
+  "made-permanent": "Made permanent",
+};

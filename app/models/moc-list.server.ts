@@ -6,8 +6,10 @@ import { mocListScope, type Actor } from "./authz.server";
 
 import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
-import { MOC_SORTS, type MocSort } from "./moc-status";
+import type { TemporaryState } from "#db/schema";
+import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
 import { OWNER_SQL, STAGE_LABEL_SQL } from "./moc-steps.server";
+import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
 
 export type MocListFilter = {
   q?: string;
@@ -21,6 +23,8 @@ export type MocListFilter = {
   state?: "open" | "completed" | "all";
   /** Open MOCs whose target date has passed. */
   overdue?: boolean;
+  /** Temporary changes in effect, ending within 14 days, or expired (not restored). */
+  temporary?: TemporaryFilter;
   sort?: MocSort;
   page?: number;
   pageSize?: number;
@@ -38,6 +42,9 @@ export type MocListRow = {
   /** What it waits for when its status alone would mislead (a deviation decision), else null. */
   stage: string | null;
   targetDate: string | null;
+  /** Null for a permanent change; else the temporary change's state today and its end date. */
+  temporaryState: TemporaryState | null;
+  temporaryUntil: string | null;
   createdAt: string;
   updatedAt: string;
 };
@@ -50,6 +57,7 @@ export const mocListQuerySchema = z.object({
   scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),
   state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
   overdue: z.literal("1").optional().catch(undefined),
+  temporary: z.enum(TEMPORARY_FILTERS).optional().catch(undefined),
   sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
   page: z.coerce.number().int().min(1).default(1).catch(1),
 });
@@ -85,6 +93,7 @@ const ORDER: Record<MocSort, SQL> = {
   serial: sql`m.serial_year desc, m.serial_count desc`,
   target: sql`m.target_date asc nulls last, m.created_at desc, m.id`,
   status: sql`m.completed, m.status, m.created_at desc, m.id`,
+  temporary: sql`(m.temporary->>'until')::date asc nulls last, m.created_at desc, m.id`,
 };
 
 /** The list's conditions for `filter`: the page, its CSV export and the dashboard share them. */
@@ -113,6 +122,7 @@ export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
       sql`not m.completed and m.status <> 'decline' and m.target_date < (now() at time zone 'UTC')::date`,
     );
   }
+  if (filter.temporary) conditions.push(temporaryFilterSql(filter.temporary));
   return sql.join(conditions, sql` and `);
 }
 
@@ -138,6 +148,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       ${OWNER_SQL} as owner,
       ${STAGE_LABEL_SQL} as stage,
       m.target_date::text as "targetDate",
+      ${temporaryStateSql(TODAY_SQL)} as "temporaryState", m.temporary->>'until' as "temporaryUntil",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
       page.total
@@ -149,6 +160,9 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
 
 export type Dashboard = {
   counts: { status: string; completed: boolean; n: number }[];
+  temporary: { inEffect: number; endingSoon: number; expired: number };
+  /** The expired temporary changes (not restored), longest expired first. */
+  expired: MocListRow[];
   overdue: MocListRow[];
   activity: { mocId: string; serialNum: string; action: string; by: string | null; at: string; to: string | null }[];
 };
@@ -156,9 +170,11 @@ export type Dashboard = {
 export async function dashboard(actor: Actor): Promise<Dashboard> {
   const db = getDb();
   const scope = mocListScope.visible(actor);
-  const [counts, overdue, activity] = await Promise.all([
+  const [counts, temporary, expired, overdue, activity] = await Promise.all([
     db.execute<{ status: string; completed: boolean; n: number }>(sql`
       select m.status, m.completed, count(*)::int as n from mocs m where ${scope} group by 1, 2 order by 1, 2`),
+    db.execute<Dashboard["temporary"]>(temporaryCountsSql(scope)),
+    searchMocs(actor, { temporary: "expired", sort: "temporary", pageSize: 10 }).then(({ rows }) => rows),
     searchMocs(actor, { overdue: true, sort: "target", pageSize: 10 }).then(({ rows }) => rows),
     db.execute<Dashboard["activity"][number]>(sql`
       select l.moc_id as "mocId", m.serial_num as "serialNum", l.action, u.name as by, l.to_status as to,
@@ -167,5 +183,5 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
       where not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})
       order by l.at desc limit 12`),
   ]);
-  return { counts: [...counts], overdue, activity: [...activity] };
+  return { counts: [...counts], temporary: temporary[0]!, expired, overdue, activity: [...activity] };
 }

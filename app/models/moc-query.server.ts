@@ -9,7 +9,7 @@
  */
 import { eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { mocDocuments, mocs } from "#db/schema";
+import { mocDocuments, mocs, type TemporaryChange } from "#db/schema";
 import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, type Executor } from "~/utils/db.server";
@@ -141,6 +141,7 @@ const ACCESS_FIELDS = {
   serialNum: m.serialNum,
   chatId: m.chatId,
   targetDate: m.targetDate,
+  temporary: m.temporary,
   originatorId: m.originatorId,
   implementerId: m.implementerId,
   approverId: m.approverId,
@@ -155,7 +156,15 @@ export async function loadMocAccess(
   db: Executor,
   options: { lock?: boolean } = {},
 ): Promise<
-  (MocAccess & { id: string; isDeleted: boolean; serialNum: string; chatId: string; targetDate: string | null }) | null
+  | (MocAccess & {
+      id: string;
+      isDeleted: boolean;
+      serialNum: string;
+      chatId: string;
+      targetDate: string | null;
+      temporary: TemporaryChange | null;
+    })
+  | null
 > {
   const query = db.select(ACCESS_FIELDS).from(m).where(eq(m.id, id));
   const rows = await (options.lock ? query.for("update", { of: m }) : query).prepare("moc_access").execute();

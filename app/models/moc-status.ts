@@ -15,5 +15,12 @@ export function mocStatusLabel(status: string, completed = false): string {
 }
 
 /** Orders of the MOC list. */
-export const MOC_SORTS = ["newest", "oldest", "serial", "target", "status"] as const;
+export const MOC_SORTS = ["newest", "oldest", "serial", "target", "status", "temporary"] as const;
 export type MocSort = (typeof MOC_SORTS)[number];
+
+/** The list filters on temporary changes: in effect (extension pending included), ending soon, expired. */
+export const TEMPORARY_FILTERS = ["in-effect", "ending-soon", "expired"] as const;
+export type TemporaryFilter = (typeof TEMPORARY_FILTERS)[number];
+
+/** How many days before its end a temporary change counts as "ending soon". */
+export const ENDING_SOON_DAYS = 14;

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
-import type { mocs, ExtentionsAndDeviations } from "#db/schema";
+import type { mocs, ExtentionsAndDeviations, TemporaryChange } from "#db/schema";
 import type { MocStatus } from "#db/schema/enums";
 import { z } from "zod";
 import type { Transaction } from "~/utils/db.server";
@@ -25,10 +25,24 @@ import {
   implementerFormSchema,
   originatorFormSchema,
   refId,
+  temporaryConfirmSchema,
+  temporaryExtensionDecisionSchema,
+  temporaryExtensionSchema,
+  temporaryPermanentSchema,
+  temporaryRestoredSchema,
   uuid,
   verifierFormSchema,
 } from "./moc.schema";
-import { addMocUsers, handOverRole, partAForm, requireActiveUsers, saveForm } from "./moc-store.server";
+import {
+  addMocUsers,
+  cloneMocInto,
+  handOverRole,
+  mocLabel,
+  partAForm,
+  requireActiveUsers,
+  saveForm,
+  temporaryOfPartA,
+} from "./moc-store.server";
 import type { PublicUser } from "./user.server";
 
 export const MOC_STEPS = [
@@ -39,6 +53,11 @@ export const MOC_STEPS = [
   "implementation",
   "deviation-extension",
   "verifier",
+  "temporary-restored",
+  "temporary-confirm",
+  "temporary-extension",
+  "temporary-extension-decision",
+  "temporary-permanent",
 ] as const;
 export type MocStep = (typeof MOC_STEPS)[number];
 
@@ -54,6 +73,12 @@ export type MocState = {
   deviationOutstanding: boolean;
   /** Part B has been submitted at least once. */
   implementerSubmitted: boolean;
+  /** A temporary change in effect (or past its end) with nothing recorded about its ending. */
+  temporaryOpen: boolean;
+  /** The implementer reported the original condition restored; HSEQ has not confirmed it yet. */
+  restorationReported: boolean;
+  /** The implementer asked to extend the temporary change; the approver has not decided yet. */
+  temporaryExtensionRequested: boolean;
 };
 type Condition = Exclude<keyof MocState, "status" | "completed" | "isDeleted">;
 
@@ -65,7 +90,17 @@ export const DEVIATION_OUTSTANDING = sql`(m.deviations is not null and (
 const CONDITION_SQL: Record<Condition, SQL> = {
   deviationOutstanding: DEVIATION_OUTSTANDING,
   implementerSubmitted: sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer' and f.submitted_at is not null)`,
+  temporaryOpen: sql`coalesce(m.temporary->>'state' in ('in-effect', 'expired'), false)`,
+  restorationReported: sql`coalesce(m.temporary->>'state' = 'restoration-reported', false)`,
+  temporaryExtensionRequested: sql`coalesce(m.temporary->>'state' = 'extension-requested', false)`,
 };
+
+/** The recorded state of a temporary change as the rules read it (one place for the three conditions). */
+export const temporaryConditions = (temporary: TemporaryChange | null | undefined) => ({
+  temporaryOpen: temporary?.state === "in-effect" || temporary?.state === "expired",
+  restorationReported: temporary?.state === "restoration-reported",
+  temporaryExtensionRequested: temporary?.state === "extension-requested",
+});
 
 /** The state of a populated document (pages). */
 export const stateOfDocument = (doc: MocDocument): MocState => ({
@@ -74,6 +109,7 @@ export const stateOfDocument = (doc: MocDocument): MocState => ({
   isDeleted: doc.isDeleted,
   deviationOutstanding: deviationOutstanding(doc.extentionsAndDeviations),
   implementerSubmitted: Boolean(doc.implementer_form?.submittedAt),
+  ...temporaryConditions(doc.temporary),
 });
 
 /** The roles a MOC names, as document keys and columns of `m`. */
@@ -146,7 +182,8 @@ type Who = { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor)
 const independent = (
   base: Who,
   doing: string,
-): Who & { conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
+): Who & { independent: true; conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
+  independent: true,
   may: (actor, moc) => base.may(actor, moc) && isIndependentOf(actor._id, moc),
   sql: (actor) => sql`(${base.sql(actor)} and ${independentSql(actor._id)})`,
   refusal: base.refusal,
@@ -161,7 +198,12 @@ const independent = (
 // ---------------------------------------------------------------------------------------------
 // The shape of a step
 
-type Moc = MocAccess & { id: string; serialNum: string; targetDate: string | null };
+type Moc = MocAccess & {
+  id: string;
+  serialNum: string;
+  targetDate: string | null;
+  temporary: TemporaryChange | null;
+};
 
 type Notice = { to: Recipients; event: string; expectation: string | null; details?: [string, string][] };
 
@@ -182,12 +224,19 @@ type StepDefinition<Form extends z.ZodType> = {
   path: string;
   /** How messages and buttons name the step. */
   part: string;
+  /** The record's button, when "Open <part>" does not read well. */
+  button?: string;
   who: {
     may: (actor: Actor, moc: MocAccess) => boolean;
     /** `may` as SQL over `m` for the actor (the pending actions). */
     sql: (actor: Actor) => SQL;
     /** The 403 message, on the API and the pages. */
     refusal: string;
+    /**
+     * A check-step (four eyes, set by `independent`): whoever takes it, in person or on someone
+     * else's behalf, must be independent of the MOC (`isIndependentOf`, applied to the acting person).
+     */
+    independent?: true;
     /**
      * Whom the step waits on ("waiting on me"), when not everyone who `may` act: a draft waits on
      * its originator, though an admin may finish it too.
@@ -205,6 +254,10 @@ type StepDefinition<Form extends z.ZodType> = {
     requires?: [condition: Condition, holds: boolean, reason: string][];
     /** Open but not what the MOC waits for in these statuses (Part A revised at `b`). */
     notWaitingIn?: MocStatus[];
+    /** Open on a completed MOC only (the end of a temporary change); the others never are. */
+    completed?: true;
+    /** Open, but the MOC does not wait on it (a temporary change in effect until its end). */
+    notWaiting?: true;
   };
   /**
    * How the MOC's status reads while it waits on this step, when not the status's own label, and
@@ -269,6 +322,21 @@ function declined(
  */
 export const MOC_CLOSED_ACTION = "Verified and closed";
 
+const TEMPORARY_OPEN: [Condition, boolean, string] = [
+  "temporaryOpen",
+  true,
+  "This MOC is not a temporary change in effect, or its ending is already recorded",
+];
+
+function requireTemporary(moc: Moc): TemporaryChange {
+  if (!moc.temporary) throw new Conflict("This MOC is not a temporary change");
+  return moc.temporary;
+}
+
+/** In effect again (or expired, past its end): where a temporary change goes back to when nothing ends it. */
+const reopened = (temporary: TemporaryChange, now: Date): "in-effect" | "expired" =>
+  temporary.until < todayUtc(now) ? "expired" : "in-effect";
+
 const BLOCKED_BY_DEVIATION =
   "A deviation or extension is waiting for the approver or HSEQ user; Part B cannot be submitted now";
 
@@ -302,7 +370,7 @@ export const STEPS = {
     owner: { roles: ["originator"] },
     form: originatorFormSchema,
     bodyKey: "originator_form",
-    async apply({ tx, actor, moc, input }) {
+    async apply({ tx, actor, moc, input, now }) {
       const implementerId = refId(input["implementer-name"].value);
       const people = await requireActiveUsers(tx, [{ path: "implementer-name", id: implementerId }]);
       const breaks = fourEyesAssignment(moc, "implementer", implementerId, people.get(implementerId)!.name);
@@ -314,6 +382,7 @@ export const STEPS = {
         submitted: true,
         data: partAForm(input, { _id: implementerId, name: people.get(implementerId)!.name }),
       });
+      const temporary = temporaryOfPartA(input, { submit: true, now });
       const previous = moc.implementerId;
       await handOverRole(tx, moc, "implementerId", implementerId);
       await addMocUsers(tx, moc.id, [moc.originatorId]);
@@ -321,7 +390,7 @@ export const STEPS = {
       return {
         to: "b",
         action: moc.status === "a" ? "Submitted Part A" : "Updated Part A",
-        changes: { implementerId },
+        changes: { implementerId, temporary },
         notices: newlyAssigned
           ? [
               {
@@ -502,13 +571,16 @@ export const STEPS = {
       }
       return {
         to: "e",
-        action: "Approved",
+        action: moc.temporary ? `Approved as a temporary change until ${moc.temporary.until}` : "Approved",
         meaning: "approved",
         notices: [
           {
             to: { userIds: [moc.originatorId, moc.implementerId, moc.hseqId] },
-            event: `${actor.name} approved this MOC.`,
+            event: moc.temporary
+              ? `${actor.name} approved this MOC as a temporary change, to end by ${moc.temporary.until}.`
+              : `${actor.name} approved this MOC.`,
             expectation: "Next: the implementer carries out the change and reports it (Part E).",
+            details: moc.temporary ? [["Temporary until", moc.temporary.until]] : [],
           },
         ],
       };
@@ -677,21 +749,277 @@ export const STEPS = {
     owner: { roles: ["verifier", "hseq"] },
     form: verifierFormSchema,
     bodyKey: "verifier_form",
-    async apply({ tx, actor, moc, input }) {
+    async apply({ tx, actor, moc, input, now }) {
       await saveForm(tx, { mocId: moc.id, kind: "verifier", actorId: actor._id, submitted: true, data: input });
       const close = input["close-moc"].value === "yes";
+      const inEffect = close && moc.temporary ? { ...moc.temporary, state: reopened(moc.temporary, now) } : null;
       return {
         to: "f",
         action: close ? MOC_CLOSED_ACTION : "Recorded the verification; the MOC stays open",
         meaning: close ? "verified and closed" : "verified; the MOC stays open",
-        changes: close ? { completed: true } : {},
+        changes: close ? { completed: true, ...(inEffect ? { temporary: inEffect } : {}) } : {},
         notices: [
           {
             to: { userIds: [moc.originatorId, moc.implementerId, moc.hseqId, moc.approverId] },
             event: close
               ? `${actor.name} verified the change and closed this MOC.`
               : `${actor.name} recorded the verification; the MOC stays open.`,
-            expectation: close ? null : "The verifier closes the MOC once every check is satisfied.",
+            expectation: close
+              ? inEffect
+                ? `The temporary change is now in effect until ${inEffect.until}; before then the implementer records it restored, extended or made permanent.`
+                : null
+              : "The verifier closes the MOC once every check is satisfied.",
+          },
+        ],
+      };
+    },
+  }),
+
+  // The end of a temporary change (docs/decisions/023-temporary-changes-and-delegation.md): open on
+  // the verified and closed MOC, in effect or past its end with nothing recorded yet.
+  "temporary-restored": step({
+    path: "temporary-restored",
+    part: "the restoration of the temporary change",
+    button: "Report the original condition restored",
+    who: {
+      ...assigned("implementer"),
+      refusal: "Only the assigned implementer can report the original condition restored",
+    },
+    open: { statuses: ["f"], completed: true, requires: [TEMPORARY_OPEN], notWaiting: true },
+    owner: { roles: ["implementer"] },
+    form: temporaryRestoredSchema,
+    bodyKey: "temporary_restoration",
+    async apply({ actor, moc, input, now }) {
+      const temporary = requireTemporary(moc);
+      const details = input["restoration-details"].value;
+      return {
+        to: "f",
+        action: "Reported the original condition restored",
+        comment: details,
+        changes: {
+          temporary: {
+            ...temporary,
+            state: "restoration-reported",
+            restoration: {
+              details,
+              reportedBy: actor._id,
+              reportedAt: now.toISOString(),
+              confirmed: null,
+              comment: null,
+              confirmedBy: null,
+              confirmedAt: null,
+            },
+          },
+        },
+        notices: [
+          {
+            to: { userIds: [moc.hseqId] },
+            event: `${actor.name} reported the original condition restored after the temporary change.`,
+            expectation: "Confirm the restoration, or say what is still to be restored.",
+            details: [["What was done", details]],
+          },
+        ],
+      };
+    },
+  }),
+
+  "temporary-confirm": step({
+    path: "temporary-confirm",
+    part: "the HSEQ confirmation of the restoration",
+    button: "Confirm the restoration",
+    who: independent(
+      { ...assigned("hseq"), refusal: "Only the assigned HSEQ user can confirm the restoration" },
+      "confirm the restoration of",
+    ),
+    open: {
+      statuses: ["f"],
+      completed: true,
+      requires: [["restorationReported", true, "No restoration is waiting for confirmation on this MOC"]],
+    },
+    owner: { roles: ["hseq"], suffix: " (HSEQ)" },
+    form: temporaryConfirmSchema,
+    bodyKey: "temporary_confirmation",
+    async apply({ actor, moc, input, now }) {
+      const temporary = requireTemporary(moc);
+      const confirmed = input["restoration-confirmed"].value === "yes";
+      const comment = input["confirm-comment"]?.value || null;
+      const restoration = {
+        ...temporary.restoration!,
+        confirmed,
+        comment,
+        confirmedBy: actor._id,
+        confirmedAt: now.toISOString(),
+      };
+      return {
+        to: "f",
+        action: confirmed ? "Confirmed the original condition restored" : "Did not confirm the restoration",
+        comment,
+        changes: {
+          temporary: { ...temporary, state: confirmed ? "restored" : reopened(temporary, now), restoration },
+        },
+        notices: [
+          {
+            to: { userIds: [moc.implementerId, moc.originatorId, moc.approverId] },
+            event: confirmed
+              ? `${actor.name} (HSEQ) confirmed the original condition restored; the temporary change has ended.`
+              : `${actor.name} (HSEQ) did not confirm the restoration.`,
+            expectation: confirmed
+              ? null
+              : `Restore the original condition and report it again, or record an extension or a permanent change (end date ${temporary.until}).`,
+            details: comment ? [["Comment", comment]] : [],
+          },
+        ],
+      };
+    },
+  }),
+
+  "temporary-extension": step({
+    path: "temporary-extension",
+    part: "the extension of the temporary change",
+    button: "Ask to extend the temporary change",
+    who: {
+      ...assigned("implementer"),
+      refusal: "Only the assigned implementer can ask to extend the temporary change",
+    },
+    open: { statuses: ["f"], completed: true, requires: [TEMPORARY_OPEN], notWaiting: true },
+    owner: { roles: ["implementer"] },
+    form: temporaryExtensionSchema,
+    bodyKey: "temporary_extension",
+    async apply({ actor, moc, input, now }) {
+      const temporary = requireTemporary(moc);
+      const newDate = input["temporary-new-until"].value;
+      if (newDate <= temporary.until || newDate < todayUtc(now)) {
+        throw new Invalid("The new end date must be after the current one and not in the past", [
+          { path: "temporary-new-until", message: `Choose a date after ${temporary.until}, today or later` },
+        ]);
+      }
+      const reason = input["temporary-extension-reason"].value;
+      return {
+        to: "f",
+        action: `Asked to extend the temporary change to ${newDate}`,
+        comment: reason,
+        changes: {
+          temporary: {
+            ...temporary,
+            state: "extension-requested",
+            extension: {
+              new_date: newDate,
+              previous_date: temporary.until,
+              reason,
+              requestedBy: actor._id,
+              requestedAt: now.toISOString(),
+              approved: null,
+              comment: null,
+              resolvedBy: null,
+              resolvedAt: null,
+            },
+          },
+        },
+        notices: [
+          {
+            to: { userIds: [moc.approverId] },
+            event: `${actor.name} asked to extend the temporary change from ${temporary.until} to ${newDate}.`,
+            expectation: "Approve or reject the extension.",
+            details: [
+              ["Requested end date", newDate],
+              ["Reason", reason],
+            ],
+          },
+        ],
+      };
+    },
+  }),
+
+  "temporary-extension-decision": step({
+    path: "temporary-extension-decision",
+    part: "the decision on extending the temporary change",
+    button: "Decide on the extension",
+    who: independent(
+      { ...assigned("approver"), refusal: "Only the assigned approver can decide on extending the temporary change" },
+      "decide on extending",
+    ),
+    open: {
+      statuses: ["f"],
+      completed: true,
+      requires: [
+        ["temporaryExtensionRequested", true, "No extension of the temporary change is waiting for a decision"],
+      ],
+    },
+    owner: { roles: ["approver"] },
+    form: temporaryExtensionDecisionSchema,
+    bodyKey: "temporary_extension_decision",
+    async apply({ actor, moc, input, now }) {
+      const temporary = requireTemporary(moc);
+      const approved = input["extension-approved"].value === "yes";
+      const comment = input["extension-comment"]?.value || null;
+      const extension = {
+        ...temporary.extension!,
+        approved: input["extension-approved"].value,
+        comment,
+        resolvedBy: actor._id,
+        resolvedAt: now.toISOString(),
+      };
+      const until = approved ? extension.new_date : temporary.until;
+      const next: TemporaryChange = {
+        ...temporary,
+        until,
+        extension,
+        expired_since: approved ? null : temporary.expired_since,
+      };
+      next.state = reopened(next, now);
+      return {
+        to: "f",
+        action: approved
+          ? `Extended the temporary change to ${until}`
+          : "Rejected the extension of the temporary change",
+        comment,
+        changes: { temporary: next },
+        notices: [
+          {
+            to: { userIds: [moc.implementerId, moc.originatorId, moc.hseqId] },
+            event: approved
+              ? `${actor.name} extended the temporary change to ${until}.`
+              : `${actor.name} rejected extending the temporary change.`,
+            expectation: approved
+              ? `Before ${until}, restore the original condition or make the change permanent.`
+              : `Restore the original condition by ${until}, or make the change permanent.`,
+            details: [["End date", until], ...(comment ? ([["Comment", comment]] as [string, string][]) : [])],
+          },
+        ],
+      };
+    },
+  }),
+
+  "temporary-permanent": step({
+    path: "temporary-permanent",
+    part: "making the temporary change permanent",
+    button: "Make the change permanent",
+    who: {
+      ...assigned("implementer"),
+      refusal: "Only the assigned implementer can make the temporary change permanent",
+    },
+    open: { statuses: ["f"], completed: true, requires: [TEMPORARY_OPEN], notWaiting: true },
+    owner: { roles: ["implementer"] },
+    form: temporaryPermanentSchema,
+    bodyKey: "temporary_permanent",
+    async apply({ tx, actor, moc, input }) {
+      const temporary = requireTemporary(moc);
+      const reason = input["permanent-reason"].value;
+      const clone = await cloneMocInto(tx, actor, moc, { permanent: { reason } });
+      return {
+        to: "f",
+        action: `Made the temporary change permanent: continued as ${mocLabel(clone.serialNum)}`,
+        comment: reason,
+        changes: { temporary: { ...temporary, state: "made-permanent", permanent_moc: clone.id } },
+        notices: [
+          {
+            to: everyone(moc),
+            event: `${actor.name} is making the temporary change permanent: ${mocLabel(clone.serialNum)}, cloned from this MOC, assesses it.`,
+            expectation: `The temporary change is no longer tracked here; ${mocLabel(clone.serialNum)} goes through assessment, approval and verification.`,
+            details: [
+              ["New MOC", mocLabel(clone.serialNum)],
+              ["Reason", reason],
+            ],
           },
         ],
       };
@@ -755,13 +1083,54 @@ export function fourEyesConflicts(moc: MocAccess): string[] {
 }
 
 /**
+ * Four eyes for the acting person: a check-step (`independent`) taken on someone's behalf needs
+ * the delegate, too, to be independent of the MOC (`isIndependentOf`, the one rule).
+ */
+const actingIndependent = (s: MocStep, acting: Actor, moc: MocAccess) =>
+  !(STEPS[s] as AnyStep).who.independent || isIndependentOf(acting._id, moc);
+
+/** `actingIndependent` as SQL over `m`, for the step named by `step` (a SQL text value). */
+export const actingIndependentSql = (step: SQL, acting: Actor): SQL => {
+  const checks = MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).who.independent);
+  return sql`(${step} not in (${sql.join(
+    checks.map((s) => literal(s)),
+    sql`, `,
+  )}) or ${independentSql(acting._id)})`;
+};
+
+/**
+ * Whether `acting` may take the step, and for whom: themselves (`onBehalfOf` null) when the step's
+ * rule names them, else the first of `principals` (the absent people who delegated to them today,
+ * docs/decisions/023-temporary-changes-and-delegation.md) whom it names, provided the acting
+ * person passes the four-eyes rule as a person. Null when neither.
+ */
+export function actingFor(
+  s: MocStep,
+  acting: Actor,
+  moc: MocAccess,
+  principals: readonly Actor[] = [],
+): { onBehalfOf: Actor | null } | null {
+  if (mayAct(s, acting, moc)) return { onBehalfOf: null };
+  if (!actingIndependent(s, acting, moc)) return null;
+  const principal = principals.find((p) => mayAct(s, p, moc));
+  return principal ? { onBehalfOf: principal } : null;
+}
+
+/**
  * Why the step cannot be submitted now (a 409 reason), or null when it is open. The status
  * message names the step: "This MOC is at approval, so Part E (implementation) cannot be submitted".
  */
 export function whyClosed(s: MocStep, state: MocState, statusLabel: (status: string) => string): string | null {
   const { open, part } = STEPS[s];
-  if (state.completed || state.isDeleted || !open.statuses.includes(state.status as MocStatus)) {
+  if (
+    state.completed !== Boolean(open.completed) ||
+    state.isDeleted ||
+    !open.statuses.includes(state.status as MocStatus)
+  ) {
     const now = state.completed ? "completed" : `at ${statusLabel(state.status)}`;
+    if (open.completed && !state.completed && !state.isDeleted) {
+      return `This MOC is ${now}, so ${part} cannot be recorded until it is verified and closed`;
+    }
     return `This MOC is ${now}, so ${part} cannot be submitted`;
   }
   for (const [condition, holds, reason] of open.requires ?? []) {
@@ -772,15 +1141,20 @@ export function whyClosed(s: MocStep, state: MocState, statusLabel: (status: str
 
 export const isStepOpen = (s: MocStep, state: MocState) => whyClosed(s, state, String) === null;
 
-const waitsIn = (s: MocStep, status: string) => !(STEPS[s].open.notWaitingIn ?? []).includes(status as MocStatus);
+const waitsIn = (s: MocStep, status: string) =>
+  !STEPS[s].open.notWaiting && !(STEPS[s].open.notWaitingIn ?? []).includes(status as MocStatus);
 
 /** The step the MOC waits for now, or null when nothing is open. */
 export const stepWaiting = (state: MocState): MocStep | null =>
   MOC_STEPS.find((s) => isStepOpen(s, state) && waitsIn(s, state.status)) ?? null;
 
 /** Steps this actor can submit right now. */
-export const openStepsFor = (actor: Actor, access: MocAccess, state: MocState): MocStep[] =>
-  MOC_STEPS.filter((s) => isStepOpen(s, state) && mayAct(s, actor, access));
+export const openStepsFor = (
+  actor: Actor,
+  access: MocAccess,
+  state: MocState,
+  principals: readonly Actor[] = [],
+): MocStep[] => MOC_STEPS.filter((s) => isStepOpen(s, state) && actingFor(s, actor, access, principals) !== null);
 
 /** The step waits on this actor now ("waiting on me"): `pendingStepSql`'s twin. */
 export function waitsOnActor(s: MocStep, actor: Actor, access: MocAccess, state: MocState): boolean {
@@ -815,9 +1189,9 @@ const nameSql = (role: Role) => sql`(select name from users where id = ${ROLES[r
 
 /** `currentOwner` as SQL over `m` (the list's "waiting on" column, the reminders). */
 export const OWNER_SQL: SQL = sql`case
-  when m.completed or m.is_deleted or m.status = 'decline' then null
+  when m.is_deleted or m.status = 'decline' then null
   ${sql.join(
-    MOC_STEPS.map((s) => {
+    MOC_STEPS.filter((s) => !STEPS[s].open.notWaiting).map((s) => {
       const owner = STEPS[s].owner;
       const names = owner.roles.map(nameSql);
       const named = owner.all
@@ -830,21 +1204,28 @@ export const OWNER_SQL: SQL = sql`case
   )}
 end`;
 
-/** The step is open and the MOC waits on it, as SQL over `m` (not completed, deleted or declined is the caller's). */
+/** The step is open and the MOC waits on it, as SQL over `m` (not deleted or declined is the caller's). */
 function waitingSql(s: MocStep): SQL {
   const open = STEPS[s].open;
   const statuses = open.statuses.filter((status) => !(open.notWaitingIn ?? []).includes(status));
   const conditions = (open.requires ?? []).map(([condition, holds]) =>
     holds ? CONDITION_SQL[condition] : sql`not ${CONDITION_SQL[condition]}`,
   );
-  return sql.join([sql`m.status in (${sql.join(statuses.map(literal), sql`, `)})`, ...conditions], sql` and `);
+  return sql.join(
+    [
+      open.completed ? sql`m.completed` : sql`not m.completed`,
+      sql`m.status in (${sql.join(statuses.map(literal), sql`, `)})`,
+      ...conditions,
+    ],
+    sql` and `,
+  );
 }
 
 /** The step the MOC waits for now, as SQL over `m` naming it (null for none): `stepWaiting`'s twin. */
 export const WAITING_STEP_SQL: SQL = sql`case
-  when m.completed or m.is_deleted or m.status = 'decline' then null
+  when m.is_deleted or m.status = 'decline' then null
   ${sql.join(
-    MOC_STEPS.map((s) => sql`when ${waitingSql(s)} then ${literal(s)}`),
+    MOC_STEPS.filter((s) => !STEPS[s].open.notWaiting).map((s) => sql`when ${waitingSql(s)} then ${literal(s)}`),
     sql` `,
   )}
 end`;
@@ -863,7 +1244,7 @@ end`;
 /** The steps that wait on the actor, as a SQL `case` over `m` naming the step (null for none). */
 export const pendingStepSql = (actor: Actor): SQL => sql`case
   ${sql.join(
-    MOC_STEPS.map((s) => {
+    MOC_STEPS.filter((s) => !STEPS[s].open.notWaiting).map((s) => {
       const who = STEPS[s].who as AnyStep["who"];
       return sql`when ${waitingSql(s)} and ${(who.waitsOn ?? who).sql(actor)} then ${literal(s)}`;
     }),
@@ -872,6 +1253,11 @@ export const pendingStepSql = (actor: Actor): SQL => sql`case
 end`;
 
 /** The pages' view of the steps: path and label, for links and buttons. */
-export const stepLink = (s: MocStep) => ({ step: s, path: STEPS[s].path, part: STEPS[s].part });
+export const stepLink = (s: MocStep) => ({
+  step: s,
+  path: STEPS[s].path,
+  part: STEPS[s].part,
+  button: (STEPS[s] as AnyStep).button ?? null,
+});
 
 export type { StepDefinition };

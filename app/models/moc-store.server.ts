@@ -1,13 +1,14 @@
 /** Writes every MOC change shares: serials, forms, people, audit entries, notifications. */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { mocForms, mocLogs, mocUsers, serialCounters, users } from "#db/schema";
+import { chatRooms, mocForms, mocLogs, mocs, mocUsers, serialCounters, users, type TemporaryChange } from "#db/schema";
 import type { MocFormKind } from "#db/schema/enums";
 import type { Executor } from "~/utils/db.server";
 import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
+import type { z } from "zod";
 import { notify, type NotifyInput, type Recipients } from "./email.server";
-import type { NewMocInput } from "./moc.schema";
+import type { NewMocInput, originatorFieldsSchema } from "./moc.schema";
 
 /**
  * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
@@ -115,11 +116,14 @@ export async function appendLog(
     from: string | null;
     to: string | null;
     comment?: string | null;
+    /** The absent person `userId` acted for, by delegation. */
+    onBehalfOf?: string | null;
   },
 ): Promise<void> {
   await tx.insert(mocLogs).values({
     mocId: entry.mocId,
     userId: entry.userId,
+    onBehalfOf: entry.onBehalfOf ?? null,
     action: entry.action,
     fromStatus: entry.from,
     toStatus: entry.to,
@@ -194,5 +198,132 @@ export function partAForm(
     "department-of-change": input["department-of-change"],
     "affected-departments": input["affected-departments"],
     "departments-to-inform": input["departments-to-inform"] ?? { value: [] },
+    "change-type": { value: input["change-type"]?.value ?? "permanent" },
+    "temporary-until": input["change-type"]?.value === "temporary" ? input["temporary-until"] : undefined,
   };
+}
+
+/**
+ * The temporary change Part A asks for, or null for a permanent one (the default). A submitted
+ * temporary change must name its end date, today or later; a draft may leave it out for now.
+ */
+export function temporaryOfPartA(
+  input: Pick<z.infer<typeof originatorFieldsSchema>, "change-type" | "temporary-until">,
+  options: { submit: boolean; now: Date },
+): TemporaryChange | null {
+  if (input["change-type"]?.value !== "temporary") return null;
+  const until = input["temporary-until"]?.value;
+  if (!until) {
+    if (!options.submit) return null;
+    throw new Invalid("A temporary change needs the date it must end", [
+      { path: "temporary-until", message: "Give the date the temporary change must end" },
+    ]);
+  }
+  if (until < options.now.toISOString().slice(0, 10)) {
+    throw new Invalid("The end of a temporary change cannot be in the past", [
+      { path: "temporary-until", message: "Choose today or a later date" },
+    ]);
+  }
+  return { until, state: "planned", expired_since: null, restoration: null, extension: null, permanent_moc: null };
+}
+
+/** A new MOC row with the next serial and its own chat room. */
+export async function insertMoc(
+  tx: Executor,
+  values: Omit<typeof mocs.$inferInsert, "serialNum" | "serialYear" | "serialCount" | "chatId">,
+) {
+  const serial = await nextSerial(tx, "moc");
+  const [chat] = await tx.insert(chatRooms).values({}).returning({ id: chatRooms.id });
+  const [row] = await tx
+    .insert(mocs)
+    .values({
+      ...values,
+      serialNum: serial.serial,
+      serialYear: serial.year,
+      serialCount: serial.count,
+      chatId: chat!.id,
+    })
+    .returning({ id: mocs.id, serialNum: mocs.serialNum });
+  return row!;
+}
+
+/**
+ * A new MOC in `b` (in `a` without an implementer) with copies of the old one's originator form,
+ * implementer form and implementation; the actor is its originator. `permanent` (a temporary
+ * change made permanent) turns the copied Part A into a permanent change and names why.
+ */
+export async function cloneMocInto(
+  tx: Executor,
+  actor: { _id: string; name: string },
+  old: { id: string; serialNum: string; implementerId: string | null },
+  options: { permanent?: { reason: string } } = {},
+): Promise<{ id: string; serialNum: string }> {
+  const implementerId = old.implementerId;
+  if (implementerId) await requireActiveUsers(tx, [{ path: "old_moc.implementer_id", id: implementerId }]);
+  const status = implementerId ? "b" : "a";
+  const moc = await insertMoc(tx, {
+    status,
+    originatorId: actor._id,
+    implementerId,
+    cloned: true,
+    previousMocId: old.id,
+  });
+  const forms = await tx.select().from(mocForms).where(eq(mocForms.mocId, old.id));
+  for (const form of forms.filter((f) => ["originator", "implementer", "implementation"].includes(f.kind))) {
+    const data =
+      form.kind === "originator" && options.permanent
+        ? { ...form.data, "change-type": { value: "permanent" }, "temporary-until": undefined }
+        : form.data;
+    await saveForm(tx, {
+      mocId: moc.id,
+      kind: form.kind,
+      actorId: actor._id,
+      // Part A carries over as submitted; the rest are drafts the new MOC's people will submit.
+      submitted: form.kind === "originator" && status === "b",
+      data,
+    });
+  }
+  // A plain clone keeps the old temporary end date only as Part A says it; the daily run and the
+  // lists read the column, set from Part A when it is submitted again.
+  if (!options.permanent) {
+    const [row] = await tx.select({ temporary: mocs.temporary }).from(mocs).where(eq(mocs.id, old.id));
+    if (row?.temporary) {
+      const again = {
+        ...row.temporary,
+        state: "planned" as const,
+        expired_since: null,
+        restoration: null,
+        extension: null,
+        permanent_moc: null,
+      };
+      await tx.update(mocs).set({ temporary: again }).where(eq(mocs.id, moc.id));
+    }
+  }
+  await addMocUsers(tx, moc.id, [actor._id, implementerId]);
+  await appendLog(tx, {
+    mocId: moc.id,
+    userId: actor._id,
+    action: options.permanent
+      ? `Cloned from ${mocLabel(old.serialNum)} to make the temporary change permanent`
+      : `Cloned from ${mocLabel(old.serialNum)}`,
+    from: null,
+    to: status,
+    comment: options.permanent?.reason ?? null,
+  });
+  if (implementerId) {
+    await notifyAboutMoc(
+      tx,
+      moc,
+      { userIds: [implementerId] },
+      {
+        event: options.permanent
+          ? `${actor.name} started ${mocLabel(moc.serialNum)} to make the temporary change of ${mocLabel(old.serialNum)} permanent, with you as implementer.`
+          : `${actor.name} cloned ${mocLabel(old.serialNum)} into ${mocLabel(moc.serialNum)}, with you as implementer.`,
+        expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
+      },
+      // The implementer's email links to Part B (the implementer step's page).
+      () => `/mocs/${moc.id}/implementer`,
+    );
+  }
+  return moc;
 }

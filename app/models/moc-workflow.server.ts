@@ -7,19 +7,23 @@
  * once; the other gets 409.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { mocs, type ExtentionsAndDeviations } from "#db/schema";
+import { mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
 import type { MocStatus } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocAccess, loadMocDocument } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
+import { principalsOf } from "./delegation.server";
 import type { Actor, MocAccess } from "./authz.server";
 import {
+  actingFor,
+  isIndependentOf,
   mayAct,
   refusalFor,
   stepWaiting,
   STEPS,
+  temporaryConditions,
   whyClosed,
   type MocState,
   type MocStep,
@@ -36,8 +40,12 @@ export async function loadMocState(
   db: Executor,
   moc: { id: string; status: string; completed: boolean; isDeleted: boolean },
 ): Promise<MocState> {
-  const [row] = await db.execute<{ deviations: ExtentionsAndDeviations | null; implementer_submitted: boolean }>(sql`
-    select m.deviations, exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer'
+  const [row] = await db.execute<{
+    deviations: ExtentionsAndDeviations | null;
+    temporary: TemporaryChange | null;
+    implementer_submitted: boolean;
+  }>(sql`
+    select m.deviations, m.temporary, exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer'
       and f.submitted_at is not null) as implementer_submitted
     from mocs m where m.id = ${moc.id}`);
   return {
@@ -46,10 +54,16 @@ export async function loadMocState(
     isDeleted: moc.isDeleted,
     deviationOutstanding: deviationOutstanding(row?.deviations),
     implementerSubmitted: Boolean(row?.implementer_submitted),
+    ...temporaryConditions(row?.temporary),
   };
 }
 
-/** Runs one step of one MOC for the actor; returns the populated MOC after the change. */
+/**
+ * Runs one step of one MOC for the actor; returns the populated MOC after the change. The actor is
+ * the acting person: when the step's rule does not name them, they may act for an absent person
+ * who delegated to them today (`actingFor`: no chains, the four-eyes rule on the acting person),
+ * and the audit entry and the emails say "A on behalf of B".
+ */
 export async function runStep<S extends MocStep>(
   step: S,
   actor: PublicUser,
@@ -60,16 +74,31 @@ export async function runStep<S extends MocStep>(
   return getDb().transaction(async (tx) => {
     const moc = await loadMocAccess(mocId, tx, { lock: true });
     if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-    if (!definition.who.may(actor, moc)) throw new Forbidden(refusalFor(step, actor, moc));
+    const principals = mayAct(step, actor, moc)
+      ? []
+      : await principalsOf(tx, actor._id, new Date().toISOString().slice(0, 10));
+    const acting = actingFor(step, actor, moc, principals);
+    if (!acting) {
+      const forSomeone = principals.find((p) => mayAct(step, p, moc));
+      if (forSomeone && !isIndependentOf(actor._id, moc)) {
+        throw new Forbidden(
+          `${definition.who.refusal}; as the originator or implementer of this MOC you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
+        );
+      }
+      throw new Forbidden(refusalFor(step, actor, moc));
+    }
+    const onBehalfOf = acting.onBehalfOf as PublicUser | null;
+    // The acting person writes; messages name them as acting for the absent person.
+    const as = onBehalfOf ? { ...actor, name: `${actor.name} on behalf of ${onBehalfOf.name}` } : actor;
     const closed = whyClosed(step, await loadMocState(tx, moc), (status) => mocStatusLabel(status).toLowerCase());
     if (closed) throw new Conflict(closed);
     const now = new Date();
-    const outcome = await definition.apply({ tx, actor, moc, input, now });
+    const outcome = await definition.apply({ tx, actor: as, moc, input, now });
     // The conditional update: only from the status this step started from.
     const moved = await tx
       .update(mocs)
       .set({ ...outcome.changes, status: outcome.to, updatedAt: now })
-      .where(and(eq(mocs.id, moc.id), eq(mocs.status, moc.status as MocStatus), eq(mocs.completed, false)))
+      .where(and(eq(mocs.id, moc.id), eq(mocs.status, moc.status as MocStatus), eq(mocs.completed, moc.completed)))
       .returning({ id: mocs.id });
     if (moved.length !== 1) throw new Conflict("This MOC changed meanwhile; reload it and try again");
     await appendLog(tx, {
@@ -79,13 +108,15 @@ export async function runStep<S extends MocStep>(
       from: moc.status,
       to: outcome.to,
       comment: outcome.comment ?? null,
+      onBehalfOf: onBehalfOf?._id ?? null,
     });
     if (definition.signs && outcome.meaning) {
       await recordSignature(tx, {
         kind: "moc",
         recordId: moc.id,
         signer: actor,
-        role: definition.signs(actor, moc),
+        role: definition.signs(onBehalfOf ?? actor, moc),
+        onBehalfOf,
         meaning: outcome.meaning,
         at: now,
       });

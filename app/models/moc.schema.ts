@@ -56,12 +56,17 @@ export const idQuery = (what: string) => z.object({ id: uuid(what) });
 // ---------------------------------------------------------------------------------------------
 // Part A: originator
 
+export const CHANGE_TYPES = ["permanent", "temporary"] as const;
+
 export const originatorFields = {
   "description-of-change": field(html("Description of change")),
   "reason-for-change": field(text("Reason for change")),
   "department-of-change": field(department),
   "affected-departments": field(z.array(department).max(DEPARTMENTS.length)),
   "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).optional(),
+  /** Absent: permanent (existing clients). A temporary change names the date it must end. */
+  "change-type": optionalField(z.enum(CHANGE_TYPES, { error: "Change type must be permanent or temporary" })),
+  "temporary-until": optionalField(isoDate),
 };
 
 export const originatorFieldsSchema = z.object(originatorFields);
@@ -350,6 +355,8 @@ export const toNewMocInput = (form: PartAPage): NewMocInput => ({
   "department-of-change": form["department-of-change"],
   "affected-departments": form["affected-departments"],
   "departments-to-inform": form["departments-to-inform"],
+  "change-type": form["change-type"],
+  "temporary-until": form["temporary-until"],
 });
 
 const lines = z
@@ -372,3 +379,46 @@ export const impactPageSchema = z.object({
 });
 export const actionPlanPageSchema = z.object({ items: actionPlanSchema.shape.action.shape.items.default([]) });
 export const manualPlanPageSchema = z.object({ items: manualPlanSchema.shape.manual_plan.shape.items.default([]) });
+
+// ---------------------------------------------------------------------------------------------
+// Temporary changes: how one ends (docs/decisions/023-temporary-changes-and-delegation.md)
+
+/** The implementer: what was done to restore the original condition. */
+export const temporaryRestoredSchema = z.object({
+  "restoration-details": field(text("What was done to restore the original condition")),
+});
+
+/** HSEQ: the restoration confirmed, or not (with the reason). */
+export const temporaryConfirmSchema = z
+  .object({
+    "restoration-confirmed": field(yesNo),
+    "confirm-comment": optionalField(z.string().trim().max(MAX_TEXT)),
+  })
+  .superRefine((form, ctx) => {
+    if (form["restoration-confirmed"].value === "no" && !form["confirm-comment"]?.value) {
+      ctx.addIssue({ code: "custom", path: ["confirm-comment"], message: "Say what is still to be restored" });
+    }
+  });
+
+/** The implementer: a new end date and the reason. */
+export const temporaryExtensionSchema = z.object({
+  "temporary-new-until": field(isoDate),
+  "temporary-extension-reason": field(text("Reason for the extension")),
+});
+
+/** The approver: the extension approved, or rejected (with the reason). */
+export const temporaryExtensionDecisionSchema = z
+  .object({
+    "extension-approved": field(yesNo),
+    "extension-comment": optionalField(z.string().trim().max(MAX_TEXT)),
+  })
+  .superRefine((form, ctx) => {
+    if (form["extension-approved"].value === "no" && !form["extension-comment"]?.value) {
+      ctx.addIssue({ code: "custom", path: ["extension-comment"], message: "Give the reason for rejecting" });
+    }
+  });
+
+/** The implementer: the change is to stay, so a new MOC (cloned from this one) assesses it as permanent. */
+export const temporaryPermanentSchema = z.object({
+  "permanent-reason": field(text("Why the change should become permanent")),
+});

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { chatRooms, mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
+import { mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
@@ -34,10 +34,12 @@ import {
   addMocUsers,
   appendLog,
   mocLabel,
-  nextSerial,
   notifyAboutMoc,
   handOverRole,
+  cloneMocInto,
+  insertMoc,
   partAForm,
+  temporaryOfPartA,
   requireActiveUsers,
   saveForm,
 } from "./moc-store.server";
@@ -89,25 +91,6 @@ export const listMocs = (list: MocList, actor: PublicUser, tag: string | null) =
 // ---------------------------------------------------------------------------------------------
 // Creating
 
-async function insertMoc(
-  tx: Transaction,
-  values: Omit<typeof mocs.$inferInsert, "serialNum" | "serialYear" | "serialCount" | "chatId">,
-) {
-  const serial = await nextSerial(tx, "moc");
-  const [chat] = await tx.insert(chatRooms).values({}).returning({ id: chatRooms.id });
-  const [row] = await tx
-    .insert(mocs)
-    .values({
-      ...values,
-      serialNum: serial.serial,
-      serialYear: serial.year,
-      serialCount: serial.count,
-      chatId: chat!.id,
-    })
-    .returning({ id: mocs.id, serialNum: mocs.serialNum });
-  return row!;
-}
-
 /**
  * Part A. `submit` creates it in `b` with the implementer assigned and emailed (POST /api/newmoc);
  * otherwise it is a draft in `a`, which may leave the implementer out.
@@ -138,7 +121,8 @@ export async function createMoc(
     if (options.submit) requireCompletePartA(input);
     const people = await requireActiveUsers(tx, [{ path: "implementer", id: implementerId }]);
     const status = options.submit ? "b" : "a";
-    const moc = await insertMoc(tx, { status, originatorId: actor._id, implementerId });
+    const temporary = temporaryOfPartA(input, { submit: options.submit, now: new Date() });
+    const moc = await insertMoc(tx, { status, originatorId: actor._id, implementerId, temporary });
     await saveForm(tx, {
       mocId: moc.id,
       kind: "originator",
@@ -188,7 +172,8 @@ export async function updateDraft(actor: PublicUser, mocId: string, input: NewMo
         submitted: false,
         data: partAForm(input, picked(implementerId, people)),
       });
-      await tx.update(mocs).set({ implementerId, updatedAt: new Date() }).where(eq(mocs.id, mocId));
+      const temporary = temporaryOfPartA(input, { submit: false, now: new Date() });
+      await tx.update(mocs).set({ implementerId, temporary, updatedAt: new Date() }).where(eq(mocs.id, mocId));
       return { action: "Updated the draft of Part A" };
     },
   );
@@ -203,47 +188,7 @@ export async function cloneMoc(actor: PublicUser, oldId: string): Promise<MocDoc
     const old = await loadMocAccess(oldId, tx);
     if (!old || old.isDeleted) throw new NotFound("No MOC with this id");
     if (!canViewMoc(actor, old)) throw new Forbidden("You are not involved in this MOC");
-    const implementerId = old.implementerId;
-    if (implementerId) await requireActiveUsers(tx, [{ path: "old_moc.implementer_id", id: implementerId }]);
-    const status = implementerId ? "b" : "a";
-    const moc = await insertMoc(tx, {
-      status,
-      originatorId: actor._id,
-      implementerId,
-      cloned: true,
-      previousMocId: old.id,
-    });
-    const forms = await tx.select().from(mocForms).where(eq(mocForms.mocId, old.id));
-    for (const form of forms.filter((f) => ["originator", "implementer", "implementation"].includes(f.kind))) {
-      await saveForm(tx, {
-        mocId: moc.id,
-        kind: form.kind,
-        actorId: actor._id,
-        // Part A carries over as submitted; the rest are drafts the new MOC's people will submit.
-        submitted: form.kind === "originator" && status === "b",
-        data: form.data,
-      });
-    }
-    await addMocUsers(tx, moc.id, [actor._id, implementerId]);
-    await appendLog(tx, {
-      mocId: moc.id,
-      userId: actor._id,
-      action: `Cloned from ${mocLabel(old.serialNum)}`,
-      from: null,
-      to: status,
-    });
-    if (implementerId) {
-      await notifyAboutMoc(
-        tx,
-        moc,
-        { userIds: [implementerId] },
-        {
-          event: `${actor.name} cloned ${mocLabel(old.serialNum)} into ${mocLabel(moc.serialNum)}, with you as implementer.`,
-          expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
-        },
-        () => `/mocs/${moc.id}/${STEPS.implementer.path}`,
-      );
-    }
+    const moc = await cloneMocInto(tx, actor, old);
     return (await loadMocDocument(moc.id, tx))!;
   });
 }

@@ -20,7 +20,16 @@ import { z } from "zod";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import { canEditPcr, canViewPcr, holdsPcrRole, isAdmin, pcrListScope, type PcrAccess } from "./authz.server";
+import {
+  canEditPcr,
+  canViewPcr,
+  holdsPcrRole,
+  isAdmin,
+  pcrListScope,
+  pcrSlotHolder,
+  type PcrAccess,
+} from "./authz.server";
+import { principalsOf } from "./delegation.server";
 import { notify, type Recipients } from "./email.server";
 import { nextSerial, requireActiveUsers } from "./moc-store.server";
 import type {
@@ -34,6 +43,7 @@ import type { PublicUser } from "./user.server";
 import {
   appendAudit,
   isDrawnSignature,
+  onBehalfOfManifestation,
   recordSignature,
   typedNameMatches,
   type AuditInput,
@@ -138,6 +148,7 @@ async function documents(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDoc
       role: s.role,
       meaning: s.meaning,
       signedAt: s.signedAt.toISOString(),
+      onBehalfOf: onBehalfOfManifestation(s),
     });
     byRecord.set(s.recordId, list);
   }
@@ -165,10 +176,19 @@ async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+/** The people `actor` stands in for today (delegation): their PCR slots are the actor's to sign too. */
+export const pcrPrincipalsOf = async (actor: { _id: string }, db: Executor = getDb()) =>
+  (await principalsOf(db, actor._id, new Date().toISOString().slice(0, 10))) as PublicUser[];
+
+/** `canViewPcr`, or a delegate of someone who may view it (to sign their slot). */
+async function mayViewPcr(db: Executor, actor: PublicUser, rules: PcrAccess): Promise<boolean> {
+  return canViewPcr(actor, rules) || (await pcrPrincipalsOf(actor, db)).some((p) => canViewPcr(p, rules));
+}
+
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
   const [row] = await getDb().select().from(pcrs).where(eq(pcrs.id, id));
   if (!row) throw new NotFound("No PCR with this id");
-  if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
+  if (!(await mayViewPcr(getDb(), actor, access(row)))) throw new Forbidden("You have no access to this PCR");
   return (await documents([row]))[0]!;
 }
 
@@ -527,9 +547,13 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
   return getDb().transaction(async (tx) => {
     const row = await lockPcr(tx, pcrId);
     const rules = access(row);
-    if (!canViewPcr(actor, rules)) throw new Forbidden("You have no access to this PCR");
+    // A delegate may sign or comment the slot of an absent holder who delegated to them today.
+    const principals = await pcrPrincipalsOf(actor, tx);
+    if (!canViewPcr(actor, rules) && !principals.some((p) => canViewPcr(p, rules)))
+      throw new Forbidden("You have no access to this PCR");
     const slots = row.signatures.map((s) => ({ ...s }));
     const signed: number[] = [];
+    const onBehalf = new Map<number, PublicUser>();
     const commented: number[] = [];
     const at = new Date();
     const now = at.toISOString();
@@ -542,18 +566,27 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
       }
       const { wantsSign, commentChanged } = differs(slot, current.state, current.signature, current.Comments);
       if (!wantsSign && !commentChanged) return;
-      if (!holdsPcrRole(actor, rules, current.Name))
-        throw new Forbidden(`Only the ${current.Name} can sign or comment this slot`);
+      const holder = pcrSlotHolder(actor, rules, current.Name, principals);
+      if (!holder) throw new Forbidden(`Only the ${current.Name} (or their delegate) can sign or comment this slot`);
+      const principal = holder.onBehalfOf as PublicUser | null;
       if (wantsSign) {
         if (row.status !== "pending") throw new Conflict("This PCR is already finished");
         if (current.state === "signed") throw new Conflict(`The ${current.Name} slot is already signed`);
         const waiting = slots.slice(0, index).find((s) => s.state !== "signed");
         if (waiting) throw new Conflict(`The ${waiting.Name} must sign before the ${current.Name}`);
-        // Four eyes: one person signs one slot of the chain.
-        const own = slots.find((s) => s.state === "signed" && s.signedBy === actor._id);
+        // Four eyes: one person signs one slot of the chain, whether in person or for someone, and
+        // nobody's slot is signed for them when they signed another one.
+        const people = (s: StoredSignature) => [s.signedBy, s.onBehalfOf ?? null].filter(Boolean);
+        const own = slots.find((s) => s.state === "signed" && people(s).includes(actor._id));
         if (own) {
           throw new Forbidden(
             `You already signed this PCR as ${own.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
+          );
+        }
+        const theirs = principal && slots.find((s) => s.state === "signed" && people(s).includes(principal._id));
+        if (theirs) {
+          throw new Forbidden(
+            `${principal.name} already signed this PCR as ${theirs.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
           );
         }
         requireOwnName(slot.Signature as string, actor, `signatures.${index}.Signature`);
@@ -562,8 +595,10 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
           signature: (slot.Signature as string).trim(),
           signatureDate: now,
           signedBy: actor._id,
+          onBehalfOf: principal?._id ?? null,
         });
         signed.push(index);
+        if (principal) onBehalf.set(index, principal);
       } else if (current.state === "unsigned") {
         current.state = "commented";
       }
@@ -574,6 +609,7 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
     });
     for (const index of signed) {
       const name = slots[index]!.Name;
+      const principal = onBehalf.get(index) ?? null;
       await recordSignature(tx, {
         kind: "pcr",
         recordId: pcrId,
@@ -582,8 +618,11 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
         // What the signing form tells the signer the signature means.
         meaning: `reviewed and approved as ${name}`,
         at,
+        onBehalfOf: principal,
       });
-      await audit(tx, pcrId, actor, { action: `Signed as ${name}` });
+      await audit(tx, pcrId, actor, {
+        action: principal ? `Signed as acting ${name}, on behalf of ${principal.name}` : `Signed as ${name}`,
+      });
     }
     for (const index of commented) {
       await audit(tx, pcrId, actor, { action: `Commented as ${slots[index]!.Name}`, comment: slots[index]!.Comments });

@@ -18,9 +18,13 @@ import { queueEmails, type QueuedEmail } from "./email.server";
 import { OWNER_SQL, WAITING_STEP_SQL } from "./moc-steps.server";
 import { mocStatusLabel } from "./moc-status";
 import { mocLabel } from "./moc-store.server";
+import { sendTemporaryReminders, type TemporaryReminder } from "./temporary.server";
 
 export type ReminderResult = { moc_id: string; serial_num: string; urgency: ReminderUrgency; emailsSent: number };
+/** GET /api/auto_reminder's answer (spec keys). */
 export type ReminderRun = { message: string; totalReminders: number; results: ReminderResult[] };
+/** A run's outcome: the answer, and the temporary changes reminded (7 and 1 days before the end) or expired. */
+export type ReminderRunOutcome = ReminderRun & { temporaryReminders: TemporaryReminder[] };
 
 /** Days before the target date (negative: overdue) per urgency; MEDIUM and LOW need an old MOC. */
 export const URGENCY_WINDOWS: { urgency: ReminderUrgency; from: number; to: number; olderThanDays?: number }[] = [
@@ -223,9 +227,9 @@ export async function sendDueReminders(
     /** Filled with the milliseconds spent finding and claiming, and queueing the emails. */
     timings?: { claimMs?: number; queueMs?: number };
   } = {},
-): Promise<ReminderRun> {
+): Promise<ReminderRunOutcome> {
   const day = parseDay(options.today);
-  const run = async (tx: Executor): Promise<ReminderRun> => {
+  const run = async (tx: Executor): Promise<ReminderRunOutcome> => {
     await tx.execute(sql`select pg_advisory_xact_lock(${REMINDER_LOCK})`);
     let t = performance.now();
     const claimed = await claimDueMocs(tx, day);
@@ -251,6 +255,7 @@ export async function sendDueReminders(
         from jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) as c(moc_id uuid, n int)
         where r.moc_id = c.moc_id and r.day = ${day}::date`);
     }
+    const temporary = await sendTemporaryReminders(tx, day);
     if (options.timings) options.timings.queueMs = performance.now() - t;
     const results = claimed.map((row) => ({
       moc_id: row.mocId,
@@ -259,12 +264,17 @@ export async function sendDueReminders(
       emailsSent: row.recipients.length,
     }));
     const emailCount = emails.length;
+    const temporaryText = temporary.results.length
+      ? `; ${plural(temporary.emails, "email")} about ${plural(temporary.results.length, "temporary change")}`
+      : "";
     return {
-      message: results.length
-        ? `Sent ${plural(emailCount, "reminder email")} about ${plural(results.length, "MOC")} for ${day}`
-        : `No reminders due for ${day} (nothing due, or already reminded today)`,
+      message:
+        (results.length
+          ? `Sent ${plural(emailCount, "reminder email")} about ${plural(results.length, "MOC")} for ${day}`
+          : `No reminders due for ${day} (nothing due, or already reminded today)`) + temporaryText,
       totalReminders: results.length,
       results,
+      temporaryReminders: temporary.results,
     };
   };
   return options.tx ? run(options.tx) : getDb().transaction(run);

@@ -6,7 +6,10 @@ import { dashboard } from "~/models/moc-list.server";
 import { pendingPcrSignatures } from "~/models/pcr.server";
 import { mocStatusLabel } from "~/models/moc-status";
 import { stepLink } from "~/models/moc-steps.server";
+import { ENDING_SOON_DAYS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
+import { principalsOf } from "~/models/delegation.server";
+import { getDb } from "~/utils/db.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Change Management" }];
@@ -16,15 +19,29 @@ const WAITING_SHOWN = 20;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const [waiting, signatures, board] = await Promise.all([
+  const today = new Date().toISOString().slice(0, 10);
+  const [waiting, signatures, board, principals] = await Promise.all([
     pendingActions(user, { limit: WAITING_SHOWN }),
     pendingPcrSignatures(user),
     dashboard(user),
+    principalsOf(getDb(), user._id, today),
   ]);
+  // The work of the people this user stands in for today, shown apart ("on behalf of B").
+  const delegated = await Promise.all(
+    principals.map(async (principal) => ({
+      name: principal.name,
+      actions: (await pendingActions(principal, { limit: WAITING_SHOWN, delegate: user })).actions.map((item) => ({
+        ...stepLink(item.type),
+        mocId: item.moc._id,
+        serial: item.moc.serial_num,
+        targetDate: item.moc.target_date,
+      })),
+    })),
+  );
   return {
     name: user.name,
     now: Date.now(),
-    today: new Date().toISOString().slice(0, 10),
+    today,
     waitingTotal: waiting.total,
     waiting: waiting.actions.map((item) => {
       return {
@@ -37,6 +54,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       };
     }),
     signatures,
+    delegated,
     ...board,
   };
 }
@@ -44,8 +62,20 @@ export async function loader({ request }: LoaderFunctionArgs) {
 const STATUS_ORDER = ["a", "b", "c", "d", "e", "f", "decline"];
 
 export default function Dashboard() {
-  const { name, waiting, waitingTotal, signatures, counts, overdue, activity, now, today } =
-    useLoaderData<typeof loader>();
+  const {
+    name,
+    waiting,
+    waitingTotal,
+    signatures,
+    counts,
+    overdue,
+    activity,
+    now,
+    today,
+    temporary,
+    expired,
+    delegated,
+  } = useLoaderData<typeof loader>();
   const open = STATUS_ORDER.map((status) => ({
     status,
     n: counts.filter((c) => c.status === status && !c.completed).reduce((sum, c) => sum + c.n, 0),
@@ -116,6 +146,29 @@ export default function Dashboard() {
         ) : null}
       </section>
 
+      {delegated.map((group, i) => (
+        <section className="card" aria-labelledby={`delegated-${i}-title`} key={group.name}>
+          <h2 id={`delegated-${i}-title`}>On behalf of {group.name}</h2>
+          <p className="muted">You stand in for {group.name} today; what you do here is recorded as on their behalf.</p>
+          {group.actions.length === 0 ? (
+            <p className="empty">Nothing is waiting on {group.name} right now.</p>
+          ) : (
+            <ul className="waiting-list">
+              {group.actions.map((item) => (
+                <li key={`${item.mocId}-${item.step}`}>
+                  <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">
+                    MOC {item.serial}: {item.part}
+                  </Link>
+                  <span className={item.targetDate && item.targetDate < today ? "overdue" : "muted"}>
+                    Target {formatDate(item.targetDate)}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      ))}
+
       <section aria-labelledby="counts-title">
         <h2 id="counts-title">MOCs by status</h2>
         <div className="stat-grid">
@@ -130,6 +183,39 @@ export default function Dashboard() {
             Completed
           </Link>
         </div>
+      </section>
+
+      <section aria-labelledby="temporary-title">
+        <h2 id="temporary-title">Temporary changes</h2>
+        <div className="stat-grid">
+          <Link to="/mocs?temporary=in-effect&sort=temporary" className="stat">
+            <span className="stat-number">{temporary.inEffect}</span>
+            In effect
+          </Link>
+          <Link to="/mocs?temporary=ending-soon&sort=temporary" className="stat">
+            <span className="stat-number">{temporary.endingSoon}</span>
+            Ending within {ENDING_SOON_DAYS} days
+          </Link>
+          <Link
+            to="/mocs?temporary=expired&sort=temporary"
+            className={`stat${temporary.expired ? " stat-danger" : ""}`}
+          >
+            <span className="stat-number">{temporary.expired}</span>
+            Expired, not restored
+          </Link>
+        </div>
+        {expired.length > 0 ? (
+          <ul className="waiting-list card">
+            {expired.map((r) => (
+              <li key={r.id}>
+                <Link to={`/mocs/${r.id}`} className="moc-link">
+                  MOC {r.serialNum}
+                </Link>
+                <span className="overdue">Expired, not restored: ended {formatDate(r.temporaryUntil)}</span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
       </section>
 
       <div className="grid">

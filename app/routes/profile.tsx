@@ -7,6 +7,10 @@ import { ErrorList, Field, SubmitButton, titleCase } from "~/components/forms";
 import { emailSchema, nameSchema, passwordSchema } from "~/models/user.schema";
 import { reminderPreferenceOf, setReminderPreference } from "~/models/reminder.server";
 import { updateOwnProfile } from "~/models/user.server";
+import { DelegationForm, DelegationTable } from "~/components/delegations";
+import { delegationsOf } from "~/models/delegation.server";
+import { delegationPageAction, isDelegationPost } from "~/web/delegation-page.server";
+import { activeUserOptions } from "~/web/moc-page.server";
 import { requirePageIdentity } from "~/web/auth.server";
 import { clientAddress } from "~/utils/client-address.server";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -27,12 +31,24 @@ const schema = z.discriminatedUnion("intent", [detailsSchema, passwordFormSchema
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user } = await requirePageIdentity(request);
-  return { user, reminderPreference: await reminderPreferenceOf(user._id) };
+  const [reminderPreference, delegations, people] = await Promise.all([
+    reminderPreferenceOf(user._id),
+    delegationsOf(user._id),
+    activeUserOptions(),
+  ]);
+  return {
+    user,
+    reminderPreference,
+    delegations,
+    people: people.filter((p) => p._id !== user._id),
+    today: new Date().toISOString().slice(0, 10),
+  };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
   const identity = await requirePageIdentity(request);
   const formData = await request.formData();
+  if (isDelegationPost(formData)) return delegationPageAction(formData, identity.user, "/profile", identity.user._id);
   if (formData.get("intent") === "reminders") {
     const saved = await runForPage(() => setReminderPreference(identity.user, formData.get("reminderPreference")));
     if (!saved.ok) {
@@ -84,19 +100,20 @@ const REMINDER_CHOICES = [
 ] as const;
 
 export default function Profile() {
-  const { user, reminderPreference } = useLoaderData<typeof loader>();
+  const { user, reminderPreference, delegations, people, today } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const reminderError = result && "error" in result ? result.error : null;
+  const delegationReply = result && result.intent === "delegate" && "values" in result ? result : null;
   const [detailsForm, details] = useForm({
     id: "profile-details",
-    lastResult: result?.intent === "details" ? result.reply : undefined,
+    lastResult: result?.intent === "details" && "reply" in result ? result.reply : undefined,
     defaultValue: { name: user.name, email: user.email },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: detailsSchema }),
     shouldValidate: "onBlur",
   });
   const [passwordForm, password] = useForm({
     id: "profile-password",
-    lastResult: result?.intent === "password" ? (result.reply ?? undefined) : undefined,
+    lastResult: result?.intent === "password" && "reply" in result ? (result.reply ?? undefined) : undefined,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordFormSchema }),
     shouldValidate: "onBlur",
   });
@@ -177,6 +194,22 @@ export default function Profile() {
           </Form>
         </section>
       </div>
+      <section className="card" aria-labelledby="delegation-title">
+        <h2 id="delegation-title">When you are away</h2>
+        <p className="muted">
+          In the period you name, your delegate may take the MOC steps waiting on you (recorded as acting on your
+          behalf, never on a decision about a change they raised or carry out) and gets your MOC emails. You still see
+          everything and may act too. Your delegate&apos;s own delegations do not pass your work on.
+        </p>
+        <DelegationTable
+          rows={delegations}
+          today={today}
+          canEnd={(d) => d.userId === user._id || user.role === "admin"}
+          caption="Your delegations, given and received"
+        />
+        <h3>Name a delegate</h3>
+        <DelegationForm users={people} reply={delegationReply} forSomeone={false} />
+      </section>
     </>
   );
 }

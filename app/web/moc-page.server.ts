@@ -2,26 +2,37 @@
 import { canEditMocPlans, canManageMoc, canViewMoc, type MocAccess } from "~/models/authz.server";
 import type { MocDocument } from "~/models/moc-document";
 import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
-import { openStepsFor, stateOfDocument, stepLink } from "~/models/moc-steps.server";
+import { principalsOf } from "~/models/delegation.server";
+import { actingFor, openStepsFor, stateOfDocument, stepLink } from "~/models/moc-steps.server";
 import { listUsers, type PublicUser } from "~/models/user.server";
 import { requirePageUser } from "./auth.server";
 import { getDb } from "~/utils/db.server";
 import { Forbidden, NotFound } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
 
-/** A MOC for a page: the error page for an unknown/deleted one (404) or one the user may not see (403). */
+/**
+ * A MOC for a page: the error page for an unknown/deleted one (404) or one the user may not see
+ * (403). A delegate sees what the absent people they stand in for today see (`principals`).
+ */
 export async function requireMocForPage(request: Request, id: string | undefined) {
   const user = await requirePageUser(request);
   const access = id ? await loadMocAccess(id, getDb()).catch(() => null) : null;
   if (!access || access.isDeleted) pageError(new NotFound("There is no such MOC, or it was deleted."));
-  if (!canViewMoc(user, access)) pageError(new Forbidden("You are not involved in this MOC, so you cannot see it."));
+  const principals = await principalsOf(getDb(), user._id, new Date().toISOString().slice(0, 10));
+  if (!canViewMoc(user, access) && !principals.some((p) => canViewMoc(p, access))) {
+    pageError(new Forbidden("You are not involved in this MOC, so you cannot see it."));
+  }
   const doc = (await loadMocDocument(access.id))!;
-  return { user, access, doc };
+  return { user, access, doc, principals };
 }
 
-export function mocPermissions(user: PublicUser, access: MocAccess, doc: MocDocument) {
+export function mocPermissions(user: PublicUser, access: MocAccess, doc: MocDocument, principals: PublicUser[] = []) {
+  const state = stateOfDocument(doc);
   return {
-    openSteps: openStepsFor(user, access, stateOfDocument(doc)).map(stepLink),
+    openSteps: openStepsFor(user, access, state, principals).map((s) => ({
+      ...stepLink(s),
+      onBehalfOf: (actingFor(s, user, access, principals)?.onBehalfOf as PublicUser | null | undefined)?.name ?? null,
+    })),
     canManage: canManageMoc(user, access) && !doc.isDeleted,
     canEditPlans: canEditMocPlans(user, access),
   };

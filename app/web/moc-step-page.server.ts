@@ -9,8 +9,8 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import type { z } from "zod";
 import type { MocDocument } from "~/models/moc-document";
 import {
+  actingFor,
   isIndependentOf,
-  mayAct,
   openStepsFor,
   refusalFor,
   stateOfDocument,
@@ -28,9 +28,9 @@ import { withPlainTextAsHtml } from "~/utils/plain-text";
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export async function requireOpenStep(request: Request, id: string | undefined, step: MocStep) {
-  const { user, access, doc } = await requireMocForPage(request, id);
-  if (!mayAct(step, user, access)) pageError(new Forbidden(`${refusalFor(step, user, access)}.`));
-  if (!openStepsFor(user, access, stateOfDocument(doc)).includes(step)) {
+  const { user, access, doc, principals } = await requireMocForPage(request, id);
+  if (!actingFor(step, user, access, principals)) pageError(new Forbidden(`${refusalFor(step, user, access)}.`));
+  if (!openStepsFor(user, access, stateOfDocument(doc), principals).includes(step)) {
     throw await redirectWithFlash(`/mocs/${doc._id}`, {
       kind: "info",
       message: `${capitalise(STEPS[step].part)} is not open for you now.`,

@@ -4,7 +4,7 @@ import { users } from "./users";
 
 /**
  * The audit trail of every record but MOCs (whose chain is `moc_logs`): PCRs, users, legacy
- * archive records and year-end reviews (docs/decisions/021-records-people-can-trust.md).
+ * archive records, year-end reviews and delegations (docs/decisions/021-records-people-can-trust.md).
  * Append-only (triggers refuse UPDATE, DELETE and TRUNCATE) and hash-chained per record: a
  * BEFORE INSERT trigger sets `seq`, `prev_hash` (the hash of the record's previous entry) and
  * `hash` (SHA-256 of the entry's content and `prev_hash`). `record_id` has no foreign key, so the
@@ -35,7 +35,10 @@ export const auditEntries = pgTable(
   (t) => [
     uniqueIndex("audit_entries_record_seq_key").on(t.recordKind, t.recordId, t.seq),
     index("audit_entries_at_idx").on(t.at),
-    check("audit_entries_kind_check", sql`${t.recordKind} in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review')`),
+    check(
+      "audit_entries_kind_check",
+      sql`${t.recordKind} in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review', 'delegation')`,
+    ),
   ],
 );
 
@@ -58,6 +61,9 @@ export const signatureManifestations = pgTable(
     role: text("role").notNull(),
     meaning: text("meaning").notNull(),
     signedAt: timestamp("signed_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The absent person the signer acted for (a delegation), with their name as it was then. */
+    onBehalfOf: uuid("on_behalf_of").references(() => users.id),
+    onBehalfOfName: text("on_behalf_of_name"),
   },
   (t) => [
     index("signature_manifestations_record_idx").on(t.recordKind, t.recordId, t.signedAt),

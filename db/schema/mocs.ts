@@ -71,6 +71,41 @@ export type ExtentionsAndDeviations = {
   requestedAt: string;
   requestedBy: string;
 };
+/**
+ * A temporary change (docs/decisions/023-temporary-changes-and-delegation.md): the date it must end
+ * and what has been recorded about its ending. `state` is what was last recorded; a change "in
+ * effect" past `until` counts as expired (`temporaryStateOn`), and the daily run records it so.
+ */
+export type TemporaryState =
+  "planned" | "in-effect" | "expired" | "restoration-reported" | "extension-requested" | "restored" | "made-permanent";
+export type TemporaryChange = {
+  until: string;
+  state: TemporaryState;
+  /** The UTC day the daily run first found it past `until` with nothing recorded. */
+  expired_since: string | null;
+  restoration: {
+    details: string;
+    reportedBy: string;
+    reportedAt: string;
+    confirmed: boolean | null;
+    comment: string | null;
+    confirmedBy: string | null;
+    confirmedAt: string | null;
+  } | null;
+  extension: {
+    new_date: string;
+    previous_date: string;
+    reason: string;
+    requestedBy: string;
+    requestedAt: string;
+    approved: "yes" | "no" | null;
+    comment: string | null;
+    resolvedBy: string | null;
+    resolvedAt: string | null;
+  } | null;
+  /** The MOC that makes it permanent (that MOC's `previous_moc` names this one). */
+  permanent_moc: string | null;
+};
 export type Decline = { stage: string; reason: string; by: string; at: string };
 export type ImpactItem = { category: string; hazards: string[] };
 export type ActionPlan = {
@@ -110,6 +145,8 @@ export const mocs = pgTable(
     targetDate: date("target_date", { mode: "string" }),
     decline: jsonb("decline").$type<Decline>(),
     deviations: jsonb("deviations").$type<ExtentionsAndDeviations>(),
+    /** Null for a permanent change. */
+    temporary: jsonb("temporary").$type<TemporaryChange>(),
     impactAssessment: jsonb("impact_assessment").$type<ImpactItem[]>().notNull().default([]),
     riskAssessment: text("risk_assessment"),
     action: jsonb("action").$type<ActionPlan>().notNull().default({ items: [] }),
@@ -132,6 +169,10 @@ export const mocs = pgTable(
     index("mocs_target_date_idx")
       .on(t.targetDate)
       .where(sql`not ${t.isDeleted} and not ${t.completed}`),
+    // The temporary changes (lists, dashboard counts, the daily run): few beside the permanent ones.
+    index("mocs_temporary_idx")
+      .on(sql`(${t.temporary}->>'state')`)
+      .where(sql`${t.temporary} is not null and not ${t.isDeleted}`),
     check("mocs_status_check", sql`${t.status} in ('a', 'b', 'c', 'd', 'e', 'f', 'decline')`),
   ],
 );
@@ -215,6 +256,8 @@ export const mocLogs = pgTable(
     id: uuid("id").primaryKey().defaultRandom(),
     mocId: uuid("moc_id").notNull(),
     userId: uuid("user_id").references(() => users.id),
+    /** The person `user_id` acted for, by delegation ("A on behalf of B"). */
+    onBehalfOf: uuid("on_behalf_of").references(() => users.id),
     action: text("action").notNull(),
     fromStatus: text("from_status"),
     toStatus: text("to_status"),

@@ -25,6 +25,8 @@ export type StoredSignature = {
   Comments: string;
   signedBy: string | null;
   commentedBy: string | null;
+  /** The absent slot holder a delegate signed for (docs/decisions/023-temporary-changes-and-delegation.md). */
+  onBehalfOf?: string | null;
 };
 
 export type StoredAffectedParty = {

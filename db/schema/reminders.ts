@@ -27,3 +27,25 @@ export const mocReminders = pgTable(
     check("moc_reminders_urgency_check", sql`${t.urgency} in ('CRITICAL', 'URGENT', 'HIGH', 'MEDIUM', 'LOW')`),
   ],
 );
+
+/**
+ * A temporary change reminded on a UTC day (`kind`: 7 or 1 days before its end, or expired): the
+ * same once-a-day guarantee as `moc_reminders`, by the primary key.
+ */
+export const temporaryReminders = pgTable(
+  "temporary_reminders",
+  {
+    mocId: uuid("moc_id")
+      .notNull()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    kind: text("kind").$type<"ending" | "expired">().notNull(),
+    daysLeft: integer("days_left").notNull(),
+    emailsSent: integer("emails_sent").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.mocId, t.day] }),
+    check("temporary_reminders_kind_check", sql`${t.kind} in ('ending', 'expired')`),
+  ],
+);

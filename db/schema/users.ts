@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, date, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 import type { Access, Department, Position, ReminderPreference, Role } from "./enums";
 
@@ -60,3 +60,37 @@ export const rateLimits = pgTable("rate_limits", {
   points: integer("points").notNull(),
   resetAt: timestamp("reset_at", { withTimezone: true }).notNull(),
 });
+
+/**
+ * Delegations (docs/decisions/023-temporary-changes-and-delegation.md): from `starts_on` to
+ * `ends_on` (UTC dates, both included) `delegate_id` may act for `user_id` on the steps waiting on
+ * them. Never to oneself (the check); never overlapping for one person (refused by the model, under
+ * a lock on that person's row). Ending one early sets `ended_at`; rows are kept for the record.
+ */
+export const delegations = pgTable(
+  "delegations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    delegateId: uuid("delegate_id")
+      .notNull()
+      .references(() => users.id),
+    startsOn: date("starts_on", { mode: "string" }).notNull(),
+    endsOn: date("ends_on", { mode: "string" }).notNull(),
+    /** Ended early: from then on it counts for nothing (the period stays, for the record). */
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    createdBy: uuid("created_by")
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("delegations_user_idx").on(t.userId, t.startsOn),
+    index("delegations_delegate_idx").on(t.delegateId, t.startsOn),
+    check("delegations_not_self_check", sql`${t.userId} <> ${t.delegateId}`),
+    check("delegations_period_check", sql`${t.startsOn} <= ${t.endsOn}`),
+  ],
+);

@@ -14,6 +14,11 @@ import * as submitImplementation from "~/routes/api+/submit.implementation";
 import * as submitImplementer from "~/routes/api+/submit.implementer";
 import * as submitOriginator from "~/routes/api+/submit.originator";
 import * as submitVerifier from "~/routes/api+/submit.verifier";
+import * as submitTemporaryConfirm from "~/routes/api+/submit.temporary-confirm";
+import * as submitTemporaryExtension from "~/routes/api+/submit.temporary-extension";
+import * as submitTemporaryExtensionDecision from "~/routes/api+/submit.temporary-extension-decision";
+import * as submitTemporaryPermanent from "~/routes/api+/submit.temporary-permanent";
+import * as submitTemporaryRestored from "~/routes/api+/submit.temporary-restored";
 import { MOC_STEPS, STEPS, type MocStep } from "~/models/moc-steps.server";
 import { createMoc } from "~/models/moc.server";
 import type { NewMocInput } from "~/models/moc.schema";
@@ -24,6 +29,7 @@ import { api } from "./api";
 import { makeUser, tokenFor } from "./factories";
 import {
   approverForm,
+  daysFromToday,
   hseqForm,
   implementationForm,
   newMocBody,
@@ -31,6 +37,7 @@ import {
   CAST,
   STEP_PATH,
   stepBody,
+  temporaryPartA,
   type Doc,
 } from "./moc";
 import type { CallOptions, CallResult } from "./request";
@@ -77,6 +84,11 @@ const ROUTES: Record<MocStep, RouteModule> = {
   implementation: submitImplementation,
   "deviation-extension": submitDeviation,
   verifier: submitVerifier,
+  "temporary-restored": submitTemporaryRestored,
+  "temporary-confirm": submitTemporaryConfirm,
+  "temporary-extension": submitTemporaryExtension,
+  "temporary-extension-decision": submitTemporaryExtensionDecision,
+  "temporary-permanent": submitTemporaryPermanent,
 };
 
 /** Each step's route module, path and body key (from the step definitions). */
@@ -158,11 +170,16 @@ export const STAGE_STATUS: Record<Stage, string> = {
  * Part A page saves it: no API creates one). With `verifier`, the cast's verifier is added as
  * the MOC's verifier right after creation.
  */
-export async function mocAt(stage: Stage, cast: Cast, options: { verifier?: boolean } = {}): Promise<Doc> {
+export async function mocAt(
+  stage: Stage,
+  cast: Cast,
+  options: { verifier?: boolean; temporaryUntil?: string } = {},
+): Promise<Doc> {
+  const temporary = options.temporaryUntil ? temporaryPartA(options.temporaryUntil) : {};
   if (stage === "a") {
-    return createMoc(cast.originator, newMocBody(cast.implementer) as NewMocInput, { submit: false });
+    return createMoc(cast.originator, newMocBody(cast.implementer, temporary) as NewMocInput, { submit: false });
   }
-  let moc = await createMocOk(cast);
+  let moc = await createMocOk(cast, temporary);
   if (options.verifier) {
     const res = await post(addUserRoute, "/api/addUser", cast.originator, {
       body: { userId: cast.verifier._id, mocId: moc._id, role: "verifier" },
@@ -204,6 +221,19 @@ export async function mocAt(stage: Stage, cast: Cast, options: { verifier?: bool
   if (stage === "f") return moc;
   const verifier = options.verifier ? cast.verifier : cast.hseq;
   return stepOk("verifier", verifier, defaultStepBody("verifier", moc, cast));
+}
+
+/** Where a closed temporary change can be while it is still tracked. */
+export type TemporaryStage = "in-effect" | "restoration-reported" | "extension-requested";
+
+/** A temporary change verified and closed (ending on `until`, 30 days on by default), then taken to `stage`. */
+export async function temporaryMocAt(stage: TemporaryStage, cast: Cast, until = daysFromToday(30)): Promise<Doc> {
+  const moc = await mocAt("completed", cast, { temporaryUntil: until });
+  if (stage === "in-effect") return moc;
+  if (stage === "restoration-reported") {
+    return stepOk("temporary-restored", cast.implementer, defaultStepBody("temporary-restored", moc, cast));
+  }
+  return stepOk("temporary-extension", cast.implementer, defaultStepBody("temporary-extension", moc, cast));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -116,6 +116,11 @@ export const STEP_PATH: Record<MocStep, string> = {
   implementation: "/api/submit/implementation",
   "deviation-extension": "/api/submit/deviation-extention",
   verifier: "/api/submit/verifier",
+  "temporary-restored": "/api/submit/temporary-restored",
+  "temporary-confirm": "/api/submit/temporary-confirm",
+  "temporary-extension": "/api/submit/temporary-extension",
+  "temporary-extension-decision": "/api/submit/temporary-extension-decision",
+  "temporary-permanent": "/api/submit/temporary-permanent",
 };
 
 /** A valid body for each step: the approving answer. */
@@ -135,8 +140,34 @@ export function stepBody(step: MocStep, moc: Doc, cast: Cast<{ _id: string }>): 
       return resolution(moc, "deviation");
     case "verifier":
       return { moc_id: moc._id, verifier_form: verifierForm() };
+    case "temporary-restored":
+      return {
+        moc_id: moc._id,
+        temporary_restoration: { "restoration-details": v("The spare fitted, the bypass removed") },
+      };
+    case "temporary-confirm":
+      return { moc_id: moc._id, temporary_confirmation: { "restoration-confirmed": v("yes") } };
+    case "temporary-extension":
+      return {
+        moc_id: moc._id,
+        temporary_extension: {
+          "temporary-new-until": v(daysFromToday(60)),
+          "temporary-extension-reason": v("The spare is delayed"),
+        },
+      };
+    case "temporary-extension-decision":
+      return { moc_id: moc._id, temporary_extension_decision: { "extension-approved": v("yes") } };
+    case "temporary-permanent":
+      return { moc_id: moc._id, temporary_permanent: { "permanent-reason": v("The new arrangement works better") } };
   }
 }
+
+/** A UTC date `days` from today (YYYY-MM-DD). */
+export const daysFromToday = (days: number, from = new Date()) =>
+  new Date(from.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+
+/** Part A's answers for a temporary change ending on `until`. */
+export const temporaryPartA = (until: string) => ({ "change-type": v("temporary"), "temporary-until": v(until) });
 
 /** The straight path after Part A: each step and who of the cast takes it (HSEQ verifies when no verifier is set). */
 export const PIPELINE: { step: MocStep; by: Role }[] = [

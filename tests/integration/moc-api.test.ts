@@ -87,6 +87,8 @@ const MOC_KEYS = [
   "manual_plan",
   "chat",
   "target_date",
+  // docs/decisions/023-temporary-changes-and-delegation.md (an addition)
+  "temporary",
   "createdAt",
   "updatedAt",
 ];
@@ -214,6 +216,8 @@ describe("POST /api/newmoc", () => {
       "department-of-change": body["department-of-change"],
       "affected-departments": body["affected-departments"],
       "departments-to-inform": body["departments-to-inform"],
+      // Absent from the body: a permanent change (docs/decisions/023-temporary-changes-and-delegation.md).
+      "change-type": { value: "permanent" },
     });
     expectUser(doc.originator_id, cast.originator);
     expectUser(doc.implementer_id, cast.implementer);
@@ -293,7 +297,7 @@ describe("population", () => {
     doc.all_users.forEach((u: PublicUser) => expectUser(u, u));
     expect(doc.logs.length).toBeGreaterThanOrEqual(7);
     for (const log of doc.logs) {
-      expect(Object.keys(log).sort()).toEqual(["_id", "action", "at", "comment", "from", "to", "userId"]);
+      expect(Object.keys(log).sort()).toEqual(["_id", "action", "at", "comment", "from", "onBehalfOf", "to", "userId"]);
       expectUser(log.userId, log.userId);
     }
     expect(doc.completed).toBe(true);
@@ -908,6 +912,7 @@ describe("the MOC list page's search (searchMocs)", () => {
             .map((n) => -Number(n)),
         target: (r: MocListRow) => [r.targetDate ? Date.parse(r.targetDate) : Infinity],
         status: (r: MocListRow) => [r.completed ? 1 : 0, r.status],
+        temporary: (r: MocListRow) => [r.temporaryUntil ? Date.parse(r.temporaryUntil) : Infinity],
       }[sort];
       const keys = whole.rows.map(key);
       const sorted = [...keys].sort(lexicographic);

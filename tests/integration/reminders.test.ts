@@ -194,7 +194,7 @@ describe("once per MOC per UTC day", () => {
     expect((await reminderEmails([a._id, b._id])).length).toBe(4);
 
     const second = await sendDueReminders({ today: day });
-    expect(second).toEqual({ message: expect.any(String), totalReminders: 0, results: [] });
+    expect(second).toEqual({ message: expect.any(String), totalReminders: 0, results: [], temporaryReminders: [] });
     expect((await reminderEmails([a._id, b._id])).length).toBe(4);
 
     const next = await sendDueReminders({ today: addDays(day, 1) });

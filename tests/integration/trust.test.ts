@@ -356,6 +356,7 @@ describe("PCRs: frozen after the first signature, one person one slot, typed nam
         role,
         meaning: `reviewed and approved as ${role}`,
         signedAt: expect.stringMatching(/Z$/),
+        onBehalfOf: null,
       });
     }
     expect(manifestations[6]).toMatchObject({
@@ -398,6 +399,7 @@ describe("MOC decisions carry signature manifestations", () => {
         role,
         meaning,
         signedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        onBehalfOf: null,
       })),
     );
     expect(await signaturesOf("moc", moc._id)).toEqual(moc.signatureManifestations);
@@ -540,7 +542,17 @@ describe("the audit trail", () => {
     expect(rows[0]!.prev_hash).toBeNull();
     expect(rows[1]!.prev_hash).toBe(rows[0]!.hash);
     expect(rows[2]!.prev_hash).toBe(rows[1]!.hash);
-    expect(Object.keys(moc.logs[0]).sort()).toEqual(["_id", "action", "at", "comment", "from", "to", "userId"]);
+    // No seq or hash in /api; onBehalfOf is issue 19's addition (null unless a delegate acted).
+    expect(Object.keys(moc.logs[0]).sort()).toEqual([
+      "_id",
+      "action",
+      "at",
+      "comment",
+      "from",
+      "onBehalfOf",
+      "to",
+      "userId",
+    ]);
   });
 
   it("PostgreSQL refuses UPDATE, DELETE and TRUNCATE on the audit tables; the triggers exist", async () => {

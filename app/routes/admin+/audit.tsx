@@ -16,6 +16,7 @@ const RECORD_URL: Record<AuditKind, (id: string) => string> = {
   "archive-moc": (id) => `/archive/mocs/${id}`,
   "archive-pcr": (id) => `/archive/pcrs/${id}`,
   review: (id) => `/reviews/${id}`,
+  delegation: () => "/admin/delegations",
 };
 
 const KIND_LABEL: Record<AuditKind, string> = {
@@ -25,6 +26,7 @@ const KIND_LABEL: Record<AuditKind, string> = {
   "archive-moc": "Legacy MOC",
   "archive-pcr": "Legacy PCR",
   review: "Year-end review",
+  delegation: "Delegation",
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {

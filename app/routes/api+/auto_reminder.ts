@@ -6,9 +6,12 @@ import { logger } from "~/utils/logger.server";
 const route = apiRoute({
   async GET({ request }) {
     const { via } = await requireReminderRunner(request);
-    const run = await sendDueReminders();
+    const { temporaryReminders, ...run } = await sendDueReminders();
     const emailsSent = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
-    logger().info({ via, totalReminders: run.totalReminders, emailsSent }, "reminder run by request");
+    logger().info(
+      { via, totalReminders: run.totalReminders, emailsSent, temporaryReminders: temporaryReminders.length },
+      "reminder run by request",
+    );
     return apiJson(run);
   },
 });

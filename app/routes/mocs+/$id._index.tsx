@@ -4,9 +4,11 @@ import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { SubmitButton } from "~/components/forms";
-import { departmentLabel, formatDate, formatDateTime } from "~/components/moc";
+import { departmentLabel, formatDate, formatDateTime, TemporaryBadge } from "~/components/moc";
 import { Answers, Part, RichText, Timeline } from "~/components/moc-record";
-import { deviationOutstanding, unresolved } from "~/models/moc-document";
+import type { TemporaryChange } from "#db/schema";
+import { deviationOutstanding, temporaryStateOn, unresolved } from "~/models/moc-document";
+import { canViewMoc } from "~/models/authz.server";
 import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
 import { fourEyesAssignment, fourEyesConflicts } from "~/models/moc-steps.server";
@@ -21,11 +23,12 @@ import { useMocLayoutData } from "~/routes/mocs+/$id";
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, access, doc } = await requireMocForPage(request, params.id);
-  const { canManage } = mocPermissions(user, access, doc);
+  const { user, access, doc, principals } = await requireMocForPage(request, params.id);
+  const { canManage } = mocPermissions(user, access, doc, principals);
   const [users, chat] = await Promise.all([
     canManage ? activeUserOptions() : [],
-    chatPanelData(request, user, roomOfMoc(access)),
+    // A delegate who sees the MOC only through the absent person does not join its chat.
+    canViewMoc(user, access) ? chatPanelData(request, user, roomOfMoc(access)) : null,
   ]);
   // Four eyes: each role's picker offers only the people who may hold it.
   const pickers = Object.fromEntries(
@@ -145,6 +148,83 @@ function PlanTable<Item extends PlanItem>({
   );
 }
 
+/** A temporary change: its end date, where its ending stands, and what has been recorded. */
+function TemporaryPanel({
+  temporary,
+  today,
+  nameOf,
+}: {
+  temporary: TemporaryChange;
+  today: string;
+  nameOf: (id: string | null) => string;
+}) {
+  const state = temporaryStateOn(temporary, today)!;
+  const { restoration, extension } = temporary;
+  const tone =
+    state === "expired"
+      ? "callout-danger"
+      : state === "restored" || state === "made-permanent"
+        ? ""
+        : "callout-warning";
+  return (
+    <section className={`card callout ${tone}`} aria-labelledby="temporary-title">
+      <h2 id="temporary-title">Temporary change</h2>
+      <p>
+        <TemporaryBadge state={state} until={temporary.until} />
+      </p>
+      <dl className="answers">
+        <dt>Must end by</dt>
+        <dd className={state === "expired" ? "overdue" : undefined}>{formatDate(temporary.until)}</dd>
+        {state === "expired" ? (
+          <>
+            <dt>What now</dt>
+            <dd>
+              The end date has passed and the original condition is not confirmed restored. The implementer reports it
+              restored (HSEQ confirms), asks the approver for an extension, or makes the change permanent. The HSEQ
+              department is emailed every day until then.
+            </dd>
+          </>
+        ) : null}
+        {restoration ? (
+          <>
+            <dt>Restoration</dt>
+            <dd>
+              {restoration.details} — reported by {nameOf(restoration.reportedBy)},{" "}
+              {formatDateTime(restoration.reportedAt)}
+              {restoration.confirmed === null
+                ? "; waiting for the HSEQ user's confirmation"
+                : restoration.confirmed
+                  ? `; confirmed by ${nameOf(restoration.confirmedBy)}`
+                  : `; not confirmed by ${nameOf(restoration.confirmedBy)}${restoration.comment ? `: ${restoration.comment}` : ""}`}
+            </dd>
+          </>
+        ) : null}
+        {extension ? (
+          <>
+            <dt>Extension</dt>
+            <dd>
+              From {formatDate(extension.previous_date)} to {formatDate(extension.new_date)}: {extension.reason}
+              {extension.approved === null
+                ? " — waiting for the approver"
+                : extension.approved === "yes"
+                  ? ` — approved by ${nameOf(extension.resolvedBy)}`
+                  : ` — rejected by ${nameOf(extension.resolvedBy)}${extension.comment ? `: ${extension.comment}` : ""}`}
+            </dd>
+          </>
+        ) : null}
+        {temporary.permanent_moc ? (
+          <>
+            <dt>Made permanent by</dt>
+            <dd>
+              <Link to={`/mocs/${temporary.permanent_moc}`}>the MOC cloned from this one</Link>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
+
 export default function MocRecord() {
   const { moc, permissions, today } = useMocLayoutData();
   const { pickers, chat, fourEyes } = useLoaderData<typeof loader>();
@@ -193,6 +273,8 @@ export default function MocRecord() {
         </div>
       ) : null}
 
+      {moc.temporary ? <TemporaryPanel temporary={moc.temporary} today={today} nameOf={nameOf} /> : null}
+
       <section className="card" aria-labelledby="people-title">
         <h2 id="people-title">People and dates</h2>
         <dl className="answers">
@@ -215,6 +297,14 @@ export default function MocRecord() {
           </dd>
           <dt>Raised</dt>
           <dd>{formatDateTime(moc.createdAt)}</dd>
+          {moc.previous_moc ? (
+            <>
+              <dt>Cloned from</dt>
+              <dd>
+                <Link to={`/mocs/${moc.previous_moc}`}>the earlier MOC</Link>
+              </dd>
+            </>
+          ) : null}
           <dt>Everyone involved</dt>
           <dd>{allUsers.map((u) => u.name).join(", ") || "—"}</dd>
         </dl>
@@ -235,6 +325,8 @@ export default function MocRecord() {
             ["reason-for-change", "Reason for change"],
             ["affected-departments", "Affected departments"],
             ["departments-to-inform", "Departments to inform"],
+            ["change-type", "Permanent or temporary"],
+            ["temporary-until", "Temporary until"],
           ]}
         />
       </Part>
@@ -410,7 +502,7 @@ export default function MocRecord() {
         <Timeline logs={moc.logs} />
       </section>
 
-      <ChatPanel chat={chat} />
+      {chat ? <ChatPanel chat={chat} /> : null}
 
       <section className="card no-print" aria-labelledby="manage-title">
         <h2 id="manage-title">Actions</h2>

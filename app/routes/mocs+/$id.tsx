@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
-import { StatusBadge, StatusStepper } from "~/components/moc";
+import { StatusBadge, StatusStepper, TemporaryBadge } from "~/components/moc";
+import { temporaryStateOn } from "~/models/moc-document";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { currentOwner, currentStage, stateOfDocument } from "~/models/moc-steps.server";
 import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
@@ -11,7 +12,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 /** The record every MOC page shows: its header, the stepper and who owns the current step. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, access, doc } = await requireMocForPage(request, params.id);
+  const { user, access, doc, principals } = await requireMocForPage(request, params.id);
   // Stored HTML was sanitised on write; sanitise again on the way out, so pages only ever render
   // sanitised HTML whatever is in the database.
   const description = doc.originator_form?.["description-of-change"];
@@ -24,7 +25,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     moc: doc,
     owner: currentOwner(doc),
     stage: currentStage(stateOfDocument(doc)),
-    permissions: mocPermissions(user, access, doc),
+    permissions: mocPermissions(user, access, doc, principals),
     viewerId: user._id,
     today: new Date().toISOString().slice(0, 10),
   };
@@ -36,7 +37,8 @@ export type MocLayoutData = Awaited<ReturnType<typeof loader>>;
 export const useMocLayoutData = () => useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
 
 export default function MocLayout() {
-  const { moc, owner, stage, permissions } = useLoaderData<typeof loader>();
+  const { moc, owner, stage, permissions, today } = useLoaderData<typeof loader>();
+  const temporaryState = temporaryStateOn(moc.temporary, today);
   const location = useLocation();
   const onRecord = location.pathname === `/mocs/${moc._id}`;
   return (
@@ -49,6 +51,11 @@ export default function MocLayout() {
           <h1>MOC {moc.serial_num}</h1>
           <p className="owner-line">
             <StatusBadge status={moc.status} completed={moc.completed} stage={stage.label} />{" "}
+            {temporaryState ? (
+              <>
+                <TemporaryBadge state={temporaryState} until={moc.temporary!.until} />{" "}
+              </>
+            ) : null}
             {owner ? (
               <>
                 Waiting on <strong>{owner}</strong>
@@ -62,9 +69,10 @@ export default function MocLayout() {
         </div>
         {onRecord && permissions.openSteps.length > 0 ? (
           <div className="row no-print">
-            {permissions.openSteps.map(({ step, path, part }) => (
+            {permissions.openSteps.map(({ step, path, part, button, onBehalfOf }) => (
               <Link key={step} to={`/mocs/${moc._id}/${path}`} className="button button-primary">
-                {step === "originator" && moc.status === "b" ? "Revise Part A" : `Open ${part}`}
+                {step === "originator" && moc.status === "b" ? "Revise Part A" : (button ?? `Open ${part}`)}
+                {onBehalfOf ? ` (on behalf of ${onBehalfOf})` : ""}
               </Link>
             ))}
           </div>

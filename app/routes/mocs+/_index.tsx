@@ -1,9 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
-import { departmentLabel, formatDate, StatusBadge } from "~/components/moc";
+import { departmentLabel, formatDate, StatusBadge, TemporaryBadge } from "~/components/moc";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list.server";
+import { ENDING_SOON_DAYS, TEMPORARY_FILTERS, type TemporaryFilter } from "~/models/moc-status";
 import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
@@ -51,6 +52,13 @@ const SORT_LABELS: Record<(typeof MOC_SORTS)[number], string> = {
   serial: "Serial number",
   target: "Target date",
   status: "Status",
+  temporary: "End of temporary change",
+};
+
+const TEMPORARY_FILTER_LABELS: Record<TemporaryFilter, string> = {
+  "in-effect": "Temporary, in effect",
+  "ending-soon": `Temporary, ending within ${ENDING_SOON_DAYS} days`,
+  expired: "Temporary, expired (not restored)",
 };
 
 export default function MocList() {
@@ -71,6 +79,7 @@ export default function MocList() {
           <p className="muted">
             {total} {total === 1 ? "record" : "records"}
             {filter.overdue ? " overdue" : ""}
+            {filter.temporary ? ` · ${TEMPORARY_FILTER_LABELS[filter.temporary].toLowerCase()}` : ""}
           </p>
         </div>
         <Link to="/mocs/new" className="button button-primary">
@@ -118,6 +127,14 @@ export default function MocList() {
           ]}
         />
         <FilterSelect
+          id="moc-temporary"
+          name="temporary"
+          label="Temporary changes"
+          value={filter.temporary}
+          any="Permanent and temporary"
+          choices={TEMPORARY_FILTERS.map((f) => [f, TEMPORARY_FILTER_LABELS[f]] as const)}
+        />
+        <FilterSelect
           id="moc-sort"
           name="sort"
           label="Sort by"
@@ -156,6 +173,12 @@ export default function MocList() {
                   </td>
                   <td data-label="Status">
                     <StatusBadge status={r.status} completed={r.completed} stage={r.stage} />
+                    {r.temporaryState ? (
+                      <>
+                        {" "}
+                        <TemporaryBadge state={r.temporaryState} until={r.temporaryUntil} />
+                      </>
+                    ) : null}
                   </td>
                   <td data-label="Waiting on">{r.owner ?? <span className="muted">—</span>}</td>
                   <td data-label="Department">{departmentLabel(r.department)}</td>

@@ -17,12 +17,20 @@ import { ErrorList, SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
-import { canEditPcr, holdsPcrRole } from "~/models/authz.server";
+import { canEditPcr, pcrSlotHolder } from "~/models/authz.server";
 import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
 import { signPageSchema } from "~/models/pcr.schema";
-import { clonePcr, deletePcr, getPcr, signAsAffectedParty, signPcr, type PcrDocument } from "~/models/pcr.server";
+import {
+  clonePcr,
+  deletePcr,
+  getPcr,
+  pcrPrincipalsOf,
+  signAsAffectedParty,
+  signPcr,
+  type PcrDocument,
+} from "~/models/pcr.server";
 import { checkCredentials, requirePageUser } from "~/web/auth.server";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -57,9 +65,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, pcr } = await loadPcr(request, params.id);
   const rules = access(pcr);
   const next = pcr.signatures.findIndex((s) => typeof s.Signature !== "string");
-  const mySlots = pcr.signatures
-    .map((s, i) => ({ role: s.Name, index: i }))
-    .filter((s) => holdsPcrRole(user, rules, s.role));
+  // A delegate signs and comments the slots of the absent holders who delegated to them today.
+  const principals = await pcrPrincipalsOf(user);
+  const holder = (role: string) => pcrSlotHolder(user, rules, role, principals);
+  const mySlots = pcr.signatures.map((s, i) => ({ role: s.Name, index: i })).filter((s) => holder(s.role));
+  const nextHolder = pcr.status === "pending" && next >= 0 ? holder(pcr.signatures[next]!.Name) : null;
   const party = pcr.affectedParties.find((p) => p.Name.value === user._id) ?? null;
   const signed = pcr.signatures.some((s) => typeof s.Signature === "string");
   // Stored HTML is sanitised on write; sanitise again before rendering.
@@ -72,10 +82,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return {
     pcr: { ...pcr, form },
     next,
-    canSignSlot:
-      pcr.status === "pending" && next >= 0 && holdsPcrRole(user, rules, pcr.signatures[next]!.Name)
-        ? pcr.signatures[next]!.Name
-        : null,
+    canSignSlot: nextHolder ? pcr.signatures[next]!.Name : null,
+    /** The absent holder whose slot the viewer signs, when they sign it as a delegate. */
+    signsFor: principals.find((p) => p._id === nextHolder?.onBehalfOf?._id)?.name ?? null,
     commentSlots: mySlots.map((s) => s.role),
     canSignAsParty: Boolean(party && typeof party.Signature !== "string" && pcr.status === "pending"),
     isParty: Boolean(party),
@@ -237,8 +246,20 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
 }
 
 export default function PcrPage() {
-  const { pcr, next, canSignSlot, commentSlots, canSignAsParty, isParty, canEdit, frozen, canDelete, chat, history } =
-    useLoaderData<typeof loader>();
+  const {
+    pcr,
+    next,
+    canSignSlot,
+    signsFor,
+    commentSlots,
+    canSignAsParty,
+    isParty,
+    canEdit,
+    frozen,
+    canDelete,
+    chat,
+    history,
+  } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   // The stored manifestation of each signature (printed name, position, meaning, UTC time) when there is one.
@@ -319,7 +340,11 @@ export default function PcrPage() {
 
       {canSignSlot ? (
         <section className="card" aria-labelledby="sign-title">
-          <h2 id="sign-title">Your signature as {canSignSlot}</h2>
+          <h2 id="sign-title">
+            {signsFor
+              ? `Your signature as acting ${canSignSlot}, on behalf of ${signsFor}`
+              : `Your signature as ${canSignSlot}`}
+          </h2>
           <SignForm slot={canSignSlot} label={`Reviewed and approved as ${canSignSlot}`} allowSign />
         </section>
       ) : null}
