@@ -743,6 +743,15 @@ export async function pendingPcrSignatures(actor: PublicUser) {
   });
 }
 
+/**
+ * The chain slots waiting on `principal` that their delegate may sign for them today (the
+ * dashboard's "On behalf of B"); affected parties sign for themselves. The signing itself checks
+ * the period and one person one slot again (pcrSlotHolder).
+ */
+export async function delegatedPcrSignatures(principal: PublicUser) {
+  return (await pendingPcrSignatures(principal)).filter((item) => item.role !== "Affected party");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The PCR list page
 

@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
 import { dashboard } from "~/models/moc-list.server";
-import { pendingPcrSignatures } from "~/models/pcr.server";
+import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr.server";
 import { mocStatusLabel } from "~/models/moc-status";
 import { stepLink } from "~/models/moc-steps.server";
 import { ENDING_SOON_DAYS } from "~/models/moc-status";
@@ -30,6 +30,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const delegated = await Promise.all(
     principals.map(async (principal) => ({
       name: principal.name,
+      signatures: await delegatedPcrSignatures(principal),
       actions: (await pendingActions(principal, { limit: WAITING_SHOWN, delegate: user })).actions.map((item) => ({
         ...stepLink(item.type),
         mocId: item.moc._id,
@@ -150,10 +151,18 @@ export default function Dashboard() {
         <section className="card" aria-labelledby={`delegated-${i}-title`} key={group.name}>
           <h2 id={`delegated-${i}-title`}>On behalf of {group.name}</h2>
           <p className="muted">You stand in for {group.name} today; what you do here is recorded as on their behalf.</p>
-          {group.actions.length === 0 ? (
+          {group.actions.length === 0 && group.signatures.length === 0 ? (
             <p className="empty">Nothing is waiting on {group.name} right now.</p>
           ) : (
             <ul className="waiting-list">
+              {group.signatures.map((item) => (
+                <li key={`${item.pcrId}-${item.role}`}>
+                  <Link to={`/pcrs/${item.pcrId}`} className="moc-link">
+                    PCR {item.serialNum}: signature as acting {item.role}
+                  </Link>
+                  <span className="muted">Waiting {waitedFor(item.waitingSince, now)}</span>
+                </li>
+              ))}
               {group.actions.map((item) => (
                 <li key={`${item.mocId}-${item.step}`}>
                   <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">

@@ -16,6 +16,7 @@ import {
   principalsOf,
 } from "~/models/delegation.server";
 import { pendingActions } from "~/models/actions.server";
+import { delegatedPcrSignatures } from "~/models/pcr.server";
 import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
@@ -251,7 +252,12 @@ describe("delegation and the records people can trust (docs/decisions/021-record
     const doc = await createPcrOk(originator);
     await signOk(originator, doc._id, "Change Originator");
     await signOk(holders[firstRole!], doc._id, firstRole!);
+    // The deputy's dashboard lists the slot under "On behalf of", as the holder's lists it as theirs.
+    expect(await delegatedPcrSignatures(holders[secondRole!])).toContainEqual(
+      expect.objectContaining({ pcrId: doc._id, role: secondRole }),
+    );
     const signed = await signOk(deputy, doc._id, secondRole!);
+    expect((await delegatedPcrSignatures(holders[secondRole!])).map((item) => item.pcrId)).not.toContain(doc._id);
     expect(signed.signatureManifestations.at(-1)).toMatchObject({
       signerId: deputy._id,
       role: `acting ${secondRole}`,
