@@ -50,6 +50,13 @@ export const isInvolved = (actor: Actor, moc: MocAccess) => moc.allUserIds.inclu
 export const canViewMoc = (actor: Actor, moc: MocAccess) =>
   isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) || isInvolved(actor, moc) || moc.completed;
 
+/**
+ * Read a MOC as someone standing in for `principals` today (docs/decisions/023): what any of them
+ * may read, the delegate may read too.
+ */
+export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly Actor[]) =>
+  canViewMoc(actor, moc) || principals.some((p) => canViewMoc(p, moc));
+
 /** Soft delete, add people, re-assign the implementer: the originator or an admin. */
 export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || moc.originatorId === actor._id;
 

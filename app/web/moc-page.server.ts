@@ -1,5 +1,5 @@
 /** What the MOC pages share on the server: loading a record for a page, and what its viewer may do now. */
-import { canEditMocPlans, canManageMoc, canViewMoc, type MocAccess } from "~/models/authz.server";
+import { canEditMocPlans, canManageMoc, canViewMocAs, type MocAccess } from "~/models/authz.server";
 import type { MocDocument } from "~/models/moc-document";
 import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
 import { principalsOf } from "~/models/delegation.server";
@@ -19,7 +19,7 @@ export async function requireMocForPage(request: Request, id: string | undefined
   const access = id ? await loadMocAccess(id, getDb()).catch(() => null) : null;
   if (!access || access.isDeleted) pageError(new NotFound("There is no such MOC, or it was deleted."));
   const principals = await principalsOf(getDb(), user._id, new Date().toISOString().slice(0, 10));
-  if (!canViewMoc(user, access) && !principals.some((p) => canViewMoc(p, access))) {
+  if (!canViewMocAs(user, access, principals)) {
     pageError(new Forbidden("You are not involved in this MOC, so you cannot see it."));
   }
   const doc = (await loadMocDocument(access.id))!;

@@ -32,7 +32,10 @@ import {
   mocAt,
   stepOk,
   submitStep,
+  tokenOf,
 } from "../helpers/moc-flow";
+import { api } from "../helpers/api";
+import * as singlemocRoute from "~/routes/api+/singlemoc";
 import { createPcrOk, makeHolders, POSITION_ROLES, sign, signOk } from "../helpers/pcr";
 
 const today = () => daysFromToday(0);
@@ -145,6 +148,21 @@ describe("acting for the absent person", () => {
     expectError(await submitStep("approver", deputy, defaultStepBody("approver", moc, cast)), 403);
     const rows = await getDb().execute<{ status: string }>(sql`select status from mocs where id = ${moc._id}`);
     expect(rows[0]!.status).toBe("d");
+  });
+
+  it("GET /api/singlemoc opens the absent person's MOC to their delegate in the period only", async () => {
+    const cast = await makeCast();
+    const deputy = await makeUser({ department: "fleet" });
+    const later = await makeUser({ department: "fleet" });
+    await createDelegation(cast.approver, period(cast.approver, deputy));
+    await createDelegation(cast.approver, period(cast.approver, later, daysFromToday(8), daysFromToday(12)));
+    const moc = await mocAt("d", cast);
+    const read = async (user: PublicUser) =>
+      api(singlemocRoute, { path: "/api/singlemoc", query: { moc_id: moc._id }, token: await tokenOf(user) });
+    const now = await read(deputy);
+    expect(now.status).toBe(200);
+    expect(now.body._id).toBe(moc._id);
+    expect((await read(later)).status).toBe(403);
   });
 
   it("four eyes on the delegate: the MOC's implementer cannot approve it on the approver's behalf", async () => {
