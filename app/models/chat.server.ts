@@ -18,6 +18,7 @@ import { CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from 
 import { USER_JSON } from "#db/moc-document";
 import { uuid } from "./moc.schema";
 import { loadMocAccess } from "./moc-query.server";
+import { pcrAccessOf } from "./pcr.server";
 
 export type ChatRoom =
   | { kind: "moc"; chatId: string; recordId: string; serial: string; access: MocAccess & { isDeleted: boolean } }
@@ -55,11 +56,7 @@ export const roomOfPcr = (pcr: {
   chatId: pcr.chatId,
   recordId: pcr._id,
   serial: pcr.serial_num,
-  access: {
-    originatorId: pcr.originator_id,
-    status: pcr.status,
-    partyIds: pcr.affectedParties.map((p) => p.Name.value),
-  },
+  access: pcrAccessOf(pcr),
 });
 
 async function pcrRoom(id: string, db: Executor): Promise<ChatRoom | null> {

@@ -185,6 +185,17 @@ async function mayViewPcr(db: Executor, actor: PublicUser, rules: PcrAccess): Pr
   return canViewPcr(actor, rules) || (await pcrPrincipalsOf(actor, db)).some((p) => canViewPcr(p, rules));
 }
 
+/** What the authorization rules read of a PCR document (authz.server.ts `PcrAccess`). */
+export const pcrAccessOf = (pcr: {
+  originator_id: string;
+  status: string;
+  affectedParties: { Name: { value: string } }[];
+}): PcrAccess => ({
+  originatorId: pcr.originator_id,
+  status: pcr.status,
+  partyIds: pcr.affectedParties.map((p) => p.Name.value),
+});
+
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
   const [row] = await getDb().select().from(pcrs).where(eq(pcrs.id, id));
   if (!row) throw new NotFound("No PCR with this id");

@@ -3,15 +3,11 @@
  * (the same 404/403 as its page), with its attachment list.
  */
 import { Readable } from "node:stream";
-import { z } from "zod";
 import { historyOf } from "~/models/audit.server";
 import { listAttachments, type AttachmentView } from "~/models/attachments.server";
-import { getPcr } from "~/models/pcr.server";
 import { recordPdf } from "~/models/record-pdf.server";
 import { mocPrintRecord, pcrPrintRecord, type PrintAttachment, type PrintRecord } from "~/models/record-print.server";
-import { DomainError } from "~/utils/errors";
-import { pageError, runForPage } from "~/utils/page.server";
-import { requirePageUser } from "./auth.server";
+import { requirePcrForPage } from "./pcr-page.server";
 import { requireMocForPage } from "./moc-page.server";
 
 const KIND_LABEL = { risk_assessment: "Risk assessment", file: "File" } as const;
@@ -34,13 +30,7 @@ export async function mocRecordFor(request: Request, id: string | undefined): Pr
 }
 
 export async function pcrRecordFor(request: Request, id: string | undefined): Promise<PrintRecord> {
-  const user = await requirePageUser(request);
-  const parsed = z.uuid().safeParse(id);
-  const result = await runForPage(() =>
-    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
-  );
-  if (!result.ok) pageError(result.error);
-  const pcr = result.value;
+  const { pcr } = await requirePcrForPage(request, id);
   return pcrPrintRecord(pcr, await historyOf("pcr", pcr._id), forPrint(await listAttachments({ pcrId: pcr._id })));
 }
 

@@ -22,22 +22,16 @@ import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
 import { signPageSchema } from "~/models/pcr.schema";
-import {
-  clonePcr,
-  deletePcr,
-  getPcr,
-  pcrPrincipalsOf,
-  signAsAffectedParty,
-  signPcr,
-  type PcrDocument,
-} from "~/models/pcr.server";
-import { checkCredentials, requirePageUser } from "~/web/auth.server";
+import { clonePcr, deletePcr, pcrPrincipalsOf, signAsAffectedParty, signPcr } from "~/models/pcr.server";
+import { checkCredentials } from "~/web/auth.server";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { pageError, runForPage } from "~/utils/page.server";
+import { runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import chatStyles from "~/styles/chat.css?url";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
+import { requirePcrForPage } from "~/web/pcr-page.server";
+import { pcrAccessOf } from "~/models/pcr.server";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
@@ -45,25 +39,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `PCR ${data.pcr.serial_num} · Change Management` : "PCR · Change Management" },
 ];
 
-async function loadPcr(request: Request, id: string | undefined) {
-  const user = await requirePageUser(request);
-  const parsed = z.uuid().safeParse(id);
-  const result = await runForPage(() =>
-    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
-  );
-  if (!result.ok) pageError(result.error);
-  return { user, pcr: result.value };
-}
-
-const access = (pcr: PcrDocument) => ({
-  originatorId: pcr.originator_id,
-  status: pcr.status,
-  partyIds: pcr.affectedParties.map((p) => p.Name.value),
-});
-
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, pcr } = await loadPcr(request, params.id);
-  const rules = access(pcr);
+  const { user, pcr } = await requirePcrForPage(request, params.id);
+  const rules = pcrAccessOf(pcr);
   const next = pcr.signatures.findIndex((s) => typeof s.Signature !== "string");
   // A delegate signs and comments the slots of the absent holders who delegated to them today.
   const principals = await pcrPrincipalsOf(user);
@@ -100,7 +78,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 const manageSchema = z.object({ intent: z.enum(["clone", "delete"]), confirmed: z.literal("yes").optional() });
 
 export async function action({ request, params }: ActionFunctionArgs) {
-  const { user, pcr } = await loadPcr(request, params.id);
+  const { user, pcr } = await requirePcrForPage(request, params.id);
   const form = await request.formData();
   const here = `/pcrs/${pcr._id}`;
   if (isChatPost(form)) return chatPageAction(form, user, { pcrId: pcr._id }, here);

@@ -1,31 +1,16 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { AttachmentList, AttachmentUpload } from "~/components/attachments";
 import { canAttachToPcr } from "~/models/authz.server";
-import { getPcr } from "~/models/pcr.server";
-import { DomainError } from "~/utils/errors";
-import { pageError, runForPage } from "~/utils/page.server";
 import { attachmentsPageAction, attachmentsPageData } from "~/web/attachments-page.server";
-import { requirePageUser } from "~/web/auth.server";
+import { requirePcrForPage } from "~/web/pcr-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `PCR ${data.serial} attachments · Change Management` : "PCR · Change Management" },
 ];
 
 async function loadPcr(request: Request, id: string | undefined) {
-  const user = await requirePageUser(request);
-  const parsed = z.uuid().safeParse(id);
-  const result = await runForPage(() =>
-    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
-  );
-  if (!result.ok) pageError(result.error);
-  const pcr = result.value;
-  const access = {
-    originatorId: pcr.originator_id,
-    status: pcr.status,
-    partyIds: pcr.affectedParties.map((p) => p.Name.value),
-  };
+  const { user, pcr, access } = await requirePcrForPage(request, id);
   return { user, pcr, canWrite: canAttachToPcr(user, access) };
 }
 

@@ -2,35 +2,23 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
-import { z } from "zod";
 import { PcrForm } from "~/components/pcr-form";
 import { canEditPcr } from "~/models/authz.server";
 import { pcrPageSchema, toPcrInput } from "~/models/pcr.schema";
-import { getPcr, SIGNED_PCR_FROZEN, updatePcr } from "~/models/pcr.server";
-import { requirePageUser } from "~/web/auth.server";
-import { DomainError, Forbidden } from "~/utils/errors";
+import { SIGNED_PCR_FROZEN, updatePcr } from "~/models/pcr.server";
+import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
+import { requirePcrForPage } from "~/web/pcr-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `Edit PCR ${data.pcr.serial_num} · Change Management` : "Edit PCR · Change Management" },
 ];
 
 async function loadEditable(request: Request, id: string | undefined) {
-  const user = await requirePageUser(request);
-  const parsed = z.uuid().safeParse(id);
-  const result = await runForPage(() =>
-    parsed.success ? getPcr(user, parsed.data) : Promise.reject(new DomainError(404, "No such PCR")),
-  );
-  if (!result.ok) pageError(result.error);
-  const pcr = result.value;
-  const rules = {
-    originatorId: pcr.originator_id,
-    status: pcr.status,
-    partyIds: pcr.affectedParties.map((p) => p.Name.value),
-  };
+  const { user, pcr, access: rules } = await requirePcrForPage(request, id);
   if (!canEditPcr(user, rules))
     pageError(new Forbidden("Only the originator (while the PCR is pending) or an admin can edit it."));
   if (pcr.status !== "pending")
