@@ -35,14 +35,23 @@ export const MOCS_WITH_DEPARTMENT = sql`(select m.*,
   join users u on u.id = m.originator_id
   left join moc_forms f on f.moc_id = m.id and f.kind = 'originator')`;
 
+/** The closing verification's action as an SQL literal (a constant of the code, not input). */
+if (MOC_CLOSED_ACTION.includes("'")) throw new Error("MOC_CLOSED_ACTION must stay a plain literal");
+const CLOSED = sql.raw(`'${MOC_CLOSED_ACTION}'`);
+/**
+ * An audit entry `l` that moves a MOC to another step (or completes it). Written exactly as the
+ * predicate of the partial indexes moc_logs_moves_at_idx and moc_logs_moves_moc_idx (db/schema/
+ * mocs.ts), with the action as a literal, so PostgreSQL can prove a query stays inside them: every
+ * read of moc_logs here says MOVES, even where a narrower condition implies it.
+ */
+const MOVES = (l: string) =>
+  sql`(${sql.raw(l)}.from_status is distinct from ${sql.raw(l)}.to_status or ${sql.raw(l)}.action = ${CLOSED})`;
 /** An audit entry `l` that ends a MOC: its decline, or the verification that completed it. */
 const ENDS = (l: string) =>
-  sql`(${sql.raw(l)}.action = ${MOC_CLOSED_ACTION} or (${sql.raw(l)}.to_status = 'decline' and ${sql.raw(l)}.from_status is distinct from 'decline'))`;
-/** An audit entry `l` that moves a MOC to another step (or completes it). */
-const MOVES = (l: string) =>
-  sql`(${sql.raw(l)}.from_status is distinct from ${sql.raw(l)}.to_status or ${sql.raw(l)}.action = ${MOC_CLOSED_ACTION})`;
+  sql`${MOVES(l)} and (${sql.raw(l)}.action = ${CLOSED} or (${sql.raw(l)}.to_status = 'decline' and ${sql.raw(l)}.from_status is distinct from 'decline'))`;
 
-const days = (interval: SQL) => sql`(extract(epoch from ${interval}) / 86400.0)`;
+// date_part, not extract: extract returns numeric, several times slower over thousands of rows.
+const days = (interval: SQL) => sql`(date_part('epoch', ${interval}) / 86400)`;
 /** count, median and 90th percentile of `value` (days), rounded to 2 decimals. */
 const spread = (value: SQL) => sql`count(*)::int as count,
   round((percentile_cont(0.5) within group (order by ${value}))::numeric, 2)::float8 as median,
@@ -73,18 +82,15 @@ export async function computeInsights(
   const now = options.now ?? new Date();
   const today = now.toISOString().slice(0, 10);
   const asOf = filter.to < today ? filter.to : today;
-  const b: Bounds = {
-    from: filter.from,
-    to: filter.to,
-    asOf,
-    mocs: filter.department
-      ? sql`(select * from ${MOCS_WITH_DEPARTMENT} d where d.department = ${filter.department})`
-      : sql`mocs`,
-  };
   const compute = async (tx: Executor): Promise<InsightsFigures> => {
-    // These statements' estimated costs pass jit_above_cost, yet they run in milliseconds: JIT
-    // compiling them took 2-3 s (docs/performance.md). Off for this transaction only.
-    await tx.execute(sql`set local jit = off`);
+    // These statements' estimated costs pass jit_above_cost and the parallel thresholds, yet they
+    // run in milliseconds: JIT compiling them took 2-3 s, and parallel workers each rebuilt the same
+    // hash tables for longer than the scan they shared (docs/performance.md). Both off for this
+    // transaction only, in one statement.
+    await tx.execute(
+      sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`,
+    );
+    const b: Bounds = { from: filter.from, to: filter.to, asOf, mocs: await mocsOf(tx, filter.department) };
     const monthly = await monthlyFlow(tx, b);
     const steps = await stepTimes(tx, b);
     const departments = await departmentFigures(tx, b, filter.department);
@@ -119,6 +125,18 @@ export async function computeInsights(
     : getDb().transaction(compute, { isolationLevel: "repeatable read", accessMode: "read only" });
 }
 
+/**
+ * The MOCs to count: all, or one department's. A department's MOCs are found once (its rule needs
+ * every MOC's Part A, a join over the whole table) and every figure then reads them by id, rather
+ * than each statement working the department out again for every MOC.
+ */
+async function mocsOf(db: Executor, department: string | null): Promise<SQL> {
+  if (!department) return sql`mocs`;
+  const [row] = await db.execute<{ ids: string }>(sql`
+    select coalesce(array_agg(d.id), '{}')::text as ids from ${MOCS_WITH_DEPARTMENT} d where d.department = ${department}`);
+  return sql`(select m.*, ${department}::text as department from mocs m where m.id = any(${row!.ids}::uuid[]))`;
+}
+
 // The period's bounds as timestamptz: UTC midnight of `from`, and of the day after `to`.
 const start = (b: Bounds) => sql`(${b.from}::date::timestamp at time zone 'UTC')`;
 const endOf = (day: string) => sql`((${day}::date + 1)::timestamp at time zone 'UTC')`;
@@ -126,9 +144,14 @@ const endOf = (day: string) => sql`((${day}::date + 1)::timestamp at time zone '
 /**
  * Per UTC month of the period (cut to the period at its edges): MOCs opened (created), completed
  * (the closing verification), declined, and open at the month's end. Open at a moment = created
- * before it and not ended before it: the MOCs open now, plus those that ended since.
+ * before it and not ended before it: the MOCs open now, plus those that ended since. In one pass
+ * over the period's creations and ends, each counted in its month: open at a month's end is the
+ * MOCs open now created before the period, plus a running sum of per-month changes (a MOC open
+ * now counts from the month it was created; one that ended since counts from the month it was
+ * created, or the period's first, until the month it ended).
  */
 async function monthlyFlow(db: Executor, b: Bounds) {
+  const firstMonth = sql`date_trunc('month', ${b.from}::date::timestamp)`;
   const rows = await db.execute<{
     month: string;
     opened: number;
@@ -136,33 +159,36 @@ async function monthlyFlow(db: Executor, b: Bounds) {
     declined: number;
     open_at_end: number;
   }>(sql`
-    with months as (
-      select to_char(g, 'YYYY-MM') as month,
-             greatest(g at time zone 'UTC', ${start(b)}) as s,
-             least((g + interval '1 month') at time zone 'UTC', ${endOf(b.to)}) as e
-      from generate_series(date_trunc('month', ${b.from}::date::timestamp), ${b.to}::date::timestamp, interval '1 month') g
+    with months as materialized (
+      select g as m, to_char(g, 'YYYY-MM') as month
+      from generate_series(${firstMonth}, ${b.to}::date::timestamp, interval '1 month') g
     ),
     ended as materialized (
-      select l.at, l.to_status = 'decline' as declined, m.created_at
+      select date_trunc('month', l.at at time zone 'UTC') as m_end,
+             date_trunc('month', m.created_at at time zone 'UTC') as m_created,
+             l.at < ${endOf(b.to)} as in_period, l.to_status = 'decline' as declined
       from moc_logs l join ${b.mocs} m on m.id = l.moc_id
       where l.at >= ${start(b)} and ${ENDS("l")} and not m.is_deleted
     ),
-    created as materialized (
-      select m.created_at, not m.completed and m.status <> 'decline' as open_now
+    flows as (
+      select date_trunc('month', m.created_at at time zone 'UTC') as m, count(*) as opened,
+        count(*) filter (where not m.completed and m.status <> 'decline') as open_delta, 0 as completed, 0 as declined
       from ${b.mocs} m
       where not m.is_deleted and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)}
-    ),
-    open_before as (
-      select count(*) as n from ${b.mocs} m
-      where not m.is_deleted and not m.completed and m.status <> 'decline' and m.created_at < ${start(b)}
+      group by 1
+      union all
+      select x.m_end, 0, -count(*), count(*) filter (where not x.declined), count(*) filter (where x.declined)
+      from ended x where x.in_period group by 1
+      union all
+      select greatest(x.m_created, ${firstMonth}), 0, count(*), 0, 0 from ended x group by 1
     )
-    select mo.month,
-      (select count(*) from created c where c.created_at >= mo.s and c.created_at < mo.e)::int as opened,
-      (select count(*) from ended x where x.at >= mo.s and x.at < mo.e and not x.declined)::int as completed,
-      (select count(*) from ended x where x.at >= mo.s and x.at < mo.e and x.declined)::int as declined,
-      ((select n from open_before) + (select count(*) from created c where c.open_now and c.created_at < mo.e)
-        + (select count(*) from ended x where x.at >= mo.e and x.created_at < mo.e))::int as open_at_end
-    from months mo order by mo.month`);
+    select mo.month, coalesce(sum(f.opened), 0)::int as opened,
+      coalesce(sum(f.completed), 0)::int as completed, coalesce(sum(f.declined), 0)::int as declined,
+      ((select count(*) from ${b.mocs} m
+        where not m.is_deleted and not m.completed and m.status <> 'decline' and m.created_at < ${start(b)})
+        + sum(coalesce(sum(f.open_delta), 0)) over (order by mo.m))::int as open_at_end
+    from months mo left join flows f on f.m = mo.m
+    group by mo.m, mo.month order by mo.m`);
   return [...rows].map((r) => ({
     month: r.month,
     opened: r.opened,
@@ -176,23 +202,24 @@ async function monthlyFlow(db: Executor, b: Bounds) {
  * Days spent in each step, for the stays that ended in the period: from the audit entry that
  * moved the MOC into a step to the next one that moved it on (a decline, a return and the closing
  * verification end a stay too). Status b entered from implementation is the deviation/extension
- * decision, not the implementer's assessment.
+ * decision, not the implementer's assessment. Each MOC moved in the period has its moves read once
+ * in order (moc_logs_moves_moc_idx) and paired with the one before by a window, rather than a
+ * look-up of the previous entry for every entry.
  */
 async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["steps"]> {
   const rows = await db.execute<{ step: InsightStep } & Spread>(sql`
     select s.step, ${spread(sql`s.days`)}
     from (
-      select prev.step, ${days(sql`l.at - prev.at`)} as days
+      select lag(case when l.to_status = 'b' and l.from_status = 'e' then 'deviation' else l.to_status end) over w as step,
+        ${days(sql`l.at - lag(l.at) over w`)} as days, l.at
       from moc_logs l
-      join ${b.mocs} m on m.id = l.moc_id
-      cross join lateral (
-        select p.at, case when p.to_status = 'b' and p.from_status = 'e' then 'deviation' else p.to_status end as step
-        from moc_logs p
-        where p.moc_id = l.moc_id and p.at < l.at and ${MOVES("p")}
-        order by p.at desc limit 1
-      ) prev
-      where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and ${MOVES("l")} and not m.is_deleted
+      where ${MOVES("l")} and l.at < ${endOf(b.to)}
+        and l.moc_id in (
+          select p.moc_id from moc_logs p join ${b.mocs} m on m.id = p.moc_id
+          where ${MOVES("p")} and p.at >= ${start(b)} and p.at < ${endOf(b.to)} and not m.is_deleted)
+      window w as (partition by l.moc_id order by l.at, l.seq)
     ) s
+    where s.at >= ${start(b)} and s.step is not null
     group by s.step`);
   const byStep = new Map([...rows].map((r) => [r.step, r]));
   return INSIGHT_STEPS.map((step) => {
@@ -213,24 +240,25 @@ async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["step
  * by how their target date stands then, in the reminders' urgency bands.
  */
 async function departmentFigures(db: Executor, b: Bounds, department: string | null) {
-  const only = department ? sql`and m.department = ${department}` : sql``;
+  // One department's MOCs carry their department already; all of them need it worked out.
+  const source = department ? b.mocs : MOCS_WITH_DEPARTMENT;
   const closed = await db.execute<{ department: string; completed: number; on_time: number }>(sql`
     select x.department, count(*)::int as completed,
       (count(*) filter (where (x.at at time zone 'UTC')::date <= x.target_date))::int as on_time
     from (
       select m.department, l.at, m.target_date
-      from moc_logs l join ${MOCS_WITH_DEPARTMENT} m on m.id = l.moc_id
-      where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and l.action = ${MOC_CLOSED_ACTION} and not m.is_deleted ${only}
+      from moc_logs l join ${source} m on m.id = l.moc_id
+      where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and ${MOVES("l")} and l.action = ${CLOSED} and not m.is_deleted
     ) x
     group by x.department`);
   // Open on the as-of day: open now, or ended after it. Both halves are small (the open MOCs through
-  // mocs_target_date_idx, the recent ends through moc_logs_at_idx), whatever the history's length.
+  // mocs_target_date_idx, the recent ends through moc_logs_moves_at_idx), whatever the history's length.
   const bands = await db.execute<{ department: string; band: OverdueBand; n: number }>(sql`
     select x.department, x.band, count(*)::int as n
     from (
       select m.department,
         case when m.target_date < ${b.asOf}::date - 14 then 'OVERDUE_LONG' ${urgencyCases(b.asOf)} end as band
-      from ${MOCS_WITH_DEPARTMENT} m
+      from ${source} m
       where m.id in (
           select m.id from mocs m
           where not m.is_deleted and not m.completed and m.status <> 'decline'
@@ -238,7 +266,7 @@ async function departmentFigures(db: Executor, b: Bounds, department: string | n
           union
           select l.moc_id from moc_logs l join mocs m on m.id = l.moc_id
           where l.at >= ${endOf(b.asOf)} and ${ENDS("l")} and m.target_date <= ${b.asOf}::date + 30)
-        and not m.is_deleted and m.created_at < ${endOf(b.asOf)} ${only}
+        and not m.is_deleted and m.created_at < ${endOf(b.asOf)}
     ) x
     where x.band is not null
     group by x.department, x.band`);
@@ -282,7 +310,7 @@ async function deviationFigures(db: Executor, b: Bounds): Promise<InsightsFigure
     from moc_logs l
     join ${b.mocs} m on m.id = l.moc_id
     cross join lateral (values ('deviation', m.deviations->'deviation'), ('extension', m.deviations->'extension')) t(type, item)
-    where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and l.from_status = 'e' and l.to_status = 'b'
+    where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and ${MOVES("l")} and l.from_status = 'e' and l.to_status = 'b'
       and not m.is_deleted and jsonb_typeof(t.item) = 'object' and (t.item->>'requested')::boolean
     group by t.type`);
   return (["deviation", "extension"] as const).map((type) => {

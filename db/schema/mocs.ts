@@ -275,7 +275,15 @@ export const mocLogs = pgTable(
   (t) => [
     index("moc_logs_moc_idx").on(t.mocId, t.at),
     uniqueIndex("moc_logs_moc_seq_key").on(t.mocId, t.seq),
-    // The insight figures (app/models/insights.server.ts) read a period's entries by time.
-    index("moc_logs_at_idx").on(t.at),
+    // The insight figures (app/models/insights.server.ts) read the entries that move a MOC (to
+    // another step, a decline, or its closing verification: MOVES there) by time, and by MOC for
+    // the stay that each one ends. Partial, as most entries move nothing (plan edits, attachments,
+    // assignments); every column the figures read is in the key, so the heap is never visited.
+    index("moc_logs_moves_at_idx")
+      .on(t.at, t.mocId, t.fromStatus, t.toStatus, t.action)
+      .where(sql`${t.fromStatus} is distinct from ${t.toStatus} or ${t.action} = 'Verified and closed'`),
+    index("moc_logs_moves_moc_idx")
+      .on(t.mocId, t.at, t.seq, t.fromStatus, t.toStatus)
+      .where(sql`${t.fromStatus} is distinct from ${t.toStatus} or ${t.action} = 'Verified and closed'`),
   ],
 );

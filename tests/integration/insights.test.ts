@@ -27,6 +27,7 @@ import * as deleteRoute from "~/routes/api+/deleteMoC";
 import * as reviewRoute from "~/routes/api+/year-end-review";
 import { pullReviewInsights } from "~/models/review.server";
 import { sendDueReminders } from "~/models/reminder.server";
+import { MOC_CLOSED_ACTION } from "~/models/moc-steps.server";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
@@ -437,5 +438,17 @@ describe("the year-end review", () => {
     const moved = await as(cast.hseq, "PUT", { ...read.body.data, year: 2024, moc_summary: null }, { id });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.body.data.moc_summary.insights).toBeUndefined();
+  });
+});
+
+describe("the indexes the figures read", () => {
+  it("the partial indexes on moving audit entries name the closing action the code writes", async () => {
+    // The figures say MOVES with the action as a literal so PostgreSQL can prove a query stays
+    // inside these indexes; a renamed action would silently fall back to reading every entry.
+    const rows = await getDb().execute<{ indexdef: string }>(
+      sql`select indexdef from pg_indexes where indexname in ('moc_logs_moves_at_idx', 'moc_logs_moves_moc_idx')`,
+    );
+    expect(rows.length).toBe(2);
+    for (const row of rows) expect(row.indexdef).toContain(`'${MOC_CLOSED_ACTION}'`);
   });
 });
