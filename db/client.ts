@@ -41,7 +41,36 @@ function connect(): Client {
         }
       : {}),
   });
-  return { sql, db: drizzle(sql, { schema }), url };
+  return { sql, db: drizzle(preparing(sql), { schema }), url };
+}
+
+/**
+ * The client drizzle talks through, with every statement a prepared one. Drizzle asks postgres.js
+ * for an unnamed statement unless a query is given a name, and postgres.js then spends two round
+ * trips on each statement with parameters (Parse and Describe, wait; Bind and Execute, wait), and
+ * PostgreSQL parses and plans it every time. Prepared, a statement seen before on the connection
+ * is one round trip, parsed once and planned as PostgreSQL's plan cache decides (docs/performance.md,
+ * "The pipeline step"). Each connection keeps its statements until it closes: idle ones after
+ * 20 s, and every one within an hour (postgres.js's `max_lifetime`), which bounds what they hold.
+ */
+export function preparing(sql: postgres.Sql): postgres.Sql {
+  return new Proxy(sql, {
+    get(target, key, receiver) {
+      if (key === "unsafe") {
+        return (query: string, params?: never[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(query, params, { ...options, prepare: true });
+      }
+      if (key === "begin" || key === "savepoint") {
+        // A transaction's (or savepoint's) own client, handed to the callback, prepares too.
+        return (...args: unknown[]) => {
+          const callback = args.at(-1) as (tx: postgres.Sql) => unknown;
+          const run = (target as unknown as Record<string, (...a: unknown[]) => unknown>)[key]!;
+          return run.call(target, ...args.slice(0, -1), (tx: postgres.Sql) => callback(preparing(tx)));
+        };
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
 }
 
 export function getClient(): Client {
