@@ -52,6 +52,20 @@ export async function insertMocs(
   sql: postgres.Sql,
   options: { from: number; to: number; mode: "mix" | "hseq-pool" },
 ): Promise<void> {
+  // At most 10,000 MOCs per transaction: the audit trail's chain trigger takes an advisory lock per
+  // MOC (migration 0010), and 100,000 of them in one transaction overflow the lock table.
+  for (let from = options.from; from <= options.to; from += 10_000) {
+    await insertMocSlice(sql, { ...options, from, to: Math.min(options.to, from + 9_999) });
+  }
+  // A database in service has been vacuumed by autovacuum; a freshly loaded one has not. Vacuum
+  // it, so the visibility map lets index-only scans skip the heap as they would in production.
+  await sql`vacuum (analyze)`;
+}
+
+async function insertMocSlice(
+  sql: postgres.Sql,
+  options: { from: number; to: number; mode: "mix" | "hseq-pool" },
+): Promise<void> {
   const pool = options.mode === "hseq-pool";
   await sql.begin(async (tx) => {
     // One row per MOC with everything the inserts below need. `p` is how far the workflow got:
@@ -244,9 +258,6 @@ export async function insertMocs(
                               when deviation then 6 else p end as steps from bm) s,
            generate_series(1, greatest(3, s.steps)) j`;
   });
-  // A database in service has been vacuumed by autovacuum; a freshly loaded one has not. Vacuum
-  // it, so the visibility map lets index-only scans skip the heap as they would in production.
-  await sql`vacuum (analyze)`;
 }
 
 /** Ids of MOCs at c waiting for the HSEQ review, newest first (the pool the pipeline step uses). */

@@ -86,7 +86,10 @@ export async function startServer(options: { databaseUrl: string; port: number }
   delete env.RESEND_API_KEY;
   delete env.ADMIN_EMAIL;
   delete env.ADMIN_PASSWORD;
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "app/server/main.ts"], {
+  // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (open it in
+  // Chrome's DevTools), to see where a scenario's time goes.
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, "--import", "tsx", "app/server/main.ts"], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
