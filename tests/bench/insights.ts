@@ -11,6 +11,7 @@ import postgres from "postgres";
 import { DEPARTMENTS } from "../../db/schema/enums";
 import * as schema from "../../db/schema";
 import { migrateDatabase } from "../../db/migrate";
+import { preparing } from "../../db/client";
 import { computeInsights } from "../../app/models/insights.server";
 import { insertInsightExtras, insertMocs, insertUsers } from "./data";
 
@@ -37,7 +38,8 @@ try {
     `seeded ${counts!.mocs} MOCs, ${counts!.logs} audit entries, ${counts!.reminders} reminders, ${counts!.pcrs} PCRs` +
       ` in ${round((performance.now() - t) / 1000)} s`,
   );
-  const db = drizzle(client, { schema });
+  // Through the same prepared-statement client the server uses (db/client.ts).
+  const db = drizzle(preparing(client), { schema });
   const today = new Date().toISOString().slice(0, 10);
   const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
   for (const department of [null, ...DEPARTMENTS]) {
