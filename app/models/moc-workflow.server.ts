@@ -35,19 +35,31 @@ import { recordSignature } from "./audit.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
 
+type StateRow = {
+  deviations: ExtentionsAndDeviations | null;
+  temporary: TemporaryChange | null;
+  implementer_submitted: boolean;
+};
+
+/** What opens and closes steps besides the status, as the tables hold it now. */
+async function readStateRow(db: Executor, mocId: string): Promise<StateRow | undefined> {
+  const [row] = await db.execute<StateRow>(sql`
+    select m.deviations, m.temporary, exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer'
+      and f.submitted_at is not null) as implementer_submitted
+    from mocs m where m.id = ${mocId}`);
+  return row;
+}
+
 /** What opens and closes steps, read from the tables (inside the step's transaction). */
 export async function loadMocState(
   db: Executor,
   moc: { id: string; status: string; completed: boolean; isDeleted: boolean },
 ): Promise<MocState> {
-  const [row] = await db.execute<{
-    deviations: ExtentionsAndDeviations | null;
-    temporary: TemporaryChange | null;
-    implementer_submitted: boolean;
-  }>(sql`
-    select m.deviations, m.temporary, exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer'
-      and f.submitted_at is not null) as implementer_submitted
-    from mocs m where m.id = ${moc.id}`);
+  return stateOf(moc, await readStateRow(db, moc.id));
+}
+
+/** What opens and closes steps, from the MOC's row fields and its state row. */
+function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }, row: StateRow | undefined): MocState {
   return {
     status: moc.status,
     completed: moc.completed,
@@ -72,7 +84,10 @@ export async function runStep<S extends MocStep>(
 ): Promise<MocDocument> {
   const definition = STEPS[step] as unknown as StepDefinition<z.ZodType<StepInput<S>>>;
   return getDb().transaction(async (tx) => {
-    const moc = await loadMocAccess(mocId, tx, { lock: true });
+    // Statements that do not need each other's answers go in one flight: postgres.js pipelines
+    // them on the transaction's connection, in order, so each group costs one round trip. The
+    // state is read after the lock is granted, so it is the state this step decides on.
+    const [moc, stateBefore] = await Promise.all([loadMocAccess(mocId, tx, { lock: true }), readStateRow(tx, mocId)]);
     if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
     const principals = mayAct(step, actor, moc)
       ? []
@@ -90,37 +105,10 @@ export async function runStep<S extends MocStep>(
     const onBehalfOf = acting.onBehalfOf as PublicUser | null;
     // The acting person writes; messages name them as acting for the absent person.
     const as = onBehalfOf ? { ...actor, name: `${actor.name} on behalf of ${onBehalfOf.name}` } : actor;
-    const closed = whyClosed(step, await loadMocState(tx, moc), (status) => mocStatusLabel(status).toLowerCase());
+    const closed = whyClosed(step, stateOf(moc, stateBefore), (status) => mocStatusLabel(status).toLowerCase());
     if (closed) throw new Conflict(closed);
     const now = new Date();
     const outcome = await definition.apply({ tx, actor: as, moc, input, now });
-    // The conditional update: only from the status this step started from.
-    const moved = await tx
-      .update(mocs)
-      .set({ ...outcome.changes, status: outcome.to, updatedAt: now })
-      .where(and(eq(mocs.id, moc.id), eq(mocs.status, moc.status as MocStatus), eq(mocs.completed, moc.completed)))
-      .returning({ id: mocs.id });
-    if (moved.length !== 1) throw new Conflict("This MOC changed meanwhile; reload it and try again");
-    await appendLog(tx, {
-      mocId: moc.id,
-      userId: actor._id,
-      action: outcome.action,
-      from: moc.status,
-      to: outcome.to,
-      comment: outcome.comment ?? null,
-      onBehalfOf: onBehalfOf?._id ?? null,
-    });
-    if (definition.signs && outcome.meaning) {
-      await recordSignature(tx, {
-        kind: "moc",
-        recordId: moc.id,
-        signer: actor,
-        role: definition.signs(onBehalfOf ?? actor, moc),
-        onBehalfOf,
-        meaning: outcome.meaning,
-        at: now,
-      });
-    }
     // Each email links its reader to where they act next: the step form now waiting, when they
     // may submit it, else the record.
     const changed = outcome.changes ?? {};
@@ -133,7 +121,39 @@ export async function runStep<S extends MocStep>(
       hseqId: changed.hseqId ?? moc.hseqId,
       verifierId: changed.verifierId ?? moc.verifierId,
     };
-    const waiting = stepWaiting(await loadMocState(tx, { ...moc, ...after }));
+    // One flight: the conditional status move (only from the status this step started from), its
+    // audit entry, the decision's signature manifestation, and the state after them. A move that
+    // finds the MOC changed meanwhile throws below, and the transaction takes all of them back.
+    const [moved, , , stateAfter] = await Promise.all([
+      tx
+        .update(mocs)
+        .set({ ...outcome.changes, status: outcome.to, updatedAt: now })
+        .where(and(eq(mocs.id, moc.id), eq(mocs.status, moc.status as MocStatus), eq(mocs.completed, moc.completed)))
+        .returning({ id: mocs.id }),
+      appendLog(tx, {
+        mocId: moc.id,
+        userId: actor._id,
+        action: outcome.action,
+        from: moc.status,
+        to: outcome.to,
+        comment: outcome.comment ?? null,
+        onBehalfOf: onBehalfOf?._id ?? null,
+      }),
+      definition.signs && outcome.meaning
+        ? recordSignature(tx, {
+            kind: "moc",
+            recordId: moc.id,
+            signer: actor,
+            role: definition.signs(onBehalfOf ?? actor, moc),
+            onBehalfOf,
+            meaning: outcome.meaning,
+            at: now,
+          })
+        : null,
+      readStateRow(tx, moc.id),
+    ]);
+    if (moved.length !== 1) throw new Conflict("This MOC changed meanwhile; reload it and try again");
+    const waiting = stepWaiting(stateOf({ ...moc, ...after }, stateAfter));
     const linkFor = (reader: Actor) =>
       waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
     for (const notice of outcome.notices ?? []) {
