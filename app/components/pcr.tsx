@@ -30,6 +30,8 @@ export type SlotView = {
   meaning: string;
   signer: string | null;
   position: string | null;
+  /** The absent holder a delegate signed for, by name. */
+  actingFor: string | null;
   signature: unknown;
   signatureDate: string | null;
   comments: string;
@@ -56,6 +58,12 @@ export function SignatureBlock({ slot }: { slot: SlotView }) {
             <dd>{slot.signer ?? "—"}</dd>
             <dt>Position</dt>
             <dd>{slot.position ?? "—"}</dd>
+            {slot.actingFor ? (
+              <>
+                <dt>Signed as</dt>
+                <dd>{`acting ${slot.title}, on behalf of ${slot.actingFor}`}</dd>
+              </>
+            ) : null}
             <dt>Signed</dt>
             <dd>{slot.signatureDate ? formatDateTime(slot.signatureDate) : "—"}</dd>
           </dl>

@@ -148,6 +148,10 @@ export const seesAllPcrs = (actor: Actor) =>
 export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
   seesAllPcrs(actor) || pcr.originatorId === actor._id || pcr.partyIds.includes(actor._id);
 
+/** `canViewPcr`, or through an absent person the actor stands in for today (to sign their slot). */
+export const canViewPcrAs = (actor: Actor, pcr: PcrAccess, principals: readonly Actor[]) =>
+  canViewPcr(actor, pcr) || principals.some((p) => canViewPcr(p, pcr));
+
 /** PUT and DELETE /api/pcr: the originator while pending, or an admin. */
 export const canEditPcr = (actor: Actor, pcr: PcrAccess) =>
   isAdmin(actor) || (pcr.originatorId === actor._id && pcr.status === "pending");

@@ -13,7 +13,8 @@ import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { chatMessages, chatRooms, pcrs, users } from "#db/schema";
 import { getDb, preparedOnce, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
-import { canViewMoc, canViewPcr, type Actor, type MocAccess, type PcrAccess } from "./authz.server";
+import { canViewMocAs, canViewPcrAs, type Actor, type MocAccess, type PcrAccess } from "./authz.server";
+import { principalsOf } from "./delegation.server";
 import { CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
 import { USER_JSON } from "#db/moc-document";
 import { uuid } from "./moc.schema";
@@ -111,22 +112,28 @@ export async function findRoom(ref: RoomRef, db: Executor = getDb()): Promise<Ch
   return room;
 }
 
-/** Whoever may see the record may read and write its room. */
-export function assertCanUseRoom(actor: Actor, room: ChatRoom): void {
-  if (room.kind === "moc") {
-    if (room.access.isDeleted) throw new NotFound(GONE);
-    if (!canViewMoc(actor, room.access)) {
-      throw new Forbidden("You are not involved in this MOC, so you cannot read or write its chat");
-    }
-  } else if (!canViewPcr(actor, room.access)) {
-    throw new Forbidden("You have no access to this PCR, so you cannot read or write its chat");
-  }
+/**
+ * Whoever may see the record may read and write its room: a delegate too, in the period, for the
+ * records of the absent person they stand in for (as the record's page lets them see it). The
+ * delegation is looked up only when the actor's own rights do not suffice.
+ */
+export async function assertCanUseRoom(actor: Actor, room: ChatRoom, db: Executor = getDb()): Promise<void> {
+  if (room.kind === "moc" && room.access.isDeleted) throw new NotFound(GONE);
+  const may = (principals: readonly Actor[]) =>
+    room.kind === "moc" ? canViewMocAs(actor, room.access, principals) : canViewPcrAs(actor, room.access, principals);
+  if (may([])) return;
+  if (may(await principalsOf(db, actor._id, new Date().toISOString().slice(0, 10)))) return;
+  throw new Forbidden(
+    room.kind === "moc"
+      ? "You are not involved in this MOC, so you cannot read or write its chat"
+      : "You have no access to this PCR, so you cannot read or write its chat",
+  );
 }
 
 /** The room named by `ref`, if the actor may use it: 404 or 403 otherwise. */
 export async function openRoom(actor: Actor, ref: RoomRef): Promise<ChatRoom> {
   const room = await findRoom(ref);
-  assertCanUseRoom(actor, room);
+  await assertCanUseRoom(actor, room);
   return room;
 }
 
@@ -173,7 +180,7 @@ export async function messagesAfter(
   room: ChatRoom,
   after: number,
 ): Promise<{ messages: ChatMessageView[]; more: boolean }> {
-  assertCanUseRoom(actor, room);
+  await assertCanUseRoom(actor, room);
   const rows = await messagesAfterQuery().execute({ chatId: room.chatId, after });
   return { messages: rows.map(toView), more: rows.length === CHAT_POLL_BATCH };
 }
@@ -187,7 +194,7 @@ export async function latestMessages(
   room: ChatRoom,
   options: { before?: number } = {},
 ): Promise<{ messages: ChatMessageView[]; hasOlder: boolean }> {
-  assertCanUseRoom(actor, room);
+  await assertCanUseRoom(actor, room);
   const where =
     options.before === undefined
       ? eq(chatMessages.chatId, room.chatId)
@@ -261,7 +268,7 @@ export async function postMessage(
   }
   return getDb().transaction(async (tx) => {
     const room = "kind" in target ? target : await findRoom(target, tx);
-    assertCanUseRoom(actor, room);
+    await assertCanUseRoom(actor, room, tx);
     // Queue behind other writers to this room, so `seq` follows commit order (see the top).
     const locked = await tx
       .select({ id: chatRooms.id })

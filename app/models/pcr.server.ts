@@ -23,6 +23,7 @@ import { sanitizeRichText } from "~/utils/sanitize.server";
 import {
   canEditPcr,
   canViewPcr,
+  canViewPcrAs,
   holdsPcrRole,
   isAdmin,
   pcrListScope,
@@ -182,7 +183,7 @@ export const pcrPrincipalsOf = async (actor: { _id: string }, db: Executor = get
 
 /** `canViewPcr`, or a delegate of someone who may view it (to sign their slot). */
 async function mayViewPcr(db: Executor, actor: PublicUser, rules: PcrAccess): Promise<boolean> {
-  return canViewPcr(actor, rules) || (await pcrPrincipalsOf(actor, db)).some((p) => canViewPcr(p, rules));
+  return canViewPcr(actor, rules) || canViewPcrAs(actor, rules, await pcrPrincipalsOf(actor, db));
 }
 
 /** What the authorization rules read of a PCR document (authz.server.ts `PcrAccess`). */

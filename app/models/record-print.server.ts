@@ -106,7 +106,8 @@ export const RECONSTRUCTED_HISTORY = "Before the audit trail: reconstructed from
 
 /** A stored signature manifestation as a block: the printed name and position at the time of signing. */
 const manifestationBlock = (m: SignatureManifestationJson, extra: Partial<PrintSignature> = {}): PrintSignature => ({
-  role: m.role,
+  // A delegate's signature says whom it was given for: "acting Approver, on behalf of B".
+  role: m.onBehalfOf ? `${m.role}, on behalf of ${m.onBehalfOf.name}` : m.role,
   name: m.printedName,
   position: m.position ?? m.role,
   at: m.signedAt,
@@ -179,7 +180,10 @@ function mocSignatures(doc: MocDocument): PrintSignature[] {
 function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
   const unused = [...pcr.signatureManifestations];
   const take = (role: string, signerId: string | null | undefined) => {
-    const index = unused.findIndex((m) => m.role === role && (!signerId || m.signerId === signerId));
+    // The holder's own signature, or their delegate's ("acting <role>").
+    const index = unused.findIndex(
+      (m) => (m.role === role || m.role === `acting ${role}`) && (!signerId || m.signerId === signerId),
+    );
     return index < 0 ? null : unused.splice(index, 1)[0]!;
   };
   const stateOf = (signature: unknown): PrintSignature["state"] =>

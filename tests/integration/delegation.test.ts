@@ -18,6 +18,9 @@ import {
 import { pendingActions } from "~/models/actions.server";
 import { delegatedPcrSignatures } from "~/models/pcr.server";
 import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit.server";
+import { latestMessages, openRoom, postMessage } from "~/models/chat.server";
+import type { PcrDocument } from "~/models/pcr.server";
+import { recordSignatures } from "~/models/record-print.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid } from "~/utils/errors";
@@ -165,6 +168,32 @@ describe("acting for the absent person", () => {
     expect((await read(later)).status).toBe(403);
   });
 
+  it("the chat rooms of the absent person's MOC and PCR open to their delegate, in the period only", async () => {
+    // The record's page shows its room: a delegate who may open the page must get the room too
+    // (it answered 500 on the PCR page before, found by tests/e2e/delegation-pcr.spec.ts).
+    const cast = await makeCast();
+    const deputy = await makeUser({ name: "Rita Deputy", department: "fleet" });
+    const later = await makeUser({ department: "fleet" });
+    await createDelegation(cast.approver, period(cast.approver, deputy));
+    await createDelegation(cast.approver, period(cast.approver, later, daysFromToday(8), daysFromToday(12)));
+    const moc = await mocAt("d", cast);
+    await postMessage(deputy, { mocId: moc._id }, { message: "Reading up before I decide for the approver" });
+    const mocRoom = await openRoom(deputy, { mocId: moc._id });
+    expect((await latestMessages(deputy, mocRoom)).messages.map((m) => m.message)).toEqual([
+      "Reading up before I decide for the approver",
+    ]);
+    await expect(openRoom(later, { mocId: moc._id })).rejects.toBeInstanceOf(Forbidden);
+
+    const holders = await makeHolders("room");
+    const [firstRole] = POSITION_ROLES;
+    const stranger = await makeUser({ department: "fleet" });
+    await createDelegation(holders[firstRole!], period(holders[firstRole!], stranger));
+    const pcr = await createPcrOk(await makeUser({ department: "fleet" }));
+    const pcrRoom = await openRoom(stranger, { pcrId: pcr._id });
+    expect((await latestMessages(stranger, pcrRoom)).messages).toEqual([]);
+    await expect(openRoom(later, { pcrId: pcr._id })).rejects.toBeInstanceOf(Forbidden);
+  });
+
   it("four eyes on the delegate: the MOC's implementer cannot approve it on the approver's behalf", async () => {
     const cast = await makeCast();
     await createDelegation(cast.approver, period(cast.approver, cast.implementer));
@@ -284,6 +313,15 @@ describe("delegation and the records people can trust (docs/decisions/021-record
     expect((await historyOf("pcr", doc._id)).at(-1)!.action).toBe(
       `Signed as acting ${secondRole}, on behalf of ${holders[secondRole!].name}`,
     );
+    // The print view and PDF show the slot from its stored manifestation, not as reconstructed.
+    const printed = recordSignatures({ kind: "pcr", pcr: signed as PcrDocument, trail: [] });
+    expect(printed[2]).toMatchObject({
+      name: deputy.name,
+      role: `acting ${secondRole}, on behalf of ${holders[secondRole!].name}`,
+      state: "signed",
+      reconstructed: null,
+    });
+    expect(printed).toHaveLength(POSITION_ROLES.length + 1);
     // The delegate signed one slot: not another one, even for someone else who delegated to them.
     await createDelegation(holders[thirdRole!], period(holders[thirdRole!], deputy));
     const again = await sign(deputy, doc._id, thirdRole!);

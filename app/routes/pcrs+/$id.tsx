@@ -240,9 +240,12 @@ export default function PcrPage() {
   } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
-  // The stored manifestation of each signature (printed name, position, meaning, UTC time) when there is one.
+  // The stored manifestation of each signature (printed name, position, meaning, UTC time) when there
+  // is one: the holder's, or their delegate's ("acting <role>", on behalf of the holder).
   const manifestation = (role: string, signerId: string | null | undefined) =>
-    pcr.signatureManifestations.find((m) => m.role === role && (!signerId || m.signerId === signerId));
+    pcr.signatureManifestations.find(
+      (m) => (m.role === role || m.role === `acting ${role}`) && (!signerId || m.signerId === signerId),
+    );
   const slots: SlotView[] = pcr.signatures.map((s, i) => {
     const m = typeof s.Signature === "string" ? manifestation(s.Name, s.signedBy?._id) : undefined;
     return {
@@ -251,7 +254,11 @@ export default function PcrPage() {
       meaning: m ? capitalise(m.meaning) : `Reviewed and approved as ${s.Name}`,
       signer:
         m?.printedName ?? s.signedBy?.name ?? (s.Name === "Change Originator" ? (pcr.originator?.name ?? null) : null),
-      position: m?.position ?? (s.Name === "Change Originator" ? "Change Originator" : s.Name),
+      // The signer's position as they signed (else the slot's); a delegate's own, never the slot's.
+      position: m?.onBehalfOf
+        ? m.position
+        : (m?.position ?? (s.Name === "Change Originator" ? "Change Originator" : s.Name)),
+      actingFor: m?.onBehalfOf?.name ?? null,
       signature: s.Signature,
       signatureDate: m?.signedAt ?? s.signatureDate,
       comments: s.Comments,
@@ -268,6 +275,7 @@ export default function PcrPage() {
         : "Reviewed as an affected party",
     signer: p.user?.name ?? null,
     position: p.user ? `${departmentLabel(p.user.department)}${p.user.position ? `, ${p.user.position}` : ""}` : null,
+    actingFor: null,
     signature: p.Signature,
     signatureDate: p.signatureDate,
     comments: p.Comments,
