@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { auditEntries, signatureManifestations } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
+import { actingRole } from "./moc-document";
 import type { PublicUser } from "./user.server";
 
 export const AUDIT_KINDS = ["moc", "pcr", "user", "archive-moc", "archive-pcr", "review", "delegation"] as const;
@@ -127,7 +128,7 @@ export async function recordSignature(
     signerId: entry.signer._id,
     printedName: entry.signer.name,
     position: entry.signer.position,
-    role: entry.onBehalfOf ? `acting ${entry.role}` : entry.role,
+    role: entry.onBehalfOf ? actingRole(entry.role) : entry.role,
     meaning: entry.meaning,
     signedAt: entry.at,
     onBehalfOf: entry.onBehalfOf?._id ?? null,

@@ -67,10 +67,15 @@ export async function allDelegations(today = utcDay(new Date())): Promise<Delega
 }
 
 /**
- * The people `delegateId` stands in for on `day`: the absent people whose own delegation to them
- * covers the day. Only direct delegations (no chains); inactive absent people are left out.
+ * The people `delegateId` stands in for on `day` (today, in UTC, unless given): the absent people
+ * whose own delegation to them covers the day. Only direct delegations (no chains); inactive absent
+ * people are left out.
  */
-export async function principalsOf(db: Executor, delegateId: string, day: string): Promise<PublicUser[]> {
+export async function principalsOf(
+  db: Executor,
+  delegateId: string,
+  day: string = utcDay(new Date()),
+): Promise<PublicUser[]> {
   const rows = await db.execute<PublicUser>(sql`
     select u.id as "_id", u.name, u.email, u.role, u.department, u.access, u.position, u.active, u.onboarded
     from delegations d join users u on u.id = d.user_id

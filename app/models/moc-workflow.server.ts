@@ -89,9 +89,7 @@ export async function runStep<S extends MocStep>(
     // state is read after the lock is granted, so it is the state this step decides on.
     const [moc, stateBefore] = await Promise.all([loadMocAccess(mocId, tx, { lock: true }), readStateRow(tx, mocId)]);
     if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-    const principals = mayAct(step, actor, moc)
-      ? []
-      : await principalsOf(tx, actor._id, new Date().toISOString().slice(0, 10));
+    const principals = mayAct(step, actor, moc) ? [] : await principalsOf(tx, actor._id);
     const acting = actingFor(step, actor, moc, principals);
     if (!acting) {
       const forSomeone = principals.find((p) => mayAct(step, p, moc));

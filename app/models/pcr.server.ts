@@ -179,7 +179,7 @@ async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
 
 /** The people `actor` stands in for today (delegation): their PCR slots are the actor's to sign too. */
 export const pcrPrincipalsOf = async (actor: { _id: string }, db: Executor = getDb()) =>
-  (await principalsOf(db, actor._id, new Date().toISOString().slice(0, 10))) as PublicUser[];
+  (await principalsOf(db, actor._id)) as PublicUser[];
 
 /** `canViewPcr`, or a delegate of someone who may view it (to sign their slot). */
 async function mayViewPcr(db: Executor, actor: PublicUser, rules: PcrAccess): Promise<boolean> {

@@ -12,7 +12,7 @@
 import { PCR_ROLES } from "#db/schema/enums";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import type { HistoryEntry } from "./audit.server";
-import type { MocDocument, SignatureManifestationJson, UserJson } from "./moc-document";
+import { fillsSlot, type MocDocument, type SignatureManifestationJson, type UserJson } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import type { PcrDocument } from "./pcr.server";
@@ -180,10 +180,7 @@ function mocSignatures(doc: MocDocument): PrintSignature[] {
 function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
   const unused = [...pcr.signatureManifestations];
   const take = (role: string, signerId: string | null | undefined) => {
-    // The holder's own signature, or their delegate's ("acting <role>").
-    const index = unused.findIndex(
-      (m) => (m.role === role || m.role === `acting ${role}`) && (!signerId || m.signerId === signerId),
-    );
+    const index = unused.findIndex((m) => fillsSlot(m, role, signerId));
     return index < 0 ? null : unused.splice(index, 1)[0]!;
   };
   const stateOf = (signature: unknown): PrintSignature["state"] =>

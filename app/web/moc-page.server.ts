@@ -18,7 +18,7 @@ export async function requireMocForPage(request: Request, id: string | undefined
   const user = await requirePageUser(request);
   const access = id ? await loadMocAccess(id, getDb()).catch(() => null) : null;
   if (!access || access.isDeleted) pageError(new NotFound("There is no such MOC, or it was deleted."));
-  const principals = await principalsOf(getDb(), user._id, new Date().toISOString().slice(0, 10));
+  const principals = await principalsOf(getDb(), user._id);
   if (!canViewMocAs(user, access, principals)) {
     pageError(new Forbidden("You are not involved in this MOC, so you cannot see it."));
   }

@@ -32,6 +32,7 @@ import chatStyles from "~/styles/chat.css?url";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
 import { pcrAccessOf } from "~/models/pcr.server";
+import { fillsSlot } from "~/models/moc-document";
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
@@ -243,9 +244,7 @@ export default function PcrPage() {
   // The stored manifestation of each signature (printed name, position, meaning, UTC time) when there
   // is one: the holder's, or their delegate's ("acting <role>", on behalf of the holder).
   const manifestation = (role: string, signerId: string | null | undefined) =>
-    pcr.signatureManifestations.find(
-      (m) => (m.role === role || m.role === `acting ${role}`) && (!signerId || m.signerId === signerId),
-    );
+    pcr.signatureManifestations.find((m) => fillsSlot(m, role, signerId));
   const slots: SlotView[] = pcr.signatures.map((s, i) => {
     const m = typeof s.Signature === "string" ? manifestation(s.Name, s.signedBy?._id) : undefined;
     return {
