@@ -111,6 +111,46 @@ export function preparedOnceBy<K, T>(build: (db: Database, key: K) => T, idOf: (
   };
 }
 
+/**
+ * A drizzle prepared query built once per pool, like preparedOnce, that runs on the executor each
+ * call names: the pool or an open transaction (a step's statements run in its transaction). The
+ * query's SQL text, parameter slots and row mapping are drizzle's, made once; each call hands
+ * them the executor's connection. For the statements every workflow step runs: drizzle's builder
+ * costs more Node CPU than PostgreSQL spends on such a statement (docs/performance.md, "The
+ * pipeline step"). tests/integration/db-statements.test.ts holds it to drizzle's own behaviour.
+ */
+export function statementOnce<T extends object>(build: (db: Database) => T): (db: Executor) => T {
+  const once = preparedOnce(build);
+  return (db: Executor) => {
+    const query = once();
+    const client = clientOf(db);
+    return (query as { client?: unknown }).client === client
+      ? query
+      : (Object.create(query, { client: { value: client } }) as T);
+  };
+}
+
+/** statementOnce for a family of statements, one per key (say, per set of columns an update sets). */
+export function statementOnceBy<K, T extends object>(
+  build: (db: Database, key: K) => T,
+  idOf: (key: K) => unknown = (key) => key,
+) {
+  const byId = new Map<unknown, (db: Executor) => T>();
+  return (db: Executor, key: K): T => {
+    const id = idOf(key);
+    let statement = byId.get(id);
+    if (!statement) byId.set(id, (statement = statementOnce((pool) => build(pool, key))));
+    return statement(db);
+  };
+}
+
+/** The postgres.js client behind a drizzle database or transaction (its session's). */
+function clientOf(db: Executor): unknown {
+  const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
+  if (!client) throw new Error("This drizzle executor has no postgres.js client (drizzle's session changed?)");
+  return client;
+}
+
 export async function closeDb(): Promise<void> {
   const client = holder.__cmDatabase;
   holder.__cmDatabase = undefined;

@@ -24,6 +24,17 @@ const MOCS_OF_USER = (user: string) => `
 /** Serialises the transactions that change public user fields (see lock_moc_documents_of_user). */
 export const USER_DOCUMENTS_LOCK = ADVISORY_LOCKS.userDocuments;
 
+/**
+ * The deferred triggers that refresh a MOC's stored document, by the table they watch. A step sets
+ * them immediate as its last statement to read the document it just made (app/models/moc-workflow.server.ts).
+ */
+export const MOC_DOCUMENT_TRIGGERS = [
+  "moc_documents_mocs",
+  "moc_documents_forms",
+  "moc_documents_users",
+  "moc_documents_logs",
+];
+
 export const DERIVED_SQL = `
 -- The document built from the tables (PL/pgSQL caches its plan: callers do not plan MOC_JSON).
 create or replace function build_moc_document(p_id uuid) returns text language plpgsql stable as $fn$

@@ -14,7 +14,7 @@ import { mocs, users, type Department, type Position } from "#db/schema";
 import { stopBoss } from "#jobs/boss";
 import type { NewMocInput } from "~/models/moc.schema";
 import { mocStatusLabel } from "~/models/moc-status";
-import { runStep } from "~/models/moc-workflow.server";
+import { runStepForDocument } from "~/models/moc-workflow.server";
 import type { StepInput } from "~/models/moc-steps.server";
 import {
   assignMocRole,
@@ -287,17 +287,17 @@ async function seedMocs(c: Cast): Promise<Made[]> {
 
   const toC = async (n: number, targetDays: number) => {
     const moc = await createMoc(c.farah, bunkering(n), { submit: true });
-    return runStep("implementer", c.omar, moc._id, assess(c.amir, c.hana, targetDays));
+    return runStepForDocument("implementer", c.omar, moc._id, assess(c.amir, c.hana, targetDays));
   };
   note(await toC(1, 20), "waiting for the HSEQ review");
 
   const atD = await toC(2, 25);
-  note(await runStep("hseq", c.hana, atD._id, hseqReview(true)), "waiting for the approver");
+  note(await runStepForDocument("hseq", c.hana, atD._id, hseqReview(true)), "waiting for the approver");
 
   const toE = async (n: number, targetDays: number) => {
     const moc = await toC(n, targetDays);
-    await runStep("hseq", c.hana, moc._id, hseqReview(true));
-    return runStep("approver", c.amir, moc._id, approval(true));
+    await runStepForDocument("hseq", c.hana, moc._id, hseqReview(true));
+    return runStepForDocument("approver", c.amir, moc._id, approval(true));
   };
   const atE = await toE(3, 5);
   await setImpactAssessment(c.farah, atE._id, [
@@ -338,15 +338,15 @@ async function seedMocs(c: Cast): Promise<Made[]> {
 
   const atF = await toE(4, 12);
   note(
-    await runStep("implementation", c.omar, atF._id, implementationReport()),
+    await runStepForDocument("implementation", c.omar, atF._id, implementationReport()),
     "implemented, waiting for verification",
   );
 
   // f, completed: a verifier was named, verified and closed it.
   const done = await toE(5, 30);
   await assignMocRole(c.farah, { mocId: done._id, userId: c.vera._id, role: "verifier" });
-  await runStep("implementation", c.omar, done._id, implementationReport());
-  note(await runStep("verifier", c.vera, done._id, verification(true)), "verified and closed (completed)");
+  await runStepForDocument("implementation", c.omar, done._id, implementationReport());
+  note(await runStepForDocument("verifier", c.vera, done._id, verification(true)), "verified and closed (completed)");
 
   // decline at b: the implementer found it unjustified.
   const declinedB = await createMoc(
@@ -360,7 +360,7 @@ async function seedMocs(c: Cast): Promise<Made[]> {
     { submit: true },
   );
   note(
-    await runStep(
+    await runStepForDocument(
       "implementer",
       c.ivan,
       declinedB._id,
@@ -371,9 +371,9 @@ async function seedMocs(c: Cast): Promise<Made[]> {
 
   // decline at d: the approver refused it.
   const declinedD = await toC(6, 40);
-  await runStep("hseq", c.hana, declinedD._id, hseqReview(true));
+  await runStepForDocument("hseq", c.hana, declinedD._id, hseqReview(true));
   note(
-    await runStep(
+    await runStepForDocument(
       "approver",
       c.amir,
       declinedD._id,
@@ -385,7 +385,7 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   // Returned by HSEQ to the implementer.
   const returned = await toC(7, 15);
   note(
-    await runStep(
+    await runStepForDocument(
       "hseq",
       c.grace,
       returned._id,
@@ -397,7 +397,7 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   // Deviation and extension outstanding: back in b until the approver or HSEQ decides.
   const outstanding = await toE(8, 2);
   note(
-    await runStep(
+    await runStepForDocument(
       "implementation",
       c.omar,
       outstanding._id,
@@ -411,7 +411,7 @@ async function seedMocs(c: Cast): Promise<Made[]> {
 
   // Extension approved: resolved, so on to verification.
   const extended = await toE(9, 1);
-  const requested = await runStep(
+  const requested = await runStepForDocument(
     "implementation",
     c.omar,
     extended._id,
@@ -419,7 +419,7 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   );
   const trackingId = (requested.extentionsAndDeviations as { _id: string })._id;
   note(
-    await runStep("deviation-extension", c.amir, extended._id, {
+    await runStepForDocument("deviation-extension", c.amir, extended._id, {
       moc_id: extended._id,
       deviationExtentionId: trackingId,
       type: "extension",

@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { auditEntries, signatureManifestations } from "#db/schema";
-import { getDb, type Executor } from "~/utils/db.server";
+import { getDb, statementOnce, type Executor } from "~/utils/db.server";
 import { actingRole } from "./moc-document";
 import type { PublicUser } from "./user.server";
 
@@ -122,7 +122,7 @@ export async function recordSignature(
     onBehalfOf?: { _id: string; name: string } | null;
   },
 ): Promise<void> {
-  await db.insert(signatureManifestations).values({
+  await recordSignatureStatement(db).execute({
     recordKind: entry.kind,
     recordId: entry.recordId,
     signerId: entry.signer._id,
@@ -135,6 +135,24 @@ export async function recordSignature(
     onBehalfOfName: entry.onBehalfOf?.name ?? null,
   });
 }
+
+const recordSignatureStatement = statementOnce((db) =>
+  db
+    .insert(signatureManifestations)
+    .values({
+      recordKind: sql.placeholder("recordKind"),
+      recordId: sql.placeholder("recordId"),
+      signerId: sql.placeholder("signerId"),
+      printedName: sql.placeholder("printedName"),
+      position: sql.placeholder("position"),
+      role: sql.placeholder("role"),
+      meaning: sql.placeholder("meaning"),
+      signedAt: sql.placeholder("signedAt"),
+      onBehalfOf: sql.placeholder("onBehalfOf"),
+      onBehalfOfName: sql.placeholder("onBehalfOfName"),
+    })
+    .prepare("record_signature"),
+);
 
 /** Every signature of a record, oldest first: the one place pages, /api and print views read them. */
 export async function signaturesOf(

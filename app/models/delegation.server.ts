@@ -6,7 +6,7 @@
  * delegate gave in turn. Creating, changing and ending one is audited in the
  * delegation's chain of the audit trail (`audit_entries`, kind `delegation`).
  */
-import { sql } from "drizzle-orm";
+import { sql, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import { users } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
@@ -41,7 +41,7 @@ export type DelegationInput = z.infer<typeof delegationSchema>;
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /** A delegation `d` in force on `day`: within its period and not ended early. */
-const ACTIVE_ON = (day: string) =>
+const ACTIVE_ON = (day: string | Placeholder) =>
   sql`d.ended_at is null and d.starts_on <= ${day}::date and d.ends_on >= ${day}::date`;
 
 const SELECT = sql`select d.id, d.user_id as "userId", u.name as "userName", d.delegate_id as "delegateId",
@@ -84,9 +84,12 @@ export async function principalsOf(
   return [...rows];
 }
 
-/** SQL: the delegates standing in on `day` for any of the users `ids` (emails go to them too). */
-export const delegatesOfSql = (ids: string[], day: string) => sql`(select d.delegate_id from delegations d
-  where d.user_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and ${ACTIVE_ON(day)})`;
+/**
+ * SQL: the delegates standing in on `day` for any of the users whose ids `idsJson` lists as a JSON
+ * array (emails go to them too). Either may be a placeholder of a statement built once.
+ */
+export const delegatesOfSql = (idsJson: string | Placeholder, day: string | Placeholder) => sql`(select d.delegate_id
+  from delegations d where d.user_id in (select jsonb_array_elements_text(${idsJson}::jsonb)::uuid) and ${ACTIVE_ON(day)})`;
 
 /** One entry of the delegation's own chain in the audit trail (docs/decisions/021-records-people-can-trust.md). */
 async function audit(tx: Executor, delegationId: string, actorId: string, action: string) {

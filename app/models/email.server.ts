@@ -5,9 +5,9 @@
  * sends. The workers deliver them in batches (jobs/email.ts, docs/decisions/020-batched-email.md).
  */
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
 import { EMAIL_STATUSES, emailMessages, users, type Department, type EmailStatus } from "#db/schema";
-import { getDb, type Executor } from "~/utils/db.server";
+import { getDb, statementOnce, type Executor } from "~/utils/db.server";
 import { EMAIL_QUEUE, sendInTransaction, sendManyInTransaction } from "~/utils/jobs.server";
 import { renderEmail, type EmailContent } from "~/utils/email-layout.server";
 import { env } from "~/utils/env.server";
@@ -44,29 +44,14 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
   const ids = [...new Set((input.to.userIds ?? []).filter((id): id is string => Boolean(id)))];
   const departments = input.to.departments ?? [];
   const positions = input.to.positions ?? [];
-  const conditions: SQL[] = [];
-  if (ids.length) {
-    conditions.push(inArray(users.id, ids));
-    // Whoever stands in today for someone named gets the email too (docs/decisions/023-...).
-    conditions.push(sql`${users.id} in ${delegatesOfSql(ids, new Date().toISOString().slice(0, 10))}`);
-  }
-  if (departments.length) conditions.push(inArray(users.department, departments));
-  if (positions.length) conditions.push(inArray(users.position, positions as never[]));
-  if (input.to.admins) conditions.push(eq(users.role, "admin"));
-  if (conditions.length === 0) return [];
-  const people = await tx
-    .select({
-      id: users.id,
-      name: users.name,
-      email: users.email,
-      role: users.role,
-      department: users.department,
-      access: users.access,
-      position: users.position,
-    })
-    .from(users)
-    .where(and(eq(users.active, true), or(...conditions)))
-    .orderBy(users.email);
+  if (!ids.length && !departments.length && !positions.length && !input.to.admins) return [];
+  const people = await recipientsStatement(tx).execute({
+    ids: JSON.stringify(ids),
+    day: new Date().toISOString().slice(0, 10),
+    departments: JSON.stringify(departments),
+    positions: JSON.stringify(positions),
+    admins: Boolean(input.to.admins),
+  });
   const seen = new Set<string>();
   const recipients = people.filter((p) => !seen.has(p.email) && seen.add(p.email));
   if (recipients.length === 0) return [];
@@ -85,6 +70,40 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
   );
   return queued.map((q) => q.toEmail);
 }
+
+/**
+ * The active people a notice reaches, by email: those named, whoever stands in today for someone
+ * named (docs/decisions/023-temporary-changes-and-delegation.md), everyone of the departments and
+ * positions listed, and every admin when asked. One statement, built once; lists as JSON arrays.
+ */
+const recipientsStatement = statementOnce((db) => {
+  const listed = (name: string) => sql`(select jsonb_array_elements_text(${sql.placeholder(name)}::jsonb))`;
+  return db
+    .select({
+      id: users.id,
+      name: users.name,
+      email: users.email,
+      role: users.role,
+      department: users.department,
+      access: users.access,
+      position: users.position,
+    })
+    .from(users)
+    .where(
+      and(
+        eq(users.active, true),
+        or(
+          sql`${users.id} in (select jsonb_array_elements_text(${sql.placeholder("ids")}::jsonb)::uuid)`,
+          sql`${users.id} in ${delegatesOfSql(sql.placeholder("ids"), sql.placeholder("day"))}`,
+          sql`${users.department}::text in ${listed("departments")}`,
+          sql`${users.position}::text in ${listed("positions")}`,
+          sql`(${sql.placeholder("admins")}::boolean and ${users.role} = 'admin')`,
+        ),
+      ),
+    )
+    .orderBy(users.email)
+    .prepare("notify_recipients");
+});
 
 export type QueuedEmail = {
   to: { id: string; name: string; email: string };

@@ -12,7 +12,7 @@ import { alias } from "drizzle-orm/pg-core";
 import { mocDocuments, mocs, type TemporaryChange } from "#db/schema";
 import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
-import { getDb, preparedOnce, preparedOnceBy, type Executor } from "~/utils/db.server";
+import { getDb, preparedOnce, preparedOnceBy, statementOnceBy, type Executor } from "~/utils/db.server";
 import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 
@@ -166,10 +166,17 @@ export async function loadMocAccess(
     })
   | null
 > {
-  const query = db.select(ACCESS_FIELDS).from(m).where(eq(m.id, id));
-  const rows = await (options.lock ? query.for("update", { of: m }) : query).prepare("moc_access").execute();
+  const rows = await mocAccessQuery(db, Boolean(options.lock)).execute({ id });
   return rows[0] ?? null;
 }
+
+const mocAccessQuery = statementOnceBy((db, lock: boolean) => {
+  const query = db
+    .select(ACCESS_FIELDS)
+    .from(m)
+    .where(eq(m.id, sql.placeholder("id")));
+  return (lock ? query.for("update", { of: m }) : query).prepare(lock ? "moc_access_locked" : "moc_access");
+});
 
 const mocDocumentTextQuery = preparedOnce((db) =>
   db

@@ -2,7 +2,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { chatRooms, mocForms, mocLogs, mocs, mocUsers, serialCounters, users, type TemporaryChange } from "#db/schema";
 import type { MocFormKind } from "#db/schema/enums";
-import type { Executor } from "~/utils/db.server";
+import { statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
@@ -50,26 +50,44 @@ export async function saveForm(
     { value: unknown }
   >;
   const now = new Date();
-  await tx
-    .insert(mocForms)
-    .values({
-      mocId: input.mocId,
-      kind: input.kind,
-      data,
-      submittedAt: input.submitted ? now : null,
-      submittedBy: input.submitted ? input.actorId : null,
-    })
-    .onConflictDoUpdate({
-      target: [mocForms.mocId, mocForms.kind],
-      set: {
-        data: input.merge
-          ? sql`${mocForms.data} || ${JSON.stringify(data)}::jsonb`
-          : sql`${JSON.stringify(data)}::jsonb`,
-        updatedAt: now,
-        ...(input.submitted ? { submittedAt: now, submittedBy: input.actorId } : {}),
-      },
-    });
+  await saveFormStatement(tx, { merge: Boolean(input.merge), submitted: input.submitted }).execute({
+    mocId: input.mocId,
+    kind: input.kind,
+    data,
+    dataText: JSON.stringify(data),
+    now,
+    nowIso: now.toISOString(),
+    actorId: input.actorId,
+  });
 }
+
+/** saveForm's upsert, one statement per way: merged or replaced data, submitted or a draft. */
+const saveFormStatement = statementOnceBy(
+  (db, way: { merge: boolean; submitted: boolean }) =>
+    db
+      .insert(mocForms)
+      .values({
+        mocId: sql.placeholder("mocId"),
+        kind: sql.placeholder("kind"),
+        data: sql.placeholder("data"),
+        submittedAt: way.submitted ? sql.placeholder("now") : null,
+        submittedBy: way.submitted ? sql.placeholder("actorId") : null,
+      })
+      .onConflictDoUpdate({
+        target: [mocForms.mocId, mocForms.kind],
+        set: {
+          data: way.merge
+            ? sql`${mocForms.data} || ${sql.placeholder("dataText")}::jsonb`
+            : sql`${sql.placeholder("dataText")}::jsonb`,
+          updatedAt: sql`${sql.placeholder("nowIso")}::timestamptz`,
+          ...(way.submitted
+            ? { submittedAt: sql`excluded.submitted_at`, submittedBy: sql`excluded.submitted_by` }
+            : {}),
+        },
+      })
+      .prepare(`save_moc_form${way.merge ? "_merged" : ""}${way.submitted ? "_submitted" : ""}`),
+  (way) => `${way.merge}:${way.submitted}`,
+);
 
 export async function addMocUsers(tx: Executor, mocId: string, userIds: (string | null | undefined)[]): Promise<void> {
   const ids = [...new Set(userIds.filter((id): id is string => Boolean(id)))];
@@ -120,7 +138,7 @@ export async function appendLog(
     onBehalfOf?: string | null;
   },
 ): Promise<void> {
-  await tx.insert(mocLogs).values({
+  await appendLogStatement(tx).execute({
     mocId: entry.mocId,
     userId: entry.userId,
     onBehalfOf: entry.onBehalfOf ?? null,
@@ -130,6 +148,21 @@ export async function appendLog(
     comment: entry.comment ?? null,
   });
 }
+
+const appendLogStatement = statementOnce((db) =>
+  db
+    .insert(mocLogs)
+    .values({
+      mocId: sql.placeholder("mocId"),
+      userId: sql.placeholder("userId"),
+      onBehalfOf: sql.placeholder("onBehalfOf"),
+      action: sql.placeholder("action"),
+      fromStatus: sql.placeholder("fromStatus"),
+      toStatus: sql.placeholder("toStatus"),
+      comment: sql.placeholder("comment"),
+    })
+    .prepare("append_moc_log"),
+);
 
 /**
  * The people a body names must exist and be active; otherwise 400 with the offending paths.

@@ -8,11 +8,11 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import { mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
-import type { MocStatus } from "#db/schema/enums";
-import { getDb, type Executor } from "~/utils/db.server";
+import { MOC_DOCUMENT_TRIGGERS } from "#db/derived";
+import { getDb, statementOnceBy, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
-import { loadMocAccess, loadMocDocument } from "./moc-query.server";
+import { loadMocAccess } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
 import { principalsOf } from "./delegation.server";
 import type { Actor, MocAccess } from "./authz.server";
@@ -70,8 +70,43 @@ function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }
   };
 }
 
+type MocChanges = Partial<typeof mocs.$inferInsert>;
+
 /**
- * Runs one step of one MOC for the actor; returns the populated MOC after the change. The actor is
+ * The conditional move: the step's changes and status, only from the status (and completion) the
+ * step started from. One statement per shape of changes (the columns set, and which of them are
+ * null, written as SQL nulls as drizzle's builder writes them), each built once.
+ */
+const moveStatement = statementOnceBy(
+  (db, changes: MocChanges) => {
+    const set: Record<string, unknown> = { status: sql.placeholder("status"), updatedAt: sql.placeholder("updatedAt") };
+    for (const [column, value] of Object.entries(changes)) {
+      if (value !== undefined) set[column] = value === null ? null : sql.placeholder(column);
+    }
+    return db
+      .update(mocs)
+      .set(set as MocChanges)
+      .where(
+        and(
+          eq(mocs.id, sql.placeholder("id")),
+          eq(mocs.status, sql.placeholder("from")),
+          eq(mocs.completed, sql.placeholder("completedBefore")),
+        ),
+      )
+      .returning({ id: mocs.id })
+      .prepare("move_moc");
+  },
+  (changes) =>
+    Object.entries(changes)
+      .filter(([, value]) => value !== undefined)
+      .map(([column, value]) => (value === null ? `${column}=null` : column))
+      .sort()
+      .join(","),
+);
+
+/**
+ * Runs one step of one MOC for the actor; returns the populated MOC after the change, as the JSON
+ * text of its stored document. The actor is
  * the acting person: when the step's rule does not name them, they may act for an absent person
  * who delegated to them today (`actingFor`: no chains, the four-eyes rule on the acting person),
  * and the audit entry and the emails say "A on behalf of B".
@@ -81,7 +116,7 @@ export async function runStep<S extends MocStep>(
   actor: PublicUser,
   mocId: string,
   input: StepInput<S>,
-): Promise<MocDocument> {
+): Promise<string> {
   const definition = STEPS[step] as unknown as StepDefinition<z.ZodType<StepInput<S>>>;
   return getDb().transaction(async (tx) => {
     // Statements that do not need each other's answers go in one flight: postgres.js pipelines
@@ -123,11 +158,14 @@ export async function runStep<S extends MocStep>(
     // audit entry, the decision's signature manifestation, and the state after them. A move that
     // finds the MOC changed meanwhile throws below, and the transaction takes all of them back.
     const [moved, , , stateAfter] = await Promise.all([
-      tx
-        .update(mocs)
-        .set({ ...outcome.changes, status: outcome.to, updatedAt: now })
-        .where(and(eq(mocs.id, moc.id), eq(mocs.status, moc.status as MocStatus), eq(mocs.completed, moc.completed)))
-        .returning({ id: mocs.id }),
+      moveStatement(tx, changed).execute({
+        ...changed,
+        status: outcome.to,
+        updatedAt: now,
+        id: moc.id,
+        from: moc.status,
+        completedBefore: moc.completed,
+      }),
       appendLog(tx, {
         mocId: moc.id,
         userId: actor._id,
@@ -163,6 +201,33 @@ export async function runStep<S extends MocStep>(
         linkFor,
       );
     }
-    return (await loadMocDocument(moc.id, tx))!;
+    return storedDocumentNow(tx, moc.id);
   });
+}
+
+/** `runStep` for callers that read the document it answers with (the step pages, the demo seed). */
+export async function runStepForDocument<S extends MocStep>(
+  step: S,
+  actor: PublicUser,
+  mocId: string,
+  input: StepInput<S>,
+): Promise<MocDocument> {
+  return JSON.parse(await runStep(step, actor, mocId, input)) as MocDocument;
+}
+
+/**
+ * The step's answer, and its last statements: the MOC's stored document, built now rather than at
+ * commit. `set constraints ... immediate` runs the deferred refresh the step's writes queued
+ * (db/derived.ts), so PostgreSQL builds the document once, for both the stored copy and the
+ * answer, and it goes out as the text it stores, never parsed in Node. A refresh already done in
+ * a transaction is not repeated at its commit, so nothing may write the MOC after this: it is the
+ * end of `runStep`'s transaction.
+ */
+async function storedDocumentNow(tx: Executor, mocId: string): Promise<string> {
+  const [, [row]] = await Promise.all([
+    tx.execute(sql.raw(`set constraints ${MOC_DOCUMENT_TRIGGERS.join(", ")} immediate`)),
+    tx.execute<{ doc: string }>(sql`select doc from moc_documents where moc_id = ${mocId}`),
+  ]);
+  if (!row) throw new Error(`MOC ${mocId} has no stored document after its step`);
+  return row.doc;
 }

@@ -4,6 +4,8 @@ export {
   closeDb,
   preparedOnce,
   preparedOnceBy,
+  statementOnce,
+  statementOnceBy,
   type Database,
   type Executor,
   type Transaction,

@@ -18,7 +18,7 @@ import {
   type MocStep,
   type StepInput,
 } from "~/models/moc-steps.server";
-import { runStep } from "~/models/moc-workflow.server";
+import { runStepForDocument } from "~/models/moc-workflow.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";
@@ -59,7 +59,9 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
       const { user, doc } = await requireOpenStep(request, params.id, options.step);
       const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema });
       if (submission.status !== "success") return data(submission.reply(), { status: 400 });
-      const result = await runForPage(() => runStep(options.step, user, doc._id, toInput(submission.value, doc)));
+      const result = await runForPage(() =>
+        runStepForDocument(options.step, user, doc._id, toInput(submission.value, doc)),
+      );
       if (!result.ok) {
         if (result.error.status === 403 || result.error.status === 404) pageError(result.error);
         if (result.error.status === 409) {

@@ -7,8 +7,8 @@
  * BENCH_SECONDS (default 10) per scenario, BENCH_PORT (3200), BENCH_SKIP_BUILD=1 to reuse build/,
  * BENCH_KEEP_DB=1 to keep the cm_bench database afterwards, BENCH_DATABASE to name another one.
  * `npm run bench -- --only email` runs only the floor, the pipeline step and the email rows
- * (tests/bench/email.ts); `--only csv` only the CSV export of the 10,000 MOCs with the server's
- * memory (tests/bench/csv.ts).
+ * (tests/bench/email.ts); `--only step` only the floor and the pipeline step; `--only csv` only the
+ * CSV export of the 10,000 MOCs with the server's memory (tests/bench/csv.ts).
  */
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -26,10 +26,13 @@ import { emailBench } from "./email";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 
 const MOCS = 10_000;
+const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+/** `npm run bench -- --only step`: the floor and the pipeline step only. */
+const ONLY_STEP = ONLY === "step";
 /** `npm run bench -- --only email`: the floor, the pipeline step and the email rows only. */
-const ONLY_EMAIL = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "email";
+const ONLY_EMAIL = ONLY === "email" || ONLY_STEP;
 /** `npm run bench -- --only csv`: the CSV export row only. */
-const ONLY_CSV = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "csv";
+const ONLY_CSV = ONLY === "csv";
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
 const HSEQ_POOL = 6_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -509,7 +512,7 @@ async function main(): Promise<void> {
     //    The web server runs workers too, so it stops first: the bench's worker alone takes the jobs.
     await server.stop();
     server = undefined;
-    rows.push(...(await emailBench(database.url, client)));
+    if (!ONLY_STEP) rows.push(...(await emailBench(database.url, client)));
 
     console.log(
       `\nMachine: ${cores} x ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB,` +

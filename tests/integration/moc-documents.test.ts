@@ -57,6 +57,20 @@ describe("stored documents", () => {
     await expectStoredDocumentsFresh();
   });
 
+  it("a step answers with the document it stored, built once at the step's end, equal to the one built from the tables", async () => {
+    const moc = await mocAt("c", cast);
+    const res = await submitStep("hseq", cast.hseq, defaultStepBody("hseq", moc, cast));
+    expect(res.status, res.text).toBe(200);
+    const [row] = await getDb().execute<{ doc: string; built: string }>(
+      sql`select doc, build_moc_document(moc_id) as built from moc_documents where moc_id = ${moc._id}`,
+    );
+    expect(res.text).toBe(`{"data":${row!.doc},"status":200}`);
+    expect(JSON.parse(row!.doc)).toEqual(JSON.parse(row!.built));
+    expect(res.body.data.status).toBe("d");
+    expect(res.body.data.logs.at(-1)).toMatchObject({ from: "c", to: "d" });
+    await expectStoredDocumentsFresh();
+  });
+
   it("the list from stored documents equals the list built from the tables", async () => {
     await mocAt("c", cast);
     await mocAt("completed", cast);
