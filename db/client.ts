@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "./schema";
@@ -142,6 +143,30 @@ export function statementOnceBy<K, T extends object>(
     if (!statement) byId.set(id, (statement = statementOnce((pool) => build(pool, key))));
     return statement(db);
   };
+}
+
+/**
+ * A statement written with drizzle's `sql` (parameters as `sql.placeholder`s, cast where
+ * PostgreSQL cannot infer their type) as a prepared query, for statementOnce: what drizzle's own
+ * `execute` makes of it, made once. Its rows come back as PostgreSQL names their columns.
+ */
+export function preparedSql<Row>(
+  db: Database,
+  query: SQL,
+  name: string,
+): { execute(values?: Record<string, unknown>): Promise<Row[]> } {
+  const internals = db as unknown as {
+    dialect: { sqlToQuery(query: SQL): unknown };
+    session: {
+      prepareQuery(
+        query: unknown,
+        fields: undefined,
+        name: string,
+        isResponseInArrayMode: boolean,
+      ): { execute(values?: Record<string, unknown>): Promise<Row[]> };
+    };
+  };
+  return internals.session.prepareQuery(internals.dialect.sqlToQuery(query), undefined, name, false);
 }
 
 /** The postgres.js client behind a drizzle database or transaction (its session's). */

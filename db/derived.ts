@@ -24,17 +24,6 @@ const MOCS_OF_USER = (user: string) => `
 /** Serialises the transactions that change public user fields (see lock_moc_documents_of_user). */
 export const USER_DOCUMENTS_LOCK = ADVISORY_LOCKS.userDocuments;
 
-/**
- * The deferred triggers that refresh a MOC's stored document, by the table they watch. A step sets
- * them immediate as its last statement to read the document it just made (app/models/moc-workflow.server.ts).
- */
-export const MOC_DOCUMENT_TRIGGERS = [
-  "moc_documents_mocs",
-  "moc_documents_forms",
-  "moc_documents_users",
-  "moc_documents_logs",
-];
-
 export const DERIVED_SQL = `
 -- The document built from the tables (PL/pgSQL caches its plan: callers do not plan MOC_JSON).
 create or replace function build_moc_document(p_id uuid) returns text language plpgsql stable as $fn$
@@ -63,6 +52,15 @@ begin
   insert into moc_documents (moc_id, doc, refreshed_tx)
     values (p_id, build_moc_document(p_id), txid_current())
     on conflict (moc_id) do update set doc = excluded.doc, refreshed_tx = excluded.refreshed_tx;
+end
+$fn$;
+
+-- The stored document refreshed now rather than at commit, and its text: a workflow step's answer
+-- (app/models/moc-workflow.server.ts). The refresh queued for the commit then finds it done.
+create or replace function moc_document_now(p_id uuid) returns text language plpgsql as $fn$
+begin
+  perform refresh_moc_document(p_id);
+  return (select doc from moc_documents where moc_id = p_id);
 end
 $fn$;
 

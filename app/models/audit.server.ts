@@ -106,23 +106,31 @@ export type SignatureManifestation = {
 export const onBehalfOfManifestation = (row: { onBehalfOf: string | null; onBehalfOfName: string | null }) =>
   row.onBehalfOf ? { _id: row.onBehalfOf, name: row.onBehalfOfName ?? "" } : null;
 
+type SignatureEntry = {
+  kind: SignatureKind;
+  recordId: string;
+  signer: PublicUser;
+  role: string;
+  meaning: string;
+  at: Date;
+  onBehalfOf?: { _id: string; name: string } | null;
+};
+
 /**
  * Records a signature or decision of `signer`, with their name and position as they are now. A
  * delegate signs as "acting <role>", on behalf of the absent person (`onBehalfOf`).
  */
-export async function recordSignature(
-  db: Executor,
-  entry: {
-    kind: SignatureKind;
-    recordId: string;
-    signer: PublicUser;
-    role: string;
-    meaning: string;
-    at: Date;
-    onBehalfOf?: { _id: string; name: string } | null;
-  },
-): Promise<void> {
-  await recordSignatureStatement(db).execute({
+export async function recordSignature(db: Executor, entry: SignatureEntry): Promise<void> {
+  await recordSignatureStatement(db).execute(signatureRow(entry));
+}
+
+/**
+ * A signature manifestation's row: who signed (their own name and position), in what role (for
+ * an absent person, "acting <role>" and whom for), what it means and when. recordSignature writes
+ * it; a MOC step writes it in its move's statement (moc-workflow.server.ts).
+ */
+export function signatureRow(entry: SignatureEntry) {
+  return {
     recordKind: entry.kind,
     recordId: entry.recordId,
     signerId: entry.signer._id,
@@ -133,7 +141,7 @@ export async function recordSignature(
     signedAt: entry.at,
     onBehalfOf: entry.onBehalfOf?._id ?? null,
     onBehalfOfName: entry.onBehalfOf?.name ?? null,
-  });
+  };
 }
 
 const recordSignatureStatement = statementOnce((db) =>

@@ -9,10 +9,10 @@
  */
 import { eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { mocDocuments, mocs, type TemporaryChange } from "#db/schema";
+import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
 import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
-import { getDb, preparedOnce, preparedOnceBy, statementOnceBy, type Executor } from "~/utils/db.server";
+import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 
@@ -169,6 +169,54 @@ export async function loadMocAccess(
   const rows = await mocAccessQuery(db, Boolean(options.lock)).execute({ id });
   return rows[0] ?? null;
 }
+
+/** What decides whether a step may run besides the status, as the tables hold it (see loadMocForStep). */
+export type MocStepState = {
+  deviations: ExtentionsAndDeviations | null;
+  temporary: TemporaryChange | null;
+  implementerSubmitted: boolean;
+};
+
+/**
+ * Whether the implementer's form is submitted: Part B opens the later steps. (`m.id` spelled out:
+ * drizzle writes a lone table's columns unqualified, and moc_forms has an `id` of its own.)
+ */
+const IMPLEMENTER_SUBMITTED = sql<boolean>`exists (select 1 from moc_forms f where f.moc_id = m.id
+  and f.kind = 'implementer' and f.submitted_at is not null)`;
+
+/**
+ * A step's first statement: the MOC row locked (FOR UPDATE), with the fields authorization needs
+ * and what opens and closes steps besides the status, read once the lock is granted.
+ */
+export async function loadMocForStep(id: string, tx: Executor) {
+  const [row] = await mocForStepQuery(tx).execute({ id });
+  if (!row) return null;
+  const { deviations, implementerSubmitted, ...access } = row;
+  return { access, state: { deviations, temporary: access.temporary, implementerSubmitted } satisfies MocStepState };
+}
+
+/** The state alone, unlocked (what the tests compare with the state a document shows). */
+export async function loadMocStepState(id: string, db: Executor): Promise<MocStepState | null> {
+  const [row] = await mocStepStateQuery(db).execute({ id });
+  return row ?? null;
+}
+
+const mocStepStateQuery = statementOnce((db) =>
+  db
+    .select({ deviations: m.deviations, temporary: m.temporary, implementerSubmitted: IMPLEMENTER_SUBMITTED })
+    .from(m)
+    .where(eq(m.id, sql.placeholder("id")))
+    .prepare("moc_step_state"),
+);
+
+const mocForStepQuery = statementOnce((db) =>
+  db
+    .select({ ...ACCESS_FIELDS, deviations: m.deviations, implementerSubmitted: IMPLEMENTER_SUBMITTED })
+    .from(m)
+    .where(eq(m.id, sql.placeholder("id")))
+    .for("update", { of: m })
+    .prepare("moc_for_step"),
+);
 
 const mocAccessQuery = statementOnceBy((db, lock: boolean) => {
   const query = db

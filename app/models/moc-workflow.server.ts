@@ -7,12 +7,11 @@
  * once; the other gets 409.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
-import { MOC_DOCUMENT_TRIGGERS } from "#db/derived";
-import { getDb, statementOnceBy, type Executor } from "~/utils/db.server";
+import { mocs } from "#db/schema";
+import { getDb, preparedSql, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
-import { loadMocAccess } from "./moc-query.server";
+import { loadMocForStep, loadMocStepState, type MocStepState } from "./moc-query.server";
 import { mocStatusLabel } from "./moc-status";
 import { principalsOf } from "./delegation.server";
 import type { Actor, MocAccess } from "./authz.server";
@@ -30,60 +29,53 @@ import {
   type StepDefinition,
   type StepInput,
 } from "./moc-steps.server";
-import { appendLog, notifyAboutMoc } from "./moc-store.server";
-import { recordSignature } from "./audit.server";
+import { notifyAboutMoc } from "./moc-store.server";
+import { signatureRow } from "./audit.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
 
-type StateRow = {
-  deviations: ExtentionsAndDeviations | null;
-  temporary: TemporaryChange | null;
-  implementer_submitted: boolean;
-};
-
-/** What opens and closes steps besides the status, as the tables hold it now. */
-async function readStateRow(db: Executor, mocId: string): Promise<StateRow | undefined> {
-  const [row] = await db.execute<StateRow>(sql`
-    select m.deviations, m.temporary, exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer'
-      and f.submitted_at is not null) as implementer_submitted
-    from mocs m where m.id = ${mocId}`);
-  return row;
-}
-
-/** What opens and closes steps, read from the tables (inside the step's transaction). */
+/** What opens and closes steps, read from the tables. */
 export async function loadMocState(
   db: Executor,
   moc: { id: string; status: string; completed: boolean; isDeleted: boolean },
 ): Promise<MocState> {
-  return stateOf(moc, await readStateRow(db, moc.id));
+  const state = await loadMocStepState(moc.id, db);
+  return stateOf(moc, state ?? { deviations: null, temporary: null, implementerSubmitted: false });
 }
 
-/** What opens and closes steps, from the MOC's row fields and its state row. */
-function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }, row: StateRow | undefined): MocState {
+/** What opens and closes steps, from the MOC's row fields and its state. */
+function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }, state: MocStepState): MocState {
   return {
     status: moc.status,
     completed: moc.completed,
     isDeleted: moc.isDeleted,
-    deviationOutstanding: deviationOutstanding(row?.deviations),
-    implementerSubmitted: Boolean(row?.implementer_submitted),
-    ...temporaryConditions(row?.temporary),
+    deviationOutstanding: deviationOutstanding(state.deviations),
+    implementerSubmitted: state.implementerSubmitted,
+    ...temporaryConditions(state.temporary),
   };
 }
 
 type MocChanges = Partial<typeof mocs.$inferInsert>;
 
+/** A move's shape: the columns its changes set (and which of them to null), and whether it signs. */
+type MoveShape = { changes: MocChanges; signs: boolean };
+
+const placeholder = (name: string, type: string) => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
+
 /**
- * The conditional move: the step's changes and status, only from the status (and completion) the
- * step started from. One statement per shape of changes (the columns set, and which of them are
- * null, written as SQL nulls as drizzle's builder writes them), each built once.
+ * The move, in one statement: the step's changes and status, only from the status (and
+ * completion) the step started from; then, only for a row that moved, its audit entry (the hash
+ * chain's trigger links it) and the decision's signature manifestation; answering with the state
+ * after them. No row: the MOC changed meanwhile, and nothing was written. One statement per shape
+ * (nulls written as SQL nulls, as drizzle's builder writes them), each built once.
  */
 const moveStatement = statementOnceBy(
-  (db, changes: MocChanges) => {
+  (db, shape: MoveShape) => {
     const set: Record<string, unknown> = { status: sql.placeholder("status"), updatedAt: sql.placeholder("updatedAt") };
-    for (const [column, value] of Object.entries(changes)) {
+    for (const [column, value] of Object.entries(shape.changes)) {
       if (value !== undefined) set[column] = value === null ? null : sql.placeholder(column);
     }
-    return db
+    const update = db
       .update(mocs)
       .set(set as MocChanges)
       .where(
@@ -93,15 +85,37 @@ const moveStatement = statementOnceBy(
           eq(mocs.completed, sql.placeholder("completedBefore")),
         ),
       )
-      .returning({ id: mocs.id })
-      .prepare("move_moc");
+      .returning({ id: mocs.id, deviations: mocs.deviations, temporary: mocs.temporary });
+    const signed = shape.signs
+      ? sql`, signed as (
+          insert into signature_manifestations (record_kind, record_id, signer_id, printed_name, position, role, meaning,
+            signed_at, on_behalf_of, on_behalf_of_name)
+          select 'moc', id, ${placeholder("signerId", "uuid")}, ${placeholder("printedName", "text")},
+            ${placeholder("position", "text")}, ${placeholder("role", "text")}, ${placeholder("meaning", "text")},
+            ${placeholder("signedAt", "timestamptz")}, ${placeholder("onBehalfOf", "uuid")},
+            ${placeholder("onBehalfOfName", "text")}
+          from moved)`
+      : sql``;
+    return preparedSql<{ id: string } & MocStepState>(
+      db,
+      sql`with moved as (${update.getSQL()}),
+        logged as (
+          insert into moc_logs (moc_id, user_id, on_behalf_of, action, from_status, to_status, comment)
+          select id, ${placeholder("userId", "uuid")}, ${placeholder("onBehalfOf", "uuid")}, ${placeholder("action", "text")},
+            ${placeholder("from", "text")}, ${placeholder("status", "text")}, ${placeholder("comment", "text")}
+          from moved)${signed}
+        select id, deviations, temporary, exists (select 1 from moc_forms f where f.moc_id = moved.id
+          and f.kind = 'implementer' and f.submitted_at is not null) as "implementerSubmitted"
+        from moved`,
+      `move_moc${shape.signs ? "_signed" : ""}`,
+    );
   },
-  (changes) =>
-    Object.entries(changes)
+  (shape) =>
+    Object.entries(shape.changes)
       .filter(([, value]) => value !== undefined)
       .map(([column, value]) => (value === null ? `${column}=null` : column))
       .sort()
-      .join(","),
+      .join(",") + (shape.signs ? ";signs" : ""),
 );
 
 /**
@@ -119,11 +133,10 @@ export async function runStep<S extends MocStep>(
 ): Promise<string> {
   const definition = STEPS[step] as unknown as StepDefinition<z.ZodType<StepInput<S>>>;
   return getDb().transaction(async (tx) => {
-    // Statements that do not need each other's answers go in one flight: postgres.js pipelines
-    // them on the transaction's connection, in order, so each group costs one round trip. The
-    // state is read after the lock is granted, so it is the state this step decides on.
-    const [moc, stateBefore] = await Promise.all([loadMocAccess(mocId, tx, { lock: true }), readStateRow(tx, mocId)]);
-    if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
+    // The MOC locked, with the state this step decides on (read once the lock is granted).
+    const loaded = await loadMocForStep(mocId, tx);
+    if (!loaded || loaded.access.isDeleted) throw new NotFound("No MOC with this id");
+    const { access: moc, state: stateBefore } = loaded;
     const principals = mayAct(step, actor, moc) ? [] : await principalsOf(tx, actor._id);
     const acting = actingFor(step, actor, moc, principals);
     if (!acting) {
@@ -154,29 +167,9 @@ export async function runStep<S extends MocStep>(
       hseqId: changed.hseqId ?? moc.hseqId,
       verifierId: changed.verifierId ?? moc.verifierId,
     };
-    // One flight: the conditional status move (only from the status this step started from), its
-    // audit entry, the decision's signature manifestation, and the state after them. A move that
-    // finds the MOC changed meanwhile throws below, and the transaction takes all of them back.
-    const [moved, , , stateAfter] = await Promise.all([
-      moveStatement(tx, changed).execute({
-        ...changed,
-        status: outcome.to,
-        updatedAt: now,
-        id: moc.id,
-        from: moc.status,
-        completedBefore: moc.completed,
-      }),
-      appendLog(tx, {
-        mocId: moc.id,
-        userId: actor._id,
-        action: outcome.action,
-        from: moc.status,
-        to: outcome.to,
-        comment: outcome.comment ?? null,
-        onBehalfOf: onBehalfOf?._id ?? null,
-      }),
+    const signature =
       definition.signs && outcome.meaning
-        ? recordSignature(tx, {
+        ? signatureRow({
             kind: "moc",
             recordId: moc.id,
             signer: actor,
@@ -185,10 +178,21 @@ export async function runStep<S extends MocStep>(
             meaning: outcome.meaning,
             at: now,
           })
-        : null,
-      readStateRow(tx, moc.id),
-    ]);
-    if (moved.length !== 1) throw new Conflict("This MOC changed meanwhile; reload it and try again");
+        : null;
+    const [stateAfter] = await moveStatement(tx, { changes: changed, signs: Boolean(signature) }).execute({
+      ...changed,
+      status: outcome.to,
+      updatedAt: now,
+      id: moc.id,
+      from: moc.status,
+      completedBefore: moc.completed,
+      userId: actor._id,
+      onBehalfOf: onBehalfOf?._id ?? null,
+      action: outcome.action,
+      comment: outcome.comment ?? null,
+      ...(signature && { ...signature, signedAt: signature.signedAt.toISOString() }),
+    });
+    if (!stateAfter) throw new Conflict("This MOC changed meanwhile; reload it and try again");
     const waiting = stepWaiting(stateOf({ ...moc, ...after }, stateAfter));
     const linkFor = (reader: Actor) =>
       waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
@@ -216,18 +220,22 @@ export async function runStepForDocument<S extends MocStep>(
 }
 
 /**
- * The step's answer, and its last statements: the MOC's stored document, built now rather than at
- * commit. `set constraints ... immediate` runs the deferred refresh the step's writes queued
- * (db/derived.ts), so PostgreSQL builds the document once, for both the stored copy and the
- * answer, and it goes out as the text it stores, never parsed in Node. A refresh already done in
- * a transaction is not repeated at its commit, so nothing may write the MOC after this: it is the
- * end of `runStep`'s transaction.
+ * The step's answer, and its last statement: the MOC's stored document, built now rather than at
+ * commit (moc_document_now in db/derived.ts), so PostgreSQL builds it once, for both the stored
+ * copy and the answer, and it goes out as the text it stores, never parsed in Node. A refresh done
+ * in a transaction is not repeated at its commit, so nothing may write the MOC after this: it is
+ * the end of `runStep`'s transaction.
  */
 async function storedDocumentNow(tx: Executor, mocId: string): Promise<string> {
-  const [, [row]] = await Promise.all([
-    tx.execute(sql.raw(`set constraints ${MOC_DOCUMENT_TRIGGERS.join(", ")} immediate`)),
-    tx.execute<{ doc: string }>(sql`select doc from moc_documents where moc_id = ${mocId}`),
-  ]);
-  if (!row) throw new Error(`MOC ${mocId} has no stored document after its step`);
+  const [row] = await documentNowStatement(tx).execute({ id: mocId });
+  if (!row?.doc) throw new Error(`MOC ${mocId} has no stored document after its step`);
   return row.doc;
 }
+
+const documentNowStatement = statementOnce((db) =>
+  preparedSql<{ doc: string | null }>(
+    db,
+    sql`select moc_document_now(${placeholder("id", "uuid")}) as doc`,
+    "moc_document_now",
+  ),
+);

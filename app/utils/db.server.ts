@@ -4,6 +4,7 @@ export {
   closeDb,
   preparedOnce,
   preparedOnceBy,
+  preparedSql,
   statementOnce,
   statementOnceBy,
   type Database,

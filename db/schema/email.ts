@@ -47,7 +47,8 @@ export const emailMessages = pgTable(
   (t) => [
     index("email_messages_created_idx").on(t.createdAt),
     index("email_messages_status_idx").on(t.status),
-    index("email_messages_to_idx").on(t.toEmail),
+    // No index on to_email: the outbox's recipient filter is a substring match, which a btree
+    // cannot serve; each index costs every insert and every status update (migration 0015).
     index("email_messages_user_idx").on(t.toUserId, t.createdAt),
     index("email_messages_batch_idx")
       .on(t.batchKey)

@@ -188,6 +188,11 @@ export const mocDocuments = pgTable(
     mocId: uuid("moc_id")
       .primaryKey()
       .references(() => mocs.id, { onDelete: "cascade" }),
+    /**
+     * Stored whole in the row up to a page (toast_tuple_target 8160, migration 0015): written at
+     * every step and read by every list, a document of a few KB is cheaper uncompressed in place
+     * than compressed into the TOAST table (docs/performance.md, "The pipeline step").
+     */
     doc: text("doc").notNull(),
     /** The transaction that last rebuilt it: later triggers of the same commit skip the work. */
     refreshedTx: bigint("refreshed_tx", { mode: "number" }).notNull(),
