@@ -38,29 +38,18 @@ export type NotifyInput = {
 
 /**
  * Queues one email per distinct active recipient, in the caller's transaction. Inactive users
- * and duplicates are skipped. Returns the addresses written to, in a stable order.
+ * and duplicates are skipped. Returns the addresses written to, in a stable order. `found` is
+ * `findRecipients(tx, input.to)` when the caller looked them up already (in a flight of its own).
  */
-export async function notify(tx: Executor, input: NotifyInput): Promise<string[]> {
-  const ids = [...new Set((input.to.userIds ?? []).filter((id): id is string => Boolean(id)))];
-  const departments = input.to.departments ?? [];
-  const positions = input.to.positions ?? [];
-  if (!ids.length && !departments.length && !positions.length && !input.to.admins) return [];
-  const people = await recipientsStatement(tx).execute({
-    ids: JSON.stringify(ids),
-    day: new Date().toISOString().slice(0, 10),
-    departments: JSON.stringify(departments),
-    positions: JSON.stringify(positions),
-    admins: Boolean(input.to.admins),
-  });
-  const seen = new Set<string>();
-  const recipients = people.filter((p) => !seen.has(p.email) && seen.add(p.email));
+export async function notify(tx: Executor, input: NotifyInput & { found?: Recipient[] }): Promise<string[]> {
+  const recipients = input.found ?? (await findRecipients(tx, input.to));
   if (recipients.length === 0) return [];
 
   // All message rows in one statement and all jobs in one more, however many recipients.
   const queued = await queueEmails(
     tx,
-    recipients.map(({ id, name, email, ...person }) => {
-      const link = input.linkFor?.({ _id: id, ...person, position: person.position ?? null });
+    recipients.map(({ _id: id, name, email, ...person }) => {
+      const link = input.linkFor?.({ _id: id, ...person });
       const content =
         link && input.content.record
           ? { ...input.content, record: { ...input.content.record, url: link } }
@@ -69,6 +58,28 @@ export async function notify(tx: Executor, input: NotifyInput): Promise<string[]
     }),
   );
   return queued.map((q) => q.toEmail);
+}
+
+/** A person a notice reaches. */
+export type Recipient = Actor & { name: string; email: string };
+
+/** The active people `to` names (see recipientsStatement), in email order, one per address. */
+export async function findRecipients(tx: Executor, to: Recipients): Promise<Recipient[]> {
+  const ids = [...new Set((to.userIds ?? []).filter((id): id is string => Boolean(id)))];
+  const departments = to.departments ?? [];
+  const positions = to.positions ?? [];
+  if (!ids.length && !departments.length && !positions.length && !to.admins) return [];
+  const people = await recipientsStatement(tx).execute({
+    ids: JSON.stringify(ids),
+    day: new Date().toISOString().slice(0, 10),
+    departments: JSON.stringify(departments),
+    positions: JSON.stringify(positions),
+    admins: Boolean(to.admins),
+  });
+  const seen = new Set<string>();
+  return people
+    .filter((p) => !seen.has(p.email) && seen.add(p.email))
+    .map(({ id, ...person }) => ({ _id: id, ...person, position: person.position ?? null }));
 }
 
 /**

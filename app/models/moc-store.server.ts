@@ -7,7 +7,7 @@ import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import type { z } from "zod";
-import { notify, type NotifyInput, type Recipients } from "./email.server";
+import { notify, type NotifyInput, type Recipient, type Recipients } from "./email.server";
 import type { NewMocInput, originatorFieldsSchema } from "./moc.schema";
 
 /**
@@ -198,9 +198,11 @@ export function notifyAboutMoc(
   to: Recipients,
   content: Omit<EmailContent, "record">,
   linkFor?: NotifyInput["linkFor"],
+  found?: Recipient[],
 ) {
   return notify(tx, {
     to,
+    found,
     linkFor,
     record: { type: "moc", id: moc.id },
     content: { ...content, record: { label: mocLabel(moc.serialNum), url: `/mocs/${moc.id}` } },

@@ -31,6 +31,7 @@ import {
 } from "./moc-steps.server";
 import { notifyAboutMoc } from "./moc-store.server";
 import { signatureRow } from "./audit.server";
+import { findRecipients } from "./email.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
 
@@ -179,30 +180,36 @@ export async function runStep<S extends MocStep>(
             at: now,
           })
         : null;
-    const [stateAfter] = await moveStatement(tx, { changes: changed, signs: Boolean(signature) }).execute({
-      ...changed,
-      status: outcome.to,
-      updatedAt: now,
-      id: moc.id,
-      from: moc.status,
-      completedBefore: moc.completed,
-      userId: actor._id,
-      onBehalfOf: onBehalfOf?._id ?? null,
-      action: outcome.action,
-      comment: outcome.comment ?? null,
-      ...(signature && { ...signature, signedAt: signature.signedAt.toISOString() }),
-    });
+    // One flight: the move, then (not waiting for it) who each notice reaches.
+    const notices = outcome.notices ?? [];
+    const [[stateAfter], recipients] = await Promise.all([
+      moveStatement(tx, { changes: changed, signs: Boolean(signature) }).execute({
+        ...changed,
+        status: outcome.to,
+        updatedAt: now,
+        id: moc.id,
+        from: moc.status,
+        completedBefore: moc.completed,
+        userId: actor._id,
+        onBehalfOf: onBehalfOf?._id ?? null,
+        action: outcome.action,
+        comment: outcome.comment ?? null,
+        ...(signature && { ...signature, signedAt: signature.signedAt.toISOString() }),
+      }),
+      Promise.all(notices.map((notice) => findRecipients(tx, notice.to))),
+    ]);
     if (!stateAfter) throw new Conflict("This MOC changed meanwhile; reload it and try again");
     const waiting = stepWaiting(stateOf({ ...moc, ...after }, stateAfter));
     const linkFor = (reader: Actor) =>
       waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
-    for (const notice of outcome.notices ?? []) {
+    for (const [index, notice] of notices.entries()) {
       await notifyAboutMoc(
         tx,
         moc,
         notice.to,
         { event: notice.event, expectation: notice.expectation, details: notice.details },
         linkFor,
+        recipients[index],
       );
     }
     return storedDocumentNow(tx, moc.id);
