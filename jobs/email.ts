@@ -12,7 +12,6 @@
  *   to the dead letter queue; the rest of its batch goes out;
  * - a 429 is a wait until the time the provider names (every instance holds off), not an attempt.
  */
-import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import type { JobResult } from "pg-boss";
 import { Resend } from "resend";
@@ -122,16 +121,13 @@ export function currentTransport(): Transport {
   return resendTransport(config.RESEND_API_KEY, Math.max(1000, (config.EMAIL_JOB_TIMEOUT_SECONDS * 1000) / 2));
 }
 
-/** The batch's Idempotency-Key: its message ids and their attempt numbers, hashed. */
-export function batchKey(messages: { id: string; attempts: number }[]): string {
-  const material = messages
-    .map((m) => `${m.id}.${m.attempts}`)
-    .sort()
-    .join(",");
-  return `batch-${createHash("sha256").update(material).digest("hex")}`;
-}
-
-type Claimed = OutgoingEmail & { attempts: number; batchKey: string | null; batchOpen: boolean };
+type Claimed = OutgoingEmail & {
+  attempts: number;
+  /** Its batch's key: the Idempotency-Key of the request that carries it. */
+  batchKey: string;
+  /** Whether that batch was opened by an earlier attempt (and never got its answer). */
+  reopened: boolean;
+};
 
 type Outcome =
   | { status: "sent"; providerId: string | null }
@@ -166,19 +162,17 @@ export async function deliverBatch(
     byJob.set(job.id, parsed.success ? parsed.data.messageId : null);
   }
   const ids = [...new Set([...byJob.values()].filter((id): id is string => id !== null))];
-  const claimed = await claim(ids, transport);
+  const claimed: Claimed[] = [];
+  for (let i = 0; i < ids.length; i += MAX_BATCH)
+    claimed.push(...(await claim(ids.slice(i, i + MAX_BATCH), transport)));
   const outcomes = new Map<string, Outcome>();
 
-  // Messages whose batch never got its answer go out again as that batch, members and key unchanged.
-  const openKeys = [...new Set(claimed.filter((m) => m.batchOpen && m.batchKey).map((m) => m.batchKey!))];
+  // Messages whose batch never got its answer go out again as that batch, members and key
+  // unchanged; the others go out as the batch their claim opened.
   const batches: { key: string; emails: OutgoingEmail[] }[] = [];
-  for (const key of openKeys) batches.push({ key, emails: await batchMembers(key) });
-  const fresh = claimed.filter((m) => !m.batchOpen || !m.batchKey).sort((a, b) => (a.id < b.id ? -1 : 1));
-  for (let i = 0; i < fresh.length; i += MAX_BATCH) {
-    const members = fresh.slice(i, i + MAX_BATCH);
-    const key = batchKey(members);
-    await openBatch(key, members);
-    batches.push({ key, emails: members });
+  for (const key of new Set(claimed.map((m) => m.batchKey))) {
+    const members = claimed.filter((m) => m.batchKey === key);
+    batches.push({ key, emails: members.some((m) => m.reopened) ? await batchMembers(key) : members });
   }
 
   // The jobs' expiry bounds how long this handler may wait out 429s before handing them back.
@@ -223,16 +217,37 @@ export async function deliverEmail(messageId: string): Promise<"sent" | "rejecte
   return (result?.output as { result?: string } | undefined)?.result === "sent" ? "sent" : "done";
 }
 
-/** Claims the messages for this attempt (one statement); a sent one stays sent. */
+/**
+ * Claims the messages for this attempt (at most MAX_BATCH), in one statement committed before
+ * any request leaves: a sent one stays sent; one whose batch is still open keeps that batch; the
+ * others open a batch together, whose key (the Idempotency-Key) hashes their ids and attempt
+ * numbers. A claim racing another for the same message waits for it, then finds the batch it
+ * opened: the message can only go out again under that batch's key.
+ */
 async function claim(ids: string[], transport: Transport): Promise<Claimed[]> {
   if (ids.length === 0) return [];
   const rows = await getDb().execute<Claimed>(sql`
-    update email_messages
-    set status = 'sending', attempts = attempts + 1, transport = ${transport.name}, updated_at = now()
-    where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and status <> 'sent'
-    returning id, to_email as "toEmail", subject, html, text, attempts, batch_key as "batchKey",
-      batch_open as "batchOpen"`);
-  return [...rows];
+    with target as (
+      select id, attempts + 1 as attempt, batch_open and batch_key is not null as reopened
+      from email_messages
+      where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and status <> 'sent'
+      for update
+    ), fresh as (
+      select 'batch-' || encode(sha256(convert_to(string_agg(id::text || '.' || attempt, ','
+          order by (id::text || '.' || attempt) collate "C"), 'UTF8')), 'hex') as key, count(*)::int as size
+      from target where not reopened
+    )
+    update email_messages m
+    set status = 'sending', attempts = t.attempt, transport = ${transport.name}, updated_at = now(),
+      batch_key = case when t.reopened then m.batch_key else f.key end,
+      batch_size = case when t.reopened then m.batch_size else f.size end,
+      batch_open = true,
+      batched_at = case when t.reopened then m.batched_at else now() end
+    from target t, fresh f
+    where m.id = t.id
+    returning m.id, m.to_email as "toEmail", m.subject, m.html, m.text, m.attempts, m.batch_key as "batchKey",
+      t.reopened`);
+  return [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /** Every message of a batch, in the order it was sent (ids ascending). */
@@ -241,18 +256,6 @@ async function batchMembers(key: string): Promise<OutgoingEmail[]> {
     select id, to_email as "toEmail", subject, html, text from email_messages
     where batch_key = ${key} order by id`);
   return [...rows];
-}
-
-/** Writes the batch's key on its messages before the request leaves (committed on its own). */
-async function openBatch(key: string, members: Claimed[]): Promise<void> {
-  await getDb().execute(sql`
-    update email_messages set batch_key = ${key}, batch_size = ${members.length}, batch_open = true,
-      batched_at = now(), updated_at = now()
-    where id in (select jsonb_array_elements_text(${JSON.stringify(members.map((m) => m.id))}::jsonb)::uuid)`);
-  for (const member of members) {
-    member.batchKey = key;
-    member.batchOpen = true;
-  }
 }
 
 /**
