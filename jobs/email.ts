@@ -351,7 +351,7 @@ async function record(
       transport = ${transport.name},
       sent_at = case when r.status = 'sent' then coalesce(m.sent_at, now()) else m.sent_at end,
       updated_at = now()
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+    from json_to_recordset(${JSON.stringify(rows)}::json)
       as r(id uuid, status text, provider_id text, last_error text, settled boolean)
     where m.id = r.id and m.batch_key = ${key} and m.status <> 'sent'`);
   const sent = rows.filter((r) => r.status === "sent").length;

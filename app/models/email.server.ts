@@ -149,7 +149,7 @@ export async function queueEmails(
     tx.execute(sql`
       insert into email_messages (id, to_email, to_user_id, subject, html, text, record_type, record_id, link)
       select id, to_email, to_user_id, subject, html, text, record_type, record_id, link
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
+      from json_to_recordset(${JSON.stringify(rows)}::json) as r(
         id uuid, to_email text, to_user_id uuid, subject text, html text, text text, record_type text, record_id uuid,
         link text)`),
     sendManyInTransaction(

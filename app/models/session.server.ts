@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, sql, type Placeholder, type SQL } from "drizzle-or
 import { getDb, preparedOnceBy } from "~/utils/db.server";
 import { sessions, users } from "#db/schema";
 import { SESSION_TTL_SECONDS, signToken, type TokenPayload } from "~/utils/token.server";
-import { toPublicUser, type PublicUser } from "./user.server";
+import { PUBLIC_USER_COLUMNS, toPublicUser, type PublicUser } from "./user.server";
 
 /** Opens a server-side session row and signs a token that names it. */
 export async function createSession(user: PublicUser): Promise<{ token: string; sessionId: string }> {
@@ -30,7 +30,8 @@ export const sessionClaims = (user: PublicUser, sid: string) => ({
 const sessionUserQuery = preparedOnceBy(
   (db, companion: Companion<unknown> | null) =>
     db
-      .select({ user: users, extra: companion ? companion.sql(sql.placeholder("userId")) : sql`null` })
+      // The user's public columns only: the password hash is never read for a request.
+      .select({ user: PUBLIC_USER_COLUMNS, extra: companion ? companion.sql(sql.placeholder("userId")) : sql`null` })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(

@@ -35,7 +35,20 @@ export type PublicUser = {
   onboarded: boolean;
 };
 
-export function toPublicUser(row: UserRow): PublicUser {
+/** The columns a PublicUser is made of: what reads that never need the hash select. */
+export const PUBLIC_USER_COLUMNS = {
+  id: users.id,
+  name: users.name,
+  email: users.email,
+  role: users.role,
+  department: users.department,
+  access: users.access,
+  position: users.position,
+  active: users.active,
+  onboarded: users.onboarded,
+};
+
+export function toPublicUser(row: Pick<UserRow, keyof typeof PUBLIC_USER_COLUMNS>): PublicUser {
   return {
     _id: row.id,
     name: row.name,
