@@ -34,7 +34,13 @@ const ONLY_EMAIL = ONLY === "email" || ONLY_STEP;
 /** `npm run bench -- --only csv`: the CSV export row only. */
 const ONLY_CSV = ONLY === "csv";
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
-const HSEQ_POOL = 6_000;
+const HSEQ_POOL = 15_000;
+/**
+ * The pipeline step runs in rounds, each right after a floor run of its own, and its row reports
+ * the round with the median ratio: this VM's speed drifts by a third between runs of the same code
+ * (docs/performance.md), and a ratio of adjacent runs is steadier than either number.
+ */
+const STEP_ROUNDS = 3;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PORT = Number(process.env.BENCH_PORT ?? 3200);
 const CONNECTIONS = 50;
@@ -479,20 +485,31 @@ async function main(): Promise<void> {
         },
       },
     ];
-    await measureFloor();
-    const step = await measure(base, "POST /api/submit/hseq", CONNECTIONS, stepRequests);
+    const rounds: { floorRps: number; step: autocannon.Result }[] = [];
+    for (let n = 1; n <= STEP_ROUNDS; n++) {
+      await measureFloor();
+      rounds.push({
+        floorRps,
+        step: await measure(base, `POST /api/submit/hseq, round ${n}`, CONNECTIONS, stepRequests),
+      });
+    }
     if (next > pool.length)
       log(`the pool of ${pool.length} MOCs ran out after ${pool.length} requests: later ones were 409`);
+    const ratio = (r: (typeof rounds)[number]) => r.step.requests.average / r.floorRps;
+    const middle = [...rounds].sort((a, b) => ratio(a) - ratio(b))[STEP_ROUNDS >> 1]!;
+    const non2xx = rounds.reduce((sum, r) => sum + r.step.non2xx, 0);
     rows.push({
-      scenario: "POST /api/submit/hseq (one pipeline step: c -> d, 3 emails queued), distinct MOCs",
+      scenario:
+        `POST /api/submit/hseq (one pipeline step: c -> d, 3 emails queued), distinct MOCs; median of ${STEP_ROUNDS}` +
+        ` rounds, each after its own floor run (${rounds.map((r) => `${round(100 * ratio(r), 1)}%`).join(", ")})`,
       connections: CONNECTIONS,
-      rps: step.requests.average,
-      p50: step.latency.p50,
-      p99: step.latency.p99,
-      floorRps,
+      rps: middle.step.requests.average,
+      p50: middle.step.latency.p50,
+      p99: middle.step.latency.p99,
+      floorRps: middle.floorRps,
       target: ">= 30% of floor req/s",
-      pass: step.requests.average >= 0.3 * floorRps,
-      note: step.non2xx ? `${step.non2xx} non-2xx` : undefined,
+      pass: ratio(middle) >= 0.3,
+      note: non2xx ? `${non2xx} non-2xx` : undefined,
     });
 
     const byRps = [...floors].sort((a, b) => a.requests.average - b.requests.average);
