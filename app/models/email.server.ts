@@ -14,6 +14,7 @@ import { env } from "~/utils/env.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { canSeeOutbox, type Actor } from "./authz.server";
 import { delegatesOfSql } from "./delegation.server";
+import { PUBLIC_USER_COLUMNS, toPublicUser, type PublicUser } from "./user.server";
 
 export type Recipients = {
   userIds?: (string | null | undefined)[];
@@ -61,7 +62,7 @@ export async function notify(tx: Executor, input: NotifyInput & { found?: Recipi
 }
 
 /** A person a notice reaches. */
-export type Recipient = Actor & { name: string; email: string };
+export type Recipient = PublicUser;
 
 /** The active people `to` names (see recipientsStatement), in email order, one per address. */
 export async function findRecipients(tx: Executor, to: Recipients): Promise<Recipient[]> {
@@ -77,9 +78,7 @@ export async function findRecipients(tx: Executor, to: Recipients): Promise<Reci
     admins: Boolean(to.admins),
   });
   const seen = new Set<string>();
-  return people
-    .filter((p) => !seen.has(p.email) && seen.add(p.email))
-    .map(({ id, ...person }) => ({ _id: id, ...person, position: person.position ?? null }));
+  return people.filter((p) => !seen.has(p.email) && seen.add(p.email)).map(toPublicUser);
 }
 
 /**
@@ -90,15 +89,7 @@ export async function findRecipients(tx: Executor, to: Recipients): Promise<Reci
 const recipientsStatement = statementOnce((db) => {
   const listed = (name: string) => sql`(select jsonb_array_elements_text(${sql.placeholder(name)}::jsonb))`;
   return db
-    .select({
-      id: users.id,
-      name: users.name,
-      email: users.email,
-      role: users.role,
-      department: users.department,
-      access: users.access,
-      position: users.position,
-    })
+    .select(PUBLIC_USER_COLUMNS)
     .from(users)
     .where(
       and(
