@@ -54,8 +54,12 @@ const csvLine = (cells: unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
 const SPOOL_READ = 64 * 1024;
 /** An export larger than this is cut (a list of 10,000 MOCs is about 3.3 MB). */
 export const CSV_SPOOL_MAX_BYTES = 256 * 1024 * 1024;
-/** Exports reading from the database at once in this process; more wait their turn. */
-const READERS = 2;
+/**
+ * Exports reading from the database at once in this process; more wait their turn. One: turning
+ * rows into CSV is work on the request thread, and one export at a time leaves room between its
+ * batches for everyone else's requests.
+ */
+const READERS = 1;
 
 const exportSlots = slotGroup(
   "csv-export",
@@ -86,7 +90,7 @@ export const csvExportsInUse = () => exportSlots.inUse();
  * The CSV of `query` as a byte stream, for `owner` (at most EXPORTS_PER_PERSON at once: 429
  * beyond). The header goes out at once; the rows are read CSV_BATCH at a time from a cursor in a
  * read-only repeatable-read transaction (one snapshot for the whole file) as fast as the database
- * gives them, never waiting on the client: each batch is appended to a temporary file (removed
+ * gives them (one export at a time per process), never waiting on the client: each batch is appended to a temporary file (removed
  * from the folder as soon as it is opened, so nothing is left behind) and the stream reads the
  * file behind the writer. The connection goes back to the pool when the last batch is written,
  * however slowly the client reads; memory holds a batch and a 64 KiB read, not the list
@@ -146,6 +150,8 @@ export function csvStream<Row>(
             if (cancelled) return;
             if (rows.length > 0) await append(rows.map((r) => csvLine(toCells(r))).join(""));
             if (rows.length < CSV_BATCH) return;
+            // Let the requests that queued up meanwhile go first.
+            await new Promise((resolve) => setImmediate(resolve));
           }
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
