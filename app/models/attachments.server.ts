@@ -2,7 +2,8 @@
  * Files kept with a MOC or a PCR, in PostgreSQL (docs/decisions/022-records-out.md): every
  * instance serves every file and one database backup holds the whole record.
  *
- * - Stored as bytea chunks of CHUNK_BYTES, written as they arrive and read back one at a time, so
+ * - Stored as bytea chunks of CHUNK_BYTES, written as they are read (from the upload's spool file,
+ *   app/web/attachment-upload.server.ts, once the whole body is in) and read back one at a time, so
  *   neither an upload nor a download sits whole in memory. The size cap is counted while reading.
  * - The content type is decided by the bytes (magic numbers), and must agree with the file's
  *   extension; a file whose bytes say otherwise is refused.

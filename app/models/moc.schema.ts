@@ -5,8 +5,32 @@
 import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
 
+/**
+ * Input limits (docs/security.md, "Input limits"): a rich-text field, a plain-text field, and the
+ * text of one list (impact assessment, action plan, manuals plan) in all. They keep a record's
+ * print and PDF within a few hundred pages.
+ */
 export const MAX_HTML = 100_000;
 export const MAX_TEXT = 5_000;
+export const MAX_LIST_TEXT = 50_000;
+
+/** The characters of text in a list's items (every string in them). */
+const textLength = (value: unknown): number =>
+  typeof value === "string"
+    ? value.length
+    : Array.isArray(value)
+      ? value.reduce((n: number, v) => n + textLength(v), 0)
+      : value && typeof value === "object"
+        ? Object.values(value).reduce((n: number, v) => n + textLength(v), 0)
+        : 0;
+/** A list field's check: at most MAX_LIST_TEXT characters of text in all. */
+const listTextLimit = (what: string) =>
+  [
+    (items: unknown[]) => textLength(items) <= MAX_LIST_TEXT,
+    {
+      error: `${what} may hold at most ${MAX_LIST_TEXT.toLocaleString("en")} characters of text in all; shorten it`,
+    },
+  ] as const;
 
 export const uuid = (what = "id") => z.uuid({ error: `Expected a ${what}` });
 export const yesNo = z.enum(["yes", "no"], { error: "Answer yes or no" });
@@ -254,7 +278,8 @@ export const impactSchema = z.object({
         hazards: z.array(text("Hazard", 1000)).max(50),
       }),
     )
-    .max(50),
+    .max(50)
+    .refine(...listTextLimit("The impact assessment")),
 });
 export const riskAssessmentSchema = z.object({
   moc_id: uuid("MOC id"),
@@ -280,7 +305,8 @@ export const actionPlanSchema = z.object({
       .array(
         z.object({ _id: itemId, description: text("Description", 2000), owner, due, done: z.boolean().default(false) }),
       )
-      .max(200),
+      .max(200)
+      .refine(...listTextLimit("The action plan")),
   }),
 });
 export const manualPlanSchema = z.object({
@@ -297,7 +323,8 @@ export const manualPlanSchema = z.object({
           done: z.boolean().default(false),
         }),
       )
-      .max(200),
+      .max(200)
+      .refine(...listTextLimit("The manuals and drawings plan")),
   }),
 });
 export const reassignImplementerSchema = z.object({ moc_id: uuid("MOC id"), implementer_id: uuid("user id") });
@@ -375,6 +402,7 @@ export const impactPageSchema = z.object({
   items: z
     .array(z.object({ category: text("Category", 200), hazards: lines }))
     .max(50)
+    .refine(...listTextLimit("The impact assessment"))
     .default([]),
 });
 export const actionPlanPageSchema = z.object({ items: actionPlanSchema.shape.action.shape.items.default([]) });

@@ -4,11 +4,15 @@
  * embedded DejaVu Sans (subset), so any name prints and the text can be searched and copied.
  * Every page has a header naming the record and its status, and a footer "Page x of y" with the
  * generation time.
+ *
+ * Made in a worker thread (app/models/record-pdf-worker.server.ts), never on the request thread,
+ * within a page budget (`maxPages`: past it, PageBudgetExceeded) and a time budget.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
 import PDFDocument from "pdfkit";
-import { utcText, type PrintBlock, type PrintRecord } from "./record-print.server";
+import type { PrintBlock, PrintRecord } from "./record-print.server";
+import { utcText } from "./utc-text";
 
 const require = createRequire(import.meta.url);
 const fontDir = () => path.dirname(require.resolve("dejavu-fonts-ttf/ttf/DejaVuSans.ttf"));
@@ -23,8 +27,18 @@ const fileSize = (bytes: number) =>
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-/** The PDF's bytes, as a Node stream (pdfkit writes as it goes; the whole is a few hundred KB at most). */
-export function recordPdf(record: PrintRecord): PDFKit.PDFDocument {
+/** Thrown while the PDF is laid out, when it would have more than its budget of pages. */
+export class PageBudgetExceeded extends Error {
+  constructor(readonly maxPages: number) {
+    super(`more than ${maxPages} pages`);
+  }
+}
+
+/**
+ * The PDF's bytes, as a Node stream (pdfkit writes as it goes). With `maxPages`, laying out a page
+ * past it throws PageBudgetExceeded before the document grows further.
+ */
+export function recordPdf(record: PrintRecord, options: { maxPages?: number } = {}): PDFKit.PDFDocument {
   const doc = new PDFDocument({
     size: "A4",
     margins: MARGIN,
@@ -36,6 +50,13 @@ export function recordPdf(record: PrintRecord): PDFKit.PDFDocument {
       CreationDate: new Date(record.generatedAt),
     },
   });
+  if (options.maxPages !== undefined) {
+    const maxPages = options.maxPages;
+    let pages = 1;
+    doc.on("pageAdded", () => {
+      if (++pages > maxPages) throw new PageBudgetExceeded(maxPages);
+    });
+  }
   doc.registerFont("body", path.join(fontDir(), "DejaVuSans.ttf"));
   doc.registerFont("bold", path.join(fontDir(), "DejaVuSans-Bold.ttf"));
   const width = doc.page.width - MARGIN.left - MARGIN.right;

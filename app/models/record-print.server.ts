@@ -14,8 +14,11 @@ import { richTextToPlain } from "~/utils/sanitize.server";
 import type { HistoryEntry } from "./audit.server";
 import { fillsSlot, type MocDocument, type SignatureManifestationJson, type UserJson } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
+import { utcText } from "./utc-text";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import type { PcrDocument } from "./pcr.server";
+
+export { utcText };
 
 export type PrintField = { label: string; value: string };
 export type PrintBlock =
@@ -69,15 +72,6 @@ export type PrintRecord = {
 
 /** What a record is made from: the populated document of either kind. */
 export type RecordSource = { kind: "moc"; doc: MocDocument } | { kind: "pcr"; pcr: PcrDocument; trail: HistoryEntry[] };
-
-/** "2026-03-04 09:15 UTC" from an ISO time; a bare date stays a date. */
-export function utcText(value: string | null | undefined): string {
-  if (!value) return "—";
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return value;
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
 
 const text = (value: unknown): string => {
   if (value === undefined || value === null || value === "") return "—";

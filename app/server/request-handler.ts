@@ -8,13 +8,16 @@
  * - cross-origin writes judged against `APP_URL` (and the request's own origin) here, before Remix's
  *   own check, which compares `Origin` with `Host` only and answers a bare 500;
  * - headers every response carries set once, even when a route sets them too;
- * - an answer given before the body was read closes the connection after draining the body.
+ * - an answer given before the body was read closes the connection after draining the body;
+ * - a client that stops reading the answer, or stops sending its body, for CLIENT_STALL_SECONDS is
+ *   cut (docs/security.md, "Slow clients").
  */
 import type { ServerBuild } from "@remix-run/node";
 import { createRequestHandler } from "@remix-run/node";
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express";
-import { bodyCap, countedBody, drainBody, refuseTooLarge } from "~/web/body-limit.server";
+import { bodyCap, countedBody, drainBody, refuseStalled, refuseTooLarge } from "~/web/body-limit.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
+import { env } from "~/utils/env.server";
 import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -64,7 +67,29 @@ function requestHeaders(req: ExpressRequest, url: URL, appOrigin: string): Heade
   return headers;
 }
 
-async function send(req: ExpressRequest, res: ExpressResponse, response: Response): Promise<void> {
+/**
+ * Waits until the socket takes more (`drain`), the client leaves, or `stallMs` pass with the client
+ * reading nothing: then the connection is cut, so a reader that stopped holds nothing for long.
+ */
+function drained(res: ExpressResponse, stallMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      res.destroy();
+      done();
+    }, stallMs);
+    timer.unref();
+    res.once("drain", done);
+    res.once("close", done);
+  });
+}
+
+async function send(req: ExpressRequest, res: ExpressResponse, response: Response, stallMs: number): Promise<void> {
   res.statusMessage = response.statusText;
   res.status(response.status);
   for (const [name, value] of response.headers) {
@@ -80,12 +105,7 @@ async function send(req: ExpressRequest, res: ExpressResponse, response: Respons
       for (;;) {
         const { done, value } = await reader.read();
         if (done || res.destroyed) break;
-        if (!res.write(value)) {
-          await new Promise<void>((resolve) => {
-            res.once("drain", resolve);
-            res.once("close", resolve);
-          });
-        }
+        if (!res.write(value)) await drained(res, stallMs);
       }
     } finally {
       if (res.destroyed) await reader.cancel().catch(() => {});
@@ -98,6 +118,7 @@ async function send(req: ExpressRequest, res: ExpressResponse, response: Respons
 export function remixRequestHandler(build: ServerBuild, options: { appUrl: string }) {
   const handle = createRequestHandler(build, "production");
   const appOrigin = new URL(options.appUrl).origin;
+  const stallMs = env().CLIENT_STALL_SECONDS * 1000;
   return async (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     let request: Request;
     const controller = new AbortController();
@@ -112,11 +133,23 @@ export function remixRequestHandler(build: ServerBuild, options: { appUrl: strin
         return;
       }
       const body = hasBody
-        ? countedBody(req, cap, () => {
-            refused = true;
-            controller.abort();
-            refuseTooLarge(req, res, url.pathname, cap);
-          })
+        ? countedBody(
+            req,
+            cap,
+            () => {
+              refused = true;
+              controller.abort();
+              refuseTooLarge(req, res, url.pathname, cap);
+            },
+            {
+              ms: stallMs,
+              onStalled: () => {
+                refused = true;
+                controller.abort();
+                refuseStalled(req, res, url.pathname, stallMs / 1000);
+              },
+            },
+          )
         : undefined;
       request = new Request(url, {
         method: req.method,
@@ -138,7 +171,7 @@ export function remixRequestHandler(build: ServerBuild, options: { appUrl: strin
         await response.body?.cancel().catch(() => {});
         return;
       }
-      await send(req, res, response);
+      await send(req, res, response, stallMs);
     } catch (error) {
       if (refused) return;
       next(error);

@@ -32,6 +32,18 @@ const schema = z
     IMAGE_PROXY_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(64),
     // Which proxies may say who the client is in X-Forwarded-For (docs/security.md).
     TRUST_PROXY: optional,
+    // Slow clients (docs/security.md, "Slow clients"): a response the client stops reading, or a
+    // request body that stops arriving, for this long is cut.
+    CLIENT_STALL_SECONDS: z.coerce.number().min(0.5).max(600).default(30),
+    // CSV exports, uploads and PDFs running at once: per person, and in all in one process.
+    EXPORTS_PER_PERSON: z.coerce.number().int().min(1).max(20).default(2),
+    EXPORTS_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(16),
+    UPLOADS_PER_PERSON: z.coerce.number().int().min(1).max(20).default(2),
+    UPLOADS_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(16),
+    // A PDF is made in a worker thread within these budgets (one at a time per person).
+    PDF_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(400),
+    PDF_TIME_SECONDS: z.coerce.number().min(1).max(600).default(20),
+    PDF_MAX_CONCURRENT: z.coerce.number().int().min(1).max(64).default(4),
     REMINDER_CRON: z.string().default("0 8 * * *"),
     EMAIL_RETRY_LIMIT: z.coerce.number().int().min(0).max(20).default(6),
     EMAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).default(15),

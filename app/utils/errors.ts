@@ -6,7 +6,7 @@ export type Issue = { path: string; message: string };
 
 export class DomainError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 504,
     message: string,
     readonly issues?: Issue[],
     readonly headers?: Record<string, string>,

@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { ARCHIVE, archiveFilterSchema, archiveSchemas, type ArchiveKind } from "~/models/archive.schema";
-import { archiveCsv, csvResponse, wantsCsv } from "~/models/csv-export.server";
+import { archiveCsv } from "~/models/csv-export.server";
+import { csvResponse, wantsCsv } from "./csv-download.server";
 import {
   assertCanWrite,
   createArchiveRecord,

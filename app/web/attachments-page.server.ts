@@ -1,4 +1,4 @@
-/** The attachment pages of a MOC and a PCR: list, upload (streamed) and remove, one action each. */
+/** The attachment pages of a MOC and a PCR: list, upload (spooled, then stored) and remove, one action each. */
 import { data } from "@remix-run/node";
 import { z } from "zod";
 import {
@@ -22,7 +22,7 @@ const removeSchema = z.object({ intent: z.literal("remove"), id: z.uuid() });
 /** An upload (multipart) or a removal (`intent=remove`, `id`); back to `here` with a message. */
 export async function attachmentsPageAction(request: Request, actor: Actor, target: AttachmentTarget, here: string) {
   if (/^multipart\/form-data/i.test(request.headers.get("Content-Type") ?? "")) {
-    const result = await receiveUpload(request, (file) => storeAttachment(actor, target, "file", file));
+    const result = await receiveUpload(request, actor, (file) => storeAttachment(actor, target, "file", file));
     if (!result.ok) {
       if (result.error.status === 404) pageError(result.error);
       return data(

@@ -5,6 +5,9 @@
  * - A body that declares more than its route's cap is refused before any of it is read.
  * - A body that grows past the cap while it is read stops there: the reader gets an error and the
  *   client a 413 at once, whatever the route was doing with it.
+ * - A body that stops arriving for CLIENT_STALL_SECONDS while the route waits for it is cut: the
+ *   reader gets an error and the client a 408 with `Connection: close` (docs/security.md, "Slow
+ *   clients").
  * - Either way the 413 says `Connection: close`, and the rest of the body is read and dropped up
  *   to a small bound (DRAIN_BYTES, DRAIN_MS) before the connection closes, so the client reads the
  *   answer instead of a reset, and its next request goes on a new connection.
@@ -51,15 +54,21 @@ export class BodyTooLarge extends Error {
   }
 }
 
+export class BodyStalled extends Error {
+  constructor(readonly seconds: number) {
+    super(`The request body stopped arriving for ${seconds} seconds; nothing was saved. Send it again`);
+  }
+}
+
 const isApi = (pathname: string) => pathname === "/api" || pathname.startsWith("/api/");
 
-function tooLargePage(message: string): string {
+function tooLargePage(message: string, title = "The request is too large"): string {
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Too large · Change Management</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title} · Change Management</title></head>
 <body>
 <main>
-<h1>The request is too large</h1>
+<h1>${title}</h1>
 <p>${message}. Nothing was saved.</p>
 <p>Go back and send less, or go to <a href="/">the dashboard</a>.</p>
 </main>
@@ -131,17 +140,54 @@ export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, pathna
 }
 
 /**
- * The body as a web stream that counts what it passes on. Past `cap.bytes` it stops reading,
- * errors the stream (the route's `formData()` or `json()` rejects) and calls `onExceeded`.
+ * Answers 408 (JSON under /api, a page elsewhere) to a body that stopped arriving, and closes the
+ * connection: what is still on its way is not waited for.
  */
-export function countedBody(req: IncomingMessage, cap: Cap, onExceeded: () => void): ReadableStream<Uint8Array> {
+export function refuseStalled(req: IncomingMessage, res: ServerResponse, pathname: string, seconds: number): void {
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
+  }
+  const message = new BodyStalled(seconds).message;
+  const api = isApi(pathname);
+  const body = api
+    ? JSON.stringify({ status: 408, message })
+    : tooLargePage(message.replace(/; nothing was saved. Send it again$/, ""), "The upload stopped");
+  res.writeHead(408, {
+    "Content-Type": api ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+    "Cache-Control": "no-store",
+    Connection: "close",
+  });
+  res.end(body, () => req.socket.destroy());
+}
+
+/**
+ * The body as a web stream that counts what it passes on. Past `cap.bytes` it stops reading,
+ * errors the stream (the route's `formData()` or `json()` rejects) and calls `onExceeded`. While
+ * the route waits for more and none comes for `stallMs`, it errors the stream the same way and
+ * calls `onStalled`.
+ */
+export function countedBody(
+  req: IncomingMessage,
+  cap: Cap,
+  onExceeded: () => void,
+  stall?: { ms: number; onStalled: () => void },
+): ReadableStream<Uint8Array> {
   let size = 0;
   let settled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const stopWaiting = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
   let onData: (chunk: Buffer) => void = () => {};
   let onEnd: () => void = () => {};
   let onError: (error: Error) => void = () => {};
+  let waitForData: () => void = () => {};
   const detach = () => {
     settled = true;
+    stopWaiting();
     req.off("data", onData);
     req.off("end", onEnd);
     req.off("error", onError);
@@ -149,8 +195,20 @@ export function countedBody(req: IncomingMessage, cap: Cap, onExceeded: () => vo
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        waitForData = () => {
+          if (!stall || settled || timer) return;
+          timer = setTimeout(() => {
+            if (settled) return;
+            req.pause();
+            detach();
+            controller.error(new BodyStalled(stall.ms / 1000));
+            stall.onStalled();
+          }, stall.ms);
+          timer.unref();
+        };
         onData = (chunk: Buffer) => {
           if (settled) return;
+          stopWaiting();
           size += chunk.length;
           if (size > cap.bytes) {
             req.pause();
@@ -161,6 +219,7 @@ export function countedBody(req: IncomingMessage, cap: Cap, onExceeded: () => vo
           }
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 0) <= 0) req.pause();
+          else waitForData();
         };
         onEnd = () => {
           if (settled) return;
@@ -179,6 +238,7 @@ export function countedBody(req: IncomingMessage, cap: Cap, onExceeded: () => vo
         req.once("error", onError);
       },
       pull() {
+        waitForData();
         req.resume();
       },
       cancel() {

@@ -2,11 +2,12 @@
  * A MOC or PCR record for its print view and its PDF: loaded with the record's own access rules
  * (the same 404/403 as its page), with its attachment list.
  */
-import { Readable } from "node:stream";
 import { historyOf } from "~/models/audit.server";
 import { listAttachments, type AttachmentView } from "~/models/attachments.server";
-import { recordPdf } from "~/models/record-pdf.server";
+import { renderRecordPdf } from "~/models/record-pdf-worker.server";
 import { mocPrintRecord, pcrPrintRecord, type PrintAttachment, type PrintRecord } from "~/models/record-print.server";
+import { DomainError } from "~/utils/errors";
+import { pageError } from "~/utils/page.server";
 import { requirePcrForPage } from "./pcr-page.server";
 import { requireMocForPage } from "./moc-page.server";
 
@@ -25,24 +26,56 @@ const forPrint = (files: AttachmentView[]): PrintAttachment[] =>
   }));
 
 export async function mocRecordFor(request: Request, id: string | undefined): Promise<PrintRecord> {
-  const { doc } = await requireMocForPage(request, id);
-  return mocPrintRecord(doc, forPrint(await listAttachments({ mocId: doc._id })));
+  return (await mocRecordAndReader(request, id)).record;
 }
 
 export async function pcrRecordFor(request: Request, id: string | undefined): Promise<PrintRecord> {
-  const { pcr } = await requirePcrForPage(request, id);
-  return pcrPrintRecord(pcr, await historyOf("pcr", pcr._id), forPrint(await listAttachments({ pcrId: pcr._id })));
+  return (await pcrRecordAndReader(request, id)).record;
 }
 
-/** The record as a PDF download named after it (`MOC-12-2026.pdf`). */
-export function pdfResponse(record: PrintRecord): Response {
-  const body = Readable.toWeb(recordPdf(record)) as ReadableStream<Uint8Array>;
-  return new Response(body, {
+async function mocRecordAndReader(request: Request, id: string | undefined) {
+  const { doc, user } = await requireMocForPage(request, id);
+  return { record: mocPrintRecord(doc, forPrint(await listAttachments({ mocId: doc._id }))), reader: user._id };
+}
+
+async function pcrRecordAndReader(request: Request, id: string | undefined) {
+  const { pcr, user } = await requirePcrForPage(request, id);
+  const record = pcrPrintRecord(
+    pcr,
+    await historyOf("pcr", pcr._id),
+    forPrint(await listAttachments({ pcrId: pcr._id })),
+  );
+  return { record, reader: user._id };
+}
+
+/**
+ * The record as a PDF download named after it (`MOC-12-2026.pdf`), made on the PDF worker thread
+ * (app/models/record-pdf-worker.server.ts): a refusal (429 one at a time, 422 past a budget) is
+ * the error page with its message.
+ */
+async function pdfResponse({ record, reader }: { record: PrintRecord; reader: string }): Promise<Response> {
+  let pdf: Uint8Array<ArrayBuffer>;
+  try {
+    pdf = await renderRecordPdf(record, reader);
+  } catch (error) {
+    if (error instanceof DomainError) pageError(error);
+    throw error;
+  }
+  return new Response(pdf, {
     headers: {
       "Content-Type": "application/pdf",
+      "Content-Length": String(pdf.byteLength),
       "Content-Disposition": `attachment; filename="${record.fileName}"`,
       "Cache-Control": "private, no-store",
       "X-Content-Type-Options": "nosniff",
     },
   });
 }
+
+/** GET /mocs/:id/pdf. */
+export const mocPdfResponse = async (request: Request, id: string | undefined) =>
+  pdfResponse(await mocRecordAndReader(request, id));
+
+/** GET /pcrs/:id/pdf. */
+export const pcrPdfResponse = async (request: Request, id: string | undefined) =>
+  pdfResponse(await pcrRecordAndReader(request, id));

@@ -33,8 +33,9 @@ export default defineConfig({
   },
   projects: [
     { name: "js", use: { javaScriptEnabled: true } },
-    // Accessibility scans and live updates (*.live.spec.ts) need JavaScript.
-    { name: "no-js", use: { javaScriptEnabled: false }, testIgnore: /(a11y|live)\.spec\.ts$/ },
+    // Accessibility scans and live updates (*.live.spec.ts) need JavaScript; raw-socket tests
+    // (*.socket.spec.ts) use no browser, so they run once.
+    { name: "no-js", use: { javaScriptEnabled: false }, testIgnore: /(a11y|live|socket)\.spec\.ts$/ },
   ],
   webServer: {
     // The production build, on a fresh database, with a known first admin.

@@ -43,12 +43,17 @@ async function freePort(): Promise<number> {
 
 export type Instance = { url: string; stop: () => Promise<void> };
 
-/** Starts `node app/server/main.ts` on a free port against the e2e database; resolves once /healthz answers. */
-export async function startSecondInstance(): Promise<Instance> {
-  const databaseUrl = await e2eDatabaseUrl();
+/**
+ * Starts `node app/server/main.ts` on a free port against the e2e database (or `options.databaseUrl`),
+ * with `options.env` added to its environment; resolves once /healthz answers.
+ */
+export async function startSecondInstance(
+  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<Instance> {
+  const databaseUrl = options.databaseUrl ?? (await e2eDatabaseUrl());
   const instancePort = await freePort();
   const url = `http://127.0.0.1:${instancePort}`;
-  const dataDir = path.join(root, `.data/e2e${suffix}_second`);
+  const dataDir = options.env?.DATA_DIR ?? path.join(root, `.data/e2e${suffix}_second`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production",
@@ -63,6 +68,7 @@ export async function startSecondInstance(): Promise<Instance> {
   };
   // The first instance made the admin; mail stays in the local outbox.
   for (const key of ["ADMIN_EMAIL", "ADMIN_PASSWORD", "RESEND_API_KEY"]) delete env[key];
+  Object.assign(env, options.env);
   let output = "";
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "app/server/main.ts"], {
     cwd: root,

@@ -51,6 +51,18 @@ describe("csvCell", () => {
     expect(csvCell(null)).toBe("");
     expect(csvCell(true)).toBe("yes");
   });
+
+  it("neutralises a formula after a separator, which a semicolon locale would make a cell of its own", () => {
+    // Excel in a locale whose list separator is `;` splits an unquoted `x;=cmd|...` into `x` and a formula.
+    expect(csvCell("x;=cmd|' /C calc'!A0")).toBe(`"'x;=cmd|' /C calc'!A0"`);
+    expect(csvCell("x, @SUM(A1)")).toBe(`"'x, @SUM(A1)"`);
+    expect(csvCell("a;+1")).toBe(`"'a;+1"`);
+    expect(csvCell("a;-1")).toBe(`"'a;-1"`);
+    // A separator alone is quoted, so no locale splits the cell; nothing else changes.
+    expect(csvCell("Deck; engine room")).toBe(`"Deck; engine room"`);
+    expect(csvCell("valve-12 = ok")).toBe("valve-12 = ok");
+    expect(parse(`${csvCell("x;=cmd|' /C calc'!A0")}\r\n`, { delimiter: ";" })).toEqual([["'x;=cmd|' /C calc'!A0"]]);
+  });
 });
 
 describe("MOC list CSV", () => {

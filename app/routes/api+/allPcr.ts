@@ -1,4 +1,5 @@
-import { csvResponse, pcrListCsv, wantsCsv } from "~/models/csv-export.server";
+import { pcrListCsv } from "~/models/csv-export.server";
+import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { listPcrs, pcrListFilter, pcrListQuerySchema } from "~/models/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok } from "~/utils/http.server";

@@ -1,5 +1,6 @@
 import { listMocs, mocListCompanion } from "~/models/moc.server";
-import { csvResponse, mocListCsv, wantsCsv } from "~/models/csv-export.server";
+import { mocListCsv } from "~/models/csv-export.server";
+import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { mocListFilter, mocListQuerySchema } from "~/models/moc-list.server";
 import { requireApiUser, requireApiUserWith } from "~/web/auth.server";
 import { apiRoute, okJsonBody } from "~/utils/http.server";

@@ -12,10 +12,10 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return { mocId: doc._id, current: (doc.risk_assessment as string | null) ?? null, types: Object.keys(UPLOAD_TYPES) };
 }
 
-/** The file streams into the database as it arrives (app/web/attachment-upload.server.ts). */
+/** The file is spooled as it arrives, then stored in one transaction (app/web/attachment-upload.server.ts). */
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, doc } = await requirePlanEditor(request, params.id);
-  const result = await receiveUpload(request, (file) =>
+  const result = await receiveUpload(request, user, (file) =>
     storeAttachment(user, { mocId: doc._id }, "risk_assessment", file),
   );
   if (!result.ok) {

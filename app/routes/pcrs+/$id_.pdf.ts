@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { pdfResponse, pcrRecordFor } from "~/web/record-out.server";
+import { pcrPdfResponse } from "~/web/record-out.server";
 
-/** The PCR as a PDF (the print view's content), for whoever may see the PCR. */
+/** The PCR as a PDF (the print view's content, made on the PDF worker thread), for whoever may see the PCR. */
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  return pdfResponse(await pcrRecordFor(request, params.id));
+  return pcrPdfResponse(request, params.id);
 }
