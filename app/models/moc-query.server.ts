@@ -13,6 +13,7 @@ import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange 
 import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
+import { lockedHeadSql, parseHead } from "./audit-chain.server";
 import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 
@@ -191,8 +192,12 @@ const IMPLEMENTER_SUBMITTED = sql<boolean>`exists (select 1 from moc_forms f whe
 export async function loadMocForStep(id: string, tx: Executor) {
   const [row] = await mocForStepQuery(tx).execute({ id });
   if (!row) return null;
-  const { deviations, implementerSubmitted, ...access } = row;
-  return { access, state: { deviations, temporary: access.temporary, implementerSubmitted } satisfies MocStepState };
+  const { deviations, implementerSubmitted, logHead, signatureHead, ...access } = row;
+  return {
+    access,
+    state: { deviations, temporary: access.temporary, implementerSubmitted } satisfies MocStepState,
+    heads: { log: parseHead(logHead), signature: parseHead(signatureHead) },
+  };
 }
 
 /** The state alone, unlocked (what the tests compare with the state a document shows). */
@@ -211,7 +216,14 @@ const mocStepStateQuery = statementOnce((db) =>
 
 const mocForStepQuery = statementOnce((db) =>
   db
-    .select({ ...ACCESS_FIELDS, deviations: m.deviations, implementerSubmitted: IMPLEMENTER_SUBMITTED })
+    .select({
+      ...ACCESS_FIELDS,
+      deviations: m.deviations,
+      implementerSubmitted: IMPLEMENTER_SUBMITTED,
+      // The heads of the MOC's chains, locked: the step's entry and manifestation follow them.
+      logHead: sql<string | null>`${lockedHeadSql("moc", sql.raw("m.id"))}`,
+      signatureHead: sql<string | null>`${lockedHeadSql("moc-signature", sql.raw("m.id"))}`,
+    })
     .from(m)
     .where(eq(m.id, sql.placeholder("id")))
     .for("update", { of: m })
