@@ -222,3 +222,47 @@ export const storeHeadSql = (chain: SQL, recordId: SQL, seq: SQL, hash: SQL, key
 export function inTransaction<T>(db: Executor, fn: (tx: Executor) => Promise<T>): Promise<T> {
   return "rollback" in db ? fn(db) : getDb().transaction((tx: Transaction) => fn(tx));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Chains written before the key
+
+const ADOPT_QUEUE = "audit-adopt";
+const ADOPT_CHUNK = 2000;
+
+/**
+ * Once per database (claimed in `job_runs`): every chain that has entries but no stored head
+ * (written before migration 0016, hashed by the database) gets its head, keyed, at the server's
+ * first start with AUDIT_KEY. From then on, its entries are covered by the keyed head: rewriting
+ * them changes the last hash the head records. Returns how many chains it adopted.
+ */
+export async function adoptAuditChains(): Promise<number> {
+  return getDb().transaction(async (tx) => {
+    const claimed = await tx.execute(sql`insert into job_runs (queue, key) values (${ADOPT_QUEUE}, '0016')
+      on conflict do nothing returning key`);
+    if (claimed.length === 0) return 0;
+    const rows = await tx.execute<{ chain: ChainName; record_id: string; seq: number; hash: string }>(sql`
+      select c.* from (
+        select distinct on (l.moc_id) 'moc' as chain, l.moc_id as record_id, l.seq, l.hash
+          from moc_logs l order by l.moc_id, l.seq desc
+        union all
+        select distinct on (e.record_kind, e.record_id) e.record_kind, e.record_id, e.seq, e.hash
+          from audit_entries e order by e.record_kind, e.record_id, e.seq desc
+        union all
+        select distinct on (s.record_kind, s.record_id) s.record_kind || '-signature', s.record_id, s.seq, s.hash
+          from signature_manifestations s order by s.record_kind, s.record_id, s.seq desc
+      ) c where not exists (select 1 from audit_heads h where h.chain = c.chain and h.record_id = c.record_id)`);
+    const key = signingKey();
+    for (let start = 0; start < rows.length; start += ADOPT_CHUNK) {
+      const heads = rows.slice(start, start + ADOPT_CHUNK).map((r) => ({
+        ...r,
+        key_id: key.id,
+        mac: keyedHash(key, headContent(r.chain, r.record_id, r.seq, r.hash)),
+      }));
+      await tx.execute(sql`insert into audit_heads (chain, record_id, seq, hash, key_id, mac)
+        select chain, record_id, seq, hash, key_id, mac from jsonb_to_recordset(${JSON.stringify(heads)}::jsonb)
+          as r(chain text, record_id uuid, seq integer, hash text, key_id text, mac text)
+        on conflict do nothing`);
+    }
+    return rows.length;
+  });
+}

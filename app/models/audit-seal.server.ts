@@ -13,12 +13,12 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { z } from "zod";
+import { AUDIT_SEAL_QUEUE } from "#jobs/queues";
 import { getDb } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { CHAIN_NAMES, keyById, keyedHash, signingKey, type ChainName } from "./audit-chain.server";
 import { notify } from "./email.server";
 
-export const SEAL_QUEUE = "audit-seal";
 const FORMAT = "change-management audit seal 1";
 
 /** The folder of the seals (DATA_DIR/seals). */
@@ -77,7 +77,7 @@ export type SealOutcome = { ran: boolean; day: string; file?: string; chains?: n
 export async function sealAuditTrail(now = new Date(), dir = sealFolder()): Promise<SealOutcome> {
   const day = now.toISOString().slice(0, 10);
   return getDb().transaction(async (tx) => {
-    const claimed = await tx.execute(sql`insert into job_runs (queue, key) values (${SEAL_QUEUE}, ${day})
+    const claimed = await tx.execute(sql`insert into job_runs (queue, key) values (${AUDIT_SEAL_QUEUE}, ${day})
       on conflict do nothing returning key`);
     if (claimed.length === 0) return { ran: false, day };
     const rows = await tx.execute<{ chain: ChainName; record_id: string; seq: number; hash: string }>(
