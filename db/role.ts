@@ -22,4 +22,4 @@ export async function superuserRole(url: string): Promise<string | null> {
 export const superuserRefusal = (role: string) =>
   `Refusing to start in production as the database superuser "${role}": connect as a role without SUPERUSER ` +
   "that owns the app's database (a superuser can switch off the audit trail's triggers and read the server's files). " +
-  "See docs/security.md, \"What the audit trail proves\".";
+  'See docs/security.md, "What the audit trail proves".';

@@ -242,14 +242,14 @@ export async function adoptAuditChains(): Promise<number> {
     if (claimed.length === 0) return 0;
     const rows = await tx.execute<{ chain: ChainName; record_id: string; seq: number; hash: string }>(sql`
       select c.* from (
-        select distinct on (l.moc_id) 'moc' as chain, l.moc_id as record_id, l.seq, l.hash
-          from moc_logs l order by l.moc_id, l.seq desc
+        (select distinct on (l.moc_id) 'moc' as chain, l.moc_id as record_id, l.seq, l.hash
+          from moc_logs l order by l.moc_id, l.seq desc)
         union all
-        select distinct on (e.record_kind, e.record_id) e.record_kind, e.record_id, e.seq, e.hash
-          from audit_entries e order by e.record_kind, e.record_id, e.seq desc
+        (select distinct on (e.record_kind, e.record_id) e.record_kind, e.record_id, e.seq, e.hash
+          from audit_entries e order by e.record_kind, e.record_id, e.seq desc)
         union all
-        select distinct on (s.record_kind, s.record_id) s.record_kind || '-signature', s.record_id, s.seq, s.hash
-          from signature_manifestations s order by s.record_kind, s.record_id, s.seq desc
+        (select distinct on (s.record_kind, s.record_id) s.record_kind || '-signature', s.record_id, s.seq, s.hash
+          from signature_manifestations s order by s.record_kind, s.record_id, s.seq desc)
       ) c where not exists (select 1 from audit_heads h where h.chain = c.chain and h.record_id = c.record_id)`);
     const key = signingKey();
     for (let start = 0; start < rows.length; start += ADOPT_CHUNK) {

@@ -97,8 +97,9 @@ export async function verifyAuditTrail(db: Executor = getDb(), sealDir = sealFol
 
   const broken: BrokenLink[] = [];
   const problems = new Set<string>();
-  const report = (link: BrokenLink) => {
-    const key = `${link.kind}:${link.recordId}`;
+  // A chain's first problem of each sort: its links and head, a seal, the record's state.
+  const report = (link: BrokenLink, sort: "chain" | "seal" | "state") => {
+    const key = `${sort}:${link.kind}:${link.recordId}`;
     if (problems.has(key)) return;
     problems.add(key);
     broken.push(link);
@@ -108,11 +109,11 @@ export async function verifyAuditTrail(db: Executor = getDb(), sealDir = sealFol
     const [name, ...rest] = key.split(":");
     const recordId = rest.join(":");
     const problem = chainProblem(name as ChainName, recordId, chain);
-    if (problem) report({ kind: name as ChainName, recordId, ...problem });
+    if (problem) report({ kind: name as ChainName, recordId, ...problem }, "chain");
   }
 
-  const seals = await checkSeals(sealDir, chains, report);
-  for (const problem of await stateProblems(db)) report(problem);
+  const seals = await checkSeals(sealDir, chains, (link) => report(link, "seal"));
+  for (const problem of await stateProblems(db)) report(problem, "state");
 
   let chainCount = 0;
   for (const chain of chains.values()) if (chain.entries.length) chainCount += 1;
