@@ -47,6 +47,9 @@ export async function startWorkers(): Promise<PgBoss> {
   });
   await boss.work(REMINDER_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runDailyReminder());
   await boss.work(AUDIT_SEAL_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runAuditSeal());
-  logger().info({ queues: [EMAIL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, REMINDER_QUEUE, AUDIT_SEAL_QUEUE] }, "workers started");
+  logger().info(
+    { queues: [EMAIL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, REMINDER_QUEUE, AUDIT_SEAL_QUEUE] },
+    "workers started",
+  );
   return boss;
 }
