@@ -1,11 +1,19 @@
 /**
  * `npm run audit:verify`: recomputes every audit chain (MOCs in moc_logs, every other record in
- * audit_entries) and prints the first broken link of each; exit code 1 when any is broken, 0 when
- * every chain holds. docs/decisions/021-records-people-can-trust.md.
+ * audit_entries, every record's signature manifestations) with AUDIT_KEY, compares each with its
+ * stored head and the seals in DATA_DIR/seals, checks each MOC's state has its entry, and prints
+ * the first problem of each chain; exit code 1 when anything does not hold, 0 when all does.
+ * docs/decisions/021-records-people-can-trust.md, docs/decisions/025-keyed-audit-chain.md.
+ *
+ * AUDIT_KEY as the app has it (every key it ever used, comma-separated); without it, the
+ * development key in DATA_DIR/audit-key.
  *
  * Uses DATABASE_URL; without it, the embedded PostgreSQL under DATA_DIR (default `.data`) that
  * `npm start` uses, which must not be running at the same time.
  */
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
 import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { closeDb } from "~/utils/db.server";
@@ -24,6 +32,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  if (!process.env.AUDIT_KEY) {
+    const file = path.join(dataDir, "audit-key");
+    if (!existsSync(file)) {
+      console.error("audit:verify needs AUDIT_KEY (the keys the app writes and has written the trail with)");
+      process.exitCode = 1;
+      return;
+    }
+    process.env.AUDIT_KEY = (await fs.readFile(file, "utf8")).trim();
+    resetEnv();
+  }
   let embedded: EmbeddedDatabase | undefined;
   if (!process.env.DATABASE_URL) {
     const pid = await runningEmbeddedServer(dataDir);
@@ -40,15 +58,19 @@ async function main(): Promise<void> {
     resetEnv();
   }
   try {
-    const { chains, entries, broken } = await verifyAuditTrail();
-    if (broken.length === 0) {
-      console.log(`audit:verify: ${entries} entries in ${chains} chains; every chain holds.`);
+    const { chains, entries, broken, seals } = await verifyAuditTrail();
+    const badSeals = seals.filter((seal) => seal.problem);
+    const sealed = `${seals.length} seal${seals.length === 1 ? "" : "s"} in ${path.join(dataDir, "seals")}`;
+    if (broken.length === 0 && badSeals.length === 0) {
+      console.log(`audit:verify: ${entries} entries in ${chains} chains, ${sealed}; every chain holds.`);
       return;
     }
-    console.error(`audit:verify: ${entries} entries in ${chains} chains; ${broken.length} broken:`);
+    console.error(`audit:verify: ${entries} entries in ${chains} chains, ${sealed}; ${broken.length} broken:`);
     for (const link of broken) {
-      console.error(`  ${link.kind} ${link.recordId}: entry #${link.seq} (${link.entryId}): ${link.reason}`);
+      const entry = link.seq > 0 ? `entry #${link.seq}${link.entryId ? ` (${link.entryId})` : ""}: ` : "";
+      console.error(`  ${link.kind} ${link.recordId}: ${entry}${link.reason}`);
     }
+    for (const seal of badSeals) console.error(`  seal ${seal.file}: ${seal.problem}`);
     process.exitCode = 1;
   } finally {
     await closeDb();

@@ -182,10 +182,76 @@ async function waitUntilReady(url: string, child: ChildProcess, output: () => st
   }
 }
 
+/** The role the app connects as: it owns the app's database, and is no superuser (docs/security.md). */
+export const APP_ROLE = "cm_app";
+
+/**
+ * The app's role, made (or brought up to date) by the superuser: login, no superuser, no role or
+ * database creation, its password from `pg-app-password`. An app database made before it existed
+ * (owned by `postgres`) is handed over, with every object in it, once.
+ */
+async function ensureAppRole(base: string, database: string, password: string, log: (m: string) => void) {
+  const admin = postgres(`${base}/postgres`, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`do $$ begin create role ${APP_ROLE} login; exception when duplicate_object then null; end $$`);
+    await admin.unsafe(
+      `alter role ${APP_ROLE} with login nosuperuser nocreatedb nocreaterole noreplication nobypassrls password '${password}'`,
+    );
+    const [owner] = await admin<{ owner: string }[]>`
+      select pg_get_userbyid(datdba) as owner from pg_database where datname = ${database}`;
+    if (owner?.owner === APP_ROLE) return;
+    log(`embedded PostgreSQL: handing database ${database} over to the app's role ${APP_ROLE} (no superuser)`);
+    await admin.unsafe(`alter database "${database}" owner to ${APP_ROLE}`);
+  } finally {
+    await admin.end();
+  }
+  const inDatabase = postgres(`${base}/${database}`, { max: 1, onnotice: () => {} });
+  try {
+    await inDatabase.unsafe(HAND_OVER);
+  } finally {
+    await inDatabase.end();
+  }
+}
+
+/** Every object the superuser made in the app's database (schemas, tables, functions, types) becomes the app role's. */
+const HAND_OVER = `
+do $$
+declare
+  r record;
+  system constant text := '^(pg_|information_schema$)';
+begin
+  for r in select nspname from pg_namespace where nspowner = 'postgres'::regrole and nspname !~ system and nspname <> 'public' loop
+    execute format('alter schema %I owner to ${APP_ROLE}', r.nspname);
+  end loop;
+  for r in select c.oid::regclass as name, c.relkind from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where c.relowner = 'postgres'::regrole and n.nspname !~ system and c.relkind in ('r', 'p', 'v', 'm', 'f') loop
+    execute format(case r.relkind when 'v' then 'alter view %s owner to ${APP_ROLE}'
+      when 'm' then 'alter materialized view %s owner to ${APP_ROLE}'
+      when 'f' then 'alter foreign table %s owner to ${APP_ROLE}' else 'alter table %s owner to ${APP_ROLE}' end, r.name);
+  end loop;
+  for r in select c.oid::regclass as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where c.relowner = 'postgres'::regrole and n.nspname !~ system and c.relkind = 'S' loop
+    execute format('alter sequence %s owner to ${APP_ROLE}', r.name);
+  end loop;
+  for r in select p.oid::regprocedure as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+      where p.proowner = 'postgres'::regrole and n.nspname !~ system loop
+    execute format('alter routine %s owner to ${APP_ROLE}', r.name);
+  end loop;
+  for r in select t.oid::regtype as name from pg_type t join pg_namespace n on n.oid = t.typnamespace
+      where t.typowner = 'postgres'::regrole and n.nspname !~ system and t.typtype in ('e', 'd', 'r', 'm') loop
+    execute format('alter type %s owner to ${APP_ROLE}', r.name);
+  end loop;
+end $$`;
+
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   database?: string;
   log?: (message: string) => void;
+  /**
+   * Connect as the cluster's superuser (test and benchmark harnesses that create databases).
+   * Otherwise the URL is the app role's (APP_ROLE), which owns `database`.
+   */
+  superuser?: boolean;
 }): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
   let bin = await binaries();
@@ -266,11 +332,27 @@ export async function startEmbeddedPostgres(options: {
   } finally {
     await admin.end();
   }
+  let url = `${base}/${database}`;
+  if (!options.superuser) {
+    const appPasswordFile = path.join(root, "pg-app-password");
+    if (!existsSync(appPasswordFile)) {
+      await fs.writeFile(appPasswordFile, randomBytes(24).toString("hex"), { mode: 0o600 });
+    }
+    const appPassword = (await fs.readFile(appPasswordFile, "utf8")).trim();
+    try {
+      await ensureAppRole(base, database, appPassword, log);
+    } catch (error) {
+      child.kill("SIGINT");
+      await exited;
+      throw error;
+    }
+    url = `postgres://${APP_ROLE}:${encodeURIComponent(appPassword)}@127.0.0.1:${port}/${database}`;
+  }
   log(`embedded PostgreSQL: listening on 127.0.0.1:${port}, data in ${dataDir}`);
 
   let stopping: Promise<void> | undefined;
   return {
-    url: `${base}/${database}`,
+    url,
     stop() {
       // SIGINT is PostgreSQL's "fast" shutdown: roll back open transactions, checkpoint, exit.
       stopping ??= (async () => {

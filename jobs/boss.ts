@@ -11,7 +11,7 @@ import type { Executor } from "#db/client";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
 import { carryOverLegacyJobs, parkLegacySchema } from "./legacy-boss";
-import { queueDefinitions, REMINDER_QUEUE } from "./queues";
+import { AUDIT_SEAL_QUEUE, queueDefinitions, REMINDER_QUEUE } from "./queues";
 
 const holder = globalThis as typeof globalThis & { __cmBoss?: { boss: PgBoss; started: Promise<void> } };
 
@@ -50,6 +50,7 @@ export function startBoss(): Promise<PgBoss> {
       await carryOverLegacyJobs(boss, lock, new Set(definitions.map((d) => d.name)));
       // pg-boss keeps one schedule per queue and fires each tick once across all instances.
       await boss.schedule(REMINDER_QUEUE, config.REMINDER_CRON, {}, { tz: "UTC" });
+      await boss.schedule(AUDIT_SEAL_QUEUE, config.AUDIT_SEAL_CRON, {}, { tz: "UTC" });
     });
     holder.__cmBoss = { boss, started };
   }

@@ -10,6 +10,8 @@ import type { Env } from "~/utils/env.server";
 export const EMAIL_QUEUE = "email";
 export const EMAIL_DEAD_LETTER_QUEUE = "email-dead-letter";
 export const REMINDER_QUEUE = "daily-reminder";
+/** The daily seal of the audit trail (app/models/audit-seal.server.ts). */
+export const AUDIT_SEAL_QUEUE = "audit-seal";
 
 export const emailJobSchema = z.object({ messageId: z.uuid() });
 export type EmailJob = z.infer<typeof emailJobSchema>;
@@ -42,6 +44,11 @@ export function queueDefinitions(env: Env): QueueDefinition[] {
     {
       name: REMINDER_QUEUE,
       // One reminder run queued at a time; its handler keeps a key per UTC day besides.
+      options: { policy: "singleton", retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 15 * 60 },
+    },
+    {
+      name: AUDIT_SEAL_QUEUE,
+      // Like the reminder: one queued at a time, and the day claimed in job_runs besides.
       options: { policy: "singleton", retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 15 * 60 },
     },
   ];

@@ -3,8 +3,9 @@ import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
 import { startBoss } from "./boss";
 import { deliverBatch, markEmailFailed, MAX_BATCH } from "./email";
-import { EMAIL_DEAD_LETTER_QUEUE, EMAIL_QUEUE, emailJobSchema, REMINDER_QUEUE } from "./queues";
+import { AUDIT_SEAL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, EMAIL_QUEUE, emailJobSchema, REMINDER_QUEUE } from "./queues";
 import { runDailyReminder } from "./reminder";
+import { runAuditSeal } from "./audit-seal";
 
 /**
  * One email worker per process, taking up to 100 due jobs per fetch. The mail API's rate is the
@@ -45,6 +46,10 @@ export async function startWorkers(): Promise<PgBoss> {
     await markEmailFailed(emailJobSchema.parse(job!.data).messageId);
   });
   await boss.work(REMINDER_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runDailyReminder());
-  logger().info({ queues: [EMAIL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, REMINDER_QUEUE] }, "workers started");
+  await boss.work(AUDIT_SEAL_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runAuditSeal());
+  logger().info(
+    { queues: [EMAIL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, REMINDER_QUEUE, AUDIT_SEAL_QUEUE] },
+    "workers started",
+  );
   return boss;
 }

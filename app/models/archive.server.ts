@@ -3,7 +3,7 @@
  * functions serves both kinds; `ARCHIVE[kind]` names the table and the kind's own fields (the
  * columns carry the documents' key names). Anyone signed in reads; admins and HSEQ write.
  */
-import { appendAudit } from "./audit.server";
+import { appendAudit, appendAuditEntries } from "./audit.server";
 import { sql, type SQL } from "drizzle-orm";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, databaseErrorCode, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
@@ -336,9 +336,16 @@ export async function insertArchiveRecords(actor: Actor, kind: ArchiveKind, reco
         const inserted = await tx.execute<{ id: string }>(sql`insert into ${table(kind)}
           (${sql.join(fields.map(column), sql`, `)}, created_by, updated_by)
           values ${sql.join(rows, sql`, `)} returning id`);
-        // One entry per record, in one statement per chunk (each record's chain starts here).
-        await tx.execute(sql`insert into audit_entries (record_kind, record_id, actor_id, action)
-          select ${`archive-${kind}`}, id, ${actor._id}::uuid, 'Imported' from unnest(${sql.param(inserted.map((r) => r.id))}::uuid[]) as t(id)`);
+        // One entry per record, in two statements per chunk (each record's chain starts here).
+        await appendAuditEntries(
+          tx,
+          inserted.map((r) => ({
+            kind: `archive-${kind}` as const,
+            recordId: r.id,
+            actorId: actor._id,
+            action: "Imported",
+          })),
+        );
       }
     });
   } catch (error) {

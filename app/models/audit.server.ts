@@ -1,17 +1,28 @@
 /**
  * The audit trail and the signature manifestations (docs/decisions/021-records-people-can-trust.md).
  *
- * One append-only, hash-chained trail per record: a MOC's chain is `moc_logs` (kept, so its /api
- * shape stays), every other record's is `audit_entries`. PostgreSQL sets each entry's `seq`,
- * `prev_hash` and `hash` in a BEFORE INSERT trigger and refuses UPDATE, DELETE and TRUNCATE;
- * `verifyAuditTrail` recomputes every hash here, in Node, independently of the database's
- * function, and names the first broken link of each chain. Entries never carry secrets: callers
- * pass what happened ("Set a new password"), never the value.
+ * One append-only chain per record: a MOC's is `moc_logs` (kept, so its /api shape stays), every
+ * other record's is `audit_entries`; a record's signature manifestations are a chain of their own.
+ * Each entry's hash is keyed with AUDIT_KEY here, in the application (audit-chain.server.ts,
+ * docs/decisions/025-keyed-audit-chain.md); PostgreSQL refuses UPDATE, DELETE and TRUNCATE, and
+ * `verifyAuditTrail` (audit-verify.server.ts) checks every chain against its keyed head and the
+ * seals. Entries never carry secrets: callers pass what happened ("Set a new password"), never
+ * the value.
  */
-import { createHash } from "node:crypto";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { auditEntries, signatureManifestations } from "#db/schema";
-import { getDb, statementOnce, type Executor } from "~/utils/db.server";
+import { signatureManifestations } from "#db/schema";
+import { getDb, preparedSql, statementOnce, type Executor } from "~/utils/db.server";
+import {
+  chainTime,
+  entryContent,
+  inTransaction,
+  lockHead,
+  nextLink,
+  parseHead,
+  signatureContent,
+  storeHeadSql,
+  type ChainHead,
+} from "./audit-chain.server";
 import { actingRole } from "./moc-document";
 import type { PublicUser } from "./user.server";
 
@@ -30,16 +41,97 @@ export type AuditInput = {
 
 /** Appends one entry to the record's chain (a MOC's entries go through `appendLog`, moc-store.server.ts). */
 export async function appendAudit(db: Executor, entry: AuditInput): Promise<void> {
-  await db.insert(auditEntries).values({
-    recordKind: entry.kind,
-    recordId: entry.recordId,
-    actorId: entry.actorId,
-    action: entry.action,
-    fromValue: entry.from ?? null,
-    toValue: entry.to ?? null,
-    comment: entry.comment ?? null,
+  await appendAuditEntries(db, [entry]);
+}
+
+/**
+ * Appends entries to their records' chains, in order, in two statements however many: the heads
+ * read locked, then every entry and each chain's new head (the archive import starts a chain per
+ * record this way).
+ */
+export async function appendAuditEntries(db: Executor, entries: AuditInput[]): Promise<void> {
+  if (entries.length === 0) return;
+  await inTransaction(db, async (tx) => {
+    const records = [
+      ...new Map(entries.map((e) => [`${e.kind}:${e.recordId}`, { kind: e.kind, id: e.recordId }])).values(),
+    ];
+    const locked = await lockAuditHeadsStatement(tx).execute({ records: JSON.stringify(records) });
+    const heads = new Map<string, ChainHead>(locked.map((r) => [`${r.kind}:${r.id}`, parseHead(r.head)]));
+    const at = new Date();
+    const rows = entries.map((entry) => {
+      const chain = `${entry.kind}:${entry.recordId}`;
+      const values = {
+        record_kind: entry.kind,
+        record_id: entry.recordId,
+        actor_id: entry.actorId,
+        action: entry.action,
+        from_value: entry.from ?? null,
+        to_value: entry.to ?? null,
+        comment: entry.comment ?? null,
+        at: at.toISOString(),
+      };
+      const link = nextLink(entry.kind, entry.recordId, heads.get(chain) ?? { seq: 0, hash: null }, (l) =>
+        entryContent({
+          kind: entry.kind,
+          recordId: entry.recordId,
+          seq: l.seq,
+          actorId: values.actor_id,
+          action: values.action,
+          from: values.from_value,
+          to: values.to_value,
+          comment: values.comment,
+          at: chainTime(at),
+          prevHash: l.prevHash,
+        }),
+      );
+      heads.set(chain, { seq: link.seq, hash: link.hash });
+      return {
+        ...values,
+        seq: link.seq,
+        prev_hash: link.prevHash,
+        hash: link.hash,
+        key_id: link.keyId,
+        head_mac: link.headMac,
+      };
+    });
+    await appendAuditStatement(tx).execute({ rows: JSON.stringify(rows) });
   });
 }
+
+const lockAuditHeadsStatement = statementOnce((db) =>
+  preparedSql<{ kind: string; id: string; head: string | null }>(
+    db,
+    sql`select r.kind, r.id, coalesce(
+        (select h.seq || ' ' || h.hash from audit_heads h where h.chain = r.kind and h.record_id = r.id for update),
+        (select e.seq || ' ' || e.hash from audit_entries e where e.record_kind = r.kind and e.record_id = r.id
+          order by e.seq desc limit 1)) as head
+      from jsonb_to_recordset(${sql.placeholder("records")}::jsonb) as r(kind text, id uuid)
+      order by r.kind, r.id`,
+    "audit_entries_heads",
+  ),
+);
+
+const appendAuditStatement = statementOnce((db) =>
+  preparedSql(
+    db,
+    sql`with rows as (
+        select * from jsonb_to_recordset(${sql.placeholder("rows")}::jsonb) as r(record_kind text, record_id uuid,
+          actor_id uuid, action text, from_value text, to_value text, comment text, at timestamptz, seq integer,
+          prev_hash text, hash text, key_id text, head_mac text)
+      ), appended as (
+        insert into audit_entries (record_kind, record_id, actor_id, action, from_value, to_value, comment, at, seq,
+          prev_hash, hash, key_id)
+        select record_kind, record_id, actor_id, action, from_value, to_value, comment, at, seq, prev_hash, hash, key_id
+        from rows order by record_kind, record_id, seq
+      )
+      insert into audit_heads (chain, record_id, seq, hash, key_id, mac)
+      select distinct on (record_kind, record_id) record_kind, record_id, seq, hash, key_id, head_mac
+      from rows order by record_kind, record_id, seq desc
+      on conflict (chain, record_id) do update set seq = excluded.seq, hash = excluded.hash, key_id = excluded.key_id,
+        mac = excluded.mac, updated_at = now()`,
+    "append_audit_entries",
+  ),
+);
 
 /** One entry of a record's history as the pages show it. */
 export type HistoryEntry = {
@@ -118,10 +210,16 @@ type SignatureEntry = {
 
 /**
  * Records a signature or decision of `signer`, with their name and position as they are now. A
- * delegate signs as "acting <role>", on behalf of the absent person (`onBehalfOf`).
+ * delegate signs as "acting <role>", on behalf of the absent person (`onBehalfOf`). The
+ * manifestation is the next link of the record's signature chain.
  */
 export async function recordSignature(db: Executor, entry: SignatureEntry): Promise<void> {
-  await recordSignatureStatement(db).execute(signatureRow(entry));
+  await inTransaction(db, async (tx) => {
+    const row = signatureRow(entry);
+    const head = await lockHead(tx, `${entry.kind}-signature`, entry.recordId);
+    const link = signatureLink(row, head);
+    await recordSignatureStatement(tx).execute({ ...row, signedAt: row.signedAt.toISOString(), ...link });
+  });
 }
 
 /**
@@ -144,22 +242,49 @@ export function signatureRow(entry: SignatureEntry) {
   };
 }
 
+/** The signature chain's next link for a manifestation (its seq, prev_hash, keyed hash, new head). */
+export function signatureLink(row: ReturnType<typeof signatureRow>, head: ChainHead) {
+  return nextLink(`${row.recordKind}-signature`, row.recordId, head, (l) =>
+    signatureContent({
+      kind: row.recordKind,
+      recordId: row.recordId,
+      seq: l.seq,
+      signerId: row.signerId,
+      printedName: row.printedName,
+      position: row.position,
+      role: row.role,
+      meaning: row.meaning,
+      signedAt: chainTime(row.signedAt),
+      onBehalfOf: row.onBehalfOf,
+      onBehalfOfName: row.onBehalfOfName,
+      prevHash: l.prevHash,
+    }),
+  );
+}
+
+const p = (name: string, type: string) => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
+
 const recordSignatureStatement = statementOnce((db) =>
-  db
-    .insert(signatureManifestations)
-    .values({
-      recordKind: sql.placeholder("recordKind"),
-      recordId: sql.placeholder("recordId"),
-      signerId: sql.placeholder("signerId"),
-      printedName: sql.placeholder("printedName"),
-      position: sql.placeholder("position"),
-      role: sql.placeholder("role"),
-      meaning: sql.placeholder("meaning"),
-      signedAt: sql.placeholder("signedAt"),
-      onBehalfOf: sql.placeholder("onBehalfOf"),
-      onBehalfOfName: sql.placeholder("onBehalfOfName"),
-    })
-    .prepare("record_signature"),
+  preparedSql(
+    db,
+    sql`with signed as (
+        insert into signature_manifestations (record_kind, record_id, signer_id, printed_name, position, role, meaning,
+          signed_at, on_behalf_of, on_behalf_of_name, seq, prev_hash, hash, key_id)
+        values (${p("recordKind", "text")}, ${p("recordId", "uuid")}, ${p("signerId", "uuid")},
+          ${p("printedName", "text")}, ${p("position", "text")}, ${p("role", "text")}, ${p("meaning", "text")},
+          ${p("signedAt", "timestamptz")}, ${p("onBehalfOf", "uuid")}, ${p("onBehalfOfName", "text")},
+          ${p("seq", "integer")}, ${p("prevHash", "text")}, ${p("hash", "text")}, ${p("keyId", "text")})
+        returning record_kind, record_id)
+      ${storeHeadSql(
+        sql`(select record_kind || '-signature' from signed)`,
+        sql`(select record_id from signed)`,
+        p("seq", "integer"),
+        p("hash", "text"),
+        p("keyId", "text"),
+        p("headMac", "text"),
+      )}`,
+    "record_signature",
+  ),
 );
 
 /** Every signature of a record, oldest first: the one place pages, /api and print views read them. */
@@ -194,132 +319,6 @@ export const typedNameMatches = (typed: string, name: string) => normalName(type
 export const isDrawnSignature = (signature: string) => signature.startsWith("data:image/");
 
 // ---------------------------------------------------------------------------------------------
-// Verification
+// Verification: audit-verify.server.ts
 
-/**
- * The text an entry's hash covers: its content and the previous entry's hash, as PostgreSQL's
- * `audit_entry_hash` renders it (`jsonb_build_array(...)::text`: JSON values joined by ", ").
- */
-export function entryContent(entry: {
-  kind: string;
-  recordId: string;
-  seq: number;
-  actorId: string | null;
-  action: string;
-  from: string | null;
-  to: string | null;
-  comment: string | null;
-  /** UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds). */
-  at: string;
-  prevHash: string | null;
-  /** A MOC entry taken on someone's behalf (delegation): appended, so other entries hash as before (migration 0013). */
-  onBehalfOf?: string | null;
-}): string {
-  const values = [
-    entry.kind,
-    entry.recordId,
-    entry.seq,
-    entry.actorId,
-    entry.action,
-    entry.from,
-    entry.to,
-    entry.comment,
-    entry.at,
-    entry.prevHash,
-    ...(entry.onBehalfOf ? [entry.onBehalfOf] : []),
-  ];
-  return `[${values.map((v) => JSON.stringify(v)).join(", ")}]`;
-}
-
-export const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-
-export type BrokenLink = {
-  kind: AuditKind;
-  recordId: string;
-  /** The first entry of the chain that fails (its position in the chain, 1-based, and its id). */
-  seq: number;
-  entryId: string;
-  reason: string;
-};
-
-export type AuditVerification = { chains: number; entries: number; broken: BrokenLink[] };
-
-type ChainRow = {
-  kind: AuditKind;
-  record_id: string;
-  id: string;
-  seq: number;
-  actor_id: string | null;
-  action: string;
-  from_value: string | null;
-  to_value: string | null;
-  comment: string | null;
-  at: string;
-  prev_hash: string | null;
-  hash: string;
-  on_behalf_of: string | null;
-};
-
-/**
- * Checks every chain: each entry's hash is the SHA-256 of its content, its `prev_hash` is the
- * previous entry's hash, and `seq` counts 1, 2, 3 without gaps. Returns each broken chain's first
- * broken link (`broken` empty when all hold).
- */
-export async function verifyAuditTrail(db: Executor = getDb()): Promise<AuditVerification> {
-  const rows = await db.execute<ChainRow>(sql`
-    select * from (
-      select 'moc' as kind, l.moc_id as record_id, l.id, l.seq, l.user_id as actor_id, l.action,
-        l.from_status as from_value, l.to_status as to_value, l.comment,
-        to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, l.prev_hash, l.hash,
-        l.on_behalf_of
-      from moc_logs l
-      union all
-      select e.record_kind, e.record_id, e.id, e.seq, e.actor_id, e.action, e.from_value, e.to_value, e.comment,
-        to_char(e.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), e.prev_hash, e.hash,
-        null
-      from audit_entries e
-    ) c order by c.kind, c.record_id, c.seq`);
-  const broken: BrokenLink[] = [];
-  let chains = 0;
-  let chainKey: string | null = null;
-  let previous: ChainRow | null = null;
-  let chainBroken = false;
-  for (const row of rows) {
-    const key = `${row.kind}:${row.record_id}`;
-    if (key !== chainKey) {
-      chains += 1;
-      chainKey = key;
-      previous = null;
-      chainBroken = false;
-    }
-    if (!chainBroken) {
-      const reason = linkProblem(row, previous);
-      if (reason) {
-        broken.push({ kind: row.kind, recordId: row.record_id, seq: row.seq, entryId: row.id, reason });
-        chainBroken = true;
-      }
-    }
-    previous = row;
-  }
-  return { chains, entries: rows.length, broken };
-}
-
-function linkProblem(row: ChainRow, previous: ChainRow | null): string | null {
-  const expectedSeq = (previous?.seq ?? 0) + 1;
-  if (row.seq !== expectedSeq) return `entry ${expectedSeq} is missing (found ${row.seq} next)`;
-  if ((row.prev_hash ?? null) !== (previous?.hash ?? null)) return "its link to the previous entry does not match";
-  const content = entryContent({
-    kind: row.kind,
-    recordId: row.record_id,
-    seq: row.seq,
-    actorId: row.actor_id,
-    action: row.action,
-    from: row.from_value,
-    to: row.to_value,
-    comment: row.comment,
-    at: row.at,
-    prevHash: row.prev_hash,
-    onBehalfOf: row.on_behalf_of,
-  });
-  return sha256(content) === row.hash ? null : "its content does not match its hash (changed after it was written)";
-}
+export { verifyAuditTrail, type AuditVerification, type BrokenLink } from "./audit-verify.server";

@@ -13,6 +13,7 @@ import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange 
 import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
+import { lockedHeadSql, parseHead } from "./audit-chain.server";
 import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 
@@ -191,8 +192,12 @@ const IMPLEMENTER_SUBMITTED = sql<boolean>`exists (select 1 from moc_forms f whe
 export async function loadMocForStep(id: string, tx: Executor) {
   const [row] = await mocForStepQuery(tx).execute({ id });
   if (!row) return null;
-  const { deviations, implementerSubmitted, ...access } = row;
-  return { access, state: { deviations, temporary: access.temporary, implementerSubmitted } satisfies MocStepState };
+  const { deviations, implementerSubmitted, logHead, signatureHead, ...access } = row;
+  return {
+    access,
+    state: { deviations, temporary: access.temporary, implementerSubmitted } satisfies MocStepState,
+    heads: { log: parseHead(logHead), signature: parseHead(signatureHead) },
+  };
 }
 
 /** The state alone, unlocked (what the tests compare with the state a document shows). */
@@ -209,14 +214,48 @@ const mocStepStateQuery = statementOnce((db) =>
     .prepare("moc_step_state"),
 );
 
-const mocForStepQuery = statementOnce((db) =>
-  db
-    .select({ ...ACCESS_FIELDS, deviations: m.deviations, implementerSubmitted: IMPLEMENTER_SUBMITTED })
+/**
+ * The MOC locked in a subquery, then the heads of its chains locked and read (audit-chain.server.ts):
+ * PostgreSQL computes the outer columns after the inner lock is granted, so every writer of a
+ * MOC's chain takes the MOC's row lock before the head's (no deadlock with appendLog), and the
+ * heads are read as the last writer committed them.
+ */
+const mocForStepQuery = statementOnce((db) => {
+  const locked = db
+    .select({
+      ...ACCESS_FIELDS,
+      allUserIds: sql<string[]>`${ALL_USER_IDS}`.as("all_user_ids"),
+      deviations: m.deviations,
+      implementerSubmitted: sql<boolean>`${IMPLEMENTER_SUBMITTED}`.as("implementer_submitted"),
+    })
     .from(m)
     .where(eq(m.id, sql.placeholder("id")))
     .for("update", { of: m })
-    .prepare("moc_for_step"),
-);
+    .as("locked");
+  return db
+    .select({
+      id: locked.id,
+      status: locked.status,
+      completed: locked.completed,
+      isDeleted: locked.isDeleted,
+      serialNum: locked.serialNum,
+      chatId: locked.chatId,
+      targetDate: locked.targetDate,
+      temporary: locked.temporary,
+      originatorId: locked.originatorId,
+      implementerId: locked.implementerId,
+      approverId: locked.approverId,
+      verifierId: locked.verifierId,
+      hseqId: locked.hseqId,
+      allUserIds: locked.allUserIds,
+      deviations: locked.deviations,
+      implementerSubmitted: locked.implementerSubmitted,
+      logHead: sql<string | null>`${lockedHeadSql("moc", sql.raw('"locked"."id"'))}`,
+      signatureHead: sql<string | null>`${lockedHeadSql("moc-signature", sql.raw('"locked"."id"'))}`,
+    })
+    .from(locked)
+    .prepare("moc_for_step");
+});
 
 const mocAccessQuery = statementOnceBy((db, lock: boolean) => {
   const query = db

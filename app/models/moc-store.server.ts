@@ -1,12 +1,21 @@
 /** Writes every MOC change shares: serials, forms, people, audit entries, notifications. */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { chatRooms, mocForms, mocLogs, mocs, mocUsers, serialCounters, users, type TemporaryChange } from "#db/schema";
+import { chatRooms, mocForms, mocs, mocUsers, serialCounters, users, type TemporaryChange } from "#db/schema";
 import type { MocFormKind } from "#db/schema/enums";
-import { statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
+import { preparedSql, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import type { EmailContent } from "~/utils/email-layout.server";
 import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import type { z } from "zod";
+import {
+  chainTime,
+  entryContent,
+  inTransaction,
+  lockHead,
+  nextLink,
+  storeHeadSql,
+  type ChainHead,
+} from "./audit-chain.server";
 import { notify, type NotifyInput, type Recipient, type Recipients } from "./email.server";
 import type { NewMocInput, originatorFieldsSchema } from "./moc.schema";
 
@@ -129,7 +138,7 @@ export async function appendLog(
   tx: Executor,
   entry: {
     mocId: string;
-    userId: string;
+    userId: string | null;
     action: string;
     from: string | null;
     to: string | null;
@@ -138,30 +147,76 @@ export async function appendLog(
     onBehalfOf?: string | null;
   },
 ): Promise<void> {
-  await appendLogStatement(tx).execute({
-    mocId: entry.mocId,
-    userId: entry.userId,
-    onBehalfOf: entry.onBehalfOf ?? null,
-    action: entry.action,
-    fromStatus: entry.from,
-    toStatus: entry.to,
-    comment: entry.comment ?? null,
+  await inTransaction(tx, async (tx) => {
+    const head = await lockHead(tx, "moc", entry.mocId);
+    const at = new Date();
+    const values = {
+      mocId: entry.mocId,
+      userId: entry.userId,
+      onBehalfOf: entry.onBehalfOf ?? null,
+      action: entry.action,
+      fromStatus: entry.from,
+      toStatus: entry.to,
+      comment: entry.comment ?? null,
+    };
+    const link = mocLogLink(entry.mocId, head, { ...values, at });
+    await appendLogStatement(tx).execute({ ...values, at: at.toISOString(), ...link });
   });
 }
 
+/** A MOC entry's link in its chain (seq, prev_hash, keyed hash, new head): appendLog's and a step's. */
+export function mocLogLink(
+  mocId: string,
+  head: ChainHead,
+  entry: {
+    userId: string | null;
+    onBehalfOf: string | null;
+    action: string;
+    fromStatus: string | null;
+    toStatus: string | null;
+    comment: string | null;
+    at: Date;
+  },
+) {
+  return nextLink("moc", mocId, head, (l) =>
+    entryContent({
+      kind: "moc",
+      recordId: mocId,
+      seq: l.seq,
+      actorId: entry.userId,
+      action: entry.action,
+      from: entry.fromStatus,
+      to: entry.toStatus,
+      comment: entry.comment,
+      at: chainTime(entry.at),
+      prevHash: l.prevHash,
+      onBehalfOf: entry.onBehalfOf,
+    }),
+  );
+}
+
+const lp = (name: string, type: string) => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
+
 const appendLogStatement = statementOnce((db) =>
-  db
-    .insert(mocLogs)
-    .values({
-      mocId: sql.placeholder("mocId"),
-      userId: sql.placeholder("userId"),
-      onBehalfOf: sql.placeholder("onBehalfOf"),
-      action: sql.placeholder("action"),
-      fromStatus: sql.placeholder("fromStatus"),
-      toStatus: sql.placeholder("toStatus"),
-      comment: sql.placeholder("comment"),
-    })
-    .prepare("append_moc_log"),
+  preparedSql(
+    db,
+    sql`with logged as (
+        insert into moc_logs (moc_id, user_id, on_behalf_of, action, from_status, to_status, comment, at, seq,
+          prev_hash, hash, key_id)
+        values (${lp("mocId", "uuid")}, ${lp("userId", "uuid")}, ${lp("onBehalfOf", "uuid")}, ${lp("action", "text")},
+          ${lp("fromStatus", "text")}, ${lp("toStatus", "text")}, ${lp("comment", "text")}, ${lp("at", "timestamptz")},
+          ${lp("seq", "integer")}, ${lp("prevHash", "text")}, ${lp("hash", "text")}, ${lp("keyId", "text")})
+        returning moc_id)
+      ${storeHeadSql(
+        sql`'moc'`,
+        sql`(select moc_id from logged)`,
+        lp("seq", "integer"),
+        lp("hash", "text"),
+        lp("keyId", "text"),
+        lp("headMac", "text"),
+      )}`,
+    "append_moc_log",
+  ),
 );
 
 /**

@@ -29,8 +29,8 @@ import {
   type StepDefinition,
   type StepInput,
 } from "./moc-steps.server";
-import { notifyAboutMoc } from "./moc-store.server";
-import { signatureRow } from "./audit.server";
+import { mocLogLink, notifyAboutMoc } from "./moc-store.server";
+import { signatureLink, signatureRow } from "./audit.server";
 import { findRecipients } from "./email.server";
 import type { PublicUser } from "./user.server";
 import type { z } from "zod";
@@ -65,8 +65,9 @@ const placeholder = (name: string, type: string) => sql`${sql.placeholder(name)}
 
 /**
  * The move, in one statement: the step's changes and status, only from the status (and
- * completion) the step started from; then, only for a row that moved, its audit entry (the hash
- * chain's trigger links it) and the decision's signature manifestation; answering with the state
+ * completion) the step started from; then, only for a row that moved, its audit entry and the
+ * decision's signature manifestation, keyed here as the next links of the MOC's chains (whose heads
+ * the step's first statement locked), and the chains' new heads; answering with the state
  * after them. No row: the MOC changed meanwhile, and nothing was written. One statement per shape
  * (nulls written as SQL nulls, as drizzle's builder writes them), each built once.
  */
@@ -90,21 +91,38 @@ const moveStatement = statementOnceBy(
     const signed = shape.signs
       ? sql`, signed as (
           insert into signature_manifestations (record_kind, record_id, signer_id, printed_name, position, role, meaning,
-            signed_at, on_behalf_of, on_behalf_of_name)
+            signed_at, on_behalf_of, on_behalf_of_name, seq, prev_hash, hash, key_id)
           select 'moc', id, ${placeholder("signerId", "uuid")}, ${placeholder("printedName", "text")},
             ${placeholder("position", "text")}, ${placeholder("role", "text")}, ${placeholder("meaning", "text")},
             ${placeholder("signedAt", "timestamptz")}, ${placeholder("onBehalfOf", "uuid")},
-            ${placeholder("onBehalfOfName", "text")}
+            ${placeholder("onBehalfOfName", "text")}, ${placeholder("signatureSeq", "integer")},
+            ${placeholder("signaturePrevHash", "text")}, ${placeholder("signatureHash", "text")},
+            ${placeholder("keyId", "text")}
           from moved)`
+      : sql``;
+    // The chains' new heads (audit-chain.server.ts), moved with the entries they end on.
+    const signatureHead = shape.signs
+      ? sql` union all select 'moc-signature', id, ${placeholder("signatureSeq", "integer")},
+          ${placeholder("signatureHash", "text")}, ${placeholder("keyId", "text")},
+          ${placeholder("signatureHeadMac", "text")} from moved`
       : sql``;
     return preparedSql<{ id: string } & MocStepState>(
       db,
       sql`with moved as (${update.getSQL()}),
         logged as (
-          insert into moc_logs (moc_id, user_id, on_behalf_of, action, from_status, to_status, comment)
+          insert into moc_logs (moc_id, user_id, on_behalf_of, action, from_status, to_status, comment, at, seq,
+            prev_hash, hash, key_id)
           select id, ${placeholder("userId", "uuid")}, ${placeholder("onBehalfOf", "uuid")}, ${placeholder("action", "text")},
-            ${placeholder("from", "text")}, ${placeholder("status", "text")}, ${placeholder("comment", "text")}
-          from moved)${signed}
+            ${placeholder("from", "text")}, ${placeholder("status", "text")}, ${placeholder("comment", "text")},
+            ${placeholder("at", "timestamptz")}, ${placeholder("logSeq", "integer")},
+            ${placeholder("logPrevHash", "text")}, ${placeholder("logHash", "text")}, ${placeholder("keyId", "text")}
+          from moved)${signed},
+        headed as (
+          insert into audit_heads (chain, record_id, seq, hash, key_id, mac)
+          select 'moc', id, ${placeholder("logSeq", "integer")}, ${placeholder("logHash", "text")},
+            ${placeholder("keyId", "text")}, ${placeholder("logHeadMac", "text")} from moved${signatureHead}
+          on conflict (chain, record_id) do update set seq = excluded.seq, hash = excluded.hash,
+            key_id = excluded.key_id, mac = excluded.mac, updated_at = now())
         select id, deviations, temporary, exists (select 1 from moc_forms f where f.moc_id = moved.id
           and f.kind = 'implementer' and f.submitted_at is not null) as "implementerSubmitted"
         from moved`,
@@ -137,7 +155,7 @@ export async function runStep<S extends MocStep>(
     // The MOC locked, with the state this step decides on (read once the lock is granted).
     const loaded = await loadMocForStep(mocId, tx);
     if (!loaded || loaded.access.isDeleted) throw new NotFound("No MOC with this id");
-    const { access: moc, state: stateBefore } = loaded;
+    const { access: moc, state: stateBefore, heads } = loaded;
     const principals = mayAct(step, actor, moc) ? [] : await principalsOf(tx, actor._id);
     const acting = actingFor(step, actor, moc, principals);
     if (!acting) {
@@ -180,6 +198,16 @@ export async function runStep<S extends MocStep>(
             at: now,
           })
         : null;
+    const log = mocLogLink(moc.id, heads.log, {
+      userId: actor._id,
+      onBehalfOf: onBehalfOf?._id ?? null,
+      action: outcome.action,
+      fromStatus: moc.status,
+      toStatus: outcome.to,
+      comment: outcome.comment ?? null,
+      at: now,
+    });
+    const signed = signature && signatureLink(signature, heads.signature);
     // One flight: the move, then (not waiting for it) who each notice reaches.
     const notices = outcome.notices ?? [];
     const [[stateAfter], recipients] = await Promise.all([
@@ -194,7 +222,19 @@ export async function runStep<S extends MocStep>(
         onBehalfOf: onBehalfOf?._id ?? null,
         action: outcome.action,
         comment: outcome.comment ?? null,
+        at: now.toISOString(),
+        logSeq: log.seq,
+        logPrevHash: log.prevHash,
+        logHash: log.hash,
+        logHeadMac: log.headMac,
+        keyId: log.keyId,
         ...(signature && { ...signature, signedAt: signature.signedAt.toISOString() }),
+        ...(signed && {
+          signatureSeq: signed.seq,
+          signaturePrevHash: signed.prevHash,
+          signatureHash: signed.hash,
+          signatureHeadMac: signed.headMac,
+        }),
       }),
       Promise.all(notices.map((notice) => findRecipients(tx, notice.to))),
     ]);

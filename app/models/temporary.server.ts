@@ -8,7 +8,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";
 import { queueEmails, type QueuedEmail } from "./email.server";
-import { mocLabel } from "./moc-store.server";
+import { appendLog, mocLabel } from "./moc-store.server";
 import { ENDING_SOON_DAYS, type TemporaryFilter } from "./moc-status";
 
 /** `temporaryStateOn(m.temporary, day)` as SQL over `m` (`day` a date parameter or expression). */
@@ -68,18 +68,23 @@ export async function sendTemporaryReminders(
   emails: number;
   results: TemporaryReminder[];
 }> {
-  await tx.execute(sql`
-    with expired as (
-      update mocs m set temporary = m.temporary || jsonb_build_object('state', 'expired', 'expired_since', ${day}::text),
-        updated_at = now()
-      where m.temporary is not null and m.completed and not m.is_deleted
-        and m.temporary->>'state' = 'in-effect' and (m.temporary->>'until')::date < ${day}::date
-      returning m.id, m.status, m.temporary->>'until' as until
-    )
-    insert into moc_logs (moc_id, user_id, action, from_status, to_status, comment)
-    select id, null, 'Temporary change expired, not restored', status, status,
-      'The end date ' || until || ' passed with no restoration, extension or permanent change recorded'
-    from expired`);
+  const expired = await tx.execute<{ id: string; status: string; until: string }>(sql`
+    update mocs m set temporary = m.temporary || jsonb_build_object('state', 'expired', 'expired_since', ${day}::text),
+      updated_at = now()
+    where m.temporary is not null and m.completed and not m.is_deleted
+      and m.temporary->>'state' = 'in-effect' and (m.temporary->>'until')::date < ${day}::date
+    returning m.id, m.status, m.temporary->>'until' as until`);
+  // Each keyed by the application (docs/decisions/025-keyed-audit-chain.md), in id order.
+  for (const moc of [...expired].sort((a, b) => a.id.localeCompare(b.id))) {
+    await appendLog(tx, {
+      mocId: moc.id,
+      userId: null,
+      action: "Temporary change expired, not restored",
+      from: moc.status,
+      to: moc.status,
+      comment: `The end date ${moc.until} passed with no restoration, extension or permanent change recorded`,
+    });
+  }
   const rows = await tx.execute<Claimed>(sql`
     with due as (
       select m.id as moc_id, ((m.temporary->>'until')::date - ${day}::date) as days_left,

@@ -8,8 +8,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
+import { superuserRefusal, superuserRole } from "#db/role";
 import { stopBoss } from "#jobs/boss";
 import { startWorkers } from "#jobs/workers";
+import { adoptAuditChains } from "~/models/audit-chain.server";
 import { importUploadFolder } from "~/models/uploads-import.server";
 import { ensureFirstAdmin } from "~/models/user.server";
 import { closeDb } from "~/utils/db.server";
@@ -18,9 +20,9 @@ import { logger } from "~/utils/logger.server";
 
 export type Services = { env: Env; stop: () => Promise<void> };
 
-/** Development without SESSION_SECRET: a random secret kept in the data folder across restarts. */
-async function developmentSecret(dataDir: string): Promise<string> {
-  const file = path.join(dataDir, "session-secret");
+/** Development without SESSION_SECRET (AUDIT_KEY): a random secret kept in the data folder across restarts. */
+async function developmentSecret(dataDir: string, name = "session-secret"): Promise<string> {
+  const file = path.join(dataDir, name);
   if (existsSync(file)) return (await fs.readFile(file, "utf8")).trim();
   await fs.mkdir(dataDir, { recursive: true });
   const secret = randomBytes(32).toString("base64url");
@@ -44,6 +46,7 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
   log.info({ node: process.version, role: options.role }, `starting on Node ${process.version}`);
 
   if (!env.SESSION_SECRET) process.env.SESSION_SECRET = await developmentSecret(env.DATA_DIR);
+  if (!env.AUDIT_KEY) process.env.AUDIT_KEY = await developmentSecret(env.DATA_DIR, "audit-key");
 
   let embedded: EmbeddedDatabase | undefined;
   if (!env.DATABASE_URL) {
@@ -59,10 +62,21 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
   resetEnv();
   env = readEnv();
 
+  // docs/decisions/025-keyed-audit-chain.md: never as a database superuser in production.
+  const superuser = env.NODE_ENV === "production" ? await superuserRole(process.env.DATABASE_URL!) : null;
+  if (superuser) {
+    console.error(superuserRefusal(superuser));
+    process.exitCode = 1;
+    await embedded?.stop();
+    return null;
+  }
+
   try {
     await migrateDatabase(process.env.DATABASE_URL!);
     log.info("database migrations applied");
     if (options.role === "web") {
+      const adopted = await adoptAuditChains();
+      if (adopted) log.info({ chains: adopted }, "audit chains written before AUDIT_KEY now have keyed heads");
       const moved = await importUploadFolder(env.DATA_DIR);
       if (moved.imported || moved.skipped.length) {
         log.info(moved, `moved ${moved.imported} file(s) from DATA_DIR/uploads into the database`);

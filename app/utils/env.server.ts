@@ -16,6 +16,10 @@ const schema = z
     HOST: optional,
     APP_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
     SESSION_SECRET: optional,
+    // HMAC key(s) of the audit chains, never stored in the database (docs/decisions/025-keyed-audit-chain.md).
+    AUDIT_KEY: optional,
+    // When the chain heads are sealed (a file in DATA_DIR/seals and an email to the admins), UTC.
+    AUDIT_SEAL_CRON: z.string().default("15 0 * * *"),
     RESEND_API_KEY: optional,
     RESEND_BASE_URL: optional.pipe(z.url().optional()),
     // The mail API's request rate, shared by every instance (one API key): Resend allows 2 by default.
@@ -61,6 +65,16 @@ const schema = z
         code: "custom",
         path: ["SESSION_SECRET"],
         message: "each SESSION_SECRET key must be at least 32 characters",
+      });
+    }
+    if (env.NODE_ENV === "production" && !env.AUDIT_KEY) {
+      ctx.addIssue({ code: "custom", path: ["AUDIT_KEY"], message: "AUDIT_KEY is required in production" });
+    }
+    if (env.AUDIT_KEY && env.AUDIT_KEY.split(",").some((key) => key.trim().length < 32)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["AUDIT_KEY"],
+        message: "each AUDIT_KEY key must be at least 32 characters",
       });
     }
     const proxyProblem = trustProxyProblem(env.TRUST_PROXY);

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { users } from "./users";
 
 /**
@@ -31,6 +31,8 @@ export const auditEntries = pgTable(
     hash: text("hash")
       .notNull()
       .$defaultFn(() => ""),
+    /** The AUDIT_KEY that keyed `hash` (HMAC-SHA256); null for entries hashed by the database (SHA-256). */
+    keyId: text("key_id"),
   },
   (t) => [
     uniqueIndex("audit_entries_record_seq_key").on(t.recordKind, t.recordId, t.seq),
@@ -64,9 +66,40 @@ export const signatureManifestations = pgTable(
     /** The absent person the signer acted for (a delegation), with their name as it was then. */
     onBehalfOf: uuid("on_behalf_of").references(() => users.id),
     onBehalfOfName: text("on_behalf_of_name"),
+    /** The record's signature chain, like an audit entry's (migration 0016). */
+    seq: integer("seq")
+      .notNull()
+      .$defaultFn(() => 0),
+    prevHash: text("prev_hash"),
+    hash: text("hash")
+      .notNull()
+      .$defaultFn(() => ""),
+    keyId: text("key_id"),
   },
   (t) => [
     index("signature_manifestations_record_idx").on(t.recordKind, t.recordId, t.signedAt),
+    uniqueIndex("signature_manifestations_record_seq_key").on(t.recordKind, t.recordId, t.seq),
     check("signature_manifestations_kind_check", sql`${t.recordKind} in ('moc', 'pcr')`),
   ],
+);
+
+/**
+ * The head of every chain (a record's audit entries, or its signature manifestations): its length
+ * and last hash, keyed (`mac`, HMAC with AUDIT_KEY), moved forward in the statement that appends
+ * (a trigger refuses anything else). Verify compares each chain with its head, so a removed tail
+ * shows; the daily seal copies the heads outside the database (docs/decisions/025-keyed-audit-chain.md).
+ */
+export const auditHeads = pgTable(
+  "audit_heads",
+  {
+    /** `moc`, `pcr`, `user`, ... (audit entries) or `moc-signature`, `pcr-signature`. */
+    chain: text("chain").notNull(),
+    recordId: uuid("record_id").notNull(),
+    seq: integer("seq").notNull(),
+    hash: text("hash").notNull(),
+    keyId: text("key_id").notNull(),
+    mac: text("mac").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.chain, t.recordId] })],
 );

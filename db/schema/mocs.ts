@@ -276,6 +276,8 @@ export const mocLogs = pgTable(
     hash: text("hash")
       .notNull()
       .$defaultFn(() => ""),
+    /** The AUDIT_KEY that keyed `hash` (HMAC-SHA256); null for entries hashed by the database (SHA-256). */
+    keyId: text("key_id"),
   },
   (t) => [
     index("moc_logs_moc_idx").on(t.mocId, t.at),

@@ -110,6 +110,7 @@ export async function emailBench(databaseUrl: string, client: postgres.Sql): Pro
   const shared = {
     DATABASE_URL: databaseUrl,
     SESSION_SECRET: "bench-session-secret-0123456789-0123456789",
+    AUDIT_KEY: "bench-audit-key-0123456789-0123456789-abcdef",
     JOBS_POLLING_INTERVAL_SECONDS: "2",
     LOG_LEVEL: "warn",
   };

@@ -1,7 +1,7 @@
 /** The benchmark's database and server: a fresh `cm_bench` database, the production server on it. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { runningEmbeddedServer, startEmbeddedPostgres } from "../../db/embedded";
-import { adminQuery, dropDatabase, withDatabase } from "../helpers/databases";
+import { createAppDatabase, dropDatabase } from "../helpers/databases";
 
 /** BENCH_DATABASE names another database, so two benchmarks on one shared server do not collide. */
 export const BENCH_DATABASE = process.env.BENCH_DATABASE ?? "cm_bench";
@@ -12,34 +12,33 @@ export type BenchDatabase = { url: string; where: string; close: () => Promise<v
 
 /** DATABASE_URL's server when set, otherwise an embedded PostgreSQL under .data/bench. */
 export async function openDatabase(): Promise<BenchDatabase> {
-  const recreate = (serverUrl: string) =>
-    adminQuery(serverUrl, async (sql) => {
-      await sql.unsafe(`drop database if exists ${BENCH_DATABASE} with (force)`);
-      await sql.unsafe(`create database ${BENCH_DATABASE}`);
-    });
+  // Owned by a role without SUPERUSER, which migrates, loads and serves it: the production server
+  // refuses a superuser (docs/security.md).
+  const recreate = (serverUrl: string) => createAppDatabase(serverUrl, BENCH_DATABASE);
   const keep = process.env.BENCH_KEEP_DB === "1";
 
   if (process.env.DATABASE_URL) {
     const serverUrl = process.env.DATABASE_URL;
-    await recreate(serverUrl);
+    const url = await recreate(serverUrl);
     const host = new URL(serverUrl).host;
     return {
-      url: withDatabase(serverUrl, BENCH_DATABASE),
+      url,
       where: `database ${BENCH_DATABASE} on ${host} (DATABASE_URL's server)`,
       close: () => (keep ? Promise.resolve() : dropDatabase(serverUrl, BENCH_DATABASE)),
     };
   }
   const pid = await runningEmbeddedServer(EMBEDDED_DIR);
   if (pid) throw new Error(`${EMBEDDED_DIR} is in use (PostgreSQL pid ${pid}): is another benchmark running?`);
-  const embedded = await startEmbeddedPostgres({ dataDir: EMBEDDED_DIR, database: "postgres" });
+  const embedded = await startEmbeddedPostgres({ dataDir: EMBEDDED_DIR, database: "postgres", superuser: true });
+  let url: string;
   try {
-    await recreate(embedded.url);
+    url = await recreate(embedded.url);
   } catch (error) {
     await embedded.stop();
     throw error;
   }
   return {
-    url: withDatabase(embedded.url, BENCH_DATABASE),
+    url,
     where: `embedded PostgreSQL in ${EMBEDDED_DIR}`,
     async close() {
       if (!keep) await dropDatabase(embedded.url, BENCH_DATABASE).catch(() => {});
@@ -79,6 +78,7 @@ export async function startServer(options: { databaseUrl: string; port: number }
     HOST: "127.0.0.1",
     APP_URL: base,
     SESSION_SECRET: "bench-session-secret-0123456789-0123456789",
+    AUDIT_KEY: "bench-audit-key-0123456789-0123456789-abcdef",
     DATABASE_URL: options.databaseUrl,
     LOG_LEVEL: "warn",
     BENCH_FLOOR: "1",

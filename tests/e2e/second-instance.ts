@@ -9,7 +9,7 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { withDatabase } from "../helpers/databases";
+import { asAppRole, withDatabase } from "../helpers/databases";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const port = process.env.E2E_PORT ?? "3100";
@@ -21,13 +21,14 @@ const suffix = port === "3100" ? "" : `_${port}`;
  * is in postmaster.pid, its password in the data folder).
  */
 export async function e2eDatabaseUrl(): Promise<string> {
-  if (process.env.DATABASE_URL) return withDatabase(process.env.DATABASE_URL, `cm_e2e${suffix}`);
+  if (process.env.DATABASE_URL) return asAppRole(withDatabase(process.env.DATABASE_URL, `cm_e2e${suffix}`));
   const dataDir = path.join(root, `.data/e2e${suffix}`);
   const lockFile = path.join(dataDir, "pg", "postmaster.pid");
   if (!existsSync(lockFile)) throw new Error(`no embedded PostgreSQL running under ${dataDir}`);
   const pgPort = (await fs.readFile(lockFile, "utf8")).split("\n")[3]?.trim();
-  const password = (await fs.readFile(path.join(dataDir, "pg-password"), "utf8")).trim();
-  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/app`;
+  // The app's own role (db/embedded.ts), as the first instance connects.
+  const password = (await fs.readFile(path.join(dataDir, "pg-app-password"), "utf8")).trim();
+  return `postgres://cm_app:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/app`;
 }
 
 async function freePort(): Promise<number> {
@@ -63,6 +64,7 @@ export async function startSecondInstance(
     APP_URL: url,
     // The same secret as the first instance (tests/e2e/server.ts): a session works on both.
     SESSION_SECRET: "e2e-session-secret-0123456789-0123456789",
+    AUDIT_KEY: "e2e-audit-key-0123456789-0123456789-abcdef",
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
   };

@@ -5,7 +5,7 @@
  * get the port as a suffix (`cm_e2e_3170`, `.data/e2e_3170`).
  */
 import fs from "node:fs/promises";
-import { adminQuery, withDatabase } from "../helpers/databases";
+import { createAppDatabase } from "../helpers/databases";
 
 const port = process.env.E2E_PORT ?? "3100";
 // Separate names let two runs (say, on different ports) share a machine without clobbering each other.
@@ -17,13 +17,9 @@ const dataDir = `.data/e2e${suffix}`;
 await fs.rm(dataDir, { recursive: true, force: true });
 process.env.DATA_DIR = dataDir;
 
+// The server connects as a role without SUPERUSER, as production must (docs/security.md).
 if (process.env.DATABASE_URL) {
-  const server = process.env.DATABASE_URL;
-  await adminQuery(server, async (sql) => {
-    await sql.unsafe(`drop database if exists ${database} with (force)`);
-    await sql.unsafe(`create database ${database}`);
-  });
-  process.env.DATABASE_URL = withDatabase(server, database);
+  process.env.DATABASE_URL = await createAppDatabase(process.env.DATABASE_URL, database);
 }
 
 Object.assign(process.env, {
@@ -32,6 +28,7 @@ Object.assign(process.env, {
   HOST: "127.0.0.1",
   APP_URL: `http://127.0.0.1:${port}`,
   SESSION_SECRET: "e2e-session-secret-0123456789-0123456789",
+  AUDIT_KEY: "e2e-audit-key-0123456789-0123456789-abcdef",
   ADMIN_EMAIL: "admin@e2e.test",
   ADMIN_PASSWORD: "e2e-admin-password",
   LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",

@@ -23,9 +23,35 @@ export async function adminQuery<T>(serverUrl: string, fn: (sql: postgres.Sql) =
   }
 }
 
+/**
+ * The role a production server under test connects as: no superuser, like a real deployment (the
+ * app refuses a superuser in production, docs/security.md). Cluster-wide, made once.
+ */
+export const TEST_APP_ROLE = "cm_app";
+const TEST_APP_PASSWORD = "cm-app-test-password";
+
+/** `url` connecting as TEST_APP_ROLE instead. */
+export function asAppRole(url: string): string {
+  const u = new URL(url);
+  u.username = TEST_APP_ROLE;
+  u.password = TEST_APP_PASSWORD;
+  return u.toString();
+}
+
+/** A fresh `database` owned by TEST_APP_ROLE (made if missing); returns the URL to reach it as that role. */
+export async function createAppDatabase(serverUrl: string, database: string): Promise<string> {
+  await adminQuery(serverUrl, async (sql) => {
+    await sql.unsafe(`drop database if exists ${database} with (force)`);
+    await sql.unsafe(`do $$ begin create role ${TEST_APP_ROLE} login password '${TEST_APP_PASSWORD}';
+      exception when duplicate_object or unique_violation then null; end $$`);
+    await sql.unsafe(`create database ${database} owner ${TEST_APP_ROLE}`);
+  });
+  return asAppRole(withDatabase(serverUrl, database));
+}
+
 export async function startTestServer(dataDir: string): Promise<{ serverUrl: string; embedded?: EmbeddedDatabase }> {
   if (process.env.DATABASE_URL) return { serverUrl: process.env.DATABASE_URL };
-  const embedded = await startEmbeddedPostgres({ dataDir, database: "postgres" });
+  const embedded = await startEmbeddedPostgres({ dataDir, database: "postgres", superuser: true });
   return { serverUrl: embedded.url, embedded };
 }
 

@@ -9,6 +9,7 @@ const database = await cloneDatabase(serverUrl, inject("dbTemplate"));
 
 process.env.DATABASE_URL = withDatabase(serverUrl, database);
 process.env.SESSION_SECRET = "test-secret-0123456789-0123456789-abcdef";
+process.env.AUDIT_KEY = "test-audit-key-0123456789-0123456789-abcdef";
 process.env.APP_URL = "http://localhost:3000";
 process.env.LOG_LEVEL = "silent";
 delete process.env.RESEND_API_KEY;

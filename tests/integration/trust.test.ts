@@ -569,10 +569,14 @@ describe("the audit trail", () => {
         "moc_logs_chain",
         "moc_logs_no_truncate",
         "signature_manifestations_append_only",
+        "signature_manifestations_chain",
         "signature_manifestations_no_truncate",
       ]),
     );
-    expect(triggers.every((t) => t.tgenabled === "O")).toBe(true);
+    // ENABLE ALWAYS ("A"): they fire in replica mode too (session_replication_role = replica).
+    const trail = triggers.filter((t) => /_(append_only|no_truncate|chain)$/.test(t.tgname));
+    expect(trail).toHaveLength(9);
+    expect(trail.every((t) => t.tgenabled === "A")).toBe(true);
     for (const statement of [
       sql`update moc_logs set comment = 'changed'`,
       sql`delete from moc_logs`,

@@ -1,6 +1,7 @@
 import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { verifyAuditTrail, type AuditKind } from "~/models/audit.server";
+import type { ChainName } from "~/models/audit-chain.server";
+import { verifyAuditTrail } from "~/models/audit.server";
 import { canVerifyAudit } from "~/models/authz.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
@@ -9,8 +10,10 @@ import { pageError } from "~/utils/page.server";
 export const meta: MetaFunction = () => [{ title: "Audit trail · Change Management" }];
 
 /** Where a record's page is, when it still exists. */
-const RECORD_URL: Record<AuditKind, (id: string) => string> = {
+const RECORD_URL: Record<ChainName, (id: string) => string> = {
   moc: (id) => `/mocs/${id}`,
+  "moc-signature": (id) => `/mocs/${id}`,
+  "pcr-signature": (id) => `/pcrs/${id}`,
   pcr: (id) => `/pcrs/${id}`,
   user: (id) => `/admin/users/${id}`,
   "archive-moc": (id) => `/archive/mocs/${id}`,
@@ -19,8 +22,10 @@ const RECORD_URL: Record<AuditKind, (id: string) => string> = {
   delegation: () => "/admin/delegations",
 };
 
-const KIND_LABEL: Record<AuditKind, string> = {
+const KIND_LABEL: Record<ChainName, string> = {
   moc: "MOC",
+  "moc-signature": "Signatures of MOC",
+  "pcr-signature": "Signatures of PCR",
   pcr: "PCR",
   user: "User",
   "archive-moc": "Legacy MOC",
@@ -37,14 +42,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export default function AuditTrail() {
-  const { chains, entries, broken, checkedAt } = useLoaderData<typeof loader>();
+  const { chains, entries, broken, seals, checkedAt } = useLoaderData<typeof loader>();
+  const badSeals = seals.filter((seal) => seal.problem);
   return (
     <>
       <h1>Audit trail</h1>
       <p className="muted">
-        Every record keeps an append-only history; each entry carries the SHA-256 of its content and of the entry before
-        it. This page recomputes every hash (as <code>npm run audit:verify</code> does) and names the first broken link
-        of each chain.
+        Every record keeps an append-only history, and its signatures a chain of their own; each entry carries a keyed
+        hash (HMAC with the audit key, which the database does not hold) of its content and of the entry before it, and
+        each chain&apos;s length is kept with it and sealed daily outside the database. This page recomputes every hash
+        (as <code>npm run audit:verify</code> does), compares each chain with its head and the seals, and names the
+        first problem of each chain.
       </p>
       <section className="card" aria-labelledby="verify-title">
         <h2 id="verify-title">Verification</h2>
@@ -53,13 +61,15 @@ export default function AuditTrail() {
         </p>
         {broken.length === 0 ? (
           <p className="callout" role="status">
-            Every chain holds: no entry was changed, removed or reordered after it was written.
+            Every chain holds: no entry was changed, removed or reordered after it was written, no chain is shorter than
+            its head or a seal records, and every MOC&apos;s state has its entry
+            {badSeals.length > 0 ? " (but see the seals below)" : ""}.
           </p>
         ) : (
           <div className="callout callout-danger" role="alert">
             <p>
               <strong>
-                {broken.length} {broken.length === 1 ? "chain is" : "chains are"} broken.
+                {broken.length} {broken.length === 1 ? "chain does" : "chains do"} not hold.
               </strong>{" "}
               The first broken link of each:
             </p>
@@ -75,22 +85,47 @@ export default function AuditTrail() {
                 </thead>
                 <tbody>
                   {broken.map((link) => (
-                    <tr key={`${link.kind}:${link.recordId}`}>
+                    <tr key={`${link.kind}:${link.recordId}:${link.reason}`}>
                       <td>
                         <Link to={RECORD_URL[link.kind](link.recordId)}>
                           {KIND_LABEL[link.kind]} {link.recordId}
                         </Link>
                       </td>
-                      <td>#{link.seq}</td>
-                      <td>
-                        <code>{link.entryId}</code>
-                      </td>
+                      <td>{link.seq > 0 ? `#${link.seq}` : "—"}</td>
+                      <td>{link.entryId ? <code>{link.entryId}</code> : "—"}</td>
                       <td>{link.reason}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
+          </div>
+        )}
+      </section>
+      <section className="card" aria-labelledby="seals-title">
+        <h2 id="seals-title">Seals</h2>
+        {seals.length === 0 ? (
+          <p>No seal yet in this instance&apos;s DATA_DIR/seals: the first is written at the next daily run.</p>
+        ) : (
+          <p>
+            {seals.length} {seals.length === 1 ? "seal" : "seals"} read, the latest of{" "}
+            {seals.findLast((seal) => seal.day)?.day ?? "—"}.
+          </p>
+        )}
+        {badSeals.length > 0 && (
+          <div className="callout callout-danger" role="alert">
+            <p>
+              <strong>
+                {badSeals.length} {badSeals.length === 1 ? "seal does" : "seals do"} not hold:
+              </strong>
+            </p>
+            <ul>
+              {badSeals.map((seal) => (
+                <li key={seal.file}>
+                  <code>{seal.file}</code>: {seal.problem}
+                </li>
+              ))}
+            </ul>
           </div>
         )}
       </section>
