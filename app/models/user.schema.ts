@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { Forbidden } from "~/utils/errors";
+import { bidiControlMessage, hasBidiControl } from "./text-rules";
 
 export { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES };
 
@@ -22,7 +23,8 @@ export const nameSchema = z
   // Names go into email subjects and other single-line places: no line breaks or other controls.
   .refine((name) => !/[\p{Cc}\u2028\u2029]/u.test(name), {
     error: "Name must not contain line breaks, tabs or other control characters",
-  });
+  })
+  .refine((name) => !hasBidiControl(name), { error: bidiControlMessage("Name") });
 const positionSchema = z.enum(POSITIONS, { error: `Position must be one of: ${POSITIONS.join(", ")}` }).nullable();
 
 export const newUserSchema = z.object({
