@@ -75,6 +75,12 @@ export const loginSchema = z.object({
   redirectTo: z.string().optional(),
 });
 
+/** The sign-in link page's forms: ask for a link by email, or use the link's token. */
+export const signInLinkSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("send"), email: emailSchema }),
+  z.object({ intent: z.literal("redeem"), token: z.string({ error: "The link is incomplete" }).max(100) }),
+]);
+
 /** GET /api/verify: an email and password checked without opening a session. */
 export const verifyQuery = z.object({
   email: emailSchema,

@@ -49,6 +49,23 @@ export function assertSameOrigin(request: Request): void {
   if (!allowed.has(origin)) throw new Forbidden("Requests from another origin are not allowed");
 }
 
+/**
+ * Refuses any request, a read too, that a browser says another site started (`Sec-Fetch-Site:
+ * cross-site`, or an `Origin` of another site): for the public password check, whose failures a
+ * web page could otherwise spend from its visitors' browsers (`<img src="/api/verify?...">`).
+ * Clients that are not browsers send neither header and pass.
+ */
+export function assertNotFromAnotherSite(request: Request): void {
+  if (request.headers.get("Sec-Fetch-Site") === "cross-site") {
+    throw new Forbidden("Requests started by another site are not allowed here");
+  }
+  const origin = request.headers.get("Origin");
+  if (origin === null) return;
+  // An opaque origin (`null`: a sandboxed frame, a data: page) is never ours.
+  const allowed = new Set([new URL(request.url).origin, new URL(env().APP_URL).origin]);
+  if (!allowed.has(origin)) throw new Forbidden("Requests from another origin are not allowed here");
+}
+
 /** For pages and page actions: a refused cross-origin write is a 403 response, not a server error. */
 export function assertSameOriginForPage(request: Request): void {
   try {
