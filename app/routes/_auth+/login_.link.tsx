@@ -19,7 +19,7 @@ export const meta: MetaFunction = () => [{ title: "Sign in with a link · Change
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token");
-  return { token: token && token.length <= 100 ? token : null };
+  return { token: token && token.length <= 100 ? token : null, minutes: SIGN_IN_LINK_MINUTES };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -48,7 +48,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function SignInLink() {
-  const { token } = useLoaderData<typeof loader>();
+  const { token, minutes } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const [form, fields] = useForm({
     id: "sign-in-link",
@@ -75,13 +75,13 @@ export default function SignInLink() {
           <ErrorList id={form.errorId} errors={form.errors} />
           {answer?.sent ? (
             <p className="flash flash-info" role="status">
-              If an active account has that email, a sign-in link is on its way. It works once, for{" "}
-              {SIGN_IN_LINK_MINUTES} minutes. Nothing arrived? Check the spam folder, or ask again in a few minutes.
+              If an active account has that email, a sign-in link is on its way. It works once, for {minutes} minutes.
+              Nothing arrived? Check the spam folder, or ask again in a few minutes.
             </p>
           ) : (
             <p className="muted">
               Locked out after failed attempts, or forgot your password? We email you a link that signs you in once,
-              without a password. It lasts {SIGN_IN_LINK_MINUTES} minutes.
+              without a password. It lasts {minutes} minutes.
             </p>
           )}
           <input type="hidden" name="intent" value="send" />
