@@ -22,7 +22,8 @@ test("a locked-out owner gets in with the emailed one-time link", async ({ page,
   await withDb(
     (sql) => sql`
       insert into rate_limits (key, points, reset_at)
-      select 'login-account:user:' || id::text, 1000, now() + interval '15 minutes' from users where email = ${user.email}`,
+      select 'login-account:user:' || id::text, 1000, now() + interval '15 minutes' from users where email = ${user.email}
+      on conflict (key) do update set points = excluded.points, reset_at = excluded.reset_at`,
   );
 
   await page.goto("/login");
