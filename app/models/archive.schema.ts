@@ -4,6 +4,7 @@
  * Plain module: the pages validate in the browser with the same schemas.
  */
 import { z } from "zod";
+import { bidiControlMessage, hasBidiControl, searchQuerySchema } from "./text-rules";
 import { LEGACY_STATUSES, type LegacyStatus } from "#db/schema/enums";
 import { uuid } from "./moc.schema";
 
@@ -149,7 +150,8 @@ const line = (what: string, max: number, required: boolean) =>
     .trim()
     .min(required ? 1 : 0, { error: `Enter the ${what}` })
     .max(max, { error: `The ${what} can be at most ${max} characters` })
-    .refine((v) => !LINE_CONTROL.test(v), { error: `The ${what} must be one line of plain text` });
+    .refine((v) => !LINE_CONTROL.test(v), { error: `The ${what} must be one line of plain text` })
+    .refine((v) => !hasBidiControl(v), { error: bidiControlMessage(`The ${what}`) });
 
 /** Long plain text (kept as typed, shown as text, never as HTML). */
 const longText = (what: string) =>
@@ -383,7 +385,7 @@ export const defaultDirection = (sort: ArchiveSort): "asc" | "desc" =>
 
 /** The list page's query string; anything malformed falls back to no filter. */
 export const archiveFilterSchema = z.object({
-  q: z.string().max(200).optional().catch(undefined),
+  q: searchQuerySchema,
   status: z.enum(LEGACY_STATUSES).optional().catch(undefined),
   department: z.string().max(ARCHIVE_LIMITS.department).optional().catch(undefined),
   year: z.coerce.number().int().min(1900).max(2200).optional().catch(undefined),

@@ -29,6 +29,7 @@ import {
 import { loadMocAccess } from "./moc-query.server";
 import { appendAudit } from "./audit.server";
 import { appendLog } from "./moc-store.server";
+import { bidiControlMessage, hasBidiControl } from "./text-rules";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const CHUNK_BYTES = 256 * 1024;
@@ -212,6 +213,13 @@ async function writeChunks(tx: Executor, id: string, extension: string, data: As
 }
 
 function checkName(name: string): { name: string; extension: string; contentType: string } {
+  // Checked before cleaning: a name that would read differently than it is (`invoice‮fdp.exe`)
+  // is refused, not quietly changed.
+  if (hasBidiControl(name)) {
+    throw new Invalid(bidiControlMessage("A file name"), [
+      { path: "file", message: bidiControlMessage("The file name") },
+    ]);
+  }
   const clean = cleanFileName(name);
   const extension = extensionOf(clean);
   const contentType = UPLOAD_TYPES[extension];

@@ -40,11 +40,37 @@ export const chatCursor = z
   .regex(/^\d{1,15}$/, { error: "Expected a message number (a whole number, 0 or more)" })
   .transform(Number);
 
-/** GET /api/chat. `after` (optional, our addition) returns only the messages after that `seq`. */
-export const chatQuerySchema = z.object({
-  chat_id: uuid("chat id"),
-  after: chatCursor.optional(),
-});
+/** The most messages one GET /api/chat answers (`limit`), and how many without one. */
+export const CHAT_API_LIMIT_MAX = CHAT_POLL_BATCH;
+export const CHAT_API_LIMIT_DEFAULT = CHAT_PAGE_SIZE;
+
+/**
+ * GET /api/chat (docs/decisions/028-untrusted-text-and-sign-in-links.md). Our optional additions:
+ * `before=<seq>` pages back (the `limit` messages just before that one), `after=<seq>` reads on
+ * (the first `limit` messages after it), `limit` 1-200 (default 100). Without a cursor: the latest
+ * `limit` messages, as the chat panel shows them.
+ */
+export const chatQuerySchema = z
+  .object({
+    chat_id: uuid("chat id"),
+    after: chatCursor.optional(),
+    before: chatCursor.optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,4}$/, { error: `Expected a whole number from 1 to ${CHAT_API_LIMIT_MAX}` })
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .min(1, { error: `Expected a whole number from 1 to ${CHAT_API_LIMIT_MAX}` })
+          .max(CHAT_API_LIMIT_MAX, { error: `Expected a whole number from 1 to ${CHAT_API_LIMIT_MAX}` }),
+      )
+      .optional(),
+  })
+  .refine((q) => q.after === undefined || q.before === undefined, {
+    path: ["before"],
+    error: "Give after (newer messages) or before (older messages), not both",
+  });
 
 /** The sender as a client may name it: the user id, or a user object as responses populate it. */
 const senderRef = z.union([z.string(), z.object({ _id: z.string() })], {

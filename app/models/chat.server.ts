@@ -15,7 +15,8 @@ import { getDb, preparedOnce, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canViewMocAs, canViewPcrAs, type Actor, type MocAccess, type PcrAccess } from "./authz.server";
 import { principalsOf } from "./delegation.server";
-import { CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
+import { CHAT_API_LIMIT_DEFAULT, CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
+import { takePoint, type Budget } from "./rate-limit.server";
 import { USER_JSON } from "#db/moc-document";
 import { uuid } from "./moc.schema";
 import { loadMocAccess } from "./moc-query.server";
@@ -213,30 +214,58 @@ export async function latestMessages(
 const ISO = `to_char(cm.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * The spec's Chat document, `{ _id, messages: [ { _id, seq, sender, message, timestamp } ] }`,
- * as JSON text built by PostgreSQL (a long room is never parsed and re-serialised in Node). The
- * sender is populated as a public user. With `after`, only the messages after that `seq`.
+ * One page of the spec's Chat document, `{ _id, messages: [ { _id, seq, sender, message,
+ * timestamp } ] }`, as JSON text built by PostgreSQL (never parsed and re-serialised in Node),
+ * messages oldest first, the sender populated as a public user. Without a cursor: the latest
+ * `limit`; with `before`: the `limit` just before that `seq`; with `after`: the first `limit`
+ * after it. `next` is the cursor of the page beyond, in the same direction, when there is one.
  */
-export async function chatDocumentJson(room: ChatRoom, options: { after?: number } = {}): Promise<string> {
-  const rows = await getDb().execute<{ body: string }>(sql`
+export async function chatDocumentJson(
+  room: ChatRoom,
+  options: { after?: number; before?: number; limit?: number } = {},
+): Promise<{ body: string; next: { after: number } | { before: number } | null }> {
+  const limit = options.limit ?? CHAT_API_LIMIT_DEFAULT;
+  const forward = options.after !== undefined;
+  const rows = await getDb().execute<{ body: string; more: boolean; first: number | null; last: number | null }>(sql`
+    with picked as (
+      select cm.id, cm.seq, cm.message, cm.created_at, cm.sender_id
+      from chat_messages cm
+      where cm.chat_id = ${room.chatId}
+        and cm.seq > ${options.after ?? -1}
+        and (${options.before ?? null}::bigint is null or cm.seq < ${options.before ?? null}::bigint)
+      order by cm.seq ${forward ? sql`asc` : sql`desc`}
+      limit ${limit + 1}
+    ), page as (
+      select * from picked order by seq ${forward ? sql`asc` : sql`desc`} limit ${limit}
+    )
     select json_build_object(
       '_id', ${room.chatId}::uuid,
-      'messages', coalesce(json_agg(json_build_object(
+      'messages', coalesce((select json_agg(json_build_object(
         '_id', cm.id,
         'seq', cm.seq,
         'sender', ${sql.raw(USER_JSON("u"))},
         'message', cm.message,
         'timestamp', ${sql.raw(ISO)}
-      ) order by cm.seq), '[]'::json)
-    )::text as body
-    from chat_messages cm
-    join users u on u.id = cm.sender_id
-    where cm.chat_id = ${room.chatId} and cm.seq > ${options.after ?? 0}`);
-  return rows[0]!.body;
+      ) order by cm.seq) from page cm join users u on u.id = cm.sender_id), '[]'::json)
+    )::text as body,
+    (select count(*) from picked) > ${limit} as more,
+    (select min(seq) from page)::float8 as first,
+    (select max(seq) from page)::float8 as last`);
+  const row = rows[0]!;
+  let next: { after: number } | { before: number } | null = null;
+  if (row.more) next = forward ? { after: Number(row.last) } : { before: Number(row.first) };
+  return { body: row.body, next };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Writing
+
+/**
+ * Messages one person may post per minute, over the API and the pages together: far above anyone
+ * typing, far below a script (500 messages in 9 s were posted before this budget).
+ */
+export const CHAT_POST_BUDGET: Budget = { limit: 30, windowSeconds: 60 };
+export const CHAT_POST_TOO_FAST = "You are sending messages too fast; wait a moment and send again";
 
 export type NewMessage = {
   message: string;
@@ -266,6 +295,8 @@ export async function postMessage(
       { path: "message", message: text.error.issues[0]?.message ?? "Write a message" },
     ]);
   }
+  // Spent before the transaction, so a refused message holds no connection while counting.
+  await takePoint(`chat-post:${actor._id}`, CHAT_POST_BUDGET, CHAT_POST_TOO_FAST);
   return getDb().transaction(async (tx) => {
     const room = "kind" in target ? target : await findRoom(target, tx);
     await assertCanUseRoom(actor, room, tx);

@@ -188,8 +188,24 @@ export async function listOutbox(actor: Actor, filter: OutboxFilter = {}) {
       .from(emailMessages)
       .where(where),
   ]);
-  return { messages, total: total?.n ?? 0, limit };
+  return {
+    messages: messages.map((m) => ({
+      ...m,
+      text: hideSignInTokens(m.text),
+      html: hideSignInTokens(m.html),
+      link: m.link && hideSignInTokens(m.link),
+    })),
+    total: total?.n ?? 0,
+    limit,
+  };
 }
+
+/**
+ * A one-time sign-in link (app/models/sign-in-link.server.ts) is its recipient's alone: the
+ * outbox shows it without its token, so an admin reading the outbox cannot sign in as someone.
+ */
+export const hideSignInTokens = (text: string) =>
+  text.replace(/(\/login\/link\?token=)[A-Za-z0-9_-]+/g, "$1(hidden-in-the-outbox)");
 
 /** Sends a failed message again (a new job; the idempotency key stays the message id). */
 export async function retryMessage(actor: Actor, id: string): Promise<void> {

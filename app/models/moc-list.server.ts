@@ -5,6 +5,7 @@ import { pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
 
 import { z } from "zod";
+import { searchQuerySchema } from "./text-rules";
 import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
@@ -51,7 +52,7 @@ export type MocListRow = {
 
 /** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
 export const mocListQuerySchema = z.object({
-  q: z.string().max(200).optional().catch(undefined),
+  q: searchQuerySchema,
   status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
   department: z.enum(DEPARTMENTS).optional().catch(undefined),
   scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),

@@ -2,11 +2,11 @@
  * The failure budgets every password check spends (sign-in, /api/verify, PCR signing, the
  * profile's password change), docs/security.md:
  *
- * - per account and client address: 10 failures in 15 minutes lock that account *from that
- *   address* (the other addresses are not locked out by it, so nobody can lock an account out
- *   from anywhere);
+ * - per account and client address (an IPv6 client's /64): 10 failures in 15 minutes lock that
+ *   account *from that address* (the other addresses are not locked out by it);
  * - per account, across addresses: 50 failures in 15 minutes (a guesser spreading over many
- *   addresses);
+ *   addresses). This one can be spent from outside, so the owner always has a way in that needs
+ *   no password: a one-time sign-in link by email (app/models/sign-in-link.server.ts);
  * - per client address, across accounts: 50 failures in 15 minutes (one password tried against
  *   many accounts).
  *
@@ -15,7 +15,7 @@
  * password clears its account-and-address count and hands back its point on the other two.
  */
 import { sql } from "drizzle-orm";
-import { UNKNOWN_CLIENT } from "~/utils/client-address.server";
+import { addressGroup, UNKNOWN_CLIENT } from "~/utils/client-address.server";
 import { getDb } from "~/utils/db.server";
 import { RateLimited } from "~/utils/errors";
 import { LOGIN_FAILURE_LIMIT, LOGIN_FAILURE_WINDOW_SECONDS } from "./rate-limit.server";
@@ -33,49 +33,74 @@ export type PasswordAttempt = {
   succeeded: () => Promise<void>;
 };
 
-const keysFor = (account: string, address: string) => {
-  const who = account.trim().toLowerCase();
-  return {
-    accountAndAddress: `login:${who}@${address}`,
-    account: `login-account:${who}`,
-    address: `login-address:${address}`,
-  };
-};
+/** Whose budget an attempt spends: an email as typed (its account, when one has it) or an account id. */
+export type PasswordAccount = string | { userId: string };
+
+type BudgetName = keyof typeof PASSWORD_BUDGETS;
+
+const nameOfKey = (key: string): BudgetName | undefined =>
+  key.startsWith("login:")
+    ? "accountAndAddress"
+    : key.startsWith("login-account:")
+      ? "account"
+      : key.startsWith("login-address:")
+        ? "address"
+        : undefined;
 
 /**
- * Spends one attempt of `account` (an email) from `address` before its password is checked, or
- * throws 429 (with Retry-After) when a budget is spent; the password is then not checked at all.
+ * Spends one attempt of `account` from `address` before its password is checked, or throws 429
+ * (with Retry-After) when a budget is spent; the password is then not checked at all.
+ *
+ * The budgets are keyed by the account's id, not its email (issue 32: changing one's email must
+ * not hand out a fresh budget). An email is resolved to its account in the same statement; an
+ * email no account has is budgeted under itself, so an unknown address behaves like a known one.
+ * The address is the client's network (app/utils/client-address.server.ts `addressGroup`: an
+ * IPv6 client by its /64, since one host commonly holds the whole /64).
  */
-export async function startPasswordAttempt(account: string, address: string): Promise<PasswordAttempt> {
-  const keys = keysFor(account, address);
+export async function startPasswordAttempt(account: PasswordAccount, address: string): Promise<PasswordAttempt> {
+  const network = addressGroup(address);
+  const who =
+    typeof account === "string"
+      ? sql`coalesce((select 'user:' || u.id::text from users u where u.email = ${account.trim().toLowerCase()}),
+          'email:' || ${account.trim().toLowerCase()})`
+      : sql`${`user:${account.userId}`}::text`;
   // Without a known address (a process other than the server, app/utils/client-address.server.ts)
   // there is no address budget: it would be one budget for everyone.
-  const names = (Object.keys(keys) as (keyof typeof keys)[]).filter(
-    (name) => name !== "address" || address !== UNKNOWN_CLIENT,
-  );
-  const rows = sql.join(
-    names.map(
-      (name) => sql`(${keys[name]}, 1, now() + make_interval(secs => ${PASSWORD_BUDGETS[name].windowSeconds}))`,
-    ),
-    sql`, `,
-  );
+  const addressRow =
+    address === UNKNOWN_CLIENT
+      ? sql``
+      : sql`union all select ${`login-address:${network}`}, ${PASSWORD_BUDGETS.address.windowSeconds}::int`;
   const counted = await getDb().execute<{ key: string; points: number; retry: number }>(sql`
-    insert into rate_limits (key, points, reset_at) values ${rows}
+    with who as (select ${who} as k),
+    wanted(key, secs) as (
+      select 'login:' || who.k || '@' || ${network}, ${PASSWORD_BUDGETS.accountAndAddress.windowSeconds}::int from who
+      union all select 'login-account:' || who.k, ${PASSWORD_BUDGETS.account.windowSeconds}::int from who
+      ${addressRow}
+    )
+    insert into rate_limits (key, points, reset_at)
+    select key, 1, now() + make_interval(secs => secs) from wanted
     on conflict (key) do update set
       points = case when rate_limits.reset_at <= now() then 1 else rate_limits.points + 1 end,
       reset_at = case when rate_limits.reset_at <= now() then excluded.reset_at else rate_limits.reset_at end
     returning key, points, extract(epoch from (reset_at - now()))::float8 as retry`);
   let retryAfter = 0;
+  const keys: Partial<Record<BudgetName, string>> = {};
   for (const row of counted) {
-    const name = names.find((n) => keys[n] === row.key);
-    if (name && row.points > PASSWORD_BUDGETS[name].limit) retryAfter = Math.max(retryAfter, row.retry);
+    const name = nameOfKey(row.key);
+    if (!name) continue;
+    keys[name] = row.key;
+    if (row.points > PASSWORD_BUDGETS[name].limit) retryAfter = Math.max(retryAfter, row.retry);
   }
   if (retryAfter > 0) throw new RateLimited(retryAfter, TOO_MANY_PASSWORD_FAILURES);
+  const others = [keys.account, keys.address].filter((k): k is string => Boolean(k));
   return {
     async succeeded() {
       await getDb().execute(sql`
-        with cleared as (delete from rate_limits where key = ${keys.accountAndAddress})
-        update rate_limits set points = greatest(points - 1, 0) where key in (${keys.account}, ${keys.address})`);
+        with cleared as (delete from rate_limits where key = ${keys.accountAndAddress ?? ""})
+        update rate_limits set points = greatest(points - 1, 0) where key in (${sql.join(
+          others.map((k) => sql`${k}`),
+          sql`, `,
+        )})`);
     },
   };
 }

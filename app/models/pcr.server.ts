@@ -17,6 +17,7 @@ import {
 } from "#db/schema";
 import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
 import { z } from "zod";
+import { searchQuerySchema } from "./text-rules";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
@@ -769,7 +770,7 @@ export async function delegatedPcrSignatures(principal: PublicUser) {
 
 /** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
 export const pcrListQuerySchema = z.object({
-  q: z.string().max(200).optional().catch(undefined),
+  q: searchQuerySchema,
   status: z.enum(["pending", "finished"]).optional().catch(undefined),
   safety: z.literal("1").optional().catch(undefined),
   scope: z.enum(["mine", "all"]).default("all").catch("all"),

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
 import { MAX_HTML } from "./moc.schema";
+import { bidiControlMessage, hasBidiControl } from "./text-rules";
 
 export const MAX_SECTIONS = 50;
 export const MAX_ACTIONS = 100;
@@ -31,7 +32,8 @@ const text = (what: string, max: number) =>
     .string({ error: `${what} is required` })
     .trim()
     .min(1, { error: `${what} is required` })
-    .max(max, { error: `${what} must be at most ${max} characters` });
+    .max(max, { error: `${what} must be at most ${max} characters` })
+    .refine((v) => !hasBidiControl(v), { error: bidiControlMessage(what) });
 
 const html = (what: string) =>
   z.string({ error: `${what} must be text` }).max(MAX_HTML, { error: `${what} is too long` });

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { Forbidden } from "~/utils/errors";
+import { bidiControlMessage, hasBidiControl } from "./text-rules";
 
 export { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES };
 
@@ -22,7 +23,8 @@ export const nameSchema = z
   // Names go into email subjects and other single-line places: no line breaks or other controls.
   .refine((name) => !/[\p{Cc}\u2028\u2029]/u.test(name), {
     error: "Name must not contain line breaks, tabs or other control characters",
-  });
+  })
+  .refine((name) => !hasBidiControl(name), { error: bidiControlMessage("Name") });
 const positionSchema = z.enum(POSITIONS, { error: `Position must be one of: ${POSITIONS.join(", ")}` }).nullable();
 
 export const newUserSchema = z.object({
@@ -72,6 +74,12 @@ export const loginSchema = z.object({
   password: z.string({ error: "Password is required" }).min(1, { error: "Password is required" }),
   redirectTo: z.string().optional(),
 });
+
+/** The sign-in link page's forms: ask for a link by email, or use the link's token. */
+export const signInLinkSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("send"), email: emailSchema }),
+  z.object({ intent: z.literal("redeem"), token: z.string({ error: "The link is incomplete" }).max(100) }),
+]);
 
 /** GET /api/verify: an email and password checked without opening a session. */
 export const verifyQuery = z.object({

@@ -33,6 +33,28 @@ export function clientAddress(request: Request): string {
 }
 
 /**
+ * The network an address stands for in the failure budgets: an IPv4 address itself; an IPv6
+ * address by its /64 (`2001:db8:1:2::/64`), since one host or home commonly holds a whole /64
+ * and can pick a new address in it for every request.
+ */
+export function addressGroup(address: string): string {
+  if (isIP(address) !== 6) return address;
+  let text = address.toLowerCase().split("%")[0]!;
+  // An embedded IPv4 tail (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) as its two groups.
+  const v4 = text.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  const prefix = groups.slice(0, 4).map((g) => parseInt(g || "0", 16).toString(16));
+  return `${prefix.join(":")}::/64`;
+}
+
+/**
  * `TRUST_PROXY` as Express's `trust proxy` setting: unset trusts no proxy (the socket's address is
  * the client's); a number trusts that many hops; otherwise a comma-separated list of addresses,
  * CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`.

@@ -46,6 +46,11 @@ export class TooLarge extends DomainError {
     super(413, message);
   }
 }
+export class UnsupportedMediaType extends DomainError {
+  constructor(message: string) {
+    super(415, message);
+  }
+}
 export class RateLimited extends DomainError {
   constructor(retryAfterSeconds: number, message = "Too many attempts; try again later") {
     super(429, message, undefined, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });

@@ -1,4 +1,5 @@
 import { data } from "@remix-run/node";
+import type { z } from "zod";
 import { DomainError, fromDatabaseError } from "./errors";
 
 /**
@@ -21,6 +22,18 @@ export async function runForPage<T>(
 /** Loaders throw this for a domain error so the page shows the 403/404 error page. */
 export function pageError(error: DomainError): never {
   throw data({ message: error.message }, { status: error.status });
+}
+
+/**
+ * A page's query string read with `schema` (a list's filters): what the schema refuses (a control
+ * character in a search) is the 400 error page with the first issue's message, never a 500.
+ */
+export function readPageQuery<S extends z.ZodType>(request: Request, schema: S): z.output<S> {
+  const parsed = schema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!parsed.success) {
+    throw data({ message: parsed.error.issues[0]?.message ?? "The address is not valid" }, { status: 400 });
+  }
+  return parsed.data;
 }
 
 /**

@@ -30,7 +30,7 @@ export function archiveCollectionRoute(kind: ArchiveKind) {
       const user = await requireApiUser(request);
       // `format=csv` or `Accept: text/csv`: the archive list page's rows, with its filters, as CSV.
       if (wantsCsv(request)) {
-        const filter = archiveFilterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+        const filter = readQuery(request, archiveFilterSchema);
         return csvResponse(archiveCsv(user, kind, filter), `archive-${kind}s`);
       }
       return ok(await listArchive(user, kind));

@@ -30,7 +30,7 @@ import type { PublicUser } from "~/models/user.server";
 import { requirePageUser } from "./auth.server";
 import { DomainError, Forbidden, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { domainErrorReply, pageError, readPageQuery, runForPage } from "~/utils/page.server";
 
 export const PAGE_SIZE = 25;
 
@@ -72,7 +72,7 @@ const recordUrl = (info: ArchiveKindInfo, id: string) => `/archive/${info.segmen
 
 export async function archiveListLoader({ request, params }: LoaderFunctionArgs) {
   const { user, info } = await reader(request, params);
-  const filter = archiveFilterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const filter = readPageQuery(request, archiveFilterSchema);
   const [{ rows, total }, facets] = await Promise.all([
     searchArchive(user, info.kind, { ...filter, pageSize: PAGE_SIZE }),
     archiveFacets(info.kind),

@@ -8,7 +8,7 @@ import { loginSchema } from "~/models/user.schema";
 import { toPublicUser, verifyLogin, type PublicUser } from "~/models/user.server";
 import { env } from "~/utils/env.server";
 import { clientAddress } from "~/utils/client-address.server";
-import { Conflict, Forbidden, Invalid, Unauthorized } from "~/utils/errors";
+import { Conflict, Forbidden, Invalid, Unauthorized, UnsupportedMediaType } from "~/utils/errors";
 import { clearSessionCookie, hasSessionCookie, tokenFromCookie } from "~/utils/cookies.server";
 import { TOKEN_INVALID, verifyToken } from "~/utils/token.server";
 
@@ -49,6 +49,23 @@ export function assertSameOrigin(request: Request): void {
   if (!allowed.has(origin)) throw new Forbidden("Requests from another origin are not allowed");
 }
 
+/**
+ * Refuses any request, a read too, that a browser says another site started (`Sec-Fetch-Site:
+ * cross-site`, or an `Origin` of another site): for the public password check, whose failures a
+ * web page could otherwise spend from its visitors' browsers (`<img src="/api/verify?...">`).
+ * Clients that are not browsers send neither header and pass.
+ */
+export function assertNotFromAnotherSite(request: Request): void {
+  if (request.headers.get("Sec-Fetch-Site") === "cross-site") {
+    throw new Forbidden("Requests started by another site are not allowed here");
+  }
+  const origin = request.headers.get("Origin");
+  if (origin === null) return;
+  // An opaque origin (`null`: a sandboxed frame, a data: page) is never ours.
+  const allowed = new Set([new URL(request.url).origin, new URL(env().APP_URL).origin]);
+  if (!allowed.has(origin)) throw new Forbidden("Requests from another origin are not allowed here");
+}
+
 /** For pages and page actions: a refused cross-origin write is a 403 response, not a server error. */
 export function assertSameOriginForPage(request: Request): void {
   try {
@@ -74,9 +91,36 @@ export async function authenticate(request: Request): Promise<AuthResult> {
   return { ok: true, identity: { user, sessionId: verified.payload.sid, token: token!, via } };
 }
 
-/** What `/api` asks of every caller once identified: our origin for cookie writes, a chosen password. */
-function admit(request: Request, identity: Pick<Identity, "user" | "via">, options: { allowNotOnboarded?: boolean }) {
-  if (identity.via === "cookie") assertSameOrigin(request);
+export const JSON_ONLY_MESSAGE = "Send the request body as JSON, with Content-Type: application/json";
+
+/**
+ * A cookie-borne write under /api carries a JSON body or none (docs/decisions/028-untrusted-text-and-sign-in-links.md):
+ * a page of another site can make a browser post `text/plain` or a form with the visitor's
+ * cookie and no `Origin` (older browsers, some redirects), never `application/json` (that
+ * needs a CORS preflight this app never grants). Routes whose contract is a multipart upload say
+ * so with `multipart`. Bearer requests are exempt: no browser attaches a bearer token by itself.
+ */
+export function assertJsonBody(request: Request, options: { multipart?: boolean } = {}): void {
+  if (SAFE_METHODS.has(request.method.toUpperCase())) return;
+  const type = request.headers.get("Content-Type")?.split(";")[0]?.trim().toLowerCase();
+  if (!type) {
+    const length = request.headers.get("Content-Length");
+    const chunked = request.headers.has("Transfer-Encoding");
+    if (!chunked && (length === null || length.trim() === "0")) return; // no body at all
+  } else if (type === "application/json" || (options.multipart && type === "multipart/form-data")) return;
+  throw new UnsupportedMediaType(options.multipart ? `${JSON_ONLY_MESSAGE}, or a multipart form` : JSON_ONLY_MESSAGE);
+}
+
+/** What `/api` asks of every caller once identified: our origin and a JSON body for cookie writes, a chosen password. */
+function admit(
+  request: Request,
+  identity: Pick<Identity, "user" | "via">,
+  options: { allowNotOnboarded?: boolean; multipart?: boolean },
+) {
+  if (identity.via === "cookie") {
+    assertSameOrigin(request);
+    assertJsonBody(request, options);
+  }
   if (!options.allowNotOnboarded && !identity.user.onboarded) {
     throw new Forbidden("Choose your own password first (PATCH /api/user with password and currentPassword)");
   }
@@ -88,7 +132,7 @@ function admit(request: Request, identity: Pick<Identity, "user" | "via">, optio
  */
 export async function requireIdentity(
   request: Request,
-  options: { allowNotOnboarded?: boolean } = {},
+  options: { allowNotOnboarded?: boolean; multipart?: boolean } = {},
 ): Promise<Identity> {
   const result = await authenticate(request);
   if (!result.ok) throw new Unauthorized(result.message);

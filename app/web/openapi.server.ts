@@ -46,8 +46,17 @@ type Operation = { summary: string; query?: z.ZodType; body?: z.ZodType; public?
 export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/verify": {
     get: {
-      summary: "Checks an email and password without opening a session (rate limited).",
+      summary:
+        "Checks an email and password without opening a session (rate limited). Kept for existing clients; " +
+        "refused with 403, uncounted, when a browser says another site started it. Prefer POST.",
       query: verifyQuery,
+      public: true,
+    },
+    post: {
+      summary:
+        "Checks an email and password (a JSON body) without opening a session (rate limited); " +
+        "same answer as GET. Only from our own origin when a browser sends it.",
+      body: verifyQuery,
       public: true,
     },
   },
@@ -107,8 +116,16 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     ]),
   ),
   "/api/chat": {
-    get: { summary: "A chat room's latest 100 messages (or those after `after`).", query: chatQuerySchema },
-    post: { summary: "Posts a message as the caller.", body: chatPostSchema },
+    get: {
+      summary:
+        "A chat room's latest 100 messages, oldest first. `before=<seq>` pages back, `after=<seq>` reads on, " +
+        '`limit` (1-200) sizes the page; `Link: <...>; rel="next"` names the page beyond, when there is one.',
+      query: chatQuerySchema,
+    },
+    post: {
+      summary: "Posts a message as the caller (30 a minute per person; 429 with Retry-After beyond).",
+      body: chatPostSchema,
+    },
   },
   "/api/pcr": {
     post: { summary: "Creates a PCR.", body: newPcrSchema },
@@ -226,7 +243,8 @@ export function openApiDocument(): object {
         "where each issue is `{ path, message }` with `path` the dotted path in the body or query. " +
         "Sign in with POST /login (form fields email and password, `Accept: application/json`) for a token; " +
         "send it as `Authorization: Bearer <token>` or let the browser send the `session` cookie. " +
-        `A refused token is 401 with "${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}" or "${TOKEN_INVALID}".`,
+        `A refused token is 401 with "${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}" or "${TOKEN_INVALID}". ` +
+        "A write sent with the session cookie must carry its body as `Content-Type: application/json` (415 otherwise).",
     },
     components: {
       securitySchemes: {

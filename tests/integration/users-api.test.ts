@@ -171,7 +171,7 @@ describe("unsupported methods", () => {
     { route: userRoute, path: "/api/user", method: "DELETE", allow: "GET, PATCH" },
     { route: fromDbRoute, path: "/api/UserFromDatabase", method: "POST", allow: "GET, PUT" },
     { route: myUserRoute, path: "/api/myUser", method: "POST", allow: "GET" },
-    { route: verifyRoute, path: "/api/verify", method: "POST", allow: "GET" },
+    { route: verifyRoute, path: "/api/verify", method: "PUT", allow: "GET, POST" },
   ])("$method $path answers 405 with Allow: $allow", async ({ route, path, method, allow }) => {
     const { token } = await adminSession();
     const res = await expectUnchanged(() => api(route, { method, path, token, body: { name: "Changed" } }));

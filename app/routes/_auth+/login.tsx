@@ -113,6 +113,10 @@ export default function Login() {
         <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
         <SubmitButton pendingText="Signing in…">Sign in</SubmitButton>
       </Form>
+      <p className="muted">
+        Forgot your password, or locked out after failed attempts?{" "}
+        <a href="/login/link">Email me a one-time sign-in link</a>: it signs you in without a password.
+      </p>
     </div>
   );
 }

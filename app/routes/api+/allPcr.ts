@@ -2,7 +2,7 @@ import { pcrListCsv } from "~/models/csv-export.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { listPcrs, pcrListFilter, pcrListQuerySchema } from "~/models/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
-import { apiRoute, ok } from "~/utils/http.server";
+import { apiRoute, ok, readQuery } from "~/utils/http.server";
 
 /** The PCRs the caller may see (spec access rule 2). */
 const route = apiRoute({
@@ -10,7 +10,7 @@ const route = apiRoute({
     const user = await requireApiUser(request);
     // `format=csv` or `Accept: text/csv`: the PCR list page's rows, with its filters, as CSV.
     if (wantsCsv(request)) {
-      const query = pcrListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+      const query = readQuery(request, pcrListQuerySchema);
       return csvResponse(pcrListCsv(user, pcrListFilter(query)), "pcrs");
     }
     return ok(await listPcrs(user));

@@ -3,14 +3,14 @@ import { mocListCsv } from "~/models/csv-export.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { mocListFilter, mocListQuerySchema } from "~/models/moc-list.server";
 import { requireApiUser, requireApiUserWith } from "~/web/auth.server";
-import { apiRoute, okJsonBody } from "~/utils/http.server";
+import { apiRoute, okJsonBody, readQuery } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
     // `format=csv` or `Accept: text/csv`: the MOC list page's rows, with its filters, as CSV.
     if (wantsCsv(request)) {
       const user = await requireApiUser(request);
-      const query = mocListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+      const query = readQuery(request, mocListQuerySchema);
       return csvResponse(mocListCsv(user, mocListFilter(query)), "mocs");
     }
     const { user, value: tag } = await requireApiUserWith(request, mocListCompanion("getAllMoc"));

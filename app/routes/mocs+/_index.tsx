@@ -7,6 +7,7 @@ import { mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list
 import { ENDING_SOON_DAYS, TEMPORARY_FILTERS, type TemporaryFilter } from "~/models/moc-status";
 import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
+import { readPageQuery } from "~/utils/page.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 
@@ -34,7 +35,7 @@ const PAGE_SIZE = 25;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const filter = mocListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const filter = readPageQuery(request, mocListQuerySchema);
   const { rows, total } = await searchMocs(user, { ...mocListFilter(filter), pageSize: PAGE_SIZE });
   return {
     filter,

@@ -5,6 +5,7 @@ import { formatDate } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
 import { pcrListFilter, pcrListQuerySchema, searchPcrs } from "~/models/pcr.server";
 import { requirePageUser } from "~/web/auth.server";
+import { readPageQuery } from "~/utils/page.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 
@@ -14,7 +15,7 @@ const PAGE_SIZE = 25;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const filter = pcrListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const filter = readPageQuery(request, pcrListQuerySchema);
   const { rows, total } = await searchPcrs(user, { ...pcrListFilter(filter), pageSize: PAGE_SIZE });
   return {
     filter,
