@@ -8,6 +8,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
+import { startBackupSchedule } from "#jobs/backup";
 import { stopBoss } from "#jobs/boss";
 import { startWorkers } from "#jobs/workers";
 import { importUploadFolder } from "~/models/uploads-import.server";
@@ -85,6 +86,7 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
 
   try {
     await startWorkers();
+    await startBackupSchedule({ embedded: Boolean(embedded) });
   } catch (error) {
     await stopBoss().catch(() => {});
     await closeDb();

@@ -9,3 +9,4 @@ export * from "./archive";
 export * from "./reviews";
 export * from "./attachments";
 export * from "./audit";
+export * from "./backups";
