@@ -29,6 +29,7 @@ import postgres from "postgres";
 import { migrateDatabase } from "./migrate";
 
 export const BACKUP_MAGIC = "CM-BACKUP 1\n";
+const FRAME_BYTES = 1024 * 1024;
 const BOSS_SCHEMA = "pgboss";
 
 export type BackupTable = { schema: string; name: string; columns: string[]; partitioned: boolean };
@@ -174,11 +175,21 @@ export async function writeBackup(url: string, file: string): Promise<BackupSumm
           : `${qualified(table)} (${columns})`;
         const stream = await tx.unsafe(`copy ${source} to stdout`).readable();
         let tableRows = 0;
+        // postgres.js hands over COPY data a row at a time: frames gather up to 1 MB of rows.
+        let pending: Buffer[] = [];
+        let pendingBytes = 0;
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           // COPY's text format escapes newlines inside values: one line, one row.
           for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) tableRows++;
-          await writer.frame("D", chunk);
+          pending.push(chunk);
+          pendingBytes += chunk.length;
+          if (pendingBytes >= FRAME_BYTES) {
+            await writer.frame("D", Buffer.concat(pending));
+            pending = [];
+            pendingBytes = 0;
+          }
         }
+        if (pendingBytes) await writer.frame("D", Buffer.concat(pending));
         resumeAfterCopy(stream);
         await writer.write(`E ${tableRows}\n`);
         rows += tableRows;

@@ -1,8 +1,12 @@
 /** What /admin shows of backups (docs/decisions/030-backups.md): the last one, recent runs, the schedule. */
 import { desc } from "drizzle-orm";
 import { backupRuns } from "#db/schema";
-import { backupSchedule } from "#jobs/backup";
+import type { BackupSchedule } from "#jobs/backup";
 import { getDb } from "~/utils/db.server";
+
+/** The schedule this process runs (jobs/backup.ts sets it at boot; read here without loading the job). */
+const backupSchedule = () =>
+  (globalThis as typeof globalThis & { __cmBackupSchedule?: BackupSchedule }).__cmBackupSchedule;
 
 export type BackupRunView = {
   id: string;
