@@ -122,10 +122,11 @@ export async function runScheduledBackup(schedule: BackupSchedule, now = new Dat
 }
 
 /**
- * Creates the backup queue and, when backups are on, its schedule and worker in this process;
+ * Creates the backup queue and, when backups are on, its schedule and (where this process runs
+ * the workers) its worker;
  * when off, removes the schedule (every instance must run with the same BACKUP_* settings).
  */
-export async function startBackupSchedule(options: { embedded: boolean }): Promise<BackupSchedule> {
+export async function startBackupSchedule(options: { embedded: boolean; work: boolean }): Promise<BackupSchedule> {
   const config = env();
   const schedule: BackupSchedule = {
     enabled: config.BACKUP_SCHEDULE === "on" || (config.BACKUP_SCHEDULE === "auto" && options.embedded),
@@ -143,6 +144,7 @@ export async function startBackupSchedule(options: { embedded: boolean }): Promi
     return schedule;
   }
   await boss.schedule(BACKUP_QUEUE, schedule.cron, {}, { tz: "UTC" });
+  if (!options.work) return schedule;
   await boss.work(BACKUP_QUEUE, { batchSize: 1, pollingIntervalSeconds: 30 }, async () => {
     await runScheduledBackup(schedule);
   });

@@ -9,7 +9,7 @@ import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
 import { startBackupSchedule } from "#jobs/backup";
-import { stopBoss } from "#jobs/boss";
+import { startBoss, stopBoss } from "#jobs/boss";
 import { startWorkers } from "#jobs/workers";
 import { importUploadFolder } from "~/models/uploads-import.server";
 import { ensureFirstAdmin } from "~/models/user.server";
@@ -85,8 +85,12 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
   }
 
   try {
-    await startWorkers();
-    await startBackupSchedule({ embedded: Boolean(embedded) });
+    // WORKERS=off: a web process that only sends jobs, for deployments with `npm run worker`
+    // beside it (docs/deployment.md).
+    const workers = options.role === "worker" || env.WORKERS === "on";
+    if (workers) await startWorkers();
+    else await startBoss();
+    await startBackupSchedule({ embedded: Boolean(embedded), work: workers });
   } catch (error) {
     await stopBoss().catch(() => {});
     await closeDb();

@@ -40,6 +40,8 @@ const schema = z
     JOBS_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
     // Operations (docs/decisions/030-backups.md, docs/architecture.md "Operations").
     METRICS_TOKEN: optional,
+    // Whether `npm start` also runs the background workers ("off" with `npm run worker` beside it).
+    WORKERS: z.enum(["on", "off"]).default("on"),
     // Scheduled backups into BACKUP_DIR (default DATA_DIR/backups): "auto" is on with the embedded database.
     BACKUP_SCHEDULE: z.enum(["auto", "on", "off"]).default("auto"),
     BACKUP_CRON: z.string().default("30 2 * * *"),
