@@ -268,10 +268,17 @@ async function main() {
         }
       }
     };
+    /** A MOC for a client to work on; a creation cut off by the kill is tried again. */
+    const newMoc = async (c: (typeof casts)[number]): Promise<{ _id: string; chat: string }> => {
+      for (;;) {
+        const created = await api("newmoc", "/api/newmoc", c.tokens.originator, newMocBody(c.cast.implementer));
+        if (created.status === 200) return JSON.parse(created.body).data;
+        if (created.status !== null && created.status < 500) throw new Error(`newmoc answered ${created.status}`);
+      }
+    };
     const chatSent: { text: string; ok: boolean }[] = [];
     const chatClient = async (c: (typeof casts)[number]) => {
-      const created = await api("newmoc", "/api/newmoc", c.tokens.originator, newMocBody(c.cast.implementer));
-      const moc = JSON.parse(created.body).data as { _id: string; chat: string };
+      const moc = await newMoc(c);
       while (loading) {
         const text = `message ${randomUUID()}`;
         const res = await api("chat", "/api/chat", c.tokens.originator, {
@@ -283,8 +290,7 @@ async function main() {
     };
     const uploads: { mocId: string; sha256: string; bytes: Buffer; ok: boolean; cookie: string }[] = [];
     const uploadClient = async (c: (typeof casts)[number]) => {
-      const created = await api("newmoc", "/api/newmoc", c.tokens.originator, newMocBody(c.cast.implementer));
-      const moc = JSON.parse(created.body).data as { _id: string };
+      const moc = await newMoc(c);
       while (loading) {
         const bytes = Buffer.concat([
           Buffer.from("%PDF-1.4\n"),
