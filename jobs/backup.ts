@@ -14,7 +14,7 @@ import { backupRuns } from "#db/schema";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
 import { countBackup } from "~/utils/metrics.server";
-import { startBoss } from "./boss";
+import { startBoss, withSetupLock } from "./boss";
 
 export const BACKUP_QUEUE = "daily-backup";
 
@@ -137,14 +137,20 @@ export async function startBackupSchedule(options: { embedded: boolean; work: bo
   };
   holder.__cmBackupSchedule = schedule;
   const boss = await startBoss();
-  // One backup at a time; one that has not finished within the hour is given up (and retried).
-  await boss.createQueue(BACKUP_QUEUE, { policy: "singleton", retryLimit: 2, retryDelay: 600, expireInSeconds: 3600 });
-  if (!schedule.enabled) {
-    await boss.unschedule(BACKUP_QUEUE);
-    return schedule;
-  }
-  await boss.schedule(BACKUP_QUEUE, schedule.cron, {}, { tz: "UTC" });
-  if (!options.work) return schedule;
+  // Under pg-boss's set-up lock, like the other queues: processes creating one queue at the same
+  // time deadlock (jobs/boss.ts).
+  await withSetupLock(async () => {
+    // One backup at a time; one that has not finished within the hour is given up (and retried).
+    await boss.createQueue(BACKUP_QUEUE, {
+      policy: "singleton",
+      retryLimit: 2,
+      retryDelay: 600,
+      expireInSeconds: 3600,
+    });
+    if (schedule.enabled) await boss.schedule(BACKUP_QUEUE, schedule.cron, {}, { tz: "UTC" });
+    else await boss.unschedule(BACKUP_QUEUE);
+  });
+  if (!schedule.enabled || !options.work) return schedule;
   await boss.work(BACKUP_QUEUE, { batchSize: 1, pollingIntervalSeconds: 30 }, async () => {
     await runScheduledBackup(schedule);
   });

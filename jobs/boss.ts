@@ -64,7 +64,7 @@ const SETUP_LOCK = ADVISORY_LOCKS.jobsSetup;
  * Processes starting together would deadlock creating the same queues (seen with two workers):
  * they take turns on an advisory lock held on a connection of its own.
  */
-async function withSetupLock(fn: (lock: postgres.Sql) => Promise<void>): Promise<void> {
+export async function withSetupLock(fn: (lock: postgres.Sql) => Promise<void>): Promise<void> {
   const lock = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
   try {
     await lock`select pg_advisory_lock(${SETUP_LOCK})`;
