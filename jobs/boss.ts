@@ -10,6 +10,7 @@ import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import type { Executor } from "#db/client";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
+import { currentRequestId } from "~/utils/request-context.server";
 import { carryOverLegacyJobs, parkLegacySchema } from "./legacy-boss";
 import { AUDIT_SEAL_QUEUE, queueDefinitions, REMINDER_QUEUE } from "./queues";
 
@@ -64,7 +65,7 @@ const SETUP_LOCK = ADVISORY_LOCKS.jobsSetup;
  * Processes starting together would deadlock creating the same queues (seen with two workers):
  * they take turns on an advisory lock held on a connection of its own.
  */
-async function withSetupLock(fn: (lock: postgres.Sql) => Promise<void>): Promise<void> {
+export async function withSetupLock(fn: (lock: postgres.Sql) => Promise<void>): Promise<void> {
   const lock = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
   try {
     await lock`select pg_advisory_lock(${SETUP_LOCK})`;
@@ -112,6 +113,18 @@ function toParameter(value: unknown): unknown {
   return value;
 }
 
+/** A job's data with the id of the request that queues it, so its worker's log lines name it. */
+function withRequest(data: object): object {
+  const requestId = currentRequestId();
+  return requestId ? { ...data, requestId } : data;
+}
+
+/** The request id a job was queued under (see withRequest), if any. */
+export function jobRequestId(data: unknown): string | undefined {
+  const id = (data as { requestId?: unknown } | null)?.requestId;
+  return typeof id === "string" ? id : undefined;
+}
+
 /** Sends a job inside the caller's transaction. Throws if pg-boss did not create it. */
 export async function sendInTransaction(
   tx: Executor,
@@ -120,7 +133,7 @@ export async function sendInTransaction(
   options: SendOptions = {},
 ): Promise<string> {
   const boss = await startBoss();
-  const id = await boss.send(queue, data, { ...options, db: transactionDb(tx) });
+  const id = await boss.send(queue, withRequest(data), { ...options, db: transactionDb(tx) });
   if (!id) throw new Error(`pg-boss did not create a job on queue "${queue}" (does the queue exist?)`);
   return id;
 }
@@ -132,7 +145,7 @@ export async function sendInTransaction(
 export async function sendManyInTransaction(tx: Executor, queue: string, data: object[]): Promise<string[]> {
   if (data.length === 0) return [];
   const boss = await startBoss();
-  const jobs = data.map((item) => ({ id: randomUUID(), data: item }));
+  const jobs = data.map((item) => ({ id: randomUUID(), data: withRequest(item) }));
   const ids = (await boss.insert(queue, jobs, { db: transactionDb(tx), returnId: true })) ?? [];
   if (ids.length !== jobs.length) {
     throw new Error(`pg-boss created ${ids.length} of ${jobs.length} jobs on queue "${queue}" (does the queue exist?)`);

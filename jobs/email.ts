@@ -19,6 +19,7 @@ import { getDb } from "#db/client";
 import { headerText } from "~/utils/email-layout.server";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
+import { countEmails } from "~/utils/metrics.server";
 import { emailJobSchema } from "./queues";
 import { holdOffMail, takeMailSlot } from "./mail-rate";
 
@@ -364,6 +365,9 @@ async function record(
       until,
     );
   }
+  countEmails("sent", sent);
+  countEmails("deferred", deferred.length);
+  countEmails("retry", rows.length - sent - rejected - deferred.length);
   const level = rejected || rows.length - sent - deferred.length ? "warn" : "info";
   logger()[level](
     {
@@ -381,7 +385,9 @@ async function record(
 
 /** Retries are exhausted: the message stays visible to admins as failed, with its last error. */
 export async function markEmailFailed(messageId: string): Promise<void> {
-  await getDb().execute(sql`
-    update email_messages set status = 'failed', updated_at = now() where id = ${messageId} and status <> 'sent'`);
+  const changed = await getDb().execute(sql`
+    update email_messages set status = 'failed', updated_at = now() where id = ${messageId} and status <> 'sent'
+    returning id`);
+  countEmails("failed", changed.length);
   logger().error({ messageId }, "email delivery failed for good; an admin can retry it from /admin/outbox");
 }

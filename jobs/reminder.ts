@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import { getDb } from "#db/client";
 import { sendDueReminders, utcDay } from "~/models/reminder.server";
 import { logger } from "~/utils/logger.server";
+import { countReminderRun } from "~/utils/metrics.server";
 import { REMINDER_QUEUE } from "./queues";
 
 export { utcDay };
@@ -16,6 +17,15 @@ export { utcDay };
 export type DailyReminderOutcome = { ran: boolean; day: string; totalReminders: number; emailsSent: number };
 
 export async function runDailyReminder(now = new Date()): Promise<DailyReminderOutcome> {
+  try {
+    return await dailyReminder(now);
+  } catch (error) {
+    countReminderRun("failed");
+    throw error;
+  }
+}
+
+async function dailyReminder(now: Date): Promise<DailyReminderOutcome> {
   const day = utcDay(now);
   const outcome = await getDb().transaction(async (tx) => {
     // A concurrent run of the same day waits here until the first commits, then finds the key.
@@ -26,6 +36,10 @@ export async function runDailyReminder(now = new Date()): Promise<DailyReminderO
     const run = await sendDueReminders({ today: day, tx });
     const emailsSent = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
     return { ran: true, day, totalReminders: run.totalReminders, emailsSent };
+  });
+  countReminderRun(outcome.ran ? "ran" : "already-ran", {
+    reminders: outcome.totalReminders,
+    emails: outcome.emailsSent,
   });
   // Counts only: recipients' addresses stay out of the logs.
   if (outcome.ran) logger().info(outcome, "daily reminder run");

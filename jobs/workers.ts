@@ -1,7 +1,8 @@
 import type { PgBoss } from "pg-boss";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
-import { startBoss } from "./boss";
+import { requestIdFrom, withRequestId } from "~/utils/request-context.server";
+import { jobRequestId, startBoss } from "./boss";
 import { deliverBatch, markEmailFailed, MAX_BATCH } from "./email";
 import { AUDIT_SEAL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, EMAIL_QUEUE, emailJobSchema, REMINDER_QUEUE } from "./queues";
 import { runDailyReminder } from "./reminder";
@@ -14,6 +15,19 @@ import { runAuditSeal } from "./audit-seal";
  * same notification, would split a step's emails into two requests (fetches skip locked rows).
  */
 const EMAIL_CONCURRENCY = 1;
+
+/**
+ * Runs a handler as part of the request that queued its jobs: the log lines it writes carry that
+ * request's id. A batch queued by several requests runs under a new id, and names theirs.
+ */
+function asRequestOf<T>(jobs: { data: unknown }[], fn: () => Promise<T>): Promise<T> {
+  const ids = [...new Set(jobs.map((job) => jobRequestId(job.data)).filter((id) => id !== undefined))];
+  if (ids.length === 1) return withRequestId(ids[0]!, fn);
+  return withRequestId(requestIdFrom(undefined), () => {
+    if (ids.length > 1) logger().info({ requestIds: ids }, "jobs of several requests handled together");
+    return fn();
+  });
+}
 
 /** Starts pg-boss and every queue's handler in this process. */
 export async function startWorkers(): Promise<PgBoss> {
@@ -33,17 +47,19 @@ export async function startWorkers(): Promise<PgBoss> {
       notifyPollingIntervalSeconds: pollingIntervalSeconds,
     },
     async (jobs) =>
-      deliverBatch(jobs, {
-        async requeue(messageIds, startAfter) {
-          await boss.insert(
-            EMAIL_QUEUE,
-            messageIds.map((messageId) => ({ data: { messageId }, startAfter })),
-          );
-        },
-      }),
+      asRequestOf(jobs, () =>
+        deliverBatch(jobs, {
+          async requeue(messageIds, startAfter) {
+            await boss.insert(
+              EMAIL_QUEUE,
+              messageIds.map((messageId) => ({ data: { messageId }, startAfter })),
+            );
+          },
+        }),
+      ),
   );
   await boss.work(EMAIL_DEAD_LETTER_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async ([job]) => {
-    await markEmailFailed(emailJobSchema.parse(job!.data).messageId);
+    await asRequestOf([job!], () => markEmailFailed(emailJobSchema.parse(job!.data).messageId));
   });
   await boss.work(REMINDER_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runDailyReminder());
   await boss.work(AUDIT_SEAL_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runAuditSeal());

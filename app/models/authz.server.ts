@@ -26,6 +26,8 @@ export const canListUsers = (_actor: Actor) => true;
 export const canSeeOutbox = (actor: Actor) => isAdmin(actor);
 /** Name, change and end anyone's delegation (the admin page); everyone manages their own. */
 export const canManageDelegations = (actor: Actor) => isAdmin(actor);
+/** The operations overview (/admin: backups): admins. */
+export const canSeeOperations = (actor: Actor) => isAdmin(actor);
 /** The audit trail check (/admin/audit): admins. */
 export const canVerifyAudit = (actor: Actor) => isAdmin(actor);
 

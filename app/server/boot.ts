@@ -9,7 +9,8 @@ import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
 import { superuserRefusal, superuserRole } from "#db/role";
-import { stopBoss } from "#jobs/boss";
+import { startBackupSchedule } from "#jobs/backup";
+import { startBoss, stopBoss } from "#jobs/boss";
 import { startWorkers } from "#jobs/workers";
 import { adoptAuditChains } from "~/models/audit-chain.server";
 import { importUploadFolder } from "~/models/uploads-import.server";
@@ -98,7 +99,12 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
   }
 
   try {
-    await startWorkers();
+    // WORKERS=off: a web process that only sends jobs, for deployments with `npm run worker`
+    // beside it (docs/deployment.md).
+    const workers = options.role === "worker" || env.WORKERS === "on";
+    if (workers) await startWorkers();
+    else await startBoss();
+    await startBackupSchedule({ embedded: Boolean(embedded), work: workers });
   } catch (error) {
     await stopBoss().catch(() => {});
     await closeDb();

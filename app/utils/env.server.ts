@@ -54,6 +54,16 @@ const schema = z
     EMAIL_JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(60),
     JOBS_MAINTENANCE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
     JOBS_POLLING_INTERVAL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
+    // Operations (docs/decisions/030-backups.md, docs/architecture.md "Operations").
+    METRICS_TOKEN: optional,
+    // Whether `npm start` also runs the background workers ("off" with `npm run worker` beside it).
+    WORKERS: z.enum(["on", "off"]).default("on"),
+    // Scheduled backups into BACKUP_DIR (default DATA_DIR/backups): "auto" is on with the embedded database.
+    BACKUP_SCHEDULE: z.enum(["auto", "on", "off"]).default("auto"),
+    BACKUP_CRON: z.string().default("30 2 * * *"),
+    BACKUP_DIR: optional,
+    BACKUP_KEEP_DAILY: z.coerce.number().int().min(1).max(365).default(7),
+    BACKUP_KEEP_WEEKLY: z.coerce.number().int().min(0).max(520).default(4),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((env, ctx) => {

@@ -1,4 +1,5 @@
 import { pino } from "pino";
+import { currentRequestId } from "./request-context.server";
 
 const holder = globalThis as typeof globalThis & { __cmLogger?: pino.Logger };
 
@@ -10,6 +11,11 @@ export function logger(): pino.Logger {
   holder.__cmLogger ??= pino({
     level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === "test" ? "silent" : "info"),
     base: { service: "change-management" },
+    // Every line written while serving a request, or a job it queued, names that request.
+    mixin() {
+      const requestId = currentRequestId();
+      return requestId ? { requestId } : {};
+    },
     redact: {
       paths: [
         "password",

@@ -9,4 +9,5 @@ export * from "./archive";
 export * from "./reviews";
 export * from "./attachments";
 export * from "./audit";
+export * from "./backups";
 export * from "./sign-in-links";

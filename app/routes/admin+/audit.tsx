@@ -5,6 +5,7 @@ import { verifyAuditTrail } from "~/models/audit.server";
 import { canVerifyAudit } from "~/models/authz.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
+import { countAuditVerification } from "~/utils/metrics.server";
 import { pageError } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Audit trail · Change Management" }];
@@ -38,6 +39,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   if (!canVerifyAudit(user)) pageError(new Forbidden("Only administrators can check the audit trail."));
   const result = await verifyAuditTrail();
+  countAuditVerification(result);
   return { ...result, checkedAt: new Date().toISOString() };
 }
 
