@@ -197,7 +197,7 @@ function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
       role: slot.Name,
       name: state === "unsigned" ? null : (signer?.name ?? null),
       position: state === "unsigned" ? null : (signer?.position ?? slot.Name),
-      at: slot.signatureDate,
+      at: slot.signedAt,
       meaning: `Reviewed and approved as ${slot.Name}`,
       state,
       ...common,
@@ -215,7 +215,7 @@ function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
       position: party.user
         ? [departmentName(party.user.department), party.user.position].filter(Boolean).join(", ")
         : null,
-      at: party.signatureDate,
+      at: party.signedAt,
       meaning: "Reviewed as an affected party",
       state,
       ...common,
