@@ -1,6 +1,7 @@
 import { csvResponse, pcrListCsv, wantsCsv } from "~/models/csv-export.server";
-import { listPcrs, pcrListFilter, pcrListQuerySchema } from "~/models/pcr.server";
+import { listPcrs, listPcrsPage, pcrListFilter, pcrListQuerySchema } from "~/models/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
+import { pageResponse, readPage } from "~/web/paging.server";
 import { apiRoute, ok } from "~/utils/http.server";
 
 /** The PCRs the caller may see (spec access rule 2). */
@@ -11,6 +12,16 @@ const route = apiRoute({
     if (wantsCsv(request)) {
       const query = pcrListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
       return csvResponse(pcrListCsv(user, pcrListFilter(query)), "pcrs");
+    }
+    const page = readPage(request);
+    if (page) {
+      const { rows, next } = await listPcrsPage(user, page);
+      return pageResponse(
+        request,
+        rows.map((row) => JSON.stringify(row)),
+        next,
+        page.limit,
+      );
     }
     return ok(await listPcrs(user));
   },

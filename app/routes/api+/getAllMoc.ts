@@ -1,7 +1,8 @@
-import { listMocs, mocListCompanion } from "~/models/moc.server";
+import { listMocs, listMocsPage, mocListCompanion } from "~/models/moc.server";
 import { csvResponse, mocListCsv, wantsCsv } from "~/models/csv-export.server";
 import { mocListFilter, mocListQuerySchema } from "~/models/moc-list.server";
 import { requireApiUser, requireApiUserWith } from "~/web/auth.server";
+import { pageResponse, readPage } from "~/web/paging.server";
 import { apiRoute, okJsonBody } from "~/utils/http.server";
 
 const route = apiRoute({
@@ -11,6 +12,11 @@ const route = apiRoute({
       const user = await requireApiUser(request);
       const query = mocListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams));
       return csvResponse(mocListCsv(user, mocListFilter(query)), "mocs");
+    }
+    const page = readPage(request);
+    if (page) {
+      const { rows, next } = await listMocsPage("getAllMoc", await requireApiUser(request), page);
+      return pageResponse(request, rows, next, page.limit);
     }
     const { user, value: tag } = await requireApiUserWith(request, mocListCompanion("getAllMoc"));
     return okJsonBody(request, await listMocs("getAllMoc", user, tag));
