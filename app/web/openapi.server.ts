@@ -366,6 +366,19 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       const base = kind === "moc" ? "/api/oldMoc" : "/api/oldPcr";
       const what = `legacy ${kind.toUpperCase()} record`;
       const one = okOf(archiveAnswer);
+      const example = {
+        serial_num: "12-2014",
+        title: "Bilge pump replacement",
+        ...(kind === "moc"
+          ? { description: "Replaced the aft bilge pump", department: "Engineering" }
+          : { procedure: "Ballast water procedure 3.1" }),
+        originator_name: "Jan de Vries",
+        date_raised: "2014-03-02",
+        date_closed: "2014-05-20",
+        status: "closed",
+        attachments: ["https://files.example.com/moc/12-2014.pdf"],
+        notes: "Scanned from the 2014 binder",
+      };
       return [
         [
           base,
@@ -381,11 +394,13 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
               body: archiveSchemas[kind].create,
               ok: one,
               errors: [409],
+              example,
             },
             put: {
               summary: `Replaces a ${what} (admins and HSEQ).`,
               body: archiveSchemas[kind].replace,
               ok: one,
+              example: { _id: "3fa85f64-5717-4562-b3fc-2c963f66afa6", ...example },
               errors: [404, 409],
             },
             delete: {
@@ -518,7 +533,7 @@ export function exampleOf(schema: unknown, depth = 0, key = ""): unknown {
       return exampleOf(notNull, depth + 1, key);
     }
   }
-  if (Array.isArray(s.allOf) && s.allOf.length) return exampleOf(s.allOf[0], depth + 1, key);
+  if (Array.isArray(s.allOf) && s.allOf.length && !s.type) return exampleOf(s.allOf[0], depth + 1, key);
   const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== "null") : (s.type as string | undefined);
   switch (type) {
     case "object": {

@@ -3207,7 +3207,7 @@ export interface operations {
               /** Format: date */
               value: string;
             };
-          };
+          } & (unknown & unknown & unknown);
         };
       };
     };
@@ -3280,7 +3280,7 @@ export interface operations {
             "decline-reason"?: {
               value: string;
             };
-          };
+          } & (unknown & unknown & unknown);
         };
       };
     };
@@ -3346,7 +3346,7 @@ export interface operations {
             "decline-reason"?: {
               value: string;
             };
-          };
+          } & unknown;
         };
       };
     };
@@ -3446,7 +3446,7 @@ export interface operations {
             "extension-reason"?: {
               value: string;
             };
-          };
+          } & (unknown & unknown & unknown);
         };
       };
     };
@@ -4777,22 +4777,18 @@ export interface operations {
         /**
          * @example {
          *       "_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *       "serial_num": "12-2026",
-         *       "title": "Checked on the bridge",
-         *       "description": "Checked on the bridge",
-         *       "department": "Checked on the bridge",
-         *       "originator_name": "Kari Nordmann",
-         *       "date_raised": "2026-11-25",
-         *       "date_closed": "2026-11-25",
-         *       "status": "open",
+         *       "serial_num": "12-2014",
+         *       "title": "Bilge pump replacement",
+         *       "description": "Replaced the aft bilge pump",
+         *       "department": "Engineering",
+         *       "originator_name": "Jan de Vries",
+         *       "date_raised": "2014-03-02",
+         *       "date_closed": "2014-05-20",
+         *       "status": "closed",
          *       "attachments": [
-         *         "https://files.example.com/risk-assessment.pdf"
+         *         "https://files.example.com/moc/12-2014.pdf"
          *       ],
-         *       "notes": "Checked on the bridge",
-         *       "createdAt": null,
-         *       "updatedAt": null,
-         *       "created_by": null,
-         *       "updated_by": null
+         *       "notes": "Scanned from the 2014 binder"
          *     }
          */
         "application/json": {
@@ -4849,22 +4845,18 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "serial_num": "12-2026",
-         *       "title": "Checked on the bridge",
-         *       "description": "Checked on the bridge",
-         *       "department": "Checked on the bridge",
-         *       "originator_name": "Kari Nordmann",
-         *       "date_raised": "2026-11-25",
-         *       "date_closed": "2026-11-25",
-         *       "status": "open",
+         *       "serial_num": "12-2014",
+         *       "title": "Bilge pump replacement",
+         *       "description": "Replaced the aft bilge pump",
+         *       "department": "Engineering",
+         *       "originator_name": "Jan de Vries",
+         *       "date_raised": "2014-03-02",
+         *       "date_closed": "2014-05-20",
+         *       "status": "closed",
          *       "attachments": [
-         *         "https://files.example.com/risk-assessment.pdf"
+         *         "https://files.example.com/moc/12-2014.pdf"
          *       ],
-         *       "notes": "Checked on the bridge",
-         *       "createdAt": null,
-         *       "updatedAt": null,
-         *       "created_by": null,
-         *       "updated_by": null
+         *       "notes": "Scanned from the 2014 binder"
          *     }
          */
         "application/json": {
@@ -5138,21 +5130,17 @@ export interface operations {
         /**
          * @example {
          *       "_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *       "serial_num": "12-2026",
-         *       "title": "Checked on the bridge",
-         *       "procedure": "Checked on the bridge",
-         *       "originator_name": "Kari Nordmann",
-         *       "date_raised": "2026-11-25",
-         *       "date_closed": "2026-11-25",
-         *       "status": "open",
+         *       "serial_num": "12-2014",
+         *       "title": "Bilge pump replacement",
+         *       "procedure": "Ballast water procedure 3.1",
+         *       "originator_name": "Jan de Vries",
+         *       "date_raised": "2014-03-02",
+         *       "date_closed": "2014-05-20",
+         *       "status": "closed",
          *       "attachments": [
-         *         "https://files.example.com/risk-assessment.pdf"
+         *         "https://files.example.com/moc/12-2014.pdf"
          *       ],
-         *       "notes": "Checked on the bridge",
-         *       "createdAt": null,
-         *       "updatedAt": null,
-         *       "created_by": null,
-         *       "updated_by": null
+         *       "notes": "Scanned from the 2014 binder"
          *     }
          */
         "application/json": {
@@ -5208,21 +5196,17 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "serial_num": "12-2026",
-         *       "title": "Checked on the bridge",
-         *       "procedure": "Checked on the bridge",
-         *       "originator_name": "Kari Nordmann",
-         *       "date_raised": "2026-11-25",
-         *       "date_closed": "2026-11-25",
-         *       "status": "open",
+         *       "serial_num": "12-2014",
+         *       "title": "Bilge pump replacement",
+         *       "procedure": "Ballast water procedure 3.1",
+         *       "originator_name": "Jan de Vries",
+         *       "date_raised": "2014-03-02",
+         *       "date_closed": "2014-05-20",
+         *       "status": "closed",
          *       "attachments": [
-         *         "https://files.example.com/risk-assessment.pdf"
+         *         "https://files.example.com/moc/12-2014.pdf"
          *       ],
-         *       "notes": "Checked on the bridge",
-         *       "createdAt": null,
-         *       "updatedAt": null,
-         *       "created_by": null,
-         *       "updated_by": null
+         *       "notes": "Scanned from the 2014 binder"
          *     }
          */
         "application/json": {

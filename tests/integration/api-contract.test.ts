@@ -124,6 +124,14 @@ async function exercise<T = Json>(
   }
   const key = `${method.toUpperCase()} ${path}`;
   expect(mismatch(method, path, res), key).toBeNull();
+  // What the scenario sends to succeed is a body the document allows.
+  if (res.status < 300 && options.body && typeof options.body === "object" && path !== "/login") {
+    const validate = ajv.getSchema(
+      `openapi#/paths/${pointer(path)}/${method}/requestBody/content/application~1json/schema`,
+    );
+    expect(validate, `${key} documents no JSON body`).toBeDefined();
+    expect(validate!(options.body) ? null : ajv.errorsText(validate!.errors), `${key} request body`).toBeNull();
+  }
   expect(res.status, `${key}: ${res.text.slice(0, 300)}`).toBe(expected);
   if (!seen.has(key)) seen.set(key, new Set());
   seen.get(key)!.add(res.status);

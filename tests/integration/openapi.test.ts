@@ -100,4 +100,20 @@ describe("GET /api/openapi.json", () => {
       expect.objectContaining({ name: "id", in: "path", required: true }),
     ]);
   });
+
+  it("every documented example body is one the route's schema takes", () => {
+    const doc = openApiDocument() as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example: unknown }> } }>>;
+    };
+    const refused: string[] = [];
+    for (const [path, operations] of Object.entries(API)) {
+      for (const [method, op] of Object.entries(operations)) {
+        if (!op.body) continue;
+        const example = doc.paths[path]![method]!.requestBody!.content["application/json"]!.example;
+        const parsed = op.body.safeParse(example);
+        if (!parsed.success) refused.push(`${method.toUpperCase()} ${path}: ${JSON.stringify(parsed.error.issues)}`);
+      }
+    }
+    expect(refused).toEqual([]);
+  });
 });
