@@ -72,6 +72,33 @@ export const optionalField = <T extends z.ZodType>(schema: T) =>
 export const userRef = z.union([z.object({ _id: uuid("user id"), name: z.string().optional() }), uuid("user id")]);
 export const refId = (ref: z.infer<typeof userRef>) => (typeof ref === "string" ? ref : ref._id);
 
+/**
+ * A rule a form's `superRefine` checks, said in JSON Schema for the API document (zod's
+ * `.meta()` keys go into `z.toJSONSchema`'s output): when the `{ value }` fields in `when` hold
+ * those answers, the form also needs the fields `then`.
+ */
+export const conditions = (rules: { when: Record<string, string>; then: string[] }[]) => ({
+  allOf: rules.map(({ when, then }) => ({
+    if: {
+      unevaluatedProperties: true,
+      required: Object.keys(when),
+      properties: Object.fromEntries(
+        Object.entries(when).map(([key, answer]) => [
+          key,
+          { required: ["value"], properties: { value: { const: answer } } },
+        ]),
+      ),
+    },
+    // Open on purpose: `if`/`then` only add conditions to the form's own schema (and validators
+    // that close schemas by default, such as redocly's example check, must not close these).
+    then: {
+      required: then,
+      properties: Object.fromEntries(then.map((key) => [key, { type: "object" }])),
+      unevaluatedProperties: true,
+    },
+  })),
+});
+
 /** `?moc_id=` (GET /api/singlemoc, GET /api/implementer). */
 export const mocIdQuery = z.object({ moc_id: uuid("MOC id") });
 /** `?id=` naming one record (`what`: "MOC id", "PCR id", ...). */
@@ -132,16 +159,27 @@ const APPROVAL_NEEDS = {
   "target-date": "Set the target date",
 } as const;
 
-export const implementerFormSchema = implementerFields.superRefine((form, ctx) => {
-  const approves = form["details-assessed"].value === "yes" && form["necessary-justified"].value === "yes";
-  if (approves) {
-    for (const key of ["approver-name", "hseq-name", "target-date"] as const) {
-      if (!form[key]) ctx.addIssue({ code: "custom", path: [key], message: `${APPROVAL_NEEDS[key]} to go ahead` });
+export const implementerFormSchema = implementerFields
+  .superRefine((form, ctx) => {
+    const approves = form["details-assessed"].value === "yes" && form["necessary-justified"].value === "yes";
+    if (approves) {
+      for (const key of ["approver-name", "hseq-name", "target-date"] as const) {
+        if (!form[key]) ctx.addIssue({ code: "custom", path: [key], message: `${APPROVAL_NEEDS[key]} to go ahead` });
+      }
+    } else if (!form["decline-reason"]?.value) {
+      ctx.addIssue({ code: "custom", path: ["decline-reason"], message: "Give the reason for declining" });
     }
-  } else if (!form["decline-reason"]?.value) {
-    ctx.addIssue({ code: "custom", path: ["decline-reason"], message: "Give the reason for declining" });
-  }
-});
+  })
+  .meta(
+    conditions([
+      {
+        when: { "details-assessed": "yes", "necessary-justified": "yes" },
+        then: ["approver-name", "hseq-name", "target-date"],
+      },
+      { when: { "details-assessed": "no" }, then: ["decline-reason"] },
+      { when: { "necessary-justified": "no" }, then: ["decline-reason"] },
+    ]),
+  );
 export type ImplementerForm = z.infer<typeof implementerFields>;
 
 /** A saved (not submitted) implementer form: any subset of the fields. */
@@ -173,7 +211,15 @@ export const hseqFormSchema = z
         message: "Say why the MOC goes back to the implementer",
       });
     }
-  });
+  })
+  .meta(
+    conditions(
+      ["hseq-change-adequately", "hseq-justification-satisfactory", "hseq-risk-assessment-covered"].map((key) => ({
+        when: { [key]: "no" },
+        then: ["decline-reason"],
+      })),
+    ),
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Part D: approver
@@ -195,7 +241,8 @@ export const approverFormSchema = z
         message: "Review the changes before approving",
       });
     }
-  });
+  })
+  .meta(conditions([{ when: { "approver-moc-approved": "no" }, then: ["decline-reason"] }]));
 
 // ---------------------------------------------------------------------------------------------
 // Part E: implementation
@@ -226,7 +273,17 @@ export const implementationSchema = z
     if (!deviation && !extension && !form["completion-date"]) {
       ctx.addIssue({ code: "custom", path: ["completion-date"], message: "Give the completion date" });
     }
-  });
+  })
+  .meta(
+    conditions([
+      { when: { "deviation-during-implementation": "yes" }, then: ["deviation-details"] },
+      { when: { "moc-require-extension": "yes" }, then: ["extension-date", "extension-reason"] },
+      {
+        when: { "deviation-during-implementation": "no", "moc-require-extension": "no" },
+        then: ["completion-date"],
+      },
+    ]),
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Deviation / extension resolution

@@ -26,9 +26,11 @@ import {
   loadMocDocument,
   loadMocDocumentText,
   mocListBody,
+  mocListPage,
   mocListTag,
 } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
+import type { PageRequest } from "./keyset";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import { STEPS } from "./moc-steps.server";
 import {
@@ -92,6 +94,10 @@ export const mocListCompanion =
 /** ...then the list's body, from memory when that fingerprint was answered before. */
 export const listMocs = (list: MocList, actor: PublicUser, tag: string | null) =>
   mocListBody(mocScopeOf[list](actor), actor._id, tag);
+
+/** One page of the same list (keyset: app/models/keyset.ts). */
+export const listMocsPage = (list: MocList, actor: PublicUser, page: PageRequest) =>
+  mocListPage(mocScopeOf[list](actor), actor._id, page);
 
 // ---------------------------------------------------------------------------------------------
 // Creating

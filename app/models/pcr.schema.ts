@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { PCR_ROLES } from "#db/schema/enums";
 import { MAX_HTML, MAX_TEXT, uuid } from "./moc.schema";
+import { partialUpdate } from "./partial-update";
 
 export const MAX_SIGNATURE_BYTES = 200 * 1024;
 
@@ -67,9 +68,10 @@ export const newPcrSchema = z.object({
   signatures: z.array(signatureSlotSchema).optional(),
 });
 
+/** PUT /api/pcr: the fields of `form` it names are merged into the stored form (none take defaults). */
 export const updatePcrSchema = z
   .object({
-    form: pcrFormSchema.partial().optional(),
+    form: partialUpdate(pcrFormSchema).optional(),
     affectedParties: z.array(affectedPartySchema).max(50).optional(),
   })
   .passthrough();

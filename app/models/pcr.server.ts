@@ -42,6 +42,7 @@ import type {
   updatePcrSchema,
 } from "./pcr.schema";
 import type { PublicUser } from "./user.server";
+import { cut, type PageOf, type PageRequest } from "./keyset";
 import {
   appendAudit,
   isDrawnSignature,
@@ -61,6 +62,9 @@ type PartyInput = z.infer<typeof affectedPartySchema>;
 
 const shownSignature = (state: StoredSignature["state"], signature: string | null): string | null | false =>
   state === "signed" ? signature : state === "commented" ? null : false;
+
+/** The spec's `signatureDate` is a date (YYYY-MM-DD); the stored timestamp stays in `signedAt`. */
+const dateOf = (at: string | null | undefined): string | null => (at ? at.slice(0, 10) : null);
 
 type UserSummary = { _id: string; name: string; email: string; position: string | null; department: string };
 
@@ -87,14 +91,17 @@ export function toPcrDocument(
     signatures: row.signatures.map((s) => ({
       Name: s.Name,
       Signature: shownSignature(s.state, s.signature),
-      signatureDate: s.signatureDate,
+      signatureDate: dateOf(s.signatureDate),
+      /** When it was signed, to the millisecond (a new key: the spec's signatureDate is the day). */
+      signedAt: s.signatureDate,
       Comments: s.Comments,
       signedBy: person(s.signedBy),
     })),
     affectedParties: row.affectedParties.map((a) => ({
       Name: { value: a.userId },
       Signature: shownSignature(a.state, a.signature),
-      signatureDate: a.signatureDate,
+      signatureDate: dateOf(a.signatureDate),
+      signedAt: a.signatureDate,
       Comments: a.Comments,
       user: person(a.userId),
     })),
@@ -212,6 +219,22 @@ export async function listPcrs(actor: PublicUser): Promise<PcrDocument[]> {
   return documents(rows);
 }
 
+/** One page of the same list (keyset: app/models/keyset.ts), in two queries. */
+export async function listPcrsPage(actor: PublicUser, page: PageRequest): Promise<PageOf<PcrDocument>> {
+  const p = alias(pcrs, "p");
+  const after = page.after
+    ? sql`(${p.createdAt}, ${p.id}) < (${page.after.at}::timestamptz, ${page.after.id}::uuid)`
+    : undefined;
+  const rows = await getDb()
+    .select({ row: p, at: sql<string>`${p.createdAt}::text` })
+    .from(p)
+    .where(and(pcrListScope(actor), after))
+    .orderBy(desc(p.createdAt), desc(p.id))
+    .limit(page.limit + 1);
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  return { rows: await documents(taken.map((r) => r.row)), next };
+}
+
 /**
  * GET /api/pcr/summary, built in SQL with only the listed fields. Drawn signatures can weigh
  * 200 KB each, so the summary says whether a slot is signed (`Signature: true`) instead.
@@ -223,7 +246,7 @@ export async function pcrSummary(actor: PublicUser): Promise<string> {
       'createdAt', to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'cloned', p.cloned,
       'signatures', (select coalesce(json_agg(json_build_object('Name', s->>'Name',
           'Signature', case s->>'state' when 'signed' then 'true'::json when 'commented' then 'null'::json else 'false'::json end,
-          'signatureDate', s->'signatureDate', 'Comments', s->>'Comments') order by o), '[]'::json)
+          'signatureDate', left(s->>'signatureDate', 10), 'Comments', s->>'Comments') order by o), '[]'::json)
         from jsonb_array_elements(p.signatures) with ordinality as x(s, o)),
       'affectedParties', (select coalesce(json_agg(json_build_object('Name', json_build_object('value', a->>'userId'),
           'Signature', case a->>'state' when 'signed' then 'true'::json when 'commented' then 'null'::json else 'false'::json end,

@@ -191,7 +191,7 @@ function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
       role: slot.Name,
       name: state === "unsigned" ? null : (signer?.name ?? null),
       position: state === "unsigned" ? null : (signer?.position ?? slot.Name),
-      at: slot.signatureDate,
+      at: slot.signedAt,
       meaning: `Reviewed and approved as ${slot.Name}`,
       state,
       ...common,
@@ -209,7 +209,7 @@ function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
       position: party.user
         ? [departmentName(party.user.department), party.user.position].filter(Boolean).join(", ")
         : null,
-      at: party.signatureDate,
+      at: party.signedAt,
       meaning: "Reviewed as an affected party",
       state,
       ...common,

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { Forbidden } from "~/utils/errors";
+import { partialUpdate } from "./partial-update";
 import { bidiControlMessage, hasBidiControl } from "./text-rules";
 
 export { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES };
@@ -38,8 +39,8 @@ export const newUserSchema = z.object({
 });
 export type NewUserInput = z.input<typeof newUserSchema>;
 
-export const userUpdateSchema = newUserSchema
-  .partial()
+/** PUT /api/users: `_id` and the fields to change; a field left out keeps its value (no defaults). */
+export const userUpdateSchema = partialUpdate(newUserSchema)
   .extend({
     _id: z.uuid({ error: "_id must be a user id" }),
     active: z.boolean({ error: "active must be true or false" }).optional(),

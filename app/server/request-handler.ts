@@ -202,7 +202,9 @@ export function errorHandler(log: { error: (obj: object, msg: string) => void })
     const api = req.path === "/api" || req.path.startsWith("/api/");
     res.status(code).setHeader("Cache-Control", "no-store");
     if (!req.complete) res.setHeader("Connection", "close");
-    if (api) res.json({ status: code, message });
+    // A 400 lists its issues like every other (the request as a whole: path "").
+    if (api)
+      res.json(code === 400 ? { status: code, message, issues: [{ path: "", message }] } : { status: code, message });
     else
       res
         .type("html")

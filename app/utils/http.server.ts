@@ -25,7 +25,9 @@ export function errorResponse(
   issues?: Issue[],
   headers?: Record<string, string>,
 ): Response {
-  return apiJson(issues?.length ? { status, message, issues } : { status, message }, { status, headers });
+  // Every 400 lists its issues (a client shows them by field); one without a field is about the whole request.
+  const listed = issues?.length ? issues : status === 400 ? [{ path: "", message }] : undefined;
+  return apiJson(listed ? { status, message, issues: listed } : { status, message }, { status, headers });
 }
 
 export function zodIssues(error: ZodError): Issue[] {

@@ -1,13 +1,37 @@
 /**
- * The OpenAPI 3.1 description of /api, served at /api/openapi.json: every operation with its
- * query and body schemas, converted from the same zod schemas the routes validate with (zod's
- * `z.toJSONSchema`), so the document changes when a schema does. tests/integration/openapi.test.ts
- * checks that every /api route file is here with exactly the methods it answers, and that every
- * path here has its route file. The conventions every operation shares (envelope, errors, the
- * three 401 messages) are described once, in `info.description` and the shared responses.
+ * The OpenAPI 3.1 description of /api, served at /api/openapi.json (docs/decisions/031-api-contract.md).
+ * Every operation is one entry of `API` below: its input schemas (the zod schemas the route
+ * validates with), its success answer (app/models/api-answers.schema.ts) and the error statuses
+ * it can answer beyond the ones every operation of its kind has. Everything is converted with zod's
+ * `z.toJSONSchema`, so the document changes when a schema does.
+ *
+ * To add an operation: add its route file and one entry here (summary, `query`/`body`, `ok`).
+ * To add a status to one: append it to the entry's `errors` (`errors: [404, 409, 429]`); a status
+ * every write shares goes in `WRITE_ERRORS`, one every signed-in call shares in `SIGNED_IN_ERRORS`.
+ * The generic error body (`Error`) and each status's response are described once, in `ERRORS`.
+ * Checks: tests/integration/openapi.test.ts (every route file is here with its methods),
+ * tests/integration/api-contract.test.ts (every operation's real answers match), `npm run
+ * api:check` (redocly lint, and the generated client types are current).
  */
 import { z } from "zod";
-import { archiveSchemas } from "~/models/archive.schema";
+import {
+  archiveAnswer,
+  chatAnswer,
+  deletedAnswer,
+  envelope,
+  insightsAnswer,
+  loginAnswer,
+  mocAnswer,
+  pcrAnswer,
+  pcrSummaryAnswer,
+  pendingActionAnswer,
+  publicUserAnswer,
+  reminderRunAnswer,
+  reviewAnswer,
+  signatureManifestationAnswer,
+  userRefAnswer,
+} from "~/models/api-answers.schema";
+import { archiveFilterSchema, archiveSchemas } from "~/models/archive.schema";
 import { chatPostSchema, chatQuerySchema } from "~/models/chat.schema";
 import {
   actionPlanSchema,
@@ -22,6 +46,7 @@ import {
   reassignImplementerSchema,
   riskAssessmentSchema,
 } from "~/models/moc.schema";
+import { mocListQuerySchema } from "~/models/moc-list.server";
 import { MOC_STEPS, STEPS, stepBodyShape } from "~/models/moc-steps.server";
 import {
   affectedPartiesBodySchema,
@@ -30,17 +55,60 @@ import {
   signaturesBodySchema,
   updatePcrSchema,
 } from "~/models/pcr.schema";
+import { pcrListQuerySchema } from "~/models/pcr.server";
 import { reviewBodySchema } from "~/models/review.schema";
-import { newUserSchema, ownProfileSchema, userUpdateSchema } from "~/models/user.schema";
-import { userIdBody, verifyQuery } from "~/models/user.schema";
+import {
+  loginSchema,
+  newUserSchema,
+  ownProfileSchema,
+  userIdBody,
+  userUpdateSchema,
+  verifyQuery,
+} from "~/models/user.schema";
 import { insightsApiQuery } from "~/models/insights-tables";
 import { proxyQuery } from "~/models/image-proxy.server";
 import { TOKEN_EXPIRED, TOKEN_INVALID, TOKEN_NOT_YET_VALID } from "~/utils/token.server";
+import { MAX_PAGE, pageQuery } from "./paging.server";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
-/** One operation: what it does, who may call it, and its input schemas. */
-type Operation = { summary: string; query?: z.ZodType; body?: z.ZodType; public?: true };
+/** The error statuses the document describes (each once, in ERRORS). */
+export type ErrorStatus = 304 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 504;
+
+/** One operation: what it does, its input schemas, its success answer and its other statuses. */
+export type Operation = {
+  summary: string;
+  description?: string;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** No credentials needed. */
+  public?: true;
+  /** The success answer's JSON body (`{ status, data }` unless the spec says otherwise). */
+  ok: z.ZodType;
+  /** The success status when it is not 200. */
+  okStatus?: 201;
+  /** Also answers the list as CSV, with these filters (format=csv or Accept: text/csv). */
+  csv?: z.ZodObject;
+  /** Answers the image's bytes instead of JSON. */
+  image?: true;
+  /** Takes `limit` and `cursor` (keyset paging) and answers `Link: <...>; rel="next"`. */
+  paged?: true;
+  /** Error statuses beyond the ones every operation of its kind has (400, 401, 403, 413). */
+  errors?: ErrorStatus[];
+  /** An example body when the one made from the schema would not be a useful request. */
+  example?: unknown;
+};
+
+/** Statuses every signed-in operation can answer. */
+const SIGNED_IN_ERRORS: ErrorStatus[] = [401, 403];
+/** Statuses every operation with a JSON body can answer. */
+const WRITE_ERRORS: ErrorStatus[] = [413];
+
+const MOC = envelope(mocAnswer);
+const PCR = envelope(pcrAnswer);
+const ONE_USER = envelope(publicUserAnswer);
+/** The success body of the endpoints whose answer the spec leaves out: `{ status: 200, data }`. */
+const okOf = envelope;
 
 /** The /api operations by path (OpenAPI path syntax, `{id}` for a path parameter) and method. */
 export const API: Record<string, Partial<Record<Method, Operation>>> = {
@@ -51,6 +119,8 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
         "refused with 403, uncounted, when a browser says another site started it. Prefer POST.",
       query: verifyQuery,
       public: true,
+      ok: z.object({ message: z.string(), status: z.literal(200), user: publicUserAnswer }),
+      errors: [401, 429],
     },
     post: {
       summary:
@@ -58,61 +128,175 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
         "same answer as GET. Only from our own origin when a browser sends it.",
       body: verifyQuery,
       public: true,
+      ok: z.object({ message: z.string(), status: z.literal(200), user: publicUserAnswer }),
+      errors: [401, 403, 429],
     },
   },
-  "/api/myUser": { get: { summary: "The caller's own user." } },
+  "/api/myUser": {
+    get: {
+      summary: "The caller's own user.",
+      ok: z.object({ userData: userRefAnswer.omit({ active: true }), status: z.literal(200) }),
+    },
+  },
   "/api/user": {
-    get: { summary: "The caller's pending actions: MOC steps waiting on them, oldest wait first." },
+    get: {
+      summary: "The caller's user with the MOC steps waiting on them, oldest wait first.",
+      ok: okOf(publicUserAnswer.extend({ actions: z.array(pendingActionAnswer) })),
+    },
     patch: {
-      summary: "Changes the caller's own name or password (currentPassword required for a password).",
+      summary: "Changes the caller's own name, email or password (currentPassword required for a password).",
       body: ownProfileSchema,
+      ok: ONE_USER,
+      errors: [409, 429],
     },
   },
   "/api/UserFromDatabase": {
-    get: { summary: "The caller's own user, read from the database." },
-    put: { summary: "Same as PATCH /api/user.", body: ownProfileSchema },
+    get: {
+      summary: "The caller's own user, read from the database.",
+      ok: z.object({ user: publicUserAnswer, status: z.literal(200) }),
+    },
+    put: {
+      summary: "Same as PATCH /api/user.",
+      body: ownProfileSchema,
+      ok: z.object({ user: publicUserAnswer, status: z.literal(200) }),
+      errors: [409, 429],
+    },
   },
   "/api/users": {
-    get: { summary: "The user directory (any signed-in user)." },
-    post: { summary: "Creates a user (admins).", body: newUserSchema },
-    put: { summary: "Updates a user (admins).", body: userUpdateSchema },
-    delete: { summary: "Deletes a user (admins).", body: userIdBody },
+    get: {
+      summary: "The user directory (any signed-in user); `search` filters by name or email.",
+      query: z.object({ search: z.string().optional().meta({ description: "Part of a name or email." }) }),
+      ok: okOf(z.array(publicUserAnswer)),
+    },
+    post: {
+      summary: "Creates a user (admins).",
+      body: newUserSchema,
+      ok: envelope(publicUserAnswer, 201),
+      okStatus: 201,
+      errors: [409],
+    },
+    put: {
+      summary: "Updates a user (admins): only the fields sent change.",
+      body: userUpdateSchema,
+      ok: ONE_USER,
+      errors: [404, 409],
+    },
+    delete: { summary: "Deletes a user (admins).", body: userIdBody, ok: okOf(deletedAnswer), errors: [404, 409] },
   },
   "/api/newmoc": {
-    get: { summary: "The MOCs the caller works on (all for admins and HSEQ); ETag and 304." },
+    get: {
+      summary: "The MOCs the caller works on (all for admins and HSEQ).",
+      description:
+        "Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the list page's rows as CSV.",
+      ok: okOf(z.array(mocAnswer)),
+      csv: mocListQuerySchema,
+      paged: true,
+      errors: [304],
+    },
     post: {
       summary: "Creates a MOC with Part A submitted (status b); the implementer is emailed.",
       body: newMocSchema,
+      ok: z.object({ data: mocAnswer, status: z.literal(200) }),
     },
   },
-  "/api/newImplementer": { post: { summary: "Same as POST /api/newmoc.", body: newMocSchema } },
+  "/api/newImplementer": {
+    post: {
+      summary: "Same as POST /api/newmoc.",
+      body: newMocSchema,
+      ok: z.object({ data: mocAnswer, status: z.literal(200) }),
+    },
+  },
   "/api/getAllMoc": {
     get: {
-      summary:
-        "All MOCs for admins, HSEQ and full access; otherwise the completed ones. With format=csv or Accept: text/csv, the list page's rows for its filters (q, status, department, scope, state, overdue, sort) as a streamed CSV.",
+      summary: "All MOCs for admins, HSEQ and full access; otherwise the completed ones.",
+      description:
+        "Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the MOC list page's rows for its filters as CSV.",
+      ok: okOf(z.array(mocAnswer)),
+      csv: mocListQuerySchema,
+      paged: true,
+      errors: [304],
     },
   },
-  "/api/singlemoc": { get: { summary: "One populated MOC the caller may see.", query: mocIdQuery } },
-  "/api/deleteMoC": { delete: { summary: "Soft-deletes a MOC (originator or admin).", query: idQuery("MOC id") } },
-  "/api/cloneMoc": { post: { summary: "Clones a MOC into a new one the caller originates.", body: cloneMocSchema } },
-  "/api/addUser": { post: { summary: "Puts a person in a role of a MOC (originator or admin).", body: addUserSchema } },
+  "/api/singlemoc": {
+    get: { summary: "One populated MOC the caller may see.", query: mocIdQuery, ok: mocAnswer, errors: [404] },
+  },
+  "/api/deleteMoC": {
+    delete: {
+      summary: "Soft-deletes a MOC (originator or admin).",
+      query: idQuery("MOC id"),
+      ok: okOf(deletedAnswer),
+      errors: [404, 409],
+    },
+  },
+  "/api/cloneMoc": {
+    post: {
+      summary: "Clones a MOC into a new one the caller originates.",
+      body: cloneMocSchema,
+      ok: z.object({ status: z.literal(200), body: z.string(), moc: mocAnswer }),
+      errors: [404],
+    },
+  },
+  "/api/addUser": {
+    post: {
+      summary: "Puts a person in a role of a MOC (originator or admin).",
+      body: addUserSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+  },
   "/api/createImplementer": {
-    post: { summary: "Saves Part B as a draft (implementer).", body: implementerDraftSchema },
+    post: {
+      summary: "Saves Part B as a draft (implementer).",
+      body: implementerDraftSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
   },
   "/api/implementer": {
-    get: { summary: "The implementer form of a MOC the caller may see.", query: mocIdQuery },
-    post: { summary: "Same as POST /api/createImplementer.", body: implementerDraftSchema },
-    put: { summary: "Re-assigns the implementer (originator or admin).", body: reassignImplementerSchema },
+    get: {
+      summary: "The implementer form of a MOC the caller may see (null before Part B).",
+      query: mocIdQuery,
+      ok: okOf(z.looseObject({ _id: z.uuid() }).nullable()),
+      errors: [404],
+    },
+    post: {
+      summary: "Same as POST /api/createImplementer.",
+      body: implementerDraftSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+    put: {
+      summary: "Re-assigns the implementer (originator or admin).",
+      body: reassignImplementerSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
   },
-  "/api/impact": { post: { summary: "Replaces the impact assessment.", body: impactSchema } },
-  "/api/risk_assessment": { post: { summary: "Attaches the risk assessment link.", body: riskAssessmentSchema } },
-  "/api/actionTable": { post: { summary: "Replaces the action plan.", body: actionPlanSchema } },
-  "/api/manualsPlan": { post: { summary: "Replaces the manuals and drawings plan.", body: manualPlanSchema } },
+  "/api/impact": {
+    post: { summary: "Replaces the impact assessment.", body: impactSchema, ok: MOC, errors: [404, 409] },
+  },
+  "/api/risk_assessment": {
+    post: { summary: "Attaches the risk assessment link.", body: riskAssessmentSchema, ok: MOC, errors: [404, 409] },
+  },
+  "/api/actionTable": {
+    post: { summary: "Replaces the action plan.", body: actionPlanSchema, ok: MOC, errors: [404, 409] },
+  },
+  "/api/manualsPlan": {
+    post: { summary: "Replaces the manuals and drawings plan.", body: manualPlanSchema, ok: MOC, errors: [404, 409] },
+  },
   // The pipeline: one operation per step, all of it from the step's definition.
   ...Object.fromEntries(
     MOC_STEPS.map((step) => [
       `/api/submit/${step === "deviation-extension" ? "deviation-extention" : step}`,
-      { post: { summary: `Submits ${STEPS[step].part}. ${STEPS[step].who.refusal}.`, body: stepBodyShape(step) } },
+      {
+        post: {
+          summary: `Submits ${STEPS[step].part}.`,
+          description: `${STEPS[step].who.refusal}. The MOC must be at this step (409 otherwise).`,
+          body: stepBodyShape(step),
+          ok: MOC,
+          errors: [404, 409],
+        } satisfies Operation,
+      },
     ]),
   ),
   "/api/chat": {
@@ -121,182 +305,599 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
         "A chat room's latest 100 messages, oldest first. `before=<seq>` pages back, `after=<seq>` reads on, " +
         '`limit` (1-200) sizes the page; `Link: <...>; rel="next"` names the page beyond, when there is one.',
       query: chatQuerySchema,
+      ok: z.object({ chatData: chatAnswer, user: z.object({ _id: z.uuid(), name: z.string() }) }),
+      errors: [404],
     },
     post: {
       summary: "Posts a message as the caller (30 a minute per person; 429 with Retry-After beyond).",
       body: chatPostSchema,
+      ok: okOf(chatAnswer),
+      errors: [404, 429],
     },
   },
   "/api/pcr": {
-    post: { summary: "Creates a PCR.", body: newPcrSchema },
+    post: {
+      summary: "Creates a PCR (every signature unsigned).",
+      body: newPcrSchema,
+      ok: z.object({ success: z.literal(true), data: pcrAnswer }),
+    },
     put: {
-      summary: "Updates a PCR (originator while pending, or admin).",
+      summary: "Updates a PCR (originator while pending, or admin): the form's fields sent are merged.",
       query: idQuery("PCR id"),
       body: updatePcrSchema,
+      ok: PCR,
+      errors: [404, 409],
     },
-    delete: { summary: "Deletes a PCR (originator while pending, or admin).", query: idQuery("PCR id") },
+    delete: {
+      summary: "Deletes a PCR (originator while pending, or admin).",
+      query: idQuery("PCR id"),
+      ok: okOf(deletedAnswer),
+      errors: [404, 409],
+    },
   },
-  "/api/pcr/{id}": { get: { summary: "One PCR the caller may see." } },
-  "/api/singlePcr": { get: { summary: "One PCR the caller may see.", query: idQuery("PCR id") } },
+  "/api/pcr/{id}": { get: { summary: "One PCR the caller may see.", ok: PCR, errors: [404] } },
+  "/api/singlePcr": {
+    get: { summary: "One PCR the caller may see.", query: idQuery("PCR id"), ok: PCR, errors: [404] },
+  },
   "/api/allPcr": {
     get: {
-      summary:
-        "The PCRs the caller may see. With format=csv or Accept: text/csv, the list page's rows for its filters (q, status, safety, scope) as a streamed CSV.",
+      summary: "The PCRs the caller may see, newest first.",
+      description: "The whole list, a page with `limit`/`cursor`, or the PCR list page's rows for its filters as CSV.",
+      ok: okOf(z.array(pcrAnswer)),
+      csv: pcrListQuerySchema,
+      paged: true,
     },
   },
-  "/api/getAllPcr": { get: { summary: "Same as GET /api/allPcr." } },
-  "/api/pcr/summary": { get: { summary: "PCR counts by status." } },
+  "/api/getAllPcr": {
+    get: {
+      summary: "Same as GET /api/allPcr.",
+      ok: okOf(z.array(pcrAnswer)),
+      csv: pcrListQuerySchema,
+      paged: true,
+    },
+  },
+  "/api/pcr/summary": {
+    get: {
+      summary: "The PCRs the caller may see, each with only its list fields (a signature is true when signed).",
+      ok: okOf(z.array(pcrSummaryAnswer)),
+    },
+  },
   "/api/pcr/signatures": {
-    post: { summary: "Signs the caller's slot of the signature chain.", body: signaturesBodySchema },
+    post: {
+      summary: "Signs (or comments on) the caller's slot of the signature chain.",
+      body: signaturesBodySchema,
+      ok: PCR,
+      errors: [404, 409],
+    },
   },
   "/api/pcr/affectedParties": {
-    post: { summary: "Records an affected party's acknowledgement.", body: affectedPartiesBodySchema },
+    post: {
+      summary: "Records an affected party's signature or comment.",
+      body: affectedPartiesBodySchema,
+      ok: PCR,
+      errors: [404, 409],
+    },
   },
-  "/api/clonePcr": { post: { summary: "Clones a PCR.", body: clonePcrSchema } },
+  "/api/clonePcr": { post: { summary: "Clones a PCR.", body: clonePcrSchema, ok: PCR, errors: [404] } },
   ...Object.fromEntries(
     (["moc", "pcr"] as const).flatMap((kind) => {
       const base = kind === "moc" ? "/api/oldMoc" : "/api/oldPcr";
       const what = `legacy ${kind.toUpperCase()} record`;
+      const one = okOf(archiveAnswer);
+      const example = {
+        serial_num: "12-2014",
+        title: "Bilge pump replacement",
+        ...(kind === "moc"
+          ? { description: "Replaced the aft bilge pump", department: "Engineering" }
+          : { procedure: "Ballast water procedure 3.1" }),
+        originator_name: "Jan de Vries",
+        date_raised: "2014-03-02",
+        date_closed: "2014-05-20",
+        status: "closed",
+        attachments: ["https://files.example.com/moc/12-2014.pdf"],
+        notes: "Scanned from the 2014 binder",
+      };
       return [
         [
           base,
           {
             get: {
-              summary: `Every ${what}. With format=csv or Accept: text/csv, the archive page's rows for its filters (q, status, department, year, sort, dir) as a streamed CSV.`,
+              summary: `Every ${what}.`,
+              description: "Or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.",
+              ok: okOf(z.array(archiveAnswer)),
+              csv: archiveFilterSchema,
             },
-            post: { summary: `Adds a ${what} (admins and HSEQ).`, body: archiveSchemas[kind].create },
-            put: { summary: `Replaces a ${what} (admins and HSEQ).`, body: archiveSchemas[kind].replace },
-            delete: { summary: `Deletes a ${what} (admins and HSEQ).`, query: idQuery(`${kind.toUpperCase()} id`) },
-          },
+            post: {
+              summary: `Adds a ${what} (admins and HSEQ).`,
+              body: archiveSchemas[kind].create,
+              ok: one,
+              errors: [409],
+              example,
+            },
+            put: {
+              summary: `Replaces a ${what} (admins and HSEQ).`,
+              body: archiveSchemas[kind].replace,
+              ok: one,
+              example: { _id: "3fa85f64-5717-4562-b3fc-2c963f66afa6", ...example },
+              errors: [404, 409],
+            },
+            delete: {
+              summary: `Deletes a ${what} (admins and HSEQ).`,
+              query: idQuery(`${kind.toUpperCase()} id`),
+              ok: okOf(deletedAnswer),
+              errors: [404],
+            },
+          } satisfies Partial<Record<Method, Operation>>,
         ],
         [
           `${base}/{id}`,
           {
-            get: { summary: `One ${what}.` },
-            patch: { summary: `Changes some fields of a ${what} (admins and HSEQ).`, body: archiveSchemas[kind].patch },
-          },
+            get: { summary: `One ${what}.`, ok: one, errors: [404] },
+            patch: {
+              summary: `Changes some fields of a ${what} (admins and HSEQ).`,
+              body: archiveSchemas[kind].patch,
+              ok: one,
+              errors: [404, 409],
+            },
+          } satisfies Partial<Record<Method, Operation>>,
         ],
       ];
     }),
   ),
   "/api/insights": {
     get: {
-      summary:
-        "The /insights figures for a period and department as JSON (admins, HSEQ, full access), or one table as CSV (format=csv&table=<id>).",
+      summary: "The /insights figures for a period and department (admins, HSEQ, full access).",
+      description: "Or one table as CSV with format=csv&table=<id>.",
       query: insightsApiQuery,
+      ok: okOf(insightsAnswer),
+      csv: z.object({}),
     },
   },
   "/api/year-end-review": {
-    get: { summary: "Every year-end review, or one with `id`.", query: idQuery("review id").partial() },
-    post: { summary: "Creates a year-end review (admins and HSEQ).", body: reviewBodySchema },
+    get: {
+      summary: "Every year-end review, or one with `id`.",
+      query: idQuery("review id").partial(),
+      ok: okOf(z.union([reviewAnswer, z.array(reviewAnswer)])),
+      errors: [404],
+    },
+    post: {
+      summary: "Creates a year-end review (admins and HSEQ).",
+      body: reviewBodySchema,
+      ok: okOf(reviewAnswer),
+      errors: [409],
+    },
     put: {
       summary: "Updates a year-end review (admins and HSEQ).",
       query: idQuery("review id"),
       body: reviewBodySchema,
+      ok: okOf(reviewAnswer),
+      errors: [404, 409],
     },
   },
-  "/api/auto_reminder": { get: { summary: "Runs today's reminders (Bearer CRON_SECRET, or an admin session)." } },
-  "/api/proxy": { get: { summary: "Fetches an image from a public host (signed-in users).", query: proxyQuery } },
-  "/api/openapi.json": { get: { summary: "This document.", public: true } },
+  "/api/auto_reminder": {
+    get: {
+      summary: "Runs today's reminders (Bearer CRON_SECRET, or an admin session).",
+      ok: reminderRunAnswer,
+    },
+  },
+  "/api/proxy": {
+    get: {
+      summary: "Fetches an image from a public host (signed-in users).",
+      query: proxyQuery,
+      ok: z.string(),
+      image: true,
+      errors: [429, 502, 504],
+    },
+  },
+  "/api/openapi.json": {
+    get: { summary: "This document.", public: true, ok: z.looseObject({ openapi: z.literal("3.1.0") }) },
+  },
   "/api/floor": {
-    get: { summary: "Benchmarks only (BENCH_FLOOR=1): a constant JSON body; 404 otherwise.", public: true },
+    get: {
+      summary: "Benchmarks only (BENCH_FLOOR=1): a constant JSON body; 404 otherwise.",
+      public: true,
+      query: z.object({ kb: z.string().optional().meta({ description: "About this many KB (1 to 1024)." }) }),
+      ok: okOf(z.array(z.looseObject({ _id: z.string() }))),
+      errors: [404],
+    },
   },
 };
 
-const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+/** The sign-in: not under /api, but how an API client gets its token. */
+const SIGN_IN: Operation & { path: string } = {
+  path: "/login",
+  summary: "Signs in: a session token (also set as the `session` cookie).",
+  description:
+    "Send the form fields with `Accept: application/json` for this JSON answer (a browser's form post is redirected instead). Same-origin rule: a cross-site form post is refused (403).",
+  public: true,
+  body: loginSchema,
+  ok: loginAnswer,
+  errors: [401, 403, 429],
+};
 
-/** Query parameters from an object schema's properties. */
-function parameters(query: z.ZodType | undefined, path: string) {
+// ---------------------------------------------------------------------------------------------
+// Building the document
+
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
+  JSON.parse(
+    // Shared schemas (`.meta({ id })`) come out as `$defs`, which `lift` moves to the components.
+    JSON.stringify(z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" })).replaceAll(
+      '"#/$defs/',
+      '"#/components/schemas/',
+    ),
+  ) as Record<string, unknown>;
+
+/** Moves `$defs` out of a converted schema into the document's components. */
+function lift(schema: Record<string, unknown>, components: Record<string, unknown>) {
+  const { $defs, $schema: _drop, ...rest } = schema as { $defs?: Record<string, unknown>; $schema?: string };
+  void _drop;
+  for (const [name, def] of Object.entries($defs ?? {})) components[name] ??= def;
+  return rest;
+}
+
+/** A plausible value of a JSON Schema, for the examples of parameters and bodies. */
+export function exampleOf(schema: unknown, depth = 0, key = ""): unknown {
+  const s = (schema ?? {}) as Record<string, unknown>;
+  if (depth > 8) return null;
+  if ("example" in s) return s.example;
+  if (Array.isArray(s.examples) && s.examples.length) return s.examples[0];
+  if ("const" in s) return s.const;
+  if (s.default !== undefined) return s.default;
+  if (Array.isArray(s.enum)) return s.enum[0];
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const options = s[key] as unknown[] | undefined;
+    if (options?.length) {
+      const notNull = options.find((o) => (o as { type?: string }).type !== "null") ?? options[0];
+      return exampleOf(notNull, depth + 1, key);
+    }
+  }
+  if (Array.isArray(s.allOf) && s.allOf.length && !s.type) return exampleOf(s.allOf[0], depth + 1, key);
+  const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== "null") : (s.type as string | undefined);
+  switch (type) {
+    case "object": {
+      const properties = (s.properties ?? {}) as Record<string, unknown>;
+      return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, exampleOf(v, depth + 1, k)]));
+    }
+    case "array": {
+      const count = Math.max(1, Number(s.minItems ?? 1));
+      return Array.from({ length: Math.min(count, 6) }, () => exampleOf(s.items, depth + 1, key));
+    }
+    case "integer":
+    case "number":
+      return typeof s.minimum === "number"
+        ? s.minimum
+        : typeof s.exclusiveMinimum === "number"
+          ? s.exclusiveMinimum + 1
+          : 1;
+    case "boolean":
+      return false;
+    case "null":
+      return null;
+    case "string":
+      return stringExample(s, key);
+    default:
+      return null;
+  }
+}
+
+const UUID_EXAMPLE = "3fa85f64-5717-4562-b3fc-2c963f66afa6";
+
+/** Plausible text for a field by its name, where the schema says no more than "a string". */
+const BY_NAME: [RegExp, string][] = [
+  [/email/i, "kari.nordmann@example.com"],
+  [/password/i, "a-long-passphrase-1"],
+  [/^name$|_name$|-name$/i, "Kari Nordmann"],
+  [/date|due|until/i, "2026-11-25"],
+  [/url|risk_assessment|attachments/i, "https://files.example.com/risk-assessment.pdf"],
+  [/serial/i, "12-2026"],
+];
+
+function stringExample(s: Record<string, unknown>, key = ""): string {
+  switch (s.format) {
+    case "uuid":
+      return UUID_EXAMPLE;
+    case "email":
+      return "kari.nordmann@example.com";
+    case "date":
+      return "2026-11-25";
+    case "date-time":
+      return "2026-11-25T08:30:00.000Z";
+    case "uri":
+      return "https://images.example.com/deck.png";
+  }
+  const pattern = typeof s.pattern === "string" ? s.pattern : "";
+  if (/^\^\\d(\{[\d,]+\}|\+)\$$/.test(pattern)) return "1";
+  if (pattern.includes("\\d{4}-\\d{2}-\\d{2}")) return "2026-11-25";
+  if (pattern === "^\\d+-\\d{4}$") return "12-2026";
+  if (pattern.startsWith("^[0-9a-fA-F]{8}")) return UUID_EXAMPLE;
+  const min = Number(s.minLength ?? 0);
+  const named = BY_NAME.find(([test]) => test.test(key))?.[1];
+  const text = named && named.length <= Number(s.maxLength ?? Infinity) ? named : "Checked on the bridge";
+  return min > text.length ? text.padEnd(min, ".") : text;
+}
+
+function parameters(op: Operation, path: string, components: Record<string, unknown>) {
   const fromPath = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: "path",
     required: true,
+    description: "The record's id.",
     schema: { type: "string", format: "uuid" },
+    example: UUID_EXAMPLE,
   }));
-  if (!query) return fromPath;
-  const schema = jsonSchema(query) as { properties?: Record<string, unknown>; required?: string[] };
+  const query: Record<string, { schema: unknown; required: boolean }> = {};
+  const add = (schema: z.ZodType | undefined, optional = false) => {
+    if (!schema) return;
+    const json = lift(jsonSchema(schema, "input"), components) as {
+      properties?: Record<string, unknown>;
+      required?: string[];
+    };
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      query[name] ??= { schema: property, required: !optional && (json.required?.includes(name) ?? false) };
+    }
+  };
+  add(op.query);
+  if (op.paged) add(pageQuery);
+  if (op.csv) {
+    add(op.csv, true);
+    query.format ??= {
+      schema: { type: "string", enum: ["csv"], description: "Answer CSV (like `Accept: text/csv`)." },
+      required: false,
+    };
+  }
   return [
     ...fromPath,
-    ...Object.entries(schema.properties ?? {}).map(([name, property]) => ({
-      name,
-      in: "query",
-      required: schema.required?.includes(name) ?? false,
-      schema: property,
-    })),
+    ...Object.entries(query).map(([name, { schema, required }]) => {
+      const { description, ...rest } = schema as { description?: string };
+      return {
+        name,
+        in: "query",
+        required,
+        description: description ?? `The \`${name}\` filter.`,
+        schema: rest,
+        example: exampleOf(rest),
+      };
+    }),
   ];
 }
 
-const ERROR = { $ref: "#/components/schemas/Error" };
-const error = (description: string) => ({ description, content: { "application/json": { schema: ERROR } } });
+const ERROR_BODY = { $ref: "#/components/schemas/Error" };
+const errorResponse = (description: string, schema: object = ERROR_BODY, headers?: object) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/json": { schema } },
+});
+const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } };
 
-let built: object | undefined;
+/** Every error status's response, described once and referenced by the operations. */
+const ERRORS: Record<400 | ErrorStatus, [name: string, response: object]> = {
+  304: [
+    "NotModified",
+    {
+      description: "The list has not changed since the ETag sent in If-None-Match (no body).",
+      headers: { ETag: { description: "The list's version.", schema: { type: "string" } } },
+    },
+  ],
+  400: [
+    "BadRequest",
+    errorResponse("The input is not valid; `issues` lists each problem (path `` for the request as a whole).", {
+      $ref: "#/components/schemas/ValidationError",
+    }),
+  ],
+  401: [
+    "Unauthorized",
+    errorResponse(
+      `No valid credentials: no token, or a refused one ("${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}", "${TOKEN_INVALID}").`,
+    ),
+  ],
+  403: ["Forbidden", errorResponse("Not allowed for the caller (or a cross-site write refused).")],
+  404: ["NotFound", errorResponse("No such record (or deleted).")],
+  409: [
+    "Conflict",
+    errorResponse("The record is not in a state that allows this (a step already taken, a signed PCR)."),
+  ],
+  413: ["TooLarge", errorResponse("The body is larger than 1 MiB (or a field over its limit).")],
+  415: ["UnsupportedMediaType", errorResponse("The body must be sent as application/json.")],
+  429: [
+    "TooManyRequests",
+    errorResponse("Too many requests; try again after Retry-After seconds.", ERROR_BODY, RETRY_AFTER),
+  ],
+  502: ["BadGateway", errorResponse("The other host answered with an error or something that is not an image.")],
+  504: ["GatewayTimeout", errorResponse("The other host did not answer in time.")],
+};
+
+const TAGS: [tag: string, description: string, test: (path: string) => boolean][] = [
+  ["Sign-in", "Getting a session token.", (p) => p === "/login"],
+  [
+    "Users",
+    "People, their own profile and credentials.",
+    (p) => /^\/api\/(verify|myUser|user|users|UserFromDatabase)$/.test(p),
+  ],
+  ["MOC pipeline", "The steps of a MOC, one operation each.", (p) => p.startsWith("/api/submit/")],
+  [
+    "PCRs",
+    "Procedure change requests and their signature chain.",
+    (p) => /^\/api\/(pcr|singlePcr|allPcr|getAllPcr|clonePcr)\b/.test(p),
+  ],
+  ["Legacy archive", "Paper-era MOC and PCR records.", (p) => /^\/api\/old(Moc|Pcr)\b/.test(p)],
+  ["Chat", "The chat room of each MOC and PCR.", (p) => p === "/api/chat"],
+  [
+    "Reports",
+    "Insights, year-end reviews and reminders.",
+    (p) => /^\/api\/(insights|year-end-review|auto_reminder)$/.test(p),
+  ],
+  [
+    "Service",
+    "Images from other hosts, this document, the benchmark floor.",
+    (p) => /^\/api\/(proxy|openapi\.json|floor)$/.test(p),
+  ],
+  ["MOCs", "Management of change records.", () => true],
+];
+const tagOf = (path: string) => TAGS.find(([, , test]) => test(path))![0];
+
+/** `get` + `/api/oldMoc/{id}` -> `getOldMocById`: unique, as a path and method are. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .replace(/^\/api\//, "/")
+    .split("/")
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith("{") ? "By-" + segment.slice(1, -1) : segment))
+    .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+}
+
+function operation(method: string, path: string, op: Operation, components: Record<string, unknown>) {
+  const errors = new Set<400 | ErrorStatus>();
+  // Any request can be malformed (a URL with a bad percent-encoding is refused before the route).
+  errors.add(400);
+  if (!op.public) SIGNED_IN_ERRORS.forEach((s) => errors.add(s));
+  if (op.body) WRITE_ERRORS.forEach((s) => errors.add(s));
+  op.errors?.forEach((s) => errors.add(s));
+  const okSchema = lift(jsonSchema(op.ok, "output"), components);
+  const okContent: Record<string, unknown> = op.image
+    ? {
+        "image/*": {
+          schema: { type: "string", contentMediaType: "image/*", description: "The image's bytes." },
+        },
+      }
+    : { "application/json": { schema: okSchema } };
+  if (op.csv) {
+    okContent["text/csv"] = {
+      schema: { type: "string", description: "UTF-8 with a byte-order mark; a header row, then one row per record." },
+    };
+  }
+  const okHeaders: Record<string, unknown> = {};
+  if (op.paged) {
+    okHeaders.Link = {
+      description: 'On a page that is not the last: `<address of the next page>; rel="next"`.',
+      schema: { type: "string" },
+    };
+  }
+  if (errors.has(304)) {
+    okHeaders.ETag = { description: "The list's version, for If-None-Match.", schema: { type: "string" } };
+  }
+  let requestBody: object | undefined;
+  if (op.body) {
+    const schema = lift(jsonSchema(op.body, "input"), components);
+    const form = path === "/login";
+    requestBody = {
+      required: true,
+      content: {
+        [form ? "application/x-www-form-urlencoded" : "application/json"]: {
+          schema,
+          example: op.example ?? exampleOf(schema),
+        },
+      },
+    };
+  }
+  return {
+    operationId: operationIdOf(method, path),
+    tags: [tagOf(path)],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    ...(op.public ? { security: [] } : {}),
+    parameters: parameters(op, path, components),
+    ...(requestBody ? { requestBody } : {}),
+    responses: {
+      [String(op.okStatus ?? 200)]: {
+        description: "Success.",
+        ...(Object.keys(okHeaders).length ? { headers: okHeaders } : {}),
+        content: okContent,
+      },
+      ...Object.fromEntries(
+        [...errors]
+          .sort((a, b) => a - b)
+          .map((status) => [String(status), { $ref: `#/components/responses/${ERRORS[status][0]}` }]),
+      ),
+    },
+  };
+}
+
+let built: Record<string, unknown> | undefined;
 
 /** The whole document (built once: it depends on code only). */
-export function openApiDocument(): object {
-  built ??= {
+export function openApiDocument(): Record<string, unknown> {
+  if (built) return built;
+  const schemas: Record<string, unknown> = {
+    Error: {
+      type: "object",
+      description: "Every error's body.",
+      required: ["status", "message"],
+      properties: {
+        status: { type: "integer", description: "The HTTP status again." },
+        message: { type: "string", description: "What went wrong, for a person." },
+        issues: { $ref: "#/components/schemas/Issues" },
+      },
+      additionalProperties: false,
+    },
+    ValidationError: {
+      type: "object",
+      description: "A 400's body: always with its issues.",
+      required: ["status", "message", "issues"],
+      properties: {
+        status: { const: 400 },
+        message: { type: "string" },
+        issues: { $ref: "#/components/schemas/Issues" },
+      },
+      additionalProperties: false,
+    },
+    Issues: {
+      type: "array",
+      description: "One entry per problem: `path` is the dotted path in the body or query (`` for the whole request).",
+      items: {
+        type: "object",
+        required: ["path", "message"],
+        properties: { path: { type: "string" }, message: { type: "string" } },
+        additionalProperties: false,
+      },
+    },
+  };
+  // Shared answer schemas first, so operations reference them by name.
+  for (const shared of [publicUserAnswer, userRefAnswer, signatureManifestationAnswer, mocAnswer, pcrAnswer]) {
+    lift(jsonSchema(shared, "output"), schemas);
+  }
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [path, operations] of Object.entries(API)) {
+    paths[path] = Object.fromEntries(
+      Object.entries(operations).map(([method, op]) => [method, operation(method, path, op, schemas)]),
+    );
+  }
+  const { path: signInPath, ...signIn } = SIGN_IN;
+  paths[signInPath] = { post: operation("post", signInPath, signIn, schemas) };
+  built = {
     openapi: "3.1.0",
     info: {
       title: "Change Management API",
       version: "1",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
       description:
-        "Every answer is JSON: `{ status, data }` on success, `{ status, message, issues? }` on an error, " +
-        "where each issue is `{ path, message }` with `path` the dotted path in the body or query. " +
-        "Sign in with POST /login (form fields email and password, `Accept: application/json`) for a token; " +
-        "send it as `Authorization: Bearer <token>` or let the browser send the `session` cookie. " +
+        "Success answers are `{ status, data }` unless an operation says otherwise; errors are `{ status, message, issues? }` " +
+        "(`issues` on every 400, each `{ path, message }` with `path` the dotted path in the body or query). " +
+        "Sign in with POST /login (form fields, `Accept: application/json`) for a token; send it as " +
+        "`Authorization: Bearer <token>` or let the browser send the `session` cookie. " +
         `A refused token is 401 with "${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}" or "${TOKEN_INVALID}". ` +
-        "A write sent with the session cookie must carry its body as `Content-Type: application/json` (415 otherwise).",
+        "A write sent with the session cookie must carry its body as `Content-Type: application/json` (415 otherwise). " +
+        `Lists with \`limit\` (1 to ${MAX_PAGE}) and \`cursor\` answer one page and a \`Link: <...>; rel="next"\` header; ` +
+        "without them, the whole list.",
     },
+    servers: [{ url: "/", description: "The instance serving this document (its APP_URL)." }],
+    tags: TAGS.map(([name, description]) => ({ name, description })),
+    security: [{ bearer: [] }, { cookie: [] }],
+    paths,
     components: {
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
-        cookie: { type: "apiKey", in: "cookie", name: "session" },
+        bearer: { type: "http", scheme: "bearer", description: "The token POST /login answers." },
+        cookie: { type: "apiKey", in: "cookie", name: "session", description: "The session cookie the sign-in sets." },
       },
-      schemas: {
-        Error: {
-          type: "object",
-          required: ["status", "message"],
-          properties: {
-            status: { type: "integer" },
-            message: { type: "string" },
-            issues: {
-              type: "array",
-              items: {
-                type: "object",
-                required: ["path", "message"],
-                properties: { path: { type: "string" }, message: { type: "string" } },
-              },
-            },
-          },
-        },
-      },
+      schemas,
+      // The error responses some operation uses (an entry of ERRORS waits until one does).
+      responses: Object.fromEntries(
+        Object.values(ERRORS)
+          .filter(([name]) => JSON.stringify(paths).includes(`"#/components/responses/${name}"`))
+          .map(([name, response]) => [name, response]),
+      ),
     },
-    security: [{ bearer: [] }, { cookie: [] }],
-    paths: Object.fromEntries(
-      Object.entries(API).map(([path, operations]) => [
-        path,
-        Object.fromEntries(
-          Object.entries(operations).map(([method, op]) => [
-            method,
-            {
-              summary: op.summary,
-              ...(op.public ? { security: [] } : {}),
-              parameters: parameters(op.query, path),
-              ...(op.body
-                ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(op.body) } } } }
-                : {}),
-              responses: {
-                "200": {
-                  description: "`{ status: 200, data }`",
-                  content: { "application/json": { schema: { type: "object" } } },
-                },
-                "400": error("The input is not valid; `issues` lists each problem"),
-                ...(op.public ? {} : { "401": error("No valid session"), "403": error("Not allowed for the caller") }),
-              },
-            },
-          ]),
-        ),
-      ]),
-    ),
   };
   return built;
 }

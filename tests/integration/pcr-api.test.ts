@@ -728,7 +728,7 @@ describe("the signature chain", () => {
       Comments: "Please attach the risk assessment",
     });
     const date = signatureOf(signedDoc, "Director HSEQ").signatureDate;
-    expect(new Date(date).toISOString()).toBe(date);
+    expect(date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     // After their turn they may still change their comment; the signature and its date stay.
     const after = await sign(director, doc._id, "Director HSEQ", {
       signature: director.name,

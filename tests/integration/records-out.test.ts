@@ -341,7 +341,9 @@ describe("PCR print view and PDF", () => {
       ...current,
       createdAt: "2020-01-01T08:00:00.000Z",
       signatures: current.signatures.map((s) =>
-        s.Name === "Change Originator" ? { ...s, signatureDate: "2020-01-02T08:00:00.000Z" } : s,
+        s.Name === "Change Originator"
+          ? { ...s, signatureDate: "2020-01-02", signedAt: "2020-01-02T08:00:00.000Z" }
+          : s,
       ),
       signatureManifestations: current.signatureManifestations.filter((m) => m.role !== "Change Originator"),
     };

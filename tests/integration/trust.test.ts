@@ -368,7 +368,8 @@ describe("PCRs: frozen after the first signature, one person one slot, typed nam
     expect(signedDoc.signatures[0]).toEqual({
       Name: "Change Originator",
       Signature: originator.name,
-      signatureDate: expect.any(String),
+      signatureDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      signedAt: expect.any(String),
       Comments: "",
       signedBy: expect.objectContaining({ _id: originator._id }),
     });

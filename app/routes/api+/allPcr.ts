@@ -1,7 +1,8 @@
 import { pcrListCsv } from "~/models/csv-export.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
-import { listPcrs, pcrListFilter, pcrListQuerySchema } from "~/models/pcr.server";
+import { listPcrs, listPcrsPage, pcrListFilter, pcrListQuerySchema } from "~/models/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
+import { pageResponse, readPage } from "~/web/paging.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 
 /** The PCRs the caller may see (spec access rule 2). */
@@ -12,6 +13,16 @@ const route = apiRoute({
     if (wantsCsv(request)) {
       const query = readQuery(request, pcrListQuerySchema);
       return csvResponse(pcrListCsv(user, pcrListFilter(query)), "pcrs");
+    }
+    const page = readPage(request);
+    if (page) {
+      const { rows, next } = await listPcrsPage(user, page);
+      return pageResponse(
+        request,
+        rows.map((row) => JSON.stringify(row)),
+        next,
+        page.limit,
+      );
     }
     return ok(await listPcrs(user));
   },

@@ -1,0 +1,309 @@
+/**
+ * What the /api operations answer, as zod schemas: the OpenAPI document (app/web/openapi.server.ts)
+ * converts them to JSON Schema like the input schemas, and tests/integration/api-contract.test.ts
+ * validates every real answer against the document. A key a route starts to answer, or a type it
+ * changes, must be written here too, or the contract test fails (and, through the generated types
+ * in tests/helpers/api-types.ts, the type check of the API tests).
+ *
+ * Objects are closed (no other keys) where the shape is the model's own; the forms and documents
+ * whose keys follow the clients' input stay open (`looseObject`), with their known keys typed.
+ */
+import { z } from "zod";
+import { ACCESS_LEVELS, DEPARTMENTS, LEGACY_STATUSES, PCR_ROLES, POSITIONS, ROLES } from "#db/schema/enums";
+
+const id = z.uuid();
+const at = z.iso.datetime({ offset: true }).meta({ description: "A moment, ISO 8601 (UTC)." });
+const day = z.iso.date().meta({ description: "A day, YYYY-MM-DD." });
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+// ---------------------------------------------------------------------------------------------
+// People
+
+/** A user as every answer carries them (never a password or its hash). */
+export const publicUserAnswer = z
+  .object({
+    _id: id,
+    name: z.string(),
+    email: z.email(),
+    role: z.enum(ROLES),
+    department: z.enum(DEPARTMENTS),
+    access: z.enum(ACCESS_LEVELS),
+    position: z.enum(POSITIONS).nullable(),
+    active: z.boolean(),
+    onboarded: z.boolean(),
+  })
+  .meta({ id: "User" });
+
+/** A user as MOC documents populate them (built in SQL: db/moc-document.ts). */
+export const userRefAnswer = z
+  .object({
+    _id: id,
+    name: z.string(),
+    email: z.string(),
+    role: z.string().meta({ description: `One of: ${ROLES.join(", ")}.` }),
+    department: z.string().meta({ description: `One of: ${DEPARTMENTS.join(", ")}.` }),
+    access: z.string().meta({ description: `One of: ${ACCESS_LEVELS.join(", ")}.` }),
+    position: z.string().nullable(),
+    active: z.boolean(),
+  })
+  .meta({ id: "UserRef" });
+
+const personName = z.object({ _id: id, name: z.string() });
+
+export const signatureManifestationAnswer = z
+  .object({
+    signerId: id,
+    printedName: z.string(),
+    position: z.string().nullable(),
+    role: z.string(),
+    meaning: z.string(),
+    signedAt: at,
+    onBehalfOf: personName.nullable(),
+  })
+  .meta({ id: "SignatureManifestation" });
+
+// ---------------------------------------------------------------------------------------------
+// MOCs
+
+/** A stored form of a MOC: its `{ value }` fields (as the client sent them) and its stamps. */
+const storedForm = z
+  .looseObject({ _id: id, submittedAt: nullable(at), createdAt: at, updatedAt: at })
+  .catchall(z.unknown())
+  .meta({ id: "MocForm", description: "The form's fields, each `{ value }`, with the form's stamps." });
+
+const mocLog = z.object({
+  _id: id,
+  userId: userRefAnswer.nullable(),
+  onBehalfOf: userRefAnswer.nullable(),
+  action: z.string(),
+  from: z.string().nullable(),
+  to: z.string(),
+  comment: z.string().nullable(),
+  at,
+});
+
+const deviationItem = z.looseObject({
+  requested: z.boolean(),
+  details: z.string(),
+  resolved: z.boolean(),
+  approved: z.enum(["yes", "no"]).nullable(),
+});
+const extensionItem = z.looseObject({ requested: z.boolean(), new_date: z.string(), resolved: z.boolean() });
+
+export const mocAnswer = z
+  .object({
+    _id: id,
+    serial_num: z.string(),
+    status: z.string().meta({ description: "The step it waits for: a to f, or decline." }),
+    completed: z.boolean(),
+    isDeleted: z.boolean(),
+    cloned: z.boolean(),
+    previous_moc: z.string().nullable(),
+    originator_form: storedForm.nullable(),
+    implementer_form: storedForm.nullable(),
+    hseq_form: storedForm.nullable(),
+    approver_form: storedForm.nullable(),
+    implementation: storedForm.nullable(),
+    verifier_form: storedForm.nullable(),
+    originator_id: userRefAnswer.nullable(),
+    implementer_id: userRefAnswer.nullable(),
+    approver_id: userRefAnswer.nullable(),
+    verifier_id: userRefAnswer.nullable(),
+    hseq_id: userRefAnswer.nullable(),
+    all_users: z.array(userRefAnswer),
+    logs: z.array(mocLog),
+    signatureManifestations: z.array(signatureManifestationAnswer),
+    decline: z.object({ stage: z.string(), reason: z.string(), by: z.string(), at: z.string() }).nullable(),
+    extentionsAndDeviations: z
+      .looseObject({
+        _id: id,
+        deviation: deviationItem.nullable(),
+        extension: extensionItem.nullable(),
+        requestedAt: z.string(),
+        requestedBy: z.string(),
+      })
+      .nullable(),
+    impact_assessment: z.array(z.object({ category: z.string(), hazards: z.array(z.string()) })),
+    risk_assessment: z.string().nullable(),
+    action: z.looseObject({ items: z.array(z.looseObject({ _id: z.string(), description: z.string() })) }),
+    manual_plan: z.looseObject({ items: z.array(z.looseObject({ _id: z.string(), document: z.string() })) }),
+    chat: id,
+    target_date: day.nullable(),
+    temporary: z.looseObject({ until: day, state: z.string() }).nullable(),
+    createdAt: at,
+    updatedAt: at,
+  })
+  .meta({ id: "Moc", description: "A MOC with every reference populated." });
+
+export const pendingActionAnswer = z.object({
+  type: z.string(),
+  moc: z.looseObject({ _id: id, serial_num: z.string(), status: z.string(), completed: z.boolean() }),
+  waitingSince: at,
+});
+
+// ---------------------------------------------------------------------------------------------
+// PCRs
+
+const pcrPerson = z.object({
+  _id: id,
+  name: z.string(),
+  email: z.email(),
+  position: z.string().nullable(),
+  department: z.string(),
+});
+const signature = z
+  .union([z.string(), z.literal(false), z.null()])
+  .meta({ description: "The signature (typed name or PNG data URL), `false` unsigned, `null` commented only." });
+
+export const pcrAnswer = z
+  .object({
+    _id: id,
+    serial_num: z.string(),
+    status: z.string(),
+    chatId: id,
+    createdAt: at,
+    updatedAt: at,
+    finishedAt: at.nullable(),
+    cloned: z.boolean(),
+    previous_serial_num: z.string().nullable(),
+    originator_id: id,
+    originator: pcrPerson.nullable(),
+    form: z.looseObject({
+      originator: id.optional(),
+      "new-suggestion": z.boolean(),
+      "procedure-change": z.boolean(),
+      "safety-critical": z.boolean(),
+      "manual-procedure": z.string(),
+      "suggestion-details": z.string(),
+      "reason-for-change": z.string(),
+    }),
+    signatures: z.array(
+      z.object({
+        Name: z.enum(PCR_ROLES),
+        Signature: signature,
+        signatureDate: day.nullable(),
+        signedAt: at.nullable(),
+        Comments: z.string(),
+        signedBy: pcrPerson.nullable(),
+      }),
+    ),
+    affectedParties: z.array(
+      z.object({
+        Name: z.object({ value: id }),
+        Signature: signature,
+        signatureDate: day.nullable(),
+        signedAt: at.nullable(),
+        Comments: z.string(),
+        user: pcrPerson.nullable(),
+      }),
+    ),
+    signatureManifestations: z.array(signatureManifestationAnswer),
+  })
+  .meta({ id: "Pcr", description: "A PCR with the people it names populated." });
+
+export const pcrSummaryAnswer = z.object({
+  _id: id,
+  serial_num: z.string(),
+  chatId: id,
+  status: z.string(),
+  createdAt: at,
+  cloned: z.boolean(),
+  signatures: z.array(
+    z.object({
+      Name: z.enum(PCR_ROLES),
+      Signature: z.union([z.boolean(), z.null()]).meta({ description: "true signed, false unsigned, null commented" }),
+      signatureDate: day.nullable(),
+      Comments: z.string(),
+    }),
+  ),
+  affectedParties: z.array(
+    z.object({ Name: z.object({ value: id }), Signature: z.union([z.boolean(), z.null()]), Comments: z.string() }),
+  ),
+  originator: z.object({ _id: id, name: z.string(), email: z.email(), department: z.string() }).nullable(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Chat, archive, reviews, insights, reminders
+
+export const chatAnswer = z
+  .object({
+    _id: id,
+    messages: z.array(
+      z.object({ _id: id, seq: z.number().int(), sender: userRefAnswer, message: z.string(), timestamp: at }),
+    ),
+  })
+  .meta({ id: "Chat" });
+
+export const archiveAnswer = z
+  .object({
+    _id: id,
+    serial_num: z.string(),
+    title: z.string(),
+    description: z.string().optional(),
+    department: z.string().optional(),
+    procedure: z.string().optional(),
+    originator_name: z.string(),
+    date_raised: day,
+    date_closed: day.nullable(),
+    status: z.enum(LEGACY_STATUSES),
+    attachments: z.array(z.string()),
+    notes: z.string(),
+    createdAt: at,
+    updatedAt: at,
+    created_by: personName.nullable(),
+    updated_by: personName.nullable(),
+  })
+  .meta({ id: "LegacyRecord" });
+
+export const reviewAnswer = z
+  .object({
+    _id: id,
+    year: z.number().int(),
+    title: z.string(),
+    sections: z.array(z.object({ heading: z.string(), body: z.string() })),
+    participants: z.array(publicUserAnswer),
+    moc_summary: z.looseObject({ total: z.number().int() }),
+    effectiveness: z.string(),
+    improvements: z.string(),
+    issues: z.string(),
+    actions: z.array(
+      z.object({ description: z.string(), owner: publicUserAnswer.nullable(), due: z.string(), status: z.string() }),
+    ),
+    createdBy: publicUserAnswer.nullable(),
+    updatedBy: publicUserAnswer.nullable(),
+    createdAt: at,
+    updatedAt: at,
+  })
+  .meta({ id: "YearEndReview" });
+
+export const insightsAnswer = z
+  .looseObject({
+    period: z.object({ from: day, to: day, department: z.string().nullable(), asOf: day }),
+    totals: z.looseObject({ opened: z.number(), completed: z.number(), declined: z.number() }),
+    monthly: z.array(z.looseObject({ month: z.string() })),
+  })
+  .meta({ id: "Insights", description: "The /insights figures (docs/decisions/017-insights.md)." });
+
+export const reminderRunAnswer = z.object({
+  message: z.string(),
+  totalReminders: z.number().int(),
+  results: z.array(
+    z.object({
+      moc_id: id,
+      serial_num: z.string(),
+      urgency: z.enum(["CRITICAL", "URGENT", "HIGH", "MEDIUM", "LOW"]),
+      emailsSent: z.number().int(),
+    }),
+  ),
+});
+
+export const deletedAnswer = z.object({ _id: id });
+
+/** The sign-in's JSON answer (POST /login with `Accept: application/json`). */
+export const loginAnswer = z.object({ token: z.string(), admin: z.boolean(), onboarded: z.boolean() });
+
+// ---------------------------------------------------------------------------------------------
+// Envelopes
+
+/** `{ status, data }`: the default success body. */
+export const envelope = <T extends z.ZodType>(data: T, status = 200) => z.object({ status: z.literal(status), data });

@@ -1,0 +1,485 @@
+/**
+ * The contract: every operation of /api/openapi.json (and the sign-in it documents) is driven
+ * through its route module as the right person, and each real answer's status, content type and
+ * body are validated against the document with Ajv (docs/decisions/031-api-contract.md). An answer
+ * with a status the operation does not list, a content type it does not list, or a body that does
+ * not match fails; so does an operation whose success answer the run never saw (the last test).
+ * Besides the successes: every signed-in operation without credentials (401), every body that is
+ * not JSON (400), and the 304, 403, 404, 409 and 413 answers a client meets most.
+ */
+import { readdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as login from "~/routes/_auth+/login";
+import { openApiDocument } from "~/web/openapi.server";
+import { resetEnv } from "~/utils/env.server";
+import type { PublicUser } from "~/models/user.server";
+import { PASSWORD, makeAdmin, makeUser } from "../helpers/factories";
+import type { Cast, Doc } from "../helpers/moc";
+import { resolution } from "../helpers/moc";
+import { defaultStepBody, makeCast, mocAt, temporaryMocAt, tokenOf } from "../helpers/moc-flow";
+import { chainWith, pcrBody } from "../helpers/pcr";
+import { buildRequest, call, type CallOptions, type CallResult } from "../helpers/request";
+import type { Answer } from "../helpers/api-types-use";
+
+type RouteModule = Parameters<typeof call>[0];
+type Method = "get" | "post" | "put" | "patch" | "delete";
+type Json = Record<string, unknown>;
+type Response = { $ref?: string; content?: Record<string, { schema?: object }> };
+type OperationObject = { operationId: string; responses: Record<string, Response> };
+
+const doc = openApiDocument() as { paths: Record<string, Record<Method, OperationObject>>; components: Json };
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema(doc, "openapi");
+
+// ---------------------------------------------------------------------------------------------
+// Calling an operation and checking its answer
+
+const ROUTES_DIR = new URL("../../app/routes/api+/", import.meta.url);
+/** `oldMoc.$id.ts` -> `/api/oldMoc/{id}` (as tests/integration/openapi.test.ts). */
+const pathOf = (file: string) =>
+  "/api/" +
+  file
+    .replace(/\.tsx?$/, "")
+    .replace(/\[\.\]/g, "~")
+    .split(".")
+    .map((segment) => (segment.startsWith("$") ? `{${segment.slice(1)}}` : segment))
+    .join("/")
+    .replace(/~/g, ".");
+const ROUTE_FILES = Object.fromEntries(
+  readdirSync(ROUTES_DIR)
+    .filter((file) => /\.ts$/.test(file) && file !== "$.ts")
+    .map((file) => [pathOf(file), file]),
+);
+const modules = new Map<string, RouteModule>();
+async function moduleOf(path: string): Promise<RouteModule> {
+  if (!modules.has(path)) {
+    const file = ROUTE_FILES[path];
+    expect(file, `no route file for ${path}`).toBeDefined();
+    modules.set(path, (await import(`../../app/routes/api+/${file!.replace(/\.ts$/, "")}.ts`)) as RouteModule);
+  }
+  return modules.get(path)!;
+}
+
+/** Statuses each operation answered in this run, by `METHOD path`. */
+const seen = new Map<string, Set<number>>();
+const pointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Checks one real answer against the document; returns what is wrong, or nothing. */
+function mismatch(method: Method, path: string, res: CallResult): string | null {
+  const op = doc.paths[path]?.[method];
+  if (!op) return `${method.toUpperCase()} ${path} is not in the document`;
+  let response = op.responses[String(res.status)];
+  let base = `openapi#/paths/${pointer(path)}/${method}/responses/${res.status}`;
+  if (!response)
+    return `status ${res.status} is not documented (${Object.keys(op.responses).join(", ")}): ${res.text.slice(0, 300)}`;
+  if (response.$ref) {
+    base = `openapi${response.$ref}`;
+    response = (doc.components.responses as Record<string, Response>)[response.$ref.split("/").pop()!]!;
+  }
+  if (!response.content) return res.text === "" ? null : `status ${res.status} is documented without a body`;
+  const type = (res.headers.get("Content-Type") ?? "").split(";")[0]!.trim();
+  const mediaType = Object.keys(response.content).find(
+    (m) => m === type || (m.endsWith("/*") && type.startsWith(m.slice(0, -1))),
+  );
+  if (!mediaType) return `content type ${type} is not documented (${Object.keys(response.content).join(", ")})`;
+  if (mediaType !== "application/json") return null;
+  const validate = ajv.getSchema(`${base}/content/${pointer(mediaType)}/schema`);
+  if (!validate) return `no schema at ${base}`;
+  if (validate(res.body)) return null;
+  return `body does not match: ${ajv.errorsText(validate.errors, { separator: "\n  " })}\n  ${res.text.slice(0, 400)}`;
+}
+
+type Exercise = Omit<CallOptions, "method" | "path" | "token"> & { as?: { _id: string } | null; raw?: boolean };
+
+/**
+ * Calls `method path` (path parameters in `params`) as `as` and checks the answer against the
+ * document; `expected` is the status the scenario means to get.
+ */
+async function exercise<T = Json>(
+  method: Method,
+  path: string,
+  expected: number,
+  options: Exercise = {},
+): Promise<CallResult & { body: T }> {
+  const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => options.params?.[name] ?? "");
+  const token = options.as ? await tokenOf(options.as) : undefined;
+  let res: CallResult;
+  if (path === "/login") {
+    const request = await buildRequest({
+      method: "POST",
+      path,
+      body: options.body as string,
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", ...options.headers },
+    });
+    const response = (await login.action({ request, params: {}, context: {} })) as unknown as globalThis.Response;
+    const text = await response.text();
+    res = { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+  } else {
+    res = await call(await moduleOf(path), { ...options, method: method.toUpperCase(), path: concrete, token });
+  }
+  const key = `${method.toUpperCase()} ${path}`;
+  expect(mismatch(method, path, res), key).toBeNull();
+  // What the scenario sends to succeed is a body the document allows.
+  if (res.status < 300 && options.body && typeof options.body === "object" && path !== "/login") {
+    const validate = ajv.getSchema(
+      `openapi#/paths/${pointer(path)}/${method}/requestBody/content/application~1json/schema`,
+    );
+    expect(validate, `${key} documents no JSON body`).toBeDefined();
+    expect(validate!(options.body) ? null : ajv.errorsText(validate!.errors), `${key} request body`).toBeNull();
+  }
+  expect(res.status, `${key}: ${res.text.slice(0, 300)}`).toBe(expected);
+  if (!seen.has(key)) seen.set(key, new Set());
+  seen.get(key)!.add(res.status);
+  return res as CallResult & { body: T };
+}
+
+// ---------------------------------------------------------------------------------------------
+// People and records
+
+let cast: Cast;
+let admin: PublicUser;
+let standard: PublicUser;
+
+beforeAll(async () => {
+  [cast, admin, standard] = await Promise.all([makeCast(), makeAdmin(), makeUser({ department: "operations" })]);
+});
+
+const v = (value: unknown) => ({ value });
+
+describe("the contract of every operation", () => {
+  it("sign-in and users", async () => {
+    const signIn = await exercise<Answer<"/login", "post">>("post", "/login", 200, {
+      body: new URLSearchParams({ email: standard.email, password: PASSWORD }).toString(),
+    });
+    expect(signIn.body.token.length).toBeGreaterThan(20);
+    await exercise("post", "/login", 401, {
+      body: new URLSearchParams({ email: standard.email, password: "wrong-password-1" }).toString(),
+    });
+    await exercise("post", "/login", 400, { body: new URLSearchParams({ email: "nobody" }).toString() });
+
+    await exercise("get", "/api/verify", 200, { query: { email: standard.email, password: PASSWORD } });
+    await exercise("get", "/api/verify", 401, { query: { email: standard.email, password: "wrong-password-2" } });
+    await exercise("get", "/api/myUser", 200, { as: standard });
+    await exercise("get", "/api/user", 200, { as: cast.implementer });
+    await exercise("patch", "/api/user", 200, { as: standard, body: { name: "Sam Standard" } });
+    await exercise("patch", "/api/user", 403, { as: standard, body: { role: "admin" } });
+    await exercise("get", "/api/UserFromDatabase", 200, { as: standard });
+    await exercise("put", "/api/UserFromDatabase", 200, { as: standard, body: { name: "Sam Standard" } });
+
+    await exercise("get", "/api/users", 200, { as: standard, query: { search: "Sam" } });
+    const email = `contract-${Date.now()}@example.com`;
+    const created = await exercise<Answer<"/api/users", "post", 201>>("post", "/api/users", 201, {
+      as: admin,
+      body: { name: "Contract Person", email, password: "contract-pass-1", department: "fleet" },
+    });
+    await exercise("post", "/api/users", 409, {
+      as: admin,
+      body: { name: "Contract Person", email, password: "contract-pass-1", department: "fleet" },
+    });
+    await exercise("post", "/api/users", 403, {
+      as: standard,
+      body: { name: "X", email: `x-${email}`, password: "contract-pass-1", department: "fleet" },
+    });
+    await exercise("put", "/api/users", 200, { as: admin, body: { _id: created.body.data._id, access: "full" } });
+    await exercise("put", "/api/users", 404, { as: admin, body: { _id: crypto.randomUUID(), name: "Nobody" } });
+    await exercise("delete", "/api/users", 200, { as: admin, body: { _id: created.body.data._id } });
+  });
+
+  it("MOCs: lists, reads, plans, clones and deletion", async () => {
+    const made = await exercise<Answer<"/api/newmoc", "post">>("post", "/api/newmoc", 200, {
+      as: cast.originator,
+      body: newMocBody(),
+    });
+    const moc = made.body.data;
+    await exercise("post", "/api/newImplementer", 200, { as: cast.originator, body: newMocBody() });
+    for (const path of ["/api/newmoc", "/api/getAllMoc"] as const) {
+      const all = await exercise("get", path, 200, { as: admin });
+      const etag = all.headers.get("ETag");
+      expect(etag).toBeTruthy();
+      await exercise("get", path, 304, { as: admin, headers: { "If-None-Match": etag! } });
+      const page = await exercise("get", path, 200, { as: admin, query: { limit: "1" } });
+      expect(page.headers.get("Link")).toMatch(/rel="next"$/);
+      await exercise("get", path, 400, { as: admin, query: { limit: "0" } });
+      await exercise("get", path, 200, { as: admin, headers: { Accept: "text/csv" } });
+    }
+    await exercise("get", "/api/singlemoc", 200, { as: cast.originator, query: { moc_id: moc._id } });
+    await exercise("get", "/api/singlemoc", 404, { as: cast.originator, query: { moc_id: crypto.randomUUID() } });
+    await exercise("get", "/api/singlemoc", 403, { as: standard, query: { moc_id: moc._id } });
+    await exercise("post", "/api/addUser", 200, {
+      as: cast.originator,
+      body: { userId: cast.verifier._id, mocId: moc._id, role: "verifier" },
+    });
+    const draft = { moc_id: moc._id, implementer_form: { "approver-name": v({ _id: cast.approver._id }) } };
+    await exercise("post", "/api/createImplementer", 200, { as: cast.implementer, body: draft });
+    await exercise("post", "/api/implementer", 200, { as: cast.implementer, body: draft });
+    await exercise("get", "/api/implementer", 200, { as: cast.implementer, query: { moc_id: moc._id } });
+    await exercise("post", "/api/impact", 200, {
+      as: cast.implementer,
+      body: { moc_id: moc._id, impact_assessment: [{ category: "Safety", hazards: ["Slips"] }] },
+    });
+    await exercise("post", "/api/risk_assessment", 200, {
+      as: cast.implementer,
+      body: { moc_id: moc._id, risk_assessment: "https://files.example.com/risk.pdf" },
+    });
+    await exercise("post", "/api/actionTable", 200, {
+      as: cast.implementer,
+      body: { id: moc._id, action: { items: [{ description: "Order parts", owner: null, due: null, done: false }] } },
+    });
+    await exercise("post", "/api/manualsPlan", 200, {
+      as: cast.implementer,
+      body: { id: moc._id, manual_plan: { items: [{ document: "Ops manual 4.2", change: "New pump section" }] } },
+    });
+    const other = await makeUser({ department: "fleet" });
+    await exercise("put", "/api/implementer", 200, {
+      as: cast.originator,
+      body: { moc_id: moc._id, implementer_id: other._id },
+    });
+    await exercise("post", "/api/cloneMoc", 200, { as: cast.originator, body: { old_moc: { _id: moc._id } } });
+    await exercise("delete", "/api/deleteMoC", 200, { as: cast.originator, query: { id: moc._id } });
+    await exercise("delete", "/api/deleteMoC", 404, { as: cast.originator, query: { id: crypto.randomUUID() } });
+  });
+
+  it("the pipeline: every step's answer", async () => {
+    const step = (name: string, as: { _id: string }, moc: Doc, body = defaultStepBody(name as never, moc, cast)) =>
+      exercise<Answer<"/api/submit/hseq", "post">>("post", `/api/submit/${name}`, 200, { as, body });
+    const draft = await mocAt("a", cast);
+    await step("originator", cast.originator, draft);
+    let moc = await mocAt("b", cast);
+    moc = (await step("implementer", cast.implementer, moc)).body.data;
+    await exercise("post", "/api/submit/implementer", 409, {
+      as: cast.implementer,
+      body: defaultStepBody("implementer", moc, cast),
+    });
+    moc = (await step("hseq", cast.hseq, moc)).body.data;
+    moc = (await step("approver", cast.approver, moc)).body.data;
+    moc = (await step("implementation", cast.implementer, moc)).body.data;
+    await step("verifier", cast.hseq, moc);
+    const deviation = await mocAt("b-deviation", cast);
+    await exercise("post", "/api/submit/deviation-extention", 200, {
+      as: cast.hseq,
+      body: resolution(deviation, "deviation"),
+    });
+    const restored = await temporaryMocAt("restoration-reported", cast);
+    await step("temporary-confirm", cast.hseq, restored);
+    const inEffect = await temporaryMocAt("in-effect", cast);
+    await step("temporary-restored", cast.implementer, inEffect);
+    const another = await temporaryMocAt("in-effect", cast);
+    await step("temporary-permanent", cast.implementer, another);
+    const third = await temporaryMocAt("in-effect", cast);
+    const asked = (await step("temporary-extension", cast.implementer, third)).body.data;
+    await step("temporary-extension-decision", cast.approver, asked);
+  });
+
+  it("PCRs: creation, edits, lists, signatures, clones and deletion", async () => {
+    const originator = await makeUser();
+    const party = await makeUser();
+    const created = await exercise<Answer<"/api/pcr", "post">>("post", "/api/pcr", 200, {
+      as: originator,
+      body: pcrBody({ parties: [party] }),
+    });
+    const pcr = created.body.data;
+    await exercise("put", "/api/pcr", 200, {
+      as: originator,
+      query: { id: pcr._id },
+      body: { form: { "safety-critical": true } },
+    });
+    await exercise("get", "/api/pcr/{id}", 200, { as: originator, params: { id: pcr._id } });
+    await exercise("get", "/api/pcr/{id}", 404, { as: originator, params: { id: crypto.randomUUID() } });
+    await exercise("get", "/api/singlePcr", 200, { as: originator, query: { id: pcr._id } });
+    for (const path of ["/api/allPcr", "/api/getAllPcr"] as const) {
+      await exercise("get", path, 200, { as: admin });
+      await exercise("get", path, 200, { as: admin, query: { limit: "1" } });
+      await exercise("get", path, 200, { as: admin, query: { format: "csv" } });
+    }
+    await exercise("get", "/api/pcr/summary", 200, { as: originator });
+    const signed = await exercise<Answer<"/api/pcr/signatures", "post">>("post", "/api/pcr/signatures", 200, {
+      as: originator,
+      body: {
+        pcrId: pcr._id,
+        signatures: await chainWith(pcr._id, "Change Originator", { signature: originator.name }),
+      },
+    });
+    expect(signed.body.data.signatures[0]!.signatureDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    await exercise("put", "/api/pcr", 409, {
+      as: admin,
+      query: { id: pcr._id },
+      body: { form: { "new-suggestion": true } },
+    });
+    await exercise("post", "/api/pcr/affectedParties", 200, {
+      as: party,
+      body: { pcrId: pcr._id, affectedParties: [{ Name: { value: party._id }, Signature: party.name, Comments: "" }] },
+    });
+    await exercise("post", "/api/clonePcr", 200, { as: originator, body: { old_pcr: { serial_num: pcr.serial_num } } });
+    const fresh = await exercise<Answer<"/api/pcr", "post">>("post", "/api/pcr", 200, {
+      as: originator,
+      body: pcrBody(),
+    });
+    await exercise("delete", "/api/pcr", 200, { as: originator, query: { id: fresh.body.data._id } });
+  });
+
+  it("chat", async () => {
+    const moc = await mocAt("b", cast);
+    await exercise("get", "/api/chat", 200, { as: cast.originator, query: { chat_id: moc.chat } });
+    await exercise("post", "/api/chat", 200, {
+      as: cast.originator,
+      body: { chat_id: moc.chat, message: { message: "Parts ordered" } },
+    });
+    await exercise("get", "/api/chat", 404, { as: cast.originator, query: { chat_id: crypto.randomUUID() } });
+  });
+
+  it("the legacy archive", async () => {
+    for (const [base, own] of [
+      ["/api/oldMoc", { description: "Bilge pump replacement", department: "Engineering" }],
+      ["/api/oldPcr", { procedure: "Ballast procedure 3.1" }],
+    ] as const) {
+      const body = {
+        serial_num: `${Math.floor(Math.random() * 1e6)}-2014`,
+        title: "Bilge pump replacement",
+        ...own,
+        originator_name: "Jan de Vries",
+        date_raised: "2014-03-02",
+        date_closed: "2014-05-20",
+        status: "closed",
+        attachments: ["https://files.example.com/moc/12-2014.pdf"],
+        notes: "Scanned from the 2014 binder",
+      };
+      const created = await exercise<Answer<"/api/oldMoc", "post">>("post", base, 200, { as: admin, body });
+      const id = created.body.data._id;
+      await exercise("post", base, 403, { as: standard, body });
+      await exercise("get", base, 200, { as: standard });
+      await exercise("get", base, 200, { as: standard, query: { format: "csv" } });
+      await exercise("put", base, 200, { as: admin, body: { ...body, _id: id, title: "Replaced" } });
+      await exercise("get", `${base}/{id}`, 200, { as: standard, params: { id } });
+      await exercise("get", `${base}/{id}`, 404, { as: standard, params: { id: crypto.randomUUID() } });
+      await exercise("patch", `${base}/{id}`, 200, { as: admin, params: { id }, body: { notes: "Patched" } });
+      await exercise("delete", base, 200, { as: admin, query: { id } });
+    }
+  });
+
+  it("reports: insights, year-end reviews and reminders", async () => {
+    await exercise("get", "/api/insights", 200, { as: admin, query: { from: "2026-01-01", to: "2026-06-30" } });
+    await exercise("get", "/api/insights", 200, {
+      as: admin,
+      query: { from: "2026-01-01", to: "2026-06-30", format: "csv", table: "monthly" },
+    });
+    await exercise("get", "/api/insights", 403, { as: standard });
+    const review = {
+      year: 1991,
+      title: "Year-end review 1991",
+      sections: [{ heading: "Overview", body: "<p>The year</p>" }],
+      participants: [admin._id],
+      effectiveness: "<p>Mostly effective</p>",
+      improvements: "<p>Faster approvals</p>",
+      issues: "<p>Late verifications</p>",
+      actions: [{ description: "Train the verifiers", owner: admin._id, due: "1992-03-31", status: "open" }],
+    };
+    const created = await exercise<Answer<"/api/year-end-review", "post">>("post", "/api/year-end-review", 200, {
+      as: admin,
+      body: review,
+    });
+    await exercise("get", "/api/year-end-review", 200, { as: admin });
+    await exercise("get", "/api/year-end-review", 200, { as: admin, query: { id: created.body.data._id } });
+    await exercise("put", "/api/year-end-review", 200, {
+      as: admin,
+      query: { id: created.body.data._id },
+      body: { ...review, title: "Year-end review 1991 (final)" },
+    });
+    await exercise("get", "/api/auto_reminder", 200, { as: admin });
+    await exercise("get", "/api/auto_reminder", 403, { as: standard });
+  });
+
+  describe("service", () => {
+    let server: Server;
+    let base = "";
+    const PNG = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        if (req.url === "/deck.png") res.writeHead(200, { "Content-Type": "image/png" }).end(PNG);
+        else res.writeHead(500, { "Content-Type": "text/plain" }).end("broken");
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as AddressInfo;
+      base = `http://127.0.0.1:${port}`;
+      process.env.IMAGE_PROXY_ALLOWED_HOSTS = `127.0.0.1:${port}`;
+      resetEnv();
+    });
+    afterAll(async () => {
+      delete process.env.IMAGE_PROXY_ALLOWED_HOSTS;
+      delete process.env.BENCH_FLOOR;
+      resetEnv();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it("the image proxy, this document and the benchmark floor", async () => {
+      const image = await exercise("get", "/api/proxy", 200, { as: standard, query: { url: `${base}/deck.png` } });
+      expect(image.headers.get("Content-Type")).toBe("image/png");
+      await exercise("get", "/api/proxy", 502, { as: standard, query: { url: `${base}/broken.png` } });
+      await exercise("get", "/api/openapi.json", 200);
+      await exercise("get", "/api/floor", 404);
+      process.env.BENCH_FLOOR = "1";
+      await exercise("get", "/api/floor", 200);
+    });
+  });
+
+  it("every signed-in operation answers 401 without credentials", async () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations) as [Method, OperationObject & { security?: [] }][]) {
+        if (op.security?.length === 0) continue;
+        await exercise(method, path, 401, { params: { id: crypto.randomUUID() } });
+      }
+    }
+  });
+
+  it("every JSON body that is not JSON is a 400 with its issues", async () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations) as [Method, OperationObject & { requestBody?: Json }][]) {
+        if (!op.requestBody || path === "/login") continue;
+        const res = await exercise(method, path, 400, {
+          as: admin,
+          params: { id: crypto.randomUUID() },
+          query: { id: crypto.randomUUID() },
+          body: "{not json",
+        });
+        expect(res.body.issues).toEqual([{ path: "", message: expect.any(String) }]);
+      }
+    }
+  });
+
+  it("a body over 1 MiB is a 413", async () => {
+    await exercise("post", "/api/chat", 413, {
+      as: standard,
+      body: JSON.stringify({ pad: "x".repeat(1024 * 1024 + 1) }),
+    });
+  });
+
+  it("exercised every documented operation's success answer", () => {
+    const missing: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations) as [Method, OperationObject][]) {
+        const key = `${method.toUpperCase()} ${path}`;
+        const success = Object.keys(op.responses).find((s) => s.startsWith("2"))!;
+        if (!seen.get(key)?.has(Number(success))) missing.push(`${key} (${success})`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+function newMocBody() {
+  return {
+    implementer: v({ _id: cast.implementer._id }),
+    "description-of-change": v("<p>Replace the bilge pump</p>"),
+    "reason-for-change": v("The old one leaks"),
+    "department-of-change": v("engineering"),
+    "affected-departments": v(["engineering"]),
+    "departments-to-inform": v(["operations"]),
+  };
+}
