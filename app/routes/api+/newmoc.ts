@@ -1,11 +1,12 @@
 import { newMocSchema } from "~/models/moc.schema";
 import { createMoc, listMocs, listMocsPage, mocListCompanion } from "~/models/moc.server";
-import { csvResponse, mocListCsv, wantsCsv } from "~/models/csv-export.server";
+import { mocListCsv } from "~/models/csv-export.server";
+import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { mocListFilter, mocListQuerySchema } from "~/models/moc-list.server";
 import { mocScopeOf } from "~/models/authz.server";
 import { requireApiUser, requireApiUserWith } from "~/web/auth.server";
 import { pageResponse, readPage } from "~/web/paging.server";
-import { apiJson, apiRoute, okJsonBody, readJson } from "~/utils/http.server";
+import { apiJson, apiRoute, okJsonBody, readJson, readQuery } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
@@ -13,7 +14,7 @@ const route = apiRoute({
     // this list answers (the caller's own, unless admin or HSEQ), as CSV.
     if (wantsCsv(request)) {
       const user = await requireApiUser(request);
-      const filter = mocListFilter(mocListQuerySchema.parse(Object.fromEntries(new URL(request.url).searchParams)));
+      const filter = mocListFilter(readQuery(request, mocListQuerySchema));
       if (mocScopeOf.newmoc(user) === "involved") filter.mine = true;
       return csvResponse(mocListCsv(user, filter), "my-mocs");
     }
