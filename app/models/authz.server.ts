@@ -42,6 +42,12 @@ export type MocAccess = {
   verifierId: string | null;
   hseqId: string | null;
   allUserIds: readonly string[];
+  /**
+   * Everyone who acted on the MOC so far, from its trail and signature manifestations (the four-eyes
+   * rule judges independence against them: moc-steps.server.ts `isIndependentOf`): the authors of
+   * Parts A, B and E and of a temporary change's ends, who took the HSEQ review, who the approval.
+   */
+  acted: { makerIds: readonly string[]; reviewerIds: readonly string[]; approverIds: readonly string[] };
 };
 
 export const isInvolved = (actor: Actor, moc: MocAccess) => moc.allUserIds.includes(actor._id);

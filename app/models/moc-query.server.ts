@@ -15,6 +15,7 @@ import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
+import { ACTED_SQL } from "./moc-steps.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
 const m = alias(mocs, "m");
@@ -148,6 +149,7 @@ const ACCESS_FIELDS = {
   verifierId: m.verifierId,
   hseqId: m.hseqId,
   allUserIds: ALL_USER_IDS,
+  acted: ACTED_SQL,
 };
 
 /** The row fields the authorization predicates need, with the MOC row locked when `lock` is set. */
