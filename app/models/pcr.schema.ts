@@ -77,6 +77,8 @@ export const updatePcrSchema = z
 export const signaturesBodySchema = z.object({
   pcrId: uuid("PCR id"),
   signatures: z.array(signatureSlotSchema).length(PCR_ROLES.length, { error: "Send all six signature slots" }),
+  /** The signer's password, when the body signs a slot (re-authentication, as on the page). */
+  password: z.string({ error: "password must be a string" }).max(256).optional(),
 });
 
 export const affectedPartiesBodySchema = z.object({

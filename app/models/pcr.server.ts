@@ -551,6 +551,20 @@ const differs = (
 };
 
 /**
+ * Whether `incoming` would sign a chain slot of the PCR (rather than only comment): a signature
+ * needs the signer to re-authenticate first (app/web/reauthenticate.server.ts). False for an
+ * unknown PCR (`signPcr` answers that).
+ */
+export async function wouldSignPcr(pcrId: string, incoming: SlotInput[]): Promise<boolean> {
+  const [row] = await getDb().select({ signatures: pcrs.signatures }).from(pcrs).where(eq(pcrs.id, pcrId));
+  if (!row) return false;
+  return incoming.some((slot, index) => {
+    const current = row.signatures[index];
+    return Boolean(current && differs(slot, current.state, current.signature, current.Comments).wantsSign);
+  });
+}
+
+/**
  * POST /api/pcr/signatures: the whole array comes in; only what the caller may change is applied.
  * A slot is signed by its holder, after every earlier slot, once; a holder may comment at any
  * time (a comment alone is stored with `Signature: null`).

@@ -23,7 +23,7 @@ import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
 import { signPageSchema } from "~/models/pcr.schema";
 import { clonePcr, deletePcr, pcrPrincipalsOf, signAsAffectedParty, signPcr } from "~/models/pcr.server";
-import { checkCredentials } from "~/web/auth.server";
+import { reauthenticate, REAUTH_FAILED } from "~/web/reauthenticate.server";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
@@ -106,9 +106,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const { intent, slot, signature, password, comments } = submission.value;
   if (intent === "sign") {
     // Signing needs the signer's password again; a wrong one counts against the sign-in budget.
-    const check = await runForPage(() => checkCredentials(user.email, password ?? "", request));
+    const check = await runForPage(() => reauthenticate(user, { password }, request));
     if (!check.ok) {
-      const message = check.error instanceof Unauthorized ? "The password is not correct" : check.error.message;
+      const message = check.error instanceof Unauthorized ? REAUTH_FAILED : check.error.message;
       return data(submission.reply({ fieldErrors: { password: [message] }, hideFields }), {
         status: check.error.status === 401 ? 400 : check.error.status,
       });
