@@ -4,6 +4,7 @@ import { formatDateTime } from "./moc";
 import { useHydrated } from "./use-hydrated";
 
 export function PcrStatusBadge({ status }: { status: string }) {
+  if (status === "withdrawn") return <span className="badge">Withdrawn</span>;
   return status === "finished" ? (
     <span className="badge badge-success">Finished</span>
   ) : (

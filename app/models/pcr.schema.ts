@@ -81,6 +81,16 @@ export const signaturesBodySchema = z.object({
   password: z.string({ error: "password must be a string" }).max(256).optional(),
 });
 
+/** Why a PCR is withdrawn: required, one short paragraph. */
+export const withdrawReasonSchema = z
+  .string({ error: "Say why the PCR is withdrawn" })
+  .trim()
+  .min(1, { error: "Say why the PCR is withdrawn" })
+  .max(2000, { error: "At most 2000 characters" });
+
+/** POST /api/pcr/withdraw. */
+export const withdrawBodySchema = z.object({ pcrId: uuid("PCR id"), reason: withdrawReasonSchema });
+
 export const affectedPartiesBodySchema = z.object({
   pcrId: uuid("PCR id"),
   affectedParties: z.array(affectedPartySchema).max(50),

@@ -78,6 +78,8 @@ export function toPcrDocument(
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    /** When it was withdrawn (status `withdrawn`): a new key. */
+    withdrawnAt: row.withdrawnAt?.toISOString() ?? null,
     cloned: row.cloned,
     previous_serial_num: row.previousSerialNum,
     originator_id: row.originatorId,
@@ -466,7 +468,16 @@ export async function updatePcr(
   });
 }
 
-/** DELETE /api/pcr: permanently, by the originator while pending or an admin. */
+/** The PCR carries a signature: of its chain or of an affected party. Such a PCR is withdrawn, never deleted. */
+export const hasAnySignature = (row: Pick<PcrRow, "signatures" | "affectedParties">) =>
+  isPcrSigned(row) || row.affectedParties.some((a) => a.state === "signed");
+
+export const SIGNED_PCR_KEPT = "This PCR carries signatures, so it cannot be deleted; withdraw it instead";
+
+/**
+ * DELETE /api/pcr: permanently, by the originator while pending or an admin; only while nobody has
+ * signed it (409 then: a signed PCR is withdrawn, `withdrawPcr`).
+ */
 export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: string }> {
   return getDb().transaction(async (tx) => {
     const row = await lockPcr(tx, id);
@@ -475,11 +486,47 @@ export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: s
     }
     if (row.status !== "pending" && !isAdmin(actor))
       throw new Conflict("A finished PCR can be deleted only by an admin");
+    if (hasAnySignature(row)) throw new Conflict(SIGNED_PCR_KEPT);
     await tx.delete(pcrs).where(eq(pcrs.id, id));
     await tx.delete(chatRooms).where(eq(chatRooms.id, row.chatId));
     // The history outlives the PCR: audit entries have no foreign key to it.
     await audit(tx, id, actor, { action: `Deleted PCR ${row.serialNum}`, from: row.status });
     return { _id: id };
+  });
+}
+
+/**
+ * POST /api/pcr/withdraw and the page: the PCR stays, with its signatures and attachments, as
+ * withdrawn (no more signatures); the reason is in its audit trail and its signers and parties are
+ * told. The originator while it is pending, or an admin (a finished one too).
+ */
+export async function withdrawPcr(actor: PublicUser, id: string, reason: string): Promise<PcrDocument> {
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, id);
+    if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
+    if (row.status === "withdrawn") throw new Conflict("This PCR is already withdrawn");
+    if (!canEditPcr(actor, access(row))) {
+      throw new Forbidden("Only the originator (while the PCR is pending) or an admin can withdraw a PCR");
+    }
+    const now = new Date();
+    const [updated] = await tx
+      .update(pcrs)
+      .set({ status: "withdrawn", withdrawnAt: now, updatedAt: now })
+      .where(eq(pcrs.id, id))
+      .returning();
+    await audit(tx, id, actor, { action: "Withdrawn", from: row.status, to: "withdrawn", comment: reason });
+    const signers = row.signatures.flatMap((s) => (s.signedBy ? [s.signedBy] : []));
+    await notifyAboutPcr(
+      tx,
+      row,
+      { userIds: [row.originatorId, ...signers, ...row.partyIds] },
+      {
+        event: `${actor.name} withdrew PCR ${row.serialNum}.`,
+        expectation: "Nothing more is signed on it; it stays on record with its signatures.",
+        details: [["Reason", reason]],
+      },
+    );
+    return (await documents([updated!], tx))[0]!;
   });
 }
 
@@ -596,7 +643,7 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
       if (!holder) throw new Forbidden(`Only the ${current.Name} (or their delegate) can sign or comment this slot`);
       const principal = holder.onBehalfOf as PublicUser | null;
       if (wantsSign) {
-        if (row.status !== "pending") throw new Conflict("This PCR is already finished");
+        if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
         if (current.state === "signed") throw new Conflict(`The ${current.Name} slot is already signed`);
         const waiting = slots.slice(0, index).find((s) => s.state !== "signed");
         if (waiting) throw new Conflict(`The ${waiting.Name} must sign before the ${current.Name}`);
@@ -698,7 +745,7 @@ export async function signAsAffectedParty(
       if (!wantsSign && !commentChanged) return;
       if (current.userId !== actor._id) throw new Forbidden("Affected parties sign and comment for themselves only");
       if (wantsSign) {
-        if (row.status !== "pending") throw new Conflict("This PCR is already finished");
+        if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
         if (current.state === "signed") throw new Conflict("You have already signed this PCR");
         requireOwnName(entry.Signature as string, actor, `affectedParties.${index}.Signature`);
         Object.assign(current, { state: "signed", signature: (entry.Signature as string).trim(), signatureDate: now });
@@ -784,7 +831,7 @@ export async function delegatedPcrSignatures(principal: PublicUser) {
 /** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
 export const pcrListQuerySchema = z.object({
   q: z.string().max(200).optional().catch(undefined),
-  status: z.enum(["pending", "finished"]).optional().catch(undefined),
+  status: z.enum(["pending", "finished", "withdrawn"]).optional().catch(undefined),
   safety: z.literal("1").optional().catch(undefined),
   scope: z.enum(["mine", "all"]).default("all").catch("all"),
   page: z.coerce.number().int().min(1).default(1).catch(1),
@@ -816,7 +863,7 @@ export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
 
 export type PcrListFilter = {
   q?: string;
-  status?: "pending" | "finished";
+  status?: "pending" | "finished" | "withdrawn";
   safetyCritical?: boolean;
   mine?: boolean;
   page?: number;

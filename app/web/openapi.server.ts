@@ -29,6 +29,7 @@ import {
   newPcrSchema,
   signaturesBodySchema,
   updatePcrSchema,
+  withdrawBodySchema,
 } from "~/models/pcr.schema";
 import { reviewBodySchema } from "~/models/review.schema";
 import { newUserSchema, ownProfileSchema, userUpdateSchema } from "~/models/user.schema";
@@ -117,7 +118,10 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       query: idQuery("PCR id"),
       body: updatePcrSchema,
     },
-    delete: { summary: "Deletes a PCR (originator while pending, or admin).", query: idQuery("PCR id") },
+    delete: {
+      summary: "Deletes a PCR nobody has signed (originator while pending, or admin); a signed one answers 409.",
+      query: idQuery("PCR id"),
+    },
   },
   "/api/pcr/{id}": { get: { summary: "One PCR the caller may see." } },
   "/api/singlePcr": { get: { summary: "One PCR the caller may see.", query: idQuery("PCR id") } },
@@ -130,7 +134,18 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/getAllPcr": { get: { summary: "Same as GET /api/allPcr." } },
   "/api/pcr/summary": { get: { summary: "PCR counts by status." } },
   "/api/pcr/signatures": {
-    post: { summary: "Signs the caller's slot of the signature chain.", body: signaturesBodySchema },
+    post: {
+      summary:
+        "Signs the caller's slot of the signature chain. A body that signs needs the signer's password (401 without it or wrong; it spends the sign-in failure budget).",
+      body: signaturesBodySchema,
+    },
+  },
+  "/api/pcr/withdraw": {
+    post: {
+      summary:
+        "Withdraws a PCR (status withdrawn; a PCR with any signature cannot be deleted, 409): the originator while pending, or an admin.",
+      body: withdrawBodySchema,
+    },
   },
   "/api/pcr/affectedParties": {
     post: { summary: "Records an affected party's acknowledgement.", body: affectedPartiesBodySchema },

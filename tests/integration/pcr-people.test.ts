@@ -6,7 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { LOGIN_FAILURE_LIMIT } from "~/models/rate-limit.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import { createPcrOk, currentChain, pcrRow, postSignatures, sign } from "../helpers/pcr";
+import * as pcrRoute from "~/routes/api+/pcr";
+import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
+import { historyOf } from "~/models/audit.server";
+import { api } from "../helpers/api";
+import { createPcrOk, currentChain, partySign, pcrRow, postSignatures, sign, tokenOf } from "../helpers/pcr";
 
 describe("POST /api/pcr/signatures re-authenticates (item 6)", () => {
   it("401 without a password or with a wrong one, and nothing is signed; the right one signs", async () => {
@@ -56,5 +60,77 @@ describe("POST /api/pcr/signatures re-authenticates (item 6)", () => {
     expect((await sign(originator, pcr._id, "Change Originator")).status).toBe(200);
     const res = await postSignatures(admin, { pcrId: pcr._id, signatures: await currentChain(pcr._id) });
     expect(res.status, res.text).toBe(200);
+  });
+});
+
+describe("a signed PCR is withdrawn, never deleted (item 9)", () => {
+  const del = async (who: { _id: string }, id: string) =>
+    api(pcrRoute, { method: "DELETE", path: "/api/pcr", query: { id }, token: await tokenOf(who) });
+  const withdraw = async (who: { _id: string }, body: unknown) =>
+    api(withdrawRoute, { method: "POST", path: "/api/pcr/withdraw", token: await tokenOf(who), body });
+
+  it("DELETE answers 409 once anyone signed, for the originator and an admin alike; the PCR stays", async () => {
+    const originator = await makeUser();
+    const admin = await makeAdmin();
+    const pcr = await createPcrOk(originator);
+    expect((await sign(originator, pcr._id, "Change Originator")).status).toBe(200);
+    for (const who of [originator, admin]) {
+      const res = await del(who, pcr._id);
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.message).toContain("withdraw it instead");
+    }
+    expect(await pcrRow(pcr._id)).toBeDefined();
+  });
+
+  it("an affected party's signature counts too", async () => {
+    const originator = await makeUser();
+    const party = await makeUser();
+    const pcr = await createPcrOk(originator, { parties: [party] });
+    expect((await partySign(party, pcr._id)).status).toBe(200);
+    expect((await del(originator, pcr._id)).status).toBe(409);
+  });
+
+  it("an unsigned PCR is deleted as before", async () => {
+    const originator = await makeUser();
+    const pcr = await createPcrOk(originator);
+    const res = await del(originator, pcr._id);
+    expect(res.status, res.text).toBe(200);
+    expect(await pcrRow(pcr._id)).toBeUndefined();
+  });
+
+  it("withdrawing keeps the PCR with its signatures, records why in the trail, and stops signing", async () => {
+    const originator = await makeUser();
+    const pcr = await createPcrOk(originator);
+    expect((await sign(originator, pcr._id, "Change Originator")).status).toBe(200);
+    const missing = await withdraw(originator, { pcrId: pcr._id, reason: "  " });
+    expect(missing.status, missing.text).toBe(400);
+    expect((await pcrRow(pcr._id))!.status).toBe("pending");
+    const res = await withdraw(originator, { pcrId: pcr._id, reason: "Superseded by a fleet-wide procedure" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.status).toBe("withdrawn");
+    expect(res.body.data.withdrawnAt).toEqual(expect.any(String));
+    expect(res.body.data.signatures[0].Signature).toBe(originator.name);
+    const trail = await historyOf("pcr", pcr._id);
+    expect(trail.at(-1)).toMatchObject({
+      action: "Withdrawn",
+      from: "pending",
+      to: "withdrawn",
+      comment: "Superseded by a fleet-wide procedure",
+    });
+    const again = await withdraw(originator, { pcrId: pcr._id, reason: "Twice" });
+    expect(again.status).toBe(409);
+    const vp = await makeUser({ position: "VP Fleet Management" });
+    const late = await sign(vp, pcr._id, "VP Fleet Management");
+    expect(late.status, late.text).toBe(409);
+    expect(late.body.message).toContain("withdrawn");
+  });
+
+  it("only the originator (while pending) or an admin withdraws", async () => {
+    const originator = await makeUser();
+    const stranger = await makeUser({ department: "hseq" });
+    const pcr = await createPcrOk(originator);
+    const res = await withdraw(stranger, { pcrId: pcr._id, reason: "Not mine" });
+    expect(res.status, res.text).toBe(403);
+    expect((await pcrRow(pcr._id))!.status).toBe("pending");
   });
 });
