@@ -57,11 +57,12 @@ export const canViewMoc = (actor: Actor, moc: MocAccess) =>
   isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) || isInvolved(actor, moc) || moc.completed;
 
 /**
- * Read a MOC as someone standing in for `principals` today (docs/decisions/023): what any of them
- * may read, the delegate may read too.
+ * Read a MOC as someone standing in for `principals` today (docs/decisions/023): the MOCs naming
+ * one of them. A delegate takes over the absent person's own assignments, never their
+ * department-wide or account-wide powers (HSEQ's, an admin's, full access: issue 32 item 11).
  */
 export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly Actor[]) =>
-  canViewMoc(actor, moc) || principals.some((p) => canViewMoc(p, moc));
+  canViewMoc(actor, moc) || principals.some((p) => isInvolved(p, moc));
 
 /** Soft delete, add people, re-assign the implementer: the originator or an admin. */
 export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || moc.originatorId === actor._id;
@@ -154,9 +155,14 @@ export const seesAllPcrs = (actor: Actor) =>
 export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
   seesAllPcrs(actor) || pcr.originatorId === actor._id || pcr.partyIds.includes(actor._id);
 
-/** `canViewPcr`, or through an absent person the actor stands in for today (to sign their slot). */
+/**
+ * `canViewPcr`, or through an absent person the actor stands in for today: a PCR that is theirs to
+ * sign (they raised it, are an affected party, or hold a position of the chain), never through
+ * their department's or account's powers (issue 32 item 11).
+ */
 export const canViewPcrAs = (actor: Actor, pcr: PcrAccess, principals: readonly Actor[]) =>
-  canViewPcr(actor, pcr) || principals.some((p) => canViewPcr(p, pcr));
+  canViewPcr(actor, pcr) ||
+  principals.some((p) => pcr.originatorId === p._id || pcr.partyIds.includes(p._id) || hasPcrPosition(p));
 
 /** PUT and DELETE /api/pcr: the originator while pending, or an admin. */
 export const canEditPcr = (actor: Actor, pcr: PcrAccess) =>

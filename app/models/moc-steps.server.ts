@@ -1192,8 +1192,9 @@ export const actingIndependentSql = (step: SQL, acting: Actor): SQL => {
 /**
  * Whether `acting` may take the step, and for whom: themselves (`onBehalfOf` null) when the step's
  * rule names them, else the first of `principals` (the absent people who delegated to them today,
- * docs/decisions/023-temporary-changes-and-delegation.md) whom it names, provided the acting
- * person passes the four-eyes rule as a person. Null when neither.
+ * docs/decisions/023-temporary-changes-and-delegation.md) whom it names as the step's owner
+ * (`ownsStep`: their own assignment), provided the acting person passes the four-eyes rule as a
+ * person. Null when neither.
  */
 export function actingFor(
   s: MocStep,
@@ -1203,9 +1204,30 @@ export function actingFor(
 ): { onBehalfOf: Actor | null } | null {
   if (mayAct(s, acting, moc)) return { onBehalfOf: null };
   if (!actingIndependent(s, acting, moc)) return null;
-  const principal = principals.find((p) => mayAct(s, p, moc));
+  const principal = principals.find((p) => mayAct(s, p, moc) && ownsStep(s, p, moc));
   return principal ? { onBehalfOf: principal } : null;
 }
+
+/**
+ * The step is the person's own assignment: the MOC names them in one of the roles that own it
+ * (`owner.roles`). What a delegate may take for them (issue 32 item 11): not what a department
+ * (any HSEQ member's review) or an account (an admin finishing a draft) would allow.
+ */
+export const ownsStep = (s: MocStep, person: Actor, moc: MocAccess) =>
+  STEPS[s].owner.roles.some((role) => moc[`${role}Id` as const] === person._id);
+
+/** `ownsStep` as SQL over `m`, for the step named by `step` (a SQL text value). */
+export const ownedStepSql = (step: SQL, person: Actor): SQL =>
+  sql`(case ${step} ${sql.join(
+    MOC_STEPS.map(
+      (s) =>
+        sql`when ${literal(s)} then (${sql.join(
+          STEPS[s].owner.roles.map((role) => sql`${ROLES[role].column} is not distinct from ${person._id}::uuid`),
+          sql` or `,
+        )})`,
+    ),
+    sql` `,
+  )} else false end)`;
 
 /**
  * Why the step cannot be submitted now (a 409 reason), or null when it is open. The status

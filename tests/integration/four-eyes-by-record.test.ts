@@ -3,12 +3,15 @@
  * manifestations, not only the people it names now (issue 32 items 1 and 12;
  * docs/decisions/026-four-eyes-by-record.md): a reassignment that would make an earlier actor a
  * later checker answers 400 on the field, a step by such a person 403, and the dashboard does not
- * offer it; one person does not take both the HSEQ review and the approval.
+ * offer it; one person does not take both the HSEQ review and the approval; a delegate takes over
+ * the absent person's own assignments only (items 11).
  */
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as addUserRoute from "~/routes/api+/addUser";
 import * as implementerRoute from "~/routes/api+/implementer";
+import * as singlemocRoute from "~/routes/api+/singlemoc";
+import { createDelegation } from "~/models/delegation.server";
 import { pendingActions } from "~/models/actions.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
@@ -155,5 +158,55 @@ describe("one person does not take both the HSEQ review and the approval (item 1
     expect(reviewed.status, reviewed.text).toBe(200);
     const approved = await submitStep("approver", hseqApprover, defaultStepBody("approver", moc, cast));
     expect(approved.status, approved.text).toBe(200);
+  });
+});
+
+describe("a delegate acts only on the absent person's own assignments (item 11)", () => {
+  const period = (absent: { _id: string }, delegate: { _id: string }) => ({
+    userId: absent._id,
+    delegateId: delegate._id,
+    startsOn: new Date().toISOString().slice(0, 10),
+    endsOn: new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10),
+  });
+  const read = async (who: { _id: string }, mocId: string) =>
+    api(singlemocRoute, { path: "/api/singlemoc", query: { moc_id: mocId }, token: await tokenOf(who) });
+
+  it("an HSEQ member's delegate neither reviews nor reads a MOC assigned to another HSEQ member", async () => {
+    const cast = await makeCast();
+    const absentHseq = await makeUser({ department: "hseq" });
+    const deputy = await makeUser({ department: "engineering" });
+    await createDelegation(absentHseq, period(absentHseq, deputy));
+    const moc = await mocAt("c", cast); // its HSEQ user is cast.hseq, not the absent member
+    const review = await submitStep("hseq", deputy, defaultStepBody("hseq", moc, cast));
+    expectError(review, 403);
+    expect((await stateOf(moc._id))!.status).toBe("c");
+    expect((await read(deputy, moc._id)).status).toBe(403);
+    const { actions } = await pendingActions(absentHseq, { delegate: deputy });
+    expect(actions.some((a) => a.moc._id === moc._id)).toBe(false);
+  });
+
+  it("the same delegate reviews, on their behalf, a MOC assigned to the absent HSEQ member", async () => {
+    const base = await makeCast();
+    const absentHseq = await makeUser({ department: "hseq" });
+    const deputy = await makeUser({ department: "engineering" });
+    await createDelegation(absentHseq, period(absentHseq, deputy));
+    const cast: Cast = { ...base, hseq: absentHseq };
+    const moc = await mocAt("c", cast);
+    expect((await read(deputy, moc._id)).status).toBe(200);
+    const { actions } = await pendingActions(absentHseq, { delegate: deputy });
+    expect(actions.some((a) => a.moc._id === moc._id && a.type === "hseq")).toBe(true);
+    const review = await submitStep("hseq", deputy, defaultStepBody("hseq", moc, cast));
+    expect(review.status, review.text).toBe(200);
+  });
+
+  it("an admin's delegate does not get the admin's powers (finishing someone's Part A draft)", async () => {
+    const cast = await makeCast();
+    const absentAdmin = await makeAdmin();
+    const deputy = await makeUser();
+    await createDelegation(absentAdmin, period(absentAdmin, deputy));
+    const moc = await mocAt("b", cast);
+    expect((await read(deputy, moc._id)).status).toBe(403);
+    const res = await submitStep("originator", deputy, defaultStepBody("originator", moc, cast));
+    expectError(res, 403);
   });
 });
