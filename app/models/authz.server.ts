@@ -143,7 +143,13 @@ export const PCR_AUTHORIZED_POSITIONS = [
   "President",
 ] as const;
 
-export type PcrAccess = { originatorId: string; status: string; partyIds: readonly string[] };
+export type PcrAccess = {
+  originatorId: string;
+  status: string;
+  partyIds: readonly string[];
+  /** People an admin named to sign a position's slot of this PCR (docs/decisions/026-four-eyes-by-record.md). */
+  substitutes?: readonly { role: string; userId: string }[];
+};
 
 const hasPcrPosition = (actor: Actor) =>
   actor.position !== null && (PCR_AUTHORIZED_POSITIONS as readonly string[]).includes(actor.position);
@@ -153,7 +159,10 @@ export const seesAllPcrs = (actor: Actor) =>
   hasPcrPosition(actor) || isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
 
 export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
-  seesAllPcrs(actor) || pcr.originatorId === actor._id || pcr.partyIds.includes(actor._id);
+  seesAllPcrs(actor) ||
+  pcr.originatorId === actor._id ||
+  pcr.partyIds.includes(actor._id) ||
+  (pcr.substitutes ?? []).some((s) => s.userId === actor._id);
 
 /**
  * `canViewPcr`, or through an absent person the actor stands in for today: a PCR that is theirs to
@@ -168,9 +177,17 @@ export const canViewPcrAs = (actor: Actor, pcr: PcrAccess, principals: readonly 
 export const canEditPcr = (actor: Actor, pcr: PcrAccess) =>
   isAdmin(actor) || (pcr.originatorId === actor._id && pcr.status === "pending");
 
-/** Holds a slot of the chain: `Change Originator` is the PCR's originator, the rest are positions. */
+/**
+ * Holds a slot of the chain: `Change Originator` is the PCR's originator, the rest are positions,
+ * or the substitute an admin named for that slot of this PCR.
+ */
 export const holdsPcrRole = (actor: Actor, pcr: PcrAccess, role: string) =>
-  role === "Change Originator" ? pcr.originatorId === actor._id : actor.position === role;
+  role === "Change Originator"
+    ? pcr.originatorId === actor._id
+    : actor.position === role || (pcr.substitutes ?? []).some((s) => s.role === role && s.userId === actor._id);
+
+/** Name substitutes for a PCR's position slots: admins. */
+export const canNamePcrSubstitutes = (actor: Actor) => isAdmin(actor);
 
 /**
  * Whether `actor` may sign or comment the PCR slot `role`, and for whom: themselves (`onBehalfOf`
@@ -190,7 +207,10 @@ export function pcrSlotHolder(
 
 /** The PCR lists as SQL over `p`, mirroring `canViewPcr`. */
 export const pcrListScope = (actor: Actor) =>
-  seesAllPcrs(actor) ? sql`true` : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`;
+  seesAllPcrs(actor)
+    ? sql`true`
+    : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids)
+        or p.substitutes @> ${JSON.stringify([{ userId: actor._id }])}::jsonb)`;
 
 // ---------------------------------------------------------------------------------------------
 // Legacy archive and year-end reviews

@@ -88,6 +88,13 @@ export const withdrawReasonSchema = z
   .min(1, { error: "Say why the PCR is withdrawn" })
   .max(2000, { error: "At most 2000 characters" });
 
+/** POST /api/pcr/substitute: who signs a position slot of a PCR raised by a holder of that position. */
+export const substituteBodySchema = z.object({
+  pcrId: uuid("PCR id"),
+  role: z.enum(PCR_ROLES, { error: `role must be one of: ${PCR_ROLES.join(", ")}` }),
+  userId: uuid("user id"),
+});
+
 /** POST /api/pcr/withdraw. */
 export const withdrawBodySchema = z.object({ pcrId: uuid("PCR id"), reason: withdrawReasonSchema });
 

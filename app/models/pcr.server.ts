@@ -22,6 +22,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import {
   canEditPcr,
+  canNamePcrSubstitutes,
   canViewPcr,
   canViewPcrAs,
   holdsPcrRole,
@@ -80,6 +81,8 @@ export function toPcrDocument(
     finishedAt: row.finishedAt?.toISOString() ?? null,
     /** When it was withdrawn (status `withdrawn`): a new key. */
     withdrawnAt: row.withdrawnAt?.toISOString() ?? null,
+    /** Substitutes an admin named for position slots (`{ role, userId, namedBy, namedAt }`): a new key. */
+    substitutes: row.substitutes,
     cloned: row.cloned,
     previous_serial_num: row.previousSerialNum,
     originator_id: row.originatorId,
@@ -168,6 +171,7 @@ const access = (row: PcrRow): PcrAccess => ({
   originatorId: row.originatorId,
   status: row.status,
   partyIds: row.partyIds,
+  substitutes: row.substitutes,
 });
 
 async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
@@ -193,10 +197,12 @@ export const pcrAccessOf = (pcr: {
   originator_id: string;
   status: string;
   affectedParties: { Name: { value: string } }[];
+  substitutes?: { role: string; userId: string }[];
 }): PcrAccess => ({
   originatorId: pcr.originator_id,
   status: pcr.status,
   partyIds: pcr.affectedParties.map((p) => p.Name.value),
+  substitutes: pcr.substitutes ?? [],
 });
 
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
@@ -530,6 +536,72 @@ export async function withdrawPcr(actor: PublicUser, id: string, reason: string)
   });
 }
 
+/**
+ * POST /api/pcr/substitute: an admin names who signs a position's slot of a PCR raised by a holder
+ * of that position (its originator signs as Change Originator and may sign one slot only; issue 32
+ * item 19, docs/decisions/026-four-eyes-by-record.md). The substitute must be active, must not be
+ * the originator, and must not have signed this PCR already (one person, one slot): 400 on
+ * `userId` otherwise. Naming another substitute for the same slot replaces the first.
+ */
+export async function namePcrSubstitute(
+  actor: PublicUser,
+  input: { pcrId: string; role: PcrRole; userId: string },
+): Promise<PcrDocument> {
+  if (!canNamePcrSubstitutes(actor)) throw new Forbidden("Only an admin can name a substitute signer");
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, input.pcrId);
+    if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
+    if (input.role === "Change Originator") {
+      throw new Invalid("The Change Originator slot is the originator's own", [
+        { path: "role", message: "Choose a position of the chain" },
+      ]);
+    }
+    const slot = row.signatures.find((s) => s.Name === input.role)!;
+    if (slot.state === "signed") throw new Conflict(`The ${input.role} slot is already signed`);
+    const [originator] = await tx
+      .select({ position: users.position })
+      .from(users)
+      .where(eq(users.id, row.originatorId));
+    if (originator?.position !== input.role) {
+      throw new Conflict(
+        `A substitute is named only for the slot of the position the originator holds; holders of ${input.role} sign this one`,
+      );
+    }
+    const people = await requireActiveUsers(tx, [{ path: "userId", id: input.userId }]);
+    const name = people.get(input.userId)!.name;
+    const signer = row.signatures.find(
+      (s) => s.state === "signed" && [s.signedBy, s.onBehalfOf].includes(input.userId),
+    );
+    const issue =
+      input.userId === row.originatorId
+        ? `${name} raised this PCR and signs it as Change Originator; someone else must sign as ${input.role}`
+        : signer
+          ? `${name} already signed this PCR as ${signer.Name}; one person signs one slot`
+          : null;
+    if (issue) throw new Invalid(issue, [{ path: "userId", message: issue }]);
+    const substitutes = [
+      ...row.substitutes.filter((s) => s.role !== input.role),
+      { role: input.role, userId: input.userId, namedBy: actor._id, namedAt: new Date().toISOString() },
+    ];
+    const [updated] = await tx
+      .update(pcrs)
+      .set({ substitutes, updatedAt: new Date() })
+      .where(eq(pcrs.id, row.id))
+      .returning();
+    await audit(tx, row.id, actor, { action: `Named ${name} to sign as ${input.role} (substitute)` });
+    await notifyAboutPcr(
+      tx,
+      row,
+      { userIds: [input.userId] },
+      {
+        event: `${actor.name} named you to sign PCR ${row.serialNum} as ${input.role}, in place of its originator.`,
+        expectation: `Review the PCR and sign as ${input.role} when the earlier slots are signed.`,
+      },
+    );
+    return (await documents([updated!], tx))[0]!;
+  });
+}
+
 /** POST /api/clonePcr: a fresh copy, unsigned, with the caller as originator. */
 export async function clonePcr(actor: PublicUser, serialNum: string): Promise<PcrDocument> {
   return getDb().transaction(async (tx) => {
@@ -656,7 +728,17 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
             `You already signed this PCR as ${own.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
           );
         }
-        const theirs = principal && slots.find((s) => s.state === "signed" && people(s).includes(principal._id));
+        // The originator's own slot is theirs; the slot of the position they hold falls to their
+        // delegate (or an admin-named substitute): their delegate may sign it for them though they
+        // signed as Change Originator (issue 32 item 19, docs/decisions/026).
+        const theirs =
+          principal &&
+          slots.find(
+            (s) =>
+              s.state === "signed" &&
+              people(s).includes(principal._id) &&
+              !(s.Name === "Change Originator" && principal._id === row.originatorId && s.signedBy === principal._id),
+          );
         if (theirs) {
           throw new Forbidden(
             `${principal.name} already signed this PCR as ${theirs.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,

@@ -29,6 +29,7 @@ import {
   newPcrSchema,
   signaturesBodySchema,
   updatePcrSchema,
+  substituteBodySchema,
   withdrawBodySchema,
 } from "~/models/pcr.schema";
 import { reviewBodySchema } from "~/models/review.schema";
@@ -138,6 +139,13 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       summary:
         "Signs the caller's slot of the signature chain. A body that signs needs the signer's password (401 without it or wrong; it spends the sign-in failure budget).",
       body: signaturesBodySchema,
+    },
+  },
+  "/api/pcr/substitute": {
+    post: {
+      summary:
+        "Names who signs a position slot of a PCR whose originator holds that position (admins; 400 on userId for the originator or an earlier signer).",
+      body: substituteBodySchema,
     },
   },
   "/api/pcr/withdraw": {

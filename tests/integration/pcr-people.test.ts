@@ -1,13 +1,15 @@
 /**
  * PCR signatures people can trust (issue 32; docs/decisions/026-four-eyes-by-record.md): signing
  * over the API re-authenticates like the page (item 6); a signed PCR is withdrawn, never deleted
- * (item 9).
+ * (item 9); a PCR raised by a chain position holder can finish (item 19).
  */
 import { describe, expect, it } from "vitest";
 import { LOGIN_FAILURE_LIMIT } from "~/models/rate-limit.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
+import * as substituteRoute from "~/routes/api+/pcr.substitute";
+import { createDelegation } from "~/models/delegation.server";
 import { historyOf } from "~/models/audit.server";
 import { api } from "../helpers/api";
 import { createPcrOk, currentChain, partySign, pcrRow, postSignatures, sign, tokenOf } from "../helpers/pcr";
@@ -132,5 +134,63 @@ describe("a signed PCR is withdrawn, never deleted (item 9)", () => {
     const res = await withdraw(stranger, { pcrId: pcr._id, reason: "Not mine" });
     expect(res.status, res.text).toBe(403);
     expect((await pcrRow(pcr._id))!.status).toBe("pending");
+  });
+});
+
+describe("a PCR raised by a chain position holder can finish (item 19)", () => {
+  const VP = "VP Fleet Management" as const;
+  const substitute = async (who: { _id: string }, body: unknown) =>
+    api(substituteRoute, { method: "POST", path: "/api/pcr/substitute", token: await tokenOf(who), body });
+  const period = (absent: { _id: string }, delegate: { _id: string }) => ({
+    userId: absent._id,
+    delegateId: delegate._id,
+    startsOn: new Date().toISOString().slice(0, 10),
+    endsOn: new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10),
+  });
+
+  it("the originator signs their own slot; their position's slot falls to their delegate", async () => {
+    const vp = await makeUser({ position: VP, name: `Vic VP ${Date.now()}` });
+    const deputy = await makeUser();
+    const pcr = await createPcrOk(vp);
+    expect((await sign(vp, pcr._id, "Change Originator")).status).toBe(200);
+    const own = await sign(vp, pcr._id, VP);
+    expect(own.status, own.text).toBe(403);
+    await createDelegation(vp, period(vp, deputy));
+    const res = await sign(deputy, pcr._id, VP);
+    expect(res.status, res.text).toBe(200);
+    const row = (await pcrRow(pcr._id))!;
+    expect(row.signatures[1]).toMatchObject({ state: "signed", signedBy: deputy._id, onBehalfOf: vp._id });
+  });
+
+  it("or to a substitute an admin names; the originator and earlier signers cannot be named (400 on userId)", async () => {
+    const vp = await makeUser({ position: VP });
+    const admin = await makeAdmin();
+    const stand = await makeUser({ department: "fleet" });
+    const pcr = await createPcrOk(vp);
+    expect((await sign(vp, pcr._id, "Change Originator")).status).toBe(200);
+    const user = await makeUser();
+    expect((await substitute(user, { pcrId: pcr._id, role: VP, userId: stand._id })).status).toBe(403);
+    for (const who of [vp]) {
+      const res = await substitute(admin, { pcrId: pcr._id, role: VP, userId: who._id });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual(["userId"]);
+    }
+    const named = await substitute(admin, { pcrId: pcr._id, role: VP, userId: stand._id });
+    expect(named.status, named.text).toBe(200);
+    expect(named.body.data.substitutes).toEqual([expect.objectContaining({ role: VP, userId: stand._id })]);
+    const res = await sign(stand, pcr._id, VP);
+    expect(res.status, res.text).toBe(200);
+    expect((await pcrRow(pcr._id))!.signatures[1]).toMatchObject({ state: "signed", signedBy: stand._id });
+    const trail = await historyOf("pcr", pcr._id);
+    expect(trail.map((e) => e.action)).toContain(`Named ${stand.name} to sign as ${VP} (substitute)`);
+  });
+
+  it("a substitute is named only for the originator's own position slot (409 otherwise)", async () => {
+    const originator = await makeUser();
+    const admin = await makeAdmin();
+    const stand = await makeUser();
+    const pcr = await createPcrOk(originator);
+    const res = await substitute(admin, { pcrId: pcr._id, role: VP, userId: stand._id });
+    expect(res.status, res.text).toBe(409);
   });
 });
