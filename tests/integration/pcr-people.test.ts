@@ -9,6 +9,8 @@ import { makeAdmin, makeUser } from "../helpers/factories";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
 import * as substituteRoute from "~/routes/api+/pcr.substitute";
+import * as usersRoute from "~/routes/api+/users";
+import * as pcrByIdRoute from "~/routes/api+/pcr.$id";
 import { createDelegation } from "~/models/delegation.server";
 import { historyOf } from "~/models/audit.server";
 import { api } from "../helpers/api";
@@ -192,5 +194,33 @@ describe("a PCR raised by a chain position holder can finish (item 19)", () => {
     const pcr = await createPcrOk(originator);
     const res = await substitute(admin, { pcrId: pcr._id, role: VP, userId: stand._id });
     expect(res.status, res.text).toBe(409);
+  });
+});
+
+describe("signing under another name (item 7)", () => {
+  it("the manifestation keeps the name at signing and the account id; the rename is audited", async () => {
+    const signer = await makeUser({ name: `Anna Berg ${Date.now()}` });
+    const admin = await makeAdmin();
+    const pcr = await createPcrOk(signer);
+    expect((await sign(signer, pcr._id, "Change Originator")).status).toBe(200);
+    const renamed = await api(usersRoute, {
+      method: "PUT",
+      path: "/api/users",
+      token: await tokenOf(admin),
+      body: { _id: signer._id, name: "Petra Nilsen" },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    const doc = await api(pcrByIdRoute, {
+      path: `/api/pcr/${pcr._id}`,
+      params: { id: pcr._id },
+      token: await tokenOf(admin),
+    });
+    expect(doc.body.data.signatureManifestations[0]).toMatchObject({
+      signerId: signer._id,
+      printedName: signer.name,
+    });
+    expect(doc.body.data.signatures[0].signedBy).toMatchObject({ _id: signer._id, name: "Petra Nilsen" });
+    const trail = await historyOf("user", signer._id);
+    expect(trail.at(-1)).toMatchObject({ action: "Changed name", from: signer.name, to: "Petra Nilsen" });
   });
 });

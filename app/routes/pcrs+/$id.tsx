@@ -279,6 +279,8 @@ export default function PcrPage() {
         ? m.position
         : (m?.position ?? (s.Name === "Change Originator" ? "Change Originator" : s.Name)),
       actingFor: m?.onBehalfOf?.name ?? null,
+      // The name printed is the one the account had at signing; a later rename shows beside it.
+      accountNow: m && s.signedBy && s.signedBy.name !== m.printedName ? s.signedBy.name : null,
       signature: s.Signature,
       signatureDate: m?.signedAt ?? s.signatureDate,
       comments: s.Comments,
