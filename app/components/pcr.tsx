@@ -4,6 +4,7 @@ import { formatDateTime } from "./moc";
 import { useHydrated } from "./use-hydrated";
 
 export function PcrStatusBadge({ status }: { status: string }) {
+  if (status === "withdrawn") return <span className="badge">Withdrawn</span>;
   return status === "finished" ? (
     <span className="badge badge-success">Finished</span>
   ) : (
@@ -32,6 +33,11 @@ export type SlotView = {
   position: string | null;
   /** The absent holder a delegate signed for, by name. */
   actingFor: string | null;
+  /**
+   * The signing account's name now, when it differs from the printed name (the account was
+   * renamed after signing, docs/decisions/026-four-eyes-by-record.md).
+   */
+  accountNow?: string | null;
   signature: unknown;
   signatureDate: string | null;
   comments: string;
@@ -56,6 +62,12 @@ export function SignatureBlock({ slot }: { slot: SlotView }) {
           <dl className="answers">
             <dt>Printed name</dt>
             <dd>{slot.signer ?? "—"}</dd>
+            {slot.accountNow ? (
+              <>
+                <dt>Account</dt>
+                <dd>{`${slot.accountNow} (renamed since signing)`}</dd>
+              </>
+            ) : null}
             <dt>Position</dt>
             <dd>{slot.position ?? "—"}</dd>
             {slot.actingFor ? (

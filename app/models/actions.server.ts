@@ -9,7 +9,7 @@ import { getDb } from "~/utils/db.server";
 import { MOC_SUMMARY_JSON } from "#db/moc-document";
 import type { Actor } from "./authz.server";
 import type { MocDocument } from "./moc-document";
-import { actingIndependentSql, pendingStepSql, type MocStep } from "./moc-steps.server";
+import { actingIndependentSql, ownedStepSql, pendingStepSql, type MocStep } from "./moc-steps.server";
 
 export type PendingAction = {
   type: MocStep;
@@ -37,7 +37,7 @@ function pendingSteps(actor: Actor, delegate?: Actor): SQL {
     from mocs m
     cross join lateral (select ${pendingStepSql(actor)} as type) a
     where not m.is_deleted and m.status <> 'decline' and a.type is not null
-      ${delegate ? sql`and ${actingIndependentSql(sql`a.type`, delegate)}` : sql``}
+      ${delegate ? sql`and ${actingIndependentSql(sql`a.type`, delegate)} and ${ownedStepSql(sql`a.type`, actor)}` : sql``}
       and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${actor._id}::uuid)))
            ${isHseq ? sql`or m.status = 'c'` : sql``})`;
 }

@@ -44,6 +44,12 @@ export type MocAccess = {
   verifierId: string | null;
   hseqId: string | null;
   allUserIds: readonly string[];
+  /**
+   * Everyone who acted on the MOC so far, from its trail and signature manifestations (the four-eyes
+   * rule judges independence against them: moc-steps.server.ts `isIndependentOf`): the authors of
+   * Parts A, B and E and of a temporary change's ends, who took the HSEQ review, who the approval.
+   */
+  acted: { makerIds: readonly string[]; reviewerIds: readonly string[]; approverIds: readonly string[] };
 };
 
 export const isInvolved = (actor: Actor, moc: MocAccess) => moc.allUserIds.includes(actor._id);
@@ -53,11 +59,12 @@ export const canViewMoc = (actor: Actor, moc: MocAccess) =>
   isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) || isInvolved(actor, moc) || moc.completed;
 
 /**
- * Read a MOC as someone standing in for `principals` today (docs/decisions/023): what any of them
- * may read, the delegate may read too.
+ * Read a MOC as someone standing in for `principals` today (docs/decisions/023): the MOCs naming
+ * one of them. A delegate takes over the absent person's own assignments, never their
+ * department-wide or account-wide powers (HSEQ's, an admin's, full access: issue 32 item 11).
  */
 export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly Actor[]) =>
-  canViewMoc(actor, moc) || principals.some((p) => canViewMoc(p, moc));
+  canViewMoc(actor, moc) || principals.some((p) => isInvolved(p, moc));
 
 /** Soft delete, add people, re-assign the implementer: the originator or an admin. */
 export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || moc.originatorId === actor._id;
@@ -138,7 +145,13 @@ export const PCR_AUTHORIZED_POSITIONS = [
   "President",
 ] as const;
 
-export type PcrAccess = { originatorId: string; status: string; partyIds: readonly string[] };
+export type PcrAccess = {
+  originatorId: string;
+  status: string;
+  partyIds: readonly string[];
+  /** People an admin named to sign a position's slot of this PCR (docs/decisions/026-four-eyes-by-record.md). */
+  substitutes?: readonly { role: string; userId: string }[];
+};
 
 const hasPcrPosition = (actor: Actor) =>
   actor.position !== null && (PCR_AUTHORIZED_POSITIONS as readonly string[]).includes(actor.position);
@@ -148,19 +161,35 @@ export const seesAllPcrs = (actor: Actor) =>
   hasPcrPosition(actor) || isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
 
 export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
-  seesAllPcrs(actor) || pcr.originatorId === actor._id || pcr.partyIds.includes(actor._id);
+  seesAllPcrs(actor) ||
+  pcr.originatorId === actor._id ||
+  pcr.partyIds.includes(actor._id) ||
+  (pcr.substitutes ?? []).some((s) => s.userId === actor._id);
 
-/** `canViewPcr`, or through an absent person the actor stands in for today (to sign their slot). */
+/**
+ * `canViewPcr`, or through an absent person the actor stands in for today: a PCR that is theirs to
+ * sign (they raised it, are an affected party, or hold a position of the chain), never through
+ * their department's or account's powers (issue 32 item 11).
+ */
 export const canViewPcrAs = (actor: Actor, pcr: PcrAccess, principals: readonly Actor[]) =>
-  canViewPcr(actor, pcr) || principals.some((p) => canViewPcr(p, pcr));
+  canViewPcr(actor, pcr) ||
+  principals.some((p) => pcr.originatorId === p._id || pcr.partyIds.includes(p._id) || hasPcrPosition(p));
 
 /** PUT and DELETE /api/pcr: the originator while pending, or an admin. */
 export const canEditPcr = (actor: Actor, pcr: PcrAccess) =>
   isAdmin(actor) || (pcr.originatorId === actor._id && pcr.status === "pending");
 
-/** Holds a slot of the chain: `Change Originator` is the PCR's originator, the rest are positions. */
+/**
+ * Holds a slot of the chain: `Change Originator` is the PCR's originator, the rest are positions,
+ * or the substitute an admin named for that slot of this PCR.
+ */
 export const holdsPcrRole = (actor: Actor, pcr: PcrAccess, role: string) =>
-  role === "Change Originator" ? pcr.originatorId === actor._id : actor.position === role;
+  role === "Change Originator"
+    ? pcr.originatorId === actor._id
+    : actor.position === role || (pcr.substitutes ?? []).some((s) => s.role === role && s.userId === actor._id);
+
+/** Name substitutes for a PCR's position slots: admins. */
+export const canNamePcrSubstitutes = (actor: Actor) => isAdmin(actor);
 
 /**
  * Whether `actor` may sign or comment the PCR slot `role`, and for whom: themselves (`onBehalfOf`
@@ -180,7 +209,10 @@ export function pcrSlotHolder(
 
 /** The PCR lists as SQL over `p`, mirroring `canViewPcr`. */
 export const pcrListScope = (actor: Actor) =>
-  seesAllPcrs(actor) ? sql`true` : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`;
+  seesAllPcrs(actor)
+    ? sql`true`
+    : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids)
+        or p.substitutes @> ${JSON.stringify([{ userId: actor._id }])}::jsonb)`;
 
 // ---------------------------------------------------------------------------------------------
 // Legacy archive and year-end reviews

@@ -17,6 +17,7 @@ import { lockedHeadSql, parseHead } from "./audit-chain.server";
 import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 import { cut, type PageOf, type PageRequest } from "./keyset";
+import { ACTED_SQL } from "./moc-steps.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
 const m = alias(mocs, "m");
@@ -169,6 +170,7 @@ const ACCESS_FIELDS = {
   verifierId: m.verifierId,
   hseqId: m.hseqId,
   allUserIds: ALL_USER_IDS,
+  acted: ACTED_SQL,
 };
 
 /** The row fields the authorization predicates need, with the MOC row locked when `lock` is set. */

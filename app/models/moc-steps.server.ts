@@ -122,52 +122,136 @@ const ROLES = {
 } as const;
 type Role = keyof typeof ROLES;
 
+/** A constant of the code as an SQL literal, so the query text (and its plan) stays the same. */
+const literal = (text: string) => sql.raw(`'${text.replace(/'/g, "''")}'`);
+
 // ---------------------------------------------------------------------------------------------
-// Four eyes (docs/decisions/021-records-people-can-trust.md)
+// Four eyes (docs/decisions/021-records-people-can-trust.md, 026-four-eyes-by-record.md)
 
 /**
- * The person is independent of the MOC: neither its originator nor its implementer, so they may
- * review, approve, resolve deviations/extensions and verify it. The one rule for every check-step,
- * every assignment path and (through `independentSql`) every list; a delegate is held to it too.
+ * What a check is judged against: a plain check (a deviation decision, a verification, the end of
+ * a temporary change) against the makers of the change; the HSEQ review also against its approval
+ * and the approval also against its review (one person may not take both).
  */
-export const isIndependentOf = (userId: string, moc: Pick<MocAccess, "originatorId" | "implementerId">) =>
-  userId !== moc.originatorId && userId !== moc.implementerId;
+export type CheckKind = "check" | "review" | "approval";
 
-/** `isIndependentOf` as SQL over `m` for the person whose id is `userId`. */
-export const independentSql = (userId: string): SQL =>
-  sql`(m.originator_id <> ${userId} and m.implementer_id is distinct from ${userId})`;
+/** The words of the trail entries (moc_logs.action) the four-eyes rule reads, written by the steps below. */
+export const TRAIL_ACTIONS = {
+  partAUpdated: "Updated Part A",
+  restored: "Reported the original condition restored",
+  extensionAsked: "Asked to extend the temporary change to ",
+  permanent: "Made the temporary change permanent",
+} as const;
 
-/** Why the person is not independent of the MOC, in words ("the originator"), or null when they are. */
-export function dependenceOf(userId: string, moc: Pick<MocAccess, "originatorId" | "implementerId">): string | null {
+/**
+ * The trail entries `l` (moc_logs) that make their author, and the absent person they acted for,
+ * a maker of the change: the MOC created (or cloned), Part A submitted or updated, Part B submitted (or declined), Part E
+ * reported, and the implementer's ends of a temporary change. Step moves are told apart by the
+ * status they left; the few that stay in place by their words.
+ */
+const MAKER_ENTRY = sql`(l.from_status is null or (l.from_status = 'a' and l.to_status = 'b')
+  or (l.from_status = 'b' and l.to_status in ('c', 'decline'))
+  or (l.from_status = 'e' and l.to_status in ('f', 'b'))
+  or l.action = ${literal(TRAIL_ACTIONS.partAUpdated)} or l.action = ${literal(TRAIL_ACTIONS.restored)}
+  or l.action like ${literal(`${TRAIL_ACTIONS.extensionAsked}%`)} or l.action like ${literal(`${TRAIL_ACTIONS.permanent}%`)})`;
+/** The trail entries of the HSEQ review (Part C): the only step that leaves `c`. */
+const REVIEW_ENTRY = sql`(l.from_status = 'c' and l.to_status in ('d', 'b'))`;
+/** The trail entries of the approval (Part D): the only step that leaves `d`. */
+const APPROVAL_ENTRY = sql`(l.from_status = 'd' and l.to_status in ('e', 'decline'))`;
+
+/**
+ * Everyone who acted on the MOC so far, from its trail and its signature manifestations (the
+ * acting person and the absent person they acted for alike), as SQL over `m`: a JSON object of
+ * `MocAccess["acted"]`. Read with the MOC's row, in the statement that loads it.
+ */
+export const ACTED_SQL = sql<MocAccess["acted"]>`(select json_build_object(
+    'makerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'maker'), '[]'::json),
+    'reviewerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'review'), '[]'::json),
+    'approverIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'approval'), '[]'::json))
+  from (
+    select case when ${MAKER_ENTRY} then 'maker' when ${REVIEW_ENTRY} then 'review'
+        when ${APPROVAL_ENTRY} then 'approval' end as kind, p.person
+      from moc_logs l cross join lateral (values (l.user_id), (l.on_behalf_of)) p(person)
+      where l.moc_id = m.id and p.person is not null
+    union all
+    select 'maker', p.person from signature_manifestations s
+      cross join lateral (values (s.signer_id), (s.on_behalf_of)) p(person)
+      where s.record_kind = 'moc' and s.record_id = m.id and s.role = 'Implementer' and p.person is not null
+  ) x where x.kind is not null)`;
+
+type Independence = Pick<MocAccess, "originatorId" | "implementerId" | "approverId" | "acted">;
+
+/**
+ * Why the person is not independent of the MOC for a check of `kind`, in words ("the
+ * originator"), or null when they are. Judged against everyone who acted on the record (its trail
+ * and manifestations), not only the people it names now: a reassignment cannot turn a maker into
+ * a checker.
+ */
+export function dependenceOf(userId: string, moc: Independence, kind: CheckKind = "check"): string | null {
+  const acted = moc.acted ?? NOBODY_ACTED;
   const roles = [
-    userId === moc.originatorId ? "originator" : null,
-    userId === moc.implementerId ? "implementer" : null,
+    userId === moc.originatorId ? "the originator" : null,
+    userId === moc.implementerId ? "the implementer" : null,
+    userId !== moc.originatorId && userId !== moc.implementerId && acted.makerIds.includes(userId)
+      ? "an author of Part A, B or E"
+      : null,
+    kind === "review" && (userId === moc.approverId || acted.approverIds.includes(userId)) ? "the approver" : null,
+    kind === "approval" && acted.reviewerIds.includes(userId) ? "the HSEQ reviewer" : null,
   ].filter(Boolean);
-  return roles.length ? `the ${roles.join(" and ")}` : null;
+  return roles.length ? roles.join(" and ") : null;
 }
+
+/** Nobody acted yet (a record read without its trail). */
+export const NOBODY_ACTED: MocAccess["acted"] = { makerIds: [], reviewerIds: [], approverIds: [] };
+
+/**
+ * The person is independent of the MOC for a check of `kind`: neither its originator nor its
+ * implementer nor anyone who made the change (from the trail), and for the review and the approval
+ * not the one who took the other. The one rule for every check-step, every assignment path and
+ * (through `independentSql`) every list; a delegate is held to it too.
+ */
+export const isIndependentOf = (userId: string, moc: Independence, kind: CheckKind = "check") =>
+  dependenceOf(userId, moc, kind) === null;
+
+/** `isIndependentOf` as SQL over `m` for the person whose id is `userId` (a value or a placeholder). */
+export const independentSql = (userId: unknown, kind: CheckKind = "check"): SQL => {
+  const entries = [MAKER_ENTRY, ...(kind === "review" ? [APPROVAL_ENTRY] : kind === "approval" ? [REVIEW_ENTRY] : [])];
+  return sql`(m.originator_id <> ${userId} and m.implementer_id is distinct from ${userId}
+    ${kind === "review" ? sql`and m.approver_id is distinct from ${userId}` : sql``}
+    and not exists (select 1 from moc_logs l where l.moc_id = m.id and ${userId} in (l.user_id, l.on_behalf_of)
+      and (${sql.join(entries, sql` or `)}))
+    and not exists (select 1 from signature_manifestations s where s.record_kind = 'moc' and s.record_id = m.id
+      and s.role = 'Implementer' and ${userId} in (s.signer_id, s.on_behalf_of)))`;
+};
 
 /** The 400 message and field issue when an assignment would break four eyes. */
 export const FOUR_EYES_ASSIGNMENT = (who: string, role: string) =>
-  `${who} cannot be the ${role}: nobody reviews, approves or verifies their own change (four eyes)`;
+  `${who} cannot be the ${role}: nobody reviews, approves or verifies their own change, and one person does not both review and approve it (four eyes)`;
+
+/** The check of each assignable checker role. */
+const CHECK_OF_ROLE = { approver: "approval", verifier: "check", hseq: "check" } as const;
 
 /**
  * Whether putting `userId` in `role` of the MOC would break four eyes: the 400 message, or null.
- * A checker (approver, verifier, HSEQ reviewer) must be independent of the MOC; an implementer
- * must not be one of its checkers.
+ * A checker (approver, verifier, HSEQ reviewer) must be independent of the MOC, judged against
+ * everyone who acted on it; an implementer must be none of its checkers, now or before.
  */
 export function fourEyesAssignment(
-  moc: Pick<MocAccess, "originatorId" | "implementerId" | "approverId" | "verifierId" | "hseqId">,
+  moc: Pick<MocAccess, "originatorId" | "implementerId" | "approverId" | "verifierId" | "hseqId" | "acted">,
   role: "implementer" | "approver" | "verifier" | "hseq",
   userId: string,
   name: string,
 ): string | null {
   if (role === "implementer") {
-    const checker = (["approver", "verifier", "hseq"] as const).find((r) => moc[`${r}Id`] === userId);
+    const acted = moc.acted ?? NOBODY_ACTED;
+    const checker =
+      (["approver", "verifier", "hseq"] as const).find((r) => moc[`${r}Id`] === userId) ??
+      (acted.reviewerIds.includes(userId) ? "hseq" : acted.approverIds.includes(userId) ? "approver" : undefined);
     return checker
       ? `${name}, the ${checker === "hseq" ? "HSEQ reviewer" : checker} of this MOC, cannot also be its implementer: nobody reviews, approves or verifies their own change (four eyes)`
       : null;
   }
-  const dependence = dependenceOf(userId, moc);
+  const dependence = dependenceOf(userId, moc, CHECK_OF_ROLE[role]);
   return dependence
     ? FOUR_EYES_ASSIGNMENT(`${name}, ${dependence} of this MOC,`, role === "hseq" ? "HSEQ reviewer" : role)
     : null;
@@ -176,21 +260,22 @@ export function fourEyesAssignment(
 type Who = { may: (actor: Actor, moc: MocAccess) => boolean; sql: (actor: Actor) => SQL; refusal: string };
 
 /**
- * A check-step's `who`: the rule `base` and independence of the MOC, for admins too. `conflict`
- * names why someone `base` alone would allow is refused (the 403 message).
+ * A check-step's `who`: the rule `base` and independence of the MOC for a check of `kind`, for
+ * admins too. `conflict` names why someone `base` alone would allow is refused (the 403 message).
  */
 const independent = (
   base: Who,
   doing: string,
-): Who & { independent: true; conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
-  independent: true,
-  may: (actor, moc) => base.may(actor, moc) && isIndependentOf(actor._id, moc),
-  sql: (actor) => sql`(${base.sql(actor)} and ${independentSql(actor._id)})`,
+  kind: CheckKind = "check",
+): Who & { independent: CheckKind; conflict: (actor: Actor, moc: MocAccess) => string | null } => ({
+  independent: kind,
+  may: (actor, moc) => base.may(actor, moc) && isIndependentOf(actor._id, moc, kind),
+  sql: (actor) => sql`(${base.sql(actor)} and ${independentSql(actor._id, kind)})`,
   refusal: base.refusal,
   conflict: (actor, moc) => {
-    const dependence = base.may(actor, moc) ? dependenceOf(actor._id, moc) : null;
+    const dependence = base.may(actor, moc) ? dependenceOf(actor._id, moc, kind) : null;
     return dependence
-      ? `You are ${dependence} of this MOC, so you cannot ${doing} it: nobody reviews, approves or verifies their own change (four eyes)`
+      ? `You are ${dependence} of this MOC, so you cannot ${doing} it: nobody reviews, approves or verifies their own change, and one person does not both review and approve it (four eyes)`
       : null;
   },
 });
@@ -236,7 +321,7 @@ type StepDefinition<Form extends z.ZodType> = {
      * A check-step (four eyes, set by `independent`): whoever takes it, in person or on someone
      * else's behalf, must be independent of the MOC (`isIndependentOf`, applied to the acting person).
      */
-    independent?: true;
+    independent?: CheckKind;
     /**
      * Whom the step waits on ("waiting on me"), when not everyone who `may` act: a draft waits on
      * its originator, though an admin may finish it too.
@@ -389,7 +474,7 @@ export const STEPS = {
       const newlyAssigned = moc.status === "a" || previous !== implementerId;
       return {
         to: "b",
-        action: moc.status === "a" ? "Submitted Part A" : "Updated Part A",
+        action: moc.status === "a" ? "Submitted Part A" : TRAIL_ACTIONS.partAUpdated,
         changes: { implementerId, temporary },
         notices: newlyAssigned
           ? [
@@ -502,6 +587,7 @@ export const STEPS = {
         refusal: "Only members of the HSEQ department can submit the HSEQ review",
       },
       "review",
+      "review",
     ),
     signs: () => "HSEQ reviewer",
     open: { statuses: ["c"] },
@@ -553,6 +639,7 @@ export const STEPS = {
     who: independent(
       { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
       "approve",
+      "approval",
     ),
     signs: () => "Approver",
     open: { statuses: ["d"] },
@@ -794,7 +881,7 @@ export const STEPS = {
       const details = input["restoration-details"].value;
       return {
         to: "f",
-        action: "Reported the original condition restored",
+        action: TRAIL_ACTIONS.restored,
         comment: details,
         changes: {
           temporary: {
@@ -896,7 +983,7 @@ export const STEPS = {
       const reason = input["temporary-extension-reason"].value;
       return {
         to: "f",
-        action: `Asked to extend the temporary change to ${newDate}`,
+        action: `${TRAIL_ACTIONS.extensionAsked}${newDate}`,
         comment: reason,
         changes: {
           temporary: {
@@ -1008,7 +1095,7 @@ export const STEPS = {
       const clone = await cloneMocInto(tx, actor, moc, { permanent: { reason } });
       return {
         to: "f",
-        action: `Made the temporary change permanent: continued as ${mocLabel(clone.serialNum)}`,
+        action: `${TRAIL_ACTIONS.permanent}: continued as ${mocLabel(clone.serialNum)}`,
         comment: reason,
         changes: { temporary: { ...temporary, state: "made-permanent", permanent_moc: clone.id } },
         notices: [
@@ -1071,7 +1158,7 @@ export function fourEyesConflicts(moc: MocAccess): string[] {
     ["hseq", moc.verifierId ? "resolve its deviations and extensions" : "verify it", moc.hseqId],
   ];
   return checkers.flatMap(([role, doing, id]) => {
-    const dependence = id ? dependenceOf(id, moc) : null;
+    const dependence = id ? dependenceOf(id, moc, role === "approver" ? "approval" : "check") : null;
     if (!dependence) return [];
     const label = role === "hseq" ? "assigned HSEQ user" : role;
     const fix =
@@ -1086,23 +1173,28 @@ export function fourEyesConflicts(moc: MocAccess): string[] {
  * Four eyes for the acting person: a check-step (`independent`) taken on someone's behalf needs
  * the delegate, too, to be independent of the MOC (`isIndependentOf`, the one rule).
  */
-const actingIndependent = (s: MocStep, acting: Actor, moc: MocAccess) =>
-  !(STEPS[s] as AnyStep).who.independent || isIndependentOf(acting._id, moc);
+const actingIndependent = (s: MocStep, acting: Actor, moc: MocAccess) => {
+  const kind = (STEPS[s] as AnyStep).who.independent;
+  return !kind || isIndependentOf(acting._id, moc, kind);
+};
 
 /** `actingIndependent` as SQL over `m`, for the step named by `step` (a SQL text value). */
 export const actingIndependentSql = (step: SQL, acting: Actor): SQL => {
   const checks = MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).who.independent);
-  return sql`(${step} not in (${sql.join(
-    checks.map((s) => literal(s)),
-    sql`, `,
-  )}) or ${independentSql(acting._id)})`;
+  return sql`(case ${step} ${sql.join(
+    checks.map(
+      (s) => sql`when ${literal(s)} then ${independentSql(acting._id, (STEPS[s] as AnyStep).who.independent)}`,
+    ),
+    sql` `,
+  )} else true end)`;
 };
 
 /**
  * Whether `acting` may take the step, and for whom: themselves (`onBehalfOf` null) when the step's
  * rule names them, else the first of `principals` (the absent people who delegated to them today,
- * docs/decisions/023-temporary-changes-and-delegation.md) whom it names, provided the acting
- * person passes the four-eyes rule as a person. Null when neither.
+ * docs/decisions/023-temporary-changes-and-delegation.md) whom it names as the step's owner
+ * (`ownsStep`: their own assignment), provided the acting person passes the four-eyes rule as a
+ * person. Null when neither.
  */
 export function actingFor(
   s: MocStep,
@@ -1112,9 +1204,30 @@ export function actingFor(
 ): { onBehalfOf: Actor | null } | null {
   if (mayAct(s, acting, moc)) return { onBehalfOf: null };
   if (!actingIndependent(s, acting, moc)) return null;
-  const principal = principals.find((p) => mayAct(s, p, moc));
+  const principal = principals.find((p) => mayAct(s, p, moc) && ownsStep(s, p, moc));
   return principal ? { onBehalfOf: principal } : null;
 }
+
+/**
+ * The step is the person's own assignment: the MOC names them in one of the roles that own it
+ * (`owner.roles`). What a delegate may take for them (issue 32 item 11): not what a department
+ * (any HSEQ member's review) or an account (an admin finishing a draft) would allow.
+ */
+export const ownsStep = (s: MocStep, person: Actor, moc: MocAccess) =>
+  STEPS[s].owner.roles.some((role) => moc[`${role}Id` as const] === person._id);
+
+/** `ownsStep` as SQL over `m`, for the step named by `step` (a SQL text value). */
+export const ownedStepSql = (step: SQL, person: Actor): SQL =>
+  sql`(case ${step} ${sql.join(
+    MOC_STEPS.map(
+      (s) =>
+        sql`when ${literal(s)} then (${sql.join(
+          STEPS[s].owner.roles.map((role) => sql`${ROLES[role].column} is not distinct from ${person._id}::uuid`),
+          sql` or `,
+        )})`,
+    ),
+    sql` `,
+  )} else false end)`;
 
 /**
  * Why the step cannot be submitted now (a 409 reason), or null when it is open. The status
@@ -1181,9 +1294,6 @@ export function currentOwner(doc: MocDocument): string | null {
   const named = owner.all ? names.filter(Boolean).join(" or ") || null : (names.find(Boolean) ?? null);
   return named ? named + (owner.suffix ?? "") : (owner.otherwise ?? null);
 }
-
-/** A constant of the code as an SQL literal, so the query text (and its plan) stays the same. */
-const literal = (text: string) => sql.raw(`'${text.replace(/'/g, "''")}'`);
 
 const nameSql = (role: Role) => sql`(select name from users where id = ${ROLES[role].column})`;
 

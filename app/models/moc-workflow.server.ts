@@ -17,7 +17,7 @@ import { principalsOf } from "./delegation.server";
 import type { Actor, MocAccess } from "./authz.server";
 import {
   actingFor,
-  isIndependentOf,
+  dependenceOf,
   mayAct,
   refusalFor,
   stepWaiting,
@@ -160,9 +160,10 @@ export async function runStep<S extends MocStep>(
     const acting = actingFor(step, actor, moc, principals);
     if (!acting) {
       const forSomeone = principals.find((p) => mayAct(step, p, moc));
-      if (forSomeone && !isIndependentOf(actor._id, moc)) {
+      const dependence = forSomeone && dependenceOf(actor._id, moc, definition.who.independent ?? "check");
+      if (dependence) {
         throw new Forbidden(
-          `${definition.who.refusal}; as the originator or implementer of this MOC you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
+          `${definition.who.refusal}; as ${dependence} of this MOC you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
         );
       }
       throw new Forbidden(refusalFor(step, actor, moc));

@@ -79,7 +79,26 @@ export const updatePcrSchema = z
 export const signaturesBodySchema = z.object({
   pcrId: uuid("PCR id"),
   signatures: z.array(signatureSlotSchema).length(PCR_ROLES.length, { error: "Send all six signature slots" }),
+  /** The signer's password, when the body signs a slot (re-authentication, as on the page). */
+  password: z.string({ error: "password must be a string" }).max(256).optional(),
 });
+
+/** Why a PCR is withdrawn: required, one short paragraph. */
+export const withdrawReasonSchema = z
+  .string({ error: "Say why the PCR is withdrawn" })
+  .trim()
+  .min(1, { error: "Say why the PCR is withdrawn" })
+  .max(2000, { error: "At most 2000 characters" });
+
+/** POST /api/pcr/substitute: who signs a position slot of a PCR raised by a holder of that position. */
+export const substituteBodySchema = z.object({
+  pcrId: uuid("PCR id"),
+  role: z.enum(PCR_ROLES, { error: `role must be one of: ${PCR_ROLES.join(", ")}` }),
+  userId: uuid("user id"),
+});
+
+/** POST /api/pcr/withdraw. */
+export const withdrawBodySchema = z.object({ pcrId: uuid("PCR id"), reason: withdrawReasonSchema });
 
 export const affectedPartiesBodySchema = z.object({
   pcrId: uuid("PCR id"),

@@ -23,6 +23,7 @@ import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import {
   canEditPcr,
+  canNamePcrSubstitutes,
   canViewPcr,
   canViewPcrAs,
   holdsPcrRole,
@@ -83,6 +84,10 @@ export function toPcrDocument(
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    /** When it was withdrawn (status `withdrawn`): a new key. */
+    withdrawnAt: row.withdrawnAt?.toISOString() ?? null,
+    /** Substitutes an admin named for position slots (`{ role, userId, namedBy, namedAt }`): a new key. */
+    substitutes: row.substitutes,
     cloned: row.cloned,
     previous_serial_num: row.previousSerialNum,
     originator_id: row.originatorId,
@@ -174,6 +179,7 @@ const access = (row: PcrRow): PcrAccess => ({
   originatorId: row.originatorId,
   status: row.status,
   partyIds: row.partyIds,
+  substitutes: row.substitutes,
 });
 
 async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
@@ -199,10 +205,12 @@ export const pcrAccessOf = (pcr: {
   originator_id: string;
   status: string;
   affectedParties: { Name: { value: string } }[];
+  substitutes?: { role: string; userId: string }[];
 }): PcrAccess => ({
   originatorId: pcr.originator_id,
   status: pcr.status,
   partyIds: pcr.affectedParties.map((p) => p.Name.value),
+  substitutes: pcr.substitutes ?? [],
 });
 
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
@@ -490,7 +498,16 @@ export async function updatePcr(
   });
 }
 
-/** DELETE /api/pcr: permanently, by the originator while pending or an admin. */
+/** The PCR carries a signature: of its chain or of an affected party. Such a PCR is withdrawn, never deleted. */
+export const hasAnySignature = (row: Pick<PcrRow, "signatures" | "affectedParties">) =>
+  isPcrSigned(row) || row.affectedParties.some((a) => a.state === "signed");
+
+export const SIGNED_PCR_KEPT = "This PCR carries signatures, so it cannot be deleted; withdraw it instead";
+
+/**
+ * DELETE /api/pcr: permanently, by the originator while pending or an admin; only while nobody has
+ * signed it (409 then: a signed PCR is withdrawn, `withdrawPcr`).
+ */
 export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: string }> {
   return getDb().transaction(async (tx) => {
     const row = await lockPcr(tx, id);
@@ -499,11 +516,113 @@ export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: s
     }
     if (row.status !== "pending" && !isAdmin(actor))
       throw new Conflict("A finished PCR can be deleted only by an admin");
+    if (hasAnySignature(row)) throw new Conflict(SIGNED_PCR_KEPT);
     await tx.delete(pcrs).where(eq(pcrs.id, id));
     await tx.delete(chatRooms).where(eq(chatRooms.id, row.chatId));
     // The history outlives the PCR: audit entries have no foreign key to it.
     await audit(tx, id, actor, { action: `Deleted PCR ${row.serialNum}`, from: row.status });
     return { _id: id };
+  });
+}
+
+/**
+ * POST /api/pcr/withdraw and the page: the PCR stays, with its signatures and attachments, as
+ * withdrawn (no more signatures); the reason is in its audit trail and its signers and parties are
+ * told. The originator while it is pending, or an admin (a finished one too).
+ */
+export async function withdrawPcr(actor: PublicUser, id: string, reason: string): Promise<PcrDocument> {
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, id);
+    if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
+    if (row.status === "withdrawn") throw new Conflict("This PCR is already withdrawn");
+    if (!canEditPcr(actor, access(row))) {
+      throw new Forbidden("Only the originator (while the PCR is pending) or an admin can withdraw a PCR");
+    }
+    const now = new Date();
+    const [updated] = await tx
+      .update(pcrs)
+      .set({ status: "withdrawn", withdrawnAt: now, updatedAt: now })
+      .where(eq(pcrs.id, id))
+      .returning();
+    await audit(tx, id, actor, { action: "Withdrawn", from: row.status, to: "withdrawn", comment: reason });
+    const signers = row.signatures.flatMap((s) => (s.signedBy ? [s.signedBy] : []));
+    await notifyAboutPcr(
+      tx,
+      row,
+      { userIds: [row.originatorId, ...signers, ...row.partyIds] },
+      {
+        event: `${actor.name} withdrew PCR ${row.serialNum}.`,
+        expectation: "Nothing more is signed on it; it stays on record with its signatures.",
+        details: [["Reason", reason]],
+      },
+    );
+    return (await documents([updated!], tx))[0]!;
+  });
+}
+
+/**
+ * POST /api/pcr/substitute: an admin names who signs a position's slot of a PCR raised by a holder
+ * of that position (its originator signs as Change Originator and may sign one slot only; issue 32
+ * item 19, docs/decisions/026-four-eyes-by-record.md). The substitute must be active, must not be
+ * the originator, and must not have signed this PCR already (one person, one slot): 400 on
+ * `userId` otherwise. Naming another substitute for the same slot replaces the first.
+ */
+export async function namePcrSubstitute(
+  actor: PublicUser,
+  input: { pcrId: string; role: PcrRole; userId: string },
+): Promise<PcrDocument> {
+  if (!canNamePcrSubstitutes(actor)) throw new Forbidden("Only an admin can name a substitute signer");
+  return getDb().transaction(async (tx) => {
+    const row = await lockPcr(tx, input.pcrId);
+    if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
+    if (input.role === "Change Originator") {
+      throw new Invalid("The Change Originator slot is the originator's own", [
+        { path: "role", message: "Choose a position of the chain" },
+      ]);
+    }
+    const slot = row.signatures.find((s) => s.Name === input.role)!;
+    if (slot.state === "signed") throw new Conflict(`The ${input.role} slot is already signed`);
+    const [originator] = await tx
+      .select({ position: users.position })
+      .from(users)
+      .where(eq(users.id, row.originatorId));
+    if (originator?.position !== input.role) {
+      throw new Conflict(
+        `A substitute is named only for the slot of the position the originator holds; holders of ${input.role} sign this one`,
+      );
+    }
+    const people = await requireActiveUsers(tx, [{ path: "userId", id: input.userId }]);
+    const name = people.get(input.userId)!.name;
+    const signer = row.signatures.find(
+      (s) => s.state === "signed" && [s.signedBy, s.onBehalfOf].includes(input.userId),
+    );
+    const issue =
+      input.userId === row.originatorId
+        ? `${name} raised this PCR and signs it as Change Originator; someone else must sign as ${input.role}`
+        : signer
+          ? `${name} already signed this PCR as ${signer.Name}; one person signs one slot`
+          : null;
+    if (issue) throw new Invalid(issue, [{ path: "userId", message: issue }]);
+    const substitutes = [
+      ...row.substitutes.filter((s) => s.role !== input.role),
+      { role: input.role, userId: input.userId, namedBy: actor._id, namedAt: new Date().toISOString() },
+    ];
+    const [updated] = await tx
+      .update(pcrs)
+      .set({ substitutes, updatedAt: new Date() })
+      .where(eq(pcrs.id, row.id))
+      .returning();
+    await audit(tx, row.id, actor, { action: `Named ${name} to sign as ${input.role} (substitute)` });
+    await notifyAboutPcr(
+      tx,
+      row,
+      { userIds: [input.userId] },
+      {
+        event: `${actor.name} named you to sign PCR ${row.serialNum} as ${input.role}, in place of its originator.`,
+        expectation: `Review the PCR and sign as ${input.role} when the earlier slots are signed.`,
+      },
+    );
+    return (await documents([updated!], tx))[0]!;
   });
 }
 
@@ -575,6 +694,20 @@ const differs = (
 };
 
 /**
+ * Whether `incoming` would sign a chain slot of the PCR (rather than only comment): a signature
+ * needs the signer to re-authenticate first (app/web/reauthenticate.server.ts). False for an
+ * unknown PCR (`signPcr` answers that).
+ */
+export async function wouldSignPcr(pcrId: string, incoming: SlotInput[]): Promise<boolean> {
+  const [row] = await getDb().select({ signatures: pcrs.signatures }).from(pcrs).where(eq(pcrs.id, pcrId));
+  if (!row) return false;
+  return incoming.some((slot, index) => {
+    const current = row.signatures[index];
+    return Boolean(current && differs(slot, current.state, current.signature, current.Comments).wantsSign);
+  });
+}
+
+/**
  * POST /api/pcr/signatures: the whole array comes in; only what the caller may change is applied.
  * A slot is signed by its holder, after every earlier slot, once; a holder may comment at any
  * time (a comment alone is stored with `Signature: null`).
@@ -606,7 +739,7 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
       if (!holder) throw new Forbidden(`Only the ${current.Name} (or their delegate) can sign or comment this slot`);
       const principal = holder.onBehalfOf as PublicUser | null;
       if (wantsSign) {
-        if (row.status !== "pending") throw new Conflict("This PCR is already finished");
+        if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
         if (current.state === "signed") throw new Conflict(`The ${current.Name} slot is already signed`);
         const waiting = slots.slice(0, index).find((s) => s.state !== "signed");
         if (waiting) throw new Conflict(`The ${waiting.Name} must sign before the ${current.Name}`);
@@ -619,7 +752,17 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
             `You already signed this PCR as ${own.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
           );
         }
-        const theirs = principal && slots.find((s) => s.state === "signed" && people(s).includes(principal._id));
+        // The originator's own slot is theirs; the slot of the position they hold falls to their
+        // delegate (or an admin-named substitute): their delegate may sign it for them though they
+        // signed as Change Originator (issue 32 item 19, docs/decisions/026).
+        const theirs =
+          principal &&
+          slots.find(
+            (s) =>
+              s.state === "signed" &&
+              people(s).includes(principal._id) &&
+              !(s.Name === "Change Originator" && principal._id === row.originatorId && s.signedBy === principal._id),
+          );
         if (theirs) {
           throw new Forbidden(
             `${principal.name} already signed this PCR as ${theirs.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
@@ -708,7 +851,7 @@ export async function signAsAffectedParty(
       if (!wantsSign && !commentChanged) return;
       if (current.userId !== actor._id) throw new Forbidden("Affected parties sign and comment for themselves only");
       if (wantsSign) {
-        if (row.status !== "pending") throw new Conflict("This PCR is already finished");
+        if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
         if (current.state === "signed") throw new Conflict("You have already signed this PCR");
         requireOwnName(entry.Signature as string, actor, `affectedParties.${index}.Signature`);
         Object.assign(current, { state: "signed", signature: (entry.Signature as string).trim(), signatureDate: now });
@@ -794,7 +937,7 @@ export async function delegatedPcrSignatures(principal: PublicUser) {
 /** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
 export const pcrListQuerySchema = z.object({
   q: searchQuerySchema,
-  status: z.enum(["pending", "finished"]).optional().catch(undefined),
+  status: z.enum(["pending", "finished", "withdrawn"]).optional().catch(undefined),
   safety: z.literal("1").optional().catch(undefined),
   scope: z.enum(["mine", "all"]).default("all").catch("all"),
   page: z.coerce.number().int().min(1).default(1).catch(1),
@@ -826,7 +969,7 @@ export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
 
 export type PcrListFilter = {
   q?: string;
-  status?: "pending" | "finished";
+  status?: "pending" | "finished" | "withdrawn";
   safetyCritical?: boolean;
   mine?: boolean;
   page?: number;

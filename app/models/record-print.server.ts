@@ -231,7 +231,11 @@ export function recordSignatures(source: RecordSource): PrintSignature[] {
   return source.kind === "moc" ? mocSignatures(source.doc) : pcrSignatures(source.pcr);
 }
 
-const PCR_STATUS_LABEL: Record<string, string> = { pending: "Collecting signatures", finished: "Finished" };
+const PCR_STATUS_LABEL: Record<string, string> = {
+  pending: "Collecting signatures",
+  finished: "Finished",
+  withdrawn: "Withdrawn",
+};
 const quoted = (comment: string | null) => (comment ? `“${comment}”` : null);
 const joined = (parts: (string | null)[]) => parts.filter(Boolean).join(" · ") || null;
 
@@ -509,7 +513,7 @@ export function pcrPrintRecord(
   now = new Date(),
 ): PrintRecord {
   const source: RecordSource = { kind: "pcr", pcr, trail };
-  const status = pcr.status === "finished" ? "Finished" : "Collecting signatures";
+  const status = PCR_STATUS_LABEL[pcr.status] ?? pcr.status;
   return {
     kind: "PCR",
     id: pcr._id,

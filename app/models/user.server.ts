@@ -290,13 +290,19 @@ export async function updateOwnProfile(
 ): Promise<PublicUser> {
   assertNoAdminOnlyFields(input);
   const data = ownProfileSchema.parse(input);
-  // The current password spends the same failure budget as signing in. Counted before the
+  // A display name is what signatures print: only an admin changes it (their own too), so nobody
+  // signs under a name they gave themselves (docs/decisions/026-four-eyes-by-record.md).
+  if (data.name !== undefined && data.name !== actor.name && !canManageUsers(actor)) {
+    throw new Forbidden("Only an admin can change your name; ask one to");
+  }
+  // A new password or a new email needs the current password (an email is where sign-in links and
+  // resets go). It spends the same failure budget as signing in. Counted before the
   // transaction, never inside it: it needs a pool connection of its own, and a transaction holding
   // the user-documents lock while it waits for one can starve the pool.
+  const emailChanges = data.email !== undefined && data.email !== actor.email;
+  const needsPassword = data.password !== undefined || emailChanges;
   const attempt =
-    data.password !== undefined && data.currentPassword
-      ? await startPasswordAttempt(actor.email, options.clientAddress)
-      : null;
+    needsPassword && data.currentPassword ? await startPasswordAttempt(actor.email, options.clientAddress) : null;
   const updated = await getDb().transaction(async (tx) => {
     await lockDocumentsShowing(tx, actor._id);
     const [current] = await tx.select().from(users).where(eq(users.id, actor._id)).for("update");
@@ -304,7 +310,7 @@ export async function updateOwnProfile(
     const changes: Partial<typeof users.$inferInsert> = { updatedAt: new Date() };
     if (data.name !== undefined) changes.name = data.name;
     if (data.email !== undefined) changes.email = data.email;
-    if (data.password !== undefined) {
+    if (needsPassword) {
       if (!attempt || !(await passwordMatches(current.passwordHash, data.currentPassword!))) {
         throw new Invalid("Your current password is not correct", [
           {
@@ -314,11 +320,13 @@ export async function updateOwnProfile(
         ]);
       }
       // Onboarding means choosing a password the admin does not know (as on /onboarding).
-      if (!current.onboarded && data.password === data.currentPassword) {
+      if (data.password !== undefined && !current.onboarded && data.password === data.currentPassword) {
         throw new Invalid("Choose a password different from the one you were given", [
           { path: "password", message: "Choose a password different from the one you were given" },
         ]);
       }
+    }
+    if (data.password !== undefined) {
       changes.passwordHash = await hashPassword(data.password);
       changes.onboarded = true;
     }

@@ -18,7 +18,14 @@ import { fieldErrors, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Your profile · Change Management" }];
 
-const detailsSchema = z.object({ intent: z.literal("details"), name: nameSchema, email: emailSchema });
+// The name is sent by admins only (only they change a display name); the current password is
+// needed when the email changes (checked by the server, which knows the email on record).
+const detailsSchema = z.object({
+  intent: z.literal("details"),
+  name: nameSchema.optional(),
+  email: emailSchema,
+  currentPassword: z.string().optional(),
+});
 const passwordFormSchema = z
   .object({
     intent: z.literal("password"),
@@ -70,7 +77,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const value = submission.value;
   const input =
     value.intent === "details"
-      ? { name: value.name, email: value.email }
+      ? { name: value.name, email: value.email, currentPassword: value.currentPassword }
       : { password: value.password, currentPassword: value.currentPassword };
   const result = await runForPage(() =>
     updateOwnProfile(identity.user, input, {
@@ -135,8 +142,26 @@ export default function Profile() {
           <Form method="post" {...getFormProps(detailsForm)} className="stack">
             <input type="hidden" name="intent" value="details" />
             <ErrorList id={detailsForm.errorId} errors={detailsForm.errors} />
-            <Field meta={details.name} label="Name" autoComplete="name" />
+            {user.role === "admin" ? (
+              <Field meta={details.name} label="Name" autoComplete="name" />
+            ) : (
+              <div className="field">
+                <p>
+                  Name: <strong>{user.name}</strong>
+                </p>
+                <p className="muted">
+                  Your name is what your signatures print, so only an admin changes it. Ask one if it is wrong.
+                </p>
+              </div>
+            )}
             <Field meta={details.email} label="Email" type="email" autoComplete="email" />
+            <Field
+              meta={details.currentPassword}
+              label="Current password"
+              type="password"
+              autoComplete="current-password"
+              hint="Needed to change your email."
+            />
             <SubmitButton>Save details</SubmitButton>
           </Form>
         </section>

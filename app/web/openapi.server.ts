@@ -54,6 +54,8 @@ import {
   newPcrSchema,
   signaturesBodySchema,
   updatePcrSchema,
+  substituteBodySchema,
+  withdrawBodySchema,
 } from "~/models/pcr.schema";
 import { pcrListQuerySchema } from "~/models/pcr.server";
 import { reviewBodySchema } from "~/models/review.schema";
@@ -329,7 +331,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       errors: [404, 409],
     },
     delete: {
-      summary: "Deletes a PCR (originator while pending, or admin).",
+      summary: "Deletes a PCR nobody has signed (originator while pending, or admin); a signed one answers 409.",
       query: idQuery("PCR id"),
       ok: okOf(deletedAnswer),
       errors: [404, 409],
@@ -364,8 +366,27 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   },
   "/api/pcr/signatures": {
     post: {
-      summary: "Signs (or comments on) the caller's slot of the signature chain.",
+      summary:
+        "Signs (or comments on) the caller's slot of the signature chain. A body that signs needs the signer's password (401 without it or wrong; it spends the sign-in failure budget).",
       body: signaturesBodySchema,
+      ok: PCR,
+      errors: [404, 409],
+    },
+  },
+  "/api/pcr/substitute": {
+    post: {
+      summary:
+        "Names who signs a position slot of a PCR whose originator holds that position (admins; 400 on userId for the originator or an earlier signer).",
+      body: substituteBodySchema,
+      ok: PCR,
+      errors: [404, 409],
+    },
+  },
+  "/api/pcr/withdraw": {
+    post: {
+      summary:
+        "Withdraws a PCR (status withdrawn; a PCR with any signature cannot be deleted, 409): the originator while pending, or an admin.",
+      body: withdrawBodySchema,
       ok: PCR,
       errors: [404, 409],
     },

@@ -41,7 +41,7 @@ export const PCR_ROLES = [
   "President",
 ] as const;
 export type PcrRole = (typeof PCR_ROLES)[number];
-export const PCR_STATUSES = ["pending", "finished"] as const;
+export const PCR_STATUSES = ["pending", "finished", "withdrawn"] as const;
 export type PcrStatus = (typeof PCR_STATUSES)[number];
 
 /** Reminder urgency levels (docs/decisions/008-reminders.md), most urgent first. */

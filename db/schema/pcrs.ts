@@ -47,6 +47,9 @@ export type PcrForm = {
   "reason-for-change": string;
 };
 
+/** An admin-named substitute for one position slot of a PCR. */
+export type PcrSubstitute = { role: string; userId: string; namedBy: string; namedAt: string };
+
 export const pcrs = pgTable(
   "pcrs",
   {
@@ -72,6 +75,13 @@ export const pcrs = pgTable(
       .notNull()
       .references(() => chatRooms.id),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** When a signed PCR was withdrawn (it is never deleted once signed; docs/decisions/026). */
+    withdrawnAt: timestamp("withdrawn_at", { withTimezone: true }),
+    /**
+     * People an admin named to sign a position's slot of this PCR when nobody else can (its
+     * originator holds that position; docs/decisions/026-four-eyes-by-record.md).
+     */
+    substitutes: jsonb("substitutes").$type<PcrSubstitute[]>().notNull().default([]),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -82,6 +92,6 @@ export const pcrs = pgTable(
     index("pcrs_created_idx").on(t.createdAt),
     index("pcrs_originator_idx").on(t.originatorId),
     index("pcrs_party_ids_idx").using("gin", t.partyIds),
-    check("pcrs_status_check", sql`${t.status} in ('pending', 'finished')`),
+    check("pcrs_status_check", sql`${t.status} in ('pending', 'finished', 'withdrawn')`),
   ],
 );

@@ -37,7 +37,7 @@ test("a chain holder away names a delegate, who signs their PCR slot on their be
   }));
   const signed = await request.post("/api/pcr/signatures", {
     headers: { Authorization: `Bearer ${cast.originator.token}` },
-    data: { pcrId: doc._id, signatures: chain },
+    data: { pcrId: doc._id, signatures: chain, password: cast.originator.password },
   });
   expect(signed.status(), await signed.text()).toBe(200);
 

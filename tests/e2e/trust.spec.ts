@@ -21,7 +21,7 @@ test("a signed PCR cannot be edited: the edit page says so and clones it instead
   }));
   const signed = await request.post("/api/pcr/signatures", {
     headers: { Authorization: `Bearer ${originator.token}` },
-    data: { pcrId: doc._id, signatures: chain },
+    data: { pcrId: doc._id, signatures: chain, password: originator.password },
   });
   expect(signed.status(), await signed.text()).toBe(200);
 

@@ -15,7 +15,7 @@ import { getDb } from "~/utils/db.server";
 import { emailMessages, pcrs, users } from "#db/schema";
 import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
 import { api } from "./api";
-import { makeUser, tokenFor } from "./factories";
+import { makeUser, PASSWORD, tokenFor } from "./factories";
 import type { CallResult } from "./request";
 
 export { PCR_ROLES, type PcrRole };
@@ -190,17 +190,22 @@ export async function chainWith(
   return chain;
 }
 
-/** `actor` signs (or comments on) `role`'s slot through /api/pcr/signatures. */
+/**
+ * `actor` signs (or comments on) `role`'s slot through /api/pcr/signatures, re-authenticating with
+ * the factories' password unless `password` says otherwise (null: none sent).
+ */
 export async function sign(
   actor: { _id: string; name?: string },
   pcrId: string,
   role: PcrRole,
-  change: { signature?: string | false | null; comments?: string } = {},
+  change: { signature?: string | false | null; comments?: string; password?: string | null } = {},
 ): Promise<CallResult> {
-  const signature = "signature" in change ? change.signature : (actor.name ?? "A Signer");
+  const { password = PASSWORD, ...slot } = change;
+  const signature = "signature" in slot ? slot.signature : (actor.name ?? "A Signer");
   return postSignatures(actor, {
     pcrId,
-    signatures: await chainWith(pcrId, role, { ...change, signature }),
+    signatures: await chainWith(pcrId, role, { ...slot, signature }),
+    ...(password === null ? {} : { password }),
   });
 }
 

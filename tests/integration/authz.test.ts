@@ -248,8 +248,9 @@ function record(overrides: Partial<MocAccess>, verifier = true): MocAccess {
     completed: false,
     ...roles,
     allUserIds: [...involved.filter((id): id is string => Boolean(id)), PEOPLE.watcher._id],
+    acted: { makerIds: [], reviewerIds: [], approverIds: [] },
     ...overrides,
-  };
+  } as MocAccess;
 }
 
 const MOCS = {

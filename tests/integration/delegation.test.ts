@@ -332,17 +332,19 @@ describe("delegation and the records people can trust (docs/decisions/021-record
     expect((await sign(stranger, doc._id, thirdRole!)).status).toBe(403);
   });
 
-  it("a delegate cannot sign the slot of a holder who already signed another slot", async () => {
+  it("a delegate signs the position slot of the holder who raised the PCR and signed as its originator", async () => {
     const holders = await makeHolders("twice");
     const [firstRole] = POSITION_ROLES;
-    // The first position's holder raised the PCR and signed as its originator; their delegate may
-    // not sign their position's slot for them (that would be two slots for one person).
+    // Issue 32 item 19 (docs/decisions/026-four-eyes-by-record.md): the originator's slot is
+    // theirs, their position's slot falls to their delegate; the holder still signs one slot only.
     const deputy = await makeUser({ department: "fleet" });
     await createDelegation(holders[firstRole!], period(holders[firstRole!], deputy));
     const doc = await createPcrOk(holders[firstRole!]);
     await signOk(holders[firstRole!], doc._id, "Change Originator");
+    const own = await sign(holders[firstRole!], doc._id, firstRole!);
+    expect(own.status).toBe(403);
+    expect(own.body.message).toMatch(/already signed this PCR as Change Originator/);
     const res = await sign(deputy, doc._id, firstRole!);
-    expect(res.status).toBe(403);
-    expect(res.body.message).toMatch(/already signed this PCR as Change Originator/);
+    expect(res.status, res.text).toBe(200);
   });
 });

@@ -6,7 +6,7 @@ import * as signatures from "~/routes/api+/pcr.signatures";
 import * as parties from "~/routes/api+/pcr.affectedParties";
 import * as summary from "~/routes/api+/pcr.summary";
 import * as getAll from "~/routes/api+/getAllPcr";
-import { makeUser, tokenFor } from "../helpers/factories";
+import { makeUser, PASSWORD, tokenFor } from "../helpers/factories";
 import { call } from "../helpers/request";
 
 const ROLES = [
@@ -53,6 +53,7 @@ describe("PCR smoke", () => {
       body: {
         pcrId: pcr._id,
         signatures: ROLES.map((Name, i) => ({ Name, Signature: i === 1 ? "VP Name" : false, Comments: "" })),
+        password: PASSWORD,
       },
     });
     expect(early.status).toBe(409);
@@ -62,7 +63,7 @@ describe("PCR smoke", () => {
         method: "POST",
         path: "/api/pcr/signatures",
         token: await tokenFor(signers[i]!),
-        body: { pcrId: pcr._id, signatures: chain(i, names) },
+        body: { pcrId: pcr._id, signatures: chain(i, names), password: PASSWORD },
       });
       expect(res.status, res.text).toBe(200);
       expect(res.body.data.status).toBe("pending");

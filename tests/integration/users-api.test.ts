@@ -636,24 +636,50 @@ describe.each(SELF_EDIT)("$name", ({ route, method, path, read }) => {
   const edit = (token: string | undefined, body: unknown, cookie = false) =>
     api(route, { method, path, token, body, cookie });
 
-  it("changes your own name and email", async () => {
+  it("changes your own email with the current password (issue 32 item 10)", async () => {
     const user = await makeUser();
-    const email = uniqueEmail("renamed");
-    const res = await edit(await tokenFor(user), { name: "  Renamed Me ", email: ` ${email.toUpperCase()} ` });
+    const email = uniqueEmail("moved");
+    const res = await edit(await tokenFor(user), { email: ` ${email.toUpperCase()} `, currentPassword: PASSWORD });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe(200);
-    expect(read(res)).toEqual(publicView(user, { name: "Renamed Me", email }));
-    expect(await userRow(user._id)).toMatchObject({ name: "Renamed Me", email });
+    expect(read(res)).toEqual(publicView(user, { email }));
+    expect(await userRow(user._id)).toMatchObject({ email });
     expect(await signsIn(email, PASSWORD)).toBe(true);
+  });
+
+  it("refuses an email change without the current password or with a wrong one (400 on currentPassword)", async () => {
+    const user = await makeUser();
+    const token = await tokenFor(user);
+    for (const proof of [{}, { currentPassword: "not-my-password" }]) {
+      const res = await expectUnchanged(() => edit(token, { email: uniqueEmail("hijack"), ...proof }));
+      expectError(res, 400);
+      expect(res.body.issues.map((i: { path: string }) => i.path)).toEqual(["currentPassword"]);
+    }
+    // The same email again is no change and needs nothing.
+    expect((await edit(token, { email: user.email })).status).toBe(200);
+  });
+
+  it("refuses a change of one's own name unless an admin (issue 32 item 7); the same name passes", async () => {
+    const user = await makeUser();
+    const token = await tokenFor(user);
+    const res = await expectUnchanged(() => edit(token, { name: "Petra Nilsen" }));
+    expectError(res, 403);
+    expect(res.body.message).toContain("Only an admin can change your name");
+    expect((await edit(token, { name: user.name })).status).toBe(200);
+    const admin = await makeAdmin();
+    const renamed = await edit(await tokenFor(admin), { name: "Renamed Admin" });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect((await userRow(admin._id))?.name).toBe("Renamed Admin");
   });
 
   it("ignores an _id in the body: only your own record changes", async () => {
     const [user, other] = [await makeUser(), await makeUser()];
     const otherBefore = await userRow(other._id);
-    const res = await edit(await tokenFor(user), { _id: other._id, name: "Not Hijacked" });
+    const email = uniqueEmail("not-hijacked");
+    const res = await edit(await tokenFor(user), { _id: other._id, email, currentPassword: PASSWORD });
     expect(res.status).toBe(200);
     expect(read(res)._id).toBe(user._id);
-    expect((await userRow(user._id))?.name).toBe("Not Hijacked");
+    expect((await userRow(user._id))?.email).toBe(email);
     expect(await userRow(other._id)).toEqual(otherBefore);
   });
 
@@ -661,7 +687,7 @@ describe.each(SELF_EDIT)("$name", ({ route, method, path, read }) => {
     const [user, other] = [await makeUser(), await makeUser()];
     const token = await tokenFor(user);
     const res = await expectUnchanged(() =>
-      edit(token, { name: "Should Not Stick", email: other.email.toUpperCase() }),
+      edit(token, { email: other.email.toUpperCase(), currentPassword: PASSWORD }),
     );
     expectError(res, 409);
   });
@@ -693,7 +719,7 @@ describe.each(SELF_EDIT)("$name", ({ route, method, path, read }) => {
     const user = await makeUser();
     const token = await tokenFor(user);
     const other = await tokenFor(user);
-    const res = await expectUnchanged(() => edit(token, { ...body, name: "Should Not Stick" }));
+    const res = await expectUnchanged(() => edit(token, { ...body, email: uniqueEmail("should-not-stick") }));
     expectIssues(res, "currentPassword");
     expect((await myUser(other)).status).toBe(200);
     expect(await signsIn(user.email, PASSWORD)).toBe(true);
@@ -802,11 +828,17 @@ describe("users who have not chosen their own password", () => {
     expect((await userRow(user._id))?.onboarded).toBe(false);
   });
 
-  it("may change their name before onboarding, which keeps them not onboarded", async () => {
+  it("may change their email before onboarding (with the given password), which keeps them not onboarded", async () => {
     const { user, token } = await newcomer();
-    const res = await api(userRoute, { method: "PATCH", path: "/api/user", token, body: { name: "Fresh Name" } });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toEqual(publicView(user, { name: "Fresh Name", onboarded: false }));
+    const email = uniqueEmail("fresh");
+    const res = await api(userRoute, {
+      method: "PATCH",
+      path: "/api/user",
+      token,
+      body: { email, currentPassword: PASSWORD },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual(publicView(user, { email, onboarded: false }));
     expect((await listUsers(token)).status).toBe(403);
   });
 });

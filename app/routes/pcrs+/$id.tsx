@@ -21,9 +21,9 @@ import { canEditPcr, pcrSlotHolder } from "~/models/authz.server";
 import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
-import { signPageSchema } from "~/models/pcr.schema";
-import { clonePcr, deletePcr, pcrPrincipalsOf, signAsAffectedParty, signPcr } from "~/models/pcr.server";
-import { checkCredentials } from "~/web/auth.server";
+import { signPageSchema, withdrawReasonSchema } from "~/models/pcr.schema";
+import { clonePcr, deletePcr, pcrPrincipalsOf, signAsAffectedParty, signPcr, withdrawPcr } from "~/models/pcr.server";
+import { reauthenticate, REAUTH_FAILED } from "~/web/reauthenticate.server";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
@@ -71,18 +71,35 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canEdit: canEditPcr(user, rules) && pcr.status === "pending" && !signed,
     frozen: signed,
     history: await historyOf("pcr", pcr._id),
-    canDelete: canEditPcr(user, rules),
+    // A PCR anyone has signed is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md).
+    canDelete: canEditPcr(user, rules) && !signed && !pcr.affectedParties.some((p) => typeof p.Signature === "string"),
+    canWithdraw: canEditPcr(user, rules) && pcr.status !== "withdrawn",
     chat: await chatPanelData(request, user, roomOfPcr(pcr)),
   };
 }
 
 const manageSchema = z.object({ intent: z.enum(["clone", "delete"]), confirmed: z.literal("yes").optional() });
+const withdrawSchema = z.object({ intent: z.literal("withdraw"), reason: z.string().optional() });
+
+/** The `?withdraw` address that asks for the reason before withdrawing, with the card in view. */
+const CONFIRM_WITHDRAW_PARAM = "withdraw";
+const CONFIRM_WITHDRAW_ID = "confirm-withdraw";
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, pcr } = await requirePcrForPage(request, params.id);
   const form = await request.formData();
   const here = `/pcrs/${pcr._id}`;
   if (isChatPost(form)) return chatPageAction(form, user, { pcrId: pcr._id }, here);
+  const withdraw = withdrawSchema.safeParse(Object.fromEntries(form));
+  if (withdraw.success) {
+    const reason = withdrawReasonSchema.safeParse(withdraw.data.reason ?? "");
+    if (!reason.success) {
+      return data({ withdrawError: reason.error.issues[0]!.message }, { status: 400 });
+    }
+    const result = await runForPage(() => withdrawPcr(user, pcr._id, reason.data));
+    if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
+    return redirectWithFlash(here, { kind: "success", message: `PCR ${pcr.serial_num} was withdrawn.` });
+  }
   const manage = manageSchema.safeParse(Object.fromEntries(form));
   if (manage.success) {
     if (manage.data.intent === "clone") {
@@ -106,9 +123,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const { intent, slot, signature, password, comments } = submission.value;
   if (intent === "sign") {
     // Signing needs the signer's password again; a wrong one counts against the sign-in budget.
-    const check = await runForPage(() => checkCredentials(user.email, password ?? "", request));
+    const check = await runForPage(() => reauthenticate(user, { password }, request));
     if (!check.ok) {
-      const message = check.error instanceof Unauthorized ? "The password is not correct" : check.error.message;
+      const message = check.error instanceof Unauthorized ? REAUTH_FAILED : check.error.message;
       return data(submission.reply({ fieldErrors: { password: [message] }, hideFields }), {
         status: check.error.status === 401 ? 400 : check.error.status,
       });
@@ -156,8 +173,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 function SignForm({ slot, label, allowSign }: { slot: string; label: string; allowSign: boolean }) {
   const actionData = useActionData<typeof action>();
-  // The chat form's answers are the chat panel's, not this form's.
-  const lastResult = actionData && !("chat" in actionData) ? actionData : undefined;
+  // The chat form's and the withdrawal's answers are theirs, not this form's.
+  const lastResult = actionData && !("chat" in actionData) && !("withdrawError" in actionData) ? actionData : undefined;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
   const [form, fields] = useForm<Record<string, any>>({
     id: `sign-${slot}`,
@@ -236,11 +253,15 @@ export default function PcrPage() {
     canEdit,
     frozen,
     canDelete,
+    canWithdraw,
     chat,
     history,
   } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const withdrawError = actionData && "withdrawError" in actionData ? actionData.withdrawError : null;
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
+  const confirmingWithdraw = searchParams.has(CONFIRM_WITHDRAW_PARAM) || Boolean(withdrawError);
   // The stored manifestation of each signature (printed name, position, meaning, UTC time) when there
   // is one: the holder's, or their delegate's ("acting <role>", on behalf of the holder).
   const manifestation = (role: string, signerId: string | null | undefined) =>
@@ -258,6 +279,8 @@ export default function PcrPage() {
         ? m.position
         : (m?.position ?? (s.Name === "Change Originator" ? "Change Originator" : s.Name)),
       actingFor: m?.onBehalfOf?.name ?? null,
+      // The name printed is the one the account had at signing; a later rename shows beside it.
+      accountNow: m && s.signedBy && s.signedBy.name !== m.printedName ? s.signedBy.name : null,
       signature: s.Signature,
       signatureDate: m?.signedAt ?? s.signedAt,
       comments: s.Comments,
@@ -297,7 +320,9 @@ export default function PcrPage() {
           <h1>PCR {pcr.serial_num}</h1>
           <p className="owner-line">
             <PcrStatusBadge status={pcr.status} />{" "}
-            {pcr.status === "finished" ? (
+            {pcr.status === "withdrawn" ? (
+              `Withdrawn ${pcr.withdrawnAt ? formatDateTime(pcr.withdrawnAt) : ""}: kept on record, no more signatures`
+            ) : pcr.status === "finished" ? (
               `Finished ${pcr.finishedAt ? formatDateTime(pcr.finishedAt) : ""}`
             ) : next >= 0 ? (
               <>
@@ -439,6 +464,15 @@ export default function PcrPage() {
               Delete PCR
             </Link>
           ) : null}
+          {canWithdraw ? (
+            <Link
+              to={`?${CONFIRM_WITHDRAW_PARAM}#${CONFIRM_WITHDRAW_ID}`}
+              className="button button-danger"
+              preventScrollReset
+            >
+              Withdraw PCR
+            </Link>
+          ) : null}
         </div>
         {canDelete && confirmingDelete ? (
           <ConfirmDelete
@@ -446,8 +480,49 @@ export default function PcrPage() {
             confirmLabel={`Delete PCR ${pcr.serial_num}`}
             cancelTo={`/pcrs/${pcr._id}`}
           >
-            <p>It is removed permanently, with its signatures and comments.</p>
+            <p>It is removed permanently, with its comments. Nobody has signed it yet.</p>
           </ConfirmDelete>
+        ) : null}
+        {canWithdraw && confirmingWithdraw ? (
+          <section
+            id={CONFIRM_WITHDRAW_ID}
+            className="card confirm-card"
+            aria-labelledby={`${CONFIRM_WITHDRAW_ID}-title`}
+          >
+            <h2 id={`${CONFIRM_WITHDRAW_ID}-title`}>Withdraw PCR {pcr.serial_num}?</h2>
+            <p>
+              It stays on record with its signatures, attachments and history, marked withdrawn; nobody can sign it any
+              more.
+            </p>
+            <Form method="post" className="stack" preventScrollReset>
+              <div className="field">
+                <label htmlFor="withdraw-reason">Why is it withdrawn?</label>
+                <textarea
+                  id="withdraw-reason"
+                  name="reason"
+                  rows={3}
+                  required
+                  maxLength={2000}
+                  aria-describedby={withdrawError ? "withdraw-reason-error" : undefined}
+                  aria-invalid={withdrawError ? true : undefined}
+                />
+                <ErrorList id="withdraw-reason-error" errors={withdrawError ? [withdrawError] : null} />
+              </div>
+              <div className="row">
+                <SubmitButton
+                  name="intent"
+                  value="withdraw"
+                  className="button button-danger"
+                  pendingText="Withdrawing…"
+                >
+                  {`Withdraw PCR ${pcr.serial_num}`}
+                </SubmitButton>
+                <Link to={`/pcrs/${pcr._id}`} className="button" replace>
+                  Cancel
+                </Link>
+              </div>
+            </Form>
+          </section>
         ) : null}
       </section>
     </>

@@ -51,6 +51,7 @@ export default function PcrList() {
           choices={[
             ["pending", "Collecting signatures"],
             ["finished", "Finished"],
+            ["withdrawn", "Withdrawn"],
           ]}
         />
         <FilterSelect
@@ -108,7 +109,7 @@ export default function PcrList() {
                     <span className="muted">{r.signed} of 6 signed</span>
                   </td>
                   <td data-label="Next signature">
-                    {r.status === "finished" ? "—" : (r.nextRole ?? "Affected parties")}
+                    {r.status !== "pending" ? "—" : (r.nextRole ?? "Affected parties")}
                   </td>
                   <td data-label="Raised">{formatDate(r.createdAt)}</td>
                 </tr>
