@@ -123,7 +123,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       query: chatQuerySchema,
     },
     post: {
-      summary: "Posts a message as the caller (30 a minute per person; 429 with Retry-After beyond).",
+      summary: "Posts a message as the caller (60 a minute per person; 429 with Retry-After beyond).",
       body: chatPostSchema,
     },
   },
