@@ -264,7 +264,7 @@ export async function chatDocumentJson(
  * Messages one person may post per minute, over the API and the pages together: far above anyone
  * typing, far below a script (500 messages in 9 s were posted before this budget).
  */
-export const CHAT_POST_BUDGET: Budget = { limit: 30, windowSeconds: 60 };
+export const CHAT_POST_BUDGET: Budget = { limit: 60, windowSeconds: 60 };
 export const CHAT_POST_TOO_FAST = "You are sending messages too fast; wait a moment and send again";
 
 export type NewMessage = {

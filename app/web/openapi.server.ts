@@ -311,7 +311,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       errors: [404],
     },
     post: {
-      summary: "Posts a message as the caller (30 a minute per person; 429 with Retry-After beyond).",
+      summary: "Posts a message as the caller (60 a minute per person; 429 with Retry-After beyond).",
       body: chatPostSchema,
       ok: okOf(chatAnswer),
       errors: [404, 429],
