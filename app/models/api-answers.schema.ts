@@ -164,6 +164,10 @@ export const pcrAnswer = z
     createdAt: at,
     updatedAt: at,
     finishedAt: at.nullable(),
+    withdrawnAt: at.nullable().meta({ description: "When it was withdrawn (status `withdrawn`)." }),
+    substitutes: z
+      .array(z.object({ role: z.string(), userId: id, namedBy: id, namedAt: at }))
+      .meta({ description: "People an admin named to sign a position slot the originator holds." }),
     cloned: z.boolean(),
     previous_serial_num: z.string().nullable(),
     originator_id: id,

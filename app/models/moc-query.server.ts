@@ -247,6 +247,7 @@ const mocForStepQuery = statementOnce((db) => {
     .select({
       ...ACCESS_FIELDS,
       allUserIds: sql<string[]>`${ALL_USER_IDS}`.as("all_user_ids"),
+      acted: sql<MocAccess["acted"]>`${ACTED_SQL}`.as("acted"),
       deviations: m.deviations,
       implementerSubmitted: sql<boolean>`${IMPLEMENTER_SUBMITTED}`.as("implementer_submitted"),
     })
@@ -270,6 +271,7 @@ const mocForStepQuery = statementOnce((db) => {
       verifierId: locked.verifierId,
       hseqId: locked.hseqId,
       allUserIds: locked.allUserIds,
+      acted: locked.acted,
       deviations: locked.deviations,
       implementerSubmitted: locked.implementerSubmitted,
       logHead: sql<string | null>`${lockedHeadSql("moc", sql.raw('"locked"."id"'))}`,

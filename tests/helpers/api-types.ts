@@ -7,10 +7,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Checks an email and password without opening a session (rate limited). */
+    /** Checks an email and password without opening a session (rate limited). Kept for existing clients; refused with 403, uncounted, when a browser says another site started it. Prefer POST. */
     get: operations["getVerify"];
     put?: never;
-    post?: never;
+    /** Checks an email and password (a JSON body) without opening a session (rate limited); same answer as GET. Only from our own origin when a browser sends it. */
+    post: operations["postVerify"];
     delete?: never;
     options?: never;
     head?: never;
@@ -567,10 +568,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A chat room's messages (only those after `after`, when given). */
+    /** A chat room's latest 100 messages, oldest first. `before=<seq>` pages back, `after=<seq>` reads on, `limit` (1-200) sizes the page; `Link: <...>; rel="next"` names the page beyond, when there is one. */
     get: operations["getChat"];
     put?: never;
-    /** Posts a message as the caller. */
+    /** Posts a message as the caller (60 a minute per person; 429 with Retry-After beyond). */
     post: operations["postChat"];
     delete?: never;
     options?: never;
@@ -590,7 +591,7 @@ export interface paths {
     put: operations["putPcr"];
     /** Creates a PCR (every signature unsigned). */
     post: operations["postPcr"];
-    /** Deletes a PCR (originator while pending, or admin). */
+    /** Deletes a PCR nobody has signed (originator while pending, or admin); a signed one answers 409. */
     delete: operations["deletePcr"];
     options?: never;
     head?: never;
@@ -694,8 +695,42 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Signs (or comments on) the caller's slot of the signature chain. */
+    /** Signs (or comments on) the caller's slot of the signature chain. A body that signs needs the signer's password (401 without it or wrong; it spends the sign-in failure budget). */
     post: operations["postPcrSignatures"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/pcr/substitute": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Names who signs a position slot of a PCR whose originator holds that position (admins; 400 on userId for the originator or an earlier signer). */
+    post: operations["postPcrSubstitute"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/pcr/withdraw": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Withdraws a PCR (status withdrawn; a PCR with any signature cannot be deleted, 409): the originator while pending, or an admin. */
+    post: operations["postPcrWithdraw"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1180,6 +1215,21 @@ export interface components {
        */
       updatedAt: string;
       finishedAt: string | null;
+      /** @description When it was withdrawn (status `withdrawn`). */
+      withdrawnAt: string | null;
+      /** @description People an admin named to sign a position slot the originator holds. */
+      substitutes: {
+        role: string;
+        /** Format: uuid */
+        userId: string;
+        /** Format: uuid */
+        namedBy: string;
+        /**
+         * Format: date-time
+         * @description A moment, ISO 8601 (UTC).
+         */
+        namedAt: string;
+      }[];
       cloned: boolean;
       previous_serial_num: string | null;
       /** Format: uuid */
@@ -1517,6 +1567,49 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
+      429: components["responses"]["TooManyRequests"];
+    };
+  };
+  postVerify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "kari.nordmann@example.com",
+         *       "password": "a-long-passphrase-1"
+         *     }
+         */
+        "application/json": {
+          email: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            message: string;
+            /** @constant */
+            status: 200;
+            user: components["schemas"]["User"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      413: components["responses"]["TooLarge"];
       429: components["responses"]["TooManyRequests"];
     };
   };
@@ -3912,6 +4005,16 @@ export interface operations {
          * @example 1
          */
         after?: string;
+        /**
+         * @description The `before` filter.
+         * @example 1
+         */
+        before?: string;
+        /**
+         * @description The `limit` filter.
+         * @example 1
+         */
+        limit?: string;
       };
       header?: never;
       path?: never;
@@ -3994,6 +4097,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["TooLarge"];
+      429: components["responses"]["TooManyRequests"];
     };
   };
   putPcr: {
@@ -4304,7 +4408,7 @@ export interface operations {
          * @description The `status` filter.
          * @example pending
          */
-        status?: "pending" | "finished";
+        status?: "pending" | "finished" | "withdrawn";
         /**
          * @description The `safety` filter.
          * @example 1
@@ -4375,7 +4479,7 @@ export interface operations {
          * @description The `status` filter.
          * @example pending
          */
-        status?: "pending" | "finished";
+        status?: "pending" | "finished" | "withdrawn";
         /**
          * @description The `safety` filter.
          * @example 1
@@ -4543,7 +4647,8 @@ export interface operations {
          *           "signatureDate": "2026-11-25",
          *           "Comments": ""
          *         }
-         *       ]
+         *       ],
+         *       "password": "a-long-passphrase-1"
          *     }
          */
         "application/json": {
@@ -4564,6 +4669,105 @@ export interface operations {
             /** @default  */
             Comments?: string;
           }[];
+          password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Pcr"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+    };
+  };
+  postPcrSubstitute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "pcrId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "role": "Change Originator",
+         *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          pcrId: string;
+          /** @enum {string} */
+          role:
+            | "Change Originator"
+            | "VP Fleet Management"
+            | "HSEQ Coordinator"
+            | "Group HSEQ Manager"
+            | "Director HSEQ"
+            | "President";
+          /** Format: uuid */
+          userId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Pcr"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+    };
+  };
+  postPcrWithdraw: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "pcrId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "reason": "Checked on the bridge"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          pcrId: string;
+          reason: string;
         };
       };
     };
