@@ -99,7 +99,7 @@ function spawnLogged(command: string, args: string[], env: NodeJS.ProcessEnv): P
   return { child, output: () => output, exited: new Promise((resolve) => child.once("exit", () => resolve())) };
 }
 
-async function waitFor(url: string, proc: Proc, what: string, timeoutMs = 120_000): Promise<void> {
+async function waitFor(url: string, proc: Proc, what: string, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.child.exitCode !== null) throw new Error(`${what} exited:\n${proc.output().slice(-3000)}`);
