@@ -1,4 +1,3 @@
-import { data } from "@remix-run/node";
 import { DomainError } from "~/utils/errors";
 import { createCookie } from "@remix-run/node";
 
@@ -10,12 +9,15 @@ const expiredFlow = () =>
  * Runs a step of the OIDC round trip for a page: a domain error becomes the callback page's
  * message with its status (nothing was written), and the round trip's cookie is dropped.
  */
-export async function oidcPageError(run: () => Promise<Response>) {
+export async function oidcPageError(run: () => Promise<Response>): Promise<Response> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof DomainError) {
-      return data({ message: error.message }, { status: error.status, headers: { "Set-Cookie": await expiredFlow() } });
+      return Response.json(
+        { message: error.message },
+        { status: error.status, headers: { "Set-Cookie": await expiredFlow(), "Cache-Control": "no-store" } },
+      );
     }
     throw error;
   }
