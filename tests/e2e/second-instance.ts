@@ -30,7 +30,7 @@ export async function e2eDatabaseUrl(): Promise<string> {
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/app`;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -44,11 +44,13 @@ async function freePort(): Promise<number> {
 export type Instance = { url: string; stop: () => Promise<void> };
 
 /** Starts `node app/server/main.ts` on a free port against the e2e database; resolves once /healthz answers. */
-export async function startSecondInstance(): Promise<Instance> {
+export async function startSecondInstance(
+  options: { port?: number; env?: Record<string, string> } = {},
+): Promise<Instance> {
   const databaseUrl = await e2eDatabaseUrl();
-  const instancePort = await freePort();
+  const instancePort = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${instancePort}`;
-  const dataDir = path.join(root, `.data/e2e${suffix}_second`);
+  const dataDir = path.join(root, `.data/e2e${suffix}_second_${instancePort}`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production",
@@ -60,6 +62,7 @@ export async function startSecondInstance(): Promise<Instance> {
     SESSION_SECRET: "e2e-session-secret-0123456789-0123456789",
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
+    ...options.env,
   };
   // The first instance made the admin; mail stays in the local outbox.
   for (const key of ["ADMIN_EMAIL", "ADMIN_PASSWORD", "RESEND_API_KEY"]) delete env[key];
