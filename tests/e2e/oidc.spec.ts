@@ -50,7 +50,8 @@ test("the sign-in button takes a person through the provider and back where they
   await button.click();
   await page.waitForURL(`${instance.url}/notifications`);
   await expect(page.getByRole("heading", { name: "Notifications" })).toBeVisible();
-  await expect(page.getByText("Crew Member").first()).toBeVisible();
+  // At 375 px the signed-in name sits in the collapsed menu: present, not necessarily shown.
+  await expect(page.getByText("Crew Member").first()).toBeAttached();
 });
 
 test("a refused sign-in says why on a page of its own", async ({ page }, info) => {
