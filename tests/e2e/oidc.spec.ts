@@ -46,7 +46,7 @@ test("the sign-in button takes a person through the provider and back where they
   await page.goto(`${instance.url}/login?redirectTo=${encodeURIComponent("/notifications")}`);
   const button = page.getByRole("button", { name: "Sign in with Contoso" });
   await expect(button).toBeVisible();
-  await page.screenshot({ path: `test-results/oidc-login-375-${info.project.name}.png`, fullPage: true });
+  await page.screenshot({ path: info.outputPath("login-375.png"), fullPage: true });
   await button.click();
   await page.waitForURL(`${instance.url}/notifications`);
   await expect(page.getByRole("heading", { name: "Notifications" })).toBeVisible();
@@ -77,7 +77,7 @@ test("the notification choices page saves a choice and keeps the floor", async (
   await expect(waiting.getByLabel("Off")).toHaveCount(0);
   const mentions = page.getByRole("group", { name: "Chat mentions" });
   await mentions.getByLabel("In-app only").check();
-  await page.screenshot({ path: `test-results/oidc-preferences-375-${info.project.name}.png`, fullPage: true });
+  await page.screenshot({ path: info.outputPath("preferences-375.png"), fullPage: true });
   await page.getByRole("button", { name: "Save choices" }).click();
   await expect(page.getByText("Your choices are saved.")).toBeVisible();
   await page.reload();
