@@ -18,6 +18,8 @@ import { Resend } from "resend";
 import { getDb } from "#db/client";
 import { headerText } from "~/utils/email-layout.server";
 import { env } from "~/utils/env.server";
+import { NOTICE_KINDS, type NoticeKind } from "#db/schema/enums";
+import { unsubscribeUrl } from "~/models/notice-preferences.server";
 import { logger } from "~/utils/logger.server";
 import { countEmails } from "~/utils/metrics.server";
 import { emailJobSchema } from "./queues";
@@ -26,7 +28,31 @@ import { holdOffMail, takeMailSlot } from "./mail-rate";
 /** Resend's batch endpoint takes at most 100 emails per request. */
 export const MAX_BATCH = 100;
 
-export type OutgoingEmail = { id: string; toEmail: string; subject: string; html: string; text: string };
+export type OutgoingEmail = {
+  id: string;
+  toEmail: string;
+  subject: string;
+  html: string;
+  text: string;
+  /**
+   * The one-click unsubscribe address (RFC 8058) of a notice a person can turn off: its kind, for
+   * its person (docs/decisions/029-oidc-and-notifications.md). Null for other mail.
+   */
+  unsubscribeUrl?: string | null;
+};
+
+/** The List-Unsubscribe headers of an email, when it has an unsubscribe address. */
+export const unsubscribeHeaders = (email: OutgoingEmail): Record<string, string> | undefined =>
+  email.unsubscribeUrl
+    ? { "List-Unsubscribe": `<${email.unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" }
+    : undefined;
+
+/** The unsubscribe address of a stored message, from its person and kind. */
+function withUnsubscribe<T extends OutgoingEmail & { userId: string | null; kind: string | null }>(row: T) {
+  const { userId, kind, ...email } = row;
+  const known = userId && kind && (NOTICE_KINDS as readonly string[]).includes(kind);
+  return { ...email, unsubscribeUrl: known ? unsubscribeUrl(env().APP_URL, userId, kind as NoticeKind) : null };
+}
 
 /** The provider's answer to one batch request. */
 export type BatchAnswer =
@@ -88,6 +114,7 @@ function resendTransport(apiKey: string, timeoutMs: number): Transport {
           html: email.html,
           text: email.text,
           tags: [{ name: "message_id", value: email.id }],
+          headers: unsubscribeHeaders(email),
         })),
         { idempotencyKey, batchValidation: "permissive", signal: AbortSignal.timeout(timeoutMs) },
       );
@@ -227,7 +254,7 @@ export async function deliverEmail(messageId: string): Promise<"sent" | "rejecte
  */
 async function claim(ids: string[], transport: Transport): Promise<Claimed[]> {
   if (ids.length === 0) return [];
-  const rows = await getDb().execute<Claimed>(sql`
+  const rows = await getDb().execute<Claimed & { userId: string | null; kind: string | null }>(sql`
     with target as (
       select id, attempts + 1 as attempt, batch_open and batch_key is not null as reopened
       from email_messages
@@ -247,16 +274,16 @@ async function claim(ids: string[], transport: Transport): Promise<Claimed[]> {
     from target t, fresh f
     where m.id = t.id
     returning m.id, m.to_email as "toEmail", m.subject, m.html, m.text, m.attempts, m.batch_key as "batchKey",
-      t.reopened`);
-  return [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+      t.reopened, m.to_user_id as "userId", m.kind`);
+  return [...rows].map((row): Claimed => withUnsubscribe(row)).sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /** Every message of a batch, in the order it was sent (ids ascending). */
 async function batchMembers(key: string): Promise<OutgoingEmail[]> {
-  const rows = await getDb().execute<OutgoingEmail>(sql`
-    select id, to_email as "toEmail", subject, html, text from email_messages
+  const rows = await getDb().execute<OutgoingEmail & { userId: string | null; kind: string | null }>(sql`
+    select id, to_email as "toEmail", subject, html, text, to_user_id as "userId", kind from email_messages
     where batch_key = ${key} order by id`);
-  return [...rows];
+  return [...rows].map(withUnsubscribe);
 }
 
 /**

@@ -21,6 +21,7 @@ import { USER_JSON } from "#db/moc-document";
 import { uuid } from "./moc.schema";
 import { loadMocAccess } from "./moc-query.server";
 import { pcrAccessOf } from "./pcr.server";
+import { notifyMentions } from "./mentions.server";
 
 export type ChatRoom =
   | { kind: "moc"; chatId: string; recordId: string; serial: string; access: MocAccess & { isDeleted: boolean } }
@@ -312,6 +313,7 @@ export async function postMessage(
       .values({ chatId: room.chatId, senderId: actor._id, message: text.data, createdAt: sql`clock_timestamp()` })
       .returning({ _id: chatMessages.id, seq: chatMessages.seq, createdAt: chatMessages.createdAt });
     const message = toView({ ...row!, message: text.data, senderId: actor._id, senderName: actor.name });
+    await notifyMentions(tx, actor, room, text.data);
     return { room, message };
   });
 }

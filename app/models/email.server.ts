@@ -14,6 +14,13 @@ import { env } from "~/utils/env.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { canSeeOutbox, type Actor } from "./authz.server";
 import { delegatesOfSql } from "./delegation.server";
+import {
+  channelsFor,
+  NOTICE_KIND_INFO,
+  PREFERENCES_PATH,
+  unsubscribeUrl,
+  type NoticeKind,
+} from "./notice-preferences.server";
 import { PUBLIC_USER_COLUMNS, toPublicUser, type PublicUser } from "./user.server";
 
 export type Recipients = {
@@ -24,6 +31,8 @@ export type Recipients = {
   positions?: string[];
   /** Every active admin. */
   admins?: boolean;
+  /** The person whose action this notice is about: never told of it (docs/decisions/029-oidc-and-notifications.md). */
+  except?: string | null;
 };
 
 export type NotifyInput = {
@@ -35,6 +44,11 @@ export type NotifyInput = {
    * them): the email's link and the in-app notification's. Null keeps the record's link.
    */
   linkFor?: (recipient: Actor) => string | null;
+  /**
+   * The kind of notice (whose preference decides its channel). Left out, a recipient who may act
+   * now (linkFor gives a link) gets a `step_waiting`, anyone else the record's kind.
+   */
+  kind?: NoticeKind;
 };
 
 /**
@@ -55,7 +69,9 @@ export async function notify(tx: Executor, input: NotifyInput & { found?: Recipi
         link && input.content.record
           ? { ...input.content, record: { ...input.content.record, url: link } }
           : input.content;
-      return { to: { id, name, email }, content, record: input.record };
+      const kind =
+        input.kind ?? (link ? "step_waiting" : input.record?.type === "pcr" ? "pcr_signature" : "moc_decision");
+      return { to: { id, name, email }, content, record: input.record, kind };
     }),
   );
   return queued.map((q) => q.toEmail);
@@ -78,7 +94,7 @@ export async function findRecipients(tx: Executor, to: Recipients): Promise<Reci
     admins: Boolean(to.admins),
   });
   const seen = new Set<string>();
-  return people.filter((p) => !seen.has(p.email) && seen.add(p.email)).map(toPublicUser);
+  return people.filter((p) => p.id !== to.except && !seen.has(p.email) && seen.add(p.email)).map(toPublicUser);
 }
 
 /**
@@ -111,6 +127,8 @@ export type QueuedEmail = {
   to: { id: string; name: string; email: string };
   content: EmailContent;
   record?: { type: "moc" | "pcr"; id: string };
+  /** Which of the recipient's preferences decides: email and in-app, in-app only, or nothing. */
+  kind: NoticeKind;
 };
 
 /**
@@ -124,29 +142,51 @@ export async function queueEmails(
 ): Promise<{ id: string; recordId: string | null; toEmail: string }[]> {
   if (emails.length === 0) return [];
   const appUrl = env().APP_URL;
-  const rows = emails.map(({ to, content, record }) => ({
-    id: randomUUID(),
-    to_email: to.email,
-    to_user_id: to.id,
-    ...renderEmail(content, to.name, appUrl),
-    record_type: record?.type ?? null,
-    record_id: record?.id ?? null,
-    link: content.record?.url ?? null,
-  }));
+  // Each recipient's choice for the kind (one query): off writes nothing, in-app only writes the
+  // notification without an email (docs/decisions/029-oidc-and-notifications.md).
+  const channel = await channelsFor(
+    tx,
+    emails.map((e) => ({ userId: e.to.id, kind: e.kind })),
+  );
+  const rows = emails.flatMap(({ to, content, record, kind }) => {
+    const chosen = channel(to.id, kind);
+    if (chosen === "off") return [];
+    return [
+      {
+        id: randomUUID(),
+        to_email: to.email,
+        to_user_id: to.id,
+        ...renderEmail(content, to.name, appUrl, {
+          kind: NOTICE_KIND_INFO[kind].label,
+          preferencesUrl: `${appUrl}${PREFERENCES_PATH}`,
+          unsubscribeUrl: unsubscribeUrl(appUrl, to.id, kind),
+        }),
+        record_type: record?.type ?? null,
+        record_id: record?.id ?? null,
+        link: content.record?.url ?? null,
+        kind,
+        emailed: chosen === "email",
+      },
+    ];
+  });
+  if (rows.length === 0) return [];
+  const mailed = rows.filter((row) => row.emailed);
   // One JSON parameter rather than 8 per row: no bind-parameter limit, one statement. The jobs
   // name their messages by the ids made here, so both statements go in one flight (pipelined on
   // the transaction's connection: one round trip).
   await Promise.all([
     tx.execute(sql`
-      insert into email_messages (id, to_email, to_user_id, subject, html, text, record_type, record_id, link)
-      select id, to_email, to_user_id, subject, html, text, record_type, record_id, link
+      insert into email_messages (id, to_email, to_user_id, subject, html, text, record_type, record_id, link, kind,
+        emailed, status)
+      select id, to_email, to_user_id, subject, html, text, record_type, record_id, link, kind, emailed,
+        case when emailed then 'queued' else 'sent' end
       from json_to_recordset(${JSON.stringify(rows)}::json) as r(
         id uuid, to_email text, to_user_id uuid, subject text, html text, text text, record_type text, record_id uuid,
-        link text)`),
+        link text, kind text, emailed boolean)`),
     sendManyInTransaction(
       tx,
       EMAIL_QUEUE,
-      rows.map((row) => ({ messageId: row.id })),
+      mailed.map((row) => ({ messageId: row.id })),
     ),
   ]);
   return rows.map((row) => ({ id: row.id, recordId: row.record_id, toEmail: row.to_email }));

@@ -404,7 +404,7 @@ export async function cloneMocInto(
     await notifyAboutMoc(
       tx,
       moc,
-      { userIds: [implementerId] },
+      { userIds: [implementerId], except: actor._id },
       {
         event: options.permanent
           ? `${actor.name} started ${mocLabel(moc.serialNum)} to make the temporary change of ${mocLabel(old.serialNum)} permanent, with you as implementer.`

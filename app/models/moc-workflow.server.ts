@@ -237,7 +237,8 @@ export async function runStep<S extends MocStep>(
           signatureHeadMac: signed.headMac,
         }),
       }),
-      Promise.all(notices.map((notice) => findRecipients(tx, notice.to))),
+      // Nobody is told of their own action (docs/decisions/029-oidc-and-notifications.md).
+      Promise.all(notices.map((notice) => findRecipients(tx, { ...notice.to, except: actor._id }))),
     ]);
     if (!stateAfter) throw new Conflict("This MOC changed meanwhile; reload it and try again");
     const waiting = stepWaiting(stateOf({ ...moc, ...after }, stateAfter));

@@ -153,7 +153,7 @@ export async function createMoc(
       await notifyAboutMoc(
         tx,
         moc,
-        { userIds: [implementerId] },
+        { userIds: [implementerId], except: actor._id },
         {
           event: `${actor.name} raised ${mocLabel(moc.serialNum)} and assigned you as its implementer.`,
           expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
@@ -281,7 +281,7 @@ export async function assignMocRole(
         await notifyAboutMoc(
           tx,
           moc,
-          { userIds: [input.userId] },
+          { userIds: [input.userId], except: actor._id },
           {
             event: `${actor.name} made you the ${input.role} of ${mocLabel(moc.serialNum)}.`,
             expectation:

@@ -130,35 +130,43 @@ export const pcrPageSchema = z.object({
 export type PcrPage = z.infer<typeof pcrPageSchema>;
 
 /** Signing or commenting on the PCR page: the signer re-enters their password to sign. */
-export const signPageSchema = z
-  .object({
-    intent: z.enum(["sign", "comment"]),
-    slot: z.string().max(40),
-    signature: z
-      .string()
-      .max(MAX_SIGNATURE_BYTES * 1.4)
-      .optional(),
-    password: z.string().max(256).optional(),
-    comments: z.string().trim().max(MAX_TEXT).optional().default(""),
-  })
-  .superRefine((form, ctx) => {
-    if (form.intent === "sign") {
-      if (!form.signature?.trim()) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["signature"],
-          message: "Sign: draw your signature or type your full name",
-        });
-      } else {
-        const check = signatureValue.safeParse(form.signature);
-        if (!check.success)
-          ctx.addIssue({ code: "custom", path: ["signature"], message: check.error.issues[0]!.message });
+/**
+ * The PCR page's sign-or-comment form. `passwordRequired` is false for a signer who re-authenticates
+ * at the identity provider instead (PASSWORD_SIGN_IN=off, app/web/reauth.server.ts).
+ */
+export const signPageSchemaWith = ({ passwordRequired }: { passwordRequired: boolean }) =>
+  z
+    .object({
+      intent: z.enum(["sign", "comment"]),
+      slot: z.string().max(40),
+      signature: z
+        .string()
+        .max(MAX_SIGNATURE_BYTES * 1.4)
+        .optional(),
+      password: z.string().max(256).optional(),
+      comments: z.string().trim().max(MAX_TEXT).optional().default(""),
+    })
+    .superRefine((form, ctx) => {
+      if (form.intent === "sign") {
+        if (!form.signature?.trim()) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["signature"],
+            message: "Sign: draw your signature or type your full name",
+          });
+        } else {
+          const check = signatureValue.safeParse(form.signature);
+          if (!check.success)
+            ctx.addIssue({ code: "custom", path: ["signature"], message: check.error.issues[0]!.message });
+        }
+        if (passwordRequired && !form.password)
+          ctx.addIssue({ code: "custom", path: ["password"], message: "Enter your password to sign" });
+      } else if (!form.comments) {
+        ctx.addIssue({ code: "custom", path: ["comments"], message: "Write your comment" });
       }
-      if (!form.password) ctx.addIssue({ code: "custom", path: ["password"], message: "Enter your password to sign" });
-    } else if (!form.comments) {
-      ctx.addIssue({ code: "custom", path: ["comments"], message: "Write your comment" });
-    }
-  });
+    });
+
+export const signPageSchema = signPageSchemaWith({ passwordRequired: true });
 
 /** The page form as the API body (`form` and `affectedParties`). */
 export const toPcrInput = (value: PcrPage) => ({

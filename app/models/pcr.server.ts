@@ -4,6 +4,7 @@
  * checks the slot holder, the order and that the slot is still free, so two people cannot both
  * take a slot. Emails go through the outbox in the same transaction.
  */
+import type { NoticeKind } from "./notice-preferences.server";
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import {
@@ -280,11 +281,12 @@ function notifyAboutPcr(
   tx: Executor,
   row: { id: string; serialNum: string },
   to: Recipients,
-  content: { event: string; expectation: string | null; details?: [string, string][] },
+  { kind, ...content }: { event: string; expectation: string | null; details?: [string, string][]; kind?: NoticeKind },
 ) {
   const record = pcrRecord(row);
   return notify(tx, {
     to,
+    kind,
     record: { type: "pcr", id: row.id },
     content: { ...content, record: { label: record.label, url: record.url } },
   });
@@ -395,7 +397,12 @@ async function insertPcr(
   await notifyAboutPcr(
     tx,
     row!,
-    { positions: ["VP Fleet Management"], admins: true, userIds: values.parties.map((p) => p.userId) },
+    {
+      positions: ["VP Fleet Management"],
+      admins: true,
+      userIds: values.parties.map((p) => p.userId),
+      except: actor._id,
+    },
     {
       event: `${actor.name} raised PCR ${row!.serialNum}${values.cloned ? ` (a copy of PCR ${values.previousSerialNum})` : ""}.`,
       expectation:
@@ -487,10 +494,11 @@ export async function updatePcr(
       await notifyAboutPcr(
         tx,
         updated!,
-        { userIds: added },
+        { userIds: added, except: actor._id },
         {
           event: `${actor.name} added you as an affected party of PCR ${row.serialNum}.`,
           expectation: "Review the change and sign as an affected party.",
+          kind: "step_waiting",
         },
       );
     }
@@ -671,7 +679,7 @@ async function finishIfComplete(tx: Transaction, row: PcrRow, actor: PublicUser)
   await notifyAboutPcr(
     tx,
     row,
-    { userIds: [row.originatorId, ...signers, ...row.partyIds] },
+    { userIds: [row.originatorId, ...signers, ...row.partyIds], except: actor._id },
     {
       event: `PCR ${row.serialNum} is fully signed (last signature by ${actor.name}).`,
       expectation: null,
@@ -695,7 +703,7 @@ const differs = (
 
 /**
  * Whether `incoming` would sign a chain slot of the PCR (rather than only comment): a signature
- * needs the signer to re-authenticate first (app/web/reauthenticate.server.ts). False for an
+ * needs the signer to re-authenticate first (app/web/reauth.server.ts). False for an
  * unknown PCR (`signPcr` answers that).
  */
 export async function wouldSignPcr(pcrId: string, incoming: SlotInput[]): Promise<boolean> {
@@ -815,10 +823,16 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
     if (signed.length) {
       const next = slots.find((s) => s.state !== "signed");
       if (next) {
-        await notifyAboutPcr(tx, row, holdersOf(next.Name, row.originatorId), {
-          event: `${actor.name} signed PCR ${row.serialNum} as ${slots[signed[signed.length - 1]!]!.Name}.`,
-          expectation: `Your signature as ${next.Name} is next.`,
-        });
+        await notifyAboutPcr(
+          tx,
+          row,
+          { ...holdersOf(next.Name, row.originatorId), except: actor._id },
+          {
+            event: `${actor.name} signed PCR ${row.serialNum} as ${slots[signed[signed.length - 1]!]!.Name}.`,
+            expectation: `Your signature as ${next.Name} is next.`,
+            kind: "step_waiting",
+          },
+        );
       }
       result = await finishIfComplete(tx, result, actor);
     }

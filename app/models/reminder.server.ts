@@ -167,7 +167,11 @@ function digestEmails(claimed: ClaimedRow[], day: string): QueuedEmail[] {
       byPerson.set(person.id, entry);
     }
   }
-  return [...byPerson.values()].map(({ to, rows }) => ({ to, content: digestContent(rows, day) }));
+  return [...byPerson.values()].map(({ to, rows }) => ({
+    to,
+    content: digestContent(rows, day),
+    kind: "reminder" as const,
+  }));
 }
 
 function digestContent(rows: ClaimedRow[], day: string): QueuedEmail["content"] {
@@ -244,6 +248,7 @@ export async function sendDueReminders(
           to: { id, name, email },
           content,
           record: { type: "moc" as const, id: row.mocId },
+          kind: "reminder" as const,
         }));
     });
     emails.push(...digestEmails(claimed, day));

@@ -115,7 +115,12 @@ export async function sendTemporaryReminders(
     from claimed c join mocs m on m.id = c.moc_id
     order by c.kind, c.days_left, m.serial_year, m.serial_count`);
   const emails: QueuedEmail[] = rows.flatMap((row) =>
-    row.recipients.map((to) => ({ to, content: content(row), record: { type: "moc" as const, id: row.mocId } })),
+    row.recipients.map((to) => ({
+      to,
+      content: content(row),
+      record: { type: "moc" as const, id: row.mocId },
+      kind: "reminder" as const,
+    })),
   );
   await queueEmails(tx, emails);
   const counts = rows.map((row) => ({ moc_id: row.mocId, n: row.recipients.length }));

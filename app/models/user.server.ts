@@ -120,14 +120,14 @@ export async function verifyLogin(email: string, password: string): Promise<User
 // Writes
 
 /** The user's audit chain; never a password, hash or token, only that one changed. */
-const auditUser = (
+export const auditUser = (
   db: Executor,
   userId: string,
   actorId: string | null,
   entry: Omit<AuditInput, "kind" | "recordId" | "actorId">,
 ) => appendAudit(db, { kind: "user", recordId: userId, actorId, ...entry });
 
-const describeAccount = (row: UserRow) =>
+export const describeAccount = (row: UserRow) =>
   `${row.name} <${row.email}>: role ${row.role}, department ${row.department}, access ${row.access}, ` +
   `position ${row.position ?? "none"}, ${row.active ? "active" : "inactive"}`;
 
@@ -135,7 +135,13 @@ const describeAccount = (row: UserRow) =>
 const AUDITED_FIELDS = ["name", "email", "role", "department", "access", "position", "active"] as const;
 
 /** One entry per changed field ("Changed role", from "user" to "admin"). */
-async function auditFieldChanges(db: Executor, before: UserRow, after: UserRow, actorId: string): Promise<void> {
+export async function auditFieldChanges(
+  db: Executor,
+  before: UserRow,
+  after: UserRow,
+  actorId: string | null,
+  comment?: string,
+): Promise<void> {
   for (const field of AUDITED_FIELDS) {
     const from = before[field];
     const to = after[field];
@@ -144,6 +150,7 @@ async function auditFieldChanges(db: Executor, before: UserRow, after: UserRow, 
       action: field === "active" ? (to ? "Reactivated" : "Deactivated") : `Changed ${field}`,
       from: from === null ? null : String(from),
       to: to === null ? null : String(to),
+      comment,
     });
   }
 }
@@ -190,11 +197,11 @@ export async function insertUser(
  * Serialises the admin-side user changes (update, delete), so two admins demoting, deactivating or
  * deleting each other at the same moment cannot both pass the last-admin check.
  */
-async function lockUserAdministration(tx: Executor): Promise<void> {
+export async function lockUserAdministration(tx: Executor): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.userAdministration})`);
 }
 
-async function activeAdminCount(db: Executor, exceptId: string): Promise<number> {
+export async function activeAdminCount(db: Executor, exceptId: string): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(users)
@@ -207,7 +214,7 @@ async function activeAdminCount(db: Executor, exceptId: string): Promise<number>
  * commit (db/derived.ts); taking their locks first, in order, keeps that rebuild from deadlocking
  * with a workflow step on one of those MOCs.
  */
-async function lockDocumentsShowing(tx: Executor, userId: string) {
+export async function lockDocumentsShowing(tx: Executor, userId: string) {
   await tx.execute(sql`select lock_moc_documents_of_user(${userId})`);
 }
 

@@ -84,6 +84,7 @@ export default function Notifications() {
             ) : (
               <Link to="/notifications?show=unread">Show unread only</Link>
             )}
+            <Link to="/notifications/preferences">Choose which notices you get</Link>
           </nav>
           {unread > 0 ? (
             <Form method="post">

@@ -31,7 +31,15 @@ export function headerText(value: string): string {
     .trim();
 }
 
-export function renderEmail(content: EmailContent, recipientName: string, appUrl: string): RenderedEmail {
+/** What the footer of a notice a person can turn off offers (docs/decisions/029-oidc-and-notifications.md). */
+export type EmailChoices = { kind: string; preferencesUrl: string; unsubscribeUrl: string };
+
+export function renderEmail(
+  content: EmailContent,
+  recipientName: string,
+  appUrl: string,
+  choices?: EmailChoices,
+): RenderedEmail {
   const headline = content.subject ?? content.event;
   const subject = headerText(content.record ? `[${content.record.label}] ${headline}` : headline);
   const link = content.record ? new URL(content.record.url, `${appUrl}/`).toString() : appUrl;
@@ -50,6 +58,12 @@ export function renderEmail(content: EmailContent, recipientName: string, appUrl
     "",
     "— Change Management",
     "You receive this because you are involved in this record.",
+    ...(choices
+      ? [
+          `Stop emails like this (${choices.kind}): ${choices.unsubscribeUrl}`,
+          `Choose which notices you get: ${choices.preferencesUrl}`,
+        ]
+      : []),
   ].join("\n");
 
   const rows = details
@@ -70,6 +84,7 @@ export function renderEmail(content: EmailContent, recipientName: string, appUrl
 ${rows ? `<table role="presentation" style="margin:0 0 16px;font-size:14px">${rows}</table>` : ""}
 <p style="margin:0 0 8px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#0b4f6c;color:#fff;text-decoration:none;padding:10px 16px;border-radius:6px;font-weight:600">Open ${escapeHtml(content.record?.label ?? "Change Management")}</a></p>
 <p style="margin:16px 0 0;font-size:12px;color:#5a6876">You receive this because you are involved in this record. Link: ${escapeHtml(link)}</p>
+${choices ? `<p style="margin:8px 0 0;font-size:12px;color:#5a6876"><a href="${escapeHtml(choices.unsubscribeUrl)}" style="color:#0b4f6c">Stop emails like this (${escapeHtml(choices.kind)})</a> · <a href="${escapeHtml(choices.preferencesUrl)}" style="color:#0b4f6c">Choose which notices you get</a></p>` : ""}
 </td></tr></table></td></tr></table></body></html>`;
   return { subject, html, text };
 }

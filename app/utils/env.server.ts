@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { trustProxyProblem } from "./client-address.server";
+import { groupMapProblem } from "./oidc-group-map";
 
 const optional = z
   .string()
@@ -65,6 +66,21 @@ const schema = z
     BACKUP_KEEP_DAILY: z.coerce.number().int().min(1).max(365).default(7),
     BACKUP_KEEP_WEEKLY: z.coerce.number().int().min(0).max(520).default(4),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // OpenID Connect sign-in and password policy (docs/decisions/029-oidc-and-notifications.md).
+    OIDC_ISSUER: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
+    OIDC_CLIENT_ID: optional,
+    OIDC_CLIENT_SECRET: optional,
+    OIDC_SCOPES: z.string().trim().default("openid email profile"),
+    OIDC_GROUPS_CLAIM: z.string().trim().min(1).default("groups"),
+    OIDC_DISPLAY_NAME: z.string().trim().min(1).default("your company account"),
+    /** The issuer vouches for every email it sends (no `email_verified` claim needed). */
+    OIDC_TRUST_EMAIL: z.enum(["0", "1"]).default("0"),
+    OIDC_AUTO_CREATE: z.enum(["0", "1"]).default("0"),
+    OIDC_GROUP_MAP: optional,
+    OIDC_DEFAULT_DEPARTMENT: z.enum(["engineering", "operations", "fleet", "hseq"]).default("operations"),
+    PASSWORD_SIGN_IN: z.enum(["on", "off"]).default("on"),
+    /** The one account that still signs in with a password when PASSWORD_SIGN_IN=off. */
+    BREAK_GLASS_EMAIL: optional.pipe(z.email().optional()),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === "production" && !env.SESSION_SECRET) {
@@ -89,6 +105,26 @@ const schema = z
     }
     const proxyProblem = trustProxyProblem(env.TRUST_PROXY);
     if (proxyProblem) ctx.addIssue({ code: "custom", path: ["TRUST_PROXY"], message: proxyProblem });
+    const oidcSet = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter(Boolean).length;
+    if (oidcSet !== 0 && oidcSet !== 3) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["OIDC_ISSUER"],
+        message: "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together",
+      });
+    }
+    if (env.PASSWORD_SIGN_IN === "off" && oidcSet !== 3) {
+      ctx.addIssue({ code: "custom", path: ["PASSWORD_SIGN_IN"], message: "PASSWORD_SIGN_IN=off needs OIDC_ISSUER" });
+    }
+    if (env.PASSWORD_SIGN_IN === "off" && !env.BREAK_GLASS_EMAIL && !env.ADMIN_EMAIL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["BREAK_GLASS_EMAIL"],
+        message: "PASSWORD_SIGN_IN=off needs BREAK_GLASS_EMAIL (the admin who may still use a password)",
+      });
+    }
+    const mapProblem = groupMapProblem(env.OIDC_GROUP_MAP);
+    if (mapProblem) ctx.addIssue({ code: "custom", path: ["OIDC_GROUP_MAP"], message: mapProblem });
     if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
       ctx.addIssue({ code: "custom", path: ["ADMIN_EMAIL"], message: "ADMIN_EMAIL and ADMIN_PASSWORD go together" });
     }

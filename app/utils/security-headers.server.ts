@@ -1,3 +1,5 @@
+import { env } from "./env.server";
+
 /** Headers every response carries (documents add a CSP with a nonce in entry.server). */
 export const BASE_SECURITY_HEADERS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
@@ -6,6 +8,12 @@ export const BASE_SECURITY_HEADERS: Record<string, string> = {
   "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
   "Cross-Origin-Opener-Policy": "same-origin",
 };
+
+/** The identity provider's origin, for form-action, when OIDC is configured. */
+function providerOrigin(): string {
+  const issuer = env().OIDC_ISSUER;
+  return issuer ? ` ${new URL(issuer).origin}` : "";
+}
 
 export function contentSecurityPolicy(nonce: string): string {
   return [
@@ -18,7 +26,8 @@ export function contentSecurityPolicy(nonce: string): string {
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'self'",
-    "form-action 'self'",
+    // The sign-in and sign-out forms redirect to the identity provider (docs/decisions/029-oidc-and-notifications.md).
+    `form-action 'self'${providerOrigin()}`,
     "frame-ancestors 'none'",
   ].join("; ");
 }

@@ -2,6 +2,7 @@ import { data, redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { startPasswordAttempt } from "~/models/password-attempts.server";
+import { passwordAllowedFor, passwordSignInOff } from "./password-policy.server";
 import type { Actor } from "~/models/authz.server";
 import { loadSessionUser, type Companion } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
@@ -219,6 +220,8 @@ export async function requirePageUser(request: Request): Promise<PublicUser> {
  * the caller's address (`request`).
  */
 export async function checkCredentials(email: string, password: string, request: Request): Promise<PublicUser> {
+  // PASSWORD_SIGN_IN=off: nobody but the break-glass admin gets a password checked at all.
+  if (!passwordAllowedFor(email)) throw new Forbidden(passwordSignInOff());
   const attempt = await startPasswordAttempt(email, clientAddress(request));
   // A wrong password keeps its point.
   const user = await verifyLogin(email, password);

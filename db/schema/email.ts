@@ -43,6 +43,10 @@ export const emailMessages = pgTable(
     link: text("link"),
     /** When the recipient marked it read in the app (/notifications); null while unread. */
     readAt: timestamp("read_at", { withTimezone: true }),
+    /** The kind of notice (NOTICE_KINDS): which preference chose its channel; null for older rows. */
+    kind: text("kind"),
+    /** False for an in-app-only notice: it is never emailed (its status says `sent` at once). */
+    emailed: boolean("emailed").notNull().default(true),
   },
   (t) => [
     index("email_messages_created_idx").on(t.createdAt),

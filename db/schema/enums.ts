@@ -58,3 +58,20 @@ export type ReviewActionStatus = (typeof REVIEW_ACTION_STATUSES)[number];
 
 /** Chat message length bounds (issue 7). */
 export const CHAT_MESSAGE_MAX = 5000;
+
+/**
+ * The kinds of notice a person chooses a channel for (docs/decisions/029-oidc-and-notifications.md).
+ * `step_waiting` is a step of the pipeline waiting on them: never below in-app.
+ */
+export const NOTICE_KINDS = [
+  "step_waiting",
+  "moc_decision",
+  "reminder",
+  "action",
+  "chat_mention",
+  "pcr_signature",
+] as const;
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
+/** email and in-app, in-app only, or nothing. */
+export const NOTICE_CHANNELS = ["email", "in_app", "off"] as const;
+export type NoticeChannel = (typeof NOTICE_CHANNELS)[number];

@@ -1,7 +1,19 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, date, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
-import type { Access, Department, Position, ReminderPreference, Role } from "./enums";
+import type { Access, Department, NoticeChannel, NoticeKind, Position, ReminderPreference, Role } from "./enums";
 
 export const users = pgTable(
   "users",
@@ -50,8 +62,40 @@ export const sessions = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** How the session was opened: `password` or `oidc` (sign-out ends the provider's too). */
+    method: text("method").notNull().default("password"),
+    /**
+     * When the person last proved it was them to the identity provider again (prompt=login) in
+     * this session; a signature spends it (app/web/reauth.server.ts).
+     */
+    reauthenticatedAt: timestamp("reauthenticated_at", { withTimezone: true }),
   },
-  (t) => [index("sessions_user_idx").on(t.userId)],
+  (t) => [
+    index("sessions_user_idx").on(t.userId),
+    check("sessions_method_check", sql`${t.method} in ('password', 'oidc')`),
+  ],
+);
+
+/** A person's chosen channel for one kind of notice; no row means the kind's default. */
+export const notificationPreferences = pgTable(
+  "notification_preferences",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<NoticeKind>().notNull(),
+    channel: text("channel").$type<NoticeChannel>().notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.kind] }),
+    check(
+      "notification_preferences_kind_check",
+      sql`${t.kind} in ('step_waiting', 'moc_decision', 'reminder', 'action', 'chat_mention', 'pcr_signature')`,
+    ),
+    check("notification_preferences_channel_check", sql`${t.channel} in ('email', 'in_app', 'off')`),
+    check("notification_preferences_floor_check", sql`not (${t.kind} = 'step_waiting' and ${t.channel} = 'off')`),
+  ],
 );
 
 /** Fixed-window counters shared by every instance (login failures, /api/verify). */

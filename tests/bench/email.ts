@@ -43,6 +43,7 @@ async function queue(owner: string, n: number, tag: string): Promise<{ ids: stri
   const emails: QueuedEmail[] = Array.from({ length: n }, (_, i) => ({
     to: { id: owner, name: `Person ${i}`, email: `${tag}-${i}@bench.test` },
     content: { record: { label: "MOC 1-2026", url: "/mocs/x" }, event: `Bench ${tag}.`, expectation: null },
+    kind: "moc_decision" as const,
   }));
   const rows = await getDb().transaction((tx) => queueEmails(tx, emails));
   return { ids: rows.map((r) => r.id), committed: Date.now() };

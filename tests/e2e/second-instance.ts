@@ -31,7 +31,7 @@ export async function e2eDatabaseUrl(): Promise<string> {
   return `postgres://cm_app:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/app`;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -45,16 +45,16 @@ async function freePort(): Promise<number> {
 export type Instance = { url: string; stop: () => Promise<void> };
 
 /**
- * Starts `node app/server/main.ts` on a free port against the e2e database (or `options.databaseUrl`),
- * with `options.env` added to its environment; resolves once /healthz answers.
+ * Starts `node app/server/main.ts` on `options.port` or a free one, against the e2e database (or
+ * `options.databaseUrl`), with `options.env` added to its environment; resolves once /healthz answers.
  */
 export async function startSecondInstance(
-  options: { databaseUrl?: string; env?: Record<string, string> } = {},
+  options: { port?: number; databaseUrl?: string; env?: Record<string, string> } = {},
 ): Promise<Instance> {
   const databaseUrl = options.databaseUrl ?? (await e2eDatabaseUrl());
-  const instancePort = await freePort();
+  const instancePort = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${instancePort}`;
-  const dataDir = options.env?.DATA_DIR ?? path.join(root, `.data/e2e${suffix}_second`);
+  const dataDir = options.env?.DATA_DIR ?? path.join(root, `.data/e2e${suffix}_second_${instancePort}`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production",
@@ -67,6 +67,7 @@ export async function startSecondInstance(
     AUDIT_KEY: "e2e-audit-key-0123456789-0123456789-abcdef",
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
+    ...options.env,
   };
   // The first instance made the admin; mail stays in the local outbox.
   for (const key of ["ADMIN_EMAIL", "ADMIN_PASSWORD", "RESEND_API_KEY"]) delete env[key];

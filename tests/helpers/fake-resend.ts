@@ -27,6 +27,8 @@ export type Delivery = {
   subject: string;
   text: string;
   html: string;
+  /** The email's own headers (List-Unsubscribe), as the SDK sent them. */
+  headers: Record<string, string>;
   at: number;
 };
 
@@ -79,6 +81,7 @@ type EmailBody = {
   text: string;
   html: string;
   tags?: { name: string; value: string }[];
+  headers?: Record<string, string>;
 };
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
@@ -154,6 +157,7 @@ export async function startFakeResend(initial: FakeResendOptions = {}): Promise<
       subject: email.subject,
       text: email.text,
       html: email.html,
+      headers: email.headers ?? {},
       at: now,
     });
     return { id };

@@ -67,6 +67,7 @@ async function queueMany(n: number, tag: string): Promise<string[]> {
   const owner = await makeUser();
   const emails: QueuedEmail[] = Array.from({ length: n }, (_, i) => ({
     to: { id: owner._id, name: `Person ${i}`, email: `${tag}-${i}@example.com` },
+    kind: "moc_decision" as const,
     content,
   }));
   await getDb().transaction((tx) => queueEmails(tx, emails));

@@ -15,6 +15,9 @@ import { createSession } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
 import { assertSameOrigin, authenticate, authenticator, safeRedirect, sessionCookie } from "~/web/auth.server";
 import { DomainError, Invalid } from "~/utils/errors";
+import { env } from "~/utils/env.server";
+import { OidcButton } from "~/components/oidc";
+import { oidcSettings } from "~/web/oidc.server";
 import { errorResponse, toErrorResponse } from "~/utils/http.server";
 
 /** API clients post here with `Accept: application/json` and get JSON back (see entry.server). */
@@ -29,7 +32,12 @@ export const meta: MetaFunction = () => [{ title: "Sign in · Change Management"
 // and a redirect there would swallow the new session. The page offers the way back instead.
 export async function loader({ request }: LoaderFunctionArgs) {
   const result = await authenticate(request);
-  return { signedInAs: result.ok ? result.identity.user.name : null };
+  return {
+    signedInAs: result.ok ? result.identity.user.name : null,
+    // The identity provider's button (docs/decisions/029-oidc-and-notifications.md).
+    oidc: oidcSettings(),
+    passwordsOn: env().PASSWORD_SIGN_IN === "on",
+  };
 }
 
 const wantsJson = (request: Request) => (request.headers.get("Accept") ?? "").includes("application/json");
@@ -79,7 +87,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export default function Login() {
   const lastResult = useActionData<typeof action>();
-  const { signedInAs } = useLoaderData<typeof loader>();
+  const { signedInAs, oidc, passwordsOn } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const [form, fields] = useForm({
     id: "login",
@@ -94,6 +102,15 @@ export default function Login() {
     const input = document.getElementById(fields.password.id);
     if (lastResult && input instanceof HTMLInputElement) input.value = "";
   }, [lastResult, fields.password.id]);
+  const passwordForm = (
+    <Form method="post" {...getFormProps(form)} className="stack">
+      <ErrorList id={form.errorId} errors={form.errors} />
+      <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />
+      <Field meta={fields.email} label="Email" type="email" autoComplete="username" autoFocus={!oidc} />
+      <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
+      <SubmitButton pendingText="Signing in…">Sign in</SubmitButton>
+    </Form>
+  );
   return (
     <div className="auth-card">
       <div className="auth-brand" aria-hidden="true">
@@ -106,17 +123,22 @@ export default function Login() {
           You are signed in as {signedInAs}. <a href="/">Go to the dashboard</a>, or sign in as someone else.
         </p>
       ) : null}
-      <Form method="post" {...getFormProps(form)} className="stack">
-        <ErrorList id={form.errorId} errors={form.errors} />
-        <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />
-        <Field meta={fields.email} label="Email" type="email" autoComplete="username" autoFocus />
-        <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
-        <SubmitButton pendingText="Signing in…">Sign in</SubmitButton>
-      </Form>
-      <p className="muted">
-        Forgot your password, or locked out after failed attempts?{" "}
-        <a href="/login/link">Email me a one-time sign-in link</a>: it signs you in without a password.
-      </p>
+      {oidc ? <OidcButton displayName={oidc.displayName} redirectTo={searchParams.get("redirectTo") ?? "/"} /> : null}
+      {oidc && passwordsOn ? <p className="muted auth-or">or with your password</p> : null}
+      {passwordsOn || lastResult ? (
+        passwordForm
+      ) : (
+        <details className="auth-break-glass">
+          <summary>Administrator sign-in with a password</summary>
+          {passwordForm}
+        </details>
+      )}
+      {passwordsOn ? (
+        <p className="muted">
+          Forgot your password, or locked out after failed attempts?{" "}
+          <a href="/login/link">Email me a one-time sign-in link</a>: it signs you in without a password.
+        </p>
+      ) : null}
     </div>
   );
 }

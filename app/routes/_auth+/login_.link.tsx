@@ -9,6 +9,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { createSession } from "~/models/session.server";
+import { passwordAllowedFor, passwordSignInOff } from "~/web/password-policy.server";
 import { redeemSignInLink, requestSignInLink, SIGN_IN_LINK_MINUTES } from "~/models/sign-in-link.server";
 import { signInLinkSchema } from "~/models/user.schema";
 import { assertSameOriginForPage, sessionCookie } from "~/web/auth.server";
@@ -29,7 +30,11 @@ export async function action({ request }: ActionFunctionArgs) {
   const value = submission.value;
   if (value.intent === "send") {
     const { email } = value;
-    const asked = await runForPage(() => requestSignInLink(email, clientAddress(request)));
+    // With PASSWORD_SIGN_IN=off a link would bypass the identity provider: none is sent (the page
+    // answers alike, so it tells nobody whether the account exists; decision 029).
+    const asked = await runForPage(async () => {
+      if (passwordAllowedFor(email)) await requestSignInLink(email, clientAddress(request));
+    });
     if (!asked.ok) {
       return data(
         { result: submission.reply({ formErrors: [asked.error.message] }), sent: false },
@@ -43,6 +48,9 @@ export async function action({ request }: ActionFunctionArgs) {
     return data({ result: submission.reply({ formErrors: [redeemed.error.message] }), sent: false }, { status: 400 });
   }
   const user = redeemed.value;
+  if (!passwordAllowedFor(user.email)) {
+    return data({ result: submission.reply({ formErrors: [passwordSignInOff()] }), sent: false }, { status: 403 });
+  }
   const { token } = await createSession(user);
   return redirect(user.onboarded ? "/" : "/onboarding", { headers: { "Set-Cookie": await sessionCookie(token) } });
 }

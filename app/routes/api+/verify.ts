@@ -1,5 +1,7 @@
 import { verifyQuery } from "~/models/user.schema";
 import { assertJsonBody, assertNotFromAnotherSite, checkCredentials } from "~/web/auth.server";
+import { passwordAllowedFor } from "~/web/password-policy.server";
+import { verifyWithProvider } from "~/web/reauth.server";
 import { apiJson, apiRoute, readJson, readQuery } from "~/utils/http.server";
 
 /**
@@ -7,21 +9,25 @@ import { apiJson, apiRoute, readJson, readQuery } from "~/utils/http.server";
  * body `{ email, password }`) is the form to use; GET (the spec's query string) keeps answering
  * existing clients. Either is refused (403, no attempt counted) when a browser says another site
  * started it, so a web page cannot spend an account's failure budget through its visitors
- * (docs/decisions/028-untrusted-text-and-sign-in-links.md).
+ * (docs/decisions/028-untrusted-text-and-sign-in-links.md). With PASSWORD_SIGN_IN=off the
+ * caller's own session re-checks with the identity provider instead (decision 029).
  */
+async function verify(request: Request, { email, password }: { email: string; password: string }) {
+  const user = passwordAllowedFor(email)
+    ? await checkCredentials(email, password, request)
+    : await verifyWithProvider(request, email);
+  return apiJson({ message: "Credentials are valid", status: 200, user });
+}
+
 const route = apiRoute({
   async GET({ request }) {
     assertNotFromAnotherSite(request);
-    const { email, password } = readQuery(request, verifyQuery);
-    const user = await checkCredentials(email, password, request);
-    return apiJson({ message: "Credentials are valid", status: 200, user });
+    return verify(request, readQuery(request, verifyQuery));
   },
   async POST({ request }) {
     assertNotFromAnotherSite(request);
     assertJsonBody(request);
-    const { email, password } = await readJson(request, verifyQuery);
-    const user = await checkCredentials(email, password, request);
-    return apiJson({ message: "Credentials are valid", status: 200, user });
+    return verify(request, await readJson(request, verifyQuery));
   },
 });
 

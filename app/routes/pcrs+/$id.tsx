@@ -21,9 +21,16 @@ import { canEditPcr, pcrSlotHolder } from "~/models/authz.server";
 import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
-import { signPageSchema, withdrawReasonSchema } from "~/models/pcr.schema";
+import { signPageSchemaWith, withdrawReasonSchema } from "~/models/pcr.schema";
 import { clonePcr, deletePcr, pcrPrincipalsOf, signAsAffectedParty, signPcr, withdrawPcr } from "~/models/pcr.server";
-import { reauthenticate, REAUTH_FAILED } from "~/web/reauthenticate.server";
+import { env } from "~/utils/env.server";
+import {
+  pendingReauthentication,
+  REAUTH_FAILED,
+  reauthenticate,
+  reauthLink,
+  reauthMethodFor,
+} from "~/web/reauth.server";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
@@ -41,8 +48,10 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, pcr } = await requirePcrForPage(request, params.id);
+  const { user, sessionId, pcr } = await requirePcrForPage(request, params.id);
   const rules = pcrAccessOf(pcr);
+  // How a signer proves it is them: their password, or a fresh sign-in at the identity provider.
+  const reauth = reauthMethodFor(user);
   const next = pcr.signatures.findIndex((s) => typeof s.Signature !== "string");
   // A delegate signs and comments the slots of the absent holders who delegated to them today.
   const principals = await pcrPrincipalsOf(user);
@@ -75,6 +84,12 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canDelete: canEditPcr(user, rules) && !signed && !pcr.affectedParties.some((p) => typeof p.Signature === "string"),
     canWithdraw: canEditPcr(user, rules) && pcr.status !== "withdrawn",
     chat: await chatPanelData(request, user, roomOfPcr(pcr)),
+    reauth: {
+      method: reauth,
+      href: reauthLink(`/pcrs/${pcr._id}`),
+      provider: env().OIDC_DISPLAY_NAME,
+      confirmed: reauth === "provider" && Boolean(await pendingReauthentication(sessionId)),
+    },
   };
 }
 
@@ -86,7 +101,7 @@ const CONFIRM_WITHDRAW_PARAM = "withdraw";
 const CONFIRM_WITHDRAW_ID = "confirm-withdraw";
 
 export async function action({ request, params }: ActionFunctionArgs) {
-  const { user, pcr } = await requirePcrForPage(request, params.id);
+  const { user, sessionId, pcr } = await requirePcrForPage(request, params.id);
   const form = await request.formData();
   const here = `/pcrs/${pcr._id}`;
   if (isChatPost(form)) return chatPageAction(form, user, { pcrId: pcr._id }, here);
@@ -117,18 +132,23 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return redirectWithFlash("/pcrs", { kind: "success", message: `PCR ${pcr.serial_num} was deleted.` });
   }
 
-  const submission = parseWithZod(form, { schema: signPageSchema });
+  const viaProvider = reauthMethodFor(user) === "provider";
+  const submission = parseWithZod(form, { schema: signPageSchemaWith({ passwordRequired: !viaProvider }) });
   const hideFields = ["password"];
   if (submission.status !== "success") return data(submission.reply({ hideFields }), { status: 400 });
   const { intent, slot, signature, password, comments } = submission.value;
   if (intent === "sign") {
-    // Signing needs the signer's password again; a wrong one counts against the sign-in budget.
-    const check = await runForPage(() => reauthenticate(user, { password }, request));
+    // Signing asks again who it is (app/web/reauth.server.ts): the password, counted against the
+    // sign-in budget, or a fresh sign-in at the identity provider.
+    const check = await runForPage(() => reauthenticate({ user, sessionId }, request, { password, back: here }));
     if (!check.ok) {
       const message = check.error instanceof Unauthorized ? REAUTH_FAILED : check.error.message;
-      return data(submission.reply({ fieldErrors: { password: [message] }, hideFields }), {
-        status: check.error.status === 401 ? 400 : check.error.status,
-      });
+      return data(
+        submission.reply(
+          viaProvider ? { formErrors: [message], hideFields } : { fieldErrors: { password: [message] }, hideFields },
+        ),
+        { status: check.error.status === 401 ? 400 : check.error.status },
+      );
     }
   }
   const result = await runForPage(() => {
@@ -173,13 +193,16 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 function SignForm({ slot, label, allowSign }: { slot: string; label: string; allowSign: boolean }) {
   const actionData = useActionData<typeof action>();
+  const { reauth } = useLoaderData<typeof loader>();
+  const viaProvider = reauth.method === "provider";
   // The chat form's and the withdrawal's answers are theirs, not this form's.
   const lastResult = actionData && !("chat" in actionData) && !("withdrawError" in actionData) ? actionData : undefined;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
   const [form, fields] = useForm<Record<string, any>>({
     id: `sign-${slot}`,
     lastResult: lastResult as never,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: signPageSchema }) as never,
+    onValidate: ({ formData }) =>
+      parseWithZod(formData, { schema: signPageSchemaWith({ passwordRequired: !viaProvider }) }) as never,
     shouldValidate: "onSubmit",
   });
   useFocusFirstInvalid(form.id, form.allErrors);
@@ -200,18 +223,34 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
             defaultValue={typeof fields.signature?.initialValue === "string" ? fields.signature.initialValue : ""}
             key={fields.signature?.key}
           />
-          <div className="field">
-            <label htmlFor={fields.password!.id}>Your password (to confirm it is you)</label>
-            <input
-              id={fields.password!.id}
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              aria-describedby={fields.password!.errorId}
-              aria-invalid={fields.password!.errors ? true : undefined}
-            />
-            <ErrorList id={fields.password!.errorId} errors={fields.password!.errors} />
-          </div>
+          {viaProvider ? (
+            <p className={reauth.confirmed ? "flash flash-success" : "flash flash-info"}>
+              {reauth.confirmed ? (
+                "You confirmed it is you: sign within five minutes of confirming."
+              ) : (
+                <>
+                  Signing asks again who you are.{" "}
+                  <a href={reauth.href} className="button">
+                    Confirm it is you with {reauth.provider}
+                  </a>{" "}
+                  first, then draw or type your signature here.
+                </>
+              )}
+            </p>
+          ) : (
+            <div className="field">
+              <label htmlFor={fields.password!.id}>Your password (to confirm it is you)</label>
+              <input
+                id={fields.password!.id}
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                aria-describedby={fields.password!.errorId}
+                aria-invalid={fields.password!.errors ? true : undefined}
+              />
+              <ErrorList id={fields.password!.errorId} errors={fields.password!.errors} />
+            </div>
+          )}
         </>
       ) : null}
       <div className="field">
