@@ -2,6 +2,7 @@ import { vitePlugin as remix } from "@remix-run/dev";
 import { fileURLToPath } from "node:url";
 import { flatRoutes } from "remix-flat-routes";
 import { defineConfig } from "vitest/config";
+import { precompress } from "./scripts/precompress";
 
 declare module "@remix-run/node" {
   interface Future {
@@ -59,5 +60,7 @@ export default defineConfig({
           v3_lazyRouteDiscovery: true,
         },
       }),
+    // Brotli and gzip copies of the browser build, served by app/server/compression.ts.
+    !process.env.VITEST && precompress(),
   ],
 });

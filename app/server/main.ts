@@ -14,6 +14,7 @@ import { trustProxySetting } from "~/utils/client-address.server";
 import { logger } from "~/utils/logger.server";
 import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
 import { bootServices } from "./boot";
+import { dynamicCompression, precompressedAssets } from "./compression";
 import { errorHandler, remixRequestHandler } from "./request-handler";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -40,6 +41,9 @@ async function main() {
     for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) res.setHeader(name, value);
     next();
   });
+  // Compression (docs/decisions/032-pages-at-sea.md): build-time .br/.gz files, then everything else.
+  app.use(precompressedAssets(`${root}build/client`));
+  app.use(dynamicCompression());
   app.use("/assets", express.static(`${root}build/client/assets`, { immutable: true, maxAge: "1y", index: false }));
   app.use(express.static(`${root}build/client`, { maxAge: "1h", index: false }));
   app.use((req, res, next) => {

@@ -33,7 +33,7 @@ import {
 import { reviewBodySchema } from "~/models/review.schema";
 import { newUserSchema, ownProfileSchema, userUpdateSchema } from "~/models/user.schema";
 import { userIdBody, verifyQuery } from "~/models/user.schema";
-import { insightsApiQuery } from "~/models/insights-tables";
+import { insightsApiQuery } from "~/models/insights.schema";
 import { proxyQuery } from "~/models/image-proxy.server";
 import { TOKEN_EXPIRED, TOKEN_INVALID, TOKEN_NOT_YET_VALID } from "~/utils/token.server";
 

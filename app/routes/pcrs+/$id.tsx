@@ -22,6 +22,7 @@ import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
 import { signPageSchema } from "~/models/pcr.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { clonePcr, deletePcr, pcrPrincipalsOf, signAsAffectedParty, signPcr } from "~/models/pcr.server";
 import { checkCredentials } from "~/web/auth.server";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
@@ -162,7 +163,7 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
   const [form, fields] = useForm<Record<string, any>>({
     id: `sign-${slot}`,
     lastResult: lastResult as never,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: signPageSchema }) as never,
+    onValidate: useLazyValidation(`sign-${slot}`, () => import("~/models/pcr.schema").then((m) => m.signPageSchema)),
     shouldValidate: "onSubmit",
   });
   useFocusFirstInvalid(form.id, form.allErrors);
