@@ -52,11 +52,10 @@ export function precompressedAssets(dir: string) {
     const available = siblings(file);
     if (available.size === 0) return next();
     res.vary("Accept-Encoding");
-    const accepted = req.acceptsEncodings(
-      ...PRECOMPRESSED.filter((p) => available.has(p.suffix)).map((p) => p.encoding),
-      "identity",
+    // Brotli first whenever the client accepts it, whatever order it lists them in.
+    const chosen = PRECOMPRESSED.find(
+      (p) => available.has(p.suffix) && req.acceptsEncodings(p.encoding) === p.encoding,
     );
-    const chosen = PRECOMPRESSED.find((p) => p.encoding === accepted);
     if (!chosen) return next();
     res.type(path.extname(file));
     res.setHeader("Content-Encoding", chosen.encoding);

@@ -133,8 +133,9 @@ async function overflowing(page: Page): Promise<string[]> {
       if (el.closest(".table-wrap, input, textarea, select, pre, svg")) continue;
       const style = getComputedStyle(el);
       if (style.overflowX === "auto" || style.overflowX === "scroll") continue;
-      // Visually hidden text (1 px, clipped) is for screen readers.
+      // Visually hidden text (1 px, clipped) is for screen readers; a long name ends in "…" on purpose.
       if (style.position === "absolute" && el.clientWidth <= 1) continue;
+      if (style.overflowX === "hidden" && style.textOverflow === "ellipsis") continue;
       if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
         found.push(`${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth} > ${el.clientWidth}`);
       }
