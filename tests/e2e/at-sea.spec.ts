@@ -194,6 +194,7 @@ test.describe("layouts", () => {
     cast,
     openAs,
   }) => {
+    test.setTimeout(180_000);
     const admin = await browser.newContext({ javaScriptEnabled: test.info().project.use.javaScriptEnabled });
     const adminPage = await admin.newPage();
     await adminPage.goto("/login");
