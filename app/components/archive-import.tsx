@@ -11,7 +11,7 @@ import {
   CSV_LIMITS,
   isRequiredField,
   type ArchiveKind,
-} from "~/models/archive.schema";
+} from "~/models/archive.constants";
 import type { archiveImportAction, archiveImportLoader, ImportReport } from "~/web/archive-page.server";
 import { LegacyStatusBadge, listPath } from "./archive";
 import { ErrorList, SubmitButton } from "./forms";

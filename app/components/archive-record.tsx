@@ -1,8 +1,8 @@
 /** One legacy record's pages, for both kinds: the record, the new/edit form, the delete confirmation. */
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { ARCHIVE, ARCHIVE_LIMITS, archivePageSchemas, capitalise } from "~/models/archive.schema";
+import { ARCHIVE, ARCHIVE_LIMITS, capitalise } from "~/models/archive.constants";
+import { useLazyValidation } from "~/components/lazy-validation";
 import type {
   archiveDeleteLoader,
   archiveEditAction,
@@ -110,7 +110,9 @@ export function ArchiveFormPage() {
           attachments: doc.attachments.join("\n"),
         }
       : { status: "open" },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: archivePageSchemas[kind] }) as never,
+    onValidate: useLazyValidation(`archive-${kind}-form`, () =>
+      import("~/models/archive.schema").then((m) => m.archivePageSchemas[kind]),
+    ) as never,
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

@@ -13,7 +13,7 @@ import {
   defaultDirection,
   type ArchiveKind,
   type ArchiveSort,
-} from "~/models/archive.schema";
+} from "~/models/archive.constants";
 import type { archiveListLoader } from "~/web/archive-page.server";
 import styles from "~/styles/archive.css?url";
 import { formatDate } from "./moc";

@@ -5,11 +5,12 @@
  * others (on any app instance: the poll reads the database) appear without a reload.
  */
 import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import { Link, useActionData, useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import { useHydrated } from "./use-hydrated";
-import { CHAT_POLL_MS, chatFormSchema, type ChatMessageView } from "~/models/chat.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
+import { CHAT_POLL_MS } from "~/models/chat.constants";
+import type { ChatMessageView } from "~/models/chat.schema";
 import { ErrorList } from "./forms";
 import { formatDateTime } from "./moc";
 
@@ -68,7 +69,7 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   const [form, fields] = useForm({
     id: "chat-form",
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: chatFormSchema }),
+    onValidate: useLazyValidation("chat-form", () => import("~/models/chat.schema").then((m) => m.chatFormSchema)),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

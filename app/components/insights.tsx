@@ -4,7 +4,8 @@
  * (the accessible, printable and no-JavaScript form) and, on /insights, a CSV download of the table.
  */
 import { insightTables, type Cell, type InsightTable, type InsightTableId } from "~/models/insights-tables";
-import { OVERDUE_BANDS, OVERDUE_BAND_LABELS, type InsightsFigures } from "~/models/insights.schema";
+import { OVERDUE_BANDS, OVERDUE_BAND_LABELS } from "~/models/insights.constants";
+import type { InsightsFigures } from "~/models/insights.schema";
 import { BarChart, ColumnChart, StatGrid, type Series } from "./charts";
 import { departmentLabel, formatDate } from "./moc";
 

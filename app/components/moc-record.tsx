@@ -38,20 +38,51 @@ export function RichText({ html }: { html: unknown }) {
   return <div className="rich-text" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
-export function Part({ title, form, children, id }: { title: string; form: Form; children: ReactNode; id: string }) {
+/**
+ * One part of the record. `folded`: a finished part, shown as a <details> that opens on its heading
+ * (docs/decisions/032-pages-at-sea.md), so the part in hand comes first on a phone.
+ */
+export function Part({
+  title,
+  form,
+  children,
+  id,
+  folded = false,
+  listedWhenEmpty = false,
+}: {
+  title: string;
+  form: Form;
+  children: ReactNode;
+  id: string;
+  folded?: boolean;
+  /** Not filled in yet: nothing here, the page lists it with the others still to come. */
+  listedWhenEmpty?: boolean;
+}) {
+  if (!form && listedWhenEmpty) return null;
   const submittedAt = form && typeof form.submittedAt === "string" ? form.submittedAt : null;
+  const heading = (
+    <h2 id={id}>
+      {title}
+      {submittedAt ? (
+        <span className="muted" style={{ fontSize: "0.85rem", fontWeight: 400 }}>
+          Submitted {formatDateTime(submittedAt)}
+        </span>
+      ) : form ? (
+        <span className="badge">Draft</span>
+      ) : null}
+    </h2>
+  );
+  if (folded && form) {
+    return (
+      <details className="card part" aria-labelledby={id}>
+        <summary>{heading}</summary>
+        {children}
+      </details>
+    );
+  }
   return (
     <section className="card part" aria-labelledby={id}>
-      <h2 id={id}>
-        {title}
-        {submittedAt ? (
-          <span className="muted" style={{ fontSize: "0.85rem", fontWeight: 400 }}>
-            Submitted {formatDateTime(submittedAt)}
-          </span>
-        ) : form ? (
-          <span className="badge">Draft</span>
-        ) : null}
-      </h2>
+      {heading}
       {form ? children : <p className="muted">Not filled in yet.</p>}
     </section>
   );

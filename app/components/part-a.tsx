@@ -1,9 +1,9 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import type { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
-import { partAPageSchema } from "~/models/moc.schema";
+import type { partAPageSchema } from "~/models/moc.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import {
   CheckboxGroupField,
   RichTextField,
@@ -38,7 +38,7 @@ export function PartAForm({
     id,
     lastResult,
     defaultValue: defaultValue as never,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: partAPageSchema }),
+    onValidate: useLazyValidation(id, () => import("~/models/moc.schema").then((m) => m.partAPageSchema)),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,7 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
-import { pcrPageSchema } from "~/models/pcr.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
 import { ErrorList, SubmitButton } from "./forms";
 import { useFocusFirstInvalid } from "./step-form";
@@ -23,7 +22,7 @@ export function PcrForm({
     id: "pcr-form",
     lastResult,
     defaultValue,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: pcrPageSchema }) as never,
+    onValidate: useLazyValidation("pcr-form", () => import("~/models/pcr.schema").then((m) => m.pcrPageSchema)),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,8 +1,8 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
-import { REVIEW_ACTION_LABELS, reviewPageSchema } from "~/models/review.schema";
+import { REVIEW_ACTION_LABELS } from "~/models/review.constants";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
 import { DefaultSubmit, ErrorList, Field, SelectField, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
@@ -44,7 +44,9 @@ export function ReviewForm({
     id: "review-form",
     lastResult,
     defaultValue,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: reviewPageSchema }) as never,
+    onValidate: useLazyValidation("review-form", () =>
+      import("~/models/review.schema").then((m) => m.reviewPageSchema),
+    ) as never,
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,7 +1,6 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
-import type { z } from "zod";
+import { useLazyValidation, type SchemaLoader } from "./lazy-validation";
 import type { UserOption } from "./fields";
 import { DefaultSubmit, ErrorList, SubmitButton } from "./forms";
 
@@ -28,7 +27,8 @@ export function RowsEditor({
   plural,
 }: {
   id: string;
-  schema: z.ZodType;
+  /** The rows' schema, loaded when the form is first used (app/components/lazy-validation.ts). */
+  schema: SchemaLoader;
   columns: Column[];
   users: UserOption[];
   lastResult: SubmissionResult<string[]> | null | undefined;
@@ -43,7 +43,7 @@ export function RowsEditor({
     id,
     lastResult,
     defaultValue: { items: defaultItems },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }) as never,
+    onValidate: useLazyValidation(id, schema) as never,
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,15 +1,17 @@
 import { getFormProps, useForm, type FormMetadata, type SubmissionResult } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useRef, type ReactNode } from "react";
-import type { z } from "zod";
 import { ErrorList, SubmitButton } from "./forms";
+import { useLazyValidation, type SchemaLoader } from "./lazy-validation";
 
 /** The frame of a step form: heading, guidance, fields, submit and cancel. */
-/** conform for a step form, validated in the browser with the schema the server uses. */
+/**
+ * conform for a step form, validated in the browser with the schema the server uses, loaded when
+ * the form is first used (app/components/lazy-validation.ts).
+ */
 export function useStepForm(
   id: string,
-  schema: z.ZodType,
+  schema: SchemaLoader,
   lastResult: SubmissionResult<string[]> | null | undefined,
   defaultValue?: Record<string, unknown>,
 ) {
@@ -18,7 +20,7 @@ export function useStepForm(
     id,
     lastResult,
     defaultValue,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }) as never,
+    onValidate: useLazyValidation(id, schema) as never,
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

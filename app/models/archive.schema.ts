@@ -1,137 +1,28 @@
 /**
  * Legacy (paper-era) MOC and PCR records (docs/decisions/010-legacy-archive.md): the two kinds, their fields,
  * and the input rules shared by /api/oldMoc, /api/oldPcr, the archive pages and the CSV import.
- * Plain module: the pages validate in the browser with the same schemas.
+ * Plain module: the pages validate in the browser with the same schemas, loaded when a form is
+ * first used; the kinds, labels and limits the pages show live in ./archive.constants.ts.
  */
 import { z } from "zod";
 import { bidiControlMessage, hasBidiControl, searchQuerySchema } from "./text-rules";
 import { LEGACY_STATUSES, type LegacyStatus } from "#db/schema/enums";
+import {
+  ARCHIVE,
+  ARCHIVE_LIMITS,
+  ARCHIVE_SORTS,
+  isRequiredField,
+  type ArchiveField,
+  type ArchiveInput,
+  type ArchiveKind,
+  type ArchivePatch,
+} from "./archive.constants";
 import { uuid } from "./moc.schema";
 
-export { LEGACY_STATUSES, type LegacyStatus };
-
-export const ARCHIVE_KINDS = ["moc", "pcr"] as const;
-export type ArchiveKind = (typeof ARCHIVE_KINDS)[number];
-
-/** Every field a legacy record can have; the database columns carry the same names. */
-export type ArchiveField =
-  | "serial_num"
-  | "title"
-  | "description"
-  | "department"
-  | "procedure"
-  | "originator_name"
-  | "date_raised"
-  | "date_closed"
-  | "status"
-  | "attachments"
-  | "notes";
-
-export type ArchiveKindInfo = {
-  kind: ArchiveKind;
-  /** The pages' URL segment: /archive/mocs, /archive/pcrs. */
-  segment: "mocs" | "pcrs";
-  api: "/api/oldMoc" | "/api/oldPcr";
-  table: "legacy_mocs" | "legacy_pcrs";
-  /** "MOC" or "PCR". */
-  short: string;
-  /** "legacy MOC" */
-  label: string;
-  /** "legacy MOCs" */
-  plural: string;
-  /** The kind's own long text: the change's description (MOC) or the procedure concerned (PCR). */
-  textField: "description" | "procedure";
-  textLabel: string;
-  hasDepartment: boolean;
-  /** The document's fields in the spec's order (also the CSV columns). */
-  fields: readonly ArchiveField[];
-};
-
-export const ARCHIVE: Record<ArchiveKind, ArchiveKindInfo> = {
-  moc: {
-    kind: "moc",
-    segment: "mocs",
-    api: "/api/oldMoc",
-    table: "legacy_mocs",
-    short: "MOC",
-    label: "legacy MOC",
-    plural: "legacy MOCs",
-    textField: "description",
-    textLabel: "Description",
-    hasDepartment: true,
-    fields: [
-      "serial_num",
-      "title",
-      "description",
-      "department",
-      "originator_name",
-      "date_raised",
-      "date_closed",
-      "status",
-      "attachments",
-      "notes",
-    ],
-  },
-  pcr: {
-    kind: "pcr",
-    segment: "pcrs",
-    api: "/api/oldPcr",
-    table: "legacy_pcrs",
-    short: "PCR",
-    label: "legacy PCR",
-    plural: "legacy PCRs",
-    textField: "procedure",
-    textLabel: "Procedure",
-    hasDepartment: false,
-    fields: [
-      "serial_num",
-      "title",
-      "procedure",
-      "originator_name",
-      "date_raised",
-      "date_closed",
-      "status",
-      "attachments",
-      "notes",
-    ],
-  },
-};
-
-export const kindBySegment = (segment: string | undefined): ArchiveKindInfo | null =>
-  Object.values(ARCHIVE).find((k) => k.segment === segment) ?? null;
-
-export const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-/** A record as the model writes it (status derived, defaults filled). */
-export type ArchiveInput = {
-  serial_num: string;
-  title: string;
-  originator_name: string;
-  date_raised: string;
-  date_closed: string | null;
-  status: LegacyStatus;
-  attachments: string[];
-  notes: string;
-  description?: string;
-  department?: string;
-  procedure?: string;
-};
-/** A PATCH body: any fields, each valid on its own; the merged record is checked as a whole. */
-export type ArchivePatch = Partial<ArchiveInput>;
+export * from "./archive.constants";
 
 // ---------------------------------------------------------------------------------------------
 // Field rules
-
-export const ARCHIVE_LIMITS = {
-  serial: 50,
-  title: 200,
-  name: 120,
-  department: 100,
-  text: 10_000,
-  attachments: 20,
-  url: 2_000,
-  earliest: "1900-01-01",
-} as const;
 
 // Control characters: none in one-line fields; tabs and line breaks only in long text.
 // (PostgreSQL refuses NUL in text, so these never reach it.)
@@ -213,9 +104,6 @@ const FIELD_RULES = {
   attachments: attachmentList,
   notes: longText("notes"),
 } satisfies Record<ArchiveField, z.ZodType>;
-
-const REQUIRED: readonly ArchiveField[] = ["serial_num", "title", "originator_name", "date_raised"];
-export const isRequiredField = (field: ArchiveField) => REQUIRED.includes(field);
 
 /** Keys a client may send back from a document it read; they are ignored. */
 const READ_ONLY = {
@@ -371,18 +259,6 @@ const pageSchema = (kind: ArchiveKind): z.ZodType<ArchiveInput> =>
 
 export const archivePageSchemas = { moc: pageSchema("moc"), pcr: pageSchema("pcr") };
 
-export const ARCHIVE_SORTS = ["serial", "raised", "closed", "title"] as const;
-export type ArchiveSort = (typeof ARCHIVE_SORTS)[number];
-export const ARCHIVE_SORT_LABELS: Record<ArchiveSort, string> = {
-  serial: "Serial number",
-  raised: "Date raised",
-  closed: "Date closed",
-  title: "Title",
-};
-/** The direction a column starts in when first chosen: dates newest first, text A to Z. */
-export const defaultDirection = (sort: ArchiveSort): "asc" | "desc" =>
-  sort === "raised" || sort === "closed" ? "desc" : "asc";
-
 /** The list page's query string; anything malformed falls back to no filter. */
 export const archiveFilterSchema = z.object({
   q: searchQuerySchema,
@@ -397,20 +273,3 @@ export type ArchiveFilter = z.infer<typeof archiveFilterSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // CSV import
-
-export const CSV_LIMITS = { bytes: 1024 * 1024, rows: 5_000 } as const;
-
-/** What each CSV column holds, for the import page. */
-export const COLUMN_HELP: Record<ArchiveField, string> = {
-  serial_num: "The paper record's number, unique in the archive (e.g. 12-2014)",
-  title: "One line, up to 200 characters",
-  description: "What changed (plain text)",
-  department: "The department concerned",
-  procedure: "The procedure or manual concerned (plain text)",
-  originator_name: "Who raised it",
-  date_raised: "YYYY-MM-DD",
-  date_closed: "YYYY-MM-DD, or empty while open",
-  status: "open or closed; empty means closed when date_closed is given, open otherwise",
-  attachments: "Links (http:// or https://) separated by ; or |",
-  notes: "Plain text",
-};

@@ -1,16 +1,9 @@
 /** Chat input schemas and limits, shared by /api/chat, the page actions and the chat panel (browser). */
 import { z } from "zod";
-import { CHAT_MESSAGE_MAX } from "#db/schema/enums";
+import { CHAT_MESSAGE_MAX } from "./chat.constants";
 import { uuid } from "./moc.schema";
 
-export { CHAT_MESSAGE_MAX };
-
-/** How many messages a page shows at first, and how many "Show older messages" adds. */
-export const CHAT_PAGE_SIZE = 100;
-/** The most messages one poll returns; a full batch means "ask again at once". */
-export const CHAT_POLL_BATCH = 200;
-/** How often an open, visible panel asks for new messages. */
-export const CHAT_POLL_MS = 1500;
+export { CHAT_MESSAGE_MAX, CHAT_PAGE_SIZE, CHAT_POLL_BATCH, CHAT_POLL_MS } from "./chat.constants";
 
 /** Characters as people (and PostgreSQL's char_length) count them: an emoji is one, not two. */
 const characters = (text: string) => [...text].length;

@@ -127,8 +127,11 @@ export type QueuedEmail = {
   to: { id: string; name: string; email: string };
   content: EmailContent;
   record?: { type: "moc" | "pcr"; id: string };
-  /** Which of the recipient's preferences decides: email and in-app, in-app only, or nothing. */
-  kind: NoticeKind;
+  /**
+   * Which of the recipient's preferences decides: email and in-app, in-app only, or nothing.
+   * `account`: a message about the account itself (a sign-in link), always emailed, never unsubscribed.
+   */
+  kind: NoticeKind | "account";
 };
 
 /**
@@ -146,21 +149,28 @@ export async function queueEmails(
   // notification without an email (docs/decisions/029-oidc-and-notifications.md).
   const channel = await channelsFor(
     tx,
-    emails.map((e) => ({ userId: e.to.id, kind: e.kind })),
+    emails.flatMap((e) => (e.kind === "account" ? [] : [{ userId: e.to.id, kind: e.kind }])),
   );
   const rows = emails.flatMap(({ to, content, record, kind }) => {
-    const chosen = channel(to.id, kind);
+    const chosen = kind === "account" ? "email" : channel(to.id, kind);
     if (chosen === "off") return [];
     return [
       {
         id: randomUUID(),
         to_email: to.email,
         to_user_id: to.id,
-        ...renderEmail(content, to.name, appUrl, {
-          kind: NOTICE_KIND_INFO[kind].label,
-          preferencesUrl: `${appUrl}${PREFERENCES_PATH}`,
-          unsubscribeUrl: unsubscribeUrl(appUrl, to.id, kind),
-        }),
+        ...renderEmail(
+          content,
+          to.name,
+          appUrl,
+          kind === "account"
+            ? undefined
+            : {
+                kind: NOTICE_KIND_INFO[kind].label,
+                preferencesUrl: `${appUrl}${PREFERENCES_PATH}`,
+                unsubscribeUrl: unsubscribeUrl(appUrl, to.id, kind),
+              },
+        ),
         record_type: record?.type ?? null,
         record_id: record?.id ?? null,
         link: content.record?.url ?? null,

@@ -4,26 +4,10 @@
  * Plain code, no server imports (the page's components use it too).
  */
 import { departmentLabel } from "~/components/moc";
-import { z } from "zod";
-import {
-  insightsParamsSchema,
-  OVERDUE_BANDS,
-  OVERDUE_BAND_LABELS,
-  toFilter,
-  type InsightsFigures,
-} from "./insights.schema";
+import { OVERDUE_BANDS, OVERDUE_BAND_LABELS } from "./insights.constants";
+import type { InsightTableId, InsightsFigures } from "./insights.schema";
 
-export const INSIGHT_TABLES = ["monthly", "steps", "on-time", "deviations", "pcrs", "reminders"] as const;
-export type InsightTableId = (typeof INSIGHT_TABLES)[number];
-
-/** GET /api/insights's query: the figures' filter, and `format=csv&table=<id>` for one table. */
-export const insightsApiQuery = insightsParamsSchema
-  .extend({
-    format: z.enum(["json", "csv"], { error: "format must be json or csv" }).optional(),
-    table: z.enum(INSIGHT_TABLES, { error: `table must be one of: ${INSIGHT_TABLES.join(", ")}` }).optional(),
-  })
-  .transform(toFilter)
-  .refine((q) => q.format !== "csv" || q.table, { error: "Name the table to download (table=...)", path: ["table"] });
+export type { InsightTableId } from "./insights.schema";
 
 export type Cell = string | number | null;
 export type InsightTable = {

@@ -4,7 +4,10 @@
  * components read these types and labels too.
  */
 import { z } from "zod";
-import { DEPARTMENTS, REMINDER_URGENCIES } from "#db/schema/enums";
+import { DEPARTMENTS } from "#db/schema/enums";
+import type { InsightStep, OverdueBand } from "./insights.constants";
+
+export * from "./insights.constants";
 
 /** At most this many days in one period: 5 years, so a request cannot ask for unbounded months and days. */
 export const MAX_PERIOD_DAYS = 5 * 366;
@@ -49,32 +52,19 @@ export function toFilter<T extends z.output<typeof insightsParamsSchema>>(q: T, 
 
 export const insightsQuerySchema = insightsParamsSchema.transform(toFilter);
 
+export const INSIGHT_TABLES = ["monthly", "steps", "on-time", "deviations", "pcrs", "reminders"] as const;
+export type InsightTableId = (typeof INSIGHT_TABLES)[number];
+
+/** GET /api/insights's query: the figures' filter, and `format=csv&table=<id>` for one table. */
+export const insightsApiQuery = insightsParamsSchema
+  .extend({
+    format: z.enum(["json", "csv"], { error: "format must be json or csv" }).optional(),
+    table: z.enum(INSIGHT_TABLES, { error: `table must be one of: ${INSIGHT_TABLES.join(", ")}` }).optional(),
+  })
+  .transform(toFilter)
+  .refine((q) => q.format !== "csv" || q.table, { error: "Name the table to download (table=...)", path: ["table"] });
+
 export type InsightsFilter = { from: string; to: string; department: string | null };
-
-/** The steps a MOC waits in, in pipeline order; `deviation` is status b while a deviation/extension waits. */
-export const INSIGHT_STEPS = ["a", "b", "c", "d", "e", "deviation", "f"] as const;
-export type InsightStep = (typeof INSIGHT_STEPS)[number];
-export const INSIGHT_STEP_LABELS: Record<InsightStep, string> = {
-  a: "Draft (Part A)",
-  b: "Implementer assessment (Part B)",
-  c: "HSEQ review (Part C)",
-  d: "Approval (Part D)",
-  e: "Implementation (Part E)",
-  deviation: "Deviation/extension decision",
-  f: "Verification (Part F)",
-};
-
-/** Bands of open MOCs by their target date on the as-of day: past the reminders, then the reminder urgencies. */
-export const OVERDUE_BANDS = ["OVERDUE_LONG", ...REMINDER_URGENCIES] as const;
-export type OverdueBand = (typeof OVERDUE_BANDS)[number];
-export const OVERDUE_BAND_LABELS: Record<OverdueBand, string> = {
-  OVERDUE_LONG: "Overdue > 14 days",
-  CRITICAL: "Critical (1-14 days overdue)",
-  URGENT: "Urgent (due today or tomorrow)",
-  HIGH: "High (due in 2-7 days)",
-  MEDIUM: "Medium (8-14 days)",
-  LOW: "Low (15-30 days)",
-};
 
 export type Spread = { count: number; median: number | null; p90: number | null };
 

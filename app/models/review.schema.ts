@@ -15,17 +15,7 @@ export const MAX_PARTICIPANTS = 200;
 export const MIN_YEAR = 1900;
 export const MAX_YEAR = 2200;
 
-export const REVIEW_ACTION_LABELS: Record<(typeof REVIEW_ACTION_STATUSES)[number], string> = {
-  open: "Open",
-  in_progress: "In progress",
-  done: "Done",
-};
-
-/**
- * `moc_summary.by_status` keys, in pipeline order: the status the app shows for a MOC, so a
- * closed MOC counts as `completed` rather than under `f`.
- */
-export const SUMMARY_STATUSES = ["a", "b", "c", "d", "e", "f", "completed", "decline"] as const;
+export { REVIEW_ACTION_LABELS, SUMMARY_STATUSES } from "./review.constants";
 
 const text = (what: string, max: number) =>
   z

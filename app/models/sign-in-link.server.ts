@@ -58,6 +58,7 @@ export async function requestSignInLink(email: string, address: string): Promise
     await queueEmails(tx, [
       {
         to: { id: user.id, name: user.name, email: user.email },
+        kind: "account",
         content: {
           record: { label: "Sign-in link", url: `${SIGN_IN_LINK_PATH}?token=${token}` },
           subject: "Your one-time sign-in link",

@@ -41,7 +41,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
   return {
     name: user.name,
-    now: Date.now(),
+    // To the minute, the resolution "waiting 5 min" shows: the page stays the same (and answers 304
+    // to a revalidation, app/web/revalidation.server.ts) until something on it changes.
+    now: Math.floor(Date.now() / 60_000) * 60_000,
     today,
     waitingTotal: waiting.total,
     waiting: waiting.actions.map((item) => {

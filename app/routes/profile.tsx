@@ -2,9 +2,9 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { ErrorList, Field, SubmitButton, titleCase } from "~/components/forms";
-import { emailSchema, nameSchema, passwordSchema } from "~/models/user.schema";
+import { profileSchema } from "~/models/user-forms.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { reminderPreferenceOf, setReminderPreference } from "~/models/reminder.server";
 import { updateOwnProfile } from "~/models/user.server";
 import { DelegationForm, DelegationTable } from "~/components/delegations";
@@ -18,23 +18,7 @@ import { fieldErrors, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Your profile · Change Management" }];
 
-// The name is sent by admins only (only they change a display name); the current password is
-// needed when the email changes (checked by the server, which knows the email on record).
-const detailsSchema = z.object({
-  intent: z.literal("details"),
-  name: nameSchema.optional(),
-  email: emailSchema,
-  currentPassword: z.string().optional(),
-});
-const passwordFormSchema = z
-  .object({
-    intent: z.literal("password"),
-    currentPassword: z.string({ error: "Enter your current password" }),
-    password: passwordSchema,
-    confirm: z.string({ error: "Repeat the new password" }),
-  })
-  .refine((v) => v.password === v.confirm, { path: ["confirm"], message: "The two passwords do not match" });
-const schema = z.discriminatedUnion("intent", [detailsSchema, passwordFormSchema]);
+const schema = profileSchema;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user } = await requirePageIdentity(request);
@@ -115,13 +99,17 @@ export default function Profile() {
     id: "profile-details",
     lastResult: result?.intent === "details" && "reply" in result ? result.reply : undefined,
     defaultValue: { name: user.name, email: user.email },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: detailsSchema }),
+    onValidate: useLazyValidation("profile-details", () =>
+      import("~/models/user-forms.schema").then((m) => m.profileDetailsSchema),
+    ),
     shouldValidate: "onBlur",
   });
   const [passwordForm, password] = useForm({
     id: "profile-password",
     lastResult: result?.intent === "password" && "reply" in result ? (result.reply ?? undefined) : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordFormSchema }),
+    onValidate: useLazyValidation("profile-password", () =>
+      import("~/models/user-forms.schema").then((m) => m.profilePasswordSchema),
+    ),
     shouldValidate: "onBlur",
   });
   return (

@@ -15,6 +15,7 @@ import { logger } from "~/utils/logger.server";
 import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
 import { bootServices } from "./boot";
 import { observability } from "./observability";
+import { dynamicCompression, precompressedAssets } from "./compression";
 import { errorHandler, remixRequestHandler } from "./request-handler";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -43,6 +44,9 @@ async function main() {
   });
   // Request ids, HTTP metrics and GET /metrics (app/server/observability.ts).
   app.use(observability(build, { metricsToken: env.METRICS_TOKEN }));
+  // Compression (docs/decisions/032-pages-at-sea.md): build-time .br/.gz files, then everything else.
+  app.use(precompressedAssets(`${root}build/client`));
+  app.use(dynamicCompression());
   app.use("/assets", express.static(`${root}build/client/assets`, { immutable: true, maxAge: "1y", index: false }));
   app.use(express.static(`${root}build/client`, { maxAge: "1h", index: false }));
   app.use((req, res, next) => {

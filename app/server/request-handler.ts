@@ -15,10 +15,12 @@
 import type { ServerBuild } from "@remix-run/node";
 import { createRequestHandler } from "@remix-run/node";
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express";
+import { withRevalidation } from "~/web/revalidation.server";
 import { bodyCap, countedBody, drainBody, refuseStalled, refuseTooLarge } from "~/web/body-limit.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { env } from "~/utils/env.server";
 import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
+import { flushCompressed } from "./compression";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SET_ONCE = new Set(Object.keys(BASE_SECURITY_HEADERS).map((name) => name.toLowerCase()));
@@ -105,7 +107,10 @@ async function send(req: ExpressRequest, res: ExpressResponse, response: Respons
       for (;;) {
         const { done, value } = await reader.read();
         if (done || res.destroyed) break;
-        if (!res.write(value)) await drained(res, stallMs);
+        const flowing = res.write(value);
+        // Compressed or not, each chunk reaches the client as it is produced.
+        flushCompressed(res);
+        if (!flowing) await drained(res, stallMs);
       }
     } finally {
       if (res.destroyed) await reader.cancel().catch(() => {});
@@ -166,7 +171,8 @@ export function remixRequestHandler(build: ServerBuild, options: { appUrl: strin
       if (!res.writableFinished) controller.abort();
     });
     try {
-      const response = await handle(request, {});
+      // ETag / 304 for pages and loader data (app/web/revalidation.server.ts).
+      const response = await withRevalidation(request, await handle(request, {}));
       if (refused || res.headersSent) {
         await response.body?.cancel().catch(() => {});
         return;

@@ -67,7 +67,7 @@ import {
   userUpdateSchema,
   verifyQuery,
 } from "~/models/user.schema";
-import { insightsApiQuery } from "~/models/insights-tables";
+import { insightsApiQuery } from "~/models/insights.schema";
 import { proxyQuery } from "~/models/image-proxy.server";
 import { TOKEN_EXPIRED, TOKEN_INVALID, TOKEN_NOT_YET_VALID } from "~/utils/token.server";
 import { MAX_PAGE, pageQuery } from "./paging.server";

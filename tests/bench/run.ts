@@ -8,7 +8,8 @@
  * BENCH_KEEP_DB=1 to keep the cm_bench database afterwards, BENCH_DATABASE to name another one.
  * `npm run bench -- --only email` runs only the floor, the pipeline step and the email rows
  * (tests/bench/email.ts); `--only step` only the floor and the pipeline step; `--only csv` only the
- * CSV export of the 10,000 MOCs with the server's memory (tests/bench/csv.ts).
+ * CSV export of the 10,000 MOCs with the server's memory (tests/bench/csv.ts); `--only sea` only the
+ * pages over an emulated satellite link (tests/bench/sea.ts).
  */
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -22,6 +23,7 @@ import { buildMocListJson } from "../../app/models/moc-query.server";
 import { computeInsights } from "../../app/models/insights.server";
 import { BENCH_PASSWORD, hseqPool, insertInsightExtras, insertMocs, insertUsers } from "./data";
 import { csvBench } from "./csv";
+import { seaBench, seaTable } from "./sea";
 import { emailBench } from "./email";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 
@@ -33,6 +35,8 @@ const ONLY_STEP = ONLY === "step";
 const ONLY_EMAIL = ONLY === "email" || ONLY_STEP;
 /** `npm run bench -- --only csv`: the CSV export row only. */
 const ONLY_CSV = ONLY === "csv";
+/** `npm run bench -- --only sea`: pages over an emulated satellite link, and the list's encodings (tests/bench/sea.ts). */
+const ONLY_SEA = ONLY === "sea";
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
 const HSEQ_POOL = 15_000;
 /**
@@ -216,6 +220,12 @@ async function main(): Promise<void> {
     const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
     const rows: Row[] = [];
+
+    if (ONLY_SEA) {
+      const sea = await seaBench(base, client, { admin: people.admin, password: BENCH_PASSWORD });
+      console.log(`\n${seaTable(sea)}\n`);
+      return;
+    }
 
     if (ONLY_CSV) {
       const csv = await csvBench(base, adminToken, server.pid);

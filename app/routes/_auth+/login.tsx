@@ -13,6 +13,7 @@ import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { createSession } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { assertSameOrigin, authenticate, authenticator, safeRedirect, sessionCookie } from "~/web/auth.server";
 import { DomainError, Invalid } from "~/utils/errors";
 import { env } from "~/utils/env.server";
@@ -92,7 +93,7 @@ export default function Login() {
   const [form, fields] = useForm({
     id: "login",
     lastResult: lastResult && "status" in lastResult ? lastResult : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: loginSchema }),
+    onValidate: useLazyValidation("login", () => import("~/models/user.schema").then((m) => m.loginSchema)),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

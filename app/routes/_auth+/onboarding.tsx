@@ -2,9 +2,9 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
-import { passwordSchema } from "~/models/user.schema";
+import { onboardingSchema } from "~/models/user-forms.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { completeOnboarding } from "~/models/user.server";
 import { requirePageIdentity, safeRedirect } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -12,9 +12,7 @@ import { fieldErrors, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Choose your password · Change Management" }];
 
-const schema = z
-  .object({ password: passwordSchema, confirm: z.string({ error: "Repeat the password" }) })
-  .refine((v) => v.password === v.confirm, { path: ["confirm"], message: "The two passwords do not match" });
+const schema = onboardingSchema;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user } = await requirePageIdentity(request, { allowNotOnboarded: true });
@@ -47,7 +45,9 @@ export default function Onboarding() {
   const [form, fields] = useForm({
     id: "onboarding",
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    onValidate: useLazyValidation("onboarding", () =>
+      import("~/models/user-forms.schema").then((m) => m.onboardingSchema),
+    ),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

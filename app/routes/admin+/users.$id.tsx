@@ -2,10 +2,11 @@ import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { z } from "zod";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
 import { canManageUsers } from "~/models/authz.server";
-import { newUserSchema, POSITIONS } from "~/models/user.schema";
+
+import { userEditSchema } from "~/models/user-forms.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { getUserById, toPublicUser, updateUser } from "~/models/user.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden, NotFound } from "~/utils/errors";
@@ -17,14 +18,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.user.name ?? "User"} · Users · Change Management` },
 ];
 
-const editSchema = newUserSchema.extend({
-  password: newUserSchema.shape.password.optional(),
-  position: z
-    .enum(POSITIONS)
-    .optional()
-    .transform((v) => v ?? null),
-  active: z.boolean().default(false),
-});
+const editSchema = userEditSchema;
 
 async function load(request: Request, id: string | undefined) {
   const actor = await requirePageUser(request);
@@ -69,7 +63,9 @@ export default function EditUser() {
     id: `edit-user-${user._id}`,
     lastResult,
     defaultValue: { ...user, position: user.position ?? "", active: user.active ? "on" : undefined },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: editSchema }),
+    onValidate: useLazyValidation(`edit-user-${user._id}`, () =>
+      import("~/models/user-forms.schema").then((m) => m.userEditSchema),
+    ),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

@@ -7,7 +7,9 @@ import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/compon
 import { departmentLabel } from "~/components/moc";
 import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/components/forms";
 import { canManageUsers } from "~/models/authz.server";
-import { ACCESS_LEVELS, DEPARTMENTS, newUserSchema, POSITIONS, ROLES } from "~/models/user.schema";
+import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
+import { userFormSchema } from "~/models/user-forms.schema";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
@@ -15,14 +17,6 @@ import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Users · Change Management" }];
-
-/** The create form: an empty position select means "no position". */
-export const userFormSchema = newUserSchema.extend({
-  position: z
-    .enum(POSITIONS)
-    .optional()
-    .transform((v) => v ?? null),
-});
 
 async function requireAdmin(request: Request) {
   const user = await requirePageUser(request);
@@ -109,7 +103,9 @@ function UserList() {
     id: "create-user",
     lastResult,
     defaultValue: { role: "user", access: "standard" },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: userFormSchema }),
+    onValidate: useLazyValidation("create-user", () =>
+      import("~/models/user-forms.schema").then((m) => m.userFormSchema),
+    ),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

@@ -1,4 +1,5 @@
-import { insightsApiQuery, insightTables, tableCsv } from "~/models/insights-tables";
+import { insightTables, tableCsv } from "~/models/insights-tables";
+import { insightsApiQuery } from "~/models/insights.schema";
 import { getInsights, requireInsightsReader } from "~/models/insights.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";

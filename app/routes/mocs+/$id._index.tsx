@@ -243,6 +243,20 @@ export default function MocRecord() {
     "—";
   const targetDate = moc.target_date;
   const overdue = targetDate && targetDate < today && !moc.completed && moc.status !== "decline";
+  // The part in hand stays open; a part submitted before it is folded (docs/decisions/032-pages-at-sea.md);
+  // the parts nobody has reached yet are one list at the end.
+  const current = moc.completed || moc.status === "decline" ? null : moc.status;
+  const parts = [
+    { status: "a", title: "Part A — Originator", form: forms.originator_form },
+    { status: "b", title: "Part B — Implementer assessment", form: forms.implementer_form },
+    { status: "c", title: "Part C — HSEQ review", form: forms.hseq_form },
+    { status: "d", title: "Part D — Approval", form: forms.approver_form },
+    { status: "e", title: "Part E — Implementation", form: forms.implementation },
+    { status: "f", title: "Part F — Verification", form: forms.verifier_form },
+  ] as const;
+  const folded = (status: string, form: unknown) =>
+    status !== current && typeof (form as { submittedAt?: unknown } | null | undefined)?.submittedAt === "string";
+  const notReached = parts.filter((part) => !part.form);
   return (
     <div className="parts">
       {fourEyes.length ? (
@@ -310,7 +324,13 @@ export default function MocRecord() {
         </dl>
       </section>
 
-      <Part title="Part A — Originator" form={forms.originator_form} id="part-a">
+      <Part
+        title="Part A — Originator"
+        form={forms.originator_form}
+        id="part-a"
+        folded={folded("a", forms.originator_form)}
+        listedWhenEmpty
+      >
         <dl className="answers">
           <dt>Department of change</dt>
           <dd>{departmentLabel(forms.originator_form?.["department-of-change"]?.value as string)}</dd>
@@ -330,7 +350,13 @@ export default function MocRecord() {
           ]}
         />
       </Part>
-      <Part title="Part B — Implementer assessment" form={forms.implementer_form} id="part-b">
+      <Part
+        title="Part B — Implementer assessment"
+        form={forms.implementer_form}
+        id="part-b"
+        folded={folded("b", forms.implementer_form)}
+        listedWhenEmpty
+      >
         <Answers
           form={forms.implementer_form}
           rows={[
@@ -343,7 +369,13 @@ export default function MocRecord() {
           ]}
         />
       </Part>
-      <Part title="Part C — HSEQ review" form={forms.hseq_form} id="part-c">
+      <Part
+        title="Part C — HSEQ review"
+        form={forms.hseq_form}
+        id="part-c"
+        folded={folded("c", forms.hseq_form)}
+        listedWhenEmpty
+      >
         <Answers
           form={forms.hseq_form}
           rows={[
@@ -354,7 +386,13 @@ export default function MocRecord() {
           ]}
         />
       </Part>
-      <Part title="Part D — Approval" form={forms.approver_form} id="part-d">
+      <Part
+        title="Part D — Approval"
+        form={forms.approver_form}
+        id="part-d"
+        folded={folded("d", forms.approver_form)}
+        listedWhenEmpty
+      >
         <Answers
           form={forms.approver_form}
           rows={[
@@ -364,7 +402,13 @@ export default function MocRecord() {
           ]}
         />
       </Part>
-      <Part title="Part E — Implementation" form={forms.implementation} id="part-e">
+      <Part
+        title="Part E — Implementation"
+        form={forms.implementation}
+        id="part-e"
+        folded={folded("e", forms.implementation)}
+        listedWhenEmpty
+      >
         <Answers
           form={forms.implementation}
           rows={[
@@ -414,7 +458,13 @@ export default function MocRecord() {
           </dl>
         ) : null}
       </Part>
-      <Part title="Part F — Verification" form={forms.verifier_form} id="part-f">
+      <Part
+        title="Part F — Verification"
+        form={forms.verifier_form}
+        id="part-f"
+        folded={folded("f", forms.verifier_form)}
+        listedWhenEmpty
+      >
         <Answers
           form={forms.verifier_form}
           rows={[
@@ -427,6 +477,18 @@ export default function MocRecord() {
           ]}
         />
       </Part>
+      {notReached.length ? (
+        <section className="card" aria-labelledby="parts-to-come-title">
+          <h2 id="parts-to-come-title">Not filled in yet</h2>
+          <ul className="parts-to-come">
+            {notReached.map((part) => (
+              <li key={part.status} id={`part-${part.status}`}>
+                {part.title}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
 
       <section className="card" aria-labelledby="impact-title">
         <h2 id="impact-title">

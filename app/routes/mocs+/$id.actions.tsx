@@ -20,7 +20,7 @@ export default function ActionPlanEditor() {
       <h2 id="action-editor-title">Action plan</h2>
       <RowsEditor
         id="action-editor"
-        schema={actionPlanPageSchema}
+        schema={() => import("~/models/moc.schema").then((m) => m.actionPlanPageSchema)}
         noun="action"
         mocId={moc._id}
         users={users}

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { approverFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -21,7 +20,7 @@ export default function ApproverStep() {
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "approver-step",
-    approverFormSchema,
+    () => import("~/models/moc.schema").then((m) => m.approverFormSchema),
     useActionData<typeof action>(),
     moc.approver_form ?? undefined,
   );

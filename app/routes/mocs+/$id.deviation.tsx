@@ -7,7 +7,6 @@ import { RichText } from "~/components/moc-record";
 import { useFocusFirstInvalid, useStepForm } from "~/components/step-form";
 import type { ExtentionsAndDeviations } from "#db/schema";
 import { unresolved } from "~/models/moc-document";
-import { deviationExtensionSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -25,11 +24,16 @@ type Tracking = ExtentionsAndDeviations;
 
 function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; tracking: Tracking; mocId: string }) {
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useStepForm(`${type}-decision`, deviationExtensionSchema, lastResult, {
-    moc_id: mocId,
-    deviationExtentionId: tracking._id,
-    type,
-  });
+  const [form, fields] = useStepForm(
+    `${type}-decision`,
+    () => import("~/models/moc.schema").then((m) => m.deviationExtensionSchema),
+    lastResult,
+    {
+      moc_id: mocId,
+      deviationExtentionId: tracking._id,
+      type,
+    },
+  );
   const value = fieldset(fields.value!);
   useFocusFirstInvalid(form.id, form.allErrors);
   return (

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { hseqFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -21,7 +20,7 @@ export default function HseqStep() {
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "hseq-step",
-    hseqFormSchema,
+    () => import("~/models/moc.schema").then((m) => m.hseqFormSchema),
     useActionData<typeof action>(),
     moc.hseq_form ?? undefined,
   );

@@ -23,7 +23,7 @@ export default function ImpactEditor() {
       </p>
       <RowsEditor
         id="impact-editor"
-        schema={impactPageSchema}
+        schema={() => import("~/models/moc.schema").then((m) => m.impactPageSchema)}
         noun="category"
         plural="categories"
         mocId={moc._id}

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { RichTextField, TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { implementationSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -21,7 +20,7 @@ export default function ImplementationStep() {
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "implementation-step",
-    implementationSchema,
+    () => import("~/models/moc.schema").then((m) => m.implementationSchema),
     useActionData<typeof action>(),
     moc.implementation ?? undefined,
   );

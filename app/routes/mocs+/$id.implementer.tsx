@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, UserSelectField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { implementerFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -21,11 +20,16 @@ export default function ImplementerStep() {
     const id = draft?.[key]?.value._id;
     return id ? { value: { _id: id } } : undefined;
   };
-  const [form, fields] = useStepForm("implementer-step", implementerFormSchema, useActionData<typeof action>(), {
-    ...draft,
-    "approver-name": ref("approver-name"),
-    "hseq-name": ref("hseq-name"),
-  });
+  const [form, fields] = useStepForm(
+    "implementer-step",
+    () => import("~/models/moc.schema").then((m) => m.implementerFormSchema),
+    useActionData<typeof action>(),
+    {
+      ...draft,
+      "approver-name": ref("approver-name"),
+      "hseq-name": ref("hseq-name"),
+    },
+  );
   return (
     <StepForm
       form={form}

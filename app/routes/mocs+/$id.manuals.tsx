@@ -20,7 +20,7 @@ export default function ManualPlanEditor() {
       <h2 id="manual-editor-title">Manuals and drawings plan</h2>
       <RowsEditor
         id="manual-editor"
-        schema={manualPlanPageSchema}
+        schema={() => import("~/models/moc.schema").then((m) => m.manualPlanPageSchema)}
         noun="document"
         mocId={moc._id}
         users={users}

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { temporaryConfirmSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
@@ -16,7 +15,11 @@ export const action = page.action;
 
 export default function TemporaryConfirmStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const [form, fields] = useStepForm("temporary-confirm-step", temporaryConfirmSchema, useActionData<typeof action>());
+  const [form, fields] = useStepForm(
+    "temporary-confirm-step",
+    () => import("~/models/moc.schema").then((m) => m.temporaryConfirmSchema),
+    useActionData<typeof action>(),
+  );
   return (
     <StepForm
       form={form}

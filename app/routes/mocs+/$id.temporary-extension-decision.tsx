@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { temporaryExtensionDecisionSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
@@ -18,7 +17,7 @@ export default function TemporaryExtensionDecisionStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-extension-decision-step",
-    temporaryExtensionDecisionSchema,
+    () => import("~/models/moc.schema").then((m) => m.temporaryExtensionDecisionSchema),
     useActionData<typeof action>(),
   );
   return (

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { temporaryExtensionSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
@@ -15,7 +14,7 @@ export default function TemporaryExtensionStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-extension-step",
-    temporaryExtensionSchema,
+    () => import("~/models/moc.schema").then((m) => m.temporaryExtensionSchema),
     useActionData<typeof action>(),
   );
   return (

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { temporaryPermanentSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
@@ -16,7 +15,7 @@ export default function TemporaryPermanentStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-permanent-step",
-    temporaryPermanentSchema,
+    () => import("~/models/moc.schema").then((m) => m.temporaryPermanentSchema),
     useActionData<typeof action>(),
   );
   return (

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { TextField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { temporaryRestoredSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 
 const page = stepPage({
@@ -15,7 +14,7 @@ export default function TemporaryRestoredStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-restored-step",
-    temporaryRestoredSchema,
+    () => import("~/models/moc.schema").then((m) => m.temporaryRestoredSchema),
     useActionData<typeof action>(),
   );
   return (

@@ -1,7 +1,6 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { verifierFormSchema } from "~/models/moc.schema";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -21,7 +20,7 @@ export default function VerifierStep() {
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "verifier-step",
-    verifierFormSchema,
+    () => import("~/models/moc.schema").then((m) => m.verifierFormSchema),
     useActionData<typeof action>(),
     moc.verifier_form ?? undefined,
   );

@@ -31,6 +31,7 @@ import {
   reauthLink,
   reauthMethodFor,
 } from "~/web/reauth.server";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
@@ -201,8 +202,9 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
   const [form, fields] = useForm<Record<string, any>>({
     id: `sign-${slot}`,
     lastResult: lastResult as never,
-    onValidate: ({ formData }) =>
-      parseWithZod(formData, { schema: signPageSchemaWith({ passwordRequired: !viaProvider }) }) as never,
+    onValidate: useLazyValidation(`sign-${slot}`, () =>
+      import("~/models/pcr.schema").then((m) => m.signPageSchemaWith({ passwordRequired: !viaProvider })),
+    ),
     shouldValidate: "onSubmit",
   });
   useFocusFirstInvalid(form.id, form.allErrors);

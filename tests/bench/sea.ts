@@ -1,0 +1,251 @@
+/**
+ * `npm run bench -- --only sea`: pages over a ship's satellite link (issue 26,
+ * docs/decisions/032-pages-at-sea.md). Chromium driven by Playwright, the network emulated through
+ * the DevTools protocol (`Network.emulateNetworkConditions`: 256 kbit/s down, 64 kbit/s up, 700 ms
+ * latency), signed in as the admin (the step form and its submission as the MOC's HSEQ user).
+ * For each page: a cold load (fresh browser profile) and a warm one (the same profile again) with
+ * JavaScript on, a cold load with JavaScript off; then client-side navigations between the pages
+ * and one step form submitted. Bytes on the wire are the sum of `Network.loadingFinished`'s
+ * `encodedDataLength` (headers and compressed bodies) up to the load event; time is from the
+ * navigation's start to the load event. Last, `GET /api/newmoc` of all 10,000 MOCs with
+ * `Accept-Encoding: identity`, `gzip` and `br`, counted as raw bytes on the socket.
+ */
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from "@playwright/test";
+import http from "node:http";
+import { performance } from "node:perf_hooks";
+import type postgres from "postgres";
+import { signIn } from "./server";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** VSAT: 256 kbit/s down, 64 kbit/s up, 700 ms latency (bytes per second for CDP). */
+const LINK = { offline: false, latency: 700, downloadThroughput: (256 * 1000) / 8, uploadThroughput: (64 * 1000) / 8 };
+
+export type SeaRow = { scenario: string; kib: number; ms: number; target: string; pass: boolean | null };
+
+type Meter = { page: Page; cdp: CDPSession; bytes: () => number; reset: () => void };
+
+async function meter(context: BrowserContext): Promise<Meter> {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", LINK);
+  let total = 0;
+  cdp.on("Network.loadingFinished", (event: { encodedDataLength: number }) => {
+    total += event.encodedDataLength;
+  });
+  return { page, cdp, bytes: () => total, reset: () => (total = 0) };
+}
+
+/** A full load of `url`: bytes and ms to the load event. */
+async function load(m: Meter, url: string): Promise<{ kib: number; ms: number }> {
+  m.reset();
+  const started = performance.now();
+  const response = await m.page.goto(url, { waitUntil: "load", timeout: 120_000 });
+  const ms = performance.now() - started;
+  if (!response || response.status() >= 400) throw new Error(`${url}: ${response?.status()}`);
+  // loadingFinished for the last resources can arrive just after the load event.
+  await m.page.waitForTimeout(50);
+  return { kib: m.bytes() / 1024, ms };
+}
+
+/** A client-side navigation through Remix's router: bytes and ms until the router is idle again. */
+async function navigate(m: Meter, path: string): Promise<{ kib: number; ms: number }> {
+  m.reset();
+  const started = performance.now();
+  await m.page.evaluate(async (to) => {
+    type Router = {
+      navigate: (to: string) => Promise<void>;
+      state: { navigation: { state: string }; location: { pathname: string } };
+      subscribe: (fn: (state: Router["state"]) => void) => () => void;
+    };
+    const router = (window as unknown as { __remixRouter: Router }).__remixRouter;
+    await router.navigate(to);
+    if (router.state.navigation.state !== "idle") {
+      await new Promise<void>((resolve) => {
+        const stop = router.subscribe((state) => {
+          if (state.navigation.state === "idle") {
+            stop();
+            resolve();
+          }
+        });
+      });
+    }
+  }, path);
+  const ms = performance.now() - started;
+  const pathname = new URL(m.page.url()).pathname;
+  if (pathname !== path.split("?")[0]) throw new Error(`navigation to ${path} ended at ${pathname}`);
+  await m.page.waitForTimeout(50);
+  return { kib: m.bytes() / 1024, ms };
+}
+
+async function signedInContext(
+  browser: Browser,
+  base: string,
+  cookie: string,
+  javaScriptEnabled: boolean,
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
+  const [name, ...value] = cookie.split("=");
+  await context.addCookies([{ name: name!, value: value.join("="), url: base }]);
+  return context;
+}
+
+/** Raw bytes of one response on the socket (headers excluded), as `Accept-Encoding` asks. */
+function wireBytes(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ bytes: number; ms: number; encoding: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.get(url, { headers }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      res.on("end", () =>
+        resolve({
+          bytes,
+          ms: performance.now() - started,
+          encoding: String(res.headers["content-encoding"] ?? "identity"),
+        }),
+      );
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+  });
+}
+
+export async function seaBench(
+  base: string,
+  sql: postgres.Sql,
+  people: { admin: string; password: string },
+): Promise<SeaRow[]> {
+  const rows: SeaRow[] = [];
+  const log = (message: string) => console.log(`[bench] sea: ${message}`);
+  const [moc] = await sql<{ id: string; hseq: string }[]>`
+    select m.id, u.email as hseq from mocs m join users u on u.id = m.hseq_id
+    where m.status = 'c' and not m.is_deleted and not m.completed order by m.serial_count limit 1`;
+  const [pcr] = await sql<{ id: string }[]>`select id from pcrs order by serial_count limit 1`;
+  if (!moc || !pcr) throw new Error("the seeded data has no MOC at c or no PCR");
+  const pages = [
+    { name: "dashboard `/`", path: "/", jsMs: 5000, offMs: 2000 },
+    { name: "MOC list `/mocs`", path: "/mocs", jsMs: 5000, offMs: 2000 },
+    { name: "MOC record `/mocs/:id`", path: `/mocs/${moc.id}`, jsMs: 5000, offMs: 2000 },
+    { name: "step form `/mocs/:id/hseq`", path: `/mocs/${moc.id}/hseq`, jsMs: 5000, offMs: 2000, as: "hseq" },
+    { name: "PCR `/pcrs/:id`", path: `/pcrs/${pcr.id}`, jsMs: 5000, offMs: 2000 },
+    { name: "Insight `/insights`", path: "/insights", jsMs: 7000, offMs: 3000 },
+  ] as const;
+  const admin = await signIn(base, people.admin, people.password);
+  const hseq = await signIn(base, moc.hseq, people.password);
+  const cookieFor = (as?: string) => (as === "hseq" ? hseq.cookie : admin.cookie);
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+  try {
+    // Each page: cold and warm with JavaScript, cold without.
+    for (const p of pages) {
+      const on = await signedInContext(browser, base, cookieFor("as" in p ? p.as : undefined), true);
+      const m = await meter(on);
+      const cold = await load(m, base + p.path);
+      const warm = await load(m, base + p.path);
+      await on.close();
+      const off = await signedInContext(browser, base, cookieFor("as" in p ? p.as : undefined), false);
+      const offCold = await load(await meter(off), base + p.path);
+      await off.close();
+      log(
+        `${p.name}: cold ${cold.kib.toFixed(1)} KiB ${cold.ms.toFixed(0)} ms; warm ${warm.kib.toFixed(1)} KiB ${warm.ms.toFixed(0)} ms; JS off ${offCold.kib.toFixed(1)} KiB ${offCold.ms.toFixed(0)} ms`,
+      );
+      rows.push({
+        scenario: `${p.name}, JS on, cold`,
+        ...cold,
+        target: `<= ${p.jsMs / 1000} s, <= 120 KiB`,
+        pass: cold.ms <= p.jsMs && cold.kib <= 120,
+      });
+      rows.push({ scenario: `${p.name}, JS on, warm`, ...warm, target: "report", pass: null });
+      rows.push({
+        scenario: `${p.name}, JS off, cold`,
+        ...offCold,
+        target: `<= ${p.offMs / 1000} s`,
+        pass: offCold.ms <= p.offMs,
+      });
+    }
+
+    // Client-side navigations (a warm profile: the app's code is already cached).
+    {
+      const context = await signedInContext(browser, base, admin.cookie, true);
+      const m = await meter(context);
+      await load(m, `${base}/`);
+      for (const to of ["/mocs", `/mocs/${moc.id}`, `/pcrs/${pcr.id}`, "/insights", "/"]) {
+        const from = new URL(m.page.url()).pathname;
+        const nav = await navigate(m, to);
+        log(`navigation ${from} -> ${to}: ${nav.kib.toFixed(1)} KiB ${nav.ms.toFixed(0)} ms`);
+        rows.push({
+          scenario: `client-side navigation ${from.replace(moc.id, ":id").replace(pcr.id, ":id")} -> ${to.replace(moc.id, ":id").replace(pcr.id, ":id")}`,
+          ...nav,
+          target: "<= 1.5 s",
+          pass: nav.ms <= 1500,
+        });
+      }
+      await context.close();
+    }
+
+    // One step submitted: the HSEQ review, answered yes, and the record shown again.
+    {
+      const context = await signedInContext(browser, base, hseq.cookie, true);
+      const m = await meter(context);
+      await load(m, `${base}/mocs/${moc.id}/hseq`);
+      const form = m.page.locator("form#hseq-step");
+      for (const group of await form.getByRole("group").all()) {
+        const yes = group.getByRole("radio", { name: "Yes" });
+        if (await yes.count()) await yes.check();
+      }
+      m.reset();
+      const started = performance.now();
+      await form.getByRole("button", { name: "Submit HSEQ review" }).click();
+      await m.page.waitForURL(`${base}/mocs/${moc.id}`, { timeout: 60_000 });
+      await m.page.getByText(/passed HSEQ review/).waitFor({ timeout: 60_000 });
+      const ms = performance.now() - started;
+      const kib = m.bytes() / 1024;
+      log(`step submitted: ${kib.toFixed(1)} KiB ${ms.toFixed(0)} ms`);
+      rows.push({
+        scenario: "HSEQ step submitted, record shown again (JS on)",
+        kib,
+        ms,
+        target: "<= 2.5 s",
+        pass: ms <= 2500,
+      });
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+
+  // The admin's whole list, as each encoding crosses the wire (loopback, no emulation).
+  for (const encoding of ["identity", "gzip", "br"]) {
+    const result = await wireBytes(`${base}/api/newmoc`, {
+      Authorization: `Bearer ${admin.token}`,
+      "Accept-Encoding": encoding,
+    });
+    log(
+      `GET /api/newmoc (10,000 MOCs) ${encoding}: ${(result.bytes / 1e6).toFixed(2)} MB in ${result.ms.toFixed(0)} ms`,
+    );
+    rows.push({
+      scenario: `GET /api/newmoc, 10,000 MOCs, Accept-Encoding: ${encoding} (Content-Encoding: ${result.encoding})`,
+      kib: result.bytes / 1024,
+      ms: result.ms,
+      target: encoding === "identity" ? "reference (65.8 MB before)" : "report",
+      pass: null,
+    });
+  }
+  return rows;
+}
+
+/** The rows as the Markdown table docs/performance.md holds. */
+export function seaTable(rows: SeaRow[]): string {
+  const lines = ["| scenario | on the wire | time | target | result |", "| --- | --- | --- | --- | --- |"];
+  for (const row of rows) {
+    const size = row.kib >= 1024 ? `${(row.kib / 1024).toFixed(2)} MiB` : `${row.kib.toFixed(1)} KiB`;
+    const time = row.ms >= 1000 ? `${(row.ms / 1000).toFixed(2)} s` : `${Math.round(row.ms)} ms`;
+    lines.push(
+      `| ${row.scenario} | ${size} | ${time} | ${row.target} | ${row.pass === null ? "" : row.pass ? "pass" : "MISSED"} |`,
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,255 @@
+/**
+ * Pages at sea (docs/decisions/032-pages-at-sea.md) on the real production server: compression
+ * negotiated by Accept-Encoding on every kind of answer, 304 for an unchanged page, and layouts
+ * that never scroll sideways at 375 px and keep the header on one row at 1280 px for every role.
+ */
+import type { Page } from "@playwright/test";
+import http from "node:http";
+import zlib from "node:zlib";
+import { ADMIN } from "./fixtures";
+import { expect, test, type Person } from "./moc-fixtures";
+import { BASE_URL } from "./playwright.config";
+import { stepBody } from "../helpers/moc";
+
+type Raw = { status: number; headers: http.IncomingHttpHeaders; body: Buffer };
+
+/** A GET over a plain socket: the headers and the bytes exactly as sent (never decompressed). */
+function rawGet(path: string, headers: Record<string, string>): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${BASE_URL}${path}`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on("error", reject);
+      })
+      .on("error", reject);
+  });
+}
+
+function decode(raw: Raw): string {
+  const encoding = raw.headers["content-encoding"];
+  if (encoding === "br") return zlib.brotliDecompressSync(raw.body).toString("utf8");
+  if (encoding === "gzip") return zlib.gunzipSync(raw.body).toString("utf8");
+  return raw.body.toString("utf8");
+}
+
+async function adminToken(): Promise<string> {
+  const response = await fetch(`${BASE_URL}/login`, {
+    method: "POST",
+    headers: { Accept: "application/json", "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(ADMIN),
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
+test.describe("compression and revalidation", () => {
+  // Plain HTTP from the test process: once is enough, not once per browser project.
+  test.skip(() => test.info().project.name !== "js", "HTTP only: run in the js project");
+
+  test("br, gzip and identity are negotiated on a page, loader data, /api JSON, an asset and a CSV export", async ({
+    cast,
+    mocApi,
+  }) => {
+    await mocApi.create(cast);
+    const auth = { Authorization: `Bearer ${await adminToken()}` };
+    const page = decode(await rawGet("/mocs", { ...auth, "Accept-Encoding": "identity" }));
+    const asset = /href="(\/assets\/components-[\w-]+\.js)"/.exec(page)?.[1];
+    expect(asset, "the page preloads the shared chunk").toBeTruthy();
+    const targets: [what: string, path: string, type: RegExp, contains: string][] = [
+      ["page", "/mocs", /^text\/html/, "<!DOCTYPE html>"],
+      ["loader data", "/mocs.data", /^text\/x-script/, "routes/mocs+/_index"],
+      ["/api JSON", "/api/newmoc", /^application\/json/, '"serial_num"'],
+      ["asset", asset!, /javascript/, "function"],
+      ["CSV export", "/api/getAllMoc?format=csv", /^text\/csv/, "serial"],
+    ];
+    for (const [what, path, type, contains] of targets) {
+      const plain = await rawGet(path, { ...auth, "Accept-Encoding": "identity" });
+      expect(plain.status, what).toBe(200);
+      expect(plain.headers["content-encoding"], `${what} without compression`).toBeUndefined();
+      expect(String(plain.headers["content-type"]), what).toMatch(type);
+      expect(String(plain.headers.vary), `${what} varies by encoding`).toMatch(/Accept-Encoding/i);
+      const text = plain.body.toString("utf8");
+      expect(text.toLowerCase(), what).toContain(contains.toLowerCase());
+      for (const encoding of ["br", "gzip"]) {
+        const packed = await rawGet(path, { ...auth, "Accept-Encoding": `${encoding}, identity;q=0.5` });
+        expect(packed.status, `${what} ${encoding}`).toBe(200);
+        expect(packed.headers["content-encoding"], `${what} ${encoding}`).toBe(encoding);
+        expect(packed.body.length, `${what} ${encoding} is smaller`).toBeLessThan(plain.body.length);
+        // Pages carry a fresh CSP nonce each time: compare what they say, not their bytes.
+        const decoded = decode(packed);
+        if (what === "page") expect(decoded).toContain("<!DOCTYPE html>");
+        else if (what === "CSV export" || what === "asset") expect(decoded).toBe(text);
+        else expect(decoded.toLowerCase()).toContain(contains.toLowerCase());
+      }
+      // Brotli is preferred when both are offered.
+      const both = await rawGet(path, { ...auth, "Accept-Encoding": "gzip, deflate, br" });
+      expect(both.headers["content-encoding"], `${what} prefers br`).toBe("br");
+    }
+    // The asset comes from the file the build compressed, with its immutable caching.
+    const br = await rawGet(asset!, { "Accept-Encoding": "br" });
+    expect(br.headers["cache-control"]).toContain("immutable");
+  });
+
+  test("an unchanged page and its loader data answer 304 to If-None-Match; a changed one answers 200", async ({
+    cast,
+    mocApi,
+  }) => {
+    const moc = await mocApi.create(cast);
+    const auth = { Authorization: `Bearer ${await adminToken()}` };
+    for (const path of [`/mocs/${moc._id}`, `/mocs/${moc._id}.data`]) {
+      const first = await rawGet(path, { ...auth, "Accept-Encoding": "br" });
+      expect(first.status, path).toBe(200);
+      const etag = String(first.headers.etag);
+      expect(etag, path).toMatch(/^W\/".+"$/);
+      expect(first.headers["cache-control"], path).toContain("no-cache");
+      const again = await rawGet(path, { ...auth, "Accept-Encoding": "br", "If-None-Match": etag });
+      expect(again.status, path).toBe(304);
+      expect(again.body.length, path).toBe(0);
+      // The stored page keeps its own CSP (its nonce): a 304 does not send a new one.
+      expect(again.headers["content-security-policy"], path).toBeUndefined();
+      expect(again.headers.etag, path).toBe(etag);
+    }
+    // Something on the record changes: the same tag no longer matches.
+    const before = await rawGet(`/mocs/${moc._id}`, { ...auth, "Accept-Encoding": "identity" });
+    await mocApi.submit("/api/submit/implementer", cast.implementer, stepBody("implementer", moc, cast));
+    const after = await rawGet(`/mocs/${moc._id}`, {
+      ...auth,
+      "Accept-Encoding": "identity",
+      "If-None-Match": String(before.headers.etag),
+    });
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+});
+
+/** Every element of the page that is wider than its box (tables scroll inside their own frame). */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth) found.push(`page ${root.scrollWidth} > ${root.clientWidth}`);
+    for (const el of document.querySelectorAll<HTMLElement>("body *")) {
+      if (el.closest(".table-wrap, input, textarea, select, pre, svg")) continue;
+      const style = getComputedStyle(el);
+      if (style.overflowX === "auto" || style.overflowX === "scroll") continue;
+      // Visually hidden text (1 px, clipped) is for screen readers; a long name ends in "…" on purpose.
+      if (style.position === "absolute" && el.clientWidth <= 1) continue;
+      if (style.overflowX === "hidden" && style.textOverflow === "ellipsis") continue;
+      if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
+        found.push(`${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth} > ${el.clientWidth}`);
+      }
+    }
+    return found;
+  });
+}
+
+test.describe("layouts", () => {
+  test("no page scrolls sideways at 375 px or at 1280 px", async ({ cast, mocApi, openAs }) => {
+    test.setTimeout(180_000);
+    const moc = await mocApi.createAt(cast, "hseq");
+    const pcr = await fetch(`${BASE_URL}/api/pcr`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${cast.originator.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        title: "Mooring line inspection interval",
+        "reason-for-change": "<p>Two parted lines last quarter</p>",
+      }),
+    }).then((r) => r.json() as Promise<{ data?: { _id: string } }>);
+    const pages: [Person, string][] = [
+      [cast.hseq, "/"],
+      [cast.hseq, "/mocs"],
+      [cast.hseq, `/mocs/${moc._id}`],
+      [cast.hseq, `/mocs/${moc._id}/hseq`],
+      [cast.originator, "/pcrs"],
+      [cast.originator, pcr.data?._id ? `/pcrs/${pcr.data._id}` : "/pcrs"],
+      [cast.originator, "/mocs/new"],
+      [cast.originator, "/pcrs/new"],
+      [cast.hseq, "/insights"],
+      [cast.originator, "/archive"],
+      [cast.originator, "/reviews"],
+      [cast.originator, "/notifications"],
+      [cast.originator, "/profile"],
+    ];
+    for (const width of [375, 1280]) {
+      const pageOf = new Map<Person, Page>();
+      for (const [who, path] of pages) {
+        if (!pageOf.has(who)) pageOf.set(who, await openAs(who));
+        const page = pageOf.get(who)!;
+        await page.setViewportSize({ width, height: 800 });
+        const response = await page.goto(path);
+        expect(response?.status(), path).toBeLessThan(400);
+        expect(await overflowing(page), `${path} at ${width} px`).toEqual([]);
+        const sizes = await page.evaluate(() => [
+          document.documentElement.scrollWidth,
+          document.documentElement.clientWidth,
+        ]);
+        expect(sizes[0], `${path} at ${width} px: scrollWidth <= clientWidth`).toBeLessThanOrEqual(sizes[1]!);
+      }
+    }
+  });
+
+  test("the header is one row at 1280 px for the admin, an HSEQ user and a standard user, and fits at 375 px", async ({
+    browser,
+    cast,
+    openAs,
+  }) => {
+    test.setTimeout(180_000);
+    const admin = await browser.newContext({ javaScriptEnabled: test.info().project.use.javaScriptEnabled });
+    const adminPage = await admin.newPage();
+    await adminPage.goto("/login");
+    await adminPage.getByLabel("Email").fill(ADMIN.email);
+    await adminPage.getByLabel("Password").fill(ADMIN.password);
+    await adminPage.getByRole("button", { name: "Sign in" }).click();
+    await adminPage.waitForURL((url) => url.pathname !== "/login");
+    const people: [string, Page][] = [
+      ["admin", adminPage],
+      ["HSEQ user", await openAs(cast.hseq)],
+      ["standard user", await openAs(cast.originator)],
+    ];
+    for (const [role, page] of people) {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto("/");
+      const nav = page.getByRole("navigation", { name: "Main" });
+      const links = await nav.getByRole("link").all();
+      expect(links.length, role).toBeGreaterThan(3);
+      const tops = new Set<number>();
+      for (const link of links) tops.add(Math.round((await link.boundingBox())!.y));
+      const signOut = (await page.getByRole("button", { name: "Sign out" }).boundingBox())!;
+      tops.add(Math.round(signOut.y + signOut.height / 2 - 16));
+      const spread = Math.max(...tops) - Math.min(...tops);
+      expect(spread, `${role}: the header's links and buttons share one row at 1280 px`).toBeLessThan(20);
+      expect(await overflowing(page), `${role} at 1280 px`).toEqual([]);
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto("/");
+      expect(await overflowing(page), `${role} at 375 px`).toEqual([]);
+    }
+    await admin.close();
+  });
+});
+
+test("the record page opens on the step in hand and its owner, with finished parts folded", async ({
+  cast,
+  mocApi,
+  openAs,
+}) => {
+  const moc = await mocApi.createAt(cast, "hseq");
+  const page = await openAs(cast.hseq);
+  await page.goto(`/mocs/${moc._id}`);
+  await expect(page.getByText(new RegExp(`Waiting on\\s+${cast.hseq.name}`)).first()).toBeVisible();
+  // Parts A and B are finished: folded under their headings, opened on demand (no JavaScript needed).
+  const partA = page.locator("details.part", { has: page.getByRole("heading", { name: "Part A — Originator" }) });
+  await expect(partA).toBeVisible();
+  await expect(partA).not.toHaveAttribute("open", "");
+  await expect(partA.getByText("Reason for change")).toBeHidden();
+  await partA.locator("summary").click();
+  await expect(partA.getByText("Reason for change")).toBeVisible();
+  // The parts nobody has reached are one short list.
+  const toCome = page.getByRole("region", { name: "Not filled in yet" });
+  await expect(toCome.getByRole("listitem")).toHaveText([
+    "Part C — HSEQ review",
+    "Part D — Approval",
+    "Part E — Implementation",
+    "Part F — Verification",
+  ]);
+});
