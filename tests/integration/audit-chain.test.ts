@@ -182,7 +182,7 @@ describe("the attack of issue 32 against the trail", () => {
     expect(cli.stderr).toContain(`moc ${moc._id}: `);
     expect(cli.stderr).toContain("no entry records it");
     await fs.rm(dataDir, { recursive: true });
-  });
+  }, 120_000);
 
   it("a tail truncated with an old, genuine head put back: the seal shows it", async () => {
     const cast = await makeCast();
@@ -344,5 +344,5 @@ describe("the database role", () => {
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Refusing to start in production as the database superuser "postgres"');
-  });
+  }, 120_000);
 });
