@@ -8,6 +8,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
+import { useLazyValidation } from "~/components/lazy-validation";
 import { createSession } from "~/models/session.server";
 import { passwordAllowedFor, passwordSignInOff } from "~/web/password-policy.server";
 import { redeemSignInLink, requestSignInLink, SIGN_IN_LINK_MINUTES } from "~/models/sign-in-link.server";
@@ -61,7 +62,7 @@ export default function SignInLink() {
   const [form, fields] = useForm({
     id: "sign-in-link",
     lastResult: answer?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: signInLinkSchema }),
+    onValidate: useLazyValidation("sign-in-link", () => import("~/models/user.schema").then((m) => m.signInLinkSchema)),
     shouldValidate: "onSubmit",
   });
   const failedRedeem = Boolean(token && answer && !answer.sent);
