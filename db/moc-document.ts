@@ -46,7 +46,9 @@ export const MOC_JSON = `json_build_object(
       'onBehalfOf', ${userRef("l.on_behalf_of")}, 'action', l.action, 'from', l.from_status, 'to', l.to_status, 'comment', l.comment, 'at', ${iso("l.at")})
       order by l.seq) from moc_logs l where l.moc_id = m.id), '[]'::json),
   'signatureManifestations', coalesce((select json_agg(json_build_object('signerId', s.signer_id,
-      'printedName', s.printed_name, 'position', s.position, 'role', s.role, 'meaning', s.meaning,
+      'printedName', s.printed_name,
+      'accountName', (select nullif(su.name, s.printed_name) from users su where su.id = s.signer_id),
+      'position', s.position, 'role', s.role, 'meaning', s.meaning,
       'signedAt', ${iso("s.signed_at")}, 'onBehalfOf', case when s.on_behalf_of is null then null
         else json_build_object('_id', s.on_behalf_of, 'name', s.on_behalf_of_name) end) order by s.signed_at, s.id)
     from signature_manifestations s where s.record_kind = 'moc' and s.record_id = m.id), '[]'::json),

@@ -4,6 +4,8 @@ import { formatDateTime } from "./moc";
 export type SignatureBlock = {
   signerId: string;
   printedName: string;
+  /** The account's name now, when renamed after signing. */
+  accountName?: string | null;
   position: string | null;
   role: string;
   meaning: string;
@@ -19,6 +21,9 @@ export function SignatureBlocks({ signatures, empty }: { signatures: SignatureBl
       {signatures.map((s, i) => (
         <li key={`${s.signerId}-${s.signedAt}-${i}`} className="manifestation-block">
           <p className="manifestation-name">{s.printedName}</p>
+          {s.accountName ? (
+            <p className="muted">{`Account now named ${s.accountName} (renamed since signing)`}</p>
+          ) : null}
           <p className="muted">
             {s.role}
             {s.onBehalfOf ? `, on behalf of ${s.onBehalfOf.name}` : ""}

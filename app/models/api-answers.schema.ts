@@ -54,6 +54,11 @@ export const signatureManifestationAnswer = z
   .object({
     signerId: id,
     printedName: z.string(),
+    accountName: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: "The signing account's name now, when it was renamed after signing (else null)." }),
     position: z.string().nullable(),
     role: z.string(),
     meaning: z.string(),

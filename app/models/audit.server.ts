@@ -186,6 +186,8 @@ export type SignatureKind = "moc" | "pcr";
 export type SignatureManifestation = {
   signerId: string;
   printedName: string;
+  /** The account's name now, when it was renamed after signing (decision 026); absent where not read. */
+  accountName?: string | null;
   position: string | null;
   role: string;
   meaning: string;

@@ -100,6 +100,11 @@ export type MocDocument = {
 export type SignatureManifestationJson = {
   signerId: string;
   printedName: string;
+  /**
+   * The signing account's name now, when it was renamed after signing (else null): shown beside
+   * the printed name, which stays the name at signing (docs/decisions/026-four-eyes-by-record.md).
+   */
+  accountName?: string | null;
   position: string | null;
   role: string;
   meaning: string;

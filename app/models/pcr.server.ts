@@ -117,6 +117,9 @@ export function toPcrDocument(
 }
 export type PcrDocument = ReturnType<typeof toPcrDocument>;
 
+/** The account's name now when it differs from the name printed at signing, else null. */
+const renamedSince = (now: string | undefined, printed: string) => (now && now !== printed ? now : null);
+
 /** Documents for rows, with every person they name loaded in one query. */
 async function documents(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDocument[]> {
   const ids = new Set<string>();
@@ -159,6 +162,7 @@ async function documents(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDoc
     list.push({
       signerId: s.signerId,
       printedName: s.printedName,
+      accountName: renamedSince(byId.get(s.signerId)?.name, s.printedName),
       position: s.position,
       role: s.role,
       meaning: s.meaning,

@@ -102,7 +102,8 @@ export const RECONSTRUCTED_HISTORY = "Before the audit trail: reconstructed from
 const manifestationBlock = (m: SignatureManifestationJson, extra: Partial<PrintSignature> = {}): PrintSignature => ({
   // A delegate's signature says whom it was given for: "acting Approver, on behalf of B".
   role: m.onBehalfOf ? `${m.role}, on behalf of ${m.onBehalfOf.name}` : m.role,
-  name: m.printedName,
+  // The name at signing; an account renamed since says so beside it (decision 026).
+  name: m.accountName ? `${m.printedName} (account now named ${m.accountName})` : m.printedName,
   position: m.position ?? m.role,
   at: m.signedAt,
   meaning: capitalised(m.meaning),

@@ -122,7 +122,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       query: verifyQuery,
       public: true,
       ok: z.object({ message: z.string(), status: z.literal(200), user: publicUserAnswer }),
-      errors: [401, 429],
+      errors: [401, 403, 429],
     },
     post: {
       summary:

@@ -1039,6 +1039,8 @@ export interface components {
       /** Format: uuid */
       signerId: string;
       printedName: string;
+      /** @description The signing account's name now, when it was renamed after signing (else null). */
+      accountName?: string | null;
       position: string | null;
       role: string;
       meaning: string;
@@ -1567,6 +1569,7 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
       429: components["responses"]["TooManyRequests"];
     };
   };

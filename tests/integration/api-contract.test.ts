@@ -164,12 +164,26 @@ describe("the contract of every operation", () => {
 
     await exercise("get", "/api/verify", 200, { query: { email: standard.email, password: PASSWORD } });
     await exercise("get", "/api/verify", 401, { query: { email: standard.email, password: "wrong-password-2" } });
+    await exercise("post", "/api/verify", 200, { body: { email: standard.email, password: PASSWORD } });
+    // Another site cannot spend the account's failure budget through a visitor's browser.
+    await exercise("post", "/api/verify", 403, {
+      body: { email: standard.email, password: "wrong-password-3" },
+      headers: { "Sec-Fetch-Site": "cross-site" },
+    });
     await exercise("get", "/api/myUser", 200, { as: standard });
     await exercise("get", "/api/user", 200, { as: cast.implementer });
-    await exercise("patch", "/api/user", 200, { as: standard, body: { name: "Sam Standard" } });
+    await exercise("patch", "/api/user", 200, {
+      as: standard,
+      body: { email: standard.email, currentPassword: PASSWORD },
+    });
+    // Only admins change a display name (issue 32 item 7).
+    await exercise("patch", "/api/user", 403, { as: standard, body: { name: "Sam Standard" } });
     await exercise("patch", "/api/user", 403, { as: standard, body: { role: "admin" } });
     await exercise("get", "/api/UserFromDatabase", 200, { as: standard });
-    await exercise("put", "/api/UserFromDatabase", 200, { as: standard, body: { name: "Sam Standard" } });
+    await exercise("put", "/api/UserFromDatabase", 200, {
+      as: standard,
+      body: { email: standard.email, currentPassword: PASSWORD },
+    });
 
     await exercise("get", "/api/users", 200, { as: standard, query: { search: "Sam" } });
     const email = `contract-${Date.now()}@example.com`;
@@ -302,6 +316,7 @@ describe("the contract of every operation", () => {
       body: {
         pcrId: pcr._id,
         signatures: await chainWith(pcr._id, "Change Originator", { signature: originator.name }),
+        password: PASSWORD,
       },
     });
     expect(signed.body.data.signatures[0]!.signatureDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -320,6 +335,28 @@ describe("the contract of every operation", () => {
       body: pcrBody(),
     });
     await exercise("delete", "/api/pcr", 200, { as: originator, query: { id: fresh.body.data._id } });
+    // A signed PCR is withdrawn, never deleted (issue 32 item 9).
+    await exercise("delete", "/api/pcr", 409, { as: originator, query: { id: pcr._id } });
+    await exercise("post", "/api/pcr/withdraw", 200, {
+      as: originator,
+      body: { pcrId: pcr._id, reason: "Superseded by the new bunkering procedure" },
+    });
+    await exercise("post", "/api/pcr/withdraw", 404, {
+      as: originator,
+      body: { pcrId: crypto.randomUUID(), reason: "Superseded by the new bunkering procedure" },
+    });
+    // A position holder's own PCR: an admin names who signs their position's slot (item 19).
+    const vp = await makeUser({ position: "VP Fleet Management" });
+    const stand = await makeUser({ department: "fleet" });
+    const own = await exercise<Answer<"/api/pcr", "post">>("post", "/api/pcr", 200, { as: vp, body: pcrBody() });
+    await exercise("post", "/api/pcr/substitute", 200, {
+      as: admin,
+      body: { pcrId: own.body.data._id, role: "VP Fleet Management", userId: stand._id },
+    });
+    await exercise("post", "/api/pcr/substitute", 409, {
+      as: admin,
+      body: { pcrId: pcr._id, role: "VP Fleet Management", userId: stand._id },
+    });
   });
 
   it("chat", async () => {

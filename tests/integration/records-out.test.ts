@@ -25,6 +25,8 @@ import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { makeCast, mocAt } from "../helpers/moc-flow";
 import { createPcrOk, currentParties, makeHolders, partySign, POSITION_ROLES, signChain, signOk } from "../helpers/pcr";
 import { buildRequest } from "../helpers/request";
+import { api } from "../helpers/api";
+import * as usersRoute from "~/routes/api+/users";
 
 const asUser = async (user: { _id: string }) => ({ token: await tokenFor(user as never), cookie: true });
 
@@ -171,6 +173,34 @@ describe("MOC print view and PDF", () => {
     const moc = await mocAt("b", cast);
     const outsider = await makeUser();
     expect((await load(mocPdf, `/mocs/${moc._id}/pdf`, moc._id, outsider)).status).toBe(403);
+  });
+});
+
+describe("a signature made under a name the account no longer has (issue 32 item 7)", () => {
+  it("keeps the name at signing and shows the account's name now beside it: record, print and PDF", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("completed", cast, { verifier: true });
+    const admin = await makeAdmin();
+    const before = cast.implementer.name;
+    const renamed = await api(usersRoute, {
+      method: "PUT",
+      path: "/api/users",
+      token: await tokenFor(admin as never),
+      body: { _id: cast.implementer._id, name: "Petra Nilsen" },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+
+    const doc = (await loadMocDocument(moc._id))!;
+    const implementerSigned = doc.signatureManifestations.find((m) => m.signerId === cast.implementer._id)!;
+    expect(implementerSigned).toMatchObject({ printedName: before, accountName: "Petra Nilsen" });
+    // Nobody else was renamed: no name beside theirs.
+    const others = doc.signatureManifestations.filter((m) => m.signerId !== cast.implementer._id);
+    expect(others.every((m) => m.accountName === null)).toBe(true);
+
+    const record: PrintRecord = (await printOf(mocPrint, "mocs", moc._id, admin)).body!.record;
+    expect(record.signatures.map((x) => x.name)).toContain(`${before} (account now named Petra Nilsen)`);
+    const { text } = await pdfText(mocPdf, "mocs", moc._id, admin);
+    expect(folded(text)).toContain(`${before} (account now named Petra Nilsen)`);
   });
 });
 
