@@ -10,7 +10,7 @@
  * the value.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
-import { signatureManifestations } from "#db/schema";
+import { signatureManifestations, users } from "#db/schema";
 import { getDb, preparedSql, statementOnce, type Executor } from "~/utils/db.server";
 import {
   chainTime,
@@ -296,13 +296,16 @@ export async function signaturesOf(
   db: Executor = getDb(),
 ): Promise<SignatureManifestation[]> {
   const rows = await db
-    .select()
+    .select({ s: signatureManifestations, accountName: users.name })
     .from(signatureManifestations)
+    .leftJoin(users, eq(users.id, signatureManifestations.signerId))
     .where(and(eq(signatureManifestations.recordKind, kind), eq(signatureManifestations.recordId, recordId)))
     .orderBy(asc(signatureManifestations.signedAt), asc(signatureManifestations.id));
-  return rows.map((r) => ({
+  return rows.map(({ s: r, accountName }) => ({
     signerId: r.signerId,
     printedName: r.printedName,
+    // The account's name now beside the name at signing, when it was renamed since (decision 026).
+    accountName: accountName && accountName !== r.printedName ? accountName : null,
     position: r.position,
     role: r.role,
     meaning: r.meaning,

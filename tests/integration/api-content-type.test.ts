@@ -11,16 +11,18 @@ import * as userRoute from "~/routes/api+/user";
 import * as usersRoute from "~/routes/api+/users";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
-import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
+import { makeAdmin, tokenFor } from "../helpers/factories";
 import { BASE, buildRequest } from "../helpers/request";
 
 let adminToken: string;
-let user: Awaited<ReturnType<typeof makeUser>>;
+let user: Awaited<ReturnType<typeof makeAdmin>>;
 let userToken: string;
 
 beforeAll(async () => {
   adminToken = await tokenFor((await makeAdmin())!);
-  user = (await makeUser({ name: "Kari Kind" }))!;
+  // An admin: only admins change a display name, their own included (issue 32 item 7); the name is
+  // just the field these writes carry.
+  user = (await makeAdmin({ name: "Kari Kind" }))!;
   userToken = await tokenFor(user);
 });
 
