@@ -237,13 +237,18 @@ test("the record page opens on the step in hand and its owner, with finished par
   const page = await openAs(cast.hseq);
   await page.goto(`/mocs/${moc._id}`);
   await expect(page.getByText(new RegExp(`Waiting on\\s+${cast.hseq.name}`)).first()).toBeVisible();
-  // Parts A and B are finished: folded under their headings, opened on demand (no JavaScript needed).
-  const partA = page.locator("details.part", { has: page.getByRole("heading", { name: "Part A — Originator" }) });
-  await expect(partA).toBeVisible();
-  await expect(partA).not.toHaveAttribute("open", "");
-  await expect(partA.getByText("Reason for change")).toBeHidden();
-  await partA.locator("summary").click();
+  // Part A, the change itself, stays open: every later step decides on it.
+  const partA = page.locator("section.part", { has: page.getByRole("heading", { name: "Part A — Originator" }) });
   await expect(partA.getByText("Reason for change")).toBeVisible();
+  // Part B is finished: folded under its heading, opened on demand (no JavaScript needed).
+  const partB = page.locator("details.part", {
+    has: page.getByRole("heading", { name: "Part B — Implementer assessment" }),
+  });
+  await expect(partB).toBeVisible();
+  await expect(partB).not.toHaveAttribute("open", "");
+  await expect(partB.getByText("Details assessed")).toBeHidden();
+  await partB.locator("summary").click();
+  await expect(partB.getByText("Details assessed")).toBeVisible();
   // The parts nobody has reached are one short list.
   const toCome = page.getByRole("region", { name: "Not filled in yet" });
   await expect(toCome.getByRole("listitem")).toHaveText([

@@ -75,12 +75,14 @@ test("profile: a password change needs the current password", async ({ page, cre
   const user = await createUser();
   await signIn(page, user.email, user.password);
   await page.getByRole("link", { name: user.name }).click();
-  await page.getByLabel("Current password").fill("wrong-current");
+  // The details form asks for the current password too (to change the email): this is the password form's.
+  const passwordForm = page.getByRole("region", { name: "Change password" });
+  await passwordForm.getByLabel("Current password").fill("wrong-current");
   await page.getByLabel("New password", { exact: true }).fill("brand-new-password");
   await page.getByLabel("Repeat the new password").fill("brand-new-password");
   await page.getByRole("button", { name: "Change password" }).click();
   await expect(page.getByText("Current password is not correct")).toBeVisible();
-  await page.getByLabel("Current password").fill(user.password);
+  await passwordForm.getByLabel("Current password").fill(user.password);
   await page.getByLabel("New password", { exact: true }).fill("brand-new-password");
   await page.getByLabel("Repeat the new password").fill("brand-new-password");
   await page.getByRole("button", { name: "Change password" }).click();

@@ -254,8 +254,11 @@ export default function MocRecord() {
     { status: "e", title: "Part E — Implementation", form: forms.implementation },
     { status: "f", title: "Part F — Verification", form: forms.verifier_form },
   ] as const;
+  // Part A is never folded: it says what the change is, which every later step decides on.
   const folded = (status: string, form: unknown) =>
-    status !== current && typeof (form as { submittedAt?: unknown } | null | undefined)?.submittedAt === "string";
+    status !== "a" &&
+    status !== current &&
+    typeof (form as { submittedAt?: unknown } | null | undefined)?.submittedAt === "string";
   const notReached = parts.filter((part) => !part.form);
   return (
     <div className="parts">
