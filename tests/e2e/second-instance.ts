@@ -31,6 +31,18 @@ export async function e2eDatabaseUrl(): Promise<string> {
   return `postgres://cm_app:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/app`;
 }
 
+/**
+ * The e2e database server as its superuser (database `postgres`): for a spec that makes a database
+ * of its own, owned by the app's role (the app refuses a superuser in production, decision 025).
+ */
+export async function e2eAdminUrl(): Promise<string> {
+  if (process.env.DATABASE_URL) return withDatabase(process.env.DATABASE_URL, "postgres");
+  const dataDir = path.join(root, `.data/e2e${suffix}`);
+  const pgPort = (await fs.readFile(path.join(dataDir, "pg", "postmaster.pid"), "utf8")).split("\n")[3]?.trim();
+  const password = (await fs.readFile(path.join(dataDir, "pg-password"), "utf8")).trim();
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/postgres`;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

@@ -12,7 +12,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { adminQuery, withDatabase } from "../helpers/databases";
 import { newMocBody } from "../helpers/moc";
-import { e2eDatabaseUrl, startSecondInstance, type Instance } from "./second-instance";
+import { e2eAdminUrl, e2eDatabaseUrl, startSecondInstance, type Instance } from "./second-instance";
 
 test.describe.configure({ mode: "serial", timeout: 240_000 });
 
@@ -112,10 +112,11 @@ test.beforeAll(async () => {
   // A database of its own, next to the e2e one.
   const e2e = new URL(await e2eDatabaseUrl());
   databaseName = `cm_slow_${e2e.pathname.slice(1)}`.slice(0, 60);
-  serverUrl = withDatabase(e2e.href, "postgres");
+  // Made by the superuser, owned by the app's role, which the instance connects as.
+  serverUrl = await e2eAdminUrl();
   await adminQuery(serverUrl, async (sql) => {
     await sql.unsafe(`drop database if exists ${databaseName} with (force)`);
-    await sql.unsafe(`create database ${databaseName}`);
+    await sql.unsafe(`create database ${databaseName} owner ${e2e.username}`);
   });
   databaseUrl = withDatabase(e2e.href, databaseName);
   instance = await startSecondInstance({
