@@ -27,11 +27,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { adminQuery, dropDatabase, startTestServer, withDatabase } from "../helpers/databases";
+import { createAppDatabase, dropDatabase, startTestServer } from "../helpers/databases";
 import { startFakeResend } from "../helpers/fake-resend";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const SESSION_SECRET = "cluster-session-secret-0123456789-abcdef";
+const AUDIT_KEY = "cluster-audit-key-0123456789-0123456789-abcdef";
 const LOAD_SECONDS = Number(process.env.CLUSTER_LOAD_SECONDS ?? 16);
 const CLIENTS = { pipeline: 4, chat: 2, upload: 2 };
 const log = (message: string) => console.log(`[cluster] ${message}`);
@@ -126,8 +127,9 @@ async function main() {
   const work = mkdtempSync(path.join(tmpdir(), "cm-cluster-"));
   const { serverUrl, embedded } = await startTestServer(path.join(root, ".data/cluster"));
   const database = `cm_cluster_${randomBytes(4).toString("hex")}`;
-  await adminQuery(serverUrl, (sql) => sql.unsafe(`create database "${database}"`));
-  const databaseUrl = withDatabase(serverUrl, database);
+  // Owned by the app's role, which the instances connect as: the app refuses a superuser in production
+  // (docs/decisions/025-keyed-audit-chain.md).
+  const databaseUrl = await createAppDatabase(serverUrl, database);
   const fake = await startFakeResend({ requestsPerSecond: 0 });
   const procs: Proc[] = [];
   let haproxy: Proc | undefined;
@@ -135,6 +137,8 @@ async function main() {
     // The app's own modules, for seeding and checking, on the cluster's database.
     process.env.DATABASE_URL = databaseUrl;
     process.env.SESSION_SECRET = SESSION_SECRET;
+    // One audit key for every instance and for the checks here, as in a deployment.
+    process.env.AUDIT_KEY = AUDIT_KEY;
     process.env.LOG_LEVEL = "silent";
     const { migrateDatabase } = await import("../../db/migrate");
     await migrateDatabase(databaseUrl);
