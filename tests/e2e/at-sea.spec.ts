@@ -43,10 +43,9 @@ async function adminToken(): Promise<string> {
   return ((await response.json()) as { token: string }).token;
 }
 
-test.describe("compression and revalidation", () => {
-  // Plain HTTP from the test process: once is enough, not once per browser project.
-  test.skip(() => test.info().project.name !== "js", "HTTP only: run in the js project");
-
+// Plain HTTP from the test process: once is enough, not once per browser project (the no-js
+// project leaves out @http, tests/e2e/playwright.config.ts).
+test.describe("compression and revalidation", { tag: "@http" }, () => {
   test("br, gzip and identity are negotiated on a page, loader data, /api JSON, an asset and a CSV export", async ({
     cast,
     mocApi,
@@ -98,17 +97,25 @@ test.describe("compression and revalidation", () => {
     const moc = await mocApi.create(cast);
     const auth = { Authorization: `Bearer ${await adminToken()}` };
     for (const path of [`/mocs/${moc._id}`, `/mocs/${moc._id}.data`]) {
-      const first = await rawGet(path, { ...auth, "Accept-Encoding": "br" });
-      expect(first.status, path).toBe(200);
-      const etag = String(first.headers.etag);
-      expect(etag, path).toMatch(/^W\/".+"$/);
-      expect(first.headers["cache-control"], path).toContain("no-cache");
-      const again = await rawGet(path, { ...auth, "Accept-Encoding": "br", "If-None-Match": etag });
-      expect(again.status, path).toBe(304);
-      expect(again.body.length, path).toBe(0);
+      // The new MOC's notices are fanned out by a background job, and the viewer's unread count
+      // is part of the page: until that settles the page really changes, and a 200 with a new tag
+      // is the right answer. The page is unchanged once two reads in a row carry the same tag.
+      let tag = "";
+      let again: Raw | undefined;
+      for (let attempt = 0; attempt < 10 && again?.status !== 304; attempt++) {
+        const first = await rawGet(path, { ...auth, "Accept-Encoding": "br" });
+        expect(first.status, path).toBe(200);
+        tag = String(first.headers.etag);
+        expect(tag, path).toMatch(/^W\/".+"$/);
+        expect(first.headers["cache-control"], path).toContain("no-cache");
+        again = await rawGet(path, { ...auth, "Accept-Encoding": "br", "If-None-Match": tag });
+        if (again.status !== 304) expect(again.headers.etag, path).not.toBe(tag);
+      }
+      expect(again!.status, path).toBe(304);
+      expect(again!.body.length, path).toBe(0);
       // The stored page keeps its own CSP (its nonce): a 304 does not send a new one.
-      expect(again.headers["content-security-policy"], path).toBeUndefined();
-      expect(again.headers.etag, path).toBe(etag);
+      expect(again!.headers["content-security-policy"], path).toBeUndefined();
+      expect(again!.headers.etag, path).toBe(tag);
     }
     // Something on the record changes: the same tag no longer matches.
     const before = await rawGet(`/mocs/${moc._id}`, { ...auth, "Accept-Encoding": "identity" });

@@ -34,8 +34,14 @@ export default defineConfig({
   projects: [
     { name: "js", use: { javaScriptEnabled: true } },
     // Accessibility scans and live updates (*.live.spec.ts) need JavaScript; raw-socket tests
-    // (*.socket.spec.ts) use no browser, so they run once.
-    { name: "no-js", use: { javaScriptEnabled: false }, testIgnore: /(a11y|live|socket)\.spec\.ts$/ },
+    // (*.socket.spec.ts) and tests tagged @http (plain HTTP from the test process) use no browser,
+    // so they run once.
+    {
+      name: "no-js",
+      use: { javaScriptEnabled: false },
+      testIgnore: /(a11y|live|socket)\.spec\.ts$/,
+      grepInvert: /@http\b/,
+    },
   ],
   webServer: {
     // The production build, on a fresh database, with a known first admin.
