@@ -6,6 +6,8 @@ import { RemixServer } from "@remix-run/react";
 import { renderToPipeableStream } from "react-dom/server";
 import { logger, pathOnly } from "~/utils/logger.server";
 import { NonceProvider } from "~/utils/nonce";
+import { InlineStylesheetProvider } from "~/utils/stylesheet";
+import { inlineStylesheet } from "~/utils/stylesheet.server";
 import { contentSecurityPolicy } from "~/utils/security-headers.server";
 
 export const streamTimeout = 5_000;
@@ -24,7 +26,9 @@ const handleRequest: HandleDocumentRequestFunction = (
     // Pages are small: render completely before answering, so status codes are always right.
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+        <InlineStylesheetProvider value={inlineStylesheet()}>
+          <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+        </InlineStylesheetProvider>
       </NonceProvider>,
       {
         nonce,

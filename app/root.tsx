@@ -15,17 +15,18 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { useState } from "react";
-import styles from "~/styles/app.css?url";
 import { authenticate } from "~/web/auth.server";
 import { readFlash } from "~/utils/flash.server";
 import { useNonce } from "~/utils/nonce";
+import { AppStylesheet } from "~/utils/stylesheet";
+import { PrefetchLinkedModules } from "~/components/prefetch-modules";
 import { canSeeInsights } from "~/models/authz.server";
 import { unreadNotificationCount } from "~/models/notifications.server";
 
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: styles },
-  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
-];
+// The icon is written into the page: one request less on a cold load at sea.
+const ICON = `data:image/svg+xml,${"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'><rect width='32' height='32' rx='6' fill='#0b4f6c'/><path d='M8 22V10l8 7 8-7v12' fill='none' stroke='#fff' stroke-width='3' stroke-linejoin='round'/></svg>".replace(/[<>#]/g, encodeURIComponent)}`;
+
+export const links: LinksFunction = () => [{ rel: "icon", href: ICON, type: "image/svg+xml" }];
 
 export const meta: MetaFunction = () => [{ title: "Change Management" }];
 
@@ -145,6 +146,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
+        <AppStylesheet />
         <Links />
         {/* Lets the stylesheet tell "no JavaScript" apart (the phone menu falls back to plain links). */}
         <script nonce={nonce} dangerouslySetInnerHTML={{ __html: "document.documentElement.classList.add('js')" }} />
@@ -167,7 +169,12 @@ export function Layout({ children }: { children: React.ReactNode }) {
 
 export default function App() {
   useLoaderData<typeof loader>();
-  return <Outlet />;
+  return (
+    <>
+      <Outlet />
+      <PrefetchLinkedModules />
+    </>
+  );
 }
 
 export function ErrorBoundary() {

@@ -2,7 +2,7 @@
  * The legacy archive's pages, one set for both kinds (the loaders say which): the tabs between
  * legacy MOCs and PCRs, the list with search, filters and sortable columns, and small shared parts.
  */
-import type { LinksFunction, MetaFunction } from "@remix-run/node";
+import type { MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import {
   ARCHIVE,
@@ -15,12 +15,9 @@ import {
   type ArchiveSort,
 } from "~/models/archive.constants";
 import type { archiveListLoader } from "~/web/archive-page.server";
-import styles from "~/styles/archive.css?url";
 import { formatDate } from "./moc";
 import { Pagination } from "./pagination";
 import { FilterForm, FilterSelect, SearchField } from "./list-filters";
-
-export const archiveLinks: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 
 /** A page title from the loader's kind (and record, when there is one). */
 export const archiveMeta =

@@ -1,4 +1,4 @@
-import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { InsightsView } from "~/components/insights";
@@ -10,18 +10,12 @@ import { getInsights, requireInsightsReader } from "~/models/insights.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
-import reviewStyles from "~/styles/reviews.css?url";
-import styles from "~/styles/insights.css?url";
 
 /**
  * /insights (issue 18): KPIs, trends and bottlenecks for admins, the HSEQ department and
  * full-access users, filtered by period and department through a GET form (works without
  * JavaScript). The same figures are GET /api/insights. docs/decisions/017-insights.md.
  */
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: reviewStyles },
-  { rel: "stylesheet", href: styles },
-];
 export const meta: MetaFunction = () => [{ title: "Insight · Change Management" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {

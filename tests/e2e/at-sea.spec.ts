@@ -235,6 +235,69 @@ test.describe("layouts", () => {
   });
 });
 
+test("every page carries its styles inline and no stylesheet request; with JavaScript it hydrates without an error", async ({
+  cast,
+  mocApi,
+  openAs,
+}) => {
+  test.setTimeout(240_000);
+  const moc = await mocApi.createAt(cast, "hseq");
+  const page = await openAs(cast.hseq);
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console: ${message.text()}`);
+  });
+  const requested: string[] = [];
+  page.on("request", (request) => requested.push(new URL(request.url()).pathname));
+  const paths = ["/", "/mocs", `/mocs/${moc._id}`, `/mocs/${moc._id}/hseq`, "/insights", "/archive/mocs", "/reviews"];
+  for (const path of paths) {
+    requested.length = 0;
+    await page.goto(path);
+    await page.waitForLoadState("networkidle");
+    // The sheet is in the page; nothing else is linked (print views add print.css of their own).
+    expect(await page.locator("style#app-styles").count(), path).toBe(1);
+    expect(await page.locator('link[rel="stylesheet"]').count(), path).toBe(0);
+    expect(
+      requested.filter((p) => p.endsWith(".css") || p.startsWith("/favicon")),
+      path,
+    ).toEqual([]);
+    // The styles apply: the header has its colour, not the browser's default.
+    const background = await page.locator("header.topbar").evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(background, path).not.toBe("rgba(0, 0, 0, 0)");
+  }
+  // A client-side navigation keeps the sheet (the root never unmounts).
+  if (test.info().project.use.javaScriptEnabled) {
+    await page.goto("/");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "MOCs" }).click();
+    await page.waitForURL("**/mocs");
+    expect(await page.locator("style#app-styles").count()).toBe(1);
+  }
+  expect(errors).toEqual([]);
+});
+
+test(
+  "with JavaScript, the code of the pages linked from this one is fetched once it has loaded: a click then waits for data alone",
+  { tag: "@js" },
+  async ({ cast, openAs }) => {
+    const page = await openAs(cast.originator);
+    await page.goto("/", { waitUntil: "load" });
+    const preloaded = () => page.locator('link[rel="modulepreload"]').count();
+    const atLoad = await preloaded();
+    // The linked pages' route modules arrive without being asked for (after the load event, at idle).
+    await expect.poll(preloaded, { timeout: 15_000 }).toBeGreaterThan(atLoad);
+    await page.waitForLoadState("networkidle");
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(request.url());
+    });
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "MOCs" }).click();
+    await page.waitForURL("**/mocs");
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    expect(scripts, "no code fetched on the click: it was fetched ahead").toEqual([]);
+  },
+);
+
 test("the record page opens on the step in hand and its owner, with finished parts folded", async ({
   cast,
   mocApi,

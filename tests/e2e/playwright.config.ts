@@ -35,12 +35,12 @@ export default defineConfig({
     { name: "js", use: { javaScriptEnabled: true } },
     // Accessibility scans and live updates (*.live.spec.ts) need JavaScript; raw-socket tests
     // (*.socket.spec.ts) and tests tagged @http (plain HTTP from the test process) use no browser,
-    // so they run once.
+    // so they run once; tests tagged @js are about what JavaScript adds.
     {
       name: "no-js",
       use: { javaScriptEnabled: false },
       testIgnore: /(a11y|live|socket)\.spec\.ts$/,
-      grepInvert: /@http\b/,
+      grepInvert: /@(http|js)\b/,
     },
   ],
   webServer: {

@@ -1,4 +1,4 @@
-import { redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
@@ -13,14 +13,11 @@ import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
 import { fourEyesAssignment, fourEyesConflicts } from "~/models/moc-steps.server";
 import { SignatureBlocks } from "~/components/signatures";
-import chatStyles from "~/styles/chat.css?url";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { runForPage } from "~/utils/page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
-
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, access, doc, principals } = await requireMocForPage(request, params.id);

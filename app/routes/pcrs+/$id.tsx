@@ -1,13 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import {
-  data,
-  redirect,
-  type ActionFunctionArgs,
-  type LinksFunction,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
@@ -36,13 +29,10 @@ import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import chatStyles from "~/styles/chat.css?url";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
 import { pcrAccessOf } from "~/models/pcr.server";
 import { fillsSlot } from "~/models/moc-document";
-
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `PCR ${data.pcr.serial_num} · Change Management` : "PCR · Change Management" },

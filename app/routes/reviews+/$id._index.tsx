@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { SubmitButton } from "~/components/forms";
 import { ReviewBody } from "~/components/review";
@@ -8,13 +8,7 @@ import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
 import { loadReview, requireReviewWriterPage, todayUtc } from "~/web/review-page.server";
-import styles from "~/styles/reviews.css?url";
-import insightStyles from "~/styles/insights.css?url";
 
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: styles },
-  { rel: "stylesheet", href: insightStyles },
-];
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.review.title} · Change Management` : "Year-end review · Change Management" },
 ];

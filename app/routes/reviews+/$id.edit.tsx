@@ -1,11 +1,5 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import {
-  data,
-  type ActionFunctionArgs,
-  type LinksFunction,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-} from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ReviewForm } from "~/components/review-form";
 import { reviewPageSchema, toReviewInput } from "~/models/review.schema";
@@ -13,10 +7,8 @@ import { updateReview } from "~/models/review.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 import { loadReview, requireReviewWriterPage, reviewFieldName, reviewUserOptions } from "~/web/review-page.server";
-import styles from "~/styles/reviews.css?url";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `Edit: ${data.review.title} · Change Management` : "Edit review · Change Management" },
 ];

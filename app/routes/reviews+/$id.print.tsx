@@ -1,16 +1,10 @@
-import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { ReviewBody } from "~/components/review";
 import { useHydrated } from "~/components/use-hydrated";
 import { requirePageUser } from "~/web/auth.server";
 import { loadReview, todayUtc } from "~/web/review-page.server";
-import styles from "~/styles/reviews.css?url";
-import insightStyles from "~/styles/insights.css?url";
 
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: styles },
-  { rel: "stylesheet", href: insightStyles },
-];
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.review.title} (print) · Change Management` : "Year-end review · Change Management" },
 ];

@@ -1,13 +1,11 @@
-import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate } from "~/components/moc";
 import { canWriteReviews } from "~/models/authz.server";
 import { listReviews } from "~/models/review.server";
 import { requirePageUser } from "~/web/auth.server";
 import { todayUtc } from "~/web/review-page.server";
-import styles from "~/styles/reviews.css?url";
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: styles }];
 export const meta: MetaFunction = () => [{ title: "Year-end reviews · Change Management" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
