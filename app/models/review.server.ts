@@ -18,6 +18,7 @@ import { canReadRecords, canWriteReviews, type Actor } from "./authz.server";
 import { computeInsights, MOCS_WITH_DEPARTMENT } from "./insights.server";
 import { SUMMARY_STATUSES, type ReviewInput } from "./review.schema";
 import { toPublicUser, type PublicUser } from "./user.server";
+import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
 
 type ReviewRow = typeof yearEndReviews.$inferSelect;
 
@@ -176,6 +177,19 @@ export async function listReviews(actor: Actor): Promise<ReviewDocument[]> {
     .from(yearEndReviews)
     .orderBy(desc(yearEndReviews.year), desc(yearEndReviews.updatedAt), desc(yearEndReviews.id));
   return documents(rows);
+}
+
+/** One page of the same list, newest review first (keyset: app/models/keyset.ts), in two queries. */
+export async function listReviewsPage(actor: Actor, page: PageRequest): Promise<PageOf<ReviewDocument>> {
+  requireReviewReader(actor);
+  const rows = await getDb()
+    .select({ row: yearEndReviews, at: sql<string>`${yearEndReviews.createdAt}::text` })
+    .from(yearEndReviews)
+    .where(afterKey(yearEndReviews.createdAt, yearEndReviews.id, page.after))
+    .orderBy(desc(yearEndReviews.createdAt), desc(yearEndReviews.id))
+    .limit(page.limit + 1);
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  return { rows: await documents(taken.map((r) => r.row)), next };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -167,8 +167,11 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/users": {
     get: {
       summary: "The user directory (any signed-in user); `search` filters by name or email.",
+      description:
+        "The whole list by name, or a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated).",
       query: z.object({ search: z.string().optional().meta({ description: "Part of a name or email." }) }),
       ok: okOf(z.array(publicUserAnswer)),
+      paged: true,
     },
     post: {
       summary: "Creates a user (admins).",
@@ -361,7 +364,9 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/pcr/summary": {
     get: {
       summary: "The PCRs the caller may see, each with only its list fields (a signature is true when signed).",
+      description: "The whole list, or a page with `limit`/`cursor` (newest first).",
       ok: okOf(z.array(pcrSummaryAnswer)),
+      paged: true,
     },
   },
   "/api/pcr/signatures": {
@@ -424,9 +429,12 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
           {
             get: {
               summary: `Every ${what}.`,
-              description: "Or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.",
+              description:
+                "The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); " +
+                "or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.",
               ok: okOf(z.array(archiveAnswer)),
               csv: archiveFilterSchema,
+              paged: true,
             },
             post: {
               summary: `Adds a ${what} (admins and HSEQ).`,
@@ -477,8 +485,11 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/year-end-review": {
     get: {
       summary: "Every year-end review, or one with `id`.",
+      description:
+        "Without `id`: the whole list by year, or a page with `limit`/`cursor` (newest review first).",
       query: idQuery("review id").partial(),
       ok: okOf(z.union([reviewAnswer, z.array(reviewAnswer)])),
+      paged: true,
       errors: [404],
     },
     post: {
