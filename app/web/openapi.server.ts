@@ -485,8 +485,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/year-end-review": {
     get: {
       summary: "Every year-end review, or one with `id`.",
-      description:
-        "Without `id`: the whole list by year, or a page with `limit`/`cursor` (newest review first).",
+      description: "Without `id`: the whole list by year, or a page with `limit`/`cursor` (newest review first).",
       query: idQuery("review id").partial(),
       ok: okOf(z.union([reviewAnswer, z.array(reviewAnswer)])),
       paged: true,

@@ -26,7 +26,8 @@ function newestSource(): number {
     }
   };
   walk(path.join(root, "app"));
-  for (const file of ["vite.config.ts", "package.json"]) newest = Math.max(newest, statSync(path.join(root, file)).mtimeMs);
+  for (const file of ["vite.config.ts", "package.json"])
+    newest = Math.max(newest, statSync(path.join(root, file)).mtimeMs);
   return newest;
 }
 
