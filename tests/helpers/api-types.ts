@@ -78,7 +78,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The user directory (any signed-in user); `search` filters by name or email. */
+    /**
+     * The user directory (any signed-in user); `search` filters by name or email.
+     * @description The whole list by name, or a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated).
+     */
     get: operations["getUsers"];
     /** Updates a user (admins): only the fields sent change. */
     put: operations["putUsers"];
@@ -676,7 +679,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The PCRs the caller may see, each with only its list fields (a signature is true when signed). */
+    /**
+     * The PCRs the caller may see, each with only its list fields (a signature is true when signed).
+     * @description The whole list, or a page with `limit`/`cursor` (newest first).
+     */
     get: operations["getPcrSummary"];
     put?: never;
     post?: never;
@@ -780,7 +786,7 @@ export interface paths {
     };
     /**
      * Every legacy MOC record.
-     * @description Or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
+     * @description The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
      */
     get: operations["getOldMoc"];
     /** Replaces a legacy MOC record (admins and HSEQ). */
@@ -821,7 +827,7 @@ export interface paths {
     };
     /**
      * Every legacy PCR record.
-     * @description Or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
+     * @description The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
      */
     get: operations["getOldPcr"];
     /** Replaces a legacy PCR record (admins and HSEQ). */
@@ -880,7 +886,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every year-end review, or one with `id`. */
+    /**
+     * Every year-end review, or one with `id`.
+     * @description Without `id`: the whole list by year, or a page with `limit`/`cursor` (newest review first).
+     */
     get: operations["getYearEndReview"];
     /** Updates a year-end review (admins and HSEQ). */
     put: operations["putYearEndReview"];
@@ -1845,6 +1854,16 @@ export interface operations {
          * @example Checked on the bridge
          */
         search?: string;
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -1855,6 +1874,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4533,7 +4554,18 @@ export interface operations {
   };
   getPcrSummary: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4543,6 +4575,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4907,6 +4941,16 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
+        /**
          * @description The `q` filter.
          * @example Checked on the bridge
          */
@@ -4956,6 +5000,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5260,6 +5306,16 @@ export interface operations {
     parameters: {
       query?: {
         /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
+        /**
          * @description The `q` filter.
          * @example Checked on the bridge
          */
@@ -5309,6 +5365,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5665,6 +5723,16 @@ export interface operations {
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         id?: string;
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -5675,6 +5743,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
