@@ -1,6 +1,6 @@
 import { hash, verify } from "@node-rs/argon2";
 import { randomBytes } from "node:crypto";
-import { and, asc, count, desc, eq, ilike, ne, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import {
   assertNoAdminOnlyFields,
@@ -103,6 +103,16 @@ export async function listUsers(options: { search?: string } = {}): Promise<Publ
     .where(searchWhere(options.search))
     .orderBy(asc(users.name), asc(users.email));
   return rows.map(toPublicUser);
+}
+
+/** The directory's rows for GET /api/users as CSV (`search` as the list), in its order. */
+export function usersExportQuery(search: string | undefined): SQL {
+  const term = search?.trim();
+  const like = term ? `%${escapeLike(term)}%` : null;
+  return sql`select u.name, u.email, u.department, u.role, u.access, u.position, u.active,
+      to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"
+    from users u ${like ? sql`where u.name ilike ${like} or u.email ilike ${like}` : sql``}
+    order by u.name, u.email`;
 }
 
 /** One page of the same list, newest account first (keyset: app/models/keyset.ts), in one query. */

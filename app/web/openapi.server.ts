@@ -168,9 +168,11 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     get: {
       summary: "The user directory (any signed-in user); `search` filters by name or email.",
       description:
-        "The whole list by name, or a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated).",
+        "The whole list by name, a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated), " +
+        "or the list as CSV.",
       query: z.object({ search: z.string().optional().meta({ description: "Part of a name or email." }) }),
       ok: okOf(z.array(publicUserAnswer)),
+      csv: z.object({}),
       paged: true,
     },
     post: {
@@ -364,8 +366,10 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/pcr/summary": {
     get: {
       summary: "The PCRs the caller may see, each with only its list fields (a signature is true when signed).",
-      description: "The whole list, or a page with `limit`/`cursor` (newest first).",
+      description:
+        "The whole list, a page with `limit`/`cursor` (newest first), or the PCR list page's rows for its filters as CSV.",
       ok: okOf(z.array(pcrSummaryAnswer)),
+      csv: pcrListQuerySchema,
       paged: true,
     },
   },
@@ -485,9 +489,11 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/year-end-review": {
     get: {
       summary: "Every year-end review, or one with `id`.",
-      description: "Without `id`: the whole list by year, or a page with `limit`/`cursor` (newest review first).",
+      description:
+        "Without `id`: the whole list by year, a page with `limit`/`cursor` (newest review first), or the list as CSV.",
       query: idQuery("review id").partial(),
       ok: okOf(z.union([reviewAnswer, z.array(reviewAnswer)])),
+      csv: z.object({}),
       paged: true,
       errors: [404],
     },

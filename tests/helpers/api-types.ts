@@ -80,7 +80,7 @@ export interface paths {
     };
     /**
      * The user directory (any signed-in user); `search` filters by name or email.
-     * @description The whole list by name, or a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated).
+     * @description The whole list by name, a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated), or the list as CSV.
      */
     get: operations["getUsers"];
     /** Updates a user (admins): only the fields sent change. */
@@ -681,7 +681,7 @@ export interface paths {
     };
     /**
      * The PCRs the caller may see, each with only its list fields (a signature is true when signed).
-     * @description The whole list, or a page with `limit`/`cursor` (newest first).
+     * @description The whole list, a page with `limit`/`cursor` (newest first), or the PCR list page's rows for its filters as CSV.
      */
     get: operations["getPcrSummary"];
     put?: never;
@@ -888,7 +888,7 @@ export interface paths {
     };
     /**
      * Every year-end review, or one with `id`.
-     * @description Without `id`: the whole list by year, or a page with `limit`/`cursor` (newest review first).
+     * @description Without `id`: the whole list by year, a page with `limit`/`cursor` (newest review first), or the list as CSV.
      */
     get: operations["getYearEndReview"];
     /** Updates a year-end review (admins and HSEQ). */
@@ -1864,6 +1864,11 @@ export interface operations {
          * @example Checked on the bridge
          */
         cursor?: string;
+        /**
+         * @description Answer CSV (like `Accept: text/csv`).
+         * @example csv
+         */
+        format?: "csv";
       };
       header?: never;
       path?: never;
@@ -1884,6 +1889,7 @@ export interface operations {
             status: 200;
             data: components["schemas"]["User"][];
           };
+          "text/csv": string;
         };
       };
       400: components["responses"]["BadRequest"];
@@ -4565,6 +4571,36 @@ export interface operations {
          * @example Checked on the bridge
          */
         cursor?: string;
+        /**
+         * @description The `q` filter.
+         * @example Checked on the bridge
+         */
+        q?: string;
+        /**
+         * @description The `status` filter.
+         * @example pending
+         */
+        status?: "pending" | "finished" | "withdrawn";
+        /**
+         * @description The `safety` filter.
+         * @example 1
+         */
+        safety?: "1";
+        /**
+         * @description The `scope` filter.
+         * @example all
+         */
+        scope?: "mine" | "all";
+        /**
+         * @description The `page` filter.
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Answer CSV (like `Accept: text/csv`).
+         * @example csv
+         */
+        format?: "csv";
       };
       header?: never;
       path?: never;
@@ -4628,6 +4664,7 @@ export interface operations {
               } | null;
             }[];
           };
+          "text/csv": string;
         };
       };
       400: components["responses"]["BadRequest"];
@@ -5733,6 +5770,11 @@ export interface operations {
          * @example Checked on the bridge
          */
         cursor?: string;
+        /**
+         * @description Answer CSV (like `Accept: text/csv`).
+         * @example csv
+         */
+        format?: "csv";
       };
       header?: never;
       path?: never;
@@ -5753,6 +5795,7 @@ export interface operations {
             status: 200;
             data: components["schemas"]["YearEndReview"] | components["schemas"]["YearEndReview"][];
           };
+          "text/csv": string;
         };
       };
       400: components["responses"]["BadRequest"];

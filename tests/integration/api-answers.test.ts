@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import * as allPcrRoute from "~/routes/api+/allPcr";
 import * as getAllMocRoute from "~/routes/api+/getAllMoc";
+import * as getAllPcrRoute from "~/routes/api+/getAllPcr";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as summaryRoute from "~/routes/api+/pcr.summary";
@@ -72,21 +73,29 @@ describe("every 400 lists its issues", () => {
 });
 
 describe("CSV from every list", () => {
-  const LISTS: [string, RouteModule][] = [
-    ["/api/newmoc", newmocRoute],
-    ["/api/getAllMoc", getAllMocRoute],
-    ["/api/allPcr", allPcrRoute],
-    ["/api/oldMoc", oldMocRoute],
+  const LISTS: [string, RouteModule, string][] = [
+    ["/api/newmoc", newmocRoute, "Serial"],
+    ["/api/getAllMoc", getAllMocRoute, "Serial"],
+    ["/api/allPcr", allPcrRoute, "Serial"],
+    ["/api/getAllPcr", getAllPcrRoute, "Serial"],
+    ["/api/pcr/summary", summaryRoute, "Serial"],
+    ["/api/oldMoc", oldMocRoute, "Serial"],
+    ["/api/oldPcr", oldPcrRoute, "Serial"],
+    ["/api/users", usersRoute, "Name"],
+    ["/api/year-end-review", reviewRoute, "Year"],
   ];
-  it.each(LISTS)("%s answers CSV to Accept: text/csv and to format=csv", async (path, route) => {
+  it.each(LISTS)("%s answers CSV to Accept: text/csv and to format=csv", async (path, route, first) => {
     const cast = await makeCast();
     const moc = await createMocOk(cast);
+    // Year-end reviews are read by admins, HSEQ and full access only.
+    const reader = path === "/api/year-end-review" ? await makeAdmin() : cast.implementer;
     for (const ask of [{ headers: { Accept: "text/csv" } }, { query: { format: "csv" } }]) {
-      const res = await call(route, { path, token: await tokenOf(cast.implementer), ...ask });
-      expect(res.status).toBe(200);
+      const res = await call(route, { path, token: await tokenOf(reader), ...ask });
+      expect(res.status, res.text).toBe(200);
       expect(res.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
-      expect(res.text.split("\r\n")[0]).toMatch(/^\uFEFF?"?Serial/);
+      expect(res.text.split("\r\n")[0]).toMatch(new RegExp(`^\uFEFF?"?${first}`));
       if (path === "/api/newmoc") expect(res.text).toContain(moc.serial_num);
+      if (path === "/api/users") expect(res.text).toContain(cast.implementer.email);
     }
   });
 
@@ -259,7 +268,7 @@ describe("keyset paging", () => {
   it("/api/users: a rename during the walk (which moves the account in the name order) loses no account", async () => {
     const admin = await makeAdmin();
     const token = await tokenOf(admin);
-    const people = [];
+    const people: { _id: string }[] = [];
     for (let i = 0; i < 4; i++) people.push(await makeUser({ name: `Aaron ${i}` }));
     const all = (await api(usersRoute, { path: "/api/users", token })).body.data.map((d: { _id: string }) => d._id);
     let renamed = 0;

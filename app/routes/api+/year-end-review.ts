@@ -8,7 +8,9 @@ import {
   requireReviewWriter,
   updateReview,
 } from "~/models/review.server";
+import { reviewsCsv } from "~/models/csv-export.server";
 import { requireApiUser } from "~/web/auth.server";
+import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { pageResponse, readPage } from "~/web/paging.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 
@@ -20,6 +22,8 @@ const route = apiRoute({
     const actor = await requireApiUser(request);
     const { id } = readQuery(request, optionalId);
     if (id) return ok(await getReview(actor, id));
+    // `format=csv` or `Accept: text/csv`: the list as CSV, one row per review.
+    if (wantsCsv(request)) return csvResponse(reviewsCsv(actor), "year-end-reviews");
     const page = readPage(request);
     if (page) {
       const { rows, next } = await listReviewsPage(actor, page);
