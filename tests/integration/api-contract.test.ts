@@ -483,6 +483,37 @@ describe("the contract of every operation", () => {
     await exercise("get", "/api/floor", 200);
   });
 
+  // The keyset-paged lists (GET /api/chat pages a room by message instead: before/after/limit).
+  it("every paged list answers a page and the page its Link names; every list answers CSV", async () => {
+    type Parameter = { name: string; in: string };
+    const lists = Object.entries(doc.paths).filter(([, ops]) =>
+      ((ops.get as { parameters?: Parameter[] } | undefined)?.parameters ?? []).some((p) => p.name === "cursor"),
+    );
+    expect(lists.map(([path]) => path)).toEqual(
+      expect.arrayContaining(["/api/users", "/api/oldMoc", "/api/oldPcr", "/api/year-end-review", "/api/pcr/summary"]),
+    );
+    for (const [path, ops] of lists) {
+      const first = await exercise<{ data: unknown[] }>("get", path, 200, { as: admin, query: { limit: "1" } });
+      expect(first.body.data.length, path).toBeLessThanOrEqual(1);
+      const link = first.headers.get("Link");
+      if (path === "/api/users") expect(link, "the directory has more than one account").toBeTruthy();
+      if (link) {
+        const next = new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!, server.url);
+        expect(next.pathname).toBe(path);
+        const second = await exercise<{ data: { _id: string }[] }>("get", path, 200, {
+          as: admin,
+          query: Object.fromEntries(next.searchParams),
+        });
+        expect(second.body.data.map((d) => d._id)).not.toContain((first.body.data[0] as { _id: string })._id);
+      }
+      await exercise("get", path, 400, { as: admin, query: { cursor: "not-a-cursor" } });
+      const csv = (ops.get as { parameters?: Parameter[] }).parameters!.some((p) => p.name === "format");
+      expect(csv, `${path} documents CSV`).toBe(true);
+      const asked = await exercise("get", path, 200, { as: admin, headers: { Accept: "text/csv" } });
+      expect(asked.headers.get("Content-Type"), path).toBe("text/csv; charset=utf-8");
+    }
+  });
+
   it("every signed-in operation answers 401 without credentials", async () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(operations) as [Method, OperationObject & { security?: [] }][]) {
