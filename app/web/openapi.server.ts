@@ -790,6 +790,9 @@ function operation(method: string, path: string, op: Operation, components: Reco
   errors.add(400);
   if (!op.public) SIGNED_IN_ERRORS.forEach((s) => errors.add(s));
   if (op.body) WRITE_ERRORS.forEach((s) => errors.add(s));
+  // A signed-in write with a session cookie takes only a JSON body (or none): anything else is 415
+  // (app/web/auth.server.ts `assertJsonBody`); bearer callers are not asked.
+  if (!op.public && method !== "get") errors.add(415);
   op.errors?.forEach((s) => errors.add(s));
   const okSchema = lift(jsonSchema(op.ok, "output"), components);
   const okContent: Record<string, unknown> = op.image

@@ -1505,6 +1505,15 @@ export interface components {
         "application/json": components["schemas"]["Error"];
       };
     };
+    /** @description The body must be sent as application/json. */
+    UnsupportedMediaType: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
     /** @description Too many requests; try again after Retry-After seconds. */
     TooManyRequests: {
       headers: {
@@ -1769,6 +1778,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["TooManyRequests"];
     };
   };
@@ -1843,6 +1853,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["TooManyRequests"];
     };
   };
@@ -1957,6 +1968,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postUsers: {
@@ -2020,6 +2032,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deleteUsers: {
@@ -2065,6 +2078,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getNewmoc: {
@@ -2260,6 +2274,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postNewImplementer: {
@@ -2361,6 +2376,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getGetAllMoc: {
@@ -2523,6 +2539,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postCloneMoc: {
@@ -2571,6 +2588,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postAddUser: {
@@ -2619,6 +2637,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postCreateImplementer: {
@@ -2722,6 +2741,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getImplementer: {
@@ -2808,6 +2828,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postImplementer: {
@@ -2911,6 +2932,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postImpact: {
@@ -2965,6 +2987,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postRiskAssessment: {
@@ -3009,6 +3032,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postActionTable: {
@@ -3074,6 +3098,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postManualsPlan: {
@@ -3141,6 +3166,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitOriginator: {
@@ -3251,6 +3277,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitImplementer: {
@@ -3354,6 +3381,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitHseq: {
@@ -3427,6 +3455,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitApprover: {
@@ -3493,6 +3522,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitImplementation: {
@@ -3593,6 +3623,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitDeviationExtention: {
@@ -3651,6 +3682,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitVerifier: {
@@ -3739,6 +3771,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryRestored: {
@@ -3791,6 +3824,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryConfirm: {
@@ -3850,6 +3884,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryExtension: {
@@ -3909,6 +3944,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryExtensionDecision: {
@@ -3968,6 +4004,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryPermanent: {
@@ -4020,6 +4057,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getChat: {
@@ -4127,6 +4165,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["TooManyRequests"];
     };
   };
@@ -4213,6 +4252,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcr: {
@@ -4308,6 +4348,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deletePcr: {
@@ -4346,6 +4387,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getPcrById: {
@@ -4767,6 +4809,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcrSubstitute: {
@@ -4821,6 +4864,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcrWithdraw: {
@@ -4865,6 +4909,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcrAffectedParties: {
@@ -4926,6 +4971,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postClonePcr: {
@@ -4972,6 +5018,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldMoc: {
@@ -5122,6 +5169,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postOldMoc: {
@@ -5187,6 +5235,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deleteOldMoc: {
@@ -5224,6 +5273,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldMocById: {
@@ -5337,6 +5387,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldPcr: {
@@ -5485,6 +5536,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postOldPcr: {
@@ -5548,6 +5600,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deleteOldPcr: {
@@ -5585,6 +5638,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldPcrById: {
@@ -5696,6 +5750,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getInsights: {
@@ -5927,6 +5982,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postYearEndReview: {
@@ -6045,6 +6101,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getAutoReminder: {

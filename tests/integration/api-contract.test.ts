@@ -27,7 +27,7 @@ import { resolution } from "../helpers/moc";
 import { defaultStepBody, makeCast, mocAt, temporaryMocAt, tokenOf } from "../helpers/moc-flow";
 import { chainWith, pcrBody } from "../helpers/pcr";
 import { ensureProductionBuild, startRealServer, type RealServer } from "../helpers/real-server";
-import type { CallResult } from "../helpers/request";
+import { sessionCookieHeader, type CallResult } from "../helpers/request";
 import type { Answer } from "../helpers/api-types-use";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -504,7 +504,9 @@ describe("the contract of every operation", () => {
           as: admin,
           query: Object.fromEntries(next.searchParams),
         });
-        expect(second.body.data.map((d) => d._id)).not.toContain((first.body.data[0] as { _id: string })._id);
+        expect(second.body.data.map((d: { _id: string }) => d._id)).not.toContain(
+          (first.body.data[0] as { _id: string })._id,
+        );
       }
       await exercise("get", path, 400, { as: admin, query: { cursor: "not-a-cursor" } });
       const csv = (ops.get as { parameters?: Parameter[] }).parameters!.some((p) => p.name === "format");
@@ -536,6 +538,30 @@ describe("the contract of every operation", () => {
         expect(res.body.issues).toEqual([{ path: "", message: expect.any(String) }]);
       }
     }
+  });
+
+  it("a cookie-signed write with a body that is not JSON is a 415; a spent failure budget a 429", async () => {
+    const cookie = await sessionCookieHeader(await tokenOf(standard));
+    await exercise("patch", "/api/user", 415, {
+      headers: { Cookie: cookie, "Content-Type": "text/plain", Origin: server.url },
+      body: JSON.stringify({ name: "Sam" }),
+    });
+    await exercise("delete", "/api/deleteMoC", 415, {
+      headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.url },
+      query: { id: crypto.randomUUID() },
+      body: "id=1",
+    });
+    // 10 failures per email per 15 minutes (docs/security.md), then 429 with Retry-After.
+    const target = await makeUser();
+    let status = 401;
+    for (let i = 0; i < 20 && status === 401; i++) {
+      status = (await send("post", "/api/verify", { body: { email: target.email, password: `wrong-${i}-password` } }))
+        .status;
+    }
+    const limited = await exercise("post", "/api/verify", 429, {
+      body: { email: target.email, password: "wrong-again-password" },
+    });
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
   it("a body over 1 MiB is a 413", async () => {
