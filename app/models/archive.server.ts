@@ -8,6 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, databaseErrorCode, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canReadRecords, canWriteArchive, type Actor } from "./authz.server";
+import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
 import {
   ARCHIVE,
   defaultDirection,
@@ -124,6 +125,22 @@ export async function listArchive(actor: Actor, kind: ArchiveKind): Promise<Arch
     sql`${selectDocument(kind)} order by r.date_raised desc, r.serial_num`,
   );
   return [...rows];
+}
+
+/** One page of the same list, newest record first (keyset: app/models/keyset.ts), in one query. */
+export async function listArchivePage(
+  actor: Actor,
+  kind: ArchiveKind,
+  page: PageRequest,
+): Promise<PageOf<ArchiveDocument>> {
+  assertCanRead(actor);
+  const after = afterKey(sql`r.created_at`, sql`r.id`, page.after) ?? sql`true`;
+  const rows = await getDb().execute<ArchiveDocument & { _at: string }>(
+    sql`${selectDocument(kind, sql`, r.created_at::text as "_at"`)}
+      where ${after} order by r.created_at desc, r.id desc limit ${page.limit + 1}`,
+  );
+  const { rows: taken, next } = cut([...rows], page.limit, (r) => ({ at: r._at, id: r._id }));
+  return { rows: taken.map(({ _at, ...doc }) => doc as ArchiveDocument), next };
 }
 
 export async function getArchiveRecord(actor: Actor, kind: ArchiveKind, id: string): Promise<ArchiveDocument> {

@@ -1,5 +1,5 @@
 /**
- * CSV exports of the MOC, PCR and archive lists (docs/decisions/022-records-out.md): the rows the
+ * CSV exports of the MOC, PCR, archive, user and year-end-review lists (docs/decisions/022-records-out.md): the rows the
  * list's own filters select (each list module builds the query from its own conditions), read
  * through a server-side cursor in batches inside one read-only snapshot, spooled to a temporary
  * file and streamed from it, so 10,000 rows never sit in memory and a slow reader never holds a
@@ -22,7 +22,8 @@ import { mocListExportQuery, type MocListFilter } from "./moc-list.server";
 import { mocStatusLabel } from "./moc-status";
 import { pcrListExportQuery, type PcrListFilter } from "./pcr.server";
 import { slotGroup } from "./person-slots.server";
-import type { PublicUser } from "./user.server";
+import { reviewsExportQuery } from "./review.server";
+import { usersExportQuery, type PublicUser } from "./user.server";
 
 export const CSV_BATCH = 500;
 const BOM = "\uFEFF";
@@ -326,6 +327,44 @@ export function archiveCsv(actor: Actor, kind: ArchiveKind, filter: ArchiveSearc
       r.created_by?.name ?? null,
       r.createdAt,
     ],
+    actor._id,
+  );
+}
+
+export function usersCsv(actor: Actor, search: string | undefined) {
+  type Row = {
+    name: string;
+    email: string;
+    department: string;
+    role: string;
+    access: string;
+    position: string | null;
+    active: boolean;
+    createdAt: string;
+  };
+  return csvStream<Row>(
+    ["Name", "Email", "Department", "Role", "Access", "Position", "Active", "Created"],
+    usersExportQuery(search),
+    (r) => [r.name, r.email, r.department, r.role, r.access, r.position, r.active, r.createdAt],
+    actor._id,
+  );
+}
+
+export function reviewsCsv(actor: Actor) {
+  type Row = {
+    year: number;
+    title: string;
+    participants: number;
+    actions: number;
+    openActions: number;
+    createdBy: string | null;
+    createdAt: string;
+    updatedAt: string;
+  };
+  return csvStream<Row>(
+    ["Year", "Title", "Participants", "Actions", "Open actions", "Created by", "Created", "Updated"],
+    reviewsExportQuery(actor),
+    (r) => [r.year, r.title, r.participants, r.actions, r.openActions, r.createdBy, r.createdAt, r.updatedAt],
     actor._id,
   );
 }

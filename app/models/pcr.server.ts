@@ -44,7 +44,7 @@ import type {
   updatePcrSchema,
 } from "./pcr.schema";
 import type { PublicUser } from "./user.server";
-import { cut, type PageOf, type PageRequest } from "./keyset";
+import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
 import {
   appendAudit,
   isDrawnSignature,
@@ -249,12 +249,11 @@ export async function listPcrsPage(actor: PublicUser, page: PageRequest): Promis
 }
 
 /**
- * GET /api/pcr/summary, built in SQL with only the listed fields. Drawn signatures can weigh
- * 200 KB each, so the summary says whether a slot is signed (`Signature: true`) instead.
+ * One PCR of GET /api/pcr/summary, built in SQL from the row `p` with only the listed fields.
+ * Drawn signatures can weigh 200 KB each, so the summary says whether a slot is signed
+ * (`Signature: true`) instead.
  */
-export async function pcrSummary(actor: PublicUser): Promise<string> {
-  const rows = await getDb().execute<{ body: string }>(sql`
-    select coalesce(json_agg(json_build_object(
+const summaryOf = sql`json_build_object(
       '_id', p.id, 'serial_num', p.serial_num, 'chatId', p.chat_id, 'status', p.status,
       'createdAt', to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'cloned', p.cloned,
       'signatures', (select coalesce(json_agg(json_build_object('Name', s->>'Name',
@@ -266,10 +265,24 @@ export async function pcrSummary(actor: PublicUser): Promise<string> {
           'Comments', a->>'Comments') order by o), '[]'::json)
         from jsonb_array_elements(p.affected_parties) with ordinality as y(a, o)),
       'originator', (select json_build_object('_id', u.id, 'name', u.name, 'email', u.email, 'department', u.department)
-        from users u where u.id = p.originator_id)
-    ) order by p.created_at desc, p.id), '[]'::json)::text as body
+        from users u where u.id = p.originator_id))`;
+
+export async function pcrSummary(actor: PublicUser): Promise<string> {
+  const rows = await getDb().execute<{ body: string }>(sql`
+    select coalesce(json_agg(${summaryOf} order by p.created_at desc, p.id), '[]'::json)::text as body
     from pcrs p where ${pcrListScope(actor)}`);
   return rows[0]?.body ?? "[]";
+}
+
+/** One page of the summary, newest first (keyset: app/models/keyset.ts), as JSON texts, in one query. */
+export async function pcrSummaryPage(actor: PublicUser, page: PageRequest): Promise<PageOf<string>> {
+  const after = afterKey(sql`p.created_at`, sql`p.id`, page.after) ?? sql`true`;
+  const rows = await getDb().execute<{ body: string; at: string; id: string }>(sql`
+    select ${summaryOf}::text as body, p.created_at::text as at, p.id
+    from pcrs p where ${pcrListScope(actor)} and ${after}
+    order by p.created_at desc, p.id desc limit ${page.limit + 1}`);
+  const { rows: taken, next } = cut([...rows], page.limit, (r) => ({ at: r.at, id: r.id }));
+  return { rows: taken.map((r) => r.body), next };
 }
 
 // ---------------------------------------------------------------------------------------------

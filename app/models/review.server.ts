@@ -7,7 +7,7 @@
  * calendar year (soft-deleted ones left out), or the numbers a client gives. See
  * docs/decisions/011-year-end-reviews.md.
  */
-import { desc, eq, inArray, sql } from "drizzle-orm";
+import { desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { users, yearEndReviews, type MocSummary } from "#db/schema";
 import { DEPARTMENTS, type ReviewActionStatus } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
@@ -18,6 +18,7 @@ import { canReadRecords, canWriteReviews, type Actor } from "./authz.server";
 import { computeInsights, MOCS_WITH_DEPARTMENT } from "./insights.server";
 import { SUMMARY_STATUSES, type ReviewInput } from "./review.schema";
 import { toPublicUser, type PublicUser } from "./user.server";
+import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
 
 type ReviewRow = typeof yearEndReviews.$inferSelect;
 
@@ -176,6 +177,32 @@ export async function listReviews(actor: Actor): Promise<ReviewDocument[]> {
     .from(yearEndReviews)
     .orderBy(desc(yearEndReviews.year), desc(yearEndReviews.updatedAt), desc(yearEndReviews.id));
   return documents(rows);
+}
+
+/** The reviews for GET /api/year-end-review as CSV, in the list's order (year, then latest edit). */
+export function reviewsExportQuery(actor: Actor): SQL {
+  requireReviewReader(actor);
+  return sql`select r.year, r.title, cardinality(r.participants) as participants,
+      jsonb_array_length(r.actions) as actions,
+      (select count(*)::int from jsonb_array_elements(r.actions) a where a->>'status' <> 'done') as "openActions",
+      u.name as "createdBy",
+      to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+      to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"
+    from year_end_reviews r left join users u on u.id = r.created_by
+    order by r.year desc, r.updated_at desc, r.id desc`;
+}
+
+/** One page of the same list, newest review first (keyset: app/models/keyset.ts), in two queries. */
+export async function listReviewsPage(actor: Actor, page: PageRequest): Promise<PageOf<ReviewDocument>> {
+  requireReviewReader(actor);
+  const rows = await getDb()
+    .select({ row: yearEndReviews, at: sql<string>`${yearEndReviews.createdAt}::text` })
+    .from(yearEndReviews)
+    .where(afterKey(yearEndReviews.createdAt, yearEndReviews.id, page.after))
+    .orderBy(desc(yearEndReviews.createdAt), desc(yearEndReviews.id))
+    .limit(page.limit + 1);
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  return { rows: await documents(taken.map((r) => r.row)), next };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { hash, verify } from "@node-rs/argon2";
 import { randomBytes } from "node:crypto";
-import { and, asc, count, eq, ilike, ne, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import {
   assertNoAdminOnlyFields,
@@ -19,6 +19,7 @@ import { Conflict, databaseErrorCode, Forbidden, Invalid, NotFound, Unauthorized
 import { appendAudit, type AuditInput } from "./audit.server";
 import { canManageUsers } from "./authz.server";
 import { startPasswordAttempt } from "./password-attempts.server";
+import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -90,13 +91,40 @@ export async function getUserByEmail(email: string, db: Executor = getDb()): Pro
   return row;
 }
 
+function searchWhere(search: string | undefined) {
+  const term = search?.trim();
+  return term ? or(ilike(users.name, `%${escapeLike(term)}%`), ilike(users.email, `%${escapeLike(term)}%`)) : undefined;
+}
+
 export async function listUsers(options: { search?: string } = {}): Promise<PublicUser[]> {
-  const term = options.search?.trim();
-  const where = term
-    ? or(ilike(users.name, `%${escapeLike(term)}%`), ilike(users.email, `%${escapeLike(term)}%`))
-    : undefined;
-  const rows = await getDb().select().from(users).where(where).orderBy(asc(users.name), asc(users.email));
+  const rows = await getDb()
+    .select()
+    .from(users)
+    .where(searchWhere(options.search))
+    .orderBy(asc(users.name), asc(users.email));
   return rows.map(toPublicUser);
+}
+
+/** The directory's rows for GET /api/users as CSV (`search` as the list), in its order. */
+export function usersExportQuery(search: string | undefined): SQL {
+  const term = search?.trim();
+  const like = term ? `%${escapeLike(term)}%` : null;
+  return sql`select u.name, u.email, u.department, u.role, u.access, u.position, u.active,
+      to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"
+    from users u ${like ? sql`where u.name ilike ${like} or u.email ilike ${like}` : sql``}
+    order by u.name, u.email`;
+}
+
+/** One page of the same list, newest account first (keyset: app/models/keyset.ts), in one query. */
+export async function listUsersPage(options: { search?: string }, page: PageRequest): Promise<PageOf<PublicUser>> {
+  const rows = await getDb()
+    .select({ row: users, at: sql<string>`${users.createdAt}::text` })
+    .from(users)
+    .where(and(searchWhere(options.search), afterKey(users.createdAt, users.id, page.after)))
+    .orderBy(desc(users.createdAt), desc(users.id))
+    .limit(page.limit + 1);
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  return { rows: taken.map((r) => toPublicUser(r.row)), next };
 }
 
 function escapeLike(term: string): string {

@@ -12,11 +12,13 @@ import {
   deleteArchiveRecord,
   getArchiveRecord,
   listArchive,
+  listArchivePage,
   patchArchiveRecord,
   replaceArchiveRecord,
 } from "~/models/archive.server";
 import { uuid } from "~/models/moc.schema";
 import { requireApiUser } from "./auth.server";
+import { pageResponse, readPage } from "./paging.server";
 import { apiRoute, ok, readJson, readQuery, validate } from "~/utils/http.server";
 
 const idOf = (kind: ArchiveKind) => uuid(`${ARCHIVE[kind].label} id`);
@@ -32,6 +34,16 @@ export function archiveCollectionRoute(kind: ArchiveKind) {
       if (wantsCsv(request)) {
         const filter = readQuery(request, archiveFilterSchema);
         return csvResponse(archiveCsv(user, kind, filter), `archive-${kind}s`);
+      }
+      const page = readPage(request);
+      if (page) {
+        const { rows, next } = await listArchivePage(user, kind, page);
+        return pageResponse(
+          request,
+          rows.map((row) => JSON.stringify(row)),
+          next,
+          page.limit,
+        );
       }
       return ok(await listArchive(user, kind));
     },

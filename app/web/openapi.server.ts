@@ -167,8 +167,13 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/users": {
     get: {
       summary: "The user directory (any signed-in user); `search` filters by name or email.",
+      description:
+        "The whole list by name, a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated), " +
+        "or the list as CSV.",
       query: z.object({ search: z.string().optional().meta({ description: "Part of a name or email." }) }),
       ok: okOf(z.array(publicUserAnswer)),
+      csv: z.object({}),
+      paged: true,
     },
     post: {
       summary: "Creates a user (admins).",
@@ -361,7 +366,11 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/pcr/summary": {
     get: {
       summary: "The PCRs the caller may see, each with only its list fields (a signature is true when signed).",
+      description:
+        "The whole list, a page with `limit`/`cursor` (newest first), or the PCR list page's rows for its filters as CSV.",
       ok: okOf(z.array(pcrSummaryAnswer)),
+      csv: pcrListQuerySchema,
+      paged: true,
     },
   },
   "/api/pcr/signatures": {
@@ -424,9 +433,12 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
           {
             get: {
               summary: `Every ${what}.`,
-              description: "Or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.",
+              description:
+                "The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); " +
+                "or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.",
               ok: okOf(z.array(archiveAnswer)),
               csv: archiveFilterSchema,
+              paged: true,
             },
             post: {
               summary: `Adds a ${what} (admins and HSEQ).`,
@@ -477,8 +489,12 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/year-end-review": {
     get: {
       summary: "Every year-end review, or one with `id`.",
+      description:
+        "Without `id`: the whole list by year, a page with `limit`/`cursor` (newest review first), or the list as CSV.",
       query: idQuery("review id").partial(),
       ok: okOf(z.union([reviewAnswer, z.array(reviewAnswer)])),
+      csv: z.object({}),
+      paged: true,
       errors: [404],
     },
     post: {
@@ -774,6 +790,9 @@ function operation(method: string, path: string, op: Operation, components: Reco
   errors.add(400);
   if (!op.public) SIGNED_IN_ERRORS.forEach((s) => errors.add(s));
   if (op.body) WRITE_ERRORS.forEach((s) => errors.add(s));
+  // A signed-in write with a session cookie takes only a JSON body (or none): anything else is 415
+  // (app/web/auth.server.ts `assertJsonBody`); bearer callers are not asked.
+  if (!op.public && method !== "get") errors.add(415);
   op.errors?.forEach((s) => errors.add(s));
   const okSchema = lift(jsonSchema(op.ok, "output"), components);
   const okContent: Record<string, unknown> = op.image

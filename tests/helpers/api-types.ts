@@ -78,7 +78,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The user directory (any signed-in user); `search` filters by name or email. */
+    /**
+     * The user directory (any signed-in user); `search` filters by name or email.
+     * @description The whole list by name, a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated), or the list as CSV.
+     */
     get: operations["getUsers"];
     /** Updates a user (admins): only the fields sent change. */
     put: operations["putUsers"];
@@ -676,7 +679,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The PCRs the caller may see, each with only its list fields (a signature is true when signed). */
+    /**
+     * The PCRs the caller may see, each with only its list fields (a signature is true when signed).
+     * @description The whole list, a page with `limit`/`cursor` (newest first), or the PCR list page's rows for its filters as CSV.
+     */
     get: operations["getPcrSummary"];
     put?: never;
     post?: never;
@@ -780,7 +786,7 @@ export interface paths {
     };
     /**
      * Every legacy MOC record.
-     * @description Or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
+     * @description The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
      */
     get: operations["getOldMoc"];
     /** Replaces a legacy MOC record (admins and HSEQ). */
@@ -821,7 +827,7 @@ export interface paths {
     };
     /**
      * Every legacy PCR record.
-     * @description Or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
+     * @description The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
      */
     get: operations["getOldPcr"];
     /** Replaces a legacy PCR record (admins and HSEQ). */
@@ -880,7 +886,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every year-end review, or one with `id`. */
+    /**
+     * Every year-end review, or one with `id`.
+     * @description Without `id`: the whole list by year, a page with `limit`/`cursor` (newest review first), or the list as CSV.
+     */
     get: operations["getYearEndReview"];
     /** Updates a year-end review (admins and HSEQ). */
     put: operations["putYearEndReview"];
@@ -1496,6 +1505,15 @@ export interface components {
         "application/json": components["schemas"]["Error"];
       };
     };
+    /** @description The body must be sent as application/json. */
+    UnsupportedMediaType: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
     /** @description Too many requests; try again after Retry-After seconds. */
     TooManyRequests: {
       headers: {
@@ -1760,6 +1778,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["TooManyRequests"];
     };
   };
@@ -1834,6 +1853,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["TooManyRequests"];
     };
   };
@@ -1845,6 +1865,21 @@ export interface operations {
          * @example Checked on the bridge
          */
         search?: string;
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
+        /**
+         * @description Answer CSV (like `Accept: text/csv`).
+         * @example csv
+         */
+        format?: "csv";
       };
       header?: never;
       path?: never;
@@ -1855,6 +1890,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -1863,6 +1900,7 @@ export interface operations {
             status: 200;
             data: components["schemas"]["User"][];
           };
+          "text/csv": string;
         };
       };
       400: components["responses"]["BadRequest"];
@@ -1930,6 +1968,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postUsers: {
@@ -1993,6 +2032,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deleteUsers: {
@@ -2038,6 +2078,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getNewmoc: {
@@ -2233,6 +2274,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postNewImplementer: {
@@ -2334,6 +2376,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getGetAllMoc: {
@@ -2496,6 +2539,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postCloneMoc: {
@@ -2544,6 +2588,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postAddUser: {
@@ -2592,6 +2637,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postCreateImplementer: {
@@ -2695,6 +2741,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getImplementer: {
@@ -2781,6 +2828,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postImplementer: {
@@ -2884,6 +2932,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postImpact: {
@@ -2938,6 +2987,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postRiskAssessment: {
@@ -2982,6 +3032,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postActionTable: {
@@ -3047,6 +3098,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postManualsPlan: {
@@ -3114,6 +3166,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitOriginator: {
@@ -3224,6 +3277,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitImplementer: {
@@ -3327,6 +3381,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitHseq: {
@@ -3400,6 +3455,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitApprover: {
@@ -3466,6 +3522,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitImplementation: {
@@ -3566,6 +3623,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitDeviationExtention: {
@@ -3624,6 +3682,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitVerifier: {
@@ -3712,6 +3771,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryRestored: {
@@ -3764,6 +3824,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryConfirm: {
@@ -3823,6 +3884,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryExtension: {
@@ -3882,6 +3944,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryExtensionDecision: {
@@ -3941,6 +4004,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryPermanent: {
@@ -3993,6 +4057,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getChat: {
@@ -4100,6 +4165,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["TooManyRequests"];
     };
   };
@@ -4186,6 +4252,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcr: {
@@ -4281,6 +4348,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deletePcr: {
@@ -4319,6 +4387,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getPcrById: {
@@ -4533,7 +4602,48 @@ export interface operations {
   };
   getPcrSummary: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
+        /**
+         * @description The `q` filter.
+         * @example Checked on the bridge
+         */
+        q?: string;
+        /**
+         * @description The `status` filter.
+         * @example pending
+         */
+        status?: "pending" | "finished" | "withdrawn";
+        /**
+         * @description The `safety` filter.
+         * @example 1
+         */
+        safety?: "1";
+        /**
+         * @description The `scope` filter.
+         * @example all
+         */
+        scope?: "mine" | "all";
+        /**
+         * @description The `page` filter.
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Answer CSV (like `Accept: text/csv`).
+         * @example csv
+         */
+        format?: "csv";
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4543,6 +4653,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4594,6 +4706,7 @@ export interface operations {
               } | null;
             }[];
           };
+          "text/csv": string;
         };
       };
       400: components["responses"]["BadRequest"];
@@ -4696,6 +4809,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcrSubstitute: {
@@ -4750,6 +4864,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcrWithdraw: {
@@ -4794,6 +4909,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postPcrAffectedParties: {
@@ -4855,6 +4971,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postClonePcr: {
@@ -4901,11 +5018,22 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldMoc: {
     parameters: {
       query?: {
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
         /**
          * @description The `q` filter.
          * @example Checked on the bridge
@@ -4956,6 +5084,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5039,6 +5169,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postOldMoc: {
@@ -5104,6 +5235,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deleteOldMoc: {
@@ -5141,6 +5273,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldMocById: {
@@ -5254,11 +5387,22 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldPcr: {
     parameters: {
       query?: {
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
         /**
          * @description The `q` filter.
          * @example Checked on the bridge
@@ -5309,6 +5453,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5390,6 +5536,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postOldPcr: {
@@ -5453,6 +5600,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   deleteOldPcr: {
@@ -5490,6 +5638,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getOldPcrById: {
@@ -5601,6 +5750,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getInsights: {
@@ -5665,6 +5815,21 @@ export interface operations {
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         id?: string;
+        /**
+         * @description Page size (1 to 500); without limit and cursor the whole list is answered.
+         * @example 1
+         */
+        limit?: number;
+        /**
+         * @description Where the page starts: the `cursor` of the previous answer's `Link: <...>; rel="next"`.
+         * @example Checked on the bridge
+         */
+        cursor?: string;
+        /**
+         * @description Answer CSV (like `Accept: text/csv`).
+         * @example csv
+         */
+        format?: "csv";
       };
       header?: never;
       path?: never;
@@ -5675,6 +5840,8 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
+          /** @description On a page that is not the last: `<address of the next page>; rel="next"`. */
+          Link?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5683,6 +5850,7 @@ export interface operations {
             status: 200;
             data: components["schemas"]["YearEndReview"] | components["schemas"]["YearEndReview"][];
           };
+          "text/csv": string;
         };
       };
       400: components["responses"]["BadRequest"];
@@ -5814,6 +5982,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postYearEndReview: {
@@ -5932,6 +6101,7 @@ export interface operations {
       403: components["responses"]["Forbidden"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   getAutoReminder: {

@@ -7,10 +7,14 @@
 import { describe, expect, it } from "vitest";
 import * as allPcrRoute from "~/routes/api+/allPcr";
 import * as getAllMocRoute from "~/routes/api+/getAllMoc";
+import * as getAllPcrRoute from "~/routes/api+/getAllPcr";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as summaryRoute from "~/routes/api+/pcr.summary";
 import * as oldMocRoute from "~/routes/api+/oldMoc";
+import * as oldPcrRoute from "~/routes/api+/oldPcr";
+import * as reviewRoute from "~/routes/api+/year-end-review";
+import * as usersRoute from "~/routes/api+/users";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { createMocOk, makeCast, tokenOf } from "../helpers/moc-flow";
@@ -69,21 +73,29 @@ describe("every 400 lists its issues", () => {
 });
 
 describe("CSV from every list", () => {
-  const LISTS: [string, RouteModule][] = [
-    ["/api/newmoc", newmocRoute],
-    ["/api/getAllMoc", getAllMocRoute],
-    ["/api/allPcr", allPcrRoute],
-    ["/api/oldMoc", oldMocRoute],
+  const LISTS: [string, RouteModule, string][] = [
+    ["/api/newmoc", newmocRoute, "Serial"],
+    ["/api/getAllMoc", getAllMocRoute, "Serial"],
+    ["/api/allPcr", allPcrRoute, "Serial"],
+    ["/api/getAllPcr", getAllPcrRoute, "Serial"],
+    ["/api/pcr/summary", summaryRoute, "Serial"],
+    ["/api/oldMoc", oldMocRoute, "Serial"],
+    ["/api/oldPcr", oldPcrRoute, "Serial"],
+    ["/api/users", usersRoute, "Name"],
+    ["/api/year-end-review", reviewRoute, "Year"],
   ];
-  it.each(LISTS)("%s answers CSV to Accept: text/csv and to format=csv", async (path, route) => {
+  it.each(LISTS)("%s answers CSV to Accept: text/csv and to format=csv", async (path, route, first) => {
     const cast = await makeCast();
     const moc = await createMocOk(cast);
+    // Year-end reviews are read by admins, HSEQ and full access only.
+    const reader = path === "/api/year-end-review" ? await makeAdmin() : cast.implementer;
     for (const ask of [{ headers: { Accept: "text/csv" } }, { query: { format: "csv" } }]) {
-      const res = await call(route, { path, token: await tokenOf(cast.implementer), ...ask });
-      expect(res.status).toBe(200);
+      const res = await call(route, { path, token: await tokenOf(reader), ...ask });
+      expect(res.status, res.text).toBe(200);
       expect(res.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
-      expect(res.text.split("\r\n")[0]).toMatch(/^\uFEFF?"?Serial/);
+      expect(res.text.split("\r\n")[0]).toMatch(new RegExp(`^\uFEFF?"?${first}`));
       if (path === "/api/newmoc") expect(res.text).toContain(moc.serial_num);
+      if (path === "/api/users") expect(res.text).toContain(cast.implementer.email);
     }
   });
 
@@ -170,6 +182,108 @@ describe("keyset paging", () => {
     );
     expect(seen).toEqual(all);
     for (const id of created) expect(seen).not.toContain(id);
+  });
+
+  /**
+   * The lists answered whole in another order (users by name, the archive by date raised, reviews
+   * by year, the summary) page newest first, so a row created during the walk lands before it.
+   */
+  const archiveBody = (i: number, extra: Record<string, unknown>) => ({
+    serial_num: `${i}-${1990 + (i % 20)}-${Math.random().toString(36).slice(2, 8)}`,
+    title: `Paged record ${i}`,
+    ...extra,
+    originator_name: "Jan de Vries",
+    // Raised dates out of creation order: the whole list's order is not the walk's.
+    date_raised: `20${String(10 + ((i * 7) % 13)).padStart(2, "0")}-03-02`,
+    date_closed: null,
+    status: "open",
+    attachments: [],
+    notes: "",
+  });
+  let made = 0;
+  const LISTS: [string, RouteModule, (admin: { _id: string }) => Promise<string>][] = [
+    [
+      "/api/users",
+      usersRoute,
+      async () => (await makeUser({ name: `Paged ${String.fromCharCode(90 - (made++ % 26))}` }))._id,
+    ],
+    [
+      "/api/oldMoc",
+      oldMocRoute,
+      async (admin) => {
+        const body = archiveBody(made++, { description: "Paged", department: "Engineering" });
+        const res = await api(oldMocRoute, { method: "POST", path: "/api/oldMoc", token: await tokenOf(admin), body });
+        expect(res.status, res.text).toBe(200);
+        return res.body.data._id as string;
+      },
+    ],
+    [
+      "/api/oldPcr",
+      oldPcrRoute,
+      async (admin) => {
+        const body = archiveBody(made++, { procedure: "Paged procedure" });
+        const res = await api(oldPcrRoute, { method: "POST", path: "/api/oldPcr", token: await tokenOf(admin), body });
+        expect(res.status, res.text).toBe(200);
+        return res.body.data._id as string;
+      },
+    ],
+    [
+      "/api/year-end-review",
+      reviewRoute,
+      async (admin) => {
+        const year = 1950 + (made++ % 40);
+        const body = { year, title: `Review ${year}`, sections: [], participants: [], actions: [] };
+        const res = await api(reviewRoute, {
+          method: "POST",
+          path: "/api/year-end-review",
+          token: await tokenOf(admin),
+          body,
+        });
+        expect(res.status, res.text).toBe(200);
+        return res.body.data._id as string;
+      },
+    ],
+    ["/api/pcr/summary", summaryRoute, async () => (await createPcrOk(await makeUser()))._id],
+  ];
+  it.each(LISTS)("%s: pages of `limit` while rows are created lose and repeat no row", async (path, route, create) => {
+    const admin = await makeAdmin();
+    const token = await tokenOf(admin);
+    if (path === "/api/pcr/summary") await makeHolders("summary-paging");
+    for (let i = 0; i < 5; i++) await create(admin);
+    const before = await api(route, { path, token });
+    expect(before.headers.get("Link")).toBeNull();
+    const all: string[] = before.body.data.map((d: { _id: string }) => d._id);
+    expect(all.length).toBeGreaterThanOrEqual(5);
+    const created: string[] = [];
+    const { seen, pages } = await walk(route, path, token, 2, async () => created.push(await create(admin)));
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort()).toEqual([...all].sort());
+    expect(pages).toBe(Math.ceil(all.length / 2));
+    for (const id of created) expect(seen).not.toContain(id);
+    // Answered whole, the list still has everything, the new rows too.
+    const after = await api(route, { path, token });
+    expect([...after.body.data.map((d: { _id: string }) => d._id)].sort()).toEqual([...all, ...created].sort());
+  });
+
+  it("/api/users: a rename during the walk (which moves the account in the name order) loses no account", async () => {
+    const admin = await makeAdmin();
+    const token = await tokenOf(admin);
+    const people: { _id: string }[] = [];
+    for (let i = 0; i < 4; i++) people.push(await makeUser({ name: `Aaron ${i}` }));
+    const all = (await api(usersRoute, { path: "/api/users", token })).body.data.map((d: { _id: string }) => d._id);
+    let renamed = 0;
+    const { seen } = await walk(usersRoute, "/api/users", token, 2, async () => {
+      const person = people[renamed++ % people.length]!;
+      const res = await api(usersRoute, {
+        method: "PUT",
+        path: "/api/users",
+        token,
+        body: { _id: person._id, name: `Zed ${renamed}` },
+      });
+      expect(res.status, res.text).toBe(200);
+    });
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort()).toEqual([...all].sort());
   });
 
   it("limit out of range is a 400 naming limit", async () => {

@@ -1,69 +1,101 @@
 /**
- * The contract: every operation of /api/openapi.json (and the sign-in it documents) is driven
- * through its route module as the right person, and each real answer's status, content type and
- * body are validated against the document with Ajv (docs/decisions/031-api-contract.md). An answer
- * with a status the operation does not list, a content type it does not list, or a body that does
- * not match fails; so does an operation whose success answer the run never saw (the last test).
- * Besides the successes: every signed-in operation without credentials (401), every body that is
- * not JSON (400), and the 304, 403, 404, 409 and 413 answers a client meets most.
+ * The contract: the real server (app/server/main.ts, production mode, on an ephemeral port and a
+ * database of this test's own) is driven over HTTP through every operation of its own
+ * /api/openapi.json (and the sign-in it documents) as the right person, and each real answer's
+ * status, content type and body are validated against the document with Ajv
+ * (docs/decisions/031-api-contract.md). An answer with a status the operation does not list, a
+ * content type it does not list, or a body that does not match fails; so does an operation whose
+ * success answer the run never saw (the last test). Besides the successes: every signed-in
+ * operation without credentials (401), every body that is not JSON (400), and the 304, 403, 404,
+ * 409 and 413 answers a client meets most. People and records in the states a scenario needs are
+ * made in this process, on the same database.
  */
-import { readdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as login from "~/routes/_auth+/login";
-import { openApiDocument } from "~/web/openapi.server";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { closeDb } from "#db/client";
+import { stopBoss } from "#jobs/boss";
 import { resetEnv } from "~/utils/env.server";
 import type { PublicUser } from "~/models/user.server";
+import { createAppDatabase, dropDatabase } from "../helpers/databases";
 import { PASSWORD, makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast, Doc } from "../helpers/moc";
 import { resolution } from "../helpers/moc";
 import { defaultStepBody, makeCast, mocAt, temporaryMocAt, tokenOf } from "../helpers/moc-flow";
 import { chainWith, pcrBody } from "../helpers/pcr";
-import { buildRequest, call, type CallOptions, type CallResult } from "../helpers/request";
+import { ensureProductionBuild, startRealServer, type RealServer } from "../helpers/real-server";
+import { sessionCookieHeader, type CallResult } from "../helpers/request";
 import type { Answer } from "../helpers/api-types-use";
 
-type RouteModule = Parameters<typeof call>[0];
 type Method = "get" | "post" | "put" | "patch" | "delete";
 type Json = Record<string, unknown>;
 type Response = { $ref?: string; content?: Record<string, { schema?: object }> };
 type OperationObject = { operationId: string; responses: Record<string, Response> };
+type Document = { paths: Record<string, Record<Method, OperationObject>>; components: Json };
 
-const doc = openApiDocument() as { paths: Record<string, Record<Method, OperationObject>>; components: Json };
+// ---------------------------------------------------------------------------------------------
+// The server, its database and its document
+
+const serverUrl = inject("dbServerUrl");
+const database = `cm_contract_${randomBytes(5).toString("hex")}`;
+let server: RealServer;
+let doc: Document;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
-ajv.addSchema(doc, "openapi");
+
+/** A host serving one image (and a broken one) for GET /api/proxy; the server is told to allow it. */
+let imageHost: Server;
+let imageBase = "";
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+let cast: Cast;
+let admin: PublicUser;
+let standard: PublicUser;
+
+beforeAll(async () => {
+  imageHost = createServer((req, res) => {
+    if (req.url === "/deck.png") res.writeHead(200, { "Content-Type": "image/png" }).end(PNG);
+    else res.writeHead(500, { "Content-Type": "text/plain" }).end("broken");
+  });
+  await new Promise<void>((resolve) => imageHost.listen(0, "127.0.0.1", resolve));
+  imageBase = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}`;
+
+  // This process makes people and records on the server's own database, as the app's role.
+  await stopBoss();
+  await closeDb();
+  process.env.DATABASE_URL = await createAppDatabase(serverUrl, database);
+  resetEnv();
+  await ensureProductionBuild();
+  server = await startRealServer({
+    DATABASE_URL: process.env.DATABASE_URL,
+    IMAGE_PROXY_ALLOWED_HOSTS: imageBase.slice("http://".length),
+    // GET /api/floor answers only on a server a benchmark starts (tests/integration/api-answers.test.ts has its 404).
+    BENCH_FLOOR: "1",
+  });
+  // The document the server itself serves.
+  const res = await fetch(`${server.url}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = (await res.json()) as Document;
+  ajv.addSchema(doc, "openapi");
+  [cast, admin, standard] = await Promise.all([makeCast(), makeAdmin(), makeUser({ department: "operations" })]);
+}, 300_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await new Promise((resolve) => imageHost?.close(resolve));
+  await stopBoss();
+  await closeDb();
+  await dropDatabase(serverUrl, database);
+}, 60_000);
 
 // ---------------------------------------------------------------------------------------------
 // Calling an operation and checking its answer
-
-const ROUTES_DIR = new URL("../../app/routes/api+/", import.meta.url);
-/** `oldMoc.$id.ts` -> `/api/oldMoc/{id}` (as tests/integration/openapi.test.ts). */
-const pathOf = (file: string) =>
-  "/api/" +
-  file
-    .replace(/\.tsx?$/, "")
-    .replace(/\[\.\]/g, "~")
-    .split(".")
-    .map((segment) => (segment.startsWith("$") ? `{${segment.slice(1)}}` : segment))
-    .join("/")
-    .replace(/~/g, ".");
-const ROUTE_FILES = Object.fromEntries(
-  readdirSync(ROUTES_DIR)
-    .filter((file) => /\.ts$/.test(file) && file !== "$.ts")
-    .map((file) => [pathOf(file), file]),
-);
-const modules = new Map<string, RouteModule>();
-async function moduleOf(path: string): Promise<RouteModule> {
-  if (!modules.has(path)) {
-    const file = ROUTE_FILES[path];
-    expect(file, `no route file for ${path}`).toBeDefined();
-    modules.set(path, (await import(`../../app/routes/api+/${file!.replace(/\.ts$/, "")}.ts`)) as RouteModule);
-  }
-  return modules.get(path)!;
-}
 
 /** Statuses each operation answered in this run, by `METHOD path`. */
 const seen = new Map<string, Set<number>>();
@@ -94,11 +126,36 @@ function mismatch(method: Method, path: string, res: CallResult): string | null 
   return `body does not match: ${ajv.errorsText(validate.errors, { separator: "\n  " })}\n  ${res.text.slice(0, 400)}`;
 }
 
-type Exercise = Omit<CallOptions, "method" | "path" | "token"> & { as?: { _id: string } | null; raw?: boolean };
+type Exercise = {
+  as?: { _id: string } | null;
+  query?: Record<string, string>;
+  params?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** A value sent as JSON, or a string sent as it is. */
+  body?: unknown;
+};
+
+/** One request to the real server; a JSON answer is parsed into `body`. */
+async function send(method: Method, path: string, options: Exercise): Promise<CallResult> {
+  const url = new URL(path, server.url);
+  for (const [k, value] of Object.entries(options.query ?? {})) url.searchParams.set(k, value);
+  const headers = new Headers(options.headers);
+  if (options.as) headers.set("Authorization", `Bearer ${await tokenOf(options.as)}`);
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);
+    if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
+  }
+  const res = await fetch(url, { method: method.toUpperCase(), headers, body, redirect: "manual" });
+  const text = await res.text();
+  let parsed: unknown;
+  if ((res.headers.get("Content-Type") ?? "").includes("json") && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
 
 /**
- * Calls `method path` (path parameters in `params`) as `as` and checks the answer against the
- * document; `expected` is the status the scenario means to get.
+ * Calls `method path` (path parameters in `params`) on the server as `as` and checks the answer
+ * against the document; `expected` is the status the scenario means to get.
  */
 async function exercise<T = Json>(
   method: Method,
@@ -107,21 +164,17 @@ async function exercise<T = Json>(
   options: Exercise = {},
 ): Promise<CallResult & { body: T }> {
   const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => options.params?.[name] ?? "");
-  const token = options.as ? await tokenOf(options.as) : undefined;
-  let res: CallResult;
-  if (path === "/login") {
-    const request = await buildRequest({
-      method: "POST",
-      path,
-      body: options.body as string,
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", ...options.headers },
-    });
-    const response = (await login.action({ request, params: {}, context: {} })) as unknown as globalThis.Response;
-    const text = await response.text();
-    res = { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
-  } else {
-    res = await call(await moduleOf(path), { ...options, method: method.toUpperCase(), path: concrete, token });
-  }
+  const res =
+    path === "/login"
+      ? await send(method, path, {
+          ...options,
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Accept: "application/json",
+            ...options.headers,
+          },
+        })
+      : await send(method, concrete, options);
   const key = `${method.toUpperCase()} ${path}`;
   expect(mismatch(method, path, res), key).toBeNull();
   // What the scenario sends to succeed is a body the document allows.
@@ -140,14 +193,6 @@ async function exercise<T = Json>(
 
 // ---------------------------------------------------------------------------------------------
 // People and records
-
-let cast: Cast;
-let admin: PublicUser;
-let standard: PublicUser;
-
-beforeAll(async () => {
-  [cast, admin, standard] = await Promise.all([makeCast(), makeAdmin(), makeUser({ department: "operations" })]);
-});
 
 const v = (value: unknown) => ({ value });
 
@@ -430,40 +475,45 @@ describe("the contract of every operation", () => {
     await exercise("get", "/api/auto_reminder", 403, { as: standard });
   });
 
-  describe("service", () => {
-    let server: Server;
-    let base = "";
-    const PNG = Buffer.from(
-      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==",
-      "base64",
-    );
-    beforeAll(async () => {
-      server = createServer((req, res) => {
-        if (req.url === "/deck.png") res.writeHead(200, { "Content-Type": "image/png" }).end(PNG);
-        else res.writeHead(500, { "Content-Type": "text/plain" }).end("broken");
-      });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      const { port } = server.address() as AddressInfo;
-      base = `http://127.0.0.1:${port}`;
-      process.env.IMAGE_PROXY_ALLOWED_HOSTS = `127.0.0.1:${port}`;
-      resetEnv();
-    });
-    afterAll(async () => {
-      delete process.env.IMAGE_PROXY_ALLOWED_HOSTS;
-      delete process.env.BENCH_FLOOR;
-      resetEnv();
-      await new Promise((resolve) => server.close(resolve));
-    });
+  it("the image proxy, this document and the benchmark floor", async () => {
+    const image = await exercise("get", "/api/proxy", 200, { as: standard, query: { url: `${imageBase}/deck.png` } });
+    expect(image.headers.get("Content-Type")).toBe("image/png");
+    await exercise("get", "/api/proxy", 502, { as: standard, query: { url: `${imageBase}/broken.png` } });
+    await exercise("get", "/api/openapi.json", 200);
+    await exercise("get", "/api/floor", 200);
+  });
 
-    it("the image proxy, this document and the benchmark floor", async () => {
-      const image = await exercise("get", "/api/proxy", 200, { as: standard, query: { url: `${base}/deck.png` } });
-      expect(image.headers.get("Content-Type")).toBe("image/png");
-      await exercise("get", "/api/proxy", 502, { as: standard, query: { url: `${base}/broken.png` } });
-      await exercise("get", "/api/openapi.json", 200);
-      await exercise("get", "/api/floor", 404);
-      process.env.BENCH_FLOOR = "1";
-      await exercise("get", "/api/floor", 200);
-    });
+  // The keyset-paged lists (GET /api/chat pages a room by message instead: before/after/limit).
+  it("every paged list answers a page and the page its Link names; every list answers CSV", async () => {
+    type Parameter = { name: string; in: string };
+    const lists = Object.entries(doc.paths).filter(([, ops]) =>
+      ((ops.get as { parameters?: Parameter[] } | undefined)?.parameters ?? []).some((p) => p.name === "cursor"),
+    );
+    expect(lists.map(([path]) => path)).toEqual(
+      expect.arrayContaining(["/api/users", "/api/oldMoc", "/api/oldPcr", "/api/year-end-review", "/api/pcr/summary"]),
+    );
+    for (const [path, ops] of lists) {
+      const first = await exercise<{ data: unknown[] }>("get", path, 200, { as: admin, query: { limit: "1" } });
+      expect(first.body.data.length, path).toBeLessThanOrEqual(1);
+      const link = first.headers.get("Link");
+      if (path === "/api/users") expect(link, "the directory has more than one account").toBeTruthy();
+      if (link) {
+        const next = new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!, server.url);
+        expect(next.pathname).toBe(path);
+        const second = await exercise<{ data: { _id: string }[] }>("get", path, 200, {
+          as: admin,
+          query: Object.fromEntries(next.searchParams),
+        });
+        expect(second.body.data.map((d: { _id: string }) => d._id)).not.toContain(
+          (first.body.data[0] as { _id: string })._id,
+        );
+      }
+      await exercise("get", path, 400, { as: admin, query: { cursor: "not-a-cursor" } });
+      const csv = (ops.get as { parameters?: Parameter[] }).parameters!.some((p) => p.name === "format");
+      expect(csv, `${path} documents CSV`).toBe(true);
+      const asked = await exercise("get", path, 200, { as: admin, headers: { Accept: "text/csv" } });
+      expect(asked.headers.get("Content-Type"), path).toBe("text/csv; charset=utf-8");
+    }
   });
 
   it("every signed-in operation answers 401 without credentials", async () => {
@@ -488,6 +538,30 @@ describe("the contract of every operation", () => {
         expect(res.body.issues).toEqual([{ path: "", message: expect.any(String) }]);
       }
     }
+  });
+
+  it("a cookie-signed write with a body that is not JSON is a 415; a spent failure budget a 429", async () => {
+    const cookie = await sessionCookieHeader(await tokenOf(standard));
+    await exercise("patch", "/api/user", 415, {
+      headers: { Cookie: cookie, "Content-Type": "text/plain", Origin: server.url },
+      body: JSON.stringify({ name: "Sam" }),
+    });
+    await exercise("delete", "/api/deleteMoC", 415, {
+      headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded", Origin: server.url },
+      query: { id: crypto.randomUUID() },
+      body: "id=1",
+    });
+    // 10 failures per email per 15 minutes (docs/security.md), then 429 with Retry-After.
+    const target = await makeUser();
+    let status = 401;
+    for (let i = 0; i < 20 && status === 401; i++) {
+      status = (await send("post", "/api/verify", { body: { email: target.email, password: `wrong-${i}-password` } }))
+        .status;
+    }
+    const limited = await exercise("post", "/api/verify", 429, {
+      body: { email: target.email, password: "wrong-again-password" },
+    });
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
   it("a body over 1 MiB is a 413", async () => {

@@ -1,12 +1,27 @@
 import { newUserSchema, userIdBody, userUpdateSchema } from "~/models/user.schema";
-import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
+import { createUser, deleteUser, listUsers, listUsersPage, updateUser } from "~/models/user.server";
+import { usersCsv } from "~/models/csv-export.server";
 import { requireApiUser } from "~/web/auth.server";
+import { csvResponse, wantsCsv } from "~/web/csv-download.server";
+import { pageResponse, readPage } from "~/web/paging.server";
 import { apiJson, apiRoute, ok, readJson } from "~/utils/http.server";
 
 const route = apiRoute({
   async GET({ request }) {
-    await requireApiUser(request);
+    const actor = await requireApiUser(request);
     const search = new URL(request.url).searchParams.get("search") ?? undefined;
+    // `format=csv` or `Accept: text/csv`: the same directory as CSV.
+    if (wantsCsv(request)) return csvResponse(usersCsv(actor, search), "users");
+    const page = readPage(request);
+    if (page) {
+      const { rows, next } = await listUsersPage({ search }, page);
+      return pageResponse(
+        request,
+        rows.map((row) => JSON.stringify(row)),
+        next,
+        page.limit,
+      );
+    }
     return ok(await listUsers({ search }));
   },
   async POST({ request }) {

@@ -1,7 +1,17 @@
 import { idQuery } from "~/models/moc.schema";
 import { reviewBodySchema } from "~/models/review.schema";
-import { createReview, getReview, listReviews, requireReviewWriter, updateReview } from "~/models/review.server";
+import {
+  createReview,
+  getReview,
+  listReviews,
+  listReviewsPage,
+  requireReviewWriter,
+  updateReview,
+} from "~/models/review.server";
+import { reviewsCsv } from "~/models/csv-export.server";
 import { requireApiUser } from "~/web/auth.server";
+import { csvResponse, wantsCsv } from "~/web/csv-download.server";
+import { pageResponse, readPage } from "~/web/paging.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 
 const optionalId = idQuery("review id").partial();
@@ -11,7 +21,20 @@ const route = apiRoute({
   async GET({ request }) {
     const actor = await requireApiUser(request);
     const { id } = readQuery(request, optionalId);
-    return ok(id ? await getReview(actor, id) : await listReviews(actor));
+    if (id) return ok(await getReview(actor, id));
+    // `format=csv` or `Accept: text/csv`: the list as CSV, one row per review.
+    if (wantsCsv(request)) return csvResponse(reviewsCsv(actor), "year-end-reviews");
+    const page = readPage(request);
+    if (page) {
+      const { rows, next } = await listReviewsPage(actor, page);
+      return pageResponse(
+        request,
+        rows.map((row) => JSON.stringify(row)),
+        next,
+        page.limit,
+      );
+    }
+    return ok(await listReviews(actor));
   },
   async POST({ request }) {
     const actor = await requireApiUser(request);
