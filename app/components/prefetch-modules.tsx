@@ -22,27 +22,44 @@ type RemixWindow = Window & {
 
 /** Unmatched links are looked at again this many times, a second apart (route discovery). */
 const ATTEMPTS = 5;
+/**
+ * At most this many pages' code per page read: the likeliest next clicks (links in the page's own
+ * content first, then the header's), not every page an admin's header names, so a cold start
+ * costs a ship tens of KiB, not the whole app.
+ */
+const MAX_ROUTES = 8;
 const NOT_FOUND_ROUTE = "routes/$";
 
-/** Module URLs of the routes `href` leads to, or null while its routes are not discovered yet. */
-export function modulesFor(win: RemixWindow, href: string): string[] | null {
+/**
+ * The route `href` leads to and the module URLs of its routes, or null while its routes are not
+ * discovered yet.
+ */
+export function modulesFor(win: RemixWindow, href: string): { route: string; modules: string[] } | null {
   const routes = win.__remixRouter?.routes;
   const manifest = win.__remixManifest?.routes;
-  if (!routes || !manifest) return [];
+  if (!routes || !manifest) return { route: "", modules: [] };
   const matches = matchRoutes(routes, href);
   const last = matches?.at(-1);
-  if (!matches || !last || last.route.id === NOT_FOUND_ROUTE) return null;
-  return matches.flatMap((match) => {
+  if (!matches || !last?.route.id || last.route.id === NOT_FOUND_ROUTE) return null;
+  const modules = matches.flatMap((match) => {
     const route = match.route.id ? manifest[match.route.id] : undefined;
     return route ? [route.module, ...(route.imports ?? [])] : [];
   });
+  return { route: last.route.id, modules };
 }
 
-/** The same-origin paths the page links to (not downloads, not other sites, not this page). */
+/**
+ * The same-origin paths the page links to (not downloads, not other sites, not this page): the
+ * page's content first, then the rest (the header).
+ */
 function linkedPaths(doc: Document): string[] {
   const here = doc.location.pathname;
   const paths = new Set<string>();
-  for (const anchor of doc.querySelectorAll<HTMLAnchorElement>("a[href]")) {
+  const anchors = [
+    ...doc.querySelectorAll<HTMLAnchorElement>("main a[href]"),
+    ...doc.querySelectorAll<HTMLAnchorElement>("a[href]"),
+  ];
+  for (const anchor of anchors) {
     if (anchor.hasAttribute("download") || anchor.target === "_blank") continue;
     const url = new URL(anchor.href, doc.baseURI);
     if (url.origin !== doc.location.origin || url.pathname === here) continue;
@@ -76,13 +93,17 @@ export function PrefetchLinkedModules() {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let idle: number | undefined;
     let pending = linkedPaths(document);
+    const chosen = new Set<string>();
     const attempt = (left: number) => {
       const modules = new Set<string>();
       const later: string[] = [];
       for (const path of pending) {
         const found = modulesFor(win, path);
         if (found === null) later.push(path);
-        else for (const module of found) modules.add(module);
+        else if (chosen.has(found.route) || chosen.size < MAX_ROUTES) {
+          chosen.add(found.route);
+          for (const module of found.modules) modules.add(module);
+        }
       }
       preload(document, modules);
       pending = later;

@@ -30,7 +30,7 @@ export type SeaRow = {
   pass: boolean | null;
 };
 
-type Meter = { page: Page; cdp: CDPSession; bytes: () => number; reset: () => void };
+type Meter = { page: Page; cdp: CDPSession; bytes: () => number; reset: () => void; inFlight: () => number };
 
 async function meter(context: BrowserContext): Promise<Meter> {
   const page = await context.newPage();
@@ -38,10 +38,14 @@ async function meter(context: BrowserContext): Promise<Meter> {
   await cdp.send("Network.enable");
   await cdp.send("Network.emulateNetworkConditions", LINK);
   let total = 0;
-  cdp.on("Network.loadingFinished", (event: { encodedDataLength: number }) => {
+  const open = new Set<string>();
+  cdp.on("Network.requestWillBeSent", (event: { requestId: string }) => open.add(event.requestId));
+  cdp.on("Network.loadingFailed", (event: { requestId: string }) => open.delete(event.requestId));
+  cdp.on("Network.loadingFinished", (event: { requestId: string; encodedDataLength: number }) => {
+    open.delete(event.requestId);
     total += event.encodedDataLength;
   });
-  return { page, cdp, bytes: () => total, reset: () => (total = 0) };
+  return { page, cdp, bytes: () => total, reset: () => (total = 0), inFlight: () => open.size };
 }
 
 /** A full load of `url`: bytes and ms to the load event. */
@@ -66,7 +70,13 @@ async function load(m: Meter, url: string): Promise<{ kib: number; ms: number; p
  */
 async function read(m: Meter): Promise<void> {
   await m.page.waitForTimeout(3000);
-  await m.page.waitForLoadState("networkidle");
+  // Then until nothing has been in flight for a second (at most a minute).
+  const until = performance.now() + 60_000;
+  let quietSince = performance.now();
+  while (performance.now() < until && performance.now() - quietSince < 1000) {
+    await m.page.waitForTimeout(100);
+    if (m.inFlight() > 0) quietSince = performance.now();
+  }
 }
 
 /** A client-side navigation through Remix's router: bytes and ms until the router is idle again. */
@@ -216,6 +226,7 @@ export async function seaBench(
       const context = await signedInContext(browser, base, hseq.cookie, true);
       const m = await meter(context);
       await load(m, `${base}/mocs/${moc.id}/hseq`);
+      await read(m);
       const form = m.page.locator("form#hseq-step");
       for (const group of await form.getByRole("group").all()) {
         const yes = group.getByRole("radio", { name: "Yes" });
