@@ -9,7 +9,7 @@
  *   node --import tsx scripts/js-budget.ts [--build build/client]
  *
  * Prints one line per route and exits 1 when any route is over its budget (`npm run lint` runs it
- * after a build; tests/integration/js-budget.test.ts checks that an oversized route fails it).
+ * after a build; tests/integration/at-sea.test.ts checks that an oversized route fails it).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
