@@ -1,5 +1,5 @@
 /**
- * The populated MOC document (spec "MOC", docs/api-contract.md) as SQL over the row `m`: the
+ * The populated MOC document (docs/api-contract.md, "MOC management") as SQL over the row `m`: the
  * one definition used by the API's live reads, by the stored copies in `moc_documents` (db/derived.ts)
  * and by the lists. Plain strings, no drizzle: db/derived.ts writes them into a PL/pgSQL function.
  */

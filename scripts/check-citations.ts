@@ -35,13 +35,19 @@ const SKIPPED_DIRS = new Set([
 ]);
 const ROOTS = ["app", "db", "docs", "tests", "scripts", "jobs", "public", ".ci"];
 /** A repository path: a top folder, then characters of file names (`+`, `$`, `[.]` included). */
-const PATH_PATTERN = new RegExp(`(?<![\\w./~#@-])(?:\\./)?((?:${ROOTS.map((r) => r.replace(".", "\\.")).join("|")})/[\\w.+$@\\[\\]/-]*[\\w\\]+$])`, "g");
+const PATH_PATTERN = new RegExp(
+  `(?<![\\w./~#@-])(?:\\./)?((?:${ROOTS.map((r) => r.replace(".", "\\.")).join("|")})/[\\w.+$@\\[\\]/-]*[\\w\\]+$])`,
+  "g",
+);
 const MODULE_EXTENSIONS = [".ts", ".tsx", ".js", ".md", ".sql", ".json", ".css", ".sh"];
 /** Citations of documents or sections that are not in the repository. */
 const OUTSIDE: { pattern: RegExp; message: string }[] = [
   { pattern: /\.\.\/shared\b/, message: "cites ../shared (outside the repository)" },
   { pattern: /\bclarifications?\s*(?:§|section|sections)\s*\d/i, message: "cites a section of the clarifications" },
-  { pattern: /\bspec(?:'s)?\s+(?:"|§|section\b|access rules?\b|Events table\b)/i, message: "cites a section of the spec" },
+  {
+    pattern: /\bspec(?:'s)?\s+(?:"|§|section\b|access rules?\b|Events table\b)/i,
+    message: "cites a section of the spec",
+  },
 ];
 
 export interface Problem {

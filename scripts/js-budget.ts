@@ -19,7 +19,7 @@ import { brotliCompressSync, constants } from "node:zlib";
 export const DEFAULT_BUDGET_KIB = 100;
 /** Routes allowed more than the default, and why. */
 export const ROUTE_BUDGETS_KIB: Record<string, number> = {
-  // Insight: figures, tables and charts for the whole fleet (issue 26: at most 150 KiB).
+  // Insight: figures, tables and charts for the whole fleet (docs/decisions/032-pages-at-sea.md: at most 150 KiB).
   "routes/insights": 150,
 };
 
