@@ -178,9 +178,11 @@ if (isMain) {
   const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), ".."));
   if (!statSync(root).isDirectory()) throw new Error(`${root} is not a folder`);
   const problems = checkCitations(root);
-  for (const p of problems) console.log(`${p.file}:${p.line}: ${p.message}`);
+  for (const p of problems) process.stdout.write(`${p.file}:${p.line}: ${p.message}\n`);
   if (problems.length > 0) {
-    console.log(`${problems.length} bad citation(s): cite docs/ (docs/api-contract.md for the /api contract).`);
+    process.stdout.write(
+      `${problems.length} bad citation(s): cite docs/ (docs/api-contract.md for the /api contract).\n`,
+    );
     process.exit(1);
   }
 }
