@@ -183,6 +183,6 @@ if (isMain) {
     process.stdout.write(
       `${problems.length} bad citation(s): cite docs/ (docs/api-contract.md for the /api contract).\n`,
     );
-    process.exit(1);
+    process.exitCode = 1;
   }
 }
