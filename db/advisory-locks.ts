@@ -2,7 +2,7 @@
  * Every PostgreSQL advisory lock key the app takes, in one place: two features sharing a key would
  * wait on each other for no reason (pg-boss start-up and user renames once did). Keys only have to
  * be the same for every instance of the app and different from each other;
- * tests/integration/advisory-locks.test.ts checks both that they are unique and that no code takes
+ * tests/integration/hardening.test.ts ("advisory lock keys") checks both that they are unique and that no code takes
  * an advisory lock with a key from anywhere else.
  */
 export const ADVISORY_LOCKS = {
@@ -17,7 +17,7 @@ export const ADVISORY_LOCKS = {
   /** app/models/reminder.server.ts: reminder runs take turns. */
   reminders: 727_008,
   /**
-   * db/migrations/0010 (the audit chain triggers): one writer per record's chain, taken in SQL with
+   * db/migrations/0010_records_people_can_trust.sql (the audit chain triggers): one writer per record's chain, taken in SQL with
    * the two-key form of the transaction lock: this key and hashtext('<kind>:<record id>').
    */
   auditChains: 727_009,

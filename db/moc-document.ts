@@ -1,11 +1,11 @@
 /**
- * The populated MOC document (spec "MOC", the API conventions in app/api/openapi.server.ts) as SQL over the row `m`: the
+ * The populated MOC document (docs/api-contract.md, "MOC management") as SQL over the row `m`: the
  * one definition used by the API's live reads, by the stored copies in `moc_documents` (db/derived.ts)
  * and by the lists. Plain strings, no drizzle: db/derived.ts writes them into a PL/pgSQL function.
  */
 import type { MocFormKind } from "./schema/enums";
 
-/** ISO 8601 in UTC with a Z, as the API conventions in app/api/openapi.server.ts ask. */
+/** ISO 8601 in UTC with a Z, as docs/api-contract.md ask. */
 export const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A user as responses carry it: never the password hash. */

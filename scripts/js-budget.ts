@@ -9,7 +9,7 @@
  *   node --import tsx scripts/js-budget.ts [--build build/client]
  *
  * Prints one line per route and exits 1 when any route is over its budget (`npm run lint` runs it
- * after a build; tests/integration/js-budget.test.ts checks that an oversized route fails it).
+ * after a build; tests/integration/at-sea.test.ts checks that an oversized route fails it).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -19,7 +19,7 @@ import { brotliCompressSync, constants } from "node:zlib";
 export const DEFAULT_BUDGET_KIB = 100;
 /** Routes allowed more than the default, and why. */
 export const ROUTE_BUDGETS_KIB: Record<string, number> = {
-  // Insight: figures, tables and charts for the whole fleet (issue 26: at most 150 KiB).
+  // Insight: figures, tables and charts for the whole fleet (docs/decisions/032-pages-at-sea.md: at most 150 KiB).
   "routes/insights": 150,
 };
 

@@ -40,7 +40,7 @@ export type ArchiveKindInfo = {
   textField: "description" | "procedure";
   textLabel: string;
   hasDepartment: boolean;
-  /** The document's fields in the spec's order (also the CSV columns). */
+  /** The document's fields in the contract's order (docs/api-contract.md; also the CSV columns). */
   fields: readonly ArchiveField[];
 };
 

@@ -25,7 +25,7 @@ import {
 
 type Person = { _id: string; name: string } | null;
 
-/** A legacy record as /api returns it: the spec's fields, then timestamps and who wrote it. */
+/** A legacy record as /api returns it: the contract's fields (docs/api-contract.md), then timestamps and who wrote it. */
 export type ArchiveDocument = {
   _id: string;
   serial_num: string;

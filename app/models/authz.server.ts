@@ -61,7 +61,7 @@ export const canViewMoc = (actor: Actor, moc: MocAccess) =>
 /**
  * Read a MOC as someone standing in for `principals` today (docs/decisions/023): the MOCs naming
  * one of them. A delegate takes over the absent person's own assignments, never their
- * department-wide or account-wide powers (HSEQ's, an admin's, full access: issue 32 item 11).
+ * department-wide or account-wide powers (HSEQ's, an admin's, full access: docs/decisions/026-four-eyes-by-record.md).
  */
 export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly Actor[]) =>
   canViewMoc(actor, moc) || principals.some((p) => isInvolved(p, moc));
@@ -134,9 +134,9 @@ export const mocListScope = Object.fromEntries(
 ) as Record<MocList, (actor: Actor) => SQL>;
 
 // ---------------------------------------------------------------------------------------------
-// PCRs (spec access rules 1-2, docs/decisions/005-pcr-signatures.md)
+// PCRs (who reads a PCR: docs/api-contract.md, "PCR"; docs/decisions/005-pcr-signatures.md)
 
-/** The positions that may read every PCR (spec access rule 1). */
+/** The positions that may read every PCR (docs/api-contract.md, "PCR"). */
 export const PCR_AUTHORIZED_POSITIONS = [
   "VP Fleet Management",
   "HSEQ Coordinator",
@@ -169,7 +169,7 @@ export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
 /**
  * `canViewPcr`, or through an absent person the actor stands in for today: a PCR that is theirs to
  * sign (they raised it, are an affected party, or hold a position of the chain), never through
- * their department's or account's powers (issue 32 item 11).
+ * their department's or account's powers (docs/decisions/026-four-eyes-by-record.md).
  */
 export const canViewPcrAs = (actor: Actor, pcr: PcrAccess, principals: readonly Actor[]) =>
   canViewPcr(actor, pcr) ||

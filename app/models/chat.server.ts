@@ -215,7 +215,7 @@ export async function latestMessages(
 const ISO = `to_char(cm.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * One page of the spec's Chat document, `{ _id, messages: [ { _id, seq, sender, message,
+ * One page of the contract's Chat document (docs/api-contract.md), `{ _id, messages: [ { _id, seq, sender, message,
  * timestamp } ] }`, as JSON text built by PostgreSQL (never parsed and re-serialised in Node),
  * messages oldest first, the sender populated as a public user. Without a cursor: the latest
  * `limit`; with `before`: the `limit` just before that `seq`; with `after`: the first `limit`

@@ -25,7 +25,7 @@ import { PUBLIC_USER_COLUMNS, toPublicUser, type PublicUser } from "./user.serve
 
 export type Recipients = {
   userIds?: (string | null | undefined)[];
-  /** Every active user of these departments ("HSEQ department" in the spec's Events table). */
+  /** Every active user of these departments ("HSEQ department" in docs/api-contract.md, "Emails"). */
   departments?: Department[];
   /** Every active holder of these PCR positions. */
   positions?: string[];

@@ -1,5 +1,5 @@
 /**
- * Insight for HSEQ managers (issue 18): KPIs, trends and bottlenecks computed in SQL from what the
+ * Insight for HSEQ managers (docs/decisions/017-insights.md): KPIs, trends and bottlenecks computed in SQL from what the
  * app already records: the MOC audit entries (moc_logs: times, from/to statuses), target dates
  * (moved by approved extensions), Part A departments, the deviation/extension tracking, PCR
  * signatures with their dates, and the reminder claims. Nothing is entered twice and nothing is

@@ -1,5 +1,5 @@
 /**
- * Reading MOCs as the spec's populated documents. The JSON is built by PostgreSQL in one query,
+ * Reading MOCs as the contract's populated documents (docs/api-contract.md). The JSON is built by PostgreSQL in one query,
  * whatever the number of MOCs: references (forms, users, all_users, logs with their users) are
  * correlated subqueries on indexed keys, never a query per row from here.
  *

@@ -1,5 +1,5 @@
 /**
- * MOC input schemas: the spec's body keys and `{ value }` fields, shared by the /api routes, the
+ * MOC input schemas: the contract's body keys (docs/api-contract.md) and `{ value }` fields, shared by the /api routes, the
  * page actions and the pages' browser-side validation.
  */
 import { z } from "zod";
@@ -68,7 +68,7 @@ export const optionalField = <T extends z.ZodType>(schema: T) =>
     field(schema).optional(),
   );
 
-/** A user reference as the spec writes it: `{ _id }` (the createImplementer body also allows the bare id). */
+/** A user reference as the contract writes it: `{ _id }` (the createImplementer body also allows the bare id). */
 export const userRef = z.union([z.object({ _id: uuid("user id"), name: z.string().optional() }), uuid("user id")]);
 export const refId = (ref: z.infer<typeof userRef>) => (typeof ref === "string" ? ref : ref._id);
 

@@ -1,7 +1,7 @@
 /**
  * Which notices a person gets, and how (docs/decisions/029-oidc-and-notifications.md): per kind,
  * email and in-app, in-app only, or off. A step waiting on the person is never below in-app: it
- * is their work. No row means the kind's default; the defaults keep every email the spec's Events
+ * is their work. No row means the kind's default; the defaults keep every email of docs/api-contract.md's "Emails"
  * table lists. An email's unsubscribe link carries a signed token naming one person and one kind,
  * so it works without signing in and changes only that kind (to in-app only).
  */

@@ -51,7 +51,7 @@ const nameOfKey = (key: string): BudgetName | undefined =>
  * Spends one attempt of `account` from `address` before its password is checked, or throws 429
  * (with Retry-After) when a budget is spent; the password is then not checked at all.
  *
- * The budgets are keyed by the account's id, not its email (issue 32: changing one's email must
+ * The budgets are keyed by the account's id, not its email (docs/decisions/028-untrusted-text-and-sign-in-links.md: changing one's email must
  * not hand out a fresh budget). An email is resolved to its account in the same statement; an
  * email no account has is budgeted under itself, so an unknown address behaves like a known one.
  * The address is the client's network (app/utils/client-address.server.ts `addressGroup`: an

@@ -1,4 +1,4 @@
-/** PCR input schemas (spec "PCR", docs/decisions/005-pcr-signatures.md), shared by /api and the pages. */
+/** PCR input schemas (docs/api-contract.md, "PCR"; docs/decisions/005-pcr-signatures.md), shared by /api and the pages. */
 import { z } from "zod";
 import { PCR_ROLES } from "#db/schema/enums";
 import { MAX_HTML, MAX_TEXT, uuid } from "./moc.schema";

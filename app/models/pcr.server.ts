@@ -65,12 +65,12 @@ type PartyInput = z.infer<typeof affectedPartySchema>;
 const shownSignature = (state: StoredSignature["state"], signature: string | null): string | null | false =>
   state === "signed" ? signature : state === "commented" ? null : false;
 
-/** The spec's `signatureDate` is a date (YYYY-MM-DD); the stored timestamp stays in `signedAt`. */
+/** The contract's `signatureDate` (docs/api-contract.md) is a date (YYYY-MM-DD); the stored timestamp stays in `signedAt`. */
 const dateOf = (at: string | null | undefined): string | null => (at ? at.slice(0, 10) : null);
 
 type UserSummary = { _id: string; name: string; email: string; position: string | null; department: string };
 
-/** The spec's PCR document, with the people it names populated alongside. */
+/** The contract's PCR document (docs/api-contract.md), with the people it names populated alongside. */
 export function toPcrDocument(
   row: PcrRow,
   people: Map<string, UserSummary>,
@@ -98,7 +98,7 @@ export function toPcrDocument(
       Name: s.Name,
       Signature: shownSignature(s.state, s.signature),
       signatureDate: dateOf(s.signatureDate),
-      /** When it was signed, to the millisecond (a new key: the spec's signatureDate is the day). */
+      /** When it was signed, to the millisecond (a new key: the contract's signatureDate is the day). */
       signedAt: s.signatureDate,
       Comments: s.Comments,
       signedBy: person(s.signedBy),
@@ -471,7 +471,7 @@ export async function updatePcr(
     if (!canViewPcr(actor, access(row)) || !canEditPcr(actor, { ...access(row), status: "pending" })) {
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can edit a PCR");
     }
-    // Clarifications section 4: the originator while pending, or an admin (at any status).
+    // docs/api-contract.md, "PCR": the originator while pending, or an admin (at any status).
     if (isPcrSigned(row)) throw new Conflict(SIGNED_PCR_FROZEN);
     if (row.status !== "pending" && !isAdmin(actor))
       throw new Conflict("This PCR is finished; only an admin can still correct it");
@@ -587,8 +587,8 @@ export async function withdrawPcr(actor: PublicUser, id: string, reason: string)
 
 /**
  * POST /api/pcr/substitute: an admin names who signs a position's slot of a PCR raised by a holder
- * of that position (its originator signs as Change Originator and may sign one slot only; issue 32
- * item 19, docs/decisions/026-four-eyes-by-record.md). The substitute must be active, must not be
+ * of that position (its originator signs as Change Originator and may sign one slot only;
+ * docs/decisions/026-four-eyes-by-record.md). The substitute must be active, must not be
  * the originator, and must not have signed this PCR already (one person, one slot): 400 on
  * `userId` otherwise. Naming another substitute for the same slot replaces the first.
  */
@@ -779,7 +779,7 @@ export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotIn
         }
         // The originator's own slot is theirs; the slot of the position they hold falls to their
         // delegate (or an admin-named substitute): their delegate may sign it for them though they
-        // signed as Change Originator (issue 32 item 19, docs/decisions/026).
+        // signed as Change Originator (docs/decisions/026-four-eyes-by-record.md).
         const theirs =
           principal &&
           slots.find(

@@ -21,7 +21,7 @@ import { mocLabel } from "./moc-store.server";
 import { sendTemporaryReminders, type TemporaryReminder } from "./temporary.server";
 
 export type ReminderResult = { moc_id: string; serial_num: string; urgency: ReminderUrgency; emailsSent: number };
-/** GET /api/auto_reminder's answer (spec keys). */
+/** GET /api/auto_reminder's answer (the contract's keys, docs/api-contract.md). */
 export type ReminderRun = { message: string; totalReminders: number; results: ReminderResult[] };
 /** A run's outcome: the answer, and the temporary changes reminded (7 and 1 days before the end) or expired. */
 export type ReminderRunOutcome = ReminderRun & { temporaryReminders: TemporaryReminder[] };

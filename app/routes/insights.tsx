@@ -12,7 +12,7 @@ import { Forbidden } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
 
 /**
- * /insights (issue 18): KPIs, trends and bottlenecks for admins, the HSEQ department and
+ * /insights (docs/decisions/017-insights.md): KPIs, trends and bottlenecks for admins, the HSEQ department and
  * full-access users, filtered by period and department through a GET form (works without
  * JavaScript). The same figures are GET /api/insights. docs/decisions/017-insights.md.
  */

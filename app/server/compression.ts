@@ -2,7 +2,7 @@
  * Compression for a slow, metered link (docs/decisions/032-pages-at-sea.md):
  *
  * - `precompressedAssets`: files under build/client that the build compressed once
- *   (vite.config.ts, `precompress` in app/build/precompress.ts) are served as their `.br` or `.gz`
+ *   (vite.config.ts, `precompress` in scripts/precompress.ts) are served as their `.br` or `.gz`
  *   sibling when the browser accepts it, with `Vary: Accept-Encoding`; the static middleware after
  *   it then sets the caching (immutable for /assets) as for the plain file.
  * - `dynamicCompression`: every other answer (pages, loader data, /api JSON, CSV) is compressed by

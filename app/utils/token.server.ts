@@ -23,7 +23,7 @@ export const tokenPayloadSchema = z.object({
 });
 export type TokenPayload = z.infer<typeof tokenPayloadSchema>;
 
-/** The three 401 messages of the spec, verbatim. */
+/** The three 401 messages of the contract (docs/api-contract.md), verbatim. */
 export const TOKEN_EXPIRED = "Token has expired";
 export const TOKEN_NOT_YET_VALID = "Token is not yet valid";
 export const TOKEN_INVALID = "Token claim validation failed";

@@ -1,4 +1,4 @@
--- Issue 32 (docs/decisions/026-four-eyes-by-record.md): a signed PCR is withdrawn, never deleted
+-- docs/decisions/026-four-eyes-by-record.md: a signed PCR is withdrawn, never deleted
 -- (status withdrawn, when in withdrawn_at, why in its audit trail); an admin may name a substitute
 -- for a position slot nobody else can sign (substitutes).
 ALTER TABLE "pcrs" DROP CONSTRAINT "pcrs_status_check";--> statement-breakpoint

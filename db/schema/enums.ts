@@ -23,7 +23,7 @@ export type ReminderPreference = (typeof REMINDER_PREFERENCES)[number];
 export const EMAIL_STATUSES = ["queued", "sending", "sent", "failed"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
-/** MOC status codes (spec "States and transitions"). */
+/** MOC status codes (docs/decisions/004-moc-workflow.md). */
 export const MOC_STATUSES = ["a", "b", "c", "d", "e", "f", "decline"] as const;
 export type MocStatus = (typeof MOC_STATUSES)[number];
 
@@ -31,7 +31,7 @@ export type MocStatus = (typeof MOC_STATUSES)[number];
 export const MOC_FORM_KINDS = ["originator", "implementer", "hseq", "approver", "implementation", "verifier"] as const;
 export type MocFormKind = (typeof MOC_FORM_KINDS)[number];
 
-/** The PCR signing chain, in order (spec "PCR"). `Change Originator` is the PCR's originator. */
+/** The PCR signing chain, in order (docs/api-contract.md, "PCR"). `Change Originator` is the PCR's originator. */
 export const PCR_ROLES = [
   "Change Originator",
   "VP Fleet Management",
@@ -56,7 +56,7 @@ export type LegacyStatus = (typeof LEGACY_STATUSES)[number];
 export const REVIEW_ACTION_STATUSES = ["open", "in_progress", "done"] as const;
 export type ReviewActionStatus = (typeof REVIEW_ACTION_STATUSES)[number];
 
-/** Chat message length bounds (issue 7). */
+/** Chat message length bounds (docs/decisions/007-chat.md). */
 export const CHAT_MESSAGE_MAX = 5000;
 
 /**

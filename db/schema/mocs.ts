@@ -210,7 +210,7 @@ export const derivedObjects = pgTable("derived_objects", {
   appliedAt: timestamp("applied_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** The six form documents; `data` holds the spec's `{ key: { value } }` fields. */
+/** The six form documents; `data` holds the contract's `{ key: { value } }` fields (docs/api-contract.md). */
 export const mocForms = pgTable(
   "moc_forms",
   {

@@ -419,7 +419,7 @@ async function main(): Promise<void> {
         });
       }
 
-      // 5b. The insight figures for the last year (issue 18): every figure, server time. The SQL alone
+      // 5b. The insight figures for the last year (docs/decisions/017-insights.md): every figure, server time. The SQL alone
       //     (the model function on this process's connection) and GET /api/insights end to end.
       {
         const today = new Date().toISOString().slice(0, 10);

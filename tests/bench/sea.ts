@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- --only sea`: pages over a ship's satellite link (issue 26,
- * docs/decisions/032-pages-at-sea.md). Chromium driven by Playwright, the network emulated through
+ * `npm run bench -- --only sea`: pages over a ship's satellite link
+ * (docs/decisions/032-pages-at-sea.md). Chromium driven by Playwright, the network emulated through
  * the DevTools protocol (`Network.emulateNetworkConditions`: 256 kbit/s down, 64 kbit/s up, 700 ms
  * latency), signed in as the admin (the step form and its submission as the MOC's HSEQ user).
  * For each page: a cold load (fresh browser profile) and a warm one (the same profile again) with

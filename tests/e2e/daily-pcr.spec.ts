@@ -1,4 +1,4 @@
-/** Everyday use (issue 17) on the PCR page, with JavaScript on and off. */
+/** Everyday use (docs/decisions/024-everyday-use.md) on the PCR page, with JavaScript on and off. */
 import type { Page } from "@playwright/test";
 import { expect, jsEnabled, ready, signSection, test } from "./pcr-fixtures";
 

@@ -1,4 +1,4 @@
-/** Axe on the pages issue 17 added or changed: notifications, a user's edit page, a confirmation step, a deviation decision. */
+/** Axe on the pages docs/decisions/024-everyday-use.md added or changed: notifications, a user's edit page, a confirmation step, a deviation decision. */
 import { ADMIN, signIn } from "./fixtures";
 import { expectNoSeriousA11yViolations } from "./axe";
 import { expect, ready, test } from "./moc-fixtures";

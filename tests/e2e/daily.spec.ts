@@ -1,5 +1,5 @@
 /**
- * Everyday use (issue 17): the walkthrough's findings as scripts, each with JavaScript on and off
+ * Everyday use (docs/decisions/024-everyday-use.md): the walkthrough's findings as scripts, each with JavaScript on and off
  * (the js and no-js projects), plus notifications, links to the work and the MOC list.
  */
 import type { Page } from "@playwright/test";

@@ -1,5 +1,5 @@
 /**
- * /insights in the browser, with JavaScript on and off (issue 18): an HSEQ user reads the figures
+ * /insights in the browser, with JavaScript on and off (docs/decisions/017-insights.md): an HSEQ user reads the figures
  * as charts with tables, filters them by period and department through the GET form, gets a 400
  * page for a bad period and downloads a table as CSV; a standard user gets the 403 page and no
  * link; a year-end review pulls its year's figures into its summary.

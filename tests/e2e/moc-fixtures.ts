@@ -93,7 +93,7 @@ export const test = base.extend<{
       get: async (id) => {
         const response = await request.get(`/api/singlemoc?moc_id=${id}`, { headers: bearer(adminToken) });
         expect(response.status()).toBe(200);
-        return response.json(); // The populated MOC itself (spec: "fully populated MOC").
+        return response.json(); // The populated MOC itself (docs/api-contract.md: "the populated MOC").
       },
     };
     await use(api);

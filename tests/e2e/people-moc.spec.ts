@@ -1,5 +1,5 @@
 /**
- * Four eyes by reassignment on the MOC record (issue 32 item 1, docs/decisions/026-four-eyes-by-record.md),
+ * Four eyes by reassignment on the MOC record (docs/decisions/026-four-eyes-by-record.md),
  * with JavaScript on and off: once the implementer is replaced, the verifier picker does not offer
  * the former implementer, and a forged assignment is refused with the reason.
  */

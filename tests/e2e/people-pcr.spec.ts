@@ -1,5 +1,5 @@
 /**
- * A signed PCR is withdrawn, never deleted (issue 32 item 9, docs/decisions/026-four-eyes-by-record.md),
+ * A signed PCR is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md),
  * on the PCR page with JavaScript on and off: the Delete action is gone, Withdraw asks why, and the
  * record stays with its signature, marked withdrawn, the reason in its history.
  */

@@ -1,6 +1,6 @@
 /**
- * Slow clients against a real server process over loopback sockets (issue 32 items 2-4,
- * docs/decisions/027-slow-clients.md): twelve clients that stop reading a CSV export, twelve
+ * Slow clients against a real server process over loopback sockets
+ * (docs/decisions/027-slow-clients.md): twelve clients that stop reading a CSV export, twelve
  * uploads that trickle in, and a long PDF; meanwhile `/healthz` and a sign-in must answer within
  * a second, and a client that stalls past CLIENT_STALL_SECONDS is cut. The instance runs on a
  * database of its own (the rows it needs would disturb the other specs), with the default pool of

@@ -1,6 +1,6 @@
 /**
  * `call` plus the checks every API answer must pass: no password, hash or argon2 string in the raw
- * text (the API conventions in app/api/openapi.server.ts), no echo of a password the request sent, and `Cache-Control:
+ * text (docs/api-contract.md), no echo of a password the request sent, and `Cache-Control:
  * no-store` on everything under /api.
  */
 import { expect } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Answers of the API the document promises (issue 29): a PCR signature's `signatureDate` is the
+ * Answers of the API the document promises (docs/decisions/031-api-contract.md): a PCR signature's `signatureDate` is the
  * day (YYYY-MM-DD), every 400 lists `issues`, every list answers CSV when asked, and the lists
  * page by keyset (`limit`, `cursor`, `Link: <...>; rel="next"`) without losing or repeating a row
  * while MOCs are created during the walk, and still answer everything by default.

@@ -20,7 +20,7 @@ let userToken: string;
 
 beforeAll(async () => {
   adminToken = await tokenFor((await makeAdmin())!);
-  // An admin: only admins change a display name, their own included (issue 32 item 7); the name is
+  // An admin: only admins change a display name, their own included (docs/decisions/026-four-eyes-by-record.md); the name is
   // just the field these writes carry.
   user = (await makeAdmin({ name: "Kari Kind" }))!;
   userToken = await tokenFor(user);

@@ -221,7 +221,7 @@ describe("the contract of every operation", () => {
       as: standard,
       body: { email: standard.email, currentPassword: PASSWORD },
     });
-    // Only admins change a display name (issue 32 item 7).
+    // Only admins change a display name (docs/decisions/026-four-eyes-by-record.md).
     await exercise("patch", "/api/user", 403, { as: standard, body: { name: "Sam Standard" } });
     await exercise("patch", "/api/user", 403, { as: standard, body: { role: "admin" } });
     await exercise("get", "/api/UserFromDatabase", 200, { as: standard });
@@ -380,7 +380,7 @@ describe("the contract of every operation", () => {
       body: pcrBody(),
     });
     await exercise("delete", "/api/pcr", 200, { as: originator, query: { id: fresh.body.data._id } });
-    // A signed PCR is withdrawn, never deleted (issue 32 item 9).
+    // A signed PCR is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md).
     await exercise("delete", "/api/pcr", 409, { as: originator, query: { id: pcr._id } });
     await exercise("post", "/api/pcr/withdraw", 200, {
       as: originator,

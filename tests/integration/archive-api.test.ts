@@ -1,5 +1,5 @@
 /**
- * /api/oldMoc and /api/oldPcr (the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/010-legacy-archive.md), the same table of cases for
+ * /api/oldMoc and /api/oldPcr (docs/api-contract.md, app/models/authz.server.ts, docs/decisions/010-legacy-archive.md), the same table of cases for
  * both kinds: the CRUD contract, PATCH as a partial update, who may write (admins and HSEQ) and who
  * may only read, every validation rule, duplicate serials, unknown and malformed ids, malformed and
  * oversized bodies; and after every refused request, the archive exactly as it was.

@@ -1,5 +1,5 @@
 /**
- * Issue 32, item 5: the trail's tamper evidence cannot be re-forged by whoever can write the
+ * docs/decisions/025-keyed-audit-chain.md: the trail's tamper evidence cannot be re-forged by whoever can write the
  * tables (docs/decisions/025-keyed-audit-chain.md). The attack of the issue, performed as a
  * database superuser would (replica mode, the triggers switched off, the chain recomputed with
  * the database's own hash function, a tail truncated, the last entry deleted), must make
@@ -40,7 +40,7 @@ async function problemsOf(recordId: string, dir = sealDir): Promise<BrokenLink[]
   return (await verifyAuditTrail(db(), dir)).broken.filter((b) => b.recordId === recordId);
 }
 
-/** Runs statements as a superuser with the named triggers off, as the attacker of issue 32 did. */
+/** Runs statements as a superuser with the named triggers off, as the attacker of docs/decisions/025-keyed-audit-chain.md did. */
 async function withTriggersOff(table: string, triggers: string[], statements: ReturnType<typeof sql>[]) {
   for (const trigger of triggers) await db().execute(sql.raw(`alter table ${table} disable trigger ${trigger}`));
   try {

@@ -1,6 +1,6 @@
 /**
  * Signing in and out, session tokens, the failed-login budget, cross-origin writes and /healthz
- * (spec "Authentication", docs/decisions/001-session-tokens.md).
+ * (docs/api-contract.md, "Sign-in"; docs/decisions/001-session-tokens.md).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import * as healthz from "~/routes/healthz";

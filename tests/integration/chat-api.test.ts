@@ -1,5 +1,5 @@
 /**
- * Chat (spec "Chat", the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md) as a client sees it: GET and POST
+ * Chat (docs/api-contract.md, "Chat, reminders, proxy, reviews"; app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md) as a client sees it: GET and POST
  * /api/chat and the chat panel's reads (/mocs/:id/chat, /pcrs/:id/chat). Who may use a MOC's and
  * a PCR's room; the sender is always the caller and the time the server's; 1 to 5,000 characters,
  * trimmed; bad requests refused before anything is written; messages in one order for every

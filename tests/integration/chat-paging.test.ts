@@ -1,6 +1,7 @@
 /**
- * GET /api/chat answers a page, not a whole room, and posting is limited per person (issue 32,
- * docs/decisions/028-untrusted-text-and-sign-in-links.md). The response keys stay the spec's.
+ * GET /api/chat answers a page, not a whole room, and posting is limited per person
+ * (docs/decisions/028-untrusted-text-and-sign-in-links.md). The response keys stay the contract's
+ * (docs/api-contract.md).
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -335,7 +335,7 @@ describe("delegation and the records people can trust (docs/decisions/021-record
   it("a delegate signs the position slot of the holder who raised the PCR and signed as its originator", async () => {
     const holders = await makeHolders("twice");
     const [firstRole] = POSITION_ROLES;
-    // Issue 32 item 19 (docs/decisions/026-four-eyes-by-record.md): the originator's slot is
+    // docs/decisions/026-four-eyes-by-record.md: the originator's slot is
     // theirs, their position's slot falls to their delegate; the holder still signs one slot only.
     const deputy = await makeUser({ department: "fleet" });
     await createDelegation(holders[firstRole!], period(holders[firstRole!], deputy));

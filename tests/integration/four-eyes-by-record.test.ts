@@ -1,7 +1,6 @@
 /**
  * Four eyes judged against everyone who acted on the MOC, from its trail and its signature
- * manifestations, not only the people it names now (issue 32 items 1 and 12;
- * docs/decisions/026-four-eyes-by-record.md): a reassignment that would make an earlier actor a
+ * manifestations, not only the people it names now (docs/decisions/026-four-eyes-by-record.md): a reassignment that would make an earlier actor a
  * later checker answers 400 on the field, a step by such a person 403, and the dashboard does not
  * offer it; one person does not take both the HSEQ review and the approval; a delegate takes over
  * the absent person's own assignments only (items 11).

@@ -1,5 +1,5 @@
 /**
- * GET /api/insights (issue 18): every figure checked against values computed by hand on a small
+ * GET /api/insights (docs/decisions/017-insights.md): every figure checked against values computed by hand on a small
  * fixed data set made through the real model functions and API, with the audit entries' times
  * moved into 2025 by SQL afterwards (the workflow refuses past target dates, so times and dates
  * are set after the fact). Plus who may read them, the period and department filters, bad

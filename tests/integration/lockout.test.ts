@@ -1,5 +1,5 @@
 /**
- * Lockout driven from outside (issue 32, items 10 and 13; app/models/password-attempts.server.ts,
+ * Lockout driven from outside (app/models/password-attempts.server.ts,
  * app/models/sign-in-link.server.ts, docs/decisions/028-untrusted-text-and-sign-in-links.md):
  * budgets follow the account, not its email; IPv6 clients count by /64; /api/verify cannot be
  * spent by another site; and a locked-out owner still gets in with a one-time emailed link.
@@ -39,7 +39,7 @@ describe("failure budgets follow the account, not its email (item 10)", () => {
       method: "PATCH",
       path: "/api/user",
       token: await tokenFor(user),
-      // Changing one's email re-authenticates (issue 32 item 10); the lock is on the address, not this check.
+      // Changing one's email re-authenticates (docs/decisions/026-four-eyes-by-record.md); the lock is on the address, not this check.
       body: { email: newEmail, currentPassword: PASSWORD },
     });
     expect(changed.status, changed.text).toBe(200);

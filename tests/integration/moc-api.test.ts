@@ -1,5 +1,5 @@
 /**
- * Every MOC endpoint's contract (spec "MOC management", the API conventions in app/api/openapi.server.ts, docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts, docs/decisions/004-moc-workflow.md):
+ * Every MOC endpoint's contract (docs/api-contract.md, "MOC management"; docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts, docs/decisions/004-moc-workflow.md):
  * body keys, response shapes, population, who may see and change what, and what each change
  * leaves behind. Every answer goes through `api`, which also fails on any password, hash or
  * `$argon2` in the raw text.

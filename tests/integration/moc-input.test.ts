@@ -1,5 +1,5 @@
 /**
- * Bad input on every MOC endpoint (the API conventions in app/api/openapi.server.ts): malformed JSON, empty bodies, wrong
+ * Bad input on every MOC endpoint (docs/api-contract.md): malformed JSON, empty bodies, wrong
  * types, missing keys, unknown and malformed ids, oversized bodies, invalid and past dates. The
  * answer is always a 4xx `{ status, message }` (with `issues` for validation), never a 5xx, and
  * nothing in the database changes. Each endpoint's valid body is accepted at the end, so every

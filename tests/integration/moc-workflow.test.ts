@@ -1,5 +1,5 @@
 /**
- * The MOC transition table (spec "States and transitions", docs/decisions/004-moc-workflow.md, docs/decisions/003-email-outbox.md) as a
+ * The MOC transition table (docs/decisions/004-moc-workflow.md, docs/decisions/003-email-outbox.md) as a
  * table: every step, from every stage, by every kind of actor. Allowed moves land in the right
  * status with the right audit entry and emails; wrong status 409, wrong actor 403, anonymous 401,
  * unknown or deleted MOC 404, and a refused or failed step changes nothing.
@@ -202,7 +202,7 @@ function actorOf(step: MocStep, kind: ActorKind): PublicUser | null {
 const toldBut = (actor: { email: string }, ...people: { email: string }[]) =>
   emailsOf(...people).filter((email) => email !== actor.email);
 
-/** The emails each approving step sends (spec Events table), as people of the cast. */
+/** The emails each approving step sends (docs/api-contract.md, "Emails"), as people of the cast. */
 function expectedRecipients(step: MocStep, stage: TableStage): { email: string }[] {
   const { originator, implementer, approver, hseq } = cast;
   switch (step) {

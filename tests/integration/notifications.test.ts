@@ -1,4 +1,4 @@
-// In-app notifications (issue 17): the outbox's message rows read back per user, each linking to
+// In-app notifications (docs/decisions/024-everyday-use.md): the outbox's message rows read back per user, each linking to
 // where its reader acts; marking read touches only one's own.
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * A partial update changes only what it names (issue 32 item 8, issue 29): every partial schema of
+ * A partial update changes only what it names (docs/decisions/031-api-contract.md): every partial schema of
  * the API adds nothing the client did not send (zod's `.partial()` keeps `.default()`s, which
  * reset omitted fields: app/models/partial-update.ts), and, through the API, PUT /api/pcr merges
  * each PCR form field on its own and PUT /api/users keeps every field it is not sent.

@@ -1,5 +1,5 @@
 /**
- * The PCR API as a client sees it (spec "PCR", the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md, docs/decisions/003-email-outbox.md): who reads,
+ * The PCR API as a client sees it (docs/api-contract.md, "PCR"; app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md, docs/decisions/003-email-outbox.md): who reads,
  * lists, edits and deletes what; the creation contract; the signature chain in order with slot
  * holders, comments and affected parties; completion in either order; the emails each step
  * writes; two signers at once; cloning; the lightweight summary; and list queries that do not

@@ -1,5 +1,5 @@
 /**
- * PCR signatures people can trust (issue 32; docs/decisions/026-four-eyes-by-record.md): signing
+ * PCR signatures people can trust (docs/decisions/026-four-eyes-by-record.md): signing
  * over the API re-authenticates like the page (item 6); a signed PCR is withdrawn, never deleted
  * (item 9); a PCR raised by a chain position holder can finish (item 19).
  */

@@ -1,5 +1,5 @@
 /**
- * Target-date reminders (spec "Reminder rules", docs/decisions/008-reminders.md): the urgency table at
+ * Target-date reminders (docs/decisions/008-reminders.md): the urgency table at
  * every boundary and MOC age, the MOCs that are skipped, once per MOC per UTC day (again, at once
  * in one process and across processes), the recipients and what the email says, the daily job
  * and GET /api/auto_reminder running the same code, the endpoint's auth, and a run whose cost

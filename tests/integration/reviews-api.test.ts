@@ -1,5 +1,5 @@
 /**
- * GET/POST/PUT /api/year-end-review as a client sees it (the API conventions in app/api/openapi.server.ts, app/models/authz.server.ts, docs/decisions/011-year-end-reviews.md):
+ * GET/POST/PUT /api/year-end-review as a client sees it (docs/api-contract.md, app/models/authz.server.ts, docs/decisions/011-year-end-reviews.md):
  * who writes and who reads, validation with the offending paths, sanitised rich text, the MOC
  * summary counted from the year's MOCs (statuses, departments, years, deleted ones), PUT replacing
  * the whole document, 404s, refused requests that write nothing, and a list whose query count does

@@ -459,7 +459,7 @@ describe("the audit trail", () => {
       query: { id: doc._id },
       token: await tokenOf(admin),
     });
-    // A PCR that carries signatures is withdrawn, never deleted (issue 32 item 9): nothing changes.
+    // A PCR that carries signatures is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md): nothing changes.
     expect(del.status, del.text).toBe(409);
     expect(await actionsOf("pcr", doc._id)).toEqual([
       "Created",
@@ -544,7 +544,7 @@ describe("the audit trail", () => {
     expect(rows[0]!.prev_hash).toBeNull();
     expect(rows[1]!.prev_hash).toBe(rows[0]!.hash);
     expect(rows[2]!.prev_hash).toBe(rows[1]!.hash);
-    // No seq or hash in /api; onBehalfOf is issue 19's addition (null unless a delegate acted).
+    // No seq or hash in /api; onBehalfOf is docs/decisions/023-temporary-changes-and-delegation.md's addition (null unless a delegate acted).
     expect(Object.keys(moc.logs[0]).sort()).toEqual([
       "_id",
       "action",

@@ -1,6 +1,6 @@
 /**
  * The users API: /api/users, /api/user, /api/UserFromDatabase, /api/myUser and /api/verify
- * (spec "Users", the API conventions in app/api/openapi.server.ts, docs/decisions/001-session-tokens.md, docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts). Every answer goes through `api`, which also checks
+ * (docs/api-contract.md, "Users"; docs/decisions/001-session-tokens.md, docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts). Every answer goes through `api`, which also checks
  * that no password or hash leaks and that /api answers are not cached.
  */
 import { randomUUID } from "node:crypto";

@@ -5,7 +5,7 @@ import { requireApiUser } from "~/web/auth.server";
 import { pageResponse, readPage } from "~/web/paging.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 
-/** The PCRs the caller may see (spec access rule 2). */
+/** The PCRs the caller may see (docs/api-contract.md, "PCR"). */
 const route = apiRoute({
   async GET({ request }) {
     const user = await requireApiUser(request);

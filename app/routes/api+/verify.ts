@@ -6,7 +6,7 @@ import { apiJson, apiRoute, readJson, readQuery } from "~/utils/http.server";
 
 /**
  * Public and rate limited: checks an email and password without opening a session. POST (a JSON
- * body `{ email, password }`) is the form to use; GET (the spec's query string) keeps answering
+ * body `{ email, password }`) is the form to use; GET (the contract's query string, docs/api-contract.md) keeps answering
  * existing clients. Either is refused (403, no attempt counted) when a browser says another site
  * started it, so a web page cannot spend an account's failure budget through its visitors
  * (docs/decisions/028-untrusted-text-and-sign-in-links.md). With PASSWORD_SIGN_IN=off the
