@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { SubmitButton } from "~/components/forms";
-import { departmentLabel, formatDate, formatDateTime, TemporaryBadge } from "~/components/moc";
+import { formatDate, formatDateTime, TemporaryBadge } from "~/components/moc";
 import { Timeline } from "~/components/moc-record";
 import { PartView, TableView } from "~/components/moc-parts";
 import { describeMocParts, type MocPart, type MocTable } from "~/models/moc-parts.server";
