@@ -212,7 +212,7 @@ export function describeMocParts(doc: MocDocument): MocPartsDescription {
     parts.push({
       id: "deviations",
       status: "e",
-      title: "Deviation and extension decisions",
+      title: "Deviation and extension history",
       state: "submitted",
       who: null,
       when: tracking.requestedAt ?? null,
