@@ -63,8 +63,8 @@ export function DecisionContext({ context }: { context: DecisionContextData }) {
     <section className="card decision-context" aria-labelledby="decision-context-title" data-decision-context>
       {context.actingFor ? (
         <p className="callout callout-warning" data-acting-for>
-          You are <strong>acting for {context.actingFor}</strong> (a delegation): your decision is recorded and signed
-          as theirs, on their behalf.
+          You are <strong>acting for {context.actingFor}</strong> (a delegation): you decide and sign in your own name,
+          on their behalf.
         </p>
       ) : null}
       <h2 id="decision-context-title">What you are deciding on</h2>
