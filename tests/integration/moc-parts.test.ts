@@ -13,6 +13,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as mocPdf from "~/routes/mocs+/$id_.pdf";
 import * as mocPrint from "~/routes/mocs+/$id_.print";
+import * as pcrPdf from "~/routes/pcrs+/$id_.pdf";
+import * as pcrPrint from "~/routes/pcrs+/$id_.print";
 import * as hseqPage from "~/routes/mocs+/$id.hseq";
 import * as approverPage from "~/routes/mocs+/$id.approver";
 import * as deviationPage from "~/routes/mocs+/$id.deviation";
@@ -32,6 +34,7 @@ import { daysFromToday, futureDate, hseqForm, implementationForm, implementerFor
 import { makeCast, mocAt, post, stepOk, temporaryMocAt } from "../helpers/moc-flow";
 import type { Cast } from "../helpers/moc";
 import { buildRequest } from "../helpers/request";
+import { createPcrOk, signOk, TINY_PNG } from "../helpers/pcr";
 
 const folded = (text: string) => text.replace(/\s+/g, " ");
 
@@ -188,13 +191,34 @@ describe("one description of a MOC's parts", () => {
     expect(text("deviations", "Deviation decision comment")).toBe("Bracket accepted by class");
   });
 
-  it("a drawn signature is an image for print and PDF; anything else is not", () => {
-    const png =
-      "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-    expect(drawnImage(png)).toBe(png);
+  it("a PCR's drawn signature is its image in print and in the PDF, not the words", async () => {
+    const originator = await makeUser({ name: "Dora Drawer" });
+    const pcr = await createPcrOk(originator);
+    await signOk(originator, pcr._id, "Change Originator", { signature: TINY_PNG });
+    const request = async (url: string) => requestAs(originator, url);
+    const { record } = (await pcrPrint.loader({
+      request: await request(`/pcrs/${pcr._id}/print`),
+      params: { id: pcr._id },
+      context: {},
+    } as never)) as { record: PrintRecord };
+    const block = record.signatures.find((s) => s.role === "Change Originator")!;
+    expect(block).toMatchObject({ state: "signed", image: TINY_PNG, mark: null });
+    const response = await pcrPdf.loader({
+      request: await request(`/pcrs/${pcr._id}/pdf`),
+      params: { id: pcr._id },
+      context: {},
+    } as never);
+    expect(response.status).toBe(200);
+    const bytes = Buffer.from(await response.arrayBuffer());
+    // The image is embedded (an image XObject), and the words stand nowhere.
+    expect(bytes.toString("latin1")).toMatch(/\/Subtype \/Image/);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "moc-parts-")), "pcr.pdf");
+    writeFileSync(file, bytes);
+    expect(execFileSync("pdftotext", ["-raw", file, "-"], { encoding: "utf8" })).not.toContain("Drawn signature");
+    // Only a PNG or JPEG data URL is taken for an image.
     expect(drawnImage("data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=")).toBeNull();
     expect(drawnImage("data:image/png;base64,<svg onload=alert(1)>")).toBeNull();
-    expect(drawnImage("Ann Lee")).toBeNull();
+    expect(drawnImage("Dora Drawer")).toBeNull();
   });
 });
 
