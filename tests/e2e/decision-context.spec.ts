@@ -202,7 +202,10 @@ test("the record page, the print view and the PDF carry the same parts, fields a
   }
 
   const page = await openAs(cast.originator);
+  await page.setViewportSize({ width: 375, height: 900 });
   await page.goto(`/mocs/${moc._id}`);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await page.screenshot({ path: `${shots()}-record-375.png`, fullPage: true });
   // Every part is in the description: a card of the parts' area without it would be a page-only part.
   const cards = await page.locator(".parts > .part").count();
   expect(await page.locator(".parts > .part[data-part]").count()).toBe(cards);
