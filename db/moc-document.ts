@@ -17,7 +17,8 @@ export const userRef = (column: string) => `(select ${USER_JSON("u")} from users
 
 const form = (kind: MocFormKind) =>
   `(select jsonb_build_object('_id', f.id, 'submittedAt', ${iso("f.submitted_at")}, ` +
-  `'createdAt', ${iso("f.created_at")}, 'updatedAt', ${iso("f.updated_at")}) || f.data ` +
+  `'createdAt', ${iso("f.created_at")}, 'updatedAt', ${iso("f.updated_at")}, ` +
+  `'submittedBy', (select jsonb_build_object('_id', su.id, 'name', su.name) from users su where su.id = f.submitted_by)) || f.data ` +
   `from moc_forms f where f.moc_id = m.id and f.kind = '${kind}')`;
 
 /** The fully populated MOC document for the row `m`. */
@@ -58,6 +59,10 @@ export const MOC_JSON = `json_build_object(
   'risk_assessment', m.risk_assessment,
   'action', m.action,
   'manual_plan', m.manual_plan,
+  'plan_owners', coalesce((select json_agg(json_build_object('_id', u.id, 'name', u.name) order by u.name)
+      from users u where u.id::text in (
+        select i->>'owner' from jsonb_array_elements(m.action->'items') i
+        union select i->>'owner' from jsonb_array_elements(m.manual_plan->'items') i)), '[]'::json),
   'chat', m.chat_id,
   'target_date', m.target_date,
   'temporary', m.temporary,

@@ -30,6 +30,7 @@ function Block({ block }: { block: PrintBlock }) {
   if (block.rows.length === 0) return <p className="muted">{block.empty}</p>;
   return (
     <table className="print-table">
+      {block.title ? <caption>{block.title}</caption> : null}
       <thead>
         <tr>
           {block.columns.map((c) => (
@@ -122,10 +123,17 @@ export function RecordPrint({ record, back }: { record: PrintRecord; back: strin
                     <dt>Meaning</dt>
                     <dd>{s.meaning}</dd>
                   </div>
-                  {s.mark ? (
+                  {s.image ? (
                     <div className="print-field">
                       <dt>Signature</dt>
-                      <dd className={s.mark === "Drawn signature" ? undefined : "signature-typed"}>{s.mark}</dd>
+                      <dd>
+                        <img src={s.image} alt={`Drawn signature of ${s.name ?? s.role}`} className="signature-image" />
+                      </dd>
+                    </div>
+                  ) : s.mark ? (
+                    <div className="print-field">
+                      <dt>Signature</dt>
+                      <dd className={s.mark.startsWith("Drawn signature") ? undefined : "signature-typed"}>{s.mark}</dd>
                     </div>
                   ) : null}
                   {s.comment ? (

@@ -1,6 +1,7 @@
 import { getFormProps, useForm, type FormMetadata, type SubmissionResult } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
 import { useEffect, useRef, type ReactNode } from "react";
+import { StepDecisionContext } from "./decision-context";
 import { ErrorList, SubmitButton } from "./forms";
 import { useLazyValidation, type SchemaLoader } from "./lazy-validation";
 
@@ -47,6 +48,7 @@ export function StepForm({
     <section className="card" aria-labelledby={`${form.id}-title`}>
       <h2 id={`${form.id}-title`}>{title}</h2>
       <p className="muted">{intro}</p>
+      <StepDecisionContext />
       <Form method="post" {...getFormProps(form)}>
         <ErrorList id={form.errorId} errors={form.errors} />
         <div className="stack">{children}</div>

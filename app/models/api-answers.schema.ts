@@ -72,7 +72,17 @@ export const signatureManifestationAnswer = z
 
 /** A stored form of a MOC: its `{ value }` fields (as the client sent them) and its stamps. */
 const storedForm = z
-  .looseObject({ _id: id, submittedAt: nullable(at), createdAt: at, updatedAt: at })
+  .looseObject({
+    _id: id,
+    submittedAt: nullable(at),
+    submittedBy: z
+      .object({ _id: id, name: z.string() })
+      .nullable()
+      .optional()
+      .meta({ description: "Who submitted the form last (null for a draft)." }),
+    createdAt: at,
+    updatedAt: at,
+  })
   .catchall(z.unknown())
   .meta({ id: "MocForm", description: "The form's fields, each `{ value }`, with the form's stamps." });
 
@@ -132,6 +142,10 @@ export const mocAnswer = z
     risk_assessment: z.string().nullable(),
     action: z.looseObject({ items: z.array(z.looseObject({ _id: z.string(), description: z.string() })) }),
     manual_plan: z.looseObject({ items: z.array(z.looseObject({ _id: z.string(), document: z.string() })) }),
+    plan_owners: z
+      .array(z.object({ _id: id, name: z.string() }))
+      .optional()
+      .meta({ description: "The people the plans name as owners, by name." }),
     chat: id,
     target_date: day.nullable(),
     temporary: z.looseObject({ until: day, state: z.string() }).nullable(),

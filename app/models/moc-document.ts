@@ -35,7 +35,14 @@ export type UserJson = {
 };
 
 /** A stored form: its fields (`{ key: { value } }`, any may be missing on a draft) and its stamps. */
-type Stored<T> = { _id: string; submittedAt: string | null; createdAt: string; updatedAt: string } & {
+type Stored<T> = {
+  _id: string;
+  submittedAt: string | null;
+  /** Who submitted it last (a new key; null for a draft or a form submitted before it was kept). */
+  submittedBy?: { _id: string; name: string } | null;
+  createdAt: string;
+  updatedAt: string;
+} & {
   [K in keyof T]?: T[K];
 };
 
@@ -88,6 +95,8 @@ export type MocDocument = {
   risk_assessment: string | null;
   action: ActionPlan;
   manual_plan: ManualPlan;
+  /** The people the plans name as owners, by id and name (a new key: an owner need not be on the MOC otherwise). */
+  plan_owners?: { _id: string; name: string }[];
   chat: string;
   target_date: string | null;
   /** Null for a permanent change (docs/decisions/023-temporary-changes-and-delegation.md). */

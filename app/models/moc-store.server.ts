@@ -59,6 +59,13 @@ export async function saveForm(
     { value: unknown }
   >;
   const now = new Date();
+  if (input.submitted) {
+    // A submitted form submitted again keeps its previous submission (moc_form_revisions), so the
+    // next decision can show what changed (app/web/decision-context.server.ts).
+    await tx.execute(sql`insert into moc_form_revisions (moc_id, kind, data, submitted_at, submitted_by, replaced_at)
+      select moc_id, kind, data, submitted_at, submitted_by, ${now.toISOString()}::timestamptz from moc_forms
+      where moc_id = ${input.mocId} and kind = ${input.kind} and submitted_at is not null`);
+  }
   await saveFormStatement(tx, { merge: Boolean(input.merge), submitted: input.submitted }).execute({
     mocId: input.mocId,
     kind: input.kind,

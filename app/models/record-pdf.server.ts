@@ -123,8 +123,30 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
     for (const row of rows) drawRow(row, false);
     doc.moveDown(0.3);
   };
-  const block = (b: PrintBlock) =>
-    b.kind === "fields" ? b.fields.forEach((f) => field(f.label, f.value)) : table(b.columns, b.rows, b.empty);
+  const block = (b: PrintBlock) => {
+    if (b.kind === "fields") return b.fields.forEach((f) => field(f.label, f.value));
+    if (b.title)
+      doc.moveDown(0.3).font("bold").fontSize(9.5).fillColor("black").text(b.title, MARGIN.left, doc.y, { width });
+    table(b.columns, b.rows, b.empty);
+  };
+  /** A drawn signature as its image (a PNG or JPEG data URL), beside its label. */
+  const signatureImage = (label: string, dataUrl: string) => {
+    const height = 48;
+    if (doc.y + height > doc.page.height - MARGIN.bottom) doc.addPage();
+    const top = doc.y;
+    doc.font("bold").fontSize(9.5).fillColor("black").text(label, MARGIN.left, top, { width: 142 });
+    try {
+      const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(",") + 1), "base64");
+      doc.image(bytes, MARGIN.left + 150, top, { fit: [180, height] });
+      doc.y = top + height + 4;
+    } catch {
+      // Not an image pdfkit can read (a damaged upload): say so rather than fail the record.
+      doc
+        .font("body")
+        .text("Drawn signature (an image that cannot be printed)", MARGIN.left + 150, top, { width: width - 150 });
+    }
+    doc.x = MARGIN.left;
+  };
 
   // Title
   doc
@@ -159,7 +181,8 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
     field("Position or role", s.position ?? s.role);
     field("Time (UTC)", utcText(s.at));
     field("Meaning", s.meaning);
-    if (s.mark) field("Signature", s.mark);
+    if (s.image) signatureImage("Signature", s.image);
+    else if (s.mark) field("Signature", s.mark);
     if (s.comment) field("Comment", s.comment);
     if (s.reconstructed) field("Record", s.reconstructed);
     doc.moveDown(0.4);

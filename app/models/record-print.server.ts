@@ -16,13 +16,15 @@ import { fillsSlot, type MocDocument, type SignatureManifestationJson, type User
 import { mocStatusLabel } from "./moc-status";
 import { utcText } from "./utc-text";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
+import { describeMocParts, partNote } from "./moc-parts.server";
 import type { PcrDocument } from "./pcr.server";
 
 export { utcText };
 
 export type PrintField = { label: string; value: string };
 export type PrintBlock =
-  { kind: "fields"; fields: PrintField[] } | { kind: "table"; columns: string[]; rows: string[][]; empty: string };
+  | { kind: "fields"; fields: PrintField[] }
+  | { kind: "table"; title?: string; columns: string[]; rows: string[][]; empty: string };
 export type PrintSection = { id: string; title: string; note: string | null; blocks: PrintBlock[] };
 
 /** One signature block: who, in which role or position, when (UTC) and what their signature means. */
@@ -33,8 +35,10 @@ export type PrintSignature = {
   at: string | null;
   meaning: string;
   state: "signed" | "commented" | "unsigned";
-  /** The typed name, or a note that the signature was drawn. */
+  /** The typed name (null for a drawn signature: see `image`). */
   mark: string | null;
+  /** A drawn signature: its PNG or JPEG image as a data URL, printed as the image. */
+  image: string | null;
   comment: string | null;
   /** Null for a stored manifestation; for a signature given before they were kept, why it was rebuilt. */
   reconstructed: string | null;
@@ -109,6 +113,7 @@ const manifestationBlock = (m: SignatureManifestationJson, extra: Partial<PrintS
   meaning: capitalised(m.meaning),
   state: "signed",
   mark: null,
+  image: null,
   comment: null,
   reconstructed: null,
   ...extra,
@@ -158,18 +163,28 @@ function mocSignatures(doc: MocDocument): PrintSignature[] {
     meaning,
     state: "signed",
     mark: null,
+    image: null,
     comment: log.comment,
     reconstructed: RECONSTRUCTED_SIGNATURE,
   }));
-  const signedSince = decisions.slice(legacyCount);
-  return [
-    ...legacy,
-    ...manifestations.map((m, i) => {
-      // The decision's own log entry carries its comment (a decline reason, a verdict's remark).
-      const log = signedSince[i]?.log;
-      return manifestationBlock(m, { comment: log && log.userId?._id === m.signerId ? log.comment : null });
-    }),
-  ];
+  // The decision's own log entry carries its comment (a decline reason, a verdict's remark): the
+  // entry its signer wrote in the same transaction (the same time, to the second), never one of a
+  // later decision (issue 27: Part D printed the comment of a later deviation decision).
+  const unpaired = doc.logs.slice(legacyCount ? doc.logs.indexOf(decisions[legacyCount - 1]!.log) + 1 : 0);
+  const ownLog = (m: SignatureManifestationJson) => {
+    const signed = Date.parse(m.signedAt);
+    const index = unpaired.findIndex(
+      (log) => log.userId?._id === m.signerId && Math.abs(Date.parse(log.at) - signed) < 2000,
+    );
+    return index < 0 ? null : unpaired.splice(index, 1)[0]!;
+  };
+  return [...legacy, ...manifestations.map((m) => manifestationBlock(m, { comment: ownLog(m)?.comment ?? null }))];
+}
+
+/** A drawn signature's image, when it is a PNG or JPEG data URL (what print and the PDF can show). */
+export function drawnImage(signature: unknown): string | null {
+  if (typeof signature !== "string") return null;
+  return /^data:image\/(png|jpeg);base64,[A-Za-z0-9+/=]+$/.test(signature) ? signature : null;
 }
 
 function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
@@ -181,12 +196,18 @@ function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
   const stateOf = (signature: unknown): PrintSignature["state"] =>
     typeof signature === "string" ? "signed" : signature === null ? "commented" : "unsigned";
   const markOf = (signature: unknown) =>
-    typeof signature !== "string" ? null : signature.startsWith("data:image/") ? "Drawn signature" : signature;
+    typeof signature !== "string"
+      ? null
+      : signature.startsWith("data:image/")
+        ? drawnImage(signature)
+          ? null
+          : "Drawn signature (an image that cannot be printed)"
+        : signature;
   const chain = pcr.signatures.map((slot): PrintSignature => {
     const signer = slot.signedBy ?? (slot.Name === PCR_ROLES[0] ? pcr.originator : null);
     const state = stateOf(slot.Signature);
     const stored = state === "signed" ? take(slot.Name, signer?._id) : null;
-    const common = { mark: markOf(slot.Signature), comment: slot.Comments || null };
+    const common = { mark: markOf(slot.Signature), image: drawnImage(slot.Signature), comment: slot.Comments || null };
     if (stored) return manifestationBlock(stored, common);
     return {
       role: slot.Name,
@@ -202,7 +223,11 @@ function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
   const parties = pcr.affectedParties.map((party): PrintSignature => {
     const state = stateOf(party.Signature);
     const stored = state === "signed" ? take("Affected party", party.Name.value) : null;
-    const common = { mark: markOf(party.Signature), comment: party.Comments || null };
+    const common = {
+      mark: markOf(party.Signature),
+      image: drawnImage(party.Signature),
+      comment: party.Comments || null,
+    };
     if (stored) return manifestationBlock(stored, common);
     return {
       role: "Affected party",
@@ -311,37 +336,11 @@ const fields = (rows: [string, unknown][]): PrintBlock => ({
   fields: rows.map(([label, value]) => ({ label, value: text(value) })),
 });
 
-type FormDoc = { submittedAt: string | null } & Record<string, unknown>;
-const answer = (form: FormDoc | null, key: string): unknown => {
-  const entry = form?.[key];
-  return entry && typeof entry === "object" && "value" in entry ? (entry as { value: unknown }).value : undefined;
-};
-function part(id: string, title: string, form: FormDoc | null, rows: [string, string][], extra: PrintBlock[] = []) {
-  return {
-    id,
-    title,
-    note: !form ? "Not filled in yet." : form.submittedAt ? `Submitted ${utcText(form.submittedAt)}` : "Draft",
-    blocks: form ? [fields(rows.map(([key, label]) => [label, answer(form, key)])), ...extra] : [],
-  } satisfies PrintSection;
-}
-
-const decision = (item: { resolved: boolean; approved: "yes" | "no" | null; comment: string | null } | null) =>
-  !item
-    ? null
-    : `${item.resolved ? (item.approved === "yes" ? "Approved" : "Rejected") : "Waiting"}${item.comment ? ` — ${item.comment}` : ""}`;
-
 /** A MOC as it is printed. */
 export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[], now = new Date()): PrintRecord {
   const source: RecordSource = { kind: "moc", doc };
-  const users = new Map(doc.all_users.map((u) => [u._id, u.name]));
-  const nameOf = (id: string | null) => (id ? (users.get(id) ?? "—") : "—");
-  const forms = doc as unknown as Record<string, FormDoc | null>;
-  const deviations = doc.extentionsAndDeviations;
   const status = mocStatusLabel(doc.status, doc.completed);
-  const planRows = <T extends { owner: string | null; due: string | null; done: boolean }>(
-    items: T[],
-    lead: (item: T) => string[],
-  ) => items.map((item) => [...lead(item), nameOf(item.owner), item.due ?? "—", item.done ? "Done" : "Open"]);
+  const described = describeMocParts(doc);
   const sections: PrintSection[] = [
     {
       id: "people",
@@ -368,128 +367,34 @@ export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[],
         ]),
       ],
     },
-    part(
-      "part-a",
-      "Part A — Originator",
-      forms.originator_form!,
-      [
-        ["department-of-change", "Department of change"],
-        ["reason-for-change", "Reason for change"],
-        ["affected-departments", "Affected departments"],
-        ["departments-to-inform", "Departments to inform"],
-      ],
-      [fields([["Description of change", plain(answer(forms.originator_form!, "description-of-change"))]])],
-    ),
-    part("part-b", "Part B — Implementer assessment", forms.implementer_form!, [
-      ["details-assessed", "Details assessed"],
-      ["necessary-justified", "Change necessary and justified"],
-      ["approver-name", "Approver"],
-      ["hseq-name", "HSEQ user"],
-      ["target-date", "Target date"],
-      ["decline-reason", "Decline reason"],
-    ]),
-    part("part-c", "Part C — HSEQ review", forms.hseq_form!, [
-      ["hseq-change-adequately", "Change adequately described"],
-      ["hseq-justification-satisfactory", "Justification satisfactory"],
-      ["hseq-risk-assessment-covered", "Risk assessment covers the change"],
-      ["decline-reason", "Reason for return"],
-    ]),
-    part("part-d", "Part D — Approval", forms.approver_form!, [
-      ["approver-changes-reviewed", "Changes reviewed"],
-      ["approver-moc-approved", "MOC approved"],
-      ["decline-reason", "Decline reason"],
-    ]),
-    part(
-      "part-e",
-      "Part E — Implementation",
-      forms.implementation!,
-      [
-        ["deviation-during-implementation", "Deviation during implementation"],
-        ["moc-require-extension", "Extension required"],
-        ["moc-circulated", "MOC circulated"],
-        ["implementation-as-planned", "Implemented as planned"],
-        ["completion-date", "Completion date"],
-        ["extension-date", "Requested target date"],
-        ["extension-reason", "Extension reason"],
-      ],
-      [fields([["Deviation details", plain(answer(forms.implementation!, "deviation-details"))]])],
-    ),
-    {
-      id: "deviations",
-      title: "Deviation and extension history",
-      note: deviations ? `Requested ${utcText(deviations.requestedAt)}` : "No deviation or extension was requested.",
-      blocks: deviations
-        ? [
-            fields([
-              ...(deviations.deviation
-                ? ([
-                    ["Deviation", plain(deviations.deviation.details)],
-                    ["Deviation decision", decision(deviations.deviation)],
-                    ["Deviation decided", utcText(deviations.deviation.resolvedAt)],
-                    ["Deviation decided by", nameOf(deviations.deviation.resolvedBy)],
-                  ] as [string, unknown][])
-                : []),
-              ...(deviations.extension
-                ? ([
-                    ["Extension to", deviations.extension.new_date],
-                    ["Target date before", deviations.extension.previous_date ?? "—"],
-                    ["Extension reason", deviations.extension.reason],
-                    ["Extension decision", decision(deviations.extension)],
-                    ["Extension decided", utcText(deviations.extension.resolvedAt)],
-                    ["Extension decided by", nameOf(deviations.extension.resolvedBy)],
-                  ] as [string, unknown][])
-                : []),
-            ]),
-          ]
-        : [],
-    },
-    part("part-f", "Part F — Verification", forms.verifier_form!, [
-      ["action-plan-correct", "Action plan correct"],
-      ["manuals-changed", "Manuals and drawings changed"],
-      ["trainings-complete", "Trainings complete"],
-      ["feedback-complete", "Feedback complete"],
-      ["moc-effective", "MOC effective"],
-      ["close-moc", "Close the MOC"],
-    ]),
-    {
-      id: "impact",
-      title: "Impact assessment",
-      note: null,
+    // The parts, the decisions and the plans: the one description the record page reads too.
+    ...described.parts.map((p): PrintSection => ({
+      id: p.id,
+      title: p.title,
+      note: p.id === "deviations" ? `Requested ${utcText(p.when)}` : partNote(p),
       blocks: [
-        {
-          kind: "table",
-          columns: ["Category", "Hazards"],
-          rows: (doc.impact_assessment ?? []).map((i) => [i.category, i.hazards.join("; ") || "No hazards listed"]),
-          empty: "No impact assessment yet.",
-        },
+        ...(p.fields.length
+          ? [{ kind: "fields", fields: p.fields.map((f) => ({ label: f.label, value: f.text })) } as PrintBlock]
+          : []),
+        ...(p.history
+          ? [
+              {
+                kind: "table",
+                title: p.history.title,
+                columns: ["Time (UTC)", "Who", "What", "Comment"],
+                rows: p.history.entries.map((e) => [utcText(e.at), e.who, e.what, e.comment ?? "—"]),
+                empty: "",
+              } as PrintBlock,
+            ]
+          : []),
       ],
-    },
-    {
-      id: "action-plan",
-      title: "Action plan",
+    })),
+    ...described.tables.map((t): PrintSection => ({
+      id: t.id,
+      title: t.title,
       note: null,
-      blocks: [
-        {
-          kind: "table",
-          columns: ["Action", "Owner", "Due", "Done"],
-          rows: planRows(doc.action?.items ?? [], (i) => [i.description]),
-          empty: "No actions.",
-        },
-      ],
-    },
-    {
-      id: "manuals-plan",
-      title: "Manuals and drawings plan",
-      note: null,
-      blocks: [
-        {
-          kind: "table",
-          columns: ["Document", "Change", "Owner", "Due", "Done"],
-          rows: planRows(doc.manual_plan?.items ?? [], (i) => [i.document, i.change]),
-          empty: "No manuals or drawings to change.",
-        },
-      ],
-    },
+      blocks: [{ kind: "table", columns: t.columns, rows: t.rows, empty: t.empty }],
+    })),
   ];
   return {
     kind: "MOC",

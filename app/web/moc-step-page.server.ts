@@ -19,8 +19,10 @@ import {
   type StepInput,
 } from "~/models/moc-steps.server";
 import { runStepForDocument } from "~/models/moc-workflow.server";
+import type { PublicUser } from "~/models/user.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
+import { decisionContext } from "./decision-context.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
@@ -36,7 +38,7 @@ export async function requireOpenStep(request: Request, id: string | undefined, 
       message: `${capitalise(STEPS[step].part)} is not open for you now.`,
     });
   }
-  return { user, access, doc };
+  return { user, access, doc, principals };
 }
 
 export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType>(options: {
@@ -50,10 +52,15 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
   const toInput = options.toInput ?? ((value: z.output<Schema>) => value as StepInput<S>);
   return {
     async loader({ request, params }: LoaderFunctionArgs) {
-      const { doc, access } = await requireOpenStep(request, params.id, options.step);
-      const users = await activeUserOptions();
+      const { doc, access, user, principals } = await requireOpenStep(request, params.id, options.step);
+      const onBehalfOf = actingFor(options.step, user, access, principals)?.onBehalfOf ?? null;
+      const [users, decision] = await Promise.all([
+        activeUserOptions(),
+        // What the decision is taken on, above its questions (app/components/decision-context.tsx).
+        decisionContext(doc, options.step, (onBehalfOf as PublicUser | null)?.name ?? null),
+      ]);
       // Four eyes: the pickers for checkers (Part B's approver and HSEQ user) offer only people independent of the MOC.
-      return { users, checkers: users.filter((u) => isIndependentOf(u._id, access)), mocId: doc._id };
+      return { users, checkers: users.filter((u) => isIndependentOf(u._id, access)), mocId: doc._id, decision };
     },
     async action({ request, params }: ActionFunctionArgs) {
       const { user, doc } = await requireOpenStep(request, params.id, options.step);

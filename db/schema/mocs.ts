@@ -234,6 +234,27 @@ export const mocForms = pgTable(
   ],
 );
 
+/**
+ * The submissions a form had before its current one (issue 27 item 2): when a submitted form is
+ * submitted again (Part B after an HSEQ return), its previous data is kept here, so a decision form
+ * can show what changed since the last time it was decided on. Written by `saveForm` only.
+ */
+export const mocFormRevisions = pgTable(
+  "moc_form_revisions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    mocId: uuid("moc_id")
+      .notNull()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<MocFormKind>().notNull(),
+    data: jsonb("data").$type<Record<string, { value: unknown }>>().notNull(),
+    submittedAt: timestamp("submitted_at", { withTimezone: true }).notNull(),
+    submittedBy: uuid("submitted_by").references(() => users.id),
+    replacedAt: timestamp("replaced_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("moc_form_revisions_moc_idx").on(t.mocId, t.kind, t.replacedAt)],
+);
+
 /** `all_users`: everyone involved in a MOC. */
 export const mocUsers = pgTable(
   "moc_users",

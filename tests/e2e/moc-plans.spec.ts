@@ -59,8 +59,8 @@ test("impact assessment: a category with its hazards is saved", async ({ cast, m
 
   await expect(page.getByText("The impact assessment is saved.")).toBeVisible();
   const impact = page.getByRole("region", { name: "Impact assessment" });
-  await expect(impact.getByRole("term")).toHaveText(["Safety"]);
-  await expect(impact.getByRole("definition")).toHaveText(["Electric shock; Pump runs dry"]);
+  // The record's impact assessment is the parts' description's table (app/models/moc-parts.server.ts).
+  await expect(impact.getByRole("cell")).toHaveText(["Safety", "Electric shock; Pump runs dry"]);
   expect((await mocApi.get(moc._id)).impact_assessment).toEqual([
     { category: "Safety", hazards: ["Electric shock", "Pump runs dry"] },
   ]);

@@ -1163,6 +1163,12 @@ export interface components {
       } & {
         [key: string]: unknown;
       };
+      /** @description The people the plans name as owners, by name. */
+      plan_owners?: {
+        /** Format: uuid */
+        _id: string;
+        name: string;
+      }[];
       /** Format: uuid */
       chat: string;
       target_date: string | null;
@@ -1194,6 +1200,12 @@ export interface components {
       /** Format: uuid */
       _id: string;
       submittedAt: string | null;
+      /** @description Who submitted the form last (null for a draft). */
+      submittedBy?: {
+        /** Format: uuid */
+        _id: string;
+        name: string;
+      } | null;
       /**
        * Format: date-time
        * @description A moment, ISO 8601 (UTC).

@@ -293,6 +293,7 @@ export async function mocTablesSnapshot(): Promise<Record<string, string>> {
   const tables = [
     "mocs",
     "moc_forms",
+    "moc_form_revisions",
     "moc_users",
     "moc_logs",
     "email_messages",

@@ -100,6 +100,7 @@ describe("MOC print view and PDF", () => {
         meaning: m.meaning.charAt(0).toUpperCase() + m.meaning.slice(1),
         state: "signed",
         mark: null,
+        image: null,
         comment: null,
         reconstructed: null,
       })),
@@ -113,7 +114,7 @@ describe("MOC print view and PDF", () => {
         "Part A — Originator",
         "Part F — Verification",
         "Action plan",
-        "Deviation and extension history",
+        "Manuals and drawings plan",
       ]),
     );
   });

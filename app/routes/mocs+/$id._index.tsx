@@ -4,8 +4,11 @@ import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { SubmitButton } from "~/components/forms";
-import { departmentLabel, formatDate, formatDateTime, TemporaryBadge } from "~/components/moc";
-import { Answers, Part, RichText, Timeline } from "~/components/moc-record";
+import { formatDate, formatDateTime, TemporaryBadge } from "~/components/moc";
+import { Timeline } from "~/components/moc-record";
+import { PartView, TableView } from "~/components/moc-parts";
+import { describeMocParts, type MocPart, type MocTable } from "~/models/moc-parts.server";
+import { namesOf } from "~/models/moc-names";
 import type { TemporaryChange } from "#db/schema";
 import { deviationOutstanding, temporaryStateOn, unresolved } from "~/models/moc-document";
 import { canViewMoc } from "~/models/authz.server";
@@ -31,7 +34,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const pickers = Object.fromEntries(
     ASSIGNABLE.map((role) => [role, users.filter((u) => !fourEyesAssignment(access, role, u._id, u.name))]),
   ) as Record<(typeof ASSIGNABLE)[number], typeof users>;
-  return { pickers, chat, fourEyes: fourEyesConflicts(access) };
+  return { pickers, chat, fourEyes: fourEyesConflicts(access), described: describeMocParts(doc) };
 }
 
 const ASSIGNABLE = ["verifier", "approver", "implementer"] as const;
@@ -79,70 +82,6 @@ export async function action({ request, params }: ActionFunctionArgs) {
   );
   if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
   return redirectWithFlash(here, { kind: "success", message: `The ${input.role} is assigned and notified.` });
-}
-
-type PlanItem = { _id: string; owner: string | null; due: string | null; done: boolean };
-
-/** A plan on the record: its own leading columns, then owner, due date and done, as every plan has. */
-function PlanTable<Item extends PlanItem>({
-  id,
-  title,
-  edit,
-  empty,
-  items,
-  columns,
-  nameOf,
-}: {
-  id: string;
-  title: string;
-  edit: { to: string; label: string } | null;
-  empty: string;
-  items: Item[];
-  columns: [label: string, cell: (item: Item) => string][];
-  nameOf: (id: string | null) => string;
-}) {
-  return (
-    <section className="card table-wrap" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>
-        {title}
-        {edit ? (
-          <Link to={edit.to} className="button button-small no-print">
-            {edit.label}
-          </Link>
-        ) : null}
-      </h2>
-      {items.length === 0 ? (
-        <p className="muted">{empty}</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              {columns.map(([label]) => (
-                <th key={label} scope="col">
-                  {label}
-                </th>
-              ))}
-              <th scope="col">Owner</th>
-              <th scope="col">Due</th>
-              <th scope="col">Done</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => (
-              <tr key={item._id}>
-                {columns.map(([label, cell]) => (
-                  <td key={label}>{cell(item)}</td>
-                ))}
-                <td>{item.owner ? nameOf(item.owner) : "—"}</td>
-                <td>{formatDate(item.due)}</td>
-                <td>{item.done ? "Done" : "Open"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
-  );
 }
 
 /** A temporary change: its end date, where its ending stands, and what has been recorded. */
@@ -224,39 +163,22 @@ function TemporaryPanel({
 
 export default function MocRecord() {
   const { moc, permissions, today } = useMocLayoutData();
-  const { pickers, chat, fourEyes } = useLoaderData<typeof loader>();
+  const { pickers, chat, fourEyes, described } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
-  const forms = moc;
   const people = moc;
   const { decline, extentionsAndDeviations: deviations } = moc;
-  const impact = moc.impact_assessment ?? [];
-  const actionPlan = moc.action?.items ?? [];
-  const manualPlan = moc.manual_plan?.items ?? [];
   const allUsers = moc.all_users ?? [];
-  const nameOf = (id: string | null) =>
-    allUsers.find((u) => u._id === id)?.name ??
-    [...pickers.verifier, ...pickers.implementer].find((u) => u._id === id)?.name ??
-    "—";
+  const nameOf = namesOf(moc);
   const targetDate = moc.target_date;
   const overdue = targetDate && targetDate < today && !moc.completed && moc.status !== "decline";
   // The part in hand stays open; a part submitted before it is folded (docs/decisions/032-pages-at-sea.md);
   // the parts nobody has reached yet are one list at the end.
   const current = moc.completed || moc.status === "decline" ? null : moc.status;
-  const parts = [
-    { status: "a", title: "Part A — Originator", form: forms.originator_form },
-    { status: "b", title: "Part B — Implementer assessment", form: forms.implementer_form },
-    { status: "c", title: "Part C — HSEQ review", form: forms.hseq_form },
-    { status: "d", title: "Part D — Approval", form: forms.approver_form },
-    { status: "e", title: "Part E — Implementation", form: forms.implementation },
-    { status: "f", title: "Part F — Verification", form: forms.verifier_form },
-  ] as const;
   // Part A is never folded: it says what the change is, which every later step decides on.
-  const folded = (status: string, form: unknown) =>
-    status !== "a" &&
-    status !== current &&
-    typeof (form as { submittedAt?: unknown } | null | undefined)?.submittedAt === "string";
-  const notReached = parts.filter((part) => !part.form);
+  const folded = (part: MocPart) => part.status !== "a" && part.status !== current && part.state === "submitted";
+  const notReached = described.parts.filter((part) => part.state === "empty");
+  const [impactTable, actionTable, manualsTable] = described.tables as [MocTable, MocTable, MocTable];
   return (
     <div className="parts">
       {fourEyes.length ? (
@@ -324,165 +246,17 @@ export default function MocRecord() {
         </dl>
       </section>
 
-      <Part
-        title="Part A — Originator"
-        form={forms.originator_form}
-        id="part-a"
-        folded={folded("a", forms.originator_form)}
-        listedWhenEmpty
-      >
-        <dl className="answers">
-          <dt>Department of change</dt>
-          <dd>{departmentLabel(forms.originator_form?.["department-of-change"]?.value as string)}</dd>
-          <dt>Description of change</dt>
-          <dd>
-            <RichText html={forms.originator_form?.["description-of-change"]?.value} />
-          </dd>
-        </dl>
-        <Answers
-          form={forms.originator_form}
-          rows={[
-            ["reason-for-change", "Reason for change"],
-            ["affected-departments", "Affected departments"],
-            ["departments-to-inform", "Departments to inform"],
-            ["change-type", "Permanent or temporary"],
-            ["temporary-until", "Temporary until"],
-          ]}
-        />
-      </Part>
-      <Part
-        title="Part B — Implementer assessment"
-        form={forms.implementer_form}
-        id="part-b"
-        folded={folded("b", forms.implementer_form)}
-        listedWhenEmpty
-      >
-        <Answers
-          form={forms.implementer_form}
-          rows={[
-            ["details-assessed", "Details assessed"],
-            ["necessary-justified", "Change necessary and justified"],
-            ["approver-name", "Approver"],
-            ["hseq-name", "HSEQ user"],
-            ["target-date", "Target date"],
-            ["decline-reason", "Decline reason"],
-          ]}
-        />
-      </Part>
-      <Part
-        title="Part C — HSEQ review"
-        form={forms.hseq_form}
-        id="part-c"
-        folded={folded("c", forms.hseq_form)}
-        listedWhenEmpty
-      >
-        <Answers
-          form={forms.hseq_form}
-          rows={[
-            ["hseq-change-adequately", "Change adequately described"],
-            ["hseq-justification-satisfactory", "Justification satisfactory"],
-            ["hseq-risk-assessment-covered", "Risk assessment covers the change"],
-            ["decline-reason", "Reason for return"],
-          ]}
-        />
-      </Part>
-      <Part
-        title="Part D — Approval"
-        form={forms.approver_form}
-        id="part-d"
-        folded={folded("d", forms.approver_form)}
-        listedWhenEmpty
-      >
-        <Answers
-          form={forms.approver_form}
-          rows={[
-            ["approver-changes-reviewed", "Changes reviewed"],
-            ["approver-moc-approved", "MOC approved"],
-            ["decline-reason", "Decline reason"],
-          ]}
-        />
-      </Part>
-      <Part
-        title="Part E — Implementation"
-        form={forms.implementation}
-        id="part-e"
-        folded={folded("e", forms.implementation)}
-        listedWhenEmpty
-      >
-        <Answers
-          form={forms.implementation}
-          rows={[
-            ["deviation-during-implementation", "Deviation during implementation"],
-            ["moc-require-extension", "Extension required"],
-            ["moc-circulated", "MOC circulated"],
-            ["implementation-as-planned", "Implemented as planned"],
-            ["completion-date", "Completion date"],
-            ["extension-date", "Requested target date"],
-            ["extension-reason", "Extension reason"],
-          ]}
-        />
-        {forms.implementation?.["deviation-details"]?.value ? (
-          <>
-            <h3>Deviation details</h3>
-            <RichText html={forms.implementation["deviation-details"].value} />
-          </>
-        ) : null}
-        {deviations ? (
-          <dl className="answers">
-            {deviations.deviation ? (
-              <>
-                <dt>Deviation decision</dt>
-                <dd>
-                  {deviations.deviation.resolved
-                    ? deviations.deviation.approved === "yes"
-                      ? "Approved"
-                      : "Rejected"
-                    : "Waiting"}
-                  {deviations.deviation.comment ? ` — ${deviations.deviation.comment}` : ""}
-                </dd>
-              </>
-            ) : null}
-            {deviations.extension ? (
-              <>
-                <dt>Extension decision</dt>
-                <dd>
-                  {deviations.extension.resolved
-                    ? deviations.extension.approved === "yes"
-                      ? "Approved"
-                      : "Rejected"
-                    : "Waiting"}
-                  {deviations.extension.comment ? ` — ${deviations.extension.comment}` : ""}
-                </dd>
-              </>
-            ) : null}
-          </dl>
-        ) : null}
-      </Part>
-      <Part
-        title="Part F — Verification"
-        form={forms.verifier_form}
-        id="part-f"
-        folded={folded("f", forms.verifier_form)}
-        listedWhenEmpty
-      >
-        <Answers
-          form={forms.verifier_form}
-          rows={[
-            ["action-plan-correct", "Action plan correct"],
-            ["manuals-changed", "Manuals and drawings changed"],
-            ["trainings-complete", "Trainings complete"],
-            ["feedback-complete", "Feedback complete"],
-            ["moc-effective", "MOC effective"],
-            ["close-moc", "Close the MOC"],
-          ]}
-        />
-      </Part>
+      {described.parts
+        .filter((part) => part.state !== "empty")
+        .map((part) => (
+          <PartView key={part.id} part={part} folded={folded(part)} />
+        ))}
       {notReached.length ? (
         <section className="card" aria-labelledby="parts-to-come-title">
           <h2 id="parts-to-come-title">Not filled in yet</h2>
           <ul className="parts-to-come">
             {notReached.map((part) => (
-              <li key={part.status} id={`part-${part.status}`}>
+              <li key={part.id} id={part.id}>
                 {part.title}
               </li>
             ))}
@@ -490,27 +264,16 @@ export default function MocRecord() {
         </section>
       ) : null}
 
-      <section className="card" aria-labelledby="impact-title">
-        <h2 id="impact-title">
-          Impact assessment
-          {permissions.canEditPlans ? (
+      <TableView
+        table={impactTable}
+        extra={
+          permissions.canEditPlans ? (
             <Link to="impact" className="button button-small no-print">
               Edit impact assessment
             </Link>
-          ) : null}
-        </h2>
-        {impact.length === 0 ? (
-          <p className="muted">No impact assessment yet.</p>
-        ) : (
-          <dl className="answers">
-            {impact.map((item, i) => (
-              <div key={i} style={{ display: "contents" }}>
-                <dt>{item.category}</dt>
-                <dd>{item.hazards.join("; ") || "No hazards listed"}</dd>
-              </div>
-            ))}
-          </dl>
-        )}
+          ) : null
+        }
+      >
         <h3>Risk assessment</h3>
         <p className="no-print">
           <Link to="attachments">All files attached to this MOC</Link>
@@ -529,29 +292,28 @@ export default function MocRecord() {
             {moc.risk_assessment ? "Replace the risk assessment" : "Attach a risk assessment"}
           </Link>
         ) : null}
-      </section>
+      </TableView>
 
-      <PlanTable
-        id="action"
-        title="Action plan"
-        edit={permissions.canEditPlans ? { to: "actions", label: "Edit action plan" } : null}
-        empty="No actions yet."
-        items={actionPlan}
-        columns={[["Action", (item) => item.description]]}
-        nameOf={nameOf}
+      <TableView
+        table={actionTable}
+        extra={
+          permissions.canEditPlans ? (
+            <Link to="actions" className="button button-small no-print">
+              Edit action plan
+            </Link>
+          ) : null
+        }
       />
 
-      <PlanTable
-        id="manuals"
-        title="Manuals and drawings plan"
-        edit={permissions.canEditPlans ? { to: "manuals", label: "Edit manuals plan" } : null}
-        empty="No manuals or drawings to change yet."
-        items={manualPlan}
-        columns={[
-          ["Document", (item) => item.document],
-          ["Change", (item) => item.change],
-        ]}
-        nameOf={nameOf}
+      <TableView
+        table={manualsTable}
+        extra={
+          permissions.canEditPlans ? (
+            <Link to="manuals" className="button button-small no-print">
+              Edit manuals plan
+            </Link>
+          ) : null
+        }
       />
 
       <section className="card" aria-labelledby="signatures-title">

@@ -1,5 +1,6 @@
 import { getFormProps } from "@conform-to/react";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { StepDecisionContext } from "~/components/decision-context";
 import { fieldset, TextField, YesNoField } from "~/components/fields";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { formatDate } from "~/components/moc";
@@ -70,6 +71,7 @@ export default function DeviationStep() {
   if (!tracking) return null;
   return (
     <div className="parts">
+      <StepDecisionContext />
       {tracking.deviation && unresolved(tracking.deviation) ? (
         <section className="card" aria-labelledby="deviation-title">
           <h2 id="deviation-title">Deviation during implementation</h2>
