@@ -219,7 +219,7 @@ export async function cloneMoc(actor: PublicUser, oldId: string): Promise<MocDoc
 // Changing
 
 type ChangeRule = {
-  may: (actor: PublicUser, moc: MocAccess) => boolean;
+  may: (actor: PublicUser, moc: Moc) => boolean;
   forbidden: string;
   /** Refuse (409) a completed or declined MOC. */
   requireOpen?: boolean;
@@ -353,8 +353,13 @@ export async function assignMocRole(
     actor,
     input.mocId,
     {
-      // The HSEQ user is named by the implementer (Part B) and changed by admins and HSEQ.
-      may: (a, moc) => (input.role === "hseq" ? canReassignPendingDecider(a) : canManageMoc(a, moc)),
+      // The HSEQ user is named by the implementer (Part B) and changed by admins and HSEQ; they
+      // change the approver too while the approver's decision is pending.
+      may: (a, moc) =>
+        input.role === "hseq"
+          ? canReassignPendingDecider(a)
+          : canManageMoc(a, moc) ||
+            (input.role === "approver" && canReassignPendingDecider(a) && isDecisionPending("approver", moc)),
       forbidden:
         input.role === "hseq"
           ? "Only an admin or the HSEQ department can change the HSEQ user"
