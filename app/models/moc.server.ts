@@ -21,14 +21,12 @@ import {
   canViewMoc,
   canViewMocAs,
   deleteNeedsReason,
-  isAdmin,
   isDecisionPending,
   isMocApproved,
   isMocOpen,
   isMocPlanEditor,
   mocScopeOf,
   type Actor,
-  type MocAccess,
   type MocList,
 } from "./authz.server";
 import {
@@ -339,7 +337,12 @@ const ROLE_COLUMN = {
   verifier: "verifierId",
   hseq: "hseqId",
 } as const;
-const ROLE_NAME = { implementer: "implementer", approver: "approver", verifier: "verifier", hseq: "HSEQ user" } as const;
+const ROLE_NAME = {
+  implementer: "implementer",
+  approver: "approver",
+  verifier: "verifier",
+  hseq: "HSEQ user",
+} as const;
 
 /** POST /api/addUser and PUT /api/implementer: put a person in a role, and in all_users. */
 export async function assignMocRole(
@@ -511,7 +514,7 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
     ...planRule(plan.what),
     // From approval on, the items' owners mark their items done too (checked item by item below;
     // an owner need not be otherwise on the MOC).
-    may: (a, moc) => isMocPlanEditor(a, moc) || isMocApproved(moc),
+    may: (a, moc) => isMocPlanEditor(a, moc) || (isMocApproved(moc) && isMocOpen(moc)),
     frozenAfterApproval: false,
   };
   return changeMoc(actor, mocId, rule, async (tx, moc) => {

@@ -39,8 +39,7 @@ const deleteMoc = async (who: { _id: string } | null, id: string, reason?: strin
     query: reason === undefined ? { id } : { id, reason },
     token: who ? await tokenOf(who) : undefined,
   });
-const restore = (who: { _id: string } | null, body: unknown) =>
-  post(restoreMocRoute, "/api/restoreMoc", who, { body });
+const restore = (who: { _id: string } | null, body: unknown) => post(restoreMocRoute, "/api/restoreMoc", who, { body });
 const isDeleted = async (id: string) => {
   const [row] = await getDb().execute<{ is_deleted: boolean }>(sql`select is_deleted from mocs where id = ${id}`);
   return row!.is_deleted;

@@ -120,77 +120,73 @@ const sendActions = (who: { _id: string }, mocId: string, items: unknown[]) =>
   post(actionTableRoute, "/api/actionTable", who, { body: { id: mocId, action: { items } } });
 
 /** Every frozen edit, as the API takes it, by someone who could make it before approval. */
-const FROZEN_EDITS: [label: string, run: (moc: Doc) => Promise<{ status: number; text: string; body: unknown }>][] =
+const FROZEN_EDITS: [label: string, run: (moc: Doc) => Promise<{ status: number; text: string; body: unknown }>][] = [
   [
-    [
-      "the impact assessment",
-      (moc) =>
-        post(impactRoute, "/api/impact", cast.implementer, {
-          body: { moc_id: moc._id, impact_assessment: [{ category: "Environment", hazards: ["Oil"] }] },
-        }),
-    ],
-    [
-      "the risk assessment link",
-      (moc) =>
-        post(riskRoute, "/api/risk_assessment", cast.originator, {
-          body: { moc_id: moc._id, risk_assessment: "https://files.example.com/other.pdf" },
-        }),
-    ],
-    [
-      "an action's description",
-      async (moc) => {
-        const items = await itemsOf(moc._id);
-        return sendActions(admin, moc._id, [{ ...items[0], description: "Order two pumps" }, items[1]]);
-      },
-    ],
-    [
-      "an action's owner",
-      async (moc) => {
-        const items = await itemsOf(moc._id);
-        return sendActions(cast.implementer, moc._id, [{ ...items[0], owner: otherOwner._id }, items[1]]);
-      },
-    ],
-    [
-      "an action's due date",
-      async (moc) => {
-        const items = await itemsOf(moc._id);
-        return sendActions(cast.hseq, moc._id, [{ ...items[0], due: "2032-01-01" }, items[1]]);
-      },
-    ],
-    [
-      "a new action",
-      async (moc) => {
-        const items = await itemsOf(moc._id);
-        return sendActions(cast.implementer, moc._id, [
-          ...items,
-          { description: "Paint it", owner: null, due: null, done: false },
-        ]);
-      },
-    ],
-    [
-      "a removed action",
-      async (moc) => sendActions(cast.implementer, moc._id, (await itemsOf(moc._id)).slice(0, 1)),
-    ],
-    [
-      "a manuals item's change",
-      async (moc) => {
-        const [row] = await getDb().execute<{ manual_plan: { items: Record<string, unknown>[] } }>(
-          sql`select manual_plan from mocs where id = ${moc._id}`,
-        );
-        return post(manualsPlanRoute, "/api/manualsPlan", cast.implementer, {
-          body: { id: moc._id, manual_plan: { items: [{ ...row!.manual_plan.items[0], change: "Other text" }] } },
-        });
-      },
-    ],
-    [
-      "Part A",
-      (moc) =>
-        submitStep("originator", cast.originator, {
-          moc_id: moc._id,
-          originator_form: originatorForm(cast.implementer, { "description-of-change": { value: "<p>Other</p>" } }),
-        }),
-    ],
-  ];
+    "the impact assessment",
+    (moc) =>
+      post(impactRoute, "/api/impact", cast.implementer, {
+        body: { moc_id: moc._id, impact_assessment: [{ category: "Environment", hazards: ["Oil"] }] },
+      }),
+  ],
+  [
+    "the risk assessment link",
+    (moc) =>
+      post(riskRoute, "/api/risk_assessment", cast.originator, {
+        body: { moc_id: moc._id, risk_assessment: "https://files.example.com/other.pdf" },
+      }),
+  ],
+  [
+    "an action's description",
+    async (moc) => {
+      const items = await itemsOf(moc._id);
+      return sendActions(admin, moc._id, [{ ...items[0], description: "Order two pumps" }, items[1]]);
+    },
+  ],
+  [
+    "an action's owner",
+    async (moc) => {
+      const items = await itemsOf(moc._id);
+      return sendActions(cast.implementer, moc._id, [{ ...items[0], owner: otherOwner._id }, items[1]]);
+    },
+  ],
+  [
+    "an action's due date",
+    async (moc) => {
+      const items = await itemsOf(moc._id);
+      return sendActions(cast.hseq, moc._id, [{ ...items[0], due: "2032-01-01" }, items[1]]);
+    },
+  ],
+  [
+    "a new action",
+    async (moc) => {
+      const items = await itemsOf(moc._id);
+      return sendActions(cast.implementer, moc._id, [
+        ...items,
+        { description: "Paint it", owner: null, due: null, done: false },
+      ]);
+    },
+  ],
+  ["a removed action", async (moc) => sendActions(cast.implementer, moc._id, (await itemsOf(moc._id)).slice(0, 1))],
+  [
+    "a manuals item's change",
+    async (moc) => {
+      const [row] = await getDb().execute<{ manual_plan: { items: Record<string, unknown>[] } }>(
+        sql`select manual_plan from mocs where id = ${moc._id}`,
+      );
+      return post(manualsPlanRoute, "/api/manualsPlan", cast.implementer, {
+        body: { id: moc._id, manual_plan: { items: [{ ...row!.manual_plan.items[0], change: "Other text" }] } },
+      });
+    },
+  ],
+  [
+    "Part A",
+    (moc) =>
+      submitStep("originator", cast.originator, {
+        moc_id: moc._id,
+        originator_form: originatorForm(cast.implementer, { "description-of-change": { value: "<p>Other</p>" } }),
+      }),
+  ],
+];
 
 describe("approved content is frozen", () => {
   const stages = ["e", "b-extension", "f"] as const;
@@ -315,8 +311,7 @@ describe("changing the approver or the HSEQ user while their decision is pending
   const addUser = (who: { _id: string }, body: Record<string, unknown>) =>
     post(addUserRoute, "/api/addUser", who, { body });
   const sees = async (who: { _id: string }, mocId: string) =>
-    (await api(singlemocRoute, { path: "/api/singlemoc", query: { moc_id: mocId }, token: await tokenOf(who) }))
-      .status;
+    (await api(singlemocRoute, { path: "/api/singlemoc", query: { moc_id: mocId }, token: await tokenOf(who) })).status;
 
   it("the approver at Part D: the originator 403, no reason 400, admin or HSEQ with a reason 200 and in the trail", async () => {
     const moc = await mocAt("d", cast);

@@ -93,7 +93,9 @@ export default function DeletedMocs() {
                   </td>
                   <td data-label="Deleted by">{r.deletedBy ?? <span className="muted">—</span>}</td>
                   <td data-label="When">{r.deletedAt ? formatDateTime(r.deletedAt) : "—"}</td>
-                  <td data-label="Why">{r.reason ?? <span className="muted">No reason given (before any decision)</span>}</td>
+                  <td data-label="Why">
+                    {r.reason ?? <span className="muted">No reason given (before any decision)</span>}
+                  </td>
                   <td data-label="Restore">
                     <Form method="post">
                       <input type="hidden" name="moc_id" value={r._id} />
