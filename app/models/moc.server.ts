@@ -512,9 +512,9 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
 ): Promise<MocDocument> {
   const rule: ChangeRule = {
     ...planRule(plan.what),
-    // From approval on, the items' owners mark their items done too (checked item by item below;
-    // an owner need not be otherwise on the MOC).
-    may: (a, moc) => isMocPlanEditor(a, moc) || (isMocApproved(moc) && isMocOpen(moc)),
+    // From approval on, the items' owners who may see the MOC mark their items done too (checked
+    // item by item below); the answer is the whole MOC, so never for someone who may not read it.
+    may: (a, moc) => isMocPlanEditor(a, moc) || (isMocApproved(moc) && isMocOpen(moc) && canViewMoc(a, moc)),
     frozenAfterApproval: false,
   };
   return changeMoc(actor, mocId, rule, async (tx, moc) => {

@@ -51,8 +51,9 @@ beforeAll(async () => {
   cast = await makeCast();
   [admin, owner, otherOwner, hseqMember, stranger] = await Promise.all([
     makeAdmin({ name: "Ada Admin", department: "operations" }),
-    makeUser({ name: "Otto Owner", department: "fleet" }),
-    makeUser({ name: "Orla Other-Owner", department: "fleet" }),
+    // Item owners who may read the MOC (full access): one not allowed to read it cannot mark (below).
+    makeUser({ name: "Otto Owner", department: "fleet", access: "full" }),
+    makeUser({ name: "Orla Other-Owner", department: "fleet", access: "full" }),
     makeUser({ name: "Hedda Hseq-Dept", department: "hseq" }),
     makeUser({ name: "Sam Stranger", department: "engineering" }),
   ]);
@@ -293,6 +294,18 @@ describe("marking items done after approval", () => {
     expectError(await mark(cast.originator, 1, !current), 403);
     expectError(await mark(stranger, 0, false), 403);
     expect(await mocSnapshot(moc._id)).toEqual(before);
+  });
+
+  it("an owner who may not read the MOC cannot mark: 403, and the MOC is not answered", async () => {
+    const hidden = await plannedMocAt("b");
+    const unseen = await makeUser({ name: "Uma Unseen", department: "fleet" });
+    const items = [{ description: "Weld the bracket", owner: unseen._id, due: null, done: false }];
+    expect((await sendActions(cast.implementer, hidden._id, items)).status).toBe(200);
+    const approved = await advance(hidden, "e");
+    const stored = await itemsOf(approved._id);
+    const res = await sendActions(unseen, approved._id, [{ ...stored[0], done: true }]);
+    expectError(res, 403);
+    expect((await itemsOf(approved._id))[0]!.done).toBe(false);
   });
 
   it("the manuals plan the same way", async () => {
