@@ -18,6 +18,7 @@ export function ConfirmDelete({
   cancelTo,
   action,
   fields = {},
+  reason,
 }: {
   title: string;
   children: ReactNode;
@@ -25,6 +26,8 @@ export function ConfirmDelete({
   cancelTo: string;
   action?: string;
   fields?: Record<string, string>;
+  /** Asks for the reason (posted as `reason`) with this label. */
+  reason?: string;
 }) {
   return (
     <section id={CONFIRM_DELETE_ID} className="card confirm-card" aria-labelledby={`${CONFIRM_DELETE_ID}-title`}>
@@ -36,6 +39,12 @@ export function ConfirmDelete({
             <input key={name} type="hidden" name={name} value={value} />
           ))}
           <input type="hidden" name="confirmed" value="yes" />
+          {reason ? (
+            <div className="field">
+              <label htmlFor={`${CONFIRM_DELETE_ID}-reason`}>{reason}</label>
+              <textarea id={`${CONFIRM_DELETE_ID}-reason`} name="reason" rows={3} required maxLength={5000} />
+            </div>
+          ) : null}
           <SubmitButton name="intent" value="delete" className="button button-danger" pendingText="Deleting…">
             {confirmLabel}
           </SubmitButton>

@@ -25,6 +25,7 @@ export function RowsEditor({
   mocId,
   noun,
   plural,
+  frozen,
 }: {
   id: string;
   /** The rows' schema, loaded when the form is first used (app/components/lazy-validation.ts). */
@@ -37,6 +38,12 @@ export function RowsEditor({
   noun: string;
   /** When not `noun` + "s" ("categories"). */
   plural?: string;
+  /**
+   * Approved content is frozen (docs/decisions/034): the rows stay as they are (no adding or
+   * removing) and only the done marks of the rows with these ids can change; the rest is shown
+   * and posted unchanged.
+   */
+  frozen?: { markable: readonly string[] };
 }) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- row shapes vary by plan
   const [form, fields] = useForm<{ items: Record<string, any>[] }>({
@@ -64,7 +71,7 @@ export function RowsEditor({
                 </th>
               ))}
               <th scope="col">
-                <span className="visually-hidden">Remove</span>
+                <span className="visually-hidden">{frozen ? "Row" : "Remove"}</span>
               </th>
             </tr>
           </thead>
@@ -77,6 +84,26 @@ export function RowsEditor({
                     const meta = cells[c.key]!;
                     const label = `${c.label}, ${noun} ${index + 1}`;
                     const errors = <ErrorList id={meta.errorId} errors={meta.errors} />;
+                    const rowId = (cells._id?.initialValue as string | undefined) ?? "";
+                    if (frozen && !(c.kind === "done" && frozen.markable.includes(rowId))) {
+                      const value = (meta.initialValue as string | undefined) ?? "";
+                      const shown =
+                        c.kind === "done"
+                          ? value
+                            ? "Done"
+                            : "Open"
+                          : c.kind === "owner"
+                            ? (users.find((u) => u._id === value)?.name ?? "Nobody yet")
+                            : value || "—";
+                      return (
+                        <td key={c.key}>
+                          {shown}
+                          {/* Posted unchanged: an empty one as an empty field would be, an open mark as an unticked box. */}
+                          {value || c.kind !== "done" ? <input type="hidden" name={meta.name} value={value} /> : null}
+                          {errors}
+                        </td>
+                      );
+                    }
                     if (c.kind === "lines") {
                       return (
                         <td key={c.key}>
@@ -141,13 +168,15 @@ export function RowsEditor({
                       name={`${row.name}._id`}
                       defaultValue={(cells._id?.initialValue as string) ?? ""}
                     />
-                    <button
-                      className="button button-small"
-                      {...form.remove.getButtonProps({ name: fields.items.name, index })}
-                      aria-label={`Remove ${noun} ${index + 1}`}
-                    >
-                      Remove
-                    </button>
+                    {frozen ? null : (
+                      <button
+                        className="button button-small"
+                        {...form.remove.getButtonProps({ name: fields.items.name, index })}
+                        aria-label={`Remove ${noun} ${index + 1}`}
+                      >
+                        Remove
+                      </button>
+                    )}
                   </td>
                 </tr>
               );
@@ -156,9 +185,11 @@ export function RowsEditor({
         </table>
       </div>
       <div className="form-actions">
-        <button className="button" {...form.insert.getButtonProps({ name: fields.items.name })}>
-          Add {/^[aeiou]/i.test(noun) ? "an" : "a"} {noun}
-        </button>
+        {frozen ? null : (
+          <button className="button" {...form.insert.getButtonProps({ name: fields.items.name })}>
+            Add {/^[aeiou]/i.test(noun) ? "an" : "a"} {noun}
+          </button>
+        )}
         <SubmitButton pendingText="Saving…">Save</SubmitButton>
         <Link to={`/mocs/${mocId}`} className="button">
           Cancel

@@ -24,6 +24,7 @@ import {
   canViewPcr,
   isMocOpen,
   isMocPlanEditor,
+  approvedContentFrozen,
   type Actor,
 } from "./authz.server";
 import { loadMocAccess } from "./moc-query.server";
@@ -131,6 +132,8 @@ async function checkMocWrite(tx: Executor, actor: Actor, mocId: string, kind: At
   if (!isMocOpen(moc)) {
     throw new Conflict(`This MOC is ${moc.completed ? "completed" : "declined"} and can no longer change`);
   }
+  const frozen = kind === "risk_assessment" ? approvedContentFrozen(moc) : null;
+  if (frozen) throw new Conflict(frozen);
   return moc;
 }
 

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PCR_ROLES } from "#db/schema/enums";
+import type { ExtentionsAndDeviations } from "#db/schema";
 
 /**
  * Who may do what: one module of small named predicates, used by pages, lists and the API alike.
@@ -78,6 +79,80 @@ export const isMocPlanEditor = (actor: Actor, moc: MocAccess) =>
 
 /** Impact assessment, risk attachment, action plan, manuals plan: editors, while the MOC is open. */
 export const canEditMocPlans = (actor: Actor, moc: MocAccess) => isMocOpen(moc) && isMocPlanEditor(actor, moc);
+
+// ---------------------------------------------------------------------------------------------
+// Approved content and deleting (docs/decisions/034-approved-content-and-deleting.md)
+
+/** What the rules on approved content, pending decisions and deleting read besides `MocAccess`. */
+export type MocProgress = {
+  /** Part B has been submitted at least once. */
+  implementerSubmitted: boolean;
+  /** The deviation and extension reported with the implementation, and their decisions. */
+  deviations: ExtentionsAndDeviations | null;
+};
+
+/** The approval is recorded (d -> e, from the trail) and the MOC was not declined. */
+export const isMocApproved = (moc: Pick<MocAccess, "status" | "acted">) =>
+  moc.status !== "decline" && (moc.acted?.approverIds.length ?? 0) > 0;
+
+/** A deviation reported with the implementation waits for its decision. */
+export const isDeviationPending = (moc: Pick<MocProgress, "deviations">) =>
+  Boolean(moc.deviations?.deviation?.requested && !moc.deviations.deviation.resolved);
+
+/** A deviation or an extension waits for the approver's or the HSEQ user's decision. */
+const isDeviationOrExtensionPending = (moc: Pick<MocProgress, "deviations">) =>
+  isDeviationPending(moc) || Boolean(moc.deviations?.extension?.requested && !moc.deviations.extension.resolved);
+
+export const APPROVED_CONTENT_FROZEN =
+  "This MOC is approved: its Part A, impact assessment, risk assessment and plan items (description, owner and due date) change only through a deviation reported with the implementation (Part E), which goes back for decision";
+
+/**
+ * Approved content is frozen (issue 27 item 3): from approval on, Part A, the impact assessment,
+ * the risk assessment file and the plan items' description, owner and due date change only while
+ * a deviation waits for its decision. The 409 message, or null while they may change.
+ */
+export const approvedContentFrozen = (moc: Pick<MocAccess, "status" | "acted"> & Pick<MocProgress, "deviations">) =>
+  isMocApproved(moc) && !isDeviationPending(moc) ? APPROVED_CONTENT_FROZEN : null;
+
+/** Marking a plan item done (or open again) on an approved MOC: its owner, the implementer, the assigned HSEQ user, an admin. */
+export const canMarkPlanItem = (actor: Actor, moc: MocAccess, item: { owner: string | null }) =>
+  isAdmin(actor) || actor._id === moc.implementerId || actor._id === moc.hseqId || item.owner === actor._id;
+
+/** The person whose decision a role stands for, and whether the MOC waits on it now. */
+export const isDecisionPending = (role: "approver" | "hseq", moc: MocAccess & MocProgress) =>
+  role === "approver"
+    ? moc.status === "d" || (moc.status === "b" && isDeviationOrExtensionPending(moc))
+    : moc.status === "c" ||
+      (moc.status === "b" && isDeviationOrExtensionPending(moc)) ||
+      (moc.status === "f" && !moc.completed && moc.verifierId === null);
+
+/** Change the approver or the HSEQ user while their decision is pending: admins and the HSEQ department, with a reason. */
+export const canReassignPendingDecider = (actor: Actor) => isAdmin(actor) || isHseq(actor);
+
+/**
+ * Nobody but the originator has decided on the MOC yet: a draft, or waiting at Part B before the
+ * implementer's first submission (an HSEQ return, an approval or a decline are decisions).
+ */
+export const isUndecided = (moc: Pick<MocAccess, "status" | "acted"> & Pick<MocProgress, "implementerSubmitted">) =>
+  moc.status === "a" ||
+  (moc.status === "b" &&
+    !moc.implementerSubmitted &&
+    (moc.acted?.reviewerIds.length ?? 0) === 0 &&
+    (moc.acted?.approverIds.length ?? 0) === 0);
+
+/**
+ * Soft delete: the originator while nobody else has decided on it; afterwards an admin, with a
+ * reason. Never a completed MOC (the caller answers 409 for that, whoever asks).
+ */
+export const canDeleteMoc = (actor: Actor, moc: MocAccess & Pick<MocProgress, "implementerSubmitted">) =>
+  !moc.completed && (isAdmin(actor) || (moc.originatorId === actor._id && isUndecided(moc)));
+
+/** An admin deleting a MOC someone else has decided on gives a reason. */
+export const deleteNeedsReason = (moc: MocAccess & Pick<MocProgress, "implementerSubmitted">) => !isUndecided(moc);
+
+/** The "Deleted" list of MOCs and restoring one: admins. */
+export const canSeeDeletedMocs = (actor: Actor) => isAdmin(actor);
+export const canRestoreMoc = (actor: Actor) => isAdmin(actor);
 
 // Who may act on each MOC step is declared with the step: moc-steps.server.ts.
 

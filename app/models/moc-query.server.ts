@@ -14,7 +14,7 @@ import { MOC_JSON } from "#db/moc-document";
 import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { lockedHeadSql, parseHead } from "./audit-chain.server";
-import { mocScopeSql, type MocAccess, type MocScope } from "./authz.server";
+import { mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 import { cut, type PageOf, type PageRequest } from "./keyset";
 import { ACTED_SQL } from "./moc-steps.server";
@@ -186,7 +186,7 @@ export async function loadMocAccess(
       chatId: string;
       targetDate: string | null;
       temporary: TemporaryChange | null;
-    })
+    } & MocProgress)
   | null
 > {
   const rows = await mocAccessQuery(db, Boolean(options.lock)).execute({ id });
@@ -283,7 +283,11 @@ const mocForStepQuery = statementOnce((db) => {
 
 const mocAccessQuery = statementOnceBy((db, lock: boolean) => {
   const query = db
-    .select(ACCESS_FIELDS)
+    .select({
+      ...ACCESS_FIELDS,
+      deviations: m.deviations,
+      implementerSubmitted: sql<boolean>`${IMPLEMENTER_SUBMITTED}`.as("implementer_submitted"),
+    })
     .from(m)
     .where(eq(m.id, sql.placeholder("id")));
   return (lock ? query.for("update", { of: m }) : query).prepare(lock ? "moc_access_locked" : "moc_access");

@@ -321,11 +321,24 @@ export const verifierFormSchema = z.object({
 // Management
 
 export const cloneMocSchema = z.object({ old_moc: z.object({ _id: uuid("MOC id") }).passthrough() });
+/** Why a record changes outside its steps (a deletion, a reassignment while a decision is pending). */
+const changeReason = z.string().trim().max(MAX_TEXT, `Keep the reason under ${MAX_TEXT} characters`);
+
 export const addUserSchema = z.object({
   userId: uuid("user id"),
   mocId: uuid("MOC id"),
-  role: z.enum(["implementer", "approver", "verifier"], { error: "role must be implementer, approver or verifier" }),
+  role: z.enum(["implementer", "approver", "verifier", "hseq"], {
+    error: "role must be implementer, approver, verifier or hseq",
+  }),
+  /** Required when the approver or HSEQ user is changed while their decision is pending. */
+  reason: changeReason.optional(),
 });
+
+/** DELETE /api/deleteMoC: `id`, and `reason` (required once someone else has decided on the MOC). */
+export const deleteMocQuery = z.object({ id: uuid("MOC id"), reason: changeReason.optional() });
+
+/** POST /api/restoreMoc. */
+export const restoreMocSchema = z.object({ moc_id: uuid("MOC id") });
 export const impactSchema = z.object({
   moc_id: uuid("MOC id"),
   impact_assessment: z

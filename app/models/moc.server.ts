@@ -4,20 +4,29 @@
  * one transaction with its audit entry and its emails.
  */
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import {
+  APPROVED_CONTENT_FROZEN,
+  approvedContentFrozen,
+  canDeleteMoc,
   canManageMoc,
+  canMarkPlanItem,
+  canReassignPendingDecider,
+  canRestoreMoc,
+  canSeeDeletedMocs,
   canViewMoc,
   canViewMocAs,
+  deleteNeedsReason,
+  isDecisionPending,
+  isMocApproved,
   isMocOpen,
   isMocPlanEditor,
   mocScopeOf,
   type Actor,
-  type MocAccess,
   type MocList,
 } from "./authz.server";
 import {
@@ -208,10 +217,12 @@ export async function cloneMoc(actor: PublicUser, oldId: string): Promise<MocDoc
 // Changing
 
 type ChangeRule = {
-  may: (actor: PublicUser, moc: MocAccess) => boolean;
+  may: (actor: PublicUser, moc: Moc) => boolean;
   forbidden: string;
   /** Refuse (409) a completed or declined MOC. */
   requireOpen?: boolean;
+  /** Refuse (409) while approved content is frozen (authz.server.ts `approvedContentFrozen`). */
+  frozenAfterApproval?: boolean;
 };
 
 /**
@@ -231,6 +242,8 @@ async function changeMoc(
     if (rule.requireOpen && !isMocOpen(moc)) {
       throw new Conflict(`This MOC is ${moc.completed ? "completed" : "declined"} and can no longer change`);
     }
+    const frozen = rule.frozenAfterApproval ? approvedContentFrozen(moc) : null;
+    if (frozen) throw new Conflict(frozen);
     const { action, comment } = await fn(tx, moc);
     await tx.update(mocs).set({ updatedAt: new Date() }).where(eq(mocs.id, mocId));
     await appendLog(tx, { mocId, userId: actor._id, action, from: moc.status, to: moc.status, comment });
@@ -238,35 +251,144 @@ async function changeMoc(
   });
 }
 
-/** DELETE /api/deleteMoC: soft delete by the originator or an admin. */
-export async function deleteMoc(actor: PublicUser, mocId: string): Promise<{ _id: string }> {
+export const MOC_DELETED_ACTION = "Deleted";
+export const MOC_RESTORED_ACTION = "Restored";
+
+/**
+ * DELETE /api/deleteMoC: soft delete (`isDeleted`). The originator while nobody else has decided on
+ * it; afterwards an admin, with a reason (400 without). A completed MOC never (409). The trail
+ * keeps who, when and why.
+ */
+export async function deleteMoc(actor: PublicUser, mocId: string, reason?: string | null): Promise<{ _id: string }> {
+  const why = reason?.trim() || null;
   await changeMoc(
     actor,
     mocId,
     { may: canManageMoc, forbidden: "Only the originator or an admin can delete a MOC" },
-    async (tx) => {
+    async (tx, moc) => {
+      if (moc.completed) throw new Conflict("A completed MOC cannot be deleted: it is part of the record");
+      if (!canDeleteMoc(actor, moc)) {
+        throw new Forbidden(
+          "Someone else has decided on this MOC, so only an admin can delete it now, giving a reason",
+        );
+      }
+      if (deleteNeedsReason(moc) && !why) {
+        throw new Invalid("Give the reason for deleting a MOC someone else has decided on", [
+          { path: "reason", message: "Give the reason for deleting this MOC" },
+        ]);
+      }
       await tx.update(mocs).set({ isDeleted: true }).where(eq(mocs.id, mocId));
-      return { action: "Deleted" };
+      return { action: MOC_DELETED_ACTION, comment: why ?? undefined };
     },
   );
   return { _id: mocId };
 }
 
-const ROLE_COLUMN = { implementer: "implementerId", approver: "approverId", verifier: "verifierId" } as const;
+/** POST /api/restoreMoc: an admin brings a deleted MOC back where it was; the trail says so. */
+export async function restoreMoc(actor: PublicUser, mocId: string): Promise<MocDocument> {
+  if (!canRestoreMoc(actor)) throw new Forbidden("Only an admin can restore a deleted MOC");
+  return getDb().transaction(async (tx) => {
+    const moc = await loadMocAccess(mocId, tx, { lock: true });
+    if (!moc) throw new NotFound("No MOC with this id");
+    if (!moc.isDeleted) throw new Conflict("This MOC is not deleted");
+    await tx.update(mocs).set({ isDeleted: false, updatedAt: new Date() }).where(eq(mocs.id, mocId));
+    await appendLog(tx, {
+      mocId,
+      userId: actor._id,
+      action: MOC_RESTORED_ACTION,
+      from: moc.status,
+      to: moc.status,
+    });
+    return (await loadMocDocument(mocId, tx))!;
+  });
+}
+
+export type DeletedMoc = {
+  _id: string;
+  serialNum: string;
+  title: string | null;
+  status: string;
+  deletedBy: string | null;
+  deletedAt: string | null;
+  reason: string | null;
+};
+
+/** The "Deleted" list for admins: each deleted MOC with who deleted it, when and why (its last trail entry of the kind), in one query. */
+export async function listDeletedMocs(actor: PublicUser): Promise<DeletedMoc[]> {
+  if (!canSeeDeletedMocs(actor)) throw new Forbidden("Only admins see deleted MOCs");
+  const rows = await getDb().execute<DeletedMoc>(sql`
+    select m.id as "_id", m.serial_num as "serialNum", m.status,
+      (select f.data->'title'->>'value' from moc_forms f where f.moc_id = m.id and f.kind = 'originator' limit 1) as title,
+      u.name as "deletedBy",
+      to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "deletedAt",
+      l.comment as reason
+    from mocs m
+    left join lateral (select l.user_id, l.at, l.comment from moc_logs l
+      where l.moc_id = m.id and l.action = ${MOC_DELETED_ACTION} order by l.seq desc limit 1) l on true
+    left join users u on u.id = l.user_id
+    where m.is_deleted
+    order by l.at desc nulls last, m.serial_num`);
+  return [...rows];
+}
+
+const ROLE_COLUMN = {
+  implementer: "implementerId",
+  approver: "approverId",
+  verifier: "verifierId",
+  hseq: "hseqId",
+} as const;
+const ROLE_NAME = {
+  implementer: "implementer",
+  approver: "approver",
+  verifier: "verifier",
+  hseq: "HSEQ user",
+} as const;
 
 /** POST /api/addUser and PUT /api/implementer: put a person in a role, and in all_users. */
 export async function assignMocRole(
   actor: PublicUser,
-  input: { mocId: string; userId: string; role: keyof typeof ROLE_COLUMN },
+  input: { mocId: string; userId: string; role: keyof typeof ROLE_COLUMN; reason?: string | null },
   /** The body key naming the user, for the 400's issue path (`userId` in /api/addUser). */
   userPath = "userId",
 ): Promise<MocDocument> {
+  const reason = input.reason?.trim() || null;
   return changeMoc(
     actor,
     input.mocId,
-    { may: canManageMoc, forbidden: "Only the originator or an admin can assign people", requireOpen: true },
+    {
+      // The HSEQ user is named by the implementer (Part B) and changed by admins and HSEQ; they
+      // change the approver too while the approver's decision is pending.
+      may: (a, moc) =>
+        input.role === "hseq"
+          ? canReassignPendingDecider(a)
+          : canManageMoc(a, moc) ||
+            (input.role === "approver" && canReassignPendingDecider(a) && isDecisionPending("approver", moc)),
+      forbidden:
+        input.role === "hseq"
+          ? "Only an admin or the HSEQ department can change the HSEQ user"
+          : "Only the originator or an admin can assign people",
+      requireOpen: true,
+    },
     async (tx, moc) => {
+      // The approver or the HSEQ user whose decision is pending: admins and HSEQ only, with a reason.
+      const replacing = input.role === "approver" || input.role === "hseq" ? input.role : null;
+      const pending = replacing !== null && moc[ROLE_COLUMN[replacing]] !== null && isDecisionPending(replacing, moc);
+      if (pending && !canReassignPendingDecider(actor)) {
+        throw new Forbidden(
+          `The ${ROLE_NAME[input.role]}'s decision is pending: only an admin or the HSEQ department can change the ${ROLE_NAME[input.role]} now`,
+        );
+      }
+      if (pending && !reason) {
+        throw new Invalid(`Give the reason for changing the ${ROLE_NAME[input.role]} while their decision is pending`, [
+          { path: "reason", message: "Give the reason for the change" },
+        ]);
+      }
       const people = await requireActiveUsers(tx, [{ path: userPath, id: input.userId }]);
+      if (input.role === "hseq" && people.get(input.userId)!.department !== "hseq") {
+        throw new Invalid("The HSEQ user must belong to the HSEQ department", [
+          { path: userPath, message: "Choose a member of the HSEQ department" },
+        ]);
+      }
       const breaks = fourEyesAssignment(moc, input.role, input.userId, people.get(input.userId)!.name);
       if (breaks) throw new Invalid(breaks, [{ path: userPath, message: breaks }]);
       const column = ROLE_COLUMN[input.role];
@@ -283,17 +405,19 @@ export async function assignMocRole(
           moc,
           { userIds: [input.userId], except: actor._id },
           {
-            event: `${actor.name} made you the ${input.role} of ${mocLabel(moc.serialNum)}.`,
+            event: `${actor.name} made you the ${ROLE_NAME[input.role]} of ${mocLabel(moc.serialNum)}.`,
             expectation:
               input.role === "verifier"
                 ? "You will verify the change (Part F) once it is implemented."
                 : input.role === "approver"
                   ? "You will decide on the change (Part D) after the HSEQ review."
-                  : "You are responsible for assessing and implementing the change.",
+                  : input.role === "hseq"
+                    ? "You review the change (Part C) and decide on its deviations and extensions."
+                    : "You are responsible for assessing and implementing the change.",
           },
         );
       }
-      return { action: `Assigned ${name} as ${input.role}` };
+      return { action: `Assigned ${name} as ${ROLE_NAME[input.role]}`, comment: reason ?? undefined };
     },
   );
 }
@@ -302,6 +426,7 @@ const planRule = (what: string): ChangeRule => ({
   may: isMocPlanEditor,
   forbidden: `Only the originator, implementer, assigned HSEQ user or an admin can change the ${what}`,
   requireOpen: true,
+  frozenAfterApproval: true,
 });
 
 export async function setImpactAssessment(actor: PublicUser, mocId: string, items: ImpactItem[]): Promise<MocDocument> {
@@ -323,17 +448,85 @@ type PlanItemsInput<T> = { items: (Omit<T, "_id"> & { _id?: string })[] };
 const withIds = <T extends { _id?: string }>(items: T[]) =>
   items.map((item) => ({ ...item, _id: item._id || randomUUID() }) as T & { _id: string });
 
+/** What a plan item says, frozen from approval on (everything but the done mark and its notes). */
+const FROZEN_ITEM_KEYS = {
+  "action plan": ["description", "owner", "due"],
+  "manuals plan": ["document", "change", "owner", "due"],
+} as const;
+type PlanName = keyof typeof FROZEN_ITEM_KEYS;
+type StoredItem = { _id: string; owner: string | null; done: boolean } & Record<string, unknown>;
+
+/**
+ * On an approved MOC (approved content frozen) a plan may change only in its items' done marks:
+ * the same items, each with the same description, owner and due date, and each changed mark by
+ * someone who may mark that item (its owner, the implementer, the HSEQ user, an admin).
+ */
+function checkFrozenPlan(
+  actor: PublicUser,
+  moc: Moc,
+  what: PlanName,
+  stored: StoredItem[],
+  items: { _id?: string; owner: string | null; done?: boolean }[],
+) {
+  if (!isMocPlanEditor(actor, moc) && !stored.some((item) => canMarkPlanItem(actor, moc, item))) {
+    throw new Forbidden(PLAN_MARKERS);
+  }
+  const byId = new Map(stored.map((item) => [item._id, item]));
+  const same =
+    items.length === stored.length &&
+    items.every((item) => {
+      const before = item._id ? byId.get(item._id) : undefined;
+      return (
+        before !== undefined &&
+        FROZEN_ITEM_KEYS[what].every(
+          (key) => ((item as Record<string, unknown>)[key] ?? null) === (before[key] ?? null),
+        )
+      );
+    }) &&
+    new Set(items.map((item) => item._id)).size === items.length;
+  if (!same) throw new Conflict(APPROVED_CONTENT_FROZEN);
+  const marked = items.filter((item) => Boolean(item.done) !== Boolean(byId.get(item._id!)!.done));
+  const refused = marked.filter((item) => !canMarkPlanItem(actor, moc, byId.get(item._id!)!));
+  if (refused.length) throw new Forbidden(PLAN_MARKERS);
+  return marked.length;
+}
+
+const PLAN_MARKERS = "Only an item's owner, the implementer, the assigned HSEQ user or an admin can mark it done";
+
+/** A plan's items as stored, read under the MOC's lock. */
+const storedItems = (column: "action" | "manualPlan") => async (moc: Moc, tx: Transaction) => {
+  const [row] = await tx.select({ plan: mocs[column] }).from(mocs).where(eq(mocs.id, moc.id));
+  return (row?.plan.items ?? []) as unknown as StoredItem[];
+};
+
 /** Replaces a rows plan (action plan or manuals plan); owners must be active users. */
-async function setPlan<T extends { _id?: string; owner: string | null }>(
+async function setPlan<T extends { _id?: string; owner: string | null; done?: boolean }>(
   actor: PublicUser,
   mocId: string,
   plan: {
-    what: string;
+    what: PlanName;
     items: T[];
+    stored: (moc: Moc, tx: Transaction) => Promise<StoredItem[]>;
     column: (items: (T & { _id: string })[]) => Partial<typeof mocs.$inferInsert>;
   },
 ): Promise<MocDocument> {
-  return changeMoc(actor, mocId, planRule(plan.what), async (tx) => {
+  const rule: ChangeRule = {
+    ...planRule(plan.what),
+    // From approval on, the items' owners who may see the MOC mark their items done too (checked
+    // item by item below); the answer is the whole MOC, so never for someone who may not read it.
+    may: (a, moc) => isMocPlanEditor(a, moc) || (isMocApproved(moc) && isMocOpen(moc) && canViewMoc(a, moc)),
+    frozenAfterApproval: false,
+  };
+  return changeMoc(actor, mocId, rule, async (tx, moc) => {
+    if (approvedContentFrozen(moc)) {
+      const marked = checkFrozenPlan(actor, moc, plan.what, await plan.stored(moc, tx), plan.items);
+      await tx
+        .update(mocs)
+        .set(plan.column(withIds(plan.items)))
+        .where(eq(mocs.id, mocId));
+      return { action: `Marked ${marked === 1 ? "an item" : `${marked} items`} of the ${plan.what}` };
+    }
+    if (!isMocPlanEditor(actor, moc)) throw new Forbidden(rule.forbidden);
     await requireActiveUsers(
       tx,
       plan.items.map((item, i) => ({ path: `items.${i}.owner`, id: item.owner })),
@@ -350,6 +543,7 @@ export const setActionPlan = (actor: PublicUser, mocId: string, plan: PlanItemsI
   setPlan(actor, mocId, {
     what: "action plan",
     items: plan.items,
+    stored: storedItems("action"),
     column: (items) => ({ action: { items } }),
   });
 
@@ -357,6 +551,7 @@ export const setManualPlan = (actor: PublicUser, mocId: string, plan: PlanItemsI
   setPlan(actor, mocId, {
     what: "manuals plan",
     items: plan.items,
+    stored: storedItems("manualPlan"),
     column: (items) => ({ manualPlan: { items } }),
   });
 

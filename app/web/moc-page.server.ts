@@ -1,5 +1,18 @@
 /** What the MOC pages share on the server: loading a record for a page, and what its viewer may do now. */
-import { canEditMocPlans, canManageMoc, canViewMocAs, type MocAccess } from "~/models/authz.server";
+import {
+  approvedContentFrozen,
+  canDeleteMoc,
+  canEditMocPlans,
+  canManageMoc,
+  canMarkPlanItem,
+  canReassignPendingDecider,
+  canViewMocAs,
+  deleteNeedsReason,
+  isDecisionPending,
+  isMocOpen,
+  type MocAccess,
+  type MocProgress,
+} from "~/models/authz.server";
 import type { MocDocument } from "~/models/moc-document";
 import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
 import { principalsOf } from "~/models/delegation.server";
@@ -26,15 +39,48 @@ export async function requireMocForPage(request: Request, id: string | undefined
   return { user, access, doc, principals };
 }
 
-export function mocPermissions(user: PublicUser, access: MocAccess, doc: MocDocument, principals: PublicUser[] = []) {
+export function mocPermissions(
+  user: PublicUser,
+  access: MocAccess & MocProgress,
+  doc: MocDocument,
+  principals: PublicUser[] = [],
+) {
   const state = stateOfDocument(doc);
+  const frozen = approvedContentFrozen(access) !== null;
+  const canEditPlans = canEditMocPlans(user, access);
+  const marksItems = (items: { owner: string | null }[]) =>
+    isMocOpen(access) && items.some((item) => canMarkPlanItem(user, access, item));
+  const pending = (role: "approver" | "hseq") => isDecisionPending(role, access);
   return {
     openSteps: openStepsFor(user, access, state, principals).map((s) => ({
       ...stepLink(s),
       onBehalfOf: (actingFor(s, user, access, principals)?.onBehalfOf as PublicUser | null | undefined)?.name ?? null,
     })),
     canManage: canManageMoc(user, access) && !doc.isDeleted,
-    canEditPlans: canEditMocPlans(user, access),
+    /** Impact assessment and risk assessment file: editors, until approval (or while a deviation waits). */
+    canEditPlans: canEditPlans && !frozen,
+    /** Approved content is frozen (docs/decisions/034): the page says so and offers only done-marking. */
+    frozen,
+    /** The action plan and manuals plan pages: to edit, or once frozen to mark items done. */
+    planAccess: {
+      action: frozen ? (marksItems(doc.action.items) ? "mark" : null) : canEditPlans ? "edit" : null,
+      manuals: frozen ? (marksItems(doc.manual_plan.items) ? "mark" : null) : canEditPlans ? "edit" : null,
+    } as const,
+    canDelete: !doc.isDeleted && canDeleteMoc(user, access),
+    deleteNeedsReason: deleteNeedsReason(access),
+    /** Who may change each role now, and whether a reason is asked (a pending decision). */
+    assign: Object.fromEntries(
+      (["implementer", "approver", "verifier", "hseq"] as const).map((role) => {
+        const pendingNow = (role === "approver" || role === "hseq") && pending(role);
+        const may =
+          isMocOpen(access) &&
+          (role === "hseq"
+            ? canReassignPendingDecider(user)
+            : canManageMoc(user, access) || (pendingNow && canReassignPendingDecider(user))) &&
+          (!pendingNow || canReassignPendingDecider(user));
+        return [role, may ? { needsReason: pendingNow } : null];
+      }),
+    ) as Record<"implementer" | "approver" | "verifier" | "hseq", { needsReason: boolean } | null>,
   };
 }
 

@@ -5,7 +5,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { z } from "zod";
-import { isMocOpen, isMocPlanEditor } from "~/models/authz.server";
+import { approvedContentFrozen, canMarkPlanItem, isMocOpen, isMocPlanEditor } from "~/models/authz.server";
 import type { MocDocument } from "~/models/moc-document";
 import type { PublicUser } from "~/models/user.server";
 import { Forbidden } from "~/utils/errors";
@@ -13,9 +13,22 @@ import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 
-export async function requirePlanEditor(request: Request, id: string | undefined) {
+/**
+ * A plan page's record and mode: `edit` for the plan editors while the MOC is open and its
+ * approved content not frozen; `mark` once approved (docs/decisions/034), for the action and
+ * manuals plans only, to whoever may mark one of their items done. The impact assessment and the
+ * risk assessment page send a frozen MOC back to its record with the reason.
+ */
+export async function requirePlanEditor(
+  request: Request,
+  id: string | undefined,
+  plan: "impact" | "risk" | "action" | "manuals" = "impact",
+) {
   const { user, access, doc } = await requireMocForPage(request, id);
-  if (!isMocPlanEditor(user, access)) {
+  const frozen = approvedContentFrozen(access);
+  const items = plan === "action" ? doc.action.items : plan === "manuals" ? doc.manual_plan.items : [];
+  const marks = frozen !== null && isMocOpen(access) && items.some((item) => canMarkPlanItem(user, access, item));
+  if (!isMocPlanEditor(user, access) && !marks) {
     pageError(new Forbidden("Only the originator, implementer, assigned HSEQ user or an admin can edit the plans."));
   }
   if (!isMocOpen(access)) {
@@ -24,21 +37,27 @@ export async function requirePlanEditor(request: Request, id: string | undefined
       message: "This MOC is closed; its plans can no longer change.",
     });
   }
-  return { user, access, doc };
+  if (frozen && !marks) throw await redirectWithFlash(`/mocs/${doc._id}`, { kind: "info", message: frozen });
+  return { user, access, doc, mode: frozen ? ("mark" as const) : ("edit" as const) };
 }
 
 export function planPage<Schema extends z.ZodType>(options: {
+  plan: "impact" | "action" | "manuals";
   schema: Schema;
   save: (user: PublicUser, mocId: string, value: z.output<Schema>) => Promise<MocDocument>;
   success: string;
 }) {
   return {
     async loader({ request, params }: LoaderFunctionArgs) {
-      const { doc } = await requirePlanEditor(request, params.id);
-      return { users: await activeUserOptions(), moc: doc };
+      const { user, access, doc, mode } = await requirePlanEditor(request, params.id, options.plan);
+      const items =
+        options.plan === "action" ? doc.action.items : options.plan === "manuals" ? doc.manual_plan.items : [];
+      // Once frozen, the rows whose done mark this viewer may change (the others show as they are).
+      const markable = items.filter((item) => canMarkPlanItem(user, access, item)).map((item) => item._id);
+      return { users: await activeUserOptions(), moc: doc, mode, markable };
     },
     async action({ request, params }: ActionFunctionArgs) {
-      const { user, doc } = await requirePlanEditor(request, params.id);
+      const { user, doc } = await requirePlanEditor(request, params.id, options.plan);
       const submission = parseWithZod(await request.formData(), { schema: options.schema });
       // Adding or removing a row (conform's list intents) comes back here too: re-render, unsaved.
       if (submission.status !== "success")

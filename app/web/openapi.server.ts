@@ -37,6 +37,7 @@ import {
   actionPlanSchema,
   addUserSchema,
   cloneMocSchema,
+  deleteMocQuery,
   idQuery,
   impactSchema,
   implementerDraftSchema,
@@ -44,6 +45,7 @@ import {
   mocIdQuery,
   newMocSchema,
   reassignImplementerSchema,
+  restoreMocSchema,
   riskAssessmentSchema,
 } from "~/models/moc.schema";
 import { mocListQuerySchema } from "~/models/moc-list.server";
@@ -229,9 +231,18 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   },
   "/api/deleteMoC": {
     delete: {
-      summary: "Soft-deletes a MOC (originator or admin).",
-      query: idQuery("MOC id"),
+      summary:
+        "Soft-deletes a MOC (`isDeleted` true): its originator before anyone else has decided on it (a draft, or at Part B before the implementer's first submission); afterwards an admin, with `reason` (400 without). A completed MOC is never deleted (409). The MOC's trail records who, when and why.",
+      query: deleteMocQuery,
       ok: okOf(deletedAnswer),
+      errors: [404, 409],
+    },
+  },
+  "/api/restoreMoc": {
+    post: {
+      summary: "Restores a deleted MOC where it was (admins); an entry of the MOC's trail. 409 when it is not deleted.",
+      body: restoreMocSchema,
+      ok: MOC,
       errors: [404, 409],
     },
   },
@@ -245,7 +256,8 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   },
   "/api/addUser": {
     post: {
-      summary: "Puts a person in a role of a MOC (originator or admin).",
+      summary:
+        "Puts a person in a role of a MOC (originator or admin). The HSEQ user (`hseq`), and the approver or HSEQ user while their decision is pending: admins and the HSEQ department only, with `reason` (400 without), recorded in the trail. 409 on a completed or declined MOC.",
       body: addUserSchema,
       ok: MOC,
       errors: [404, 409],

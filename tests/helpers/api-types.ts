@@ -179,8 +179,25 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Soft-deletes a MOC (originator or admin). */
+    /** Soft-deletes a MOC (`isDeleted` true): its originator before anyone else has decided on it (a draft, or at Part B before the implementer's first submission); afterwards an admin, with `reason` (400 without). A completed MOC is never deleted (409). The MOC's trail records who, when and why. */
     delete: operations["deleteDeleteMoC"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/restoreMoc": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Restores a deleted MOC where it was (admins); an entry of the MOC's trail. 409 when it is not deleted. */
+    post: operations["postRestoreMoc"];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -212,7 +229,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Puts a person in a role of a MOC (originator or admin). */
+    /** Puts a person in a role of a MOC (originator or admin). The HSEQ user (`hseq`), and the approver or HSEQ user while their decision is pending: admins and the HSEQ department only, with `reason` (400 without), recorded in the trail. 409 on a completed or declined MOC. */
     post: operations["postAddUser"];
     delete?: never;
     options?: never;
@@ -2523,6 +2540,11 @@ export interface operations {
          * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
          */
         id: string;
+        /**
+         * @description The `reason` filter.
+         * @example Checked on the bridge
+         */
+        reason?: string;
       };
       header?: never;
       path?: never;
@@ -2552,6 +2574,48 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  postRestoreMoc: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
     };
   };
   postCloneMoc: {
@@ -2616,7 +2680,8 @@ export interface operations {
          * @example {
          *       "userId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
          *       "mocId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *       "role": "implementer"
+         *       "role": "implementer",
+         *       "reason": "Checked on the bridge"
          *     }
          */
         "application/json": {
@@ -2625,7 +2690,8 @@ export interface operations {
           /** Format: uuid */
           mocId: string;
           /** @enum {string} */
-          role: "implementer" | "approver" | "verifier";
+          role: "implementer" | "approver" | "verifier" | "hseq";
+          reason?: string;
         };
       };
     };

@@ -301,6 +301,9 @@ describe("the contract of every operation", () => {
     await exercise("post", "/api/cloneMoc", 200, { as: cast.originator, body: { old_moc: { _id: moc._id } } });
     await exercise("delete", "/api/deleteMoC", 200, { as: cast.originator, query: { id: moc._id } });
     await exercise("delete", "/api/deleteMoC", 404, { as: cast.originator, query: { id: crypto.randomUUID() } });
+    await exercise("post", "/api/restoreMoc", 403, { as: standard, body: { moc_id: moc._id } });
+    await exercise("post", "/api/restoreMoc", 200, { as: admin, body: { moc_id: moc._id } });
+    await exercise("post", "/api/restoreMoc", 409, { as: admin, body: { moc_id: moc._id } });
   });
 
   it("the pipeline: every step's answer", async () => {

@@ -345,11 +345,12 @@ describe("unknown and soft-deleted MOCs", () => {
     ["f", "verifier"],
   ] as const)("from %s, %s on a soft-deleted MOC is 404 and changes nothing", async (stage, step) => {
     const moc = await mocAt(stage, cast);
+    // Past Part B someone else has decided on it: an admin deletes it, with a reason.
     const deleted = await api(deleteMocRoute, {
       method: "DELETE",
       path: "/api/deleteMoC",
-      query: { id: moc._id },
-      token: await tokenOf(cast.originator),
+      query: { id: moc._id, reason: "Raised twice" },
+      token: await tokenOf(admin),
     });
     expect(deleted.status, deleted.text).toBe(200);
     const before = await mocSnapshot(moc._id);

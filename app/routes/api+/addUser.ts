@@ -6,8 +6,8 @@ import { apiRoute, ok, readJson } from "~/utils/http.server";
 const route = apiRoute({
   async POST({ request }) {
     const actor = await requireApiUser(request);
-    const { userId, mocId, role } = await readJson(request, addUserSchema);
-    return ok(await assignMocRole(actor, { mocId, userId, role }));
+    const { userId, mocId, role, reason } = await readJson(request, addUserSchema);
+    return ok(await assignMocRole(actor, { mocId, userId, role, reason }));
   },
 });
 

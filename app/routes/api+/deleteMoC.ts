@@ -1,4 +1,4 @@
-import { idQuery } from "~/models/moc.schema";
+import { deleteMocQuery } from "~/models/moc.schema";
 import { deleteMoc } from "~/models/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
@@ -6,8 +6,8 @@ import { apiRoute, ok, readQuery } from "~/utils/http.server";
 const route = apiRoute({
   async DELETE({ request }) {
     const actor = await requireApiUser(request);
-    const { id } = readQuery(request, idQuery("MOC id"));
-    return ok(await deleteMoc(actor, id));
+    const { id, reason } = readQuery(request, deleteMocQuery);
+    return ok(await deleteMoc(actor, id, reason));
   },
 });
 

@@ -24,28 +24,43 @@ import { useMocLayoutData } from "~/routes/mocs+/$id";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, access, doc, principals } = await requireMocForPage(request, params.id);
-  const { canManage } = mocPermissions(user, access, doc, principals);
+  const { assign } = mocPermissions(user, access, doc, principals);
   const [users, chat] = await Promise.all([
-    canManage ? activeUserOptions() : [],
+    Object.values(assign).some(Boolean) ? activeUserOptions() : [],
     // A delegate who sees the MOC only through the absent person does not join its chat.
     canViewMoc(user, access) ? chatPanelData(request, user, roomOfMoc(access)) : null,
   ]);
   // Four eyes: each role's picker offers only the people who may hold it.
   const pickers = Object.fromEntries(
-    ASSIGNABLE.map((role) => [role, users.filter((u) => !fourEyesAssignment(access, role, u._id, u.name))]),
+    ASSIGNABLE.map((role) => [
+      role,
+      users.filter(
+        (u) => !fourEyesAssignment(access, role, u._id, u.name) && (role !== "hseq" || u.department === "hseq"),
+      ),
+    ]),
   ) as Record<(typeof ASSIGNABLE)[number], typeof users>;
   return { pickers, chat, fourEyes: fourEyesConflicts(access), described: describeMocParts(doc) };
 }
 
-const ASSIGNABLE = ["verifier", "approver", "implementer"] as const;
+const ASSIGNABLE = ["verifier", "approver", "implementer", "hseq"] as const;
+const ROLE_LABEL = {
+  verifier: "Verifier",
+  approver: "Approver",
+  implementer: "Implementer",
+  hseq: "HSEQ user",
+} as const;
+
+/** An empty optional text field posts "": read it as absent. */
+const optionalReason = z.preprocess((v) => (v === "" ? undefined : v), z.string().trim().max(5000).optional());
 
 const intentSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("clone") }),
-  z.object({ intent: z.literal("delete"), confirmed: z.literal("yes").optional() }),
+  z.object({ intent: z.literal("delete"), confirmed: z.literal("yes").optional(), reason: optionalReason }),
   z.object({
     intent: z.literal("assign"),
-    role: z.enum(["implementer", "approver", "verifier"]),
+    role: z.enum(ASSIGNABLE),
     userId: z.uuid({ error: "Choose a person" }),
+    reason: optionalReason,
   }),
 ]);
 
@@ -73,16 +88,31 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (input.intent === "delete") {
     // Only the confirmation step's button deletes; a bare "delete" post asks first.
     if (!input.confirmed) return redirect(`${here}?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`);
-    const result = await runForPage(() => deleteMoc(user, doc._id));
+    const result = await runForPage(() => deleteMoc(user, doc._id, input.reason));
     if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
     return redirectWithFlash("/mocs", { kind: "success", message: `MOC ${doc.serial_num} was deleted.` });
   }
   const result = await runForPage(() =>
-    assignMocRole(user, { mocId: doc._id, userId: input.userId, role: input.role }),
+    assignMocRole(user, { mocId: doc._id, userId: input.userId, role: input.role, reason: input.reason }),
   );
   if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
-  return redirectWithFlash(here, { kind: "success", message: `The ${input.role} is assigned and notified.` });
+  return redirectWithFlash(here, {
+    kind: "success",
+    message: `The ${ROLE_LABEL[input.role].toLowerCase().replace("hseq", "HSEQ")} is assigned and notified.`,
+  });
 }
+
+/** A plan's link on the record: edit it, or once approved mark its items done (pages hide what cannot be done). */
+const planLink = (to: string, access: "edit" | "mark" | null, what: string, items: string) =>
+  access === "edit" ? { to, label: `Edit ${what}` } : access === "mark" ? { to, label: `Mark ${items} done` } : null;
+
+/** The link a plan's card carries, as a button. */
+const planEdit = (link: { to: string; label: string } | null) =>
+  link ? (
+    <Link to={link.to} className="button button-small no-print">
+      {link.label}
+    </Link>
+  ) : null;
 
 /** A temporary change: its end date, where its ending stands, and what has been recorded. */
 function TemporaryPanel({
@@ -274,6 +304,12 @@ export default function MocRecord() {
           ) : null
         }
       >
+        {permissions.frozen && !moc.completed ? (
+          <p className="muted" id="frozen-note">
+            Approved: the change, its impact assessment, its risk assessment and the plans&apos; items are frozen. They
+            change only through a deviation reported with the implementation (Part E), which goes back for decision.
+          </p>
+        ) : null}
         <h3>Risk assessment</h3>
         <p className="no-print">
           <Link to="attachments">All files attached to this MOC</Link>
@@ -296,24 +332,12 @@ export default function MocRecord() {
 
       <TableView
         table={actionTable}
-        extra={
-          permissions.canEditPlans ? (
-            <Link to="actions" className="button button-small no-print">
-              Edit action plan
-            </Link>
-          ) : null
-        }
+        extra={planEdit(planLink("actions", permissions.planAccess.action, "action plan", "actions"))}
       />
 
       <TableView
         table={manualsTable}
-        extra={
-          permissions.canEditPlans ? (
-            <Link to="manuals" className="button button-small no-print">
-              Edit manuals plan
-            </Link>
-          ) : null
-        }
+        extra={planEdit(planLink("manuals", permissions.planAccess.manuals, "manuals plan", "items"))}
       />
 
       <section className="card" aria-labelledby="signatures-title">
@@ -345,7 +369,7 @@ export default function MocRecord() {
           <a href={`/mocs/${moc._id}/pdf`} className="button">
             Download PDF
           </a>
-          {permissions.canManage ? (
+          {permissions.canDelete ? (
             <Link
               to={`?${CONFIRM_DELETE_PARAM}#${CONFIRM_DELETE_ID}`}
               className="button button-danger"
@@ -355,39 +379,47 @@ export default function MocRecord() {
             </Link>
           ) : null}
         </div>
-        {permissions.canManage && confirmingDelete ? (
+        {permissions.canDelete && confirmingDelete ? (
           <ConfirmDelete
             title={`Delete MOC ${moc.serial_num}?`}
             confirmLabel={`Delete MOC ${moc.serial_num}`}
             cancelTo={`/mocs/${moc._id}`}
+            reason={permissions.deleteNeedsReason ? "Why is it deleted? (kept in its history)" : undefined}
           >
-            <p>It disappears from every list and its steps can no longer be submitted.</p>
+            <p>
+              It disappears from every list and its steps can no longer be submitted. An admin can still find it under
+              &ldquo;Deleted&rdquo; and restore it.
+            </p>
           </ConfirmDelete>
         ) : null}
-        {permissions.canManage && moc.status !== "decline" && !moc.completed
-          ? ASSIGNABLE.map((role) => (
-              <Form key={role} method="post" className="row" style={{ marginTop: "1rem" }}>
-                <input type="hidden" name="intent" value="assign" />
-                <input type="hidden" name="role" value={role} />
-                <div className="field">
-                  <label htmlFor={`assign-${role}`}>
-                    {role === "verifier" ? "Verifier" : role === "approver" ? "Approver" : "Implementer"}
-                  </label>
-                  <select id={`assign-${role}`} name="userId" defaultValue="">
-                    <option value="">Choose a person</option>
-                    {pickers[role].map((u) => (
-                      <option key={u._id} value={u._id}>
-                        {u.name}
-                      </option>
-                    ))}
-                  </select>
-                </div>
-                <SubmitButton className="button" pendingText="Assigning…">
-                  Assign {role}
-                </SubmitButton>
-              </Form>
-            ))
-          : null}
+        {ASSIGNABLE.filter((role) => permissions.assign[role]).map((role) => (
+          <Form key={role} method="post" className="row" style={{ marginTop: "1rem" }}>
+            <input type="hidden" name="intent" value="assign" />
+            <input type="hidden" name="role" value={role} />
+            <div className="field">
+              <label htmlFor={`assign-${role}`}>{ROLE_LABEL[role]}</label>
+              <select id={`assign-${role}`} name="userId" defaultValue="">
+                <option value="">Choose a person</option>
+                {pickers[role].map((u) => (
+                  <option key={u._id} value={u._id}>
+                    {u.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+            {permissions.assign[role]!.needsReason ? (
+              <div className="field">
+                <label htmlFor={`assign-${role}-reason`}>
+                  Reason for the change (their decision is pending; kept in the history)
+                </label>
+                <input id={`assign-${role}-reason`} name="reason" required maxLength={5000} />
+              </div>
+            ) : null}
+            <SubmitButton className="button" pendingText="Assigning…">
+              {role === "hseq" ? "Assign HSEQ user" : `Assign ${role}`}
+            </SubmitButton>
+          </Form>
+        ))}
       </section>
     </div>
   );

@@ -5,6 +5,7 @@ import { setActionPlan } from "~/models/moc.server";
 import { planPage } from "~/web/moc-plan-page.server";
 
 const page = planPage({
+  plan: "action",
   schema: actionPlanPageSchema,
   save: (user, mocId, value) => setActionPlan(user, mocId, value),
   success: "The action plan is saved.",
@@ -13,17 +14,24 @@ export const loader = page.loader;
 export const action = page.action;
 
 export default function ActionPlanEditor() {
-  const { users, moc } = useLoaderData<typeof loader>();
+  const { users, moc, mode, markable } = useLoaderData<typeof loader>();
   const items = moc.action?.items ?? [];
   return (
     <section aria-labelledby="action-editor-title">
       <h2 id="action-editor-title">Action plan</h2>
+      {mode === "mark" ? (
+        <p className="muted" id="frozen-plan-note">
+          This MOC is approved: the items themselves change only through a deviation. Tick the items that are done and
+          save.
+        </p>
+      ) : null}
       <RowsEditor
         id="action-editor"
         schema={() => import("~/models/moc.schema").then((m) => m.actionPlanPageSchema)}
         noun="action"
         mocId={moc._id}
         users={users}
+        frozen={mode === "mark" ? { markable } : undefined}
         lastResult={useActionData<typeof action>()}
         defaultItems={items.map((i) => ({ ...i, done: i.done ? "on" : undefined }))}
         columns={[

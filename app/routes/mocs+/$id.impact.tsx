@@ -5,6 +5,7 @@ import { setImpactAssessment } from "~/models/moc.server";
 import { planPage } from "~/web/moc-plan-page.server";
 
 const page = planPage({
+  plan: "impact",
   schema: impactPageSchema,
   save: (user, mocId, value) => setImpactAssessment(user, mocId, value.items),
   success: "The impact assessment is saved.",

@@ -8,13 +8,13 @@ import { requirePlanEditor } from "~/web/moc-plan-page.server";
 import { pageError } from "~/utils/page.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { doc } = await requirePlanEditor(request, params.id);
+  const { doc } = await requirePlanEditor(request, params.id, "risk");
   return { mocId: doc._id, current: (doc.risk_assessment as string | null) ?? null, types: Object.keys(UPLOAD_TYPES) };
 }
 
 /** The file is spooled as it arrives, then stored in one transaction (app/web/attachment-upload.server.ts). */
 export async function action({ request, params }: ActionFunctionArgs) {
-  const { user, doc } = await requirePlanEditor(request, params.id);
+  const { user, doc } = await requirePlanEditor(request, params.id, "risk");
   const result = await receiveUpload(request, user, (file) =>
     storeAttachment(user, { mocId: doc._id }, "risk_assessment", file),
   );

@@ -10,6 +10,8 @@ import { requirePageUser } from "~/web/auth.server";
 import { readPageQuery } from "~/utils/page.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
+import { MocListTabs } from "~/components/moc-list-tabs";
+import { canSeeDeletedMocs } from "~/models/authz.server";
 
 /** The filters in the title too, so tabs, history and bookmarks tell the lists apart. */
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
@@ -40,6 +42,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     filter,
     total,
+    canSeeDeleted: canSeeDeletedMocs(user),
     pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     today: new Date().toISOString().slice(0, 10),
     soon: new Date(Date.now() + DUE_SOON_DAYS * 86_400_000).toISOString().slice(0, 10),
@@ -63,7 +66,7 @@ const TEMPORARY_FILTER_LABELS: Record<TemporaryFilter, string> = {
 };
 
 export default function MocList() {
-  const { rows, filter, total, pages, today, soon } = useLoaderData<typeof loader>();
+  const { rows, filter, total, pages, today, soon, canSeeDeleted } = useLoaderData<typeof loader>();
   const timing = (r: (typeof rows)[number]) =>
     !r.targetDate || r.completed || r.status === "decline"
       ? null
@@ -87,6 +90,7 @@ export default function MocList() {
           New MOC
         </Link>
       </div>
+      {canSeeDeleted ? <MocListTabs current="all" /> : null}
       <FilterForm label="Filter MOCs" resetTo="/mocs" exportTo="/api/getAllMoc">
         <SearchField id="moc-q" value={filter.q} placeholder="Serial or description" />
         <FilterSelect
