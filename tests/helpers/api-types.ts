@@ -2616,6 +2616,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postCloneMoc: {
