@@ -85,13 +85,15 @@ export async function decisionContext(
   const [impact, actionPlan, manualsPlan] = described.tables as [MocTable, MocTable, MocTable];
 
   const lastSignature = doc.signatureManifestations.at(-1) ?? null;
+  // The decision's own entry: its signer's, written in the same transaction (the nearest in time,
+  // within two seconds), not an edit the signer made just after (a plan saved after submitting).
+  const gap = (log: { at: string }) => Math.abs(Date.parse(log.at) - Date.parse(lastSignature!.signedAt));
   const lastLog = lastSignature
-    ? [...doc.logs]
-        .reverse()
-        .find(
-          (log) =>
-            log.userId?._id === lastSignature.signerId &&
-            Math.abs(Date.parse(log.at) - Date.parse(lastSignature.signedAt)) < 2000,
+    ? doc.logs
+        .filter((log) => log.userId?._id === lastSignature.signerId && gap(log) < 2000)
+        .reduce<(typeof doc.logs)[number] | undefined>(
+          (best, log) => (!best || gap(log) < gap(best) ? log : best),
+          undefined,
         )
     : undefined;
   const lastDecision = lastSignature

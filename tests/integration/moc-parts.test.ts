@@ -75,7 +75,7 @@ async function decisionOf(route: StepRoute, step: string, id: string, user: { _i
 
 /**
  * A temporary change returned once by HSEQ (the target date then changed), approved, its plan
- * owned by someone not otherwise on the MOC, a deviation accepted with a comment, verified.
+ * owned by someone not otherwise on the MOC, a deviation accepted with a comment.
  */
 async function storyMoc(
   pause: {
@@ -90,12 +90,7 @@ async function storyMoc(
     moc_id: moc._id,
     implementer_form: implementerForm(cast.approver, cast.hseq, { "target-date": { value: futureDate(45) } }),
   });
-  await pause.atHseq?.(moc._id, cast);
-  moc = await stepOk("hseq", cast.hseq, { moc_id: moc._id, hseq_form: hseqForm() });
-  moc = await stepOk("approver", cast.approver, {
-    moc_id: moc._id,
-    approver_form: { "approver-changes-reviewed": { value: "yes" }, "approver-moc-approved": { value: "yes" } },
-  });
+  // The plan is written before approval: afterwards it is frozen (docs/decisions/034).
   const plan = await post(actionTableRoute, "/api/actionTable", cast.implementer, {
     body: {
       id: moc._id,
@@ -105,6 +100,12 @@ async function storyMoc(
     },
   });
   expect(plan.status, plan.text).toBe(200);
+  await pause.atHseq?.(moc._id, cast);
+  moc = await stepOk("hseq", cast.hseq, { moc_id: moc._id, hseq_form: hseqForm() });
+  moc = await stepOk("approver", cast.approver, {
+    moc_id: moc._id,
+    approver_form: { "approver-changes-reviewed": { value: "yes" }, "approver-moc-approved": { value: "yes" } },
+  });
   moc = await stepOk("implementation", cast.implementer, {
     moc_id: moc._id,
     implementation: implementationForm({ deviation: true }),
