@@ -10,6 +10,7 @@
  * Times are UTC ISO strings; the layouts print them as "YYYY-MM-DD HH:MM UTC".
  */
 import { PCR_ROLES } from "#db/schema/enums";
+import { planItemState } from "./moc-closure";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import type { HistoryEntry } from "./audit.server";
 import { fillsSlot, type MocDocument, type SignatureManifestationJson, type UserJson } from "./moc-document";
@@ -338,10 +339,10 @@ export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[],
   const forms = doc as unknown as Record<string, FormDoc | null>;
   const deviations = doc.extentionsAndDeviations;
   const status = mocStatusLabel(doc.status, doc.completed);
-  const planRows = <T extends { owner: string | null; due: string | null; done: boolean }>(
+  const planRows = <T extends { owner: string | null; due: string | null } & Parameters<typeof planItemState>[0]>(
     items: T[],
     lead: (item: T) => string[],
-  ) => items.map((item) => [...lead(item), nameOf(item.owner), item.due ?? "—", item.done ? "Done" : "Open"]);
+  ) => items.map((item) => [...lead(item), nameOf(item.owner), item.due ?? "—", planItemState(item)]);
   const sections: PrintSection[] = [
     {
       id: "people",

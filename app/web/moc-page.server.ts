@@ -1,5 +1,5 @@
 /** What the MOC pages share on the server: loading a record for a page, and what its viewer may do now. */
-import { canEditMocPlans, canManageMoc, canViewMocAs, type MocAccess } from "~/models/authz.server";
+import { canEditMocPlans, canManageMoc, canViewMocAs, isMocOpen, mayCancelPlanItems, type MocAccess } from "~/models/authz.server";
 import type { MocDocument } from "~/models/moc-document";
 import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
 import { principalsOf } from "~/models/delegation.server";
@@ -35,6 +35,8 @@ export function mocPermissions(user: PublicUser, access: MocAccess, doc: MocDocu
     })),
     canManage: canManageMoc(user, access) && !doc.isDeleted,
     canEditPlans: canEditMocPlans(user, access),
+    /** Cancelling plan items with a reason (docs/decisions/033-closure-gates.md). */
+    canCancelPlanItems: isMocOpen(access) && !doc.isDeleted && mayCancelPlanItems(user, access),
   };
 }
 

@@ -1,4 +1,5 @@
 import { redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
+import { isOpenItem, planItemState } from "~/models/moc-closure";
 import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
@@ -84,7 +85,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
   return redirectWithFlash(here, { kind: "success", message: `The ${input.role} is assigned and notified.` });
 }
 
-type PlanItem = { _id: string; owner: string | null; due: string | null; done: boolean };
+type PlanItem = {
+  _id: string;
+  owner: string | null;
+  due: string | null;
+  done: boolean;
+  cancelled?: { reason: string; byName: string; at: string } | null;
+};
 
 /** A plan on the record: its own leading columns, then owner, due date and done, as every plan has. */
 function PlanTable<Item extends PlanItem>({
@@ -95,6 +102,7 @@ function PlanTable<Item extends PlanItem>({
   items,
   columns,
   nameOf,
+  cancel,
 }: {
   id: string;
   title: string;
@@ -103,6 +111,8 @@ function PlanTable<Item extends PlanItem>({
   items: Item[];
   columns: [label: string, cell: (item: Item) => string][];
   nameOf: (id: string | null) => string;
+  /** The page cancelling an open item with a reason, for those who may (docs/decisions/033-closure-gates.md). */
+  cancel?: ((item: Item) => string) | null;
 }) {
   return (
     <section className="card table-wrap" aria-labelledby={`${id}-title`}>
@@ -138,7 +148,17 @@ function PlanTable<Item extends PlanItem>({
                 ))}
                 <td>{item.owner ? nameOf(item.owner) : "—"}</td>
                 <td>{formatDate(item.due)}</td>
-                <td>{item.done ? "Done" : "Open"}</td>
+                <td>
+                  {planItemState(item)}
+                  {cancel && isOpenItem(item) ? (
+                    <>
+                      {" "}
+                      <Link to={cancel(item)} className="no-print">
+                        Cancel…
+                      </Link>
+                    </>
+                  ) : null}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -542,6 +562,7 @@ export default function MocRecord() {
         items={actionPlan}
         columns={[["Action", (item) => item.description]]}
         nameOf={nameOf}
+        cancel={permissions.canCancelPlanItems ? (item) => `cancel-item?plan=action&item=${item._id}` : null}
       />
 
       <PlanTable
@@ -555,6 +576,7 @@ export default function MocRecord() {
           ["Change", (item) => item.change],
         ]}
         nameOf={nameOf}
+        cancel={permissions.canCancelPlanItems ? (item) => `cancel-item?plan=manual_plan&item=${item._id}` : null}
       />
 
       <section className="card" aria-labelledby="signatures-title">
