@@ -91,7 +91,9 @@ export function ReturnedBanner({ entry, by }: { entry: MocLogJson; by: string })
         {who}
         {onBehalf} returned this MOC on {formatDateTime(entry.at)}. Reason:
       </p>
-      <blockquote style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>{entry.comment || "No reason recorded"}</blockquote>
+      <blockquote style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
+        {entry.comment || "No reason recorded"}
+      </blockquote>
     </div>
   );
 }

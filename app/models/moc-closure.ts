@@ -40,20 +40,16 @@ export const isOpenItem = (item: { done: boolean; cancelled?: unknown }) => !ite
 export function closureBlockers(plan: PlanForClosure): ClosureBlocker[] {
   const due = (d: string | null) => (d ? `, due ${d}` : "");
   return [
-    ...(plan.action?.items ?? []).filter(isOpenItem).map(
-      (item): ClosureBlocker => ({
-        kind: "action",
-        itemId: item._id,
-        message: `Action “${item.description}”${due(item.due)} is neither done nor cancelled`,
-      }),
-    ),
-    ...(plan.manualPlan?.items ?? []).filter(isOpenItem).map(
-      (item): ClosureBlocker => ({
-        kind: "manual",
-        itemId: item._id,
-        message: `Manuals and drawings item “${item.document}: ${item.change}”${due(item.due)} is neither done nor cancelled`,
-      }),
-    ),
+    ...(plan.action?.items ?? []).filter(isOpenItem).map((item): ClosureBlocker => ({
+      kind: "action",
+      itemId: item._id,
+      message: `Action “${item.description}”${due(item.due)} is neither done nor cancelled`,
+    })),
+    ...(plan.manualPlan?.items ?? []).filter(isOpenItem).map((item): ClosureBlocker => ({
+      kind: "manual",
+      itemId: item._id,
+      message: `Manuals and drawings item “${item.document}: ${item.change}”${due(item.due)} is neither done nor cancelled`,
+    })),
     ...(plan.completionDate
       ? []
       : [
@@ -69,13 +65,11 @@ export function closureBlockers(plan: PlanForClosure): ClosureBlocker[] {
 export function answerBlockers(answers: Partial<Record<VerifierQuestion, { value: string } | undefined>>) {
   return (Object.keys(VERIFIER_QUESTIONS) as VerifierQuestion[])
     .filter((field) => answers[field]?.value !== "yes")
-    .map(
-      (field): ClosureBlocker => ({
-        kind: "answer",
-        field,
-        message: `“${VERIFIER_QUESTIONS[field]}” is answered no; every answer must be yes to close the MOC`,
-      }),
-    );
+    .map((field): ClosureBlocker => ({
+      kind: "answer",
+      field,
+      message: `“${VERIFIER_QUESTIONS[field]}” is answered no; every answer must be yes to close the MOC`,
+    }));
 }
 
 /**

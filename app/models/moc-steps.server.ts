@@ -904,8 +904,8 @@ export const STEPS = {
     form: verifierFormSchema,
     bodyKey: "verifier_form",
     apiNote:
-      "`close-moc` \"yes\" closes the MOC only when every action-plan and manuals-plan item is done or cancelled, " +
-      "Part E has a completion date and every other answer is \"yes\"; otherwise 409 with `issues`, one per open " +
+      '`close-moc` "yes" closes the MOC only when every action-plan and manuals-plan item is done or cancelled, ' +
+      'Part E has a completion date and every other answer is "yes"; otherwise 409 with `issues`, one per open ' +
       "item (path `verifier_form.close-moc`, or the answer's own field). `/api/submit/verifier-return` sends it back instead.",
     async apply({ tx, actor, moc, input, now }) {
       const close = input["close-moc"].value === "yes";
@@ -951,7 +951,8 @@ export const STEPS = {
     who: independent(
       {
         ...VERIFIER_WHO,
-        refusal: "Only the verifier (or the assigned HSEQ user when there is none) can return this MOC to implementation",
+        refusal:
+          "Only the verifier (or the assigned HSEQ user when there is none) can return this MOC to implementation",
       },
       "return to implementation",
     ),

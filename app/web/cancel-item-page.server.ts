@@ -40,9 +40,7 @@ function itemOf(doc: Awaited<ReturnType<typeof requireCanceller>>["doc"], url: U
         : undefined;
   if (!kind || !item) pageError(new NotFound("There is no such item in this MOC's plans."));
   const words =
-    "description" in item
-      ? `Action: ${item.description}`
-      : `Manuals and drawings: ${item.document} — ${item.change}`;
+    "description" in item ? `Action: ${item.description}` : `Manuals and drawings: ${item.document} — ${item.change}`;
   return {
     plan: kind,
     itemId: item._id,

@@ -1,5 +1,12 @@
 /** What the MOC pages share on the server: loading a record for a page, and what its viewer may do now. */
-import { canEditMocPlans, canManageMoc, canViewMocAs, isMocOpen, mayCancelPlanItems, type MocAccess } from "~/models/authz.server";
+import {
+  canEditMocPlans,
+  canManageMoc,
+  canViewMocAs,
+  isMocOpen,
+  mayCancelPlanItems,
+  type MocAccess,
+} from "~/models/authz.server";
 import type { MocDocument } from "~/models/moc-document";
 import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
 import { principalsOf } from "~/models/delegation.server";

@@ -226,6 +226,8 @@ function expectedRecipients(step: MocStep, stage: TableStage): { email: string }
       return [implementer, originator, approver, hseq];
     case "verifier":
       return [originator, implementer, hseq, approver];
+    case "verifier-return":
+      return [implementer, originator];
     default:
       return []; // the temporary steps never succeed on these (permanent) MOCs
   }
@@ -290,6 +292,7 @@ describe("the transition table", () => {
         "implementation@e/right",
         "deviation-extension@b-deviation/right",
         "verifier@f/right",
+        "verifier-return@f/right",
       ].sort(),
     );
   });
@@ -322,7 +325,12 @@ describe("the transition table", () => {
         actor,
         from: STAGE_STATUS[stage],
         to: LANDS[step],
-        comment: step === "deviation-extension" ? "Reviewed" : null,
+        comment:
+          step === "deviation-extension"
+            ? "Reviewed"
+            : step === "verifier-return"
+              ? "The spare pump is not fitted yet"
+              : null,
       });
       expect(to).toEqual(toldBut(actor, ...expectedRecipients(step, stage)));
       expect(to).not.toContain(hseqInactive.email);

@@ -25,8 +25,7 @@ export default function CancelPlanItem() {
       ) : (
         <Form method="post" {...getFormProps(form)}>
           <p className="muted">
-            A cancelled item no longer holds up closing the MOC. Who cancelled it, when and why go in the
-            history.
+            A cancelled item no longer holds up closing the MOC. Who cancelled it, when and why go in the history.
           </p>
           <ErrorList id={form.errorId} errors={form.errors} />
           <input type="hidden" name="plan" value={item.plan} />
