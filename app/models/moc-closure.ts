@@ -81,7 +81,11 @@ export function keepCancellations<T extends { _id: string; cancelled?: unknown }
   items: T[],
 ): T[] {
   const cancelled = new Map(stored.filter((item) => item.cancelled).map((item) => [item._id, item.cancelled]));
-  return items.map((item) => ({ ...item, cancelled: cancelled.get(item._id) ?? null }));
+  return items.map((item) => {
+    const { cancelled: _sent, ...rest } = item;
+    const kept = cancelled.get(item._id);
+    return (kept ? { ...rest, cancelled: kept } : rest) as T;
+  });
 }
 
 /** How a plan item stands, in words (the record page and the print view): done, cancelled (who, when, why) or open. */

@@ -255,7 +255,11 @@ export default function Dashboard() {
                   <Link to={`/mocs/${r.id}`} className="moc-link">
                     MOC {r.serialNum}
                   </Link>
-                  <span className="overdue">Target {formatDate(r.targetDate)}</span>
+                  <span className="overdue">
+                    {r.temporaryState === "expired"
+                      ? `Expired, not restored: ended ${formatDate(r.temporaryUntil)}`
+                      : `Target ${formatDate(r.targetDate)}`}
+                  </span>
                 </li>
               ))}
             </ul>
