@@ -14,7 +14,8 @@ const STATUS_BADGE: Record<string, string> = {
 
 /**
  * A MOC's status as a readable, coloured label: never a bare letter. `stage` names what it waits
- * for when the status alone would mislead (a deviation decision, though the status is back at B).
+ * for when the status alone would mislead (a deviation decision, though the status is back at B;
+ * "Returned by HSEQ"; "Expired — not restored" on a completed temporary change).
  */
 export function StatusBadge({
   status,
@@ -25,8 +26,16 @@ export function StatusBadge({
   completed: boolean;
   stage?: string | null;
 }) {
-  const tone = completed ? "badge-success" : stage ? "badge-warning" : (STATUS_BADGE[status] ?? "badge");
-  return <span className={`badge ${tone}`}>{(!completed && stage) || mocStatusLabel(status, completed)}</span>;
+  // A completed MOC still waiting on something is a temporary change expired, not restored: red,
+  // never a green "Completed" (docs/decisions/033-closure-gates.md).
+  const tone = stage
+    ? completed
+      ? "badge-danger"
+      : "badge-warning"
+    : completed
+      ? "badge-success"
+      : (STATUS_BADGE[status] ?? "badge");
+  return <span className={`badge ${tone}`}>{stage || mocStatusLabel(status, completed)}</span>;
 }
 
 const TEMPORARY_BADGE: Record<TemporaryState, string> = {

@@ -9,7 +9,15 @@ import { getDb } from "~/utils/db.server";
 import { MOC_SUMMARY_JSON } from "#db/moc-document";
 import type { Actor } from "./authz.server";
 import type { MocDocument } from "./moc-document";
-import { actingIndependentSql, ownedStepSql, pendingStepSql, type MocStep } from "./moc-steps.server";
+import {
+  actingIndependentSql,
+  mayActSql,
+  ownedStepSql,
+  pendingStepSql,
+  STAGE_LABEL_SQL,
+  TEMPORARY_EXPIRED_SQL,
+  type MocStep,
+} from "./moc-steps.server";
 
 export type PendingAction = {
   type: MocStep;
@@ -19,6 +27,10 @@ export type PendingAction = {
   >;
   /** When the MOC reached the step that now waits on the caller. */
   waitingSince: string;
+  /** How the MOC reads while it waits ("Returned by HSEQ", "Expired — not restored"), or null. */
+  stage: string | null;
+  /** The caller may submit the step (else it waits on them to see it done: an expired temporary change). */
+  mayAct: boolean;
 };
 
 /**
@@ -39,7 +51,7 @@ function pendingSteps(actor: Actor, delegate?: Actor): SQL {
     where not m.is_deleted and m.status <> 'decline' and a.type is not null
       ${delegate ? sql`and ${actingIndependentSql(sql`a.type`, delegate)} and ${ownedStepSql(sql`a.type`, actor)}` : sql``}
       and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${actor._id}::uuid)))
-           ${isHseq ? sql`or m.status = 'c'` : sql``})`;
+           ${isHseq ? sql`or m.status = 'c' or ${TEMPORARY_EXPIRED_SQL}` : sql``})`;
 }
 
 /** The ids of the MOCs with a step waiting on the actor, as a subquery (the MOC list's filter). */
@@ -59,7 +71,8 @@ export async function pendingActions(
 ): Promise<{ actions: PendingAction[]; total: number }> {
   const rows = await getDb().execute<PendingAction & { total: number }>(sql`
     select p.type, ${sql.raw(MOC_SUMMARY_JSON)} as moc,
-      to_char(p.waiting_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "waitingSince", p.total
+      to_char(p.waiting_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "waitingSince",
+      ${STAGE_LABEL_SQL} as stage, ${mayActSql(sql`p.type`, actor)} as "mayAct", p.total
     from (
       select s.*, count(*) over ()::int as total from (${pendingSteps(actor, options.delegate)}) s
       order by s.waiting_since, s.serial_year, s.serial_count

@@ -105,6 +105,13 @@ const deviationItem = z.looseObject({
 });
 const extensionItem = z.looseObject({ requested: z.boolean(), new_date: z.string(), resolved: z.boolean() });
 
+/** A plan item cancelled with its reason (docs/decisions/033-closure-gates.md); absent or null while it is not. */
+const planItemCancelled = z
+  .object({ reason: z.string(), by: id, byName: z.string(), at: z.string() })
+  .nullable()
+  .optional()
+  .meta({ description: "Who cancelled the item, when and why; a cancelled item does not hold up closing." });
+
 export const mocAnswer = z
   .object({
     _id: id,
@@ -140,8 +147,12 @@ export const mocAnswer = z
       .nullable(),
     impact_assessment: z.array(z.object({ category: z.string(), hazards: z.array(z.string()) })),
     risk_assessment: z.string().nullable(),
-    action: z.looseObject({ items: z.array(z.looseObject({ _id: z.string(), description: z.string() })) }),
-    manual_plan: z.looseObject({ items: z.array(z.looseObject({ _id: z.string(), document: z.string() })) }),
+    action: z.looseObject({
+      items: z.array(z.looseObject({ _id: z.string(), description: z.string(), cancelled: planItemCancelled })),
+    }),
+    manual_plan: z.looseObject({
+      items: z.array(z.looseObject({ _id: z.string(), document: z.string(), cancelled: planItemCancelled })),
+    }),
     plan_owners: z
       .array(z.object({ _id: id, name: z.string() }))
       .optional()
@@ -158,6 +169,13 @@ export const pendingActionAnswer = z.object({
   type: z.string(),
   moc: z.looseObject({ _id: id, serial_num: z.string(), status: z.string(), completed: z.boolean() }),
   waitingSince: at,
+  stage: z.string().nullable().meta({
+    description: 'How the MOC reads while it waits: "Returned by HSEQ", "Expired — not restored", or null.',
+  }),
+  mayAct: z.boolean().meta({
+    description:
+      "The caller may submit the step; false when it waits on them to see it done (an expired temporary change).",
+  }),
 });
 
 // ---------------------------------------------------------------------------------------------

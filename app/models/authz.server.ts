@@ -77,6 +77,13 @@ export const isMocOpen = (moc: Pick<MocAccess, "status" | "completed">) => !moc.
 export const isMocPlanEditor = (actor: Actor, moc: MocAccess) =>
   isAdmin(actor) || [moc.originatorId, moc.implementerId, moc.hseqId].includes(actor._id);
 
+/**
+ * Who cancels an action-plan or manuals-plan item with a reason (docs/decisions/033-closure-gates.md):
+ * the implementer, who carries the plans out, and the assigned HSEQ user, who checks them.
+ */
+export const mayCancelPlanItems = (actor: Actor, moc: Pick<MocAccess, "implementerId" | "hseqId">) =>
+  actor._id === moc.implementerId || actor._id === moc.hseqId;
+
 /** Impact assessment, risk attachment, action plan, manuals plan: editors, while the MOC is open. */
 export const canEditMocPlans = (actor: Actor, moc: MocAccess) => isMocOpen(moc) && isMocPlanEditor(actor, moc);
 

@@ -9,7 +9,7 @@ import { searchQuerySchema } from "./text-rules";
 import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
-import { OWNER_SQL, STAGE_LABEL_SQL } from "./moc-steps.server";
+import { OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
 import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
 
 export type MocListFilter = {
@@ -116,11 +116,14 @@ export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
   if (filter.mine) {
     conditions.push(sql`exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})`);
   }
-  if (filter.state === "open") conditions.push(sql`not m.completed and m.status <> 'decline'`);
-  if (filter.state === "completed") conditions.push(sql`m.completed`);
+  // A temporary change expired and not restored is open work, and overdue (issue 27 item 6), though verified.
+  if (filter.state === "open") {
+    conditions.push(sql`((not m.completed and m.status <> 'decline') or ${TEMPORARY_EXPIRED_SQL})`);
+  }
+  if (filter.state === "completed") conditions.push(sql`(m.completed and not ${TEMPORARY_EXPIRED_SQL})`);
   if (filter.overdue) {
     conditions.push(
-      sql`not m.completed and m.status <> 'decline' and m.target_date < (now() at time zone 'UTC')::date`,
+      sql`((not m.completed and m.status <> 'decline' and m.target_date < (now() at time zone 'UTC')::date) or ${TEMPORARY_EXPIRED_SQL})`,
     );
   }
   if (filter.temporary) conditions.push(temporaryFilterSql(filter.temporary));

@@ -10,6 +10,7 @@
  * a rich-text answer also carries its sanitised HTML for the page.
  */
 import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
+import { planItemState } from "./moc-closure";
 import type { MocDocument, UserJson } from "./moc-document";
 import { namesOf } from "./moc-names";
 import { utcText } from "./utc-text";
@@ -221,10 +222,10 @@ export function describeMocParts(doc: MocDocument): MocPartsDescription {
     });
   }
   parts.push(part("f"));
-  const planRows = <T extends { owner: string | null; due: string | null; done: boolean }>(
+  const planRows = <T extends { owner: string | null; due: string | null } & Parameters<typeof planItemState>[0]>(
     items: T[],
     lead: (item: T) => string[],
-  ) => items.map((item) => [...lead(item), nameOf(item.owner), item.due ?? "—", item.done ? "Done" : "Open"]);
+  ) => items.map((item) => [...lead(item), nameOf(item.owner), item.due ?? "—", planItemState(item)]);
   const tables: MocTable[] = [
     {
       id: "impact",

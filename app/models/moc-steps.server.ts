@@ -16,7 +16,14 @@ import { Conflict, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import { isAdmin, isHseq, type Actor, type MocAccess } from "./authz.server";
 import type { Recipients } from "./email.server";
-import { deviationOutstanding, type MocDocument, type UserJson } from "./moc-document";
+import { deviationOutstanding, temporaryStateOn, type MocDocument, type UserJson } from "./moc-document";
+import {
+  answerBlockers,
+  closureBlockers,
+  EXPIRED_NOT_RESTORED,
+  RETURNED_BY_HSEQ,
+  type PlanForClosure,
+} from "./moc-closure";
 import {
   approverFormSchema,
   deviationExtensionSchema,
@@ -32,6 +39,7 @@ import {
   temporaryRestoredSchema,
   uuid,
   verifierFormSchema,
+  verifierReturnSchema,
 } from "./moc.schema";
 import {
   addMocUsers,
@@ -53,6 +61,7 @@ export const MOC_STEPS = [
   "implementation",
   "deviation-extension",
   "verifier",
+  "verifier-return",
   "temporary-restored",
   "temporary-confirm",
   "temporary-extension",
@@ -79,6 +88,10 @@ export type MocState = {
   restorationReported: boolean;
   /** The implementer asked to extend the temporary change; the approver has not decided yet. */
   temporaryExtensionRequested: boolean;
+  /** Returned by the HSEQ review: back at Part B after its submission, with no deviation waiting. */
+  returnedByHseq: boolean;
+  /** A temporary change past its end date with nothing recorded about its ending (expired, not restored). */
+  temporaryExpired: boolean;
 };
 type Condition = Exclude<keyof MocState, "status" | "completed" | "isDeleted">;
 
@@ -87,30 +100,52 @@ export const DEVIATION_OUTSTANDING = sql`(m.deviations is not null and (
       (m.deviations->'deviation' is not null and m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
    or (m.deviations->'extension' is not null and m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
 
+const IMPLEMENTER_SUBMITTED_SQL = sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer' and f.submitted_at is not null)`;
+
+/**
+ * A temporary change of `m` expired and not restored: recorded as expired, or in effect past its
+ * end date before the daily run records it (`temporaryStateOn`'s rule, as `temporaryStateSql`).
+ */
+export const TEMPORARY_EXPIRED_SQL = sql`coalesce(m.temporary->>'state' = 'expired' or (m.temporary->>'state' = 'in-effect'
+  and (m.temporary->>'until')::date < (now() at time zone 'UTC')::date), false)`;
+
 const CONDITION_SQL: Record<Condition, SQL> = {
   deviationOutstanding: DEVIATION_OUTSTANDING,
-  implementerSubmitted: sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer' and f.submitted_at is not null)`,
+  implementerSubmitted: IMPLEMENTER_SUBMITTED_SQL,
+  returnedByHseq: sql`(m.status = 'b' and ${IMPLEMENTER_SUBMITTED_SQL} and not ${DEVIATION_OUTSTANDING})`,
+  temporaryExpired: TEMPORARY_EXPIRED_SQL,
   temporaryOpen: sql`coalesce(m.temporary->>'state' in ('in-effect', 'expired'), false)`,
   restorationReported: sql`coalesce(m.temporary->>'state' = 'restoration-reported', false)`,
   temporaryExtensionRequested: sql`coalesce(m.temporary->>'state' = 'extension-requested', false)`,
 };
 
-/** The recorded state of a temporary change as the rules read it (one place for the three conditions). */
-export const temporaryConditions = (temporary: TemporaryChange | null | undefined) => ({
+/** The recorded state of a temporary change as the rules read it (one place for its conditions), on `now`. */
+export const temporaryConditions = (temporary: TemporaryChange | null | undefined, now = new Date()) => ({
   temporaryOpen: temporary?.state === "in-effect" || temporary?.state === "expired",
   restorationReported: temporary?.state === "restoration-reported",
   temporaryExtensionRequested: temporary?.state === "extension-requested",
+  temporaryExpired: temporaryStateOn(temporary, todayUtc(now)) === "expired",
 });
 
+/**
+ * Back at Part B after its submission with no deviation waiting: only the HSEQ review's return
+ * leads there (a deviation request waits at `b` with its items outstanding).
+ */
+export const returnedByHseq = (state: Pick<MocState, "status" | "implementerSubmitted" | "deviationOutstanding">) =>
+  state.status === "b" && state.implementerSubmitted && !state.deviationOutstanding;
+
 /** The state of a populated document (pages). */
-export const stateOfDocument = (doc: MocDocument): MocState => ({
-  status: doc.status,
-  completed: doc.completed,
-  isDeleted: doc.isDeleted,
-  deviationOutstanding: deviationOutstanding(doc.extentionsAndDeviations),
-  implementerSubmitted: Boolean(doc.implementer_form?.submittedAt),
-  ...temporaryConditions(doc.temporary),
-});
+export const stateOfDocument = (doc: MocDocument): MocState => {
+  const state = {
+    status: doc.status,
+    completed: doc.completed,
+    isDeleted: doc.isDeleted,
+    deviationOutstanding: deviationOutstanding(doc.extentionsAndDeviations),
+    implementerSubmitted: Boolean(doc.implementer_form?.submittedAt),
+    ...temporaryConditions(doc.temporary),
+  };
+  return { ...state, returnedByHseq: returnedByHseq(state) };
+};
 
 /** The roles a MOC names, as document keys and columns of `m`. */
 const ROLES = {
@@ -343,6 +378,8 @@ type StepDefinition<Form extends z.ZodType> = {
     completed?: true;
     /** Open, but the MOC does not wait on it (a temporary change in effect until its end). */
     notWaiting?: true;
+    /** Open, but the MOC waits on it only while this holds (a temporary change past its end). */
+    waitsWhen?: Condition;
   };
   /**
    * How the MOC's status reads while it waits on this step, when not the status's own label, and
@@ -350,6 +387,11 @@ type StepDefinition<Form extends z.ZodType> = {
    * the status is back at `b`).
    */
   stage?: { label: string; part: MocStatus };
+  /**
+   * How the MOC reads while it waits on this step when a condition holds, before `stage` (its
+   * badge, the list and the dashboard): "Returned by HSEQ", "Expired — not restored".
+   */
+  flagged?: [condition: Condition, label: string][];
   /** Who owns it while the MOC waits on it: the first named of `roles` (or all, joined by "or"). */
   owner: { roles: Role[]; all?: true; suffix?: string; otherwise?: string };
   /** The form the page posts and the API carries under `bodyKey` (or as the whole body when null). */
@@ -357,6 +399,8 @@ type StepDefinition<Form extends z.ZodType> = {
   bodyKey: string | null;
   /** What the step does; issues are keyed by form field (the API adds `bodyKey`). */
   apply: (ctx: StepContext<z.output<Form>>) => Promise<Outcome>;
+  /** What the API description (`/api/openapi.json`) says of the step beyond who and when. */
+  apiNote?: string;
 };
 
 const step = <Form extends z.ZodType>(definition: StepDefinition<Form>) => definition;
@@ -421,6 +465,26 @@ function requireTemporary(moc: Moc): TemporaryChange {
 /** In effect again (or expired, past its end): where a temporary change goes back to when nothing ends it. */
 const reopened = (temporary: TemporaryChange, now: Date): "in-effect" | "expired" =>
   temporary.until < todayUtc(now) ? "expired" : "in-effect";
+
+/** Who verifies: the verifier, or the assigned HSEQ user when there is none (closing or returning alike). */
+const VERIFIER_WHO = {
+  may: (actor: Actor, moc: MocAccess) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
+  sql: (actor: Actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
+};
+
+/** The trail's words for the verifier's return (f -> e). */
+export const RETURNED_TO_IMPLEMENTATION = "Returned to implementation by the verifier";
+
+/** What the closure gate reads of the MOC, inside the step's transaction (the row is locked). */
+async function loadPlanForClosure(tx: Transaction, mocId: string): Promise<PlanForClosure> {
+  const [row] = await tx.execute<PlanForClosure>(sql`
+    select m.action, m.manual_plan as "manualPlan",
+      (select f.data->'completion-date'->>'value' from moc_forms f
+        where f.moc_id = m.id and f.kind = 'implementation' and f.submitted_at is not null) as "completionDate"
+    from mocs m where m.id = ${mocId}`);
+  if (!row) throw new NotFound("No MOC with this id");
+  return row;
+}
 
 const BLOCKED_BY_DEVIATION =
   "A deviation or extension is waiting for the approver or HSEQ user; Part B cannot be submitted now";
@@ -496,6 +560,7 @@ export const STEPS = {
     signs: () => "Implementer",
     open: { statuses: ["b"], requires: [["deviationOutstanding", false, BLOCKED_BY_DEVIATION]] },
     owner: { roles: ["implementer"] },
+    flagged: [["returnedByHseq", RETURNED_BY_HSEQ]],
     form: implementerFormSchema,
     bodyKey: "implementer_form",
     async apply({ tx, actor, moc, input, now }) {
@@ -560,10 +625,13 @@ export const STEPS = {
       // An approver or HSEQ user named in a draft and replaced now stops reading the MOC.
       await handOverRole(tx, moc, "approverId", approverId);
       await handOverRole(tx, { ...moc, approverId }, "hseqId", hseqId);
+      // After an HSEQ return, what the implementer changed goes in the trail beside the resubmission.
+      const changed = input["changes-since-return"]?.value || null;
       return {
         to: "c",
         action: "Submitted the implementer assessment",
         meaning: "assessed the change and sent it for HSEQ review",
+        comment: changed ? `Changed since the HSEQ return: ${changed}` : null,
         changes: { approverId, hseqId, targetDate },
         notices: [
           {
@@ -825,8 +893,7 @@ export const STEPS = {
     part: "Part F (verification)",
     who: independent(
       {
-        may: (actor, moc) => (moc.verifierId ? moc.verifierId === actor._id : moc.hseqId === actor._id),
-        sql: (actor) => sql`(m.verifier_id = ${actor._id} or (m.verifier_id is null and m.hseq_id = ${actor._id}))`,
+        ...VERIFIER_WHO,
         refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
       },
       "verify",
@@ -836,9 +903,23 @@ export const STEPS = {
     owner: { roles: ["verifier", "hseq"] },
     form: verifierFormSchema,
     bodyKey: "verifier_form",
+    apiNote:
+      '`close-moc` "yes" closes the MOC only when every action-plan and manuals-plan item is done or cancelled, ' +
+      'Part E has a completion date and every other answer is "yes"; otherwise 409 with `issues`, one per open ' +
+      "item (path `verifier_form.close-moc`, or the answer's own field). `/api/submit/verifier-return` sends it back instead.",
     async apply({ tx, actor, moc, input, now }) {
-      await saveForm(tx, { mocId: moc.id, kind: "verifier", actorId: actor._id, submitted: true, data: input });
       const close = input["close-moc"].value === "yes";
+      if (close) {
+        // The closure gate (docs/decisions/033-closure-gates.md): every open item is named.
+        const blockers = [...closureBlockers(await loadPlanForClosure(tx, moc.id)), ...answerBlockers(input)];
+        if (blockers.length) {
+          throw new Conflict(
+            `This MOC cannot be closed yet: ${blockers.length === 1 ? "one thing is" : `${blockers.length} things are`} still open. Finish or cancel them, or return the MOC to implementation`,
+            blockers.map((b) => ({ path: b.field ?? "close-moc", message: b.message })),
+          );
+        }
+      }
+      await saveForm(tx, { mocId: moc.id, kind: "verifier", actorId: actor._id, submitted: true, data: input });
       const inEffect = close && moc.temporary ? { ...moc.temporary, state: reopened(moc.temporary, now) } : null;
       return {
         to: "f",
@@ -862,6 +943,46 @@ export const STEPS = {
     },
   }),
 
+  // Instead of closing, the verifier sends the MOC back to the implementer (docs/decisions/033).
+  "verifier-return": step({
+    path: "verifier-return",
+    part: "the return to implementation",
+    button: "Return to implementation",
+    who: independent(
+      {
+        ...VERIFIER_WHO,
+        refusal:
+          "Only the verifier (or the assigned HSEQ user when there is none) can return this MOC to implementation",
+      },
+      "return to implementation",
+    ),
+    signs: (_actor, moc) => (moc.verifierId ? "Verifier" : "HSEQ reviewer (verifying)"),
+    open: { statuses: ["f"], notWaiting: true },
+    owner: { roles: ["verifier", "hseq"] },
+    form: verifierReturnSchema,
+    bodyKey: "verifier_return",
+    apiNote:
+      "Instead of closing: status `f` -> `e` with the reason, signed as the verification's role, emailed to the " +
+      "implementer, who then reports Part E again through `/api/submit/implementation`.",
+    async apply({ actor, moc, input }) {
+      const reason = input["return-reason"].value;
+      return {
+        to: "e",
+        action: RETURNED_TO_IMPLEMENTATION,
+        meaning: "returned to implementation",
+        comment: reason,
+        notices: [
+          {
+            to: { userIds: [moc.implementerId, moc.originatorId] },
+            event: `${actor.name} returned this MOC to implementation instead of closing it.`,
+            expectation: "Next: the implementer finishes the implementation and reports it again (Part E).",
+            details: [["Reason", reason]],
+          },
+        ],
+      };
+    },
+  }),
+
   // The end of a temporary change (docs/decisions/023-temporary-changes-and-delegation.md): open on
   // the verified and closed MOC, in effect or past its end with nothing recorded yet.
   "temporary-restored": step({
@@ -871,9 +992,17 @@ export const STEPS = {
     who: {
       ...assigned("implementer"),
       refusal: "Only the assigned implementer can report the original condition restored",
+      // Expired and not restored, it is the open work of its originator and of the HSEQ department
+      // too (issue 27 item 6), until restored, extended or made permanent.
+      waitsOn: {
+        may: (actor, moc) => isHseq(actor) || moc.implementerId === actor._id || moc.originatorId === actor._id,
+        sql: (actor) =>
+          isHseq(actor) ? sql`true` : sql`(m.implementer_id = ${actor._id} or m.originator_id = ${actor._id})`,
+      },
     },
-    open: { statuses: ["f"], completed: true, requires: [TEMPORARY_OPEN], notWaiting: true },
+    open: { statuses: ["f"], completed: true, requires: [TEMPORARY_OPEN], waitsWhen: "temporaryExpired" },
     owner: { roles: ["implementer"] },
+    flagged: [["temporaryExpired", EXPIRED_NOT_RESTORED]],
     form: temporaryRestoredSchema,
     bodyKey: "temporary_restoration",
     async apply({ actor, moc, input, now }) {
@@ -1254,12 +1383,18 @@ export function whyClosed(s: MocStep, state: MocState, statusLabel: (status: str
 
 export const isStepOpen = (s: MocStep, state: MocState) => whyClosed(s, state, String) === null;
 
-const waitsIn = (s: MocStep, status: string) =>
-  !STEPS[s].open.notWaiting && !(STEPS[s].open.notWaitingIn ?? []).includes(status as MocStatus);
+const waitsIn = (s: MocStep, state: MocState) => {
+  const open = (STEPS[s] as AnyStep).open;
+  return (
+    !open.notWaiting &&
+    !(open.notWaitingIn ?? []).includes(state.status as MocStatus) &&
+    (!open.waitsWhen || state[open.waitsWhen])
+  );
+};
 
 /** The step the MOC waits for now, or null when nothing is open. */
 export const stepWaiting = (state: MocState): MocStep | null =>
-  MOC_STEPS.find((s) => isStepOpen(s, state) && waitsIn(s, state.status)) ?? null;
+  MOC_STEPS.find((s) => isStepOpen(s, state) && waitsIn(s, state)) ?? null;
 
 /** Steps this actor can submit right now. */
 export const openStepsFor = (
@@ -1272,7 +1407,7 @@ export const openStepsFor = (
 /** The step waits on this actor now ("waiting on me"): `pendingStepSql`'s twin. */
 export function waitsOnActor(s: MocStep, actor: Actor, access: MocAccess, state: MocState): boolean {
   const who = STEPS[s].who as AnyStep["who"];
-  return isStepOpen(s, state) && waitsIn(s, state.status) && (who.waitsOn ?? who).may(actor, access);
+  return isStepOpen(s, state) && waitsIn(s, state) && (who.waitsOn ?? who).may(actor, access);
 }
 
 /**
@@ -1281,7 +1416,10 @@ export function waitsOnActor(s: MocStep, actor: Actor, access: MocAccess, state:
  */
 export function currentStage(state: MocState): { label: string | null; part: string } {
   const waiting = stepWaiting(state);
-  const stage = waiting ? (STEPS[waiting] as AnyStep).stage : undefined;
+  const definition = waiting ? (STEPS[waiting] as AnyStep) : undefined;
+  const flag = definition?.flagged?.find(([condition]) => state[condition]);
+  const stage = definition?.stage;
+  if (flag) return { label: flag[1], part: stage?.part ?? state.status };
   return stage ? { label: stage.label, part: stage.part } : { label: null, part: state.status };
 }
 
@@ -1321,6 +1459,8 @@ function waitingSql(s: MocStep): SQL {
   const conditions = (open.requires ?? []).map(([condition, holds]) =>
     holds ? CONDITION_SQL[condition] : sql`not ${CONDITION_SQL[condition]}`,
   );
+  const waitsWhen = (open as AnyStep["open"]).waitsWhen;
+  if (waitsWhen) conditions.push(CONDITION_SQL[waitsWhen]);
   return sql.join(
     [
       open.completed ? sql`m.completed` : sql`not m.completed`,
@@ -1340,16 +1480,33 @@ export const WAITING_STEP_SQL: SQL = sql`case
   )}
 end`;
 
-/** `currentStage`'s label as SQL over `m` (null: the status's own), for the list's status column. */
+/**
+ * `currentStage`'s label as SQL over `m` (null: the status's own), for the list's status column
+ * and the dashboard: a step's `flagged` labels first, then its `stage`.
+ */
 export const STAGE_LABEL_SQL: SQL = sql`case
-  when m.completed or m.is_deleted or m.status = 'decline' then null
+  when m.is_deleted or m.status = 'decline' then null
   ${sql.join(
-    MOC_STEPS.filter((s) => (STEPS[s] as AnyStep).stage).map(
-      (s) => sql`when ${waitingSql(s)} then ${literal((STEPS[s] as AnyStep).stage!.label)}`,
-    ),
+    MOC_STEPS.flatMap((s) => {
+      const definition = STEPS[s] as AnyStep;
+      if (definition.open.notWaiting) return [];
+      return [
+        ...(definition.flagged ?? []).map(
+          ([condition, label]) => sql`when ${waitingSql(s)} and ${CONDITION_SQL[condition]} then ${literal(label)}`,
+        ),
+        ...(definition.stage ? [sql`when ${waitingSql(s)} then ${literal(definition.stage.label)}`] : []),
+      ];
+    }),
     sql` `,
   )}
 end`;
+
+/** Whether the actor may submit the step named by `step` (a SQL text value), as SQL over `m`: `mayAct`'s twin. */
+export const mayActSql = (step: SQL, actor: Actor): SQL =>
+  sql`(case ${step} ${sql.join(
+    MOC_STEPS.map((s) => sql`when ${literal(s)} then ${STEPS[s].who.sql(actor)}`),
+    sql` `,
+  )} else false end)`;
 
 /** The steps that wait on the actor, as a SQL `case` over `m` naming the step (null for none). */
 export const pendingStepSql = (actor: Actor): SQL => sql`case

@@ -20,6 +20,7 @@ import {
   dependenceOf,
   mayAct,
   refusalFor,
+  returnedByHseq,
   stepWaiting,
   STEPS,
   temporaryConditions,
@@ -46,7 +47,7 @@ export async function loadMocState(
 
 /** What opens and closes steps, from the MOC's row fields and its state. */
 function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }, state: MocStepState): MocState {
-  return {
+  const conditions = {
     status: moc.status,
     completed: moc.completed,
     isDeleted: moc.isDeleted,
@@ -54,6 +55,7 @@ function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }
     implementerSubmitted: state.implementerSubmitted,
     ...temporaryConditions(state.temporary),
   };
+  return { ...conditions, returnedByHseq: returnedByHseq(conditions) };
 }
 
 type MocChanges = Partial<typeof mocs.$inferInsert>;

@@ -151,6 +151,11 @@ const implementerFields = z.object({
   "necessary-justified": field(yesNo),
   "decline-reason": optionalField(z.string().trim().max(MAX_TEXT)),
   "target-date": optionalField(isoDate),
+  /**
+   * What changed since the HSEQ review returned the MOC: required on the page after a return,
+   * optional over /api (docs/decisions/033-closure-gates.md); goes in the trail.
+   */
+  "changes-since-return": optionalField(z.string().trim().max(MAX_TEXT)),
 });
 
 const APPROVAL_NEEDS = {
@@ -316,6 +321,33 @@ export const verifierFormSchema = z.object({
   "moc-effective": field(yesNo),
   "close-moc": field(yesNo),
 });
+
+/** The verifier returns the MOC to implementation instead of closing it (f -> e), saying why. */
+export const verifierReturnSchema = z.object({
+  "return-reason": field(
+    z
+      .string({ error: "Say why the MOC goes back to implementation" })
+      .trim()
+      .min(1, { error: "Say why the MOC goes back to implementation" })
+      .max(MAX_TEXT),
+  ),
+});
+
+/** A plan item cancelled with its reason, by the implementer or the assigned HSEQ user. */
+export const PLAN_KINDS = ["action", "manual_plan"] as const;
+export const cancelPlanItemSchema = z.object({
+  moc_id: uuid("MOC id"),
+  plan: z.enum(PLAN_KINDS, { error: "plan must be action or manual_plan" }),
+  item_id: z.string({ error: "Expected the item's _id" }).min(1, { error: "Expected the item's _id" }).max(64),
+  reason: z
+    .string({ error: "Give the reason for cancelling the item" })
+    .trim()
+    .min(1, { error: "Give the reason for cancelling the item" })
+    .max(MAX_TEXT),
+});
+export type CancelPlanItemInput = z.infer<typeof cancelPlanItemSchema>;
+/** The page's form for the same (the MOC is the page's). */
+export const cancelPlanItemPageSchema = cancelPlanItemSchema.omit({ moc_id: true });
 
 // ---------------------------------------------------------------------------------------------
 // Management

@@ -39,6 +39,7 @@ import {
   mocListTag,
 } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
+import { keepCancellations } from "./moc-closure";
 import type { PageRequest } from "./keyset";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import { STEPS } from "./moc-steps.server";
@@ -216,7 +217,7 @@ export async function cloneMoc(actor: PublicUser, oldId: string): Promise<MocDoc
 // ---------------------------------------------------------------------------------------------
 // Changing
 
-type ChangeRule = {
+export type ChangeRule = {
   may: (actor: PublicUser, moc: Moc) => boolean;
   forbidden: string;
   /** Refuse (409) a completed or declined MOC. */
@@ -229,7 +230,7 @@ type ChangeRule = {
  * One management change: lock the MOC, 404/403/409 as the rule says, run `fn`, append the audit
  * entry, return the populated MOC.
  */
-async function changeMoc(
+export async function changeMoc(
   actor: PublicUser,
   mocId: string,
   rule: ChangeRule,
@@ -531,10 +532,17 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
       tx,
       plan.items.map((item, i) => ({ path: `items.${i}.owner`, id: item.owner })),
     );
-    await tx
-      .update(mocs)
-      .set(plan.column(withIds(plan.items)))
+    const [stored] = await tx
+      .select({ action: mocs.action, manualPlan: mocs.manualPlan })
+      .from(mocs)
       .where(eq(mocs.id, mocId));
+    const column = plan.column(withIds(plan.items));
+    // Cancellations stay as the trail recorded them (docs/decisions/033-closure-gates.md).
+    if (column.action) column.action = { items: keepCancellations(stored!.action.items, column.action.items) };
+    if (column.manualPlan) {
+      column.manualPlan = { items: keepCancellations(stored!.manualPlan.items, column.manualPlan.items) };
+    }
+    await tx.update(mocs).set(column).where(eq(mocs.id, mocId));
     return { action: `Updated the ${plan.what}` };
   });
 }

@@ -1,4 +1,5 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { EXPIRED_NOT_RESTORED } from "~/models/moc-closure";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
@@ -54,6 +55,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
         description: richTextToPlain(item.moc.originator_form?.["description-of-change"]?.value ?? "").slice(0, 140),
         targetDate: item.moc.target_date,
         waitingSince: item.waitingSince,
+        stage: item.stage,
+        // Waiting on them to see it done, not theirs to submit (an expired temporary change): the record.
+        to: item.mayAct ? `/mocs/${item.moc._id}/${stepLink(item.type).path}` : `/mocs/${item.moc._id}`,
       };
     }),
     signatures,
@@ -122,9 +126,19 @@ export default function Dashboard() {
               return (
                 <li key={`${item.mocId}-${item.step}`}>
                   <div>
-                    <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">
+                    <Link to={item.to} className="moc-link">
                       MOC {item.serial}: {item.part}
                     </Link>
+                    {item.stage ? (
+                      <>
+                        {" "}
+                        <span
+                          className={`badge ${item.stage === EXPIRED_NOT_RESTORED ? "badge-danger" : "badge-warning"}`}
+                        >
+                          {item.stage}
+                        </span>
+                      </>
+                    ) : null}
                     <br />
                     <span className="muted">{item.description || "No description"}</span>
                   </div>
@@ -241,7 +255,11 @@ export default function Dashboard() {
                   <Link to={`/mocs/${r.id}`} className="moc-link">
                     MOC {r.serialNum}
                   </Link>
-                  <span className="overdue">Target {formatDate(r.targetDate)}</span>
+                  <span className="overdue">
+                    {r.temporaryState === "expired"
+                      ? `Expired, not restored: ended ${formatDate(r.temporaryUntil)}`
+                      : `Target ${formatDate(r.targetDate)}`}
+                  </span>
                 </li>
               ))}
             </ul>

@@ -37,8 +37,9 @@ export class NotFound extends DomainError {
   }
 }
 export class Conflict extends DomainError {
-  constructor(message: string) {
-    super(409, message);
+  /** `issues` name each thing in the way, when there are several (the closure gate's open items). */
+  constructor(message: string, issues?: Issue[]) {
+    super(409, message, issues);
   }
 }
 export class TooLarge extends DomainError {

@@ -10,6 +10,7 @@ import {
   deleteNeedsReason,
   isDecisionPending,
   isMocOpen,
+  mayCancelPlanItems,
   type MocAccess,
   type MocProgress,
 } from "~/models/authz.server";
@@ -81,6 +82,8 @@ export function mocPermissions(
         return [role, may ? { needsReason: pendingNow } : null];
       }),
     ) as Record<"implementer" | "approver" | "verifier" | "hseq", { needsReason: boolean } | null>,
+    /** Cancelling plan items with a reason (docs/decisions/033-closure-gates.md). */
+    canCancelPlanItems: isMocOpen(access) && !doc.isDeleted && mayCancelPlanItems(user, access),
   };
 }
 

@@ -20,11 +20,11 @@ import {
 } from "~/models/moc-steps.server";
 import { runStepForDocument } from "~/models/moc-workflow.server";
 import type { PublicUser } from "~/models/user.server";
-import { Forbidden } from "~/utils/errors";
+import { Forbidden, Invalid, type Issue } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { decisionContext } from "./decision-context.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";
-import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { domainErrorReply, fieldErrors, pageError, runForPage } from "~/utils/page.server";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -46,6 +46,8 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
   /** The page's own form when it differs from the step's (Part A's page also saves drafts). */
   schema?: Schema;
   toInput?: (value: z.output<Schema>, doc: MocDocument) => StepInput<S>;
+  /** What the page asks beyond the API, given the record (Part B's "what changed" after a return): field issues. */
+  pageRules?: (value: z.output<Schema>, doc: MocDocument) => Issue[];
   success: (doc: MocDocument) => string;
 }) {
   const schema = (options.schema ?? STEPS[options.step].form) as Schema;
@@ -66,12 +68,19 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
       const { user, doc } = await requireOpenStep(request, params.id, options.step);
       const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema });
       if (submission.status !== "success") return data(submission.reply(), { status: 400 });
+      const pageIssues = options.pageRules?.(submission.value, doc) ?? [];
+      if (pageIssues.length) {
+        return data(submission.reply({ fieldErrors: fieldErrors(new Invalid(pageIssues[0]!.message, pageIssues)) }), {
+          status: 400,
+        });
+      }
       const result = await runForPage(() =>
         runStepForDocument(options.step, user, doc._id, toInput(submission.value, doc)),
       );
       if (!result.ok) {
         if (result.error.status === 403 || result.error.status === 404) pageError(result.error);
-        if (result.error.status === 409) {
+        // A refusal naming what is open (the closure gate) comes back on the form, next to the answers.
+        if (result.error.status === 409 && !result.error.issues?.length) {
           throw await redirectWithFlash(`/mocs/${doc._id}`, { kind: "error", message: result.error.message });
         }
         return domainErrorReply(submission, result.error);

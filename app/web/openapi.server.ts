@@ -36,6 +36,7 @@ import { chatPostSchema, chatQuerySchema } from "~/models/chat.schema";
 import {
   actionPlanSchema,
   addUserSchema,
+  cancelPlanItemSchema,
   cloneMocSchema,
   deleteMocQuery,
   idQuery,
@@ -303,6 +304,18 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   "/api/manualsPlan": {
     post: { summary: "Replaces the manuals and drawings plan.", body: manualPlanSchema, ok: MOC, errors: [404, 409] },
   },
+  "/api/cancelPlanItem": {
+    post: {
+      summary: "Cancels an open action-plan or manuals-plan item with a reason.",
+      description:
+        "The implementer or the assigned HSEQ user, while the MOC is open. The item keeps who, when and why " +
+        "(`cancelled`), the audit trail records it, and it no longer holds up closing the MOC. 404 for an unknown " +
+        "item; 409 for one already done or cancelled, or a closed MOC.",
+      body: cancelPlanItemSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+  },
   // The pipeline: one operation per step, all of it from the step's definition.
   ...Object.fromEntries(
     MOC_STEPS.map((step) => [
@@ -310,7 +323,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       {
         post: {
           summary: `Submits ${STEPS[step].part}.`,
-          description: `${STEPS[step].who.refusal}. The MOC must be at this step (409 otherwise).`,
+          description: `${STEPS[step].who.refusal}. The MOC must be at this step (409 otherwise).${STEPS[step].apiNote ? ` ${STEPS[step].apiNote}` : ""}`,
           body: stepBodyShape(step),
           ok: MOC,
           errors: [404, 409],

@@ -108,8 +108,21 @@ export type TemporaryChange = {
 };
 export type Decline = { stage: string; reason: string; by: string; at: string };
 export type ImpactItem = { category: string; hazards: string[] };
+/**
+ * A plan item cancelled instead of done (by the implementer or the assigned HSEQ user, with a
+ * reason; docs/decisions/033-closure-gates.md): it no longer holds up closing the MOC.
+ */
+export type PlanItemCancellation = { reason: string; by: string; byName: string; at: string };
+
 export type ActionPlan = {
-  items: { _id: string; description: string; owner: string | null; due: string | null; done: boolean }[];
+  items: {
+    _id: string;
+    description: string;
+    owner: string | null;
+    due: string | null;
+    done: boolean;
+    cancelled?: PlanItemCancellation | null;
+  }[];
 };
 export type ManualPlan = {
   items: {
@@ -119,6 +132,7 @@ export type ManualPlan = {
     owner: string | null;
     due: string | null;
     done: boolean;
+    cancelled?: PlanItemCancellation | null;
   }[];
 };
 

@@ -341,6 +341,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/cancelPlanItem": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancels an open action-plan or manuals-plan item with a reason.
+     * @description The implementer or the assigned HSEQ user, while the MOC is open. The item keeps who, when and why (`cancelled`), the audit trail records it, and it no longer holds up closing the MOC. 404 for an unknown item; 409 for one already done or cancelled, or a closed MOC.
+     */
+    post: operations["postCancelPlanItem"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/submit/originator": {
     parameters: {
       query?: never;
@@ -472,9 +492,29 @@ export interface paths {
     put?: never;
     /**
      * Submits Part F (verification).
-     * @description Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC. The MOC must be at this step (409 otherwise).
+     * @description Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC. The MOC must be at this step (409 otherwise). `close-moc` "yes" closes the MOC only when every action-plan and manuals-plan item is done or cancelled, Part E has a completion date and every other answer is "yes"; otherwise 409 with `issues`, one per open item (path `verifier_form.close-moc`, or the answer's own field). `/api/submit/verifier-return` sends it back instead.
      */
     post: operations["postSubmitVerifier"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/submit/verifier-return": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Submits the return to implementation.
+     * @description Only the verifier (or the assigned HSEQ user when there is none) can return this MOC to implementation. The MOC must be at this step (409 otherwise). Instead of closing: status `f` -> `e` with the reason, signed as the verification's role, emailed to the implementer, who then reports Part E again through `/api/submit/implementation`.
+     */
+    post: operations["postSubmitVerifierReturn"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1164,6 +1204,14 @@ export interface components {
         items: ({
           _id: string;
           description: string;
+          /** @description Who cancelled the item, when and why; a cancelled item does not hold up closing. */
+          cancelled?: {
+            reason: string;
+            /** Format: uuid */
+            by: string;
+            byName: string;
+            at: string;
+          } | null;
         } & {
           [key: string]: unknown;
         })[];
@@ -1174,6 +1222,14 @@ export interface components {
         items: ({
           _id: string;
           document: string;
+          /** @description Who cancelled the item, when and why; a cancelled item does not hold up closing. */
+          cancelled?: {
+            reason: string;
+            /** Format: uuid */
+            by: string;
+            byName: string;
+            at: string;
+          } | null;
         } & {
           [key: string]: unknown;
         })[];
@@ -1753,6 +1809,10 @@ export interface operations {
                  * @description A moment, ISO 8601 (UTC).
                  */
                 waitingSince: string;
+                /** @description How the MOC reads while it waits: "Returned by HSEQ", "Expired — not restored", or null. */
+                stage: string | null;
+                /** @description The caller may submit the step; false when it waits on them to see it done (an expired temporary change). */
+                mayAct: boolean;
               }[];
             };
           };
@@ -2755,6 +2815,9 @@ export interface operations {
          *         },
          *         "target-date": {
          *           "value": "2026-11-25"
+         *         },
+         *         "changes-since-return": {
+         *           "value": "Checked on the bridge"
          *         }
          *       }
          *     }
@@ -2794,6 +2857,9 @@ export interface operations {
             };
             "target-date"?: {
               /** Format: date */
+              value: string;
+            };
+            "changes-since-return"?: {
               value: string;
             };
           };
@@ -2946,6 +3012,9 @@ export interface operations {
          *         },
          *         "target-date": {
          *           "value": "2026-11-25"
+         *         },
+         *         "changes-since-return": {
+         *           "value": "Checked on the bridge"
          *         }
          *       }
          *     }
@@ -2985,6 +3054,9 @@ export interface operations {
             };
             "target-date"?: {
               /** Format: date */
+              value: string;
+            };
+            "changes-since-return"?: {
               value: string;
             };
           };
@@ -3248,6 +3320,55 @@ export interface operations {
       415: components["responses"]["UnsupportedMediaType"];
     };
   };
+  postCancelPlanItem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "plan": "action",
+         *       "item_id": "Checked on the bridge",
+         *       "reason": "Checked on the bridge"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          /** @enum {string} */
+          plan: "action" | "manual_plan";
+          item_id: string;
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+    };
+  };
   postSubmitOriginator: {
     parameters: {
       query?: never;
@@ -3395,6 +3516,9 @@ export interface operations {
          *         },
          *         "target-date": {
          *           "value": "2026-11-25"
+         *         },
+         *         "changes-since-return": {
+         *           "value": "Checked on the bridge"
          *         }
          *       }
          *     }
@@ -3434,6 +3558,9 @@ export interface operations {
             };
             "target-date"?: {
               /** Format: date */
+              value: string;
+            };
+            "changes-since-return"?: {
               value: string;
             };
           } & (unknown & unknown & unknown);
@@ -3851,6 +3978,58 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  postSubmitVerifierReturn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "verifier_return": {
+         *         "return-reason": {
+         *           "value": "Checked on the bridge"
+         *         }
+         *       }
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          verifier_return: {
+            "return-reason": {
+              value: string;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
     };
   };
   postSubmitTemporaryRestored: {

@@ -14,6 +14,7 @@ import * as submitImplementation from "~/routes/api+/submit.implementation";
 import * as submitImplementer from "~/routes/api+/submit.implementer";
 import * as submitOriginator from "~/routes/api+/submit.originator";
 import * as submitVerifier from "~/routes/api+/submit.verifier";
+import * as submitVerifierReturn from "~/routes/api+/submit.verifier-return";
 import * as submitTemporaryConfirm from "~/routes/api+/submit.temporary-confirm";
 import * as submitTemporaryExtension from "~/routes/api+/submit.temporary-extension";
 import * as submitTemporaryExtensionDecision from "~/routes/api+/submit.temporary-extension-decision";
@@ -84,6 +85,7 @@ const ROUTES: Record<MocStep, RouteModule> = {
   implementation: submitImplementation,
   "deviation-extension": submitDeviation,
   verifier: submitVerifier,
+  "verifier-return": submitVerifierReturn,
   "temporary-restored": submitTemporaryRestored,
   "temporary-confirm": submitTemporaryConfirm,
   "temporary-extension": submitTemporaryExtension,

@@ -116,6 +116,7 @@ export const STEP_PATH: Record<MocStep, string> = {
   implementation: "/api/submit/implementation",
   "deviation-extension": "/api/submit/deviation-extention",
   verifier: "/api/submit/verifier",
+  "verifier-return": "/api/submit/verifier-return",
   "temporary-restored": "/api/submit/temporary-restored",
   "temporary-confirm": "/api/submit/temporary-confirm",
   "temporary-extension": "/api/submit/temporary-extension",
@@ -140,6 +141,8 @@ export function stepBody(step: MocStep, moc: Doc, cast: Cast<{ _id: string }>): 
       return resolution(moc, "deviation");
     case "verifier":
       return { moc_id: moc._id, verifier_form: verifierForm() };
+    case "verifier-return":
+      return { moc_id: moc._id, verifier_return: { "return-reason": v("The spare pump is not fitted yet") } };
     case "temporary-restored":
       return {
         moc_id: moc._id,

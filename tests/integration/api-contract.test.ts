@@ -285,9 +285,18 @@ describe("the contract of every operation", () => {
       as: cast.implementer,
       body: { moc_id: moc._id, risk_assessment: "https://files.example.com/risk.pdf" },
     });
-    await exercise("post", "/api/actionTable", 200, {
+    const planned = await exercise<Answer<"/api/actionTable", "post">>("post", "/api/actionTable", 200, {
       as: cast.implementer,
       body: { id: moc._id, action: { items: [{ description: "Order parts", owner: null, due: null, done: false }] } },
+    });
+    await exercise("post", "/api/cancelPlanItem", 200, {
+      as: cast.implementer,
+      body: {
+        moc_id: moc._id,
+        plan: "action",
+        item_id: planned.body.data.action.items[0]!._id,
+        reason: "The parts are on board",
+      },
     });
     await exercise("post", "/api/manualsPlan", 200, {
       as: cast.implementer,
@@ -319,6 +328,8 @@ describe("the contract of every operation", () => {
     });
     moc = (await step("hseq", cast.hseq, moc)).body.data;
     moc = (await step("approver", cast.approver, moc)).body.data;
+    moc = (await step("implementation", cast.implementer, moc)).body.data;
+    moc = (await step("verifier-return", cast.hseq, moc)).body.data;
     moc = (await step("implementation", cast.implementer, moc)).body.data;
     await step("verifier", cast.hseq, moc);
     const deviation = await mocAt("b-deviation", cast);

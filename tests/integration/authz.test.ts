@@ -324,6 +324,13 @@ const MOC_TABLE: Record<string, Record<MocState, Person[]>> = {
     completed: ["verifier"],
     declined: ["verifier"],
   },
+  // Returning to implementation: the same people as the verification.
+  "mayActOnStep.verifier-return": {
+    open: ["verifier"],
+    "open, no verifier": ["assigned hseq"],
+    completed: ["verifier"],
+    declined: ["verifier"],
+  },
   // The end of a temporary change: the assigned people only (whether it is open is the state's business).
   "mayActOnStep.temporary-restored": {
     open: ["implementer"],
@@ -421,6 +428,11 @@ describe("mocListScope matches the predicates", () => {
     for (const stage of ["in-effect", "restoration-reported", "extension-requested"] as const) {
       await temporaryMocAt(stage, cast);
     }
+    // And one past its end with nothing recorded: expired, waiting on its people and the HSEQ department.
+    const expired = await temporaryMocAt("in-effect", cast);
+    await getDb().execute(
+      sql`update mocs set temporary = jsonb_set(temporary, '{until}', '"2020-01-01"'::jsonb) where id = ${expired._id}`,
+    );
     // The watcher is in all_users of one open and one completed MOC.
     for (const stage of ["c", "completed"] as const) {
       const moc = await mocAt(stage === "completed" ? "f" : stage, cast);
@@ -483,7 +495,7 @@ describe("mocListScope matches the predicates", () => {
   )("mocListScope.$scope for $who", async ({ scope, who }) => {
     const person = actors[who]!;
     const all = await everyMoc();
-    expect(all).toHaveLength(18);
+    expect(all).toHaveLength(19);
     const expected = all
       .filter((m) => !m.isDeleted && SCOPES[scope](person, m))
       .map((m) => m.id)
@@ -585,7 +597,7 @@ describe("mocListScope matches the predicates", () => {
     for (const who of ACTOR_NAMES)
       for (const action of (await pendingActions(actors[who]!)).actions) kinds.add(action.type);
     // Drafts too (a draft waits on its originator); a temporary change in effect waits on nobody
-    // until its end is recorded.
+    // until its end is recorded, or until it expires.
     expect([...kinds].sort()).toEqual(MOC_STEPS.filter((step) => !STEPS[step].open.notWaiting).sort());
   });
 });

@@ -31,7 +31,7 @@ import { MOC_CLOSED_ACTION } from "~/models/moc-steps.server";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import { implementationForm, resolution, type Cast } from "../helpers/moc";
+import { futureDate, implementationForm, resolution, type Cast } from "../helpers/moc";
 import { createMocOk, defaultStepBody, makeCast, mocAt, stepOk, tokenOf, type Doc } from "../helpers/moc-flow";
 import { createPcrOk, makeHolders, signChain, signOk } from "../helpers/pcr";
 import type { CallResult } from "../helpers/request";
@@ -85,6 +85,11 @@ beforeAll(async () => {
     return moc;
   };
   const close = (moc: Doc) => stepOk("verifier", cast.hseq, defaultStepBody("verifier", moc, cast));
+  // Closing needs Part E's completion date (docs/decisions/033-closure-gates.md): given with the request here.
+  const withCompletionDate = (form: ReturnType<typeof implementationForm>) => ({
+    ...form,
+    "completion-date": { value: futureDate(0) },
+  });
 
   // M1: straight through and closed.
   let m1 = await through("engineering", ["implementer", "hseq", "approver"]);
@@ -98,7 +103,7 @@ beforeAll(async () => {
   let m2 = await through("operations", ["implementer", "hseq", "approver"]);
   m2 = await stepOk("implementation", cast.implementer, {
     moc_id: m2._id,
-    implementation: implementationForm({ extension: true }),
+    implementation: withCompletionDate(implementationForm({ extension: true })),
   });
   const [tracking] = await getDb().execute<{ previous: string | null; target: string }>(
     sql`select deviations->'extension'->>'previous_date' as previous, target_date::text as target from mocs where id = ${m2._id}`,
@@ -126,7 +131,7 @@ beforeAll(async () => {
   let m5 = await through("engineering", ["implementer", "hseq", "approver"]);
   m5 = await stepOk("implementation", cast.implementer, {
     moc_id: m5._id,
-    implementation: implementationForm({ deviation: true }),
+    implementation: withCompletionDate(implementationForm({ deviation: true })),
   });
   await stepOk("deviation-extension", cast.hseq, resolution(m5, "deviation", "no"));
   await backdate(m5._id, ["2025-05-01", "2025-05-02", "2025-05-03", "2025-05-04", "2025-05-12", "2025-05-20"], {

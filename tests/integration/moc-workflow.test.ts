@@ -96,6 +96,7 @@ const RIGHT: Record<MocStep, keyof Cast> = {
   implementation: "implementer",
   "deviation-extension": "approver",
   verifier: "hseq", // no verifier is set: the assigned HSEQ user verifies
+  "verifier-return": "hseq",
   "temporary-restored": "implementer",
   "temporary-confirm": "hseq",
   "temporary-extension": "implementer",
@@ -112,6 +113,7 @@ const WRONG_INVOLVED: Record<MocStep, keyof Cast> = {
   implementation: "originator",
   "deviation-extension": "implementer",
   verifier: "approver",
+  "verifier-return": "implementer",
   "temporary-restored": "originator",
   "temporary-confirm": "implementer",
   "temporary-extension": "approver",
@@ -128,6 +130,7 @@ const FROM: Record<MocStep, TableStage[]> = {
   implementation: ["e"],
   "deviation-extension": ["b-deviation"],
   verifier: ["f"],
+  "verifier-return": ["f"],
   // Never for a permanent change: these MOCs all are (tests/integration/temporary-changes.test.ts).
   "temporary-restored": [],
   "temporary-confirm": [],
@@ -145,6 +148,7 @@ const LANDS: Record<MocStep, string> = {
   implementation: "f",
   "deviation-extension": "f",
   verifier: "f",
+  "verifier-return": "e",
   "temporary-restored": "f",
   "temporary-confirm": "f",
   "temporary-extension": "f",
@@ -157,6 +161,7 @@ const ASSIGNED_BY_IMPLEMENTER: MocStep[] = [
   "approver",
   "deviation-extension",
   "verifier",
+  "verifier-return",
   "temporary-confirm",
   "temporary-extension-decision",
 ];
@@ -221,6 +226,8 @@ function expectedRecipients(step: MocStep, stage: TableStage): { email: string }
       return [implementer, originator, approver, hseq];
     case "verifier":
       return [originator, implementer, hseq, approver];
+    case "verifier-return":
+      return [implementer, originator];
     default:
       return []; // the temporary steps never succeed on these (permanent) MOCs
   }
@@ -285,6 +292,7 @@ describe("the transition table", () => {
         "implementation@e/right",
         "deviation-extension@b-deviation/right",
         "verifier@f/right",
+        "verifier-return@f/right",
       ].sort(),
     );
   });
@@ -317,7 +325,12 @@ describe("the transition table", () => {
         actor,
         from: STAGE_STATUS[stage],
         to: LANDS[step],
-        comment: step === "deviation-extension" ? "Reviewed" : null,
+        comment:
+          step === "deviation-extension"
+            ? "Reviewed"
+            : step === "verifier-return"
+              ? "The spare pump is not fitted yet"
+              : null,
       });
       expect(to).toEqual(toldBut(actor, ...expectedRecipients(step, stage)));
       expect(to).not.toContain(hseqInactive.email);

@@ -25,7 +25,7 @@ import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { api, expectNoSecrets } from "../helpers/api";
 import { makeAdmin, makeUser, PASSWORD } from "../helpers/factories";
-import { implementerForm, resolution, type Cast } from "../helpers/moc";
+import { futureDate, implementationForm, implementerForm, resolution, type Cast } from "../helpers/moc";
 import {
   defaultStepBody,
   emailRows as mocEmailRows,
@@ -383,7 +383,12 @@ describe("PCRs: frozen after the first signature, one person one slot, typed nam
 describe("MOC decisions carry signature manifestations", () => {
   it("b, c, d, deviation and f: who, as what, when, meaning; on /api and the page's data", async () => {
     const cast = await castWith();
-    let moc = await mocAt("b-deviation", cast, { verifier: true });
+    let moc = await mocAt("e", cast, { verifier: true });
+    // A deviation reported with its completion date: closing needs one (docs/decisions/033-closure-gates.md).
+    moc = await stepOk("implementation", cast.implementer, {
+      moc_id: moc._id,
+      implementation: { ...implementationForm({ deviation: true }), "completion-date": { value: futureDate(0) } },
+    });
     moc = await stepOk("deviation-extension", cast.approver, resolution(moc, "deviation"));
     moc = await stepOk("verifier", cast.verifier, defaultStepBody("verifier", moc, cast));
     const expected = [

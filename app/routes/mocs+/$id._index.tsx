@@ -1,4 +1,5 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { isOpenItem } from "~/models/moc-closure";
 import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
@@ -113,6 +114,32 @@ const planEdit = (link: { to: string; label: string } | null) =>
       {link.label}
     </Link>
   ) : null;
+
+/**
+ * Under a plan's table: its open items, each a link to cancel it with a reason, for those who may
+ * (docs/decisions/033-closure-gates.md).
+ */
+function CancelLinks<Item extends { _id: string; done: boolean; cancelled?: unknown }>({
+  items,
+  plan,
+  name,
+}: {
+  items: Item[];
+  plan: "action" | "manual_plan";
+  name: (item: Item) => string;
+}) {
+  const open = items.filter((item) => isOpenItem(item as Parameters<typeof isOpenItem>[0]));
+  if (!open.length) return null;
+  return (
+    <ul className="cancel-links no-print" aria-label="Cancel an open item with a reason">
+      {open.map((item) => (
+        <li key={item._id}>
+          <Link to={`cancel-item?plan=${plan}&item=${item._id}`}>Cancel “{name(item)}”…</Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 /** A temporary change: its end date, where its ending stands, and what has been recorded. */
 function TemporaryPanel({
@@ -333,12 +360,20 @@ export default function MocRecord() {
       <TableView
         table={actionTable}
         extra={planEdit(planLink("actions", permissions.planAccess.action, "action plan", "actions"))}
-      />
+      >
+        {permissions.canCancelPlanItems ? (
+          <CancelLinks items={moc.action?.items ?? []} plan="action" name={(item) => item.description} />
+        ) : null}
+      </TableView>
 
       <TableView
         table={manualsTable}
         extra={planEdit(planLink("manuals", permissions.planAccess.manuals, "manuals plan", "items"))}
-      />
+      >
+        {permissions.canCancelPlanItems ? (
+          <CancelLinks items={moc.manual_plan?.items ?? []} plan="manual_plan" name={(item) => item.document} />
+        ) : null}
+      </TableView>
 
       <section className="card" aria-labelledby="signatures-title">
         <h2 id="signatures-title">Signatures</h2>

@@ -1,6 +1,8 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
+import { ClosureChecklist } from "~/components/closure";
 import { YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
+import { VERIFIER_QUESTIONS } from "~/models/moc-closure";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -16,7 +18,7 @@ export const action = page.action;
 
 export default function VerifierStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const { moc } = useMocLayoutData();
+  const { moc, permissions } = useMocLayoutData();
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "verifier-step",
@@ -25,19 +27,24 @@ export default function VerifierStep() {
     moc.verifier_form ?? undefined,
   );
   return (
-    <StepForm
-      form={form}
-      mocId={mocId}
-      title="Part F — Verification"
-      intro="Check the change was effective. Answer yes to “Close the MOC” to complete it; no saves your answers and leaves it open."
-      submitLabel="Submit verification"
-    >
-      <YesNoField meta={fields["action-plan-correct"]} label="Was the action plan correct and completed?" />
-      <YesNoField meta={fields["manuals-changed"]} label="Have manuals and drawings been changed?" />
-      <YesNoField meta={fields["trainings-complete"]} label="Are trainings complete?" />
-      <YesNoField meta={fields["feedback-complete"]} label="Is feedback complete?" />
-      <YesNoField meta={fields["moc-effective"]} label="Was the MOC effective?" />
-      <YesNoField meta={fields["close-moc"]} label="Close the MOC?" />
-    </StepForm>
+    <>
+      <ClosureChecklist
+        moc={moc}
+        canCancel={permissions.canCancelPlanItems}
+        canReturn={permissions.openSteps.some((s) => s.step === "verifier-return")}
+      />
+      <StepForm
+        form={form}
+        mocId={mocId}
+        title="Part F — Verification"
+        intro="Check the change was effective. Answer yes to “Close the MOC” to complete it; no saves your answers and leaves it open."
+        submitLabel="Submit verification"
+      >
+        {(Object.keys(VERIFIER_QUESTIONS) as (keyof typeof VERIFIER_QUESTIONS)[]).map((key) => (
+          <YesNoField key={key} meta={fields[key]} label={VERIFIER_QUESTIONS[key]} />
+        ))}
+        <YesNoField meta={fields["close-moc"]} label="Close the MOC?" />
+      </StepForm>
+    </>
   );
 }

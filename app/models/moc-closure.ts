@@ -1,0 +1,101 @@
+/**
+ * The closure gate (docs/decisions/033-closure-gates.md): what must hold before a verification
+ * closes a MOC — every action-plan and manuals-plan item done or cancelled with a reason, Part E's
+ * completion date, and every Part F answer "yes". One definition, read by the verifier step (409
+ * with one issue per open item) and by the verifier page's checklist. No server imports: the page
+ * renders the same words.
+ */
+import type { ActionPlan, ManualPlan } from "#db/schema";
+
+/** The badge of a MOC back at Part B after the HSEQ review returned it. */
+export const RETURNED_BY_HSEQ = "Returned by HSEQ";
+/** The badge of a temporary change past its end with nothing recorded (red, counted open and overdue). */
+export const EXPIRED_NOT_RESTORED = "Expired — not restored";
+
+/** The Part F questions, by form field; every one must be answered "yes" to close. */
+export const VERIFIER_QUESTIONS = {
+  "action-plan-correct": "Was the action plan correct and completed?",
+  "manuals-changed": "Have manuals and drawings been changed?",
+  "trainings-complete": "Are trainings complete?",
+  "feedback-complete": "Is feedback complete?",
+  "moc-effective": "Was the MOC effective?",
+} as const;
+export type VerifierQuestion = keyof typeof VERIFIER_QUESTIONS;
+
+export type PlanForClosure = { action: ActionPlan; manualPlan: ManualPlan; completionDate: string | null };
+
+/** One thing that keeps the MOC from closing. `field`: the Part F answer it concerns, if any. */
+export type ClosureBlocker = {
+  kind: "action" | "manual" | "completion-date" | "answer";
+  message: string;
+  /** The plan item, for a link to cancel it. */
+  itemId?: string;
+  field?: VerifierQuestion;
+};
+
+/** An item neither done nor cancelled. */
+export const isOpenItem = (item: { done: boolean; cancelled?: unknown }) => !item.done && !item.cancelled;
+
+/** What in the plans and Part E keeps the MOC from closing (the answers are `answerBlockers`'). */
+export function closureBlockers(plan: PlanForClosure): ClosureBlocker[] {
+  const due = (d: string | null) => (d ? `, due ${d}` : "");
+  return [
+    ...(plan.action?.items ?? []).filter(isOpenItem).map((item): ClosureBlocker => ({
+      kind: "action",
+      itemId: item._id,
+      message: `Action “${item.description}”${due(item.due)} is neither done nor cancelled`,
+    })),
+    ...(plan.manualPlan?.items ?? []).filter(isOpenItem).map((item): ClosureBlocker => ({
+      kind: "manual",
+      itemId: item._id,
+      message: `Manuals and drawings item “${item.document}: ${item.change}”${due(item.due)} is neither done nor cancelled`,
+    })),
+    ...(plan.completionDate
+      ? []
+      : [
+          {
+            kind: "completion-date" as const,
+            message: "Part E (implementation) has no completion date; return the MOC to implementation to record it",
+          },
+        ]),
+  ];
+}
+
+/** The Part F answers that are not "yes". */
+export function answerBlockers(answers: Partial<Record<VerifierQuestion, { value: string } | undefined>>) {
+  return (Object.keys(VERIFIER_QUESTIONS) as VerifierQuestion[])
+    .filter((field) => answers[field]?.value !== "yes")
+    .map((field): ClosureBlocker => ({
+      kind: "answer",
+      field,
+      message: `“${VERIFIER_QUESTIONS[field]}” is answered no; every answer must be yes to close the MOC`,
+    }));
+}
+
+/**
+ * A plan replaced through its editor keeps the cancellations recorded on its items (they are the
+ * trail's, not the editor's to set or clear): each item takes the stored one of the same `_id`.
+ */
+export function keepCancellations<T extends { _id: string; cancelled?: unknown }>(
+  stored: { _id: string; cancelled?: unknown }[],
+  items: T[],
+): T[] {
+  const cancelled = new Map(stored.filter((item) => item.cancelled).map((item) => [item._id, item.cancelled]));
+  return items.map((item) => {
+    const { cancelled: _sent, ...rest } = item;
+    const kept = cancelled.get(item._id);
+    return (kept ? { ...rest, cancelled: kept } : rest) as T;
+  });
+}
+
+/** How a plan item stands, in words (the record page and the print view): done, cancelled (who, when, why) or open. */
+export function planItemState(item: {
+  done: boolean;
+  cancelled?: { reason: string; byName: string; at: string } | null;
+}): string {
+  if (item.done) return "Done";
+  if (item.cancelled) {
+    return `Cancelled by ${item.cancelled.byName} on ${item.cancelled.at.slice(0, 10)}: ${item.cancelled.reason}`;
+  }
+  return "Open";
+}

@@ -1,0 +1,57 @@
+/**
+ * Cancelling an action-plan or manuals-plan item (docs/decisions/033-closure-gates.md): the
+ * implementer or the assigned HSEQ user records why an item will not be done, so it no longer
+ * holds up closing the MOC. One transaction with its audit entry; the item keeps who, when and why.
+ */
+import { eq } from "drizzle-orm";
+import { mocs, type ActionPlan, type ManualPlan } from "#db/schema";
+import { Conflict, NotFound } from "~/utils/errors";
+import { mayCancelPlanItems } from "./authz.server";
+import type { MocDocument } from "./moc-document";
+import type { CancelPlanItemInput } from "./moc.schema";
+import { changeMoc } from "./moc.server";
+import type { PublicUser } from "./user.server";
+
+const PLAN_WORDS = { action: "action", manual_plan: "manuals and drawings item" } as const;
+
+/** POST /api/cancelPlanItem and the page: cancel one open item of one plan, with its reason. */
+export async function cancelPlanItem(
+  actor: PublicUser,
+  input: Omit<CancelPlanItemInput, "moc_id"> & { mocId: string },
+): Promise<MocDocument> {
+  return changeMoc(
+    actor,
+    input.mocId,
+    {
+      may: mayCancelPlanItems,
+      forbidden: "Only the implementer or the assigned HSEQ user can cancel a plan item",
+      requireOpen: true,
+    },
+    async (tx) => {
+      const [stored] = await tx
+        .select({ action: mocs.action, manualPlan: mocs.manualPlan })
+        .from(mocs)
+        .where(eq(mocs.id, input.mocId));
+      const plan: ActionPlan | ManualPlan = input.plan === "action" ? stored!.action : stored!.manualPlan;
+      const item = plan.items.find((i) => i._id === input.item_id);
+      if (!item) throw new NotFound(`No such ${PLAN_WORDS[input.plan]} in this MOC's plan`);
+      if (item.cancelled) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is already cancelled`);
+      if (item.done) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is already done; it cannot be cancelled`);
+      const cancelled = { reason: input.reason, by: actor._id, byName: actor.name, at: new Date().toISOString() };
+      const items = plan.items.map((i) => (i._id === item._id ? { ...i, cancelled } : i));
+      await tx
+        .update(mocs)
+        .set(
+          input.plan === "action"
+            ? { action: { items: items as ActionPlan["items"] } }
+            : { manualPlan: { items: items as ManualPlan["items"] } },
+        )
+        .where(eq(mocs.id, input.mocId));
+      const what =
+        input.plan === "action"
+          ? `the action “${(item as ActionPlan["items"][number]).description}”`
+          : `the manuals and drawings item “${(item as ManualPlan["items"][number]).document}”`;
+      return { action: `Cancelled ${what}`, comment: input.reason };
+    },
+  );
+}
