@@ -3367,6 +3367,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitOriginator: {
@@ -4030,6 +4031,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
     };
   };
   postSubmitTemporaryRestored: {
