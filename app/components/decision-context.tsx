@@ -1,5 +1,5 @@
 /**
- * What is decided, above every decision form's questions (issue 27 item 2; its data comes from
+ * What is decided, above every decision form's questions (docs/decisions/035-decision-context-and-one-record-description.md; its data comes from
  * app/web/decision-context.server.ts): on whose behalf a delegate acts, the change itself (Part A,
  * always open), the risk assessment, the impact assessment and the plans with their state (folded
  * on a phone), the trail's last decision and, after a return, its reason and what changed since.

@@ -114,7 +114,7 @@ export const APPROVED_CONTENT_FROZEN =
   "This MOC is approved: its Part A, impact assessment, risk assessment and plan items (description, owner and due date) change only through a deviation reported with the implementation (Part E), which goes back for decision";
 
 /**
- * Approved content is frozen (issue 27 item 3): from approval on, Part A, the impact assessment,
+ * Approved content is frozen (docs/decisions/034-approved-content-and-deleting.md): from approval on, Part A, the impact assessment,
  * the risk assessment file and the plan items' description, owner and due date change only while
  * a deviation waits for its decision. The 409 message, or null while they may change.
  */

@@ -116,7 +116,7 @@ export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
   if (filter.mine) {
     conditions.push(sql`exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})`);
   }
-  // A temporary change expired and not restored is open work, and overdue (issue 27 item 6), though verified.
+  // A temporary change expired and not restored is open work, and overdue (docs/decisions/033-closure-gates.md), though verified.
   if (filter.state === "open") {
     conditions.push(sql`((not m.completed and m.status <> 'decline') or ${TEMPORARY_EXPIRED_SQL})`);
   }

@@ -1,5 +1,5 @@
 /**
- * The one description of a MOC's parts (issue 27 item 5): each part's title, its fields with their
+ * The one description of a MOC's parts (docs/decisions/035-decision-context-and-one-record-description.md): each part's title, its fields with their
  * labels and answers as text, who submitted it and when, and the history that belongs beneath it
  * (Part C's returns); then the deviation and extension decisions, the impact assessment and the
  * plans. The record page (app/components/moc-parts.tsx), the print view and the PDF

@@ -14,7 +14,7 @@ import { z } from "zod";
 import type { Transaction } from "~/utils/db.server";
 import { Conflict, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
-import { isAdmin, isHseq, type Actor, type MocAccess } from "./authz.server";
+import { isAdmin, isDecisionPending, isHseq, type Actor, type MocAccess, type MocProgress } from "./authz.server";
 import type { Recipients } from "./email.server";
 import { deviationOutstanding, temporaryStateOn, type MocDocument, type UserJson } from "./moc-document";
 import {
@@ -993,7 +993,7 @@ export const STEPS = {
       ...assigned("implementer"),
       refusal: "Only the assigned implementer can report the original condition restored",
       // Expired and not restored, it is the open work of its originator and of the HSEQ department
-      // too (issue 27 item 6), until restored, extended or made permanent.
+      // too (docs/decisions/033-closure-gates.md), until restored, extended or made permanent.
       waitsOn: {
         may: (actor, moc) => isHseq(actor) || moc.implementerId === actor._id || moc.originatorId === actor._id,
         sql: (actor) =>
@@ -1280,7 +1280,7 @@ export const refusalFor = (s: MocStep, actor: Actor, moc: MocAccess): string => 
  * Assignments of this MOC that already break four eyes (records from before the rule): one
  * sentence each, naming who may reassign. The record page shows them; the step refuses meanwhile.
  */
-export function fourEyesConflicts(moc: MocAccess): string[] {
+export function fourEyesConflicts(moc: MocAccess & MocProgress): string[] {
   const checkers: [Role, string, string | null][] = [
     ["approver", "approve it", moc.approverId],
     ["verifier", "verify it", moc.verifierId],
@@ -1293,7 +1293,10 @@ export function fourEyesConflicts(moc: MocAccess): string[] {
     const fix =
       role === "hseq"
         ? "The implementer names another HSEQ user in Part B while the MOC is at the assessment; otherwise an admin assigns a verifier."
-        : `The originator or an admin can assign another ${role} below.`;
+        : role === "approver" && isDecisionPending("approver", moc)
+          ? // docs/decisions/034-approved-content-and-deleting.md: a pending decider changes by admins or HSEQ.
+            "An admin or the HSEQ department can assign another approver below, giving the reason."
+          : `The originator or an admin can assign another ${role} below.`;
     return [`The ${label} is also ${dependence} of this MOC, so they cannot ${doing} (four eyes). ${fix}`];
   });
 }
@@ -1339,7 +1342,7 @@ export function actingFor(
 
 /**
  * The step is the person's own assignment: the MOC names them in one of the roles that own it
- * (`owner.roles`). What a delegate may take for them (issue 32 item 11): not what a department
+ * (`owner.roles`). What a delegate may take for them (docs/decisions/026-four-eyes-by-record.md): not what a department
  * (any HSEQ member's review) or an account (an admin finishing a draft) would allow.
  */
 export const ownsStep = (s: MocStep, person: Actor, moc: MocAccess) =>

@@ -169,7 +169,7 @@ function mocSignatures(doc: MocDocument): PrintSignature[] {
   }));
   // The decision's own log entry carries its comment (a decline reason, a verdict's remark): the
   // entry its signer wrote in the same transaction (the same time, to the second), never one of a
-  // later decision (issue 27: Part D printed the comment of a later deviation decision).
+  // later decision (docs/decisions/035-decision-context-and-one-record-description.md: Part D once printed a later deviation decision's comment).
   const unpaired = doc.logs.slice(legacyCount ? doc.logs.indexOf(decisions[legacyCount - 1]!.log) + 1 : 0);
   const ownLog = (m: SignatureManifestationJson) => {
     const signed = Date.parse(m.signedAt);

@@ -1,5 +1,5 @@
 /**
- * What a decision is taken on (issue 27 item 2): the one loader helper of every decision form
+ * What a decision is taken on (docs/decisions/035-decision-context-and-one-record-description.md): the one loader helper of every decision form
  * (Part B, C, D, the deviation/extension decision, Part F, the temporary-change confirmation and
  * extension decision; app/web/moc-step-page.server.ts), laid out above the questions by
  * app/components/decision-context.tsx. The change itself (Part A), the risk assessment, the impact

@@ -88,7 +88,7 @@ export type Operation = {
   body?: z.ZodType;
   /** No credentials needed. */
   public?: true;
-  /** The success answer's JSON body (`{ status, data }` unless the spec says otherwise). */
+  /** The success answer's JSON body (`{ status, data }` unless docs/api-contract.md says otherwise). */
   ok: z.ZodType;
   /** The success status when it is not 200. */
   okStatus?: 201;
@@ -112,7 +112,7 @@ const WRITE_ERRORS: ErrorStatus[] = [413];
 const MOC = envelope(mocAnswer);
 const PCR = envelope(pcrAnswer);
 const ONE_USER = envelope(publicUserAnswer);
-/** The success body of the endpoints whose answer the spec leaves out: `{ status: 200, data }`. */
+/** The success body of the endpoints whose answer docs/api-contract.md leaves open: `{ status: 200, data }`. */
 const okOf = envelope;
 
 /** The /api operations by path (OpenAPI path syntax, `{id}` for a path parameter) and method. */

@@ -56,7 +56,8 @@ type Who = { _id: string } | null;
 const YEAR = new Date().getUTCFullYear();
 const SERIAL = new RegExp(`^\\d+-${YEAR}$`);
 const USER_KEYS = ["_id", "access", "active", "department", "email", "name", "position", "role"];
-const FORM_META = ["_id", "createdAt", "submittedAt", "updatedAt"];
+// `submittedBy`: who submitted the form (docs/decisions/035-decision-context-and-one-record-description.md, an addition).
+const FORM_META = ["_id", "createdAt", "submittedAt", "submittedBy", "updatedAt"];
 const MOC_KEYS = [
   "_id",
   "serial_num",
@@ -89,6 +90,8 @@ const MOC_KEYS = [
   "target_date",
   // docs/decisions/023-temporary-changes-and-delegation.md (an addition)
   "temporary",
+  // The plans' owners by name (docs/decisions/035-decision-context-and-one-record-description.md, an addition)
+  "plan_owners",
   "createdAt",
   "updatedAt",
 ];

@@ -142,7 +142,7 @@ describe("four eyes: every check-step x actor", () => {
       context: {},
     });
     expect(page.fourEyes).toEqual([
-      "The approver is also the originator of this MOC, so they cannot approve it (four eyes). The originator or an admin can assign another approver below.",
+      "The approver is also the originator of this MOC, so they cannot approve it (four eyes). An admin or the HSEQ department can assign another approver below, giving the reason.",
     ]);
     // The pickers do not offer people who would break it.
     const approverIds = page.pickers.approver.map((u: { _id: string }) => u._id);
@@ -150,9 +150,9 @@ describe("four eyes: every check-step x actor", () => {
     expect(approverIds).not.toContain(cast.implementer._id);
     expect(approverIds).toContain(cast.verifier._id);
     expect(page.pickers.verifier.map((u: { _id: string }) => u._id)).not.toContain(cast.originator._id);
-    // Reassigning fixes it: the new approver approves.
-    const fixed = await post(addUserRoute, "/api/addUser", cast.originator, {
-      body: { userId: cast.approver._id, mocId: moc._id, role: "approver" },
+    // Reassigning fixes it (the decision is pending: the HSEQ department, with the reason): the new approver approves.
+    const fixed = await post(addUserRoute, "/api/addUser", cast.hseq, {
+      body: { userId: cast.approver._id, mocId: moc._id, role: "approver", reason: "The approver was the originator" },
     });
     expect(fixed.status, fixed.text).toBe(200);
     await stepOk("approver", cast.approver, defaultStepBody("approver", moc, cast));
