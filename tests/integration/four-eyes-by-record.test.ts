@@ -33,8 +33,10 @@ const reassignImplementer = async (actor: { _id: string }, mocId: string, to: { 
     body: { moc_id: mocId, implementer_id: to._id },
   });
 
-const addUser = (actor: { _id: string }, mocId: string, role: string, person: { _id: string }) =>
-  post(addUserRoute, "/api/addUser", actor, { body: { userId: person._id, mocId, role } });
+const addUser = (actor: { _id: string }, mocId: string, role: string, person: { _id: string }, reason?: string) =>
+  post(addUserRoute, "/api/addUser", actor, {
+    body: { userId: person._id, mocId, role, ...(reason ? { reason } : {}) },
+  });
 
 const stateOf = async (mocId: string) =>
   (await db().execute(sql`select status, completed, verifier_id, approver_id from mocs where id = ${mocId}`))[0];
@@ -63,7 +65,9 @@ describe("four eyes by reassignment: the makers stay makers", () => {
     // a MOC whose originator column was changed by hand still knows who wrote Part A.
     const stranger = await makeUser({ department: "fleet" });
     await legacyAssign(moc._id, "originator_id", stranger);
-    const res = await addUser(stranger, moc._id, "approver", cast.originator);
+    // The approval is pending: an admin changes the approver, with the reason (docs/decisions/034).
+    const admin = await makeAdmin();
+    const res = await addUser(admin, moc._id, "approver", cast.originator, "The approver is away");
     expectError(res, 400);
     expect(issuePaths(res)).toEqual(["userId"]);
   });
@@ -128,7 +132,8 @@ describe("one person does not take both the HSEQ review and the approval (item 1
   it("the HSEQ reviewer cannot be made approver (400) nor approve when put there before the rule (403)", async () => {
     const cast = await makeCast();
     const moc = await mocAt("d", cast);
-    const res = await addUser(cast.originator, moc._id, "approver", cast.hseq);
+    // The approval is pending: an admin changes the approver, with the reason (docs/decisions/034).
+    const res = await addUser(await makeAdmin(), moc._id, "approver", cast.hseq, "The approver is away");
     expectError(res, 400);
     expect(issuePaths(res)).toEqual(["userId"]);
     expect(res.body.message).toContain("the HSEQ reviewer");
