@@ -17,11 +17,17 @@ import {
   canSeeOutbox,
   canManageDelegations,
   canViewMoc,
+  canDeleteMoc,
+  canReassignPendingDecider,
+  canRestoreMoc,
+  canSeeDeletedMocs,
+  deleteNeedsReason,
   hasFullAccess,
   isAdmin,
   isHseq,
   isInvolved,
   isMocOpen,
+  mayCancelPlanItems,
   mocListScope,
   type Actor,
   type MocAccess,
@@ -89,6 +95,9 @@ const PREDICATES = {
   canWriteReviews,
   canRunReminders,
   canSeeInsights,
+  canSeeDeletedMocs,
+  canRestoreMoc,
+  canReassignPendingDecider,
 } as const;
 
 /** Expected answer per predicate, per actor. */
@@ -154,6 +163,29 @@ const TABLE: Record<keyof typeof PREDICATES, Record<ActorName, boolean>> = {
     admin: true,
     "hseq user": true,
     "full-access user": true,
+    "standard user": false,
+    "position holder": false,
+  },
+  // The "Deleted" list and restoring (docs/decisions/034-approved-content-and-deleting.md).
+  canSeeDeletedMocs: {
+    admin: true,
+    "hseq user": false,
+    "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  canRestoreMoc: {
+    admin: true,
+    "hseq user": false,
+    "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  // A pending approver or HSEQ user is changed by admins and the HSEQ department, with a reason.
+  canReassignPendingDecider: {
+    admin: true,
+    "hseq user": true,
+    "full-access user": false,
     "standard user": false,
     "position holder": false,
   },
@@ -249,6 +281,9 @@ function record(overrides: Partial<MocAccess>, verifier = true): MocAccess {
     ...roles,
     allUserIds: [...involved.filter((id): id is string => Boolean(id)), PEOPLE.watcher._id],
     acted: { makerIds: [], reviewerIds: [], approverIds: [] },
+    // Every record of the table is past Part B's first submission (docs/decisions/034).
+    implementerSubmitted: true,
+    deviations: null,
     ...overrides,
   } as MocAccess;
 }
@@ -265,6 +300,8 @@ const MOC_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
   canViewMoc,
   canManageMoc,
   canEditMocPlans,
+  mayCancelPlanItems,
+  canDeleteMoc: (a, m) => canDeleteMoc(a, m as Parameters<typeof canDeleteMoc>[1]),
   ...Object.fromEntries(MOC_STEPS.map((step) => [`mayActOnStep.${step}`, STEPS[step].who.may])),
 };
 
@@ -282,6 +319,15 @@ const MOC_TABLE: Record<string, Record<MocState, Person[]>> = {
     declined: ["admin", "originator"],
   },
   canEditMocPlans: { open: EDITORS, "open, no verifier": EDITORS, completed: [], declined: [] },
+  // Cancelling plan items with a reason (docs/decisions/033-closure-gates.md; whether the MOC is open is checked beside it).
+  mayCancelPlanItems: {
+    open: ["implementer", "assigned hseq"],
+    "open, no verifier": ["implementer", "assigned hseq"],
+    completed: ["implementer", "assigned hseq"],
+    declined: ["implementer", "assigned hseq"],
+  },
+  // Someone else has decided on each of these: only an admin deletes, and never a completed MOC.
+  canDeleteMoc: { open: ["admin"], "open, no verifier": ["admin"], completed: [], declined: ["admin"] },
   "mayActOnStep.originator": {
     open: ["admin", "originator"],
     "open, no verifier": ["admin", "originator"],
@@ -391,6 +437,16 @@ describe("MOC predicates", () => {
     ["decline", false, false],
   ] as const)("isMocOpen(status %s, completed %s) is %s", (status, completed, expected) => {
     expect(isMocOpen({ status, completed })).toBe(expected);
+  });
+
+  it.each([
+    ["a draft", { status: "a", implementerSubmitted: false }, ["admin", "originator"], false],
+    ["waiting at Part B, nobody decided", { status: "b", implementerSubmitted: false }, ["admin", "originator"], false],
+    ["back at Part B after a submission", { status: "b", implementerSubmitted: true }, ["admin"], true],
+  ] as const)("canDeleteMoc on %s: %j; a reason needed: %s", (_what, state, deleters, needsReason) => {
+    const moc = record(state as Partial<MocAccess>) as Parameters<typeof canDeleteMoc>[1];
+    expect(EVERYONE.filter((who) => canDeleteMoc(PEOPLE[who], moc))).toEqual(deleters);
+    expect(deleteNeedsReason(moc)).toBe(needsReason);
   });
 
   it("an admin in HSEQ is both: may do the HSEQ review and edit plans, but not approve", () => {
