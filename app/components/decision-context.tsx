@@ -10,6 +10,7 @@ import type { MocTable } from "~/models/moc-parts.server";
 import { utcText } from "~/models/utc-text";
 import type { DecisionContextData } from "~/web/decision-context.server";
 import { PartFields } from "./moc-parts";
+import { DataTable } from "./data-table";
 
 function FoldedTable({ table, open }: { table: MocTable; open?: boolean }) {
   const done = table.columns.includes("Done") ? table.rows.filter((r) => r.at(-1) === "Done").length : null;
@@ -31,26 +32,7 @@ function FoldedTable({ table, open }: { table: MocTable; open?: boolean }) {
         <p className="muted">{table.empty}</p>
       ) : (
         <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                {table.columns.map((c) => (
-                  <th key={c} scope="col">
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {table.rows.map((row, i) => (
-                <tr key={i}>
-                  {row.map((cell, j) => (
-                    <td key={j}>{cell}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable columns={table.columns} rows={table.rows} />
         </div>
       )}
     </details>

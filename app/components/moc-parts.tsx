@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 import type { MocPart, MocTable, PartField } from "~/models/moc-parts.server";
 import { RichText } from "./moc-record";
 import { utcText } from "~/models/utc-text";
+import { DataTable } from "./data-table";
 
 function FieldValue({ field }: { field: PartField }) {
   if (field.html !== undefined) return field.html ? <RichText html={field.html} /> : <span className="muted">—</span>;
@@ -96,26 +97,7 @@ export function TableView({ table, extra, children }: { table: MocTable; extra?:
       {table.rows.length === 0 ? (
         <p className="muted">{table.empty}</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              {table.columns.map((label) => (
-                <th key={label} scope="col">
-                  {label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {table.rows.map((row, i) => (
-              <tr key={i}>
-                {row.map((cell, j) => (
-                  <td key={j}>{cell}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable columns={table.columns} rows={table.rows} />
       )}
       {children}
     </section>

@@ -2,6 +2,7 @@
 import { Link } from "@remix-run/react";
 import type { PrintBlock, PrintRecord } from "~/models/record-print.server";
 import { useHydrated } from "./use-hydrated";
+import { DataTable } from "./data-table";
 
 /** "2026-03-04 09:15 UTC" (the model's times are UTC ISO strings). */
 export const utc = (value: string | null) =>
@@ -28,29 +29,7 @@ function Block({ block }: { block: PrintBlock }) {
     );
   }
   if (block.rows.length === 0) return <p className="muted">{block.empty}</p>;
-  return (
-    <table className="print-table">
-      {block.title ? <caption>{block.title}</caption> : null}
-      <thead>
-        <tr>
-          {block.columns.map((c) => (
-            <th key={c} scope="col">
-              {c}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {block.rows.map((row, i) => (
-          <tr key={i}>
-            {row.map((cell, j) => (
-              <td key={j}>{cell}</td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return <DataTable className="print-table" caption={block.title} columns={block.columns} rows={block.rows} />;
 }
 
 /** With JavaScript a Print button; without, how to print. */
