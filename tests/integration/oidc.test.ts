@@ -73,7 +73,13 @@ afterEach(() => provider.tamper(null));
 
 let accounts = 0;
 /** An account at the provider (and its id there). */
-function account(claims: { email: string; email_verified?: boolean; name?: string; groups?: string[] }): string {
+function account(claims: {
+  email: string;
+  email_verified?: boolean;
+  name?: string;
+  groups?: string[];
+  roles?: string[];
+}): string {
   accounts += 1;
   const id = `account-${accounts}`;
   provider.accounts.set(id, { email_verified: true, name: "Provider Person", ...claims });
@@ -293,6 +299,32 @@ describe("signing in at the identity provider", () => {
     const entries = history.length;
     await roundTrip(id);
     expect((await historyOf("user", user._id)).length).toBe(entries);
+  });
+
+  it("reads the groups from the claim OIDC_GROUPS_CLAIM names, and maps a position, audited", async () => {
+    configure({
+      OIDC_GROUPS_CLAIM: "roles",
+      OIDC_GROUP_MAP: JSON.stringify({ "fleet-vp": { position: "VP Fleet Management", department: "fleet" } }),
+    });
+    const user = await makeUser({ email: "vp-fleet@example.com", department: "engineering" });
+    // A `groups` claim naming the group does not count: the configured claim is `roles`.
+    const id = account({ email: "vp-fleet@example.com", groups: ["fleet-vp"], roles: [] });
+    await roundTrip(id);
+    const fieldsOf = async () =>
+      (
+        await getDb().execute<{ position: string | null; department: string }>(
+          sql`select position, department from users where id = ${user._id}`,
+        )
+      )[0]!;
+    expect(await fieldsOf()).toEqual({ position: null, department: "operations" });
+    provider.accounts.set(id, { ...provider.accounts.get(id)!, roles: ["fleet-vp"] });
+    await roundTrip(id);
+    expect(await fieldsOf()).toEqual({ position: "VP Fleet Management", department: "fleet" });
+    const history = await historyOf("user", user._id);
+    expect(history.find((h) => h.action === "Changed position")).toMatchObject({
+      from: null,
+      to: "VP Fleet Management",
+    });
   });
 
   it("refuses a deactivated person whatever the provider says", async () => {
