@@ -10,13 +10,15 @@ import { getDb } from "#db/client";
 import { deliverEmail } from "#jobs/email";
 import { startBoss } from "#jobs/boss";
 import * as chatRoute from "~/routes/api+/chat";
+import * as substituteRoute from "~/routes/api+/pcr.substitute";
+import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
 import * as preferencesRoute from "~/routes/notifications_.preferences";
 import * as unsubscribeRoute from "~/routes/unsubscribe.$token";
 import { notify } from "~/models/email.server";
 import { preferencesOf, setPreferences, unsubscribeToken } from "~/models/notice-preferences.server";
 import { resetEnv } from "~/utils/env.server";
 import { startFakeResend, type FakeResend } from "../helpers/fake-resend";
-import { makeUser } from "../helpers/factories";
+import { makeAdmin, makeUser } from "../helpers/factories";
 import { createMocOk, makeCast, post, tokenOf } from "../helpers/moc-flow";
 import { createPcrOk, makeHolders, signOk } from "../helpers/pcr";
 import { BASE, call } from "../helpers/request";
@@ -67,6 +69,34 @@ describe("nobody is told of their own action", () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(await received(cast.originator._id)).toEqual([]);
+  });
+
+  it("withdrawing one's PCR, and an admin naming themselves a PCR's substitute signer", async () => {
+    const holders = await makeHolders(`withdraw-${Date.now()}`);
+    const vp = holders["VP Fleet Management"];
+    const originator = await makeUser();
+    const pcr = await createPcrOk(originator);
+    await signOk(originator, pcr._id, "Change Originator", { signature: originator.name });
+    await signOk(vp, pcr._id, "VP Fleet Management", { signature: vp.name });
+    const [mine, theirs] = [(await received(originator._id)).length, (await received(vp._id)).length];
+    const withdrawn = await post(withdrawRoute, "/api/pcr/withdraw", originator, {
+      body: { pcrId: pcr._id, reason: "Raised in error" },
+    });
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect((await received(originator._id)).length).toBe(mine);
+    // The signer is still told.
+    expect((await received(vp._id)).length).toBe(theirs + 1);
+
+    // A PCR raised by the VP: an admin names themselves to sign the VP's slot, and is not told of it.
+    const raised = await createPcrOk(vp);
+    await signOk(vp, raised._id, "Change Originator", { signature: vp.name });
+    const admin = await makeAdmin();
+    const before = (await received(admin._id)).length;
+    const named = await post(substituteRoute, "/api/pcr/substitute", admin, {
+      body: { pcrId: raised._id, role: "VP Fleet Management", userId: admin._id },
+    });
+    expect(named.status, named.text).toBe(200);
+    expect((await received(admin._id)).length).toBe(before);
   });
 
   it("the other people of a step are still told", async () => {
