@@ -15,7 +15,8 @@ import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
 import * as preferencesRoute from "~/routes/notifications_.preferences";
 import * as unsubscribeRoute from "~/routes/unsubscribe.$token";
 import { notify } from "~/models/email.server";
-import { preferencesOf, setPreferences, unsubscribeToken } from "~/models/notice-preferences.server";
+import { preferencesOf, setPreferences, unsubscribeToken, type NoticeKind } from "~/models/notice-preferences.server";
+import { NOTICE_KINDS } from "#db/schema";
 import { resetEnv } from "~/utils/env.server";
 import { startFakeResend, type FakeResend } from "../helpers/fake-resend";
 import { makeAdmin, makeUser } from "../helpers/factories";
@@ -122,6 +123,27 @@ describe("each kind's choice is honoured", () => {
       ["reminder", true, "queued", 1],
       ["moc_decision", false, "sent", 0],
     ]);
+  });
+
+  it("every kind, every channel: email and in-app, in-app only, off (a waiting step at least in-app)", async () => {
+    const channels = ["email", "in_app", "off"] as const;
+    const people = await Promise.all(channels.map(() => makeUser()));
+    for (const [i, person] of people.entries()) {
+      const floor = (kind: NoticeKind) => (kind === "step_waiting" && channels[i] === "off" ? "in_app" : channels[i]!);
+      if (channels[i] !== "email") {
+        await setPreferences(person, Object.fromEntries(NOTICE_KINDS.map((kind) => [kind, floor(kind)])));
+      }
+      await getDb().transaction(async (tx) => {
+        for (const kind of NOTICE_KINDS) {
+          await notify(tx, { to: { userIds: [person._id] }, content: content(`A ${kind} notice.`), kind });
+        }
+      });
+      const got = await received(person._id);
+      const expected = NOTICE_KINDS.flatMap((kind) =>
+        floor(kind) === "off" ? [] : [[kind, floor(kind) === "email", floor(kind) === "email" ? 1 : 0]],
+      );
+      expect(got.map((r) => [r.kind, r.emailed, r.jobs])).toEqual(expected);
+    }
   });
 
   it("a step waiting on someone is never off, and a partial change keeps the other kinds", async () => {

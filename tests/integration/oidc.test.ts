@@ -330,7 +330,15 @@ describe("signing in at the identity provider", () => {
   it("refuses a deactivated person whatever the provider says", async () => {
     const user = await makeUser({ email: "leaver@example.com" });
     await deactivate(user);
-    await expectRefused(roundTrip(account({ email: "leaver@example.com" })), /deactivated/);
+    const id = account({ email: "leaver@example.com", groups: ["moc-admins"] });
+    await expectRefused(roundTrip(id), /deactivated/);
+    // Nor does auto-create or an admins' group bring the account back.
+    configure({ OIDC_AUTO_CREATE: "1", OIDC_GROUP_MAP: JSON.stringify({ "moc-admins": { role: "admin" } }) });
+    await expectRefused(roundTrip(id), /deactivated/);
+    const rows = await getDb().execute<{ role: string; active: boolean }>(
+      sql`select role, active from users where email = 'leaver@example.com'`,
+    );
+    expect([...rows]).toEqual([{ role: "user", active: false }]);
   });
 
   it("sign-out ends the provider's session too (RP-initiated logout)", async () => {
