@@ -103,6 +103,8 @@ export async function sealAuditTrail(now = new Date(), dir = sealFolder()): Prom
     const digest = createHash("sha256").update(text, "utf8").digest("hex");
     await notify(tx, {
       to: { admins: true },
+      // A record to keep, not a notice anyone turns off (docs/decisions/029-oidc-and-notifications.md).
+      kind: "account",
       content: {
         record: null,
         subject: `Audit trail sealed for ${day}`,

@@ -46,9 +46,10 @@ export type NotifyInput = {
   linkFor?: (recipient: Actor) => string | null;
   /**
    * The kind of notice (whose preference decides its channel). Left out, a recipient who may act
-   * now (linkFor gives a link) gets a `step_waiting`, anyone else the record's kind.
+   * now (linkFor gives a link) gets a `step_waiting`, anyone else the record's kind. `account`:
+   * always emailed (see QueuedEmail).
    */
-  kind?: NoticeKind;
+  kind?: NoticeKind | "account";
 };
 
 /**
@@ -129,7 +130,8 @@ export type QueuedEmail = {
   record?: { type: "moc" | "pcr"; id: string };
   /**
    * Which of the recipient's preferences decides: email and in-app, in-app only, or nothing.
-   * `account`: a message about the account itself (a sign-in link), always emailed, never unsubscribed.
+   * `account`: a message about the account itself (a sign-in link) or one an admin must keep (the
+   * audit trail's daily seal), always emailed, never unsubscribed.
    */
   kind: NoticeKind | "account";
 };

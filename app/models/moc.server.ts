@@ -40,6 +40,7 @@ import {
 } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
 import { keepCancellations } from "./moc-closure";
+import { notifyNewOwners } from "./plan-notices.server";
 import type { PageRequest } from "./keyset";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import { STEPS } from "./moc-steps.server";
@@ -543,6 +544,10 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
       column.manualPlan = { items: keepCancellations(stored!.manualPlan.items, column.manualPlan.items) };
     }
     await tx.update(mocs).set(column).where(eq(mocs.id, mocId));
+    const [before, after] = column.action
+      ? [stored!.action.items, column.action.items]
+      : [stored!.manualPlan.items, column.manualPlan!.items];
+    await notifyNewOwners(tx, { actor, moc, plan: plan.what, before, after });
     return { action: `Updated the ${plan.what}` };
   });
 }

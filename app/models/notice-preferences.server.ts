@@ -46,7 +46,7 @@ export const NOTICE_KIND_INFO: Record<
   },
   action: {
     label: "Actions",
-    description: "Actions assigned to you, and changes to them.",
+    description: "Action-plan and manuals-plan items given to you on a MOC.",
     default: "email",
     floor: null,
   },

@@ -574,7 +574,7 @@ export async function withdrawPcr(actor: PublicUser, id: string, reason: string)
     await notifyAboutPcr(
       tx,
       row,
-      { userIds: [row.originatorId, ...signers, ...row.partyIds] },
+      { userIds: [row.originatorId, ...signers, ...row.partyIds], except: actor._id },
       {
         event: `${actor.name} withdrew PCR ${row.serialNum}.`,
         expectation: "Nothing more is signed on it; it stays on record with its signatures.",
@@ -641,7 +641,7 @@ export async function namePcrSubstitute(
     await notifyAboutPcr(
       tx,
       row,
-      { userIds: [input.userId] },
+      { userIds: [input.userId], except: actor._id },
       {
         event: `${actor.name} named you to sign PCR ${row.serialNum} as ${input.role}, in place of its originator.`,
         expectation: `Review the PCR and sign as ${input.role} when the earlier slots are signed.`,

@@ -17,6 +17,7 @@ export type Account = {
   email_verified?: boolean;
   name?: string;
   groups?: string[];
+  roles?: string[];
 };
 
 export type Tamper = (claims: JWTPayload) => JWTPayload;
@@ -77,7 +78,8 @@ export async function startTestProvider(options: {
       openid: ["sub"],
       email: ["email", "email_verified"],
       profile: ["name"],
-      groups: ["groups"],
+      // `roles`: a provider whose groups claim has another name (OIDC_GROUPS_CLAIM).
+      groups: ["groups", "roles"],
     },
     features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },

@@ -18,6 +18,7 @@ import * as auditPage from "~/routes/admin+/audit";
 import { adoptAuditChains, auditKeyId } from "~/models/audit-chain.server";
 import { appendAudit, verifyAuditTrail, type BrokenLink } from "~/models/audit.server";
 import { readSeal, sealAuditTrail } from "~/models/audit-seal.server";
+import { setPreferences } from "~/models/notice-preferences.server";
 import { getDb } from "~/utils/db.server";
 import { resetEnv } from "~/utils/env.server";
 import { buildRequest } from "../helpers/request";
@@ -227,6 +228,8 @@ describe("the daily seal", () => {
   it("writes the heads keyed to DATA_DIR/seals, emails the admins once a day, and a changed file shows", async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-seal-day-"));
     const admin = await makeAdmin();
+    // The seal's email is a record to keep, not a decision on a MOC: no notice choice turns it off.
+    await setPreferences(admin, { moc_decision: "off" });
     const when = new Date("2031-03-04T00:15:00Z");
     const outcome = await sealAuditTrail(when, dir);
     expect(outcome).toMatchObject({ ran: true, day: "2031-03-04" });
@@ -234,10 +237,13 @@ describe("the daily seal", () => {
     const [count] = await db().execute<{ n: number }>(sql`select count(*)::int as n from audit_heads`);
     expect(seal.heads.length).toBe(count!.n);
     expect(seal.keyId).toBe(auditKeyId(KEY));
-    const [mail] = await db().execute<{ subject: string }>(
-      sql`select subject from email_messages where to_email = ${admin.email} and subject like '%sealed for 2031-03-04%'`,
+    const [mail] = await db().execute<{ subject: string; kind: string; emailed: boolean; text: string }>(
+      sql`select subject, kind, emailed, text from email_messages
+        where to_email = ${admin.email} and subject like '%sealed for 2031-03-04%'`,
     );
     expect(mail?.subject).toContain("Audit trail sealed for 2031-03-04");
+    expect(mail).toMatchObject({ kind: "account", emailed: true });
+    expect(mail!.text).not.toContain("/unsubscribe/");
     expect(await sealAuditTrail(when, dir)).toEqual({ ran: false, day: "2031-03-04" });
     // A seal file edited (a head shortened) no longer verifies.
     const file = path.join(dir, "2031-03-04.json");

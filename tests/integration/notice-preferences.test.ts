@@ -10,13 +10,16 @@ import { getDb } from "#db/client";
 import { deliverEmail } from "#jobs/email";
 import { startBoss } from "#jobs/boss";
 import * as chatRoute from "~/routes/api+/chat";
+import * as substituteRoute from "~/routes/api+/pcr.substitute";
+import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
 import * as preferencesRoute from "~/routes/notifications_.preferences";
 import * as unsubscribeRoute from "~/routes/unsubscribe.$token";
 import { notify } from "~/models/email.server";
-import { preferencesOf, setPreferences, unsubscribeToken } from "~/models/notice-preferences.server";
+import { preferencesOf, setPreferences, unsubscribeToken, type NoticeKind } from "~/models/notice-preferences.server";
+import { NOTICE_KINDS } from "#db/schema";
 import { resetEnv } from "~/utils/env.server";
 import { startFakeResend, type FakeResend } from "../helpers/fake-resend";
-import { makeUser } from "../helpers/factories";
+import { makeAdmin, makeUser } from "../helpers/factories";
 import { createMocOk, makeCast, post, tokenOf } from "../helpers/moc-flow";
 import { createPcrOk, makeHolders, signOk } from "../helpers/pcr";
 import { BASE, call } from "../helpers/request";
@@ -69,6 +72,34 @@ describe("nobody is told of their own action", () => {
     expect(await received(cast.originator._id)).toEqual([]);
   });
 
+  it("withdrawing one's PCR, and an admin naming themselves a PCR's substitute signer", async () => {
+    const holders = await makeHolders(`withdraw-${Date.now()}`);
+    const vp = holders["VP Fleet Management"];
+    const originator = await makeUser();
+    const pcr = await createPcrOk(originator);
+    await signOk(originator, pcr._id, "Change Originator", { signature: originator.name });
+    await signOk(vp, pcr._id, "VP Fleet Management", { signature: vp.name });
+    const [mine, theirs] = [(await received(originator._id)).length, (await received(vp._id)).length];
+    const withdrawn = await post(withdrawRoute, "/api/pcr/withdraw", originator, {
+      body: { pcrId: pcr._id, reason: "Raised in error" },
+    });
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect((await received(originator._id)).length).toBe(mine);
+    // The signer is still told.
+    expect((await received(vp._id)).length).toBe(theirs + 1);
+
+    // A PCR raised by the VP: an admin names themselves to sign the VP's slot, and is not told of it.
+    const raised = await createPcrOk(vp);
+    await signOk(vp, raised._id, "Change Originator", { signature: vp.name });
+    const admin = await makeAdmin();
+    const before = (await received(admin._id)).length;
+    const named = await post(substituteRoute, "/api/pcr/substitute", admin, {
+      body: { pcrId: raised._id, role: "VP Fleet Management", userId: admin._id },
+    });
+    expect(named.status, named.text).toBe(200);
+    expect((await received(admin._id)).length).toBe(before);
+  });
+
   it("the other people of a step are still told", async () => {
     const cast = await makeCast();
     await createMocOk(cast);
@@ -92,6 +123,27 @@ describe("each kind's choice is honoured", () => {
       ["reminder", true, "queued", 1],
       ["moc_decision", false, "sent", 0],
     ]);
+  });
+
+  it("every kind, every channel: email and in-app, in-app only, off (a waiting step at least in-app)", async () => {
+    const channels = ["email", "in_app", "off"] as const;
+    const people = await Promise.all(channels.map(() => makeUser()));
+    for (const [i, person] of people.entries()) {
+      const floor = (kind: NoticeKind) => (kind === "step_waiting" && channels[i] === "off" ? "in_app" : channels[i]!);
+      if (channels[i] !== "email") {
+        await setPreferences(person, Object.fromEntries(NOTICE_KINDS.map((kind) => [kind, floor(kind)])));
+      }
+      await getDb().transaction(async (tx) => {
+        for (const kind of NOTICE_KINDS) {
+          await notify(tx, { to: { userIds: [person._id] }, content: content(`A ${kind} notice.`), kind });
+        }
+      });
+      const got = await received(person._id);
+      const expected = NOTICE_KINDS.flatMap((kind) =>
+        floor(kind) === "off" ? [] : [[kind, floor(kind) === "email", floor(kind) === "email" ? 1 : 0]],
+      );
+      expect(got.map((r) => [r.kind, r.emailed, r.jobs])).toEqual(expected);
+    }
   });
 
   it("a step waiting on someone is never off, and a partial change keeps the other kinds", async () => {

@@ -73,7 +73,13 @@ afterEach(() => provider.tamper(null));
 
 let accounts = 0;
 /** An account at the provider (and its id there). */
-function account(claims: { email: string; email_verified?: boolean; name?: string; groups?: string[] }): string {
+function account(claims: {
+  email: string;
+  email_verified?: boolean;
+  name?: string;
+  groups?: string[];
+  roles?: string[];
+}): string {
   accounts += 1;
   const id = `account-${accounts}`;
   provider.accounts.set(id, { email_verified: true, name: "Provider Person", ...claims });
@@ -295,10 +301,44 @@ describe("signing in at the identity provider", () => {
     expect((await historyOf("user", user._id)).length).toBe(entries);
   });
 
+  it("reads the groups from the claim OIDC_GROUPS_CLAIM names, and maps a position, audited", async () => {
+    configure({
+      OIDC_GROUPS_CLAIM: "roles",
+      OIDC_GROUP_MAP: JSON.stringify({ "fleet-vp": { position: "VP Fleet Management", department: "fleet" } }),
+    });
+    const user = await makeUser({ email: "vp-fleet@example.com", department: "engineering" });
+    // A `groups` claim naming the group does not count: the configured claim is `roles`.
+    const id = account({ email: "vp-fleet@example.com", groups: ["fleet-vp"], roles: [] });
+    await roundTrip(id);
+    const fieldsOf = async () =>
+      (
+        await getDb().execute<{ position: string | null; department: string }>(
+          sql`select position, department from users where id = ${user._id}`,
+        )
+      )[0]!;
+    expect(await fieldsOf()).toEqual({ position: null, department: "operations" });
+    provider.accounts.set(id, { ...provider.accounts.get(id)!, roles: ["fleet-vp"] });
+    await roundTrip(id);
+    expect(await fieldsOf()).toEqual({ position: "VP Fleet Management", department: "fleet" });
+    const history = await historyOf("user", user._id);
+    expect(history.find((h) => h.action === "Changed position")).toMatchObject({
+      from: null,
+      to: "VP Fleet Management",
+    });
+  });
+
   it("refuses a deactivated person whatever the provider says", async () => {
     const user = await makeUser({ email: "leaver@example.com" });
     await deactivate(user);
-    await expectRefused(roundTrip(account({ email: "leaver@example.com" })), /deactivated/);
+    const id = account({ email: "leaver@example.com", groups: ["moc-admins"] });
+    await expectRefused(roundTrip(id), /deactivated/);
+    // Nor does auto-create or an admins' group bring the account back.
+    configure({ OIDC_AUTO_CREATE: "1", OIDC_GROUP_MAP: JSON.stringify({ "moc-admins": { role: "admin" } }) });
+    await expectRefused(roundTrip(id), /deactivated/);
+    const rows = await getDb().execute<{ role: string; active: boolean }>(
+      sql`select role, active from users where email = 'leaver@example.com'`,
+    );
+    expect([...rows]).toEqual([{ role: "user", active: false }]);
   });
 
   it("sign-out ends the provider's session too (RP-initiated logout)", async () => {
