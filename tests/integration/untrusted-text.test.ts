@@ -108,7 +108,11 @@ describe("the other searches: the user directory and the admin outbox", () => {
         expect(res.status, JSON.stringify([extra, search])).toBe(400);
         expect(res.body.issues).toEqual([{ path: "search", message: expect.stringMatching(/control characters/) }]);
       }
-      const fine = await call(usersRoute, { path: "/api/users", query: { ...extra, search: "olav" }, token: userToken });
+      const fine = await call(usersRoute, {
+        path: "/api/users",
+        query: { ...extra, search: "olav" },
+        token: userToken,
+      });
       expect(fine.status).toBe(200);
     }
   });
