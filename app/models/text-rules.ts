@@ -36,6 +36,13 @@ export const SEARCH_CONTROL_MESSAGE =
   "Search text must not contain control characters (such as NUL, tab or line breaks)";
 
 /**
+ * `schema` (an optional string of a query string that is searched for: the user directory's
+ * `search`, the admin outbox's recipient) refusing control characters with SEARCH_CONTROL_MESSAGE.
+ */
+export const refuseControlCharacters = <S extends z.ZodType<string | undefined, unknown>>(schema: S) =>
+  schema.refine((text) => text === undefined || !CONTROL.test(text), { error: SEARCH_CONTROL_MESSAGE });
+
+/**
  * The `q` of a list's query string (the pages /mocs, /pcrs, /archive/* and the list endpoints of
  * /api): control characters are refused (400 with SEARCH_CONTROL_MESSAGE); an over-long search is
  * dropped, as any other malformed filter of these lists is.

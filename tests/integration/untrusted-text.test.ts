@@ -10,6 +10,8 @@ import { storeAttachment } from "~/models/attachments.server";
 import * as mocsPage from "~/routes/mocs+/_index";
 import * as pcrsPage from "~/routes/pcrs+/_index";
 import * as archivePage from "~/routes/archive+/$kind._index";
+import * as adminUsersPage from "~/routes/admin+/users";
+import * as outboxPage from "~/routes/admin+/outbox";
 import * as getAllMocRoute from "~/routes/api+/getAllMoc";
 import * as allPcrRoute from "~/routes/api+/allPcr";
 import * as oldMocRoute from "~/routes/api+/oldMoc";
@@ -92,6 +94,52 @@ describe("a search with control characters (?q=%00 and the like)", () => {
         expect(res.body.issues).toEqual([{ path: "q", message: expect.stringMatching(/control characters/) }]);
       }
       const fine = await call(list.route, { path: list.path, query: { format: "csv", q: "pump" }, token: userToken });
+      expect(fine.status).toBe(200);
+    });
+  }
+});
+
+describe("the other searches: the user directory and the admin outbox", () => {
+  const variants: Record<string, string>[] = [{}, { format: "csv" }, { limit: "10" }];
+  it("GET /api/users?search= with control characters answers 400 with the issue on search, as JSON, CSV or a page", async () => {
+    for (const extra of variants) {
+      for (const search of SEARCHES) {
+        const res = await call(usersRoute, { path: "/api/users", query: { ...extra, search }, token: userToken });
+        expect(res.status, JSON.stringify([extra, search])).toBe(400);
+        expect(res.body.issues).toEqual([{ path: "search", message: expect.stringMatching(/control characters/) }]);
+      }
+      const fine = await call(usersRoute, {
+        path: "/api/users",
+        query: { ...extra, search: "olav" },
+        token: userToken,
+      });
+      expect(fine.status).toBe(200);
+    }
+  });
+
+  for (const page of [
+    { name: "/admin/users?q=", route: adminUsersPage, path: "/admin/users", key: "q" },
+    { name: "/admin/outbox?to=", route: outboxPage, path: "/admin/outbox", key: "to" },
+  ]) {
+    it(`${page.name} with control characters answers 400 with a message`, async () => {
+      for (const text of SEARCHES) {
+        const res = await loadPage(page.route, {
+          path: page.path,
+          query: { [page.key]: text },
+          token: adminToken,
+          cookie: true,
+          params: {},
+        });
+        expect(res.status, JSON.stringify(text)).toBe(400);
+        expect(res.message).toMatch(/Search text must not contain control characters/);
+      }
+      const fine = await loadPage(page.route, {
+        path: page.path,
+        query: { [page.key]: "olav" },
+        token: adminToken,
+        cookie: true,
+        params: {},
+      });
       expect(fine.status).toBe(200);
     });
   }

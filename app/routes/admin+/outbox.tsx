@@ -9,7 +9,8 @@ import { listOutbox, retryMessage } from "~/models/email.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { pageError, runForPage } from "~/utils/page.server";
+import { refuseControlCharacters } from "~/models/text-rules";
+import { pageError, readPageQuery, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Outbox · Change Management" }];
 
@@ -23,7 +24,8 @@ async function requireAdmin(request: Request) {
 
 const filterSchema = z.object({
   status: z.enum(EMAIL_STATUSES).optional().catch(undefined),
-  to: z.string().max(254).optional().catch(undefined),
+  // Control characters are a 400 with a message (docs/decisions/028-untrusted-text-and-sign-in-links.md).
+  to: refuseControlCharacters(z.string().max(254).optional().catch(undefined)),
   batch: z
     .string()
     .regex(/^batch-[0-9a-f]{64}(\.[ab])*$/)
@@ -34,7 +36,7 @@ const filterSchema = z.object({
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const actor = await requireAdmin(request);
-  const filter = filterSchema.parse(Object.fromEntries(new URL(request.url).searchParams));
+  const filter = readPageQuery(request, filterSchema);
   const { messages, total } = await listOutbox(actor, {
     status: filter.status,
     recipient: filter.to,

@@ -14,7 +14,8 @@ import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.ser
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
+import { refuseControlCharacters } from "~/models/text-rules";
+import { fieldErrors, pageError, readPageQuery, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Users · Change Management" }];
 
@@ -24,10 +25,13 @@ async function requireAdmin(request: Request) {
   return user;
 }
 
+/** The search box: control characters are a 400 with a message (docs/decisions/028-untrusted-text-and-sign-in-links.md). */
+const usersQuery = z.object({ q: refuseControlCharacters(z.string().optional()) });
+
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const params = new URL(request.url).searchParams;
-  const search = params.get("q") ?? "";
+  const search = readPageQuery(request, usersQuery).q ?? "";
   return { users: await listUsers({ search }), search, confirmDelete: params.get(CONFIRM_DELETE_PARAM) };
 }
 

@@ -1,15 +1,20 @@
+import { z } from "zod";
+import { refuseControlCharacters } from "~/models/text-rules";
 import { newUserSchema, userIdBody, userUpdateSchema } from "~/models/user.schema";
 import { createUser, deleteUser, listUsers, listUsersPage, updateUser } from "~/models/user.server";
 import { usersCsv } from "~/models/csv-export.server";
 import { requireApiUser } from "~/web/auth.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { pageResponse, readPage } from "~/web/paging.server";
-import { apiJson, apiRoute, ok, readJson } from "~/utils/http.server";
+import { apiJson, apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
+
+/** `search` filters by name or email; control characters are a 400 on it (docs/decisions/028-untrusted-text-and-sign-in-links.md). */
+const directoryQuery = z.object({ search: refuseControlCharacters(z.string().optional()) });
 
 const route = apiRoute({
   async GET({ request }) {
     const actor = await requireApiUser(request);
-    const search = new URL(request.url).searchParams.get("search") ?? undefined;
+    const { search } = readQuery(request, directoryQuery);
     // `format=csv` or `Accept: text/csv`: the same directory as CSV.
     if (wantsCsv(request)) return csvResponse(usersCsv(actor, search), "users");
     const page = readPage(request);
