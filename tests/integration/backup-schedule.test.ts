@@ -1,7 +1,8 @@
 /**
  * The scheduled backup (jobs/backup.ts): its file lands in the folder and checks out, its run is
  * recorded and shown on /admin with its size, a failure is shown too, and the retention keeps the
- * newest of each of the last 7 days and 4 weeks (configurable) and removes the rest.
+ * newest of each of the last 7 days and 4 weeks (configurable) and removes the rest; the schedule
+ * is on by default with the embedded database only, and BACKUP_* set it.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,10 +10,19 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { verifyBackupFile } from "#db/backup";
-import { backupFileName, backupsToKeep, pruneBackups, runScheduledBackup, type BackupSchedule } from "#jobs/backup";
-import { stopBoss } from "#jobs/boss";
+import {
+  BACKUP_QUEUE,
+  backupFileName,
+  backupsToKeep,
+  pruneBackups,
+  runScheduledBackup,
+  startBackupSchedule,
+  type BackupSchedule,
+} from "#jobs/backup";
+import { startBoss, stopBoss } from "#jobs/boss";
 import * as adminRoute from "~/routes/admin+/_index";
 import { getDb } from "~/utils/db.server";
+import { resetEnv } from "~/utils/env.server";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { buildRequest } from "../helpers/request";
 
@@ -90,5 +100,46 @@ describe("scheduled backups", () => {
     const removed = await pruneBackups(folder, 7, 4);
     expect(removed).toHaveLength(names.length - keep.size);
     expect(readdirSync(folder).sort()).toEqual([...keep, "notes.txt"].sort());
+  });
+
+  it("is scheduled daily with the embedded database by default, not with DATABASE_URL unless asked, and BACKUP_* set it", async () => {
+    const boss = await startBoss();
+    const scheduled = async () =>
+      (await boss.getSchedules(BACKUP_QUEUE)).map((s) => ({ cron: s.cron, tz: s.timezone }));
+    const saved = { ...process.env };
+    const set = (vars: Record<string, string | undefined>) => {
+      for (const [key, value] of Object.entries(vars)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      resetEnv();
+    };
+    try {
+      set({ BACKUP_SCHEDULE: undefined, BACKUP_CRON: undefined, BACKUP_DIR: undefined, DATA_DIR: dir });
+      const embedded = await startBackupSchedule({ embedded: true, work: false });
+      expect(embedded).toMatchObject({ enabled: true, cron: "30 2 * * *", keepDaily: 7, keepWeekly: 4 });
+      expect(embedded.dir).toBe(path.join(dir, "backups"));
+      expect(await scheduled()).toEqual([{ cron: "30 2 * * *", tz: "UTC" }]);
+
+      // The app on DATABASE_URL: off by default (the server's own backups), and the schedule is removed.
+      expect(await startBackupSchedule({ embedded: false, work: false })).toMatchObject({ enabled: false });
+      expect(await scheduled()).toEqual([]);
+
+      set({ BACKUP_SCHEDULE: "on", BACKUP_CRON: "15 3 * * *", BACKUP_KEEP_DAILY: "3", BACKUP_KEEP_WEEKLY: "0" });
+      expect(await startBackupSchedule({ embedded: false, work: false })).toMatchObject({
+        enabled: true,
+        keepDaily: 3,
+        keepWeekly: 0,
+      });
+      expect(await scheduled()).toEqual([{ cron: "15 3 * * *", tz: "UTC" }]);
+
+      set({ BACKUP_SCHEDULE: "off" });
+      expect(await startBackupSchedule({ embedded: true, work: false })).toMatchObject({ enabled: false });
+      expect(await scheduled()).toEqual([]);
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+      resetEnv();
+    }
   });
 });

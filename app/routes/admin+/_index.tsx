@@ -39,7 +39,7 @@ export default function Administration() {
       <section className="card" aria-labelledby="backups-title">
         <h2 id="backups-title">Backups</h2>
         {last ? (
-          <p role="status">
+          <p role="status" className="break-anywhere">
             Last backup: {when(last.finishedAt)}, <strong>{size(last.bytes)}</strong>
             {last.file ? (
               <>
@@ -59,9 +59,9 @@ export default function Administration() {
             The latest backup, at {when(latest.finishedAt)}, failed: {latest.error}
           </p>
         ) : null}
-        <p className="muted">
+        <p className="muted break-anywhere">
           {schedule?.enabled
-            ? `Taken daily on the schedule "${schedule.cron}" (UTC) into ${schedule.dir}; the newest of each of the last ${schedule.keepDaily} days and of each of the last ${schedule.keepWeekly} weeks are kept.`
+            ? `Taken daily on the schedule "${schedule.cron}" (UTC) into ${schedule.dir}; the newest of each of the last ${schedule.keepDaily} days and of each of the last ${schedule.keepWeekly} weeks are kept. `
             : "No scheduled backups on this instance (they are on by default with the embedded database). "}
           Take one by hand with <code>npm run backup -- FILE</code>; restore with <code>npm run restore -- FILE</code>.
         </p>
