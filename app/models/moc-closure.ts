@@ -72,22 +72,6 @@ export function answerBlockers(answers: Partial<Record<VerifierQuestion, { value
     }));
 }
 
-/**
- * A plan replaced through its editor keeps the cancellations recorded on its items (they are the
- * trail's, not the editor's to set or clear): each item takes the stored one of the same `_id`.
- */
-export function keepCancellations<T extends { _id: string; cancelled?: unknown }>(
-  stored: { _id: string; cancelled?: unknown }[],
-  items: T[],
-): T[] {
-  const cancelled = new Map(stored.filter((item) => item.cancelled).map((item) => [item._id, item.cancelled]));
-  return items.map((item) => {
-    const { cancelled: _sent, ...rest } = item;
-    const kept = cancelled.get(item._id);
-    return (kept ? { ...rest, cancelled: kept } : rest) as T;
-  });
-}
-
 /** How a plan item stands, in words (the record page and the print view): done, cancelled (who, when, why) or open. */
 export function planItemState(item: {
   done: boolean;
