@@ -76,7 +76,13 @@ export function answerBlockers(answers: Partial<Record<VerifierQuestion, { value
 export function planItemState(item: {
   done: boolean;
   cancelled?: { reason: string; byName: string; at: string } | null;
+  completion?: { byName: string; at: string; note: string | null; evidence: { name: string } | null } | null;
 }): string {
+  if (item.done && item.completion) {
+    // How it was marked done (docs/decisions/038-actions-as-tasks.md).
+    const c = item.completion;
+    return `Done by ${c.byName} on ${c.at.slice(0, 10)}${c.note ? `: ${c.note}` : ""}${c.evidence ? ` (evidence: ${c.evidence.name})` : ""}`;
+  }
   if (item.done) return "Done";
   if (item.cancelled) {
     return `Cancelled by ${item.cancelled.byName} on ${item.cancelled.at.slice(0, 10)}: ${item.cancelled.reason}`;
