@@ -69,7 +69,8 @@ export function MyActions({ actions, total }: { actions: Item[]; total: number }
       )}
       {total > actions.length ? (
         <p>
-          The {actions.length} due soonest, of {total}. <Link to="/?actions=all#my-actions-title">All {total} of my actions</Link>
+          The {actions.length} due soonest, of {total}.{" "}
+          <Link to="/?actions=all#my-actions-title">All {total} of my actions</Link>
         </p>
       ) : null}
     </section>

@@ -76,7 +76,7 @@ export async function tellNewOwners(
       kind: "action",
       content: {
         record: { label, url: `/mocs/${moc.id}` },
-        subject: `${label}: ${owned.length === 1 ? "an item" : `${owned.length} items`} of the ${what} assigned to you`,
+        subject: `${owned.length === 1 ? "An item" : `${owned.length} items`} of the ${what} assigned to you`,
         event: `${actor.name} made you the owner of ${owned.length === 1 ? "an item" : `${owned.length} items`} of the ${what} of ${label}.`,
         expectation:
           "Carry it out by its due date, then mark it done under My actions on your dashboard, with a note and, if you have one, an evidence file.",
@@ -231,7 +231,9 @@ export async function markItemDone(actor: PublicUser, input: MarkDoneInput): Pro
       if (!item) throw new NotFound(`No such ${PLAN_WORDS[input.plan]} in this MOC's plan`);
       if (!canMarkPlanItem(actor, moc, item)) throw new Forbidden(MARKERS);
       if (!isMocApproved(moc) && !isMocPlanEditor(actor, moc)) {
-        throw new Conflict(`This MOC is not approved yet: its ${PLAN_WORDS[input.plan]}s are carried out after approval`);
+        throw new Conflict(
+          `This MOC is not approved yet: its ${PLAN_WORDS[input.plan]}s are carried out after approval`,
+        );
       }
       if (item.cancelled) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is cancelled; it cannot be done`);
       if (item.done) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is already done`);
@@ -323,6 +325,9 @@ export async function claimDueActions(tx: Executor, day: string): Promise<Action
   return [...rows];
 }
 
+/** A description cut for a subject line. */
+const short = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** "is 3 days overdue", "is due today", "is due tomorrow", "is due in 3 days". */
@@ -352,7 +357,7 @@ export function actionReminderEmails(rows: ActionReminderRow[]): QueuedEmail[] {
         kind: "reminder" as const,
         content: {
           record: { label, url: `/mocs/${row.mocId}` },
-          subject: `Reminder: your ${PLAN_WORDS[row.plan]} on ${label} ${due}`,
+          subject: `Reminder: your ${PLAN_WORDS[row.plan]} “${short(row.what)}” ${due}`,
           event: `Your ${PLAN_WORDS[row.plan]} “${row.what}” on ${label} ${due} (due ${row.due}).`,
           expectation:
             "Carry it out, then mark it done under My actions on your dashboard, with a note and, if you have one, an evidence file.",

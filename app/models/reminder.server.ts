@@ -14,12 +14,7 @@ import type { ReminderUrgency } from "#db/schema";
 import { REMINDER_PREFERENCES, type ReminderPreference } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Invalid, NotFound } from "~/utils/errors";
-import {
-  actionDigestLine,
-  actionReminderEmails,
-  claimDueActions,
-  type ActionReminderRow,
-} from "./action-tasks.server";
+import { actionDigestLine, actionReminderEmails, claimDueActions, type ActionReminderRow } from "./action-tasks.server";
 import { queueEmails, type QueuedEmail } from "./email.server";
 import { OWNER_SQL, WAITING_STEP_SQL } from "./moc-steps.server";
 import { mocStatusLabel } from "./moc-status";
