@@ -9,7 +9,7 @@ import { mocs, type ActionPlan, type ManualPlan, type PlanItemCompletion } from 
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { storeMocFileIn, type IncomingFile } from "./attachments.server";
-import { canMarkPlanItem, canViewMoc, isMocApproved, isMocPlanEditor, type Actor } from "./authz.server";
+import { canMarkPlanItem, canViewMoc, mayMarkItemDone, type Actor } from "./authz.server";
 import { notify, type QueuedEmail } from "./email.server";
 import type { MocDocument } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
@@ -230,7 +230,7 @@ export async function markItemDone(actor: PublicUser, input: MarkDoneInput): Pro
       const item = plan.items.find((i) => i._id === input.itemId);
       if (!item) throw new NotFound(`No such ${PLAN_WORDS[input.plan]} in this MOC's plan`);
       if (!canMarkPlanItem(actor, moc, item)) throw new Forbidden(MARKERS);
-      if (!isMocApproved(moc) && !isMocPlanEditor(actor, moc)) {
+      if (!mayMarkItemDone(actor, moc, item)) {
         throw new Conflict(
           `This MOC is not approved yet: its ${PLAN_WORDS[input.plan]}s are carried out after approval`,
         );

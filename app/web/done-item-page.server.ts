@@ -8,7 +8,7 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { itemWords, markItemDone, type PlanKind } from "~/models/action-tasks.server";
 import { actionDonePageSchema } from "~/models/action-tasks.schema";
 import { UPLOAD_TYPES } from "~/models/attachments.server";
-import { canMarkPlanItem, isMocApproved, isMocOpen, isMocPlanEditor } from "~/models/authz.server";
+import { canMarkPlanItem, isMocOpen, mayMarkItemDone } from "~/models/authz.server";
 import { PLAN_KINDS } from "~/models/moc.schema";
 import { mocStatusLabel } from "~/models/moc-status";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
@@ -35,7 +35,7 @@ async function requireItem(request: Request, id: string | undefined) {
       ? "This item is already done."
       : item.cancelled
         ? "This item is cancelled."
-        : !isMocApproved(access) && !isMocPlanEditor(user, access)
+        : !mayMarkItemDone(user, access, item)
           ? "This MOC is not approved yet: its plan items are carried out after approval."
           : null;
   return {
