@@ -88,27 +88,20 @@ export async function tellNewOwners(
 
 /**
  * A plan written through its editor keeps what the trail recorded on its items: the cancellation
- * (docs/decisions/033-closure-gates.md) and, while the item stays done, how it was marked done.
- * An item newly marked done here records who and when (without a note).
+ * (docs/decisions/033-closure-gates.md) and, while the item stays done, how it was marked done
+ * under My actions. (An item ticked in the table has no `completion`: the trail says who saved it.)
  */
 export function keepItemTrail<T extends { _id: string; done?: boolean }>(
-  actor: Pick<PublicUser, "_id" | "name">,
   stored: { _id: string; done?: boolean; cancelled?: unknown; completion?: PlanItemCompletion | null }[],
   items: T[],
 ): T[] {
   const before = new Map(stored.map((item) => [item._id, item]));
-  const at = new Date().toISOString();
   return items.map((item) => {
     const { cancelled: _c, completion: _d, ...rest } = item as T & { cancelled?: unknown; completion?: unknown };
     const old = before.get(item._id);
     const kept: Record<string, unknown> = { ...rest };
     if (old?.cancelled) kept.cancelled = old.cancelled;
-    if (item.done) {
-      kept.completion =
-        old?.done && old.completion
-          ? old.completion
-          : ({ by: actor._id, byName: actor.name, at, note: null, evidence: null } satisfies PlanItemCompletion);
-    }
+    if (item.done && old?.done && old.completion) kept.completion = old.completion;
     return kept as T;
   });
 }

@@ -524,7 +524,7 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
       const marked = checkFrozenPlan(actor, moc, plan.what, stored, plan.items);
       await tx
         .update(mocs)
-        .set(plan.column(keepItemTrail(actor, stored, withIds(plan.items))))
+        .set(plan.column(keepItemTrail(stored, withIds(plan.items))))
         .where(eq(mocs.id, mocId));
       return { action: `Marked ${marked === 1 ? "an item" : `${marked} items`} of the ${plan.what}` };
     }
@@ -541,11 +541,11 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
     // Cancellations and done marks stay as the trail recorded them (docs/decisions/033-closure-gates.md,
     // 038-actions-as-tasks.md); owners newly named are told.
     if (column.action) {
-      column.action = { items: keepItemTrail(actor, stored!.action.items, column.action.items) };
+      column.action = { items: keepItemTrail(stored!.action.items, column.action.items) };
       await tellNewOwners(tx, actor, moc, plan.what, stored!.action.items, column.action.items);
     }
     if (column.manualPlan) {
-      column.manualPlan = { items: keepItemTrail(actor, stored!.manualPlan.items, column.manualPlan.items) };
+      column.manualPlan = { items: keepItemTrail(stored!.manualPlan.items, column.manualPlan.items) };
       await tellNewOwners(tx, actor, moc, plan.what, stored!.manualPlan.items, column.manualPlan.items);
     }
     await tx.update(mocs).set(column).where(eq(mocs.id, mocId));

@@ -254,10 +254,18 @@ describe("marking an item done", () => {
     expect(refused.body.issues[0].path).toBe("evidence_id");
     expect(await mocSnapshot(moc._id)).toEqual(before);
 
-    // A plan saved through its table keeps how the item was marked done.
-    const table = await savePlan(moc, cast.implementer, res.body.data.action.items);
+    // A plan saved through its table keeps how the item was marked done, and a cancellation.
+    const cancelled = await post(cancelItemRoute, "/api/cancelPlanItem", cast.implementer, {
+      body: { moc_id: moc._id, plan: "action", item_id: second!._id, reason: "Done by the yard" },
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const sent = cancelled.body.data.action.items.map(
+      ({ cancelled: _c, completion: _d, ...item }: Record<string, unknown>) => item,
+    );
+    const table = await savePlan(moc, owner, sent);
     expect(table.status, table.text).toBe(200);
     expect(table.body.data.action.items[0].completion.note).toBe("Fitted and tested at 85 °C");
+    expect(table.body.data.action.items[1].cancelled).toMatchObject({ reason: "Done by the yard" });
   });
 
   it("bad input is 400 and someone who is not the owner, implementer, HSEQ user or an admin is 403", async () => {
