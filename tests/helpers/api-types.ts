@@ -6209,7 +6209,7 @@ export interface operations {
          * @description The `table` filter.
          * @example monthly
          */
-        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders";
+        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders" | "overdue-actions";
       };
       header?: never;
       path?: never;
