@@ -242,6 +242,18 @@ export function InsightsView({
         </ColumnChart>
       </section>
 
+      {f.overdueActions ? (
+        <section className="insights-block" aria-labelledby="insights-overdue-actions">
+          <H id="insights-overdue-actions">Overdue actions</H>
+          <p className="muted">
+            Action-plan and manuals-plan items neither done nor cancelled, past their due date on{" "}
+            {formatDate(f.period.asOf)}, on MOCs still open; departments are each MOC&apos;s.
+            {f.overdueActions.length === 0 ? " None." : ""}
+          </p>
+          <InsightTableView table={tables["overdue-actions"]} csvHref={link("overdue-actions")} />
+        </section>
+      ) : null}
+
       <p className="muted insights-note">
         Vessel or office: MOCs do not record whether a change applies to a vessel or to the office, so the figures are
         not split that way. Departments are each MOC&apos;s Part A department of change.

@@ -112,6 +112,19 @@ const planItemCancelled = z
   .optional()
   .meta({ description: "Who cancelled the item, when and why; a cancelled item does not hold up closing." });
 
+/** How a plan item was marked done (docs/decisions/038-actions-as-tasks.md); absent or null while it is not. */
+const planItemCompletion = z
+  .object({
+    by: id,
+    byName: z.string(),
+    at: z.string(),
+    note: z.string().nullable(),
+    evidence: z.object({ _id: id, name: z.string(), sha256: z.string(), size: z.number() }).nullable(),
+  })
+  .nullable()
+  .optional()
+  .meta({ description: "Who marked the item done, when, with which note and evidence file." });
+
 export const mocAnswer = z
   .object({
     _id: id,
@@ -148,10 +161,24 @@ export const mocAnswer = z
     impact_assessment: z.array(z.object({ category: z.string(), hazards: z.array(z.string()) })),
     risk_assessment: z.string().nullable(),
     action: z.looseObject({
-      items: z.array(z.looseObject({ _id: z.string(), description: z.string(), cancelled: planItemCancelled })),
+      items: z.array(
+        z.looseObject({
+          _id: z.string(),
+          description: z.string(),
+          cancelled: planItemCancelled,
+          completion: planItemCompletion,
+        }),
+      ),
     }),
     manual_plan: z.looseObject({
-      items: z.array(z.looseObject({ _id: z.string(), document: z.string(), cancelled: planItemCancelled })),
+      items: z.array(
+        z.looseObject({
+          _id: z.string(),
+          document: z.string(),
+          cancelled: planItemCancelled,
+          completion: planItemCompletion,
+        }),
+      ),
     }),
     plan_owners: z
       .array(z.object({ _id: id, name: z.string() }))

@@ -298,6 +298,35 @@ export async function storeAttachment(
 }
 
 /**
+ * Stores a file with a MOC inside the caller's transaction, whose rule the caller has checked (an
+ * item's evidence, app/models/action-tasks.server.ts): the same name and type checks, size cap
+ * and SHA-256 as any attachment, and the MOC's trail says it was attached.
+ */
+export async function storeMocFileIn(
+  tx: Executor,
+  actor: Actor,
+  moc: { id: string; status: string },
+  file: IncomingFile,
+): Promise<{ _id: string; name: string; size: number; sha256: string }> {
+  const { name, extension, contentType } = checkName(file.name);
+  const [row] = await tx
+    .insert(attachments)
+    .values({ mocId: moc.id, pcrId: null, kind: "file", name, contentType, size: 0, sha256: "", uploadedBy: actor._id })
+    .returning({ id: attachments.id });
+  const { size, sha256 } = await writeChunks(tx, row!.id, extension, file.data);
+  await tx.update(attachments).set({ size, sha256 }).where(eq(attachments.id, row!.id));
+  await appendLog(tx, {
+    mocId: moc.id,
+    userId: actor._id,
+    action: `Attached ${name}`,
+    from: moc.status,
+    to: moc.status,
+    comment: `${name}, ${size} bytes, SHA-256 ${sha256}`,
+  });
+  return { _id: row!.id, name, size, sha256 };
+}
+
+/**
  * Hides a file: it stays in the database with who removed it and when, and its record's audit
  * trail says so (a MOC's `moc_logs`, a PCR's `audit_entries`).
  */

@@ -125,6 +125,14 @@ export const approvedContentFrozen = (moc: Pick<MocAccess, "status" | "acted"> &
 export const canMarkPlanItem = (actor: Actor, moc: MocAccess, item: { owner: string | null }) =>
   isAdmin(actor) || actor._id === moc.implementerId || actor._id === moc.hseqId || item.owner === actor._id;
 
+/**
+ * Marking one plan item done with a note and evidence (docs/decisions/038-actions-as-tasks.md):
+ * someone who may read the MOC and mark the item, from approval on; before it, only a plan
+ * editor. Whether the MOC is open is checked beside it.
+ */
+export const mayMarkItemDone = (actor: Actor, moc: MocAccess, item: { owner: string | null }) =>
+  canViewMoc(actor, moc) && canMarkPlanItem(actor, moc, item) && (isMocApproved(moc) || isMocPlanEditor(actor, moc));
+
 /** The person whose decision a role stands for, and whether the MOC waits on it now. */
 export const isDecisionPending = (role: "approver" | "hseq", moc: MocAccess & MocProgress) =>
   role === "approver"

@@ -82,6 +82,12 @@ export function insightTables(f: InsightsFigures): Record<InsightTableId, Insigh
       columns: ["Day", "MOCs reminded", "Emails sent"],
       rows: f.reminders.days.map((d) => [d.day, d.mocs, d.emails]),
     },
+    "overdue-actions": {
+      id: "overdue-actions",
+      title: `Open action and manuals items past their due date on ${f.period.asOf}, per department`,
+      columns: ["Department", "Overdue items", "Owners"],
+      rows: (f.overdueActions ?? []).map((d) => [departmentLabel(d.department), d.overdue, d.owners]),
+    },
   };
 }
 

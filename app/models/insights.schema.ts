@@ -52,7 +52,15 @@ export function toFilter<T extends z.output<typeof insightsParamsSchema>>(q: T, 
 
 export const insightsQuerySchema = insightsParamsSchema.transform(toFilter);
 
-export const INSIGHT_TABLES = ["monthly", "steps", "on-time", "deviations", "pcrs", "reminders"] as const;
+export const INSIGHT_TABLES = [
+  "monthly",
+  "steps",
+  "on-time",
+  "deviations",
+  "pcrs",
+  "reminders",
+  "overdue-actions",
+] as const;
 export type InsightTableId = (typeof INSIGHT_TABLES)[number];
 
 /** GET /api/insights's query: the figures' filter, and `format=csv&table=<id>` for one table. */
@@ -108,6 +116,11 @@ export type InsightsFigures = {
     roles: ({ role: string } & Spread)[];
   };
   reminders: { total: { mocs: number; emails: number }; days: { day: string; mocs: number; emails: number }[] };
+  /**
+   * Action-plan and manuals-plan items still open and past their due date on `asOf`, per MOC
+   * department (docs/decisions/038-actions-as-tasks.md); absent from copies stored before them.
+   */
+  overdueActions?: { department: string; overdue: number; owners: number }[];
   /** Whether MOCs record where a change applies (vessel or office): they do not, so nothing is split by it. */
   vesselOrOffice: "not recorded";
 };

@@ -23,6 +23,7 @@ import {
 } from "./insights.schema";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import { urgencyCases } from "./reminder.server";
+import { overdueActionsByDepartment } from "./action-tasks.server";
 
 /**
  * `mocs` with each MOC's department as `department`: its Part A `department-of-change`, else its
@@ -99,6 +100,11 @@ export async function computeInsights(
     const deviations = await deviationFigures(tx, b);
     const pcrs = await pcrFigures(tx, b, filter.department);
     const reminders = await reminderFigures(tx, b);
+    const overdueActions = await overdueActionsByDepartment(
+      tx,
+      filter.department ? b.mocs : MOCS_WITH_DEPARTMENT,
+      asOf,
+    );
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -117,6 +123,7 @@ export async function computeInsights(
       deviations,
       pcrs,
       reminders,
+      overdueActions,
       vesselOrOffice: "not recorded",
     };
   };

@@ -72,27 +72,17 @@ export function answerBlockers(answers: Partial<Record<VerifierQuestion, { value
     }));
 }
 
-/**
- * A plan replaced through its editor keeps the cancellations recorded on its items (they are the
- * trail's, not the editor's to set or clear): each item takes the stored one of the same `_id`.
- */
-export function keepCancellations<T extends { _id: string; cancelled?: unknown }>(
-  stored: { _id: string; cancelled?: unknown }[],
-  items: T[],
-): T[] {
-  const cancelled = new Map(stored.filter((item) => item.cancelled).map((item) => [item._id, item.cancelled]));
-  return items.map((item) => {
-    const { cancelled: _sent, ...rest } = item;
-    const kept = cancelled.get(item._id);
-    return (kept ? { ...rest, cancelled: kept } : rest) as T;
-  });
-}
-
 /** How a plan item stands, in words (the record page and the print view): done, cancelled (who, when, why) or open. */
 export function planItemState(item: {
   done: boolean;
   cancelled?: { reason: string; byName: string; at: string } | null;
+  completion?: { byName: string; at: string; note: string | null; evidence: { name: string } | null } | null;
 }): string {
+  if (item.done && item.completion) {
+    // How it was marked done (docs/decisions/038-actions-as-tasks.md).
+    const c = item.completion;
+    return `Done by ${c.byName} on ${c.at.slice(0, 10)}${c.note ? `: ${c.note}` : ""}${c.evidence ? ` (evidence: ${c.evidence.name})` : ""}`;
+  }
   if (item.done) return "Done";
   if (item.cancelled) {
     return `Cancelled by ${item.cancelled.byName} on ${item.cancelled.at.slice(0, 10)}: ${item.cancelled.reason}`;

@@ -39,8 +39,7 @@ import {
   mocListTag,
 } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
-import { keepCancellations } from "./moc-closure";
-import { notifyNewOwners } from "./plan-notices.server";
+import { keepItemTrail, tellNewOwners } from "./action-tasks.server";
 import type { PageRequest } from "./keyset";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import { STEPS } from "./moc-steps.server";
@@ -521,10 +520,11 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
   };
   return changeMoc(actor, mocId, rule, async (tx, moc) => {
     if (approvedContentFrozen(moc)) {
-      const marked = checkFrozenPlan(actor, moc, plan.what, await plan.stored(moc, tx), plan.items);
+      const stored = await plan.stored(moc, tx);
+      const marked = checkFrozenPlan(actor, moc, plan.what, stored, plan.items);
       await tx
         .update(mocs)
-        .set(plan.column(withIds(plan.items)))
+        .set(plan.column(keepItemTrail(stored, withIds(plan.items))))
         .where(eq(mocs.id, mocId));
       return { action: `Marked ${marked === 1 ? "an item" : `${marked} items`} of the ${plan.what}` };
     }
@@ -538,16 +538,17 @@ async function setPlan<T extends { _id?: string; owner: string | null; done?: bo
       .from(mocs)
       .where(eq(mocs.id, mocId));
     const column = plan.column(withIds(plan.items));
-    // Cancellations stay as the trail recorded them (docs/decisions/033-closure-gates.md).
-    if (column.action) column.action = { items: keepCancellations(stored!.action.items, column.action.items) };
+    // Cancellations and done marks stay as the trail recorded them (docs/decisions/033-closure-gates.md,
+    // 038-actions-as-tasks.md); owners newly named are told.
+    if (column.action) {
+      column.action = { items: keepItemTrail(stored!.action.items, column.action.items) };
+      await tellNewOwners(tx, actor, moc, plan.what, stored!.action.items, column.action.items);
+    }
     if (column.manualPlan) {
-      column.manualPlan = { items: keepCancellations(stored!.manualPlan.items, column.manualPlan.items) };
+      column.manualPlan = { items: keepItemTrail(stored!.manualPlan.items, column.manualPlan.items) };
+      await tellNewOwners(tx, actor, moc, plan.what, stored!.manualPlan.items, column.manualPlan.items);
     }
     await tx.update(mocs).set(column).where(eq(mocs.id, mocId));
-    const [before, after] = column.action
-      ? [stored!.action.items, column.action.items]
-      : [stored!.manualPlan.items, column.manualPlan!.items];
-    await notifyNewOwners(tx, { actor, moc, plan: plan.what, before, after });
     return { action: `Updated the ${plan.what}` };
   });
 }

@@ -14,6 +14,7 @@ import type { ReminderUrgency } from "#db/schema";
 import { REMINDER_PREFERENCES, type ReminderPreference } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Invalid, NotFound } from "~/utils/errors";
+import { actionDigestLine, actionReminderEmails, claimDueActions, type ActionReminderRow } from "./action-tasks.server";
 import { queueEmails, type QueuedEmail } from "./email.server";
 import { OWNER_SQL, WAITING_STEP_SQL } from "./moc-steps.server";
 import { mocStatusLabel } from "./moc-status";
@@ -154,24 +155,53 @@ function reminderContent(row: ClaimedRow): QueuedEmail["content"] {
  * One email per person who chose the daily digest, listing all of their MOCs due today, most
  * urgent first (the claimed rows come ordered by days left, which orders the urgencies).
  */
-function digestEmails(claimed: ClaimedRow[], day: string): QueuedEmail[] {
-  const byPerson = new Map<string, { to: QueuedEmail["to"]; rows: ClaimedRow[] }>();
+function digestEmails(claimed: ClaimedRow[], day: string, actions: ActionReminderRow[] = []): QueuedEmail[] {
+  const byPerson = new Map<string, { to: QueuedEmail["to"]; rows: ClaimedRow[]; actions: ActionReminderRow[] }>();
+  const entryOf = (person: QueuedEmail["to"]) => {
+    const entry = byPerson.get(person.id) ?? { to: person, rows: [], actions: [] };
+    byPerson.set(person.id, entry);
+    return entry;
+  };
   for (const row of claimed) {
     for (const person of row.recipients) {
-      if (!person.digest) continue;
-      const entry = byPerson.get(person.id) ?? {
-        to: { id: person.id, name: person.name, email: person.email },
-        rows: [],
-      };
-      entry.rows.push(row);
-      byPerson.set(person.id, entry);
+      if (person.digest) entryOf({ id: person.id, name: person.name, email: person.email }).rows.push(row);
     }
   }
-  return [...byPerson.values()].map(({ to, rows }) => ({
+  // Plan items due or overdue (docs/decisions/038-actions-as-tasks.md) join the same daily digest.
+  for (const row of actions) {
+    const { id, name, email, digest } = row.owner;
+    if (digest) entryOf({ id, name, email }).actions.push(row);
+  }
+  return [...byPerson.values()].map(({ to, rows, actions: items }) => ({
     to,
-    content: digestContent(rows, day),
+    content: items.length === 0 ? digestContent(rows, day) : withActions(digestContent(rows, day), rows, items, day),
     kind: "reminder" as const,
   }));
+}
+
+/** A digest that also lists the person's plan items due within 3 days or overdue. */
+function withActions(
+  content: QueuedEmail["content"],
+  rows: ClaimedRow[],
+  items: ActionReminderRow[],
+  day: string,
+): QueuedEmail["content"] {
+  const actions = plural(items.length, "action");
+  if (rows.length === 0) {
+    return {
+      record: { label: "My actions", url: "/" },
+      subject: `${actions} due soon or overdue`,
+      event: `Your daily reminder for ${day}: ${actions} you own ${items.length === 1 ? "is" : "are"} due within 3 days or overdue.`,
+      expectation:
+        "Carry them out, then mark each done under My actions on your dashboard. You chose one daily digest on your profile; you can switch back to one email each there.",
+      details: items.map(actionDigestLine),
+    };
+  }
+  return {
+    ...content,
+    subject: `${content.subject}; ${actions} due soon or overdue`,
+    details: [...(content.details ?? []), ...items.map(actionDigestLine)],
+  };
 }
 
 function digestContent(rows: ClaimedRow[], day: string): QueuedEmail["content"] {
@@ -251,7 +281,10 @@ export async function sendDueReminders(
           kind: "reminder" as const,
         }));
     });
-    emails.push(...digestEmails(claimed, day));
+    // Plan items due within 3 days or overdue, to their owners (docs/decisions/038-actions-as-tasks.md).
+    const actions = await claimDueActions(tx, day);
+    emails.push(...actionReminderEmails(actions));
+    emails.push(...digestEmails(claimed, day, actions));
     await queueEmails(tx, emails);
     const counts = claimed.map((row) => ({ moc_id: row.mocId, n: row.recipients.length }));
     if (counts.some((c) => c.n > 0)) {
@@ -269,6 +302,7 @@ export async function sendDueReminders(
       emailsSent: row.recipients.length,
     }));
     const emailCount = emails.length;
+    const actionText = actions.length ? `; ${plural(actions.length, "action")} due soon or overdue reminded` : "";
     const temporaryText = temporary.results.length
       ? `; ${plural(temporary.emails, "email")} about ${plural(temporary.results.length, "temporary change")}`
       : "";
@@ -276,7 +310,9 @@ export async function sendDueReminders(
       message:
         (results.length
           ? `Sent ${plural(emailCount, "reminder email")} about ${plural(results.length, "MOC")} for ${day}`
-          : `No reminders due for ${day} (nothing due, or already reminded today)`) + temporaryText,
+          : `No reminders due for ${day} (nothing due, or already reminded today)`) +
+        actionText +
+        temporaryText,
       totalReminders: results.length,
       results,
       temporaryReminders: temporary.results,

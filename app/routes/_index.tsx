@@ -3,6 +3,8 @@ import { EXPIRED_NOT_RESTORED } from "~/models/moc-closure";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
+import { MyActions } from "~/components/my-actions";
+import { myActions } from "~/models/action-tasks.server";
 import { dashboard } from "~/models/moc-list.server";
 import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr.server";
 import { mocStatusLabel } from "~/models/moc-status";
@@ -17,15 +19,19 @@ export const meta: MetaFunction = () => [{ title: "Dashboard · Change Managemen
 
 /** How many of the steps waiting on the user the dashboard shows (the longest-waiting first). */
 const WAITING_SHOWN = 20;
+/** How many of the user's open plan items "My actions" shows (soonest due first) unless all are asked for. */
+const MY_ACTIONS_SHOWN = 20;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const today = new Date().toISOString().slice(0, 10);
-  const [waiting, signatures, board, principals] = await Promise.all([
+  const allActions = new URL(request.url).searchParams.get("actions") === "all";
+  const [waiting, signatures, board, principals, mine] = await Promise.all([
     pendingActions(user, { limit: WAITING_SHOWN }),
     pendingPcrSignatures(user),
     dashboard(user),
     principalsOf(getDb(), user._id, today),
+    myActions(user, { limit: allActions ? undefined : MY_ACTIONS_SHOWN, today }),
   ]);
   // The work of the people this user stands in for today, shown apart ("on behalf of B").
   const delegated = await Promise.all(
@@ -62,6 +68,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     }),
     signatures,
     delegated,
+    myActions: mine,
     ...board,
   };
 }
@@ -82,6 +89,7 @@ export default function Dashboard() {
     temporary,
     expired,
     delegated,
+    myActions: mine,
   } = useLoaderData<typeof loader>();
   const open = STATUS_ORDER.map((status) => ({
     status,
@@ -162,6 +170,8 @@ export default function Dashboard() {
           </p>
         ) : null}
       </section>
+
+      <MyActions actions={mine.actions} total={mine.total} />
 
       {delegated.map((group, i) => (
         <section className="card" aria-labelledby={`delegated-${i}-title`} key={group.name}>

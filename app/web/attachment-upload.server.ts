@@ -56,6 +56,21 @@ export async function receiveUpload(
   actor: Actor,
   store: (file: IncomingFile) => Promise<AttachmentView>,
 ): Promise<{ ok: true; value: AttachmentView } | { ok: false; error: DomainError }> {
+  return receiveForm(request, actor, async (_fields, file) => {
+    if (!file) throw new Invalid("Choose the file to attach", [{ path: "file", message: "Choose the file to attach" }]);
+    return store(file);
+  });
+}
+
+/**
+ * A multipart form with at most one file part (`file`, optional) and small text fields, spooled
+ * and capped as an upload; `handle` gets the fields and the file (or null) once the whole body is in.
+ */
+export async function receiveForm<T>(
+  request: Request,
+  actor: Actor,
+  handle: (fields: FormData, file: IncomingFile | null) => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: DomainError }> {
   if (!/^multipart\/form-data/i.test(request.headers.get("Content-Type") ?? "")) {
     return { ok: false, error: new Invalid("Send the file as a multipart form") };
   }
@@ -75,8 +90,9 @@ export async function receiveUpload(
         await spool(part.data, received.file);
         return part.filename;
       };
+      let fields: FormData;
       try {
-        await parseMultipartFormData(
+        fields = await parseMultipartFormData(
           request,
           composeUploadHandlers(fileHandler, createMemoryUploadHandler({ maxPartSize: 64 * 1024 })),
         );
@@ -92,10 +108,11 @@ export async function receiveUpload(
         throw error;
       }
       const file = received as { name: string; file: string } | null;
-      if (!file)
-        throw new Invalid("Choose the file to attach", [{ path: "file", message: "Choose the file to attach" }]);
       // The whole body is in: now the database, in one transaction reading from local disk.
-      return await store({ name: file.name, data: createReadStream(file.file, { highWaterMark: 256 * 1024 }) });
+      return await handle(
+        fields,
+        file ? { name: file.name, data: createReadStream(file.file, { highWaterMark: 256 * 1024 }) } : null,
+      );
     } finally {
       release();
       await fs.rm(dir, { recursive: true, force: true });

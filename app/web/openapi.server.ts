@@ -31,6 +31,7 @@ import {
   signatureManifestationAnswer,
   userRefAnswer,
 } from "~/models/api-answers.schema";
+import { actionDoneSchema, myActionAnswer } from "~/models/action-tasks.schema";
 import { archiveFilterSchema, archiveSchemas } from "~/models/archive.schema";
 import { chatPostSchema, chatQuerySchema } from "~/models/chat.schema";
 import {
@@ -312,6 +313,28 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
         "(`cancelled`), the audit trail records it, and it no longer holds up closing the MOC. 404 for an unknown " +
         "item; 409 for one already done or cancelled, or a closed MOC.",
       body: cancelPlanItemSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+  },
+  "/api/myActions": {
+    get: {
+      summary: "The caller's open action-plan and manuals-plan items across open MOCs, soonest due first.",
+      description:
+        "Items owned by the caller, neither done nor cancelled, on MOCs neither completed nor declined " +
+        "(docs/decisions/038-actions-as-tasks.md), with how many there are.",
+      ok: okOf(z.object({ actions: z.array(myActionAnswer), total: z.number().int() })),
+    },
+  },
+  "/api/actionDone": {
+    post: {
+      summary: "Marks one open action-plan or manuals-plan item done, with a note and optional evidence.",
+      description:
+        "The item's owner, the implementer, the assigned HSEQ user or an admin, once the MOC is approved " +
+        "(before, its plan editors). `evidence_id` names a file already attached to the MOC. The item keeps who, " +
+        "when, the note and the evidence's name, size and SHA-256 (`completion`); the audit trail records it. 404 " +
+        "for an unknown item; 409 for one already done or cancelled, a MOC not yet approved, or a closed MOC.",
+      body: actionDoneSchema,
       ok: MOC,
       errors: [404, 409],
     },

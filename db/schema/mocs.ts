@@ -114,6 +114,18 @@ export type ImpactItem = { category: string; hazards: string[] };
  */
 export type PlanItemCancellation = { reason: string; by: string; byName: string; at: string };
 
+/**
+ * How a plan item was marked done (docs/decisions/038-actions-as-tasks.md): who, when, the note
+ * and the evidence file (an attachment of the MOC), kept while the item stays done.
+ */
+export type PlanItemCompletion = {
+  by: string;
+  byName: string;
+  at: string;
+  note: string | null;
+  evidence: { _id: string; name: string; sha256: string; size: number } | null;
+};
+
 export type ActionPlan = {
   items: {
     _id: string;
@@ -122,6 +134,7 @@ export type ActionPlan = {
     due: string | null;
     done: boolean;
     cancelled?: PlanItemCancellation | null;
+    completion?: PlanItemCompletion | null;
   }[];
 };
 export type ManualPlan = {
@@ -133,6 +146,7 @@ export type ManualPlan = {
     due: string | null;
     done: boolean;
     cancelled?: PlanItemCancellation | null;
+    completion?: PlanItemCompletion | null;
   }[];
 };
 
@@ -187,6 +201,14 @@ export const mocs = pgTable(
     index("mocs_temporary_idx")
       .on(sql`(${t.temporary}->>'state')`)
       .where(sql`${t.temporary} is not null and not ${t.isDeleted}`),
+    // "My actions" (docs/decisions/038-actions-as-tasks.md): the open MOCs' plan items one person
+    // owns, found by containment (`items @> [{"owner": id}]`) instead of reading every open MOC.
+    index("mocs_action_owner_idx")
+      .using("gin", sql`(${t.action}->'items') jsonb_path_ops`)
+      .where(sql`not ${t.isDeleted} and not ${t.completed}`),
+    index("mocs_manual_plan_owner_idx")
+      .using("gin", sql`(${t.manualPlan}->'items') jsonb_path_ops`)
+      .where(sql`not ${t.isDeleted} and not ${t.completed}`),
     check("mocs_status_check", sql`${t.status} in ('a', 'b', 'c', 'd', 'e', 'f', 'decline')`),
   ],
 );

@@ -50,3 +50,22 @@ export const temporaryReminders = pgTable(
     check("temporary_reminders_kind_check", sql`${t.kind} in ('ending', 'expired')`),
   ],
 );
+
+/**
+ * An action-plan or manuals-plan item whose owner was reminded on a UTC day (due within 3 days,
+ * or overdue: docs/decisions/038-actions-as-tasks.md); the primary key keeps it to once a day.
+ */
+export const actionReminders = pgTable(
+  "action_reminders",
+  {
+    mocId: uuid("moc_id")
+      .notNull()
+      .references(() => mocs.id, { onDelete: "cascade" }),
+    itemId: text("item_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    ownerId: uuid("owner_id").notNull(),
+    daysLeft: integer("days_left").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.mocId, t.itemId, t.day] })],
+);

@@ -9,7 +9,8 @@
  * `npm run bench -- --only email` runs only the floor, the pipeline step and the email rows
  * (tests/bench/email.ts); `--only step` only the floor and the pipeline step; `--only csv` only the
  * CSV export of the 10,000 MOCs with the server's memory (tests/bench/csv.ts); `--only sea` only the
- * pages over an emulated satellite link (tests/bench/sea.ts).
+ * pages over an emulated satellite link (tests/bench/sea.ts); `--only my-actions` only the dashboard of a
+ * person owning 200 plan items beside today's (tests/bench/my-actions.ts).
  */
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -25,6 +26,7 @@ import { BENCH_PASSWORD, hseqPool, insertInsightExtras, insertMocs, insertUsers 
 import { csvBench } from "./csv";
 import { seaBench, seaTable } from "./sea";
 import { emailBench } from "./email";
+import { myActionsBench, OWNED_ITEMS } from "./my-actions";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 
 const MOCS = 10_000;
@@ -37,6 +39,8 @@ const ONLY_EMAIL = ONLY === "email" || ONLY_STEP;
 const ONLY_CSV = ONLY === "csv";
 /** `npm run bench -- --only sea`: pages over an emulated satellite link, and the list's encodings (tests/bench/sea.ts). */
 const ONLY_SEA = ONLY === "sea";
+/** `npm run bench -- --only my-actions`: the dashboard with 200 of My actions beside today's (tests/bench/my-actions.ts). */
+const ONLY_MY_ACTIONS = ONLY === "my-actions";
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
 const HSEQ_POOL = 15_000;
 /**
@@ -224,6 +228,27 @@ async function main(): Promise<void> {
     if (ONLY_SEA) {
       const sea = await seaBench(base, client, { admin: people.admin, password: BENCH_PASSWORD });
       console.log(`\n${seaTable(sea)}\n`);
+      return;
+    }
+
+    if (ONLY_MY_ACTIONS) {
+      const person = { email: people.standard, cookie: (await signIn(base, people.standard, BENCH_PASSWORD)).cookie };
+      const result = await myActionsBench(base, client, person);
+      log(
+        `My actions: ${result.items} items on ${result.mocs} MOCs; the statement alone ${round(result.sqlMs, 2)} ms ` +
+          `(median), reading the ${result.plan}`,
+      );
+      for (const row of result.rows) {
+        rows.push({
+          scenario: `${row.label}, ${round(row.kb, 0)} KB, sequential`,
+          connections: 1,
+          rps: 1000 / row.p50,
+          p50: round(row.p50),
+          p99: round(row.max),
+          target: `report (${OWNED_ITEMS} items)`,
+        });
+      }
+      printTable(rows);
       return;
     }
 

@@ -34,7 +34,9 @@ test("an HSEQ user reads, filters and downloads the figures", async ({ cast, moc
   }
   const opened = page.locator(".stat").filter({ hasText: "MOCs opened" }).locator("dd");
   expect(Number(await opened.textContent())).toBeGreaterThanOrEqual(1);
-  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(6);
+  // Six tables, and the overdue actions by department (docs/decisions/038-actions-as-tasks.md).
+  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(7);
+  await expect(page.getByRole("table", { name: /^Open action and manuals items past their due date/ })).toHaveCount(1);
 
   // A CSV download, with the page's session.
   const href = await page

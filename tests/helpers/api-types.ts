@@ -361,6 +361,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/myActions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's open action-plan and manuals-plan items across open MOCs, soonest due first.
+     * @description Items owned by the caller, neither done nor cancelled, on MOCs neither completed nor declined (docs/decisions/038-actions-as-tasks.md), with how many there are.
+     */
+    get: operations["getMyActions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/actionDone": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Marks one open action-plan or manuals-plan item done, with a note and optional evidence.
+     * @description The item's owner, the implementer, the assigned HSEQ user or an admin, once the MOC is approved (before, its plan editors). `evidence_id` names a file already attached to the MOC. The item keeps who, when, the note and the evidence's name, size and SHA-256 (`completion`); the audit trail records it. 404 for an unknown item; 409 for one already done or cancelled, a MOC not yet approved, or a closed MOC.
+     */
+    post: operations["postActionDone"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/submit/originator": {
     parameters: {
       query?: never;
@@ -1212,6 +1252,21 @@ export interface components {
             byName: string;
             at: string;
           } | null;
+          /** @description Who marked the item done, when, with which note and evidence file. */
+          completion?: {
+            /** Format: uuid */
+            by: string;
+            byName: string;
+            at: string;
+            note: string | null;
+            evidence: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+              sha256: string;
+              size: number;
+            } | null;
+          } | null;
         } & {
           [key: string]: unknown;
         })[];
@@ -1229,6 +1284,21 @@ export interface components {
             by: string;
             byName: string;
             at: string;
+          } | null;
+          /** @description Who marked the item done, when, with which note and evidence file. */
+          completion?: {
+            /** Format: uuid */
+            by: string;
+            byName: string;
+            at: string;
+            note: string | null;
+            evidence: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+              sha256: string;
+              size: number;
+            } | null;
           } | null;
         } & {
           [key: string]: unknown;
@@ -3344,6 +3414,105 @@ export interface operations {
           plan: "action" | "manual_plan";
           item_id: string;
           reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  getMyActions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              actions: {
+                /** Format: uuid */
+                mocId: string;
+                serialNum: string;
+                /** @description The MOC's step in words. */
+                mocState: string;
+                /** @enum {string} */
+                plan: "action" | "manual_plan";
+                itemId: string;
+                /** @description The action's description, or the manuals item's document and change. */
+                what: string;
+                due: string | null;
+                /** @description Days until the due date; negative when overdue. */
+                daysLeft: number | null;
+                /** @description The MOC is approved: the owner may mark the item done now. */
+                mayMarkDone: boolean;
+              }[];
+              total: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+    };
+  };
+  postActionDone: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "plan": "action",
+         *       "item_id": "Checked on the bridge",
+         *       "note": "Checked on the bridge",
+         *       "evidence_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          /** @enum {string} */
+          plan: "action" | "manual_plan";
+          item_id: string;
+          note?: string;
+          /** Format: uuid */
+          evidence_id?: string;
         };
       };
     };
@@ -6040,7 +6209,7 @@ export interface operations {
          * @description The `table` filter.
          * @example monthly
          */
-        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders";
+        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders" | "overdue-actions";
       };
       header?: never;
       path?: never;

@@ -57,7 +57,7 @@ describe("owners of plan items are told", () => {
     expect(dora).toHaveLength(1);
     expect(dora[0]).toMatchObject({ kind: "action", emailed: true, jobs: 1 });
     expect(dora[0]!.subject).toContain(`MOC ${moc.serial_num}`);
-    expect(dora[0]!.text).toContain(`${cast.implementer.name} gave you 2 items of the action plan`);
+    expect(dora[0]!.text).toContain(`${cast.implementer.name} made you the owner of 2 items of the action plan`);
     expect(dora[0]!.text).toContain("Update the bridge checklist");
     expect(dora[0]!.text).toContain("Also for Dora");
     expect((await received(engine._id)).map((r) => [r.kind, r.emailed, r.jobs])).toEqual([["action", false, 0]]);
@@ -83,7 +83,7 @@ describe("owners of plan items are told", () => {
     expect(handed.status, handed.text).toBe(200);
     const doraNow = await received(deck._id);
     expect(doraNow).toHaveLength(2);
-    expect(doraNow[1]!.text).toContain(`${cast.implementer.name} gave you 1 item of the action plan`);
+    expect(doraNow[1]!.text).toContain(`${cast.implementer.name} made you the owner of an item of the action plan`);
     expect(doraNow[1]!.text).toContain("Brief the engine crew");
     expect(await received(engine._id)).toHaveLength(1);
   });
@@ -103,7 +103,7 @@ describe("owners of plan items are told", () => {
     expect(res.status, res.text).toBe(200);
     const got = await received(writer._id);
     expect(got.map((r) => [r.kind, r.emailed])).toEqual([["action", true]]);
-    expect(got[0]!.text).toContain(`${cast.originator.name} gave you 1 item of the manuals and drawings plan`);
+    expect(got[0]!.text).toContain(`${cast.originator.name} made you the owner of an item of the manuals plan`);
     expect(got[0]!.text).toContain("Safety Management Manual");
   });
 });

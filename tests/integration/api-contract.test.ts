@@ -302,6 +302,23 @@ describe("the contract of every operation", () => {
       as: cast.implementer,
       body: { id: moc._id, manual_plan: { items: [{ document: "Ops manual 4.2", change: "New pump section" }] } },
     });
+    // Actions as tasks (docs/decisions/038-actions-as-tasks.md): an item of the implementer's own.
+    const owned = await exercise<Answer<"/api/actionTable", "post">>("post", "/api/actionTable", 200, {
+      as: cast.implementer,
+      body: {
+        id: moc._id,
+        action: {
+          items: [{ description: "Fit the sensor", owner: cast.implementer._id, due: "2030-01-31", done: false }],
+        },
+      },
+    });
+    await exercise("get", "/api/myActions", 200, { as: cast.implementer });
+    const doneBody = { moc_id: moc._id, plan: "action", item_id: owned.body.data.action.items[0]!._id, note: "Fitted" };
+    await exercise("post", "/api/actionDone", 403, { as: standard, body: doneBody });
+    await exercise("post", "/api/actionDone", 400, { as: cast.implementer, body: { ...doneBody, plan: "nope" } });
+    await exercise("post", "/api/actionDone", 404, { as: cast.implementer, body: { ...doneBody, item_id: "none" } });
+    await exercise("post", "/api/actionDone", 200, { as: cast.implementer, body: doneBody });
+    await exercise("post", "/api/actionDone", 409, { as: cast.implementer, body: doneBody });
     const other = await makeUser({ department: "fleet" });
     await exercise("put", "/api/implementer", 200, {
       as: cast.originator,

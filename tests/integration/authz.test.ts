@@ -28,6 +28,7 @@ import {
   isInvolved,
   isMocOpen,
   mayCancelPlanItems,
+  mayMarkItemDone,
   mocListScope,
   type Actor,
   type MocAccess,
@@ -302,6 +303,14 @@ const MOC_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
   canEditMocPlans,
   mayCancelPlanItems,
   canDeleteMoc: (a, m) => canDeleteMoc(a, m as Parameters<typeof canDeleteMoc>[1]),
+  // An item the watcher owns (docs/decisions/038-actions-as-tasks.md), before and after approval.
+  "mayMarkItemDone, before approval": (a, m) => mayMarkItemDone(a, m, { owner: PEOPLE.watcher._id }),
+  "mayMarkItemDone, approved": (a, m) =>
+    mayMarkItemDone(
+      a,
+      { ...m, acted: { ...m.acted!, approverIds: [PEOPLE.approver._id] } },
+      { owner: PEOPLE.watcher._id },
+    ),
   ...Object.fromEntries(MOC_STEPS.map((step) => [`mayActOnStep.${step}`, STEPS[step].who.may])),
 };
 
@@ -325,6 +334,21 @@ const MOC_TABLE: Record<string, Record<MocState, Person[]>> = {
     "open, no verifier": ["implementer", "assigned hseq"],
     completed: ["implementer", "assigned hseq"],
     declined: ["implementer", "assigned hseq"],
+  },
+  // Marking an item done ("My actions"): before approval the plan editors who may mark it; from
+  // approval on its owner too (whether the MOC is open is checked beside it).
+  "mayMarkItemDone, before approval": {
+    open: ["admin", "implementer", "assigned hseq"],
+    "open, no verifier": ["admin", "implementer", "assigned hseq"],
+    completed: ["admin", "implementer", "assigned hseq"],
+    declined: ["admin", "implementer", "assigned hseq"],
+  },
+  "mayMarkItemDone, approved": {
+    open: ["admin", "implementer", "assigned hseq", "watcher"],
+    "open, no verifier": ["admin", "implementer", "assigned hseq", "watcher"],
+    completed: ["admin", "implementer", "assigned hseq", "watcher"],
+    // A declined MOC is not approved, whoever said yes before.
+    declined: ["admin", "implementer", "assigned hseq"],
   },
   // Someone else has decided on each of these: only an admin deletes, and never a completed MOC.
   canDeleteMoc: { open: ["admin"], "open, no verifier": ["admin"], completed: [], declined: ["admin"] },

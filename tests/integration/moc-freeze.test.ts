@@ -301,6 +301,9 @@ describe("marking items done after approval", () => {
     const unseen = await makeUser({ name: "Uma Unseen", department: "fleet" });
     const items = [{ description: "Weld the bracket", owner: unseen._id, due: null, done: false }];
     expect((await sendActions(cast.implementer, hidden._id, items)).status).toBe(200);
+    // Naming an owner makes them one of the MOC's people (docs/decisions/038-actions-as-tasks.md);
+    // taken off them again, they may no longer read it.
+    await getDb().execute(sql`delete from moc_users where moc_id = ${hidden._id} and user_id = ${unseen._id}`);
     const approved = await advance(hidden, "e");
     const stored = await itemsOf(approved._id);
     const res = await sendActions(unseen, approved._id, [{ ...stored[0], done: true }]);

@@ -179,8 +179,11 @@ describe("one description of a MOC's parts", () => {
     expect(partOf("part-c").history?.entries).toEqual([
       expect.objectContaining({ who: cast.hseq.name, comment: "Risk assessment missing" }),
     ]);
-    // The action owner not otherwise on the MOC, by name.
-    expect(doc.all_users.map((u) => u._id)).not.toContain(outsider._id);
+    // The action owner holding no role on the MOC, by name (one of its people as an owner:
+    // docs/decisions/038-actions-as-tasks.md).
+    expect(
+      [doc.originator_id, doc.implementer_id, doc.approver_id, doc.verifier_id, doc.hseq_id].map((u) => u?._id),
+    ).not.toContain(outsider._id);
     expect(described.tables.find((t) => t.id === "action-plan")!.rows[0]).toContain("Otto Outsider");
     expect(pdf).toContain("Otto Outsider");
     // Each decision block with its own comment: Part D's approval has none; the deviation's has its own.
