@@ -20,6 +20,7 @@ import { readFlash } from "~/utils/flash.server";
 import { useNonce } from "~/utils/nonce";
 import { AppStylesheet } from "~/utils/stylesheet";
 import { PrefetchLinkedModules } from "~/components/prefetch-modules";
+import { HeaderSearch } from "~/components/header-search";
 import { canSeeInsights } from "~/models/authz.server";
 import { unreadNotificationCount } from "~/models/notifications.server";
 
@@ -81,6 +82,7 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
           </span>
           <span className="brand-name">Change Management</span>
         </a>
+        {user.onboarded ? <HeaderSearch /> : null}
         <button
           type="button"
           className="nav-toggle"
