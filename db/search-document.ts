@@ -170,9 +170,12 @@ create trigger search_entries_${k.kind} after insert or update or delete on ${ta
 -- A renamed person: the PCRs naming them (a MOC's stored document, and so its entry, follows by itself).
 create or replace function search_entries_person() returns trigger language plpgsql as $fn$
 begin
-  ${entries(PCR, `p.id in (select p2.id from pcrs p2 where p2.originator_id = new.id or new.id = any(p2.party_ids)
+  ${entries(
+    PCR,
+    `p.id in (select p2.id from pcrs p2 where p2.originator_id = new.id or new.id = any(p2.party_ids)
       or p2.signatures @> jsonb_build_array(jsonb_build_object('signedBy', new.id::text))
-      or p2.signatures @> jsonb_build_array(jsonb_build_object('commentedBy', new.id::text)))`)};
+      or p2.signatures @> jsonb_build_array(jsonb_build_object('commentedBy', new.id::text)))`,
+  )};
   return null;
 end
 $fn$;
@@ -183,5 +186,7 @@ create trigger search_entries_person after update of name on users
 -- Every entry rebuilt from this definition; MOCs' by the trigger above as db/derived.ts then
 -- rebuilds every stored document.
 delete from search_entries;
-${SEARCH_KINDS.filter((k) => k !== MOC).map((k) => `${entries(k, "true")};`).join("\n")}
+${SEARCH_KINDS.filter((k) => k !== MOC)
+  .map((k) => `${entries(k, "true")};`)
+  .join("\n")}
 `;

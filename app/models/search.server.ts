@@ -54,7 +54,11 @@ export function parseSearchQuery(q: string): { words: string; serialKinds: Searc
   if (serial) {
     const prefix = serial[1]?.toLowerCase();
     const serialKinds: SearchEntryKind[] =
-      prefix === "moc" ? ["moc", "legacy_moc"] : prefix === "pcr" ? ["pcr", "legacy_pcr"] : ["moc", "pcr", "legacy_moc", "legacy_pcr"];
+      prefix === "moc"
+        ? ["moc", "legacy_moc"]
+        : prefix === "pcr"
+          ? ["pcr", "legacy_pcr"]
+          : ["moc", "pcr", "legacy_moc", "legacy_pcr"];
     return { words: "", serialKinds };
   }
   return { words: toPrefixQuery(q), serialKinds: ["moc", "pcr", "legacy_moc", "legacy_pcr"] };

@@ -19,7 +19,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const raw = new URL(request.url).searchParams.get("q") ?? "";
   if (raw.trim() === "") return { q: "", error: null, results: null };
   const parsed = searchQuerySchema.safeParse({ q: raw });
-  if (!parsed.success) return { q: raw.slice(0, SEARCH_MAX_LENGTH), error: parsed.error.issues[0]!.message, results: null };
+  if (!parsed.success)
+    return { q: raw.slice(0, SEARCH_MAX_LENGTH), error: parsed.error.issues[0]!.message, results: null };
   return { q: parsed.data.q, error: null, results: await search(user, parsed.data.q) };
 }
 
@@ -55,14 +56,28 @@ function Result({ hit }: { hit: SearchHit }) {
       </div>
       {hit.excerpt.length > 0 ? (
         <p className="search-excerpt">
-          {hit.excerpt.map((part, i) => (part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>))}
+          {hit.excerpt.map((part, i) =>
+            part.match ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>,
+          )}
         </p>
       ) : null}
     </li>
   );
 }
 
-function Group({ group, heading, one, many, id }: { group: SearchGroup; heading: string; one: string; many: string; id: string }) {
+function Group({
+  group,
+  heading,
+  one,
+  many,
+  id,
+}: {
+  group: SearchGroup;
+  heading: string;
+  one: string;
+  many: string;
+  id: string;
+}) {
   return (
     <section className="card search-group" aria-labelledby={id}>
       <h2 id={id}>
@@ -79,7 +94,8 @@ function Group({ group, heading, one, many, id }: { group: SearchGroup; heading:
           </ol>
           {group.total > group.results.length ? (
             <p className="muted">
-              The best {group.results.length} of {group.total} {group.total === 1 ? one : many}: add a word to narrow the search.
+              The best {group.results.length} of {group.total} {group.total === 1 ? one : many}: add a word to narrow
+              the search.
             </p>
           ) : null}
         </>
@@ -135,7 +151,14 @@ export default function SearchPage() {
               : `${total(results)} found for “${results.q}”: ${GROUPS.map((g) => `${results[g.key].total} ${results[g.key].total === 1 ? g.one : g.many}`).join(", ")}.`}
           </p>
           {GROUPS.map((g) => (
-            <Group key={g.key} id={`search-${g.key}`} group={results[g.key]} heading={g.heading} one={g.one} many={g.many} />
+            <Group
+              key={g.key}
+              id={`search-${g.key}`}
+              group={results[g.key]}
+              heading={g.heading}
+              one={g.one}
+              many={g.many}
+            />
           ))}
         </>
       ) : null}

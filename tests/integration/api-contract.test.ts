@@ -463,7 +463,7 @@ describe("the contract of every operation", () => {
       query: { q: "ballast pump" },
     });
     expect(found.body.data.mocs.total).toBeGreaterThan(0);
-    expect(found.body.data.mocs.results[0]!.excerpt.some((part) => part.match)).toBe(true);
+    expect(found.body.data.mocs.results[0]!.excerpt.some((part: { match: boolean }) => part.match)).toBe(true);
     await exercise("get", "/api/search", 200, { as: standard, query: { q: "MOC 1-2014" } });
     await exercise("get", "/api/search", 400, { as: standard, query: { q: "" } });
   });

@@ -15,7 +15,8 @@ import { parseSearchQuery, search, toPrefixQuery, type SearchHit } from "~/model
 import { updateUser, type PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import { createMocOk, mocAt, tokenOf, type Cast, type Doc } from "../helpers/moc-flow";
+import type { Cast } from "../helpers/moc";
+import { createMocOk, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
 import { createPcrOk } from "../helpers/pcr";
 import { buildRequest, call } from "../helpers/request";
 
@@ -105,7 +106,14 @@ afterEach(() => {
 describe("a serial in each usual form", () => {
   it("finds the MOC first, marked exact, whichever way it is written", async () => {
     const [n, y] = count(open.serial_num);
-    for (const q of [`${n}-${y}`, `MOC ${n}-${y}`, `${n}/${y}`, `MOC-${n}-${y}`, `moc ${n.padStart(3, "0")}/${y}`, `MOC${n}-${y}`]) {
+    for (const q of [
+      `${n}-${y}`,
+      `MOC ${n}-${y}`,
+      `${n}/${y}`,
+      `MOC-${n}-${y}`,
+      `moc ${n.padStart(3, "0")}/${y}`,
+      `MOC${n}-${y}`,
+    ]) {
       const found = await find(admin, q);
       expect(found.mocs.results[0]?._id, q).toBe(open._id);
       expect(found.mocs.results[0]?.exactSerial, q).toBe(true);
@@ -129,7 +137,10 @@ describe("a serial in each usual form", () => {
       expect(found.archive.results[0], q).toMatchObject({ _id: legacyMocId, kind: "legacy_moc", exactSerial: true });
       expect(found.archive.results[0]?.link).toBe(`/archive/mocs/${legacyMocId}`);
     }
-    expect((await find(stranger, "PCR 7/2012")).archive.results[0]).toMatchObject({ _id: legacyPcrId, kind: "legacy_pcr" });
+    expect((await find(stranger, "PCR 7/2012")).archive.results[0]).toMatchObject({
+      _id: legacyPcrId,
+      kind: "legacy_pcr",
+    });
   });
 
   it("a serial nobody has finds nothing", async () => {
@@ -235,7 +246,12 @@ describe("what each reader may read", () => {
       method: "POST",
       path: "/api/oldPcr",
       token,
-      body: { serial_num: "9-2011", title: "Lifeboat davit greasing", originator_name: "Ole Berg", date_raised: "2011-01-01" },
+      body: {
+        serial_num: "9-2011",
+        title: "Lifeboat davit greasing",
+        originator_name: "Ole Berg",
+        date_raised: "2011-01-01",
+      },
     });
     expect(made.status, made.text).toBe(200);
     expect((await find(admin, "davit")).archive.total).toBe(1);
@@ -271,7 +287,7 @@ describe("the /search page", () => {
   it("answers what the API answers, grouped by kind", async () => {
     const [n, y] = count(open.serial_num);
     const shown = await page(admin, `MOC ${n}/${y}`);
-    expect(shown.results.mocs.results[0]._id).toBe(open._id);
+    expect(shown.results?.mocs.results[0]?._id).toBe(open._id);
     expect(shown.results).toEqual(await find(admin, `MOC ${n}/${y}`));
   });
 
@@ -294,7 +310,9 @@ describe("the /search page", () => {
 describe("queries", () => {
   it("one statement per search, whether it finds nothing or many", async () => {
     const many = await Promise.all(
-      Array.from({ length: 3 }, (_, i) => createMocOk(cast, { "description-of-change": { value: `<p>Hull coating batch ${i}</p>` } })),
+      Array.from({ length: 3 }, (_, i) =>
+        createMocOk(cast, { "description-of-change": { value: `<p>Hull coating batch ${i}</p>` } }),
+      ),
     );
     const db = getDb();
     const spy = vi.spyOn(db, "execute");
