@@ -82,7 +82,6 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
           </span>
           <span className="brand-name">Change Management</span>
         </a>
-        {user.onboarded ? <HeaderSearch /> : null}
         <button
           type="button"
           className="nav-toggle"
@@ -125,6 +124,7 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
             </Form>
           </div>
         </nav>
+        {user.onboarded ? <HeaderSearch /> : null}
       </div>
     </header>
   );
