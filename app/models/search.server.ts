@@ -125,30 +125,30 @@ export async function search(actor: Actor, q: string): Promise<SearchResults> {
   const matches: SQL = tsquery ? sql`(${exact} or e.search @@ ${tsquery})` : exact;
   const rank = tsquery ? sql`ts_rank(e.search, ${tsquery})` : sql`0::real`;
   const headline = tsquery
-    ? sql`ts_headline(${config}, translate(h.excerpt_text, ${START + STOP}, ''), ${tsquery}, ${HEADLINE_OPTIONS})`
-    : sql`left(translate(h.excerpt_text, ${START + STOP}, ''), 240)`;
+    ? sql`ts_headline(${config}, translate(e.excerpt_text, ${START + STOP}, ''), ${tsquery}, ${HEADLINE_OPTIONS})`
+    : sql`left(translate(e.excerpt_text, ${START + STOP}, ''), 240)`;
   const limit = SEARCH_GROUP_LIMIT;
   const archiveReadable = canReadRecords(actor) ? sql`true` : sql`false`;
+  // The matches carry only what ranks and authorizes them; the text of the few shown is read last.
   const rows = await getDb().execute<Row>(sql`
-    with hits as (
-      select e.kind, e.record_id, e.serial_num, e.title, e.excerpt_text, ${exact} as exact, ${rank} as rank
+    with hits as materialized (
+      select e.kind, e.record_id, ${exact} as exact, ${rank} as rank
       from search_entries e
       where ${matches}
     ), moc_hits as (
-      select 'mocs' as grp, h.kind, h.record_id, h.serial_num, h.title, h.excerpt_text, m.status, m.completed, h.exact,
+      select 'mocs' as grp, h.kind, h.record_id, m.status, m.completed, h.exact,
         count(*) over ()::int as total,
         row_number() over (order by h.exact desc, h.rank desc, m.created_at desc, m.id) as n
       from hits h join mocs m on m.id = h.record_id
       where h.kind = 'moc' and ${mocListScope.visible(actor)}
     ), pcr_hits as (
-      select 'pcrs', h.kind, h.record_id, h.serial_num, h.title, h.excerpt_text, p.status, false, h.exact,
+      select 'pcrs', h.kind, h.record_id, p.status, false, h.exact,
         count(*) over ()::int as total,
         row_number() over (order by h.exact desc, h.rank desc, p.created_at desc, p.id) as n
       from hits h join pcrs p on p.id = h.record_id
       where h.kind = 'pcr' and ${pcrListScope(actor)}
     ), archive_hits as (
-      select 'archive', h.kind, h.record_id, h.serial_num, h.title, h.excerpt_text,
-        coalesce(lm.status, lp.status), false, h.exact,
+      select 'archive', h.kind, h.record_id, coalesce(lm.status, lp.status), false, h.exact,
         count(*) over ()::int as total,
         row_number() over (order by h.exact desc, h.rank desc, coalesce(lm.date_raised, lp.date_raised) desc,
           h.record_id) as n
@@ -161,8 +161,9 @@ export async function search(actor: Actor, q: string): Promise<SearchResults> {
       union all select * from pcr_hits where n <= ${limit}
       union all select * from archive_hits where n <= ${limit}
     )
-    select h.grp, h.kind, h.record_id, h.serial_num, h.title, h.status, h.completed, h.exact, h.total, ${headline} as headline
-    from picked h
+    select h.grp, h.kind, h.record_id, e.serial_num, e.title, h.status, h.completed, h.exact, h.total,
+      ${headline} as headline
+    from picked h join search_entries e on e.kind = h.kind and e.record_id = h.record_id
     order by h.grp, h.n`);
   const empty = (): SearchGroup => ({ total: 0, results: [] });
   const results: SearchResults = { q, mocs: empty(), pcrs: empty(), archive: empty() };
