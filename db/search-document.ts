@@ -62,6 +62,8 @@ const MOC: Kind = {
   excerpt: `concat_ws(' · ', nullif(btrim(${plain(partA("description-of-change"))}), ''), nullif(${partA("reason-for-change")}, ''), ${MOC_PEOPLE})`,
   fields: [
     { weight: "A", sql: partA("title") },
+    // The vessel's name goes here as one more line once the register exists (decision 039), e.g.
+    // { weight: "B", sql: `(select v.name from vessels v where v.id::text = d->'originator_form'->'vessel'->'value'->>'_id')` }
     { weight: "B", sql: plain(partA("description-of-change")) },
     { weight: "B", sql: partA("reason-for-change") },
     { weight: "C", sql: MOC_PEOPLE },
