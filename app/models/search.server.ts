@@ -12,8 +12,6 @@ import { canReadRecords, mocListScope, pcrListScope, type Actor } from "./authz.
 
 /** Results shown per group; the group's `total` counts every match the caller may read. */
 export const SEARCH_GROUP_LIMIT = 20;
-/** Matches ranked by relevance at most; beyond, newest first (docs/decisions/039-search.md). */
-export const RANK_AT_MOST = 2_000;
 /** Words of a query past this many are ignored (each adds an index lookup). */
 const MAX_WORDS = 8;
 
@@ -125,42 +123,36 @@ export async function search(actor: Actor, q: string): Promise<SearchResults> {
   const tsquery = words ? sql`to_tsquery(${config}, ${words})` : null;
   const exact = sql`(e.serial_key = search_serial_key(${q}) and e.kind = any(string_to_array(${serialKinds.join(",")}, ',')))`;
   const matches: SQL = tsquery ? sql`(${exact} or e.search @@ ${tsquery})` : exact;
-  // Ranking reads every match's vector: past RANK_AT_MOST matches of a kind (a word nearly every
-  // record has) the order is exact serials, then newest first, and the search stays fast.
-  const rankIn = (kinds: SQL) =>
-    tsquery
-      ? sql`case when (select count(*) from search_entries e where e.kind in ${kinds} and ${matches}) <= ${RANK_AT_MOST}
-          then ts_rank(e.search, ${tsquery}) else 0 end`
-      : sql`0::real`;
-  // The matches of some kinds, with only what ranks and authorizes them. Written out in each group
-  // (not one shared list) so the planner sees from the index's statistics how many there are.
-  const hits = (kinds: SQL) => sql`(select e.kind, e.record_id, ${exact} as exact, ${rankIn(kinds)} as rank
-      from search_entries e where e.kind in ${kinds} and ${matches})`;
+  const rank = tsquery ? sql`ts_rank(e.search, ${tsquery})` : sql`0::real`;
   const headline = tsquery
     ? sql`ts_headline(${config}, translate(e.excerpt_text, ${START + STOP}, ''), ${tsquery}, ${HEADLINE_OPTIONS})`
     : sql`left(translate(e.excerpt_text, ${START + STOP}, ''), 240)`;
   const limit = SEARCH_GROUP_LIMIT;
   const archiveReadable = canReadRecords(actor) ? sql`true` : sql`false`;
-  // The text of the few shown is read last.
+  // The matches carry only what ranks and authorizes them; the text of the few shown is read last.
   const rows = await getDb().execute<Row>(sql`
-    with moc_hits as (
+    with hits as materialized (
+      select e.kind, e.record_id, ${exact} as exact, ${rank} as rank
+      from search_entries e
+      where ${matches}
+    ), moc_hits as (
       select 'mocs' as grp, h.kind, h.record_id, m.status, m.completed, h.exact,
         count(*) over ()::int as total,
         row_number() over (order by h.exact desc, h.rank desc, m.created_at desc, m.id) as n
-      from ${hits(sql`('moc')`)} h join mocs m on m.id = h.record_id
+      from hits h join mocs m on m.id = h.record_id
       where h.kind = 'moc' and ${mocListScope.visible(actor)}
     ), pcr_hits as (
       select 'pcrs', h.kind, h.record_id, p.status, false, h.exact,
         count(*) over ()::int as total,
         row_number() over (order by h.exact desc, h.rank desc, p.created_at desc, p.id) as n
-      from ${hits(sql`('pcr')`)} h join pcrs p on p.id = h.record_id
+      from hits h join pcrs p on p.id = h.record_id
       where h.kind = 'pcr' and ${pcrListScope(actor)}
     ), archive_hits as (
       select 'archive', h.kind, h.record_id, coalesce(lm.status, lp.status), false, h.exact,
         count(*) over ()::int as total,
         row_number() over (order by h.exact desc, h.rank desc, coalesce(lm.date_raised, lp.date_raised) desc,
           h.record_id) as n
-      from ${hits(sql`('legacy_moc', 'legacy_pcr')`)} h
+      from hits h
         left join legacy_mocs lm on h.kind = 'legacy_moc' and lm.id = h.record_id
         left join legacy_pcrs lp on h.kind = 'legacy_pcr' and lp.id = h.record_id
       where h.kind in ('legacy_moc', 'legacy_pcr') and ${archiveReadable}
