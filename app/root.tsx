@@ -20,6 +20,7 @@ import { readFlash } from "~/utils/flash.server";
 import { useNonce } from "~/utils/nonce";
 import { AppStylesheet } from "~/utils/stylesheet";
 import { PrefetchLinkedModules } from "~/components/prefetch-modules";
+import { HeaderSearch } from "~/components/header-search";
 import { canSeeInsights } from "~/models/authz.server";
 import { unreadNotificationCount } from "~/models/notifications.server";
 
@@ -123,6 +124,7 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
             </Form>
           </div>
         </nav>
+        {user.onboarded ? <HeaderSearch /> : null}
       </div>
     </header>
   );

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import type { Sql } from "postgres";
 import { ADVISORY_LOCKS } from "./advisory-locks";
 import { MOC_JSON } from "./moc-document";
+import { SEARCH_SQL } from "./search-document";
 
 /** Public user fields a document shows (USER_JSON): a change to any of them refreshes documents. */
 const USER_FIELDS = ["name", "email", "role", "department", "access", "position", "active"];
@@ -120,6 +121,7 @@ create constraint trigger moc_documents_people after update on users
   deferrable initially deferred for each row
   when ((${USER_FIELDS.map((f) => `old.${f}`).join(", ")}) is distinct from (${USER_FIELDS.map((f) => `new.${f}`).join(", ")}))
   execute function moc_document_touch_user();
+${SEARCH_SQL}
 `;
 
 const REBUILD_ALL = `

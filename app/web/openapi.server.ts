@@ -73,6 +73,7 @@ import {
 } from "~/models/user.schema";
 import { insightsApiQuery } from "~/models/insights.schema";
 import { proxyQuery } from "~/models/image-proxy.server";
+import { searchAnswer, searchQuerySchema } from "~/models/search.schema";
 import { TOKEN_EXPIRED, TOKEN_INVALID, TOKEN_NOT_YET_VALID } from "~/utils/token.server";
 import { MAX_PAGE, pageQuery } from "./paging.server";
 
@@ -388,6 +389,18 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       query: idQuery("PCR id"),
       ok: okOf(deletedAnswer),
       errors: [404, 409],
+    },
+  },
+  "/api/search": {
+    get: {
+      summary: "Searches the MOCs, PCRs and archive records the caller may read, grouped by kind.",
+      description:
+        "`q` is words (each also matches as a prefix: `pump ove`), a serial in any usual form (`14-2026`, " +
+        "`MOC 14-2026`, `MOC-14-2026`, `14/2026`; a leading MOC or PCR keeps to that kind) or a person's name. " +
+        "Ranked by PostgreSQL full-text search; a serial matched exactly comes first. Each group has the total " +
+        "the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found.",
+      query: searchQuerySchema,
+      ok: okOf(searchAnswer),
     },
   },
   "/api/pcr/{id}": { get: { summary: "One PCR the caller may see.", ok: PCR, errors: [404] } },

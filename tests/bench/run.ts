@@ -10,7 +10,8 @@
  * (tests/bench/email.ts); `--only step` only the floor and the pipeline step; `--only csv` only the
  * CSV export of the 10,000 MOCs with the server's memory (tests/bench/csv.ts); `--only sea` only the
  * pages over an emulated satellite link (tests/bench/sea.ts); `--only my-actions` only the dashboard of a
- * person owning 200 plan items beside today's (tests/bench/my-actions.ts).
+ * person owning 200 plan items beside today's (tests/bench/my-actions.ts); `--only search` only GET /api/search
+ * over 10,000 MOCs, 2,000 PCRs and 5,000 archive records (tests/bench/search.ts).
  */
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -27,6 +28,7 @@ import { csvBench } from "./csv";
 import { seaBench, seaTable } from "./sea";
 import { emailBench } from "./email";
 import { myActionsBench, OWNED_ITEMS } from "./my-actions";
+import { insertSearchRecords, searchBench } from "./search";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 
 const MOCS = 10_000;
@@ -41,6 +43,10 @@ const ONLY_CSV = ONLY === "csv";
 const ONLY_SEA = ONLY === "sea";
 /** `npm run bench -- --only my-actions`: the dashboard with 200 of My actions beside today's (tests/bench/my-actions.ts). */
 const ONLY_MY_ACTIONS = ONLY === "my-actions";
+/** `npm run bench -- --only search`: GET /api/search, p50 and p95 (tests/bench/search.ts). */
+const ONLY_SEARCH = ONLY === "search";
+/** The search bench's target (docs/decisions/039-search.md). */
+const SEARCH_P95_TARGET_MS = 100;
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
 const HSEQ_POOL = 15_000;
 /**
@@ -205,6 +211,7 @@ async function main(): Promise<void> {
       await insertMocs(client, { from: 1, to: MOCS, mode: "mix" });
       await insertInsightExtras(client, MOCS / 10);
     }
+    if (ONLY_SEARCH) await insertSearchRecords(client);
     const [counts] = await client<{ mocs: number; forms: number; logs: number; moc_users: number; mine: number }[]>`
       select (select count(*)::int from mocs) as mocs, (select count(*)::int from moc_forms) as forms,
              (select count(*)::int from moc_logs) as logs, (select count(*)::int from moc_users) as moc_users,
@@ -249,6 +256,29 @@ async function main(): Promise<void> {
         });
       }
       printTable(rows);
+      return;
+    }
+
+    if (ONLY_SEARCH) {
+      const [sizes] = await client<{ pcrs: number; archive: number; entries: number }[]>`
+        select (select count(*)::int from pcrs) as pcrs,
+               (select count(*)::int from legacy_mocs) + (select count(*)::int from legacy_pcrs) as archive,
+               (select count(*)::int from search_entries) as entries`;
+      log(
+        `search over ${counts!.mocs} MOCs, ${sizes!.pcrs} PCRs, ${sizes!.archive} archive records (${sizes!.entries} entries)`,
+      );
+      const results = await searchBench(base, client, [
+        { label: "admin", token: adminToken },
+        { label: "standard user", token: standardToken },
+      ]);
+      const lines = results.map((r) => {
+        const overall = r.scenario.includes(": all ");
+        const verdict = overall ? (r.p95 < SEARCH_P95_TARGET_MS ? "pass" : "MISSED") : "";
+        return `| ${r.scenario} | ${r.runs} | ${round(r.p50)} | ${round(r.p95)} | ${overall ? `p95 < ${SEARCH_P95_TARGET_MS} ms` : "report"} | ${verdict} |`;
+      });
+      console.log(
+        `\n| scenario (sequential) | requests | p50 ms | p95 ms | target | result |\n| --- | --- | --- | --- | --- | --- |\n${lines.join("\n")}\n`,
+      );
       return;
     }
 

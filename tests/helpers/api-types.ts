@@ -698,6 +698,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Searches the MOCs, PCRs and archive records the caller may read, grouped by kind.
+     * @description `q` is words (each also matches as a prefix: `pump ove`), a serial in any usual form (`14-2026`, `MOC 14-2026`, `MOC-14-2026`, `14/2026`; a leading MOC or PCR keeps to that kind) or a person's name. Ranked by PostgreSQL full-text search; a serial matched exactly comes first. Each group has the total the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found.
+     */
+    get: operations["getSearch"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/pcr/{id}": {
     parameters: {
       query?: never;
@@ -4817,6 +4837,119 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  getSearch: {
+    parameters: {
+      query: {
+        /**
+         * @description The `q` filter.
+         * @example Checked on the bridge
+         */
+        q: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              q: string;
+              mocs: {
+                /** @description Every match the caller may read. */
+                total: number;
+                /** @description The best-ranked matches, at most 20. */
+                results: {
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+                  /** Format: uuid */
+                  _id: string;
+                  serial_num: string;
+                  /** @description The record's title; empty when it has none. */
+                  title: string;
+                  status: string;
+                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
+                  completed: boolean;
+                  /** @description The serial is the one asked for (in any usual form): listed first. */
+                  exactSerial: boolean;
+                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
+                  excerpt: {
+                    text: string;
+                    match: boolean;
+                  }[];
+                  /** @description The record's page on this site. */
+                  link: string;
+                }[];
+              };
+              pcrs: {
+                /** @description Every match the caller may read. */
+                total: number;
+                /** @description The best-ranked matches, at most 20. */
+                results: {
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+                  /** Format: uuid */
+                  _id: string;
+                  serial_num: string;
+                  /** @description The record's title; empty when it has none. */
+                  title: string;
+                  status: string;
+                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
+                  completed: boolean;
+                  /** @description The serial is the one asked for (in any usual form): listed first. */
+                  exactSerial: boolean;
+                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
+                  excerpt: {
+                    text: string;
+                    match: boolean;
+                  }[];
+                  /** @description The record's page on this site. */
+                  link: string;
+                }[];
+              };
+              archive: {
+                /** @description Every match the caller may read. */
+                total: number;
+                /** @description The best-ranked matches, at most 20. */
+                results: {
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+                  /** Format: uuid */
+                  _id: string;
+                  serial_num: string;
+                  /** @description The record's title; empty when it has none. */
+                  title: string;
+                  status: string;
+                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
+                  completed: boolean;
+                  /** @description The serial is the one asked for (in any usual form): listed first. */
+                  exactSerial: boolean;
+                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
+                  excerpt: {
+                    text: string;
+                    match: boolean;
+                  }[];
+                  /** @description The record's page on this site. */
+                  link: string;
+                }[];
+              };
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
     };
   };
   getPcrById: {

@@ -474,6 +474,17 @@ describe("the contract of every operation", () => {
     }
   });
 
+  it("search", async () => {
+    const found = await exercise<Answer<"/api/search", "get">>("get", "/api/search", 200, {
+      as: admin,
+      query: { q: "ballast pump" },
+    });
+    expect(found.body.data.mocs.total).toBeGreaterThan(0);
+    expect(found.body.data.mocs.results[0]!.excerpt.some((part: { match: boolean }) => part.match)).toBe(true);
+    await exercise("get", "/api/search", 200, { as: standard, query: { q: "MOC 1-2014" } });
+    await exercise("get", "/api/search", 400, { as: standard, query: { q: "" } });
+  });
+
   it("reports: insights, year-end reviews and reminders", async () => {
     await exercise("get", "/api/insights", 200, { as: admin, query: { from: "2026-01-01", to: "2026-06-30" } });
     await exercise("get", "/api/insights", 200, {

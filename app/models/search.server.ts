@@ -1,0 +1,186 @@
+import { sql, type SQL } from "drizzle-orm";
+import { SEARCH_CONFIG } from "#db/search-document";
+import { getDb } from "~/utils/db.server";
+import { canReadRecords, mocListScope, pcrListScope, type Actor } from "./authz.server";
+
+/**
+ * Search over MOCs, PCRs and archive records (docs/decisions/039-search.md): what each record is
+ * found by is `search_entries`, kept by triggers from db/search-document.ts; this module asks it in
+ * one statement, ranked, grouped by kind, filtered by the lists' own authorization (authz.server.ts
+ * `mocListScope.visible`, `pcrListScope`, `canReadRecords`).
+ */
+
+/** Results shown per group; the group's `total` counts every match the caller may read. */
+export const SEARCH_GROUP_LIMIT = 20;
+/** Words of a query past this many are ignored (each adds an index lookup). */
+const MAX_WORDS = 8;
+
+export type SearchEntryKind = "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+/** A piece of a result's excerpt; `match` pieces are what the query found. */
+export type ExcerptPart = { text: string; match: boolean };
+export type SearchHit = {
+  kind: SearchEntryKind;
+  _id: string;
+  serial_num: string;
+  title: string;
+  /** MOC and PCR status; an archive record's open or closed. */
+  status: string;
+  /** A MOC that is completed (its status stays its last step's); false for the other kinds. */
+  completed: boolean;
+  /** The serial is the one asked for, in any of its usual forms: listed first. */
+  exactSerial: boolean;
+  excerpt: ExcerptPart[];
+  /** The record's page. */
+  link: string;
+};
+export type SearchGroup = { total: number; results: SearchHit[] };
+export type SearchResults = { q: string; mocs: SearchGroup; pcrs: SearchGroup; archive: SearchGroup };
+
+/**
+ * A query that is only a serial: "14-2026", "MOC 14-2026", "MOC-14-2026", "14/2026", "pcr 3/2026".
+ * A leading MOC or PCR keeps the exact match to that kind (and its paper records).
+ */
+const SERIAL_ONLY = /^(?:(moc|pcr)[\s._#/-]*)?\d{1,6}[\s._#/-]+\d{2,4}$/i;
+
+/** The words of a query as a prefix-matching tsquery ("pump ove" finds "pumps overhauled"); "" when none. */
+export function toPrefixQuery(q: string): string {
+  const words = (q.normalize("NFKC").match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_WORDS);
+  return words.map((w) => `'${w.slice(0, 60).toLowerCase()}':*`).join(" & ");
+}
+
+/** How a query is asked: the words for full-text search, and which kinds an exact serial may be. */
+export function parseSearchQuery(q: string): { words: string; serialKinds: SearchEntryKind[] } {
+  const serial = SERIAL_ONLY.exec(q);
+  if (serial) {
+    const prefix = serial[1]?.toLowerCase();
+    const serialKinds: SearchEntryKind[] =
+      prefix === "moc"
+        ? ["moc", "legacy_moc"]
+        : prefix === "pcr"
+          ? ["pcr", "legacy_pcr"]
+          : ["moc", "pcr", "legacy_moc", "legacy_pcr"];
+    return { words: "", serialKinds };
+  }
+  return { words: toPrefixQuery(q), serialKinds: ["moc", "pcr", "legacy_moc", "legacy_pcr"] };
+}
+
+const START = "\u0001";
+const STOP = "\u0002";
+const HEADLINE_OPTIONS = `StartSel=${START}, StopSel=${STOP}, MaxWords=30, MinWords=12, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
+
+/** ts_headline's marked text as parts. */
+export function excerptParts(marked: string): ExcerptPart[] {
+  const parts: ExcerptPart[] = [];
+  let rest = marked;
+  while (rest.length > 0) {
+    const start = rest.indexOf(START);
+    if (start === -1) {
+      parts.push({ text: rest, match: false });
+      break;
+    }
+    if (start > 0) parts.push({ text: rest.slice(0, start), match: false });
+    const stop = rest.indexOf(STOP, start + 1);
+    const end = stop === -1 ? rest.length : stop;
+    parts.push({ text: rest.slice(start + 1, end), match: true });
+    rest = stop === -1 ? "" : rest.slice(stop + 1);
+  }
+  // Neighbouring matches ("pump overhaul") read as one.
+  return parts.reduce<ExcerptPart[]>((out, part) => {
+    const last = out.at(-1);
+    if (last && last.match === part.match) last.text += part.text;
+    else if (part.text) out.push({ ...part });
+    return out;
+  }, []);
+}
+
+const LINKS: Record<SearchEntryKind, string> = {
+  moc: "/mocs/",
+  pcr: "/pcrs/",
+  legacy_moc: "/archive/mocs/",
+  legacy_pcr: "/archive/pcrs/",
+};
+
+type Row = {
+  grp: "mocs" | "pcrs" | "archive";
+  kind: SearchEntryKind;
+  record_id: string;
+  serial_num: string;
+  title: string;
+  status: string;
+  completed: boolean;
+  exact: boolean;
+  total: number;
+  headline: string;
+};
+
+/**
+ * Searches what `actor` may read for `q` (trimmed, 1 to SEARCH_MAX_LENGTH characters: the callers
+ * validate). One statement, whatever the number of matches.
+ */
+export async function search(actor: Actor, q: string): Promise<SearchResults> {
+  const { words, serialKinds } = parseSearchQuery(q);
+  const config = sql.raw(`'${SEARCH_CONFIG}'::regconfig`);
+  const tsquery = words ? sql`to_tsquery(${config}, ${words})` : null;
+  const exact = sql`(e.serial_key = search_serial_key(${q}) and e.kind = any(string_to_array(${serialKinds.join(",")}, ',')))`;
+  const matches: SQL = tsquery ? sql`(${exact} or e.search @@ ${tsquery})` : exact;
+  const rank = tsquery ? sql`ts_rank(e.search, ${tsquery})` : sql`0::real`;
+  const headline = tsquery
+    ? sql`ts_headline(${config}, translate(e.excerpt_text, ${START + STOP}, ''), ${tsquery}, ${HEADLINE_OPTIONS})`
+    : sql`left(translate(e.excerpt_text, ${START + STOP}, ''), 240)`;
+  const limit = SEARCH_GROUP_LIMIT;
+  const archiveReadable = canReadRecords(actor) ? sql`true` : sql`false`;
+  // The matches carry only what ranks and authorizes them; the text of the few shown is read last.
+  const rows = await getDb().execute<Row>(sql`
+    with hits as materialized (
+      select e.kind, e.record_id, ${exact} as exact, ${rank} as rank
+      from search_entries e
+      where ${matches}
+    ), moc_hits as (
+      select 'mocs' as grp, h.kind, h.record_id, m.status, m.completed, h.exact,
+        count(*) over ()::int as total,
+        row_number() over (order by h.exact desc, h.rank desc, m.created_at desc, m.id) as n
+      from hits h join mocs m on m.id = h.record_id
+      where h.kind = 'moc' and ${mocListScope.visible(actor)}
+    ), pcr_hits as (
+      select 'pcrs', h.kind, h.record_id, p.status, false, h.exact,
+        count(*) over ()::int as total,
+        row_number() over (order by h.exact desc, h.rank desc, p.created_at desc, p.id) as n
+      from hits h join pcrs p on p.id = h.record_id
+      where h.kind = 'pcr' and ${pcrListScope(actor)}
+    ), archive_hits as (
+      select 'archive', h.kind, h.record_id, coalesce(lm.status, lp.status), false, h.exact,
+        count(*) over ()::int as total,
+        row_number() over (order by h.exact desc, h.rank desc, coalesce(lm.date_raised, lp.date_raised) desc,
+          h.record_id) as n
+      from hits h
+        left join legacy_mocs lm on h.kind = 'legacy_moc' and lm.id = h.record_id
+        left join legacy_pcrs lp on h.kind = 'legacy_pcr' and lp.id = h.record_id
+      where h.kind in ('legacy_moc', 'legacy_pcr') and ${archiveReadable}
+    ), picked as (
+      select * from moc_hits where n <= ${limit}
+      union all select * from pcr_hits where n <= ${limit}
+      union all select * from archive_hits where n <= ${limit}
+    )
+    select h.grp, h.kind, h.record_id, e.serial_num, e.title, h.status, h.completed, h.exact, h.total,
+      ${headline} as headline
+    from picked h join search_entries e on e.kind = h.kind and e.record_id = h.record_id
+    order by h.grp, h.n`);
+  const empty = (): SearchGroup => ({ total: 0, results: [] });
+  const results: SearchResults = { q, mocs: empty(), pcrs: empty(), archive: empty() };
+  for (const row of rows) {
+    const group = results[row.grp];
+    group.total = row.total;
+    group.results.push({
+      kind: row.kind,
+      _id: row.record_id,
+      serial_num: row.serial_num,
+      title: row.title,
+      status: row.status,
+      completed: row.completed,
+      exactSerial: row.exact,
+      excerpt: excerptParts(row.headline ?? ""),
+      link: `${LINKS[row.kind]}${row.record_id}`,
+    });
+  }
+  return results;
+}

@@ -1,0 +1,194 @@
+/**
+ * What search finds a record by (docs/decisions/039-search.md): one definition per kind, a list of
+ * fields with their weight (A: serial and title, B: the change itself, C: people, D: the rest),
+ * turned into the `search_entries` row the triggers below keep for every MOC, PCR and archive
+ * record. Adding a field is one line in its kind's list; the derived objects are then recreated
+ * and every entry rebuilt at the next start (db/derived.ts compares the hash of this SQL).
+ *
+ * Plain strings, no drizzle: written into PL/pgSQL functions by db/derived.ts.
+ */
+
+type Weight = "A" | "B" | "C" | "D";
+type Field = { weight: Weight; sql: string };
+
+/** An HTML fragment as plain text (tags dropped, the usual entities decoded), for the index and the excerpt. */
+const plain = (html: string) =>
+  `replace(replace(replace(replace(replace(replace(regexp_replace(coalesce(${html}, ''), '<[^>]*>', ' ', 'g'),` +
+  ` '&nbsp;', ' '), '&lt;', '<'), '&gt;', '>'), '&quot;', '"'), '&#39;', ''''), '&amp;', '&')`;
+
+/** A Part A field's `{ value }` in the MOC document `d`. */
+const partA = (key: string) => `d->'originator_form'->'${key}'->>'value'`;
+
+/** The people a MOC document names: its roles, `all_users` and the owners of plan items. */
+const MOC_PEOPLE = `(select string_agg(distinct x, ', ') from (
+    select d->'originator_id'->>'name' union all select d->'implementer_id'->>'name'
+    union all select d->'approver_id'->>'name' union all select d->'hseq_id'->>'name'
+    union all select d->'verifier_id'->>'name'
+    union all select u->>'name' from jsonb_array_elements(coalesce(d->'all_users', '[]'::jsonb)) u
+    union all select u->>'name' from jsonb_array_elements(coalesce(d->'plan_owners', '[]'::jsonb)) u) t(x)
+  where x is not null)`;
+
+/** The people a PCR `p` names: its originator, its affected parties and who signed or commented. */
+const PCR_PEOPLE = `(select string_agg(u.name, ', ' order by u.name) from users u
+  where u.id = p.originator_id or u.id = any(p.party_ids)
+     or u.id::text in (select s->>'signedBy' from jsonb_array_elements(p.signatures) s
+                       union select s->>'commentedBy' from jsonb_array_elements(p.signatures) s))`;
+
+/** A PCR's title (Part A's `form.title`), as a string or as `{ value }`. */
+const PCR_TITLE = `case jsonb_typeof(p.form->'title') when 'string' then p.form->>'title'
+  when 'object' then p.form->'title'->>'value' end`;
+
+type Kind = {
+  /** `search_entries.kind`. */
+  kind: string;
+  /** The rows, with the alias the fields use, and the record's id. */
+  from: string;
+  id: string;
+  serial: string;
+  title: string;
+  /** The text the result's excerpt is cut from (plain text). */
+  excerpt: string;
+  /** What the record is found by, besides its serial. One line per field. */
+  fields: Field[];
+};
+
+/** MOCs: from their stored document `d` (db/moc-document.ts), kept fresh by db/derived.ts. */
+const MOC: Kind = {
+  kind: "moc",
+  from: "moc_documents md cross join lateral (select md.doc::jsonb as d) doc",
+  id: "md.moc_id",
+  serial: "d->>'serial_num'",
+  title: partA("title"),
+  excerpt: `concat_ws(' · ', nullif(btrim(${plain(partA("description-of-change"))}), ''), nullif(${partA("reason-for-change")}, ''), ${MOC_PEOPLE})`,
+  fields: [
+    { weight: "A", sql: partA("title") },
+    // The vessel's name goes here as one more line once the register exists (decision 039), e.g.
+    // { weight: "B", sql: `(select v.name from vessels v where v.id::text = d->'originator_form'->'vessel'->'value'->>'_id')` }
+    { weight: "B", sql: plain(partA("description-of-change")) },
+    { weight: "B", sql: partA("reason-for-change") },
+    { weight: "C", sql: MOC_PEOPLE },
+    { weight: "D", sql: partA("department-of-change") },
+  ],
+};
+
+const PCR: Kind = {
+  kind: "pcr",
+  from: "pcrs p",
+  id: "p.id",
+  serial: "p.serial_num",
+  title: PCR_TITLE,
+  excerpt: `concat_ws(' · ', nullif(btrim(${plain("p.form->>'suggestion-details'")}), ''), nullif(btrim(${plain("p.form->>'reason-for-change'")}), ''), nullif(btrim(${plain("p.form->>'manual-procedure'")}), ''), ${PCR_PEOPLE})`,
+  fields: [
+    { weight: "A", sql: PCR_TITLE },
+    { weight: "B", sql: plain("p.form->>'suggestion-details'") },
+    { weight: "B", sql: plain("p.form->>'reason-for-change'") },
+    { weight: "B", sql: plain("p.form->>'manual-procedure'") },
+    { weight: "C", sql: PCR_PEOPLE },
+  ],
+};
+
+const LEGACY_MOC: Kind = {
+  kind: "legacy_moc",
+  from: "legacy_mocs r",
+  id: "r.id",
+  serial: "r.serial_num",
+  title: "r.title",
+  excerpt: `concat_ws(' · ', nullif(r.description, ''), nullif(r.notes, ''), r.originator_name)`,
+  fields: [
+    { weight: "A", sql: "r.title" },
+    { weight: "B", sql: "r.description" },
+    { weight: "C", sql: "r.originator_name" },
+    { weight: "D", sql: "r.department" },
+    { weight: "D", sql: "r.notes" },
+  ],
+};
+
+const LEGACY_PCR: Kind = {
+  kind: "legacy_pcr",
+  from: "legacy_pcrs r",
+  id: "r.id",
+  serial: "r.serial_num",
+  title: "r.title",
+  excerpt: `concat_ws(' · ', nullif(r.procedure, ''), nullif(r.notes, ''), r.originator_name)`,
+  fields: [
+    { weight: "A", sql: "r.title" },
+    { weight: "B", sql: "r.procedure" },
+    { weight: "C", sql: "r.originator_name" },
+    { weight: "D", sql: "r.notes" },
+  ],
+};
+
+export const SEARCH_KINDS = [MOC, PCR, LEGACY_MOC, LEGACY_PCR] as const;
+
+/** The text search configuration of every field and query (app/models/search.server.ts). */
+export const SEARCH_CONFIG = "english";
+
+/** The indexed vector of one kind: the serial in the `simple` configuration, each field weighted. */
+const vector = (k: Kind) =>
+  [
+    `setweight(to_tsvector('simple', coalesce(${k.serial}, '')), 'A')`,
+    ...k.fields.map((f) => `setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(${f.sql}, '')), '${f.weight}')`),
+  ].join("\n    || ");
+
+/** The entry rows of one kind, for the rows `where` picks. */
+const entries = (k: Kind, where: string) => `
+  insert into search_entries (kind, record_id, serial_num, serial_key, title, excerpt_text, search)
+  select '${k.kind}', ${k.id}, coalesce(${k.serial}, ''), search_serial_key(${k.serial}), coalesce(${k.title}, ''),
+    left(coalesce(${k.excerpt}, ''), 20000),
+    ${vector(k)}
+  from ${k.from}
+  where ${where}
+  on conflict (kind, record_id) do update set serial_num = excluded.serial_num, serial_key = excluded.serial_key,
+    title = excluded.title, excerpt_text = excluded.excerpt_text, search = excluded.search`;
+
+const table = (k: Kind) => k.from.split(" ")[0]!;
+const key = (k: Kind) => (k.kind === "moc" ? "moc_id" : "id");
+
+/** The functions and triggers keeping `search_entries`, then every entry rebuilt (run by db/derived.ts). */
+export const SEARCH_SQL = `
+-- A serial as search compares it: "MOC 14-2026", "moc-14/2026", "14-2026" and "014/2026" all read
+-- "14-2026" (a leading MOC or PCR dropped, separators made one dash, leading zeros dropped).
+create or replace function search_serial_key(s text) returns text language sql immutable as $fn$
+  select regexp_replace(regexp_replace(regexp_replace(lower(btrim(coalesce(s, ''))),
+    '^(moc|pcr)[[:space:]._#/-]*', ''), '[[:space:]._#/-]+', '-', 'g'), '(^|-)0+([0-9])', '\\1\\2', 'g')
+$fn$;
+${SEARCH_KINDS.map(
+  (k) => `
+create or replace function search_entry_${k.kind}() returns trigger language plpgsql as $fn$
+begin
+  if tg_op = 'DELETE' then
+    delete from search_entries where kind = '${k.kind}' and record_id = old.${key(k)};
+    return null;
+  end if;
+  ${entries(k, `${k.id} = new.${key(k)}`)};
+  return null;
+end
+$fn$;
+drop trigger if exists search_entries_${k.kind} on ${table(k)};
+create trigger search_entries_${k.kind} after insert or update or delete on ${table(k)}
+  for each row execute function search_entry_${k.kind}();`,
+).join("\n")}
+
+-- A renamed person: the PCRs naming them (a MOC's stored document, and so its entry, follows by itself).
+create or replace function search_entries_person() returns trigger language plpgsql as $fn$
+begin
+  ${entries(
+    PCR,
+    `p.id in (select p2.id from pcrs p2 where p2.originator_id = new.id or new.id = any(p2.party_ids)
+      or p2.signatures @> jsonb_build_array(jsonb_build_object('signedBy', new.id::text))
+      or p2.signatures @> jsonb_build_array(jsonb_build_object('commentedBy', new.id::text)))`,
+  )};
+  return null;
+end
+$fn$;
+drop trigger if exists search_entries_person on users;
+create trigger search_entries_person after update of name on users
+  for each row when (old.name is distinct from new.name) execute function search_entries_person();
+
+-- Every entry rebuilt from this definition; MOCs' by the trigger above as db/derived.ts then
+-- rebuilds every stored document.
+delete from search_entries;
+${SEARCH_KINDS.filter((k) => k !== MOC)
+  .map((k) => `${entries(k, "true")};`)
+  .join("\n")}
+`;
