@@ -1,5 +1,5 @@
 /** A record's files: the list (with who, when, size, type and SHA-256), upload and remove. */
-import { Form } from "@remix-run/react";
+import { Form } from "~/components/form";
 import type { AttachmentView } from "~/models/attachments.server";
 import { ErrorList, SubmitButton } from "./forms";
 import { fileSize, utc } from "./record-print";
