@@ -3,11 +3,11 @@
  * hidden `idempotencyKey`, fresh for each view of the form, so a submission sent twice (a retry
  * after a lost answer, a double click, a queued draft replayed) applies once
  * (app/web/idempotency.server.ts, docs/decisions/040-replays-apply-once.md). The key changes once
- * a submission of this form has been answered; a submission that got no answer keeps it, so its
- * retry is recognised as the same one.
+ * a submission has been answered; a submission that got no answer keeps it, so its retry is
+ * recognised as the same one.
  */
 import { Form as RemixForm, useNavigation, type FormProps, type useFetcher } from "@remix-run/react";
-import { forwardRef, useEffect, useRef, useState } from "react";
+import { forwardRef, useState } from "react";
 
 /** The hidden field's name; the API's header is `Idempotency-Key` (the same key, the same rules). */
 export const IDEMPOTENCY_FIELD = "idempotencyKey";
@@ -20,25 +20,16 @@ export function newIdempotencyKey(): string {
 }
 
 /**
- * A key for one form: made when the form is first shown, made again after a submission carrying
- * it was answered (`busy` went from true to false while the form stayed on the page).
+ * A key for one form: made when the form is first shown, made again once a submission on the page
+ * (`busy`) has been answered. Any form's key may change then (a form not submitted loses nothing);
+ * the one submitted keeps its key until its answer arrives, so a second click is the same request.
+ * The server's key and the browser's differ at hydration: the field keeps the server's (it is what
+ * the page shows and sends) until the first answer replaces it.
  */
-export function useIdempotencyKey(busyWith: (key: string) => boolean): string {
-  const [key, setKey] = useState(newIdempotencyKey);
-  const busy = busyWith(key);
-  const wasBusy = useRef(false);
-  useEffect(() => {
-    // The server's key and the browser's differ at hydration: the browser's own replaces it.
-    setKey(newIdempotencyKey());
-  }, []);
-  useEffect(() => {
-    if (busy) wasBusy.current = true;
-    else if (wasBusy.current) {
-      wasBusy.current = false;
-      setKey(newIdempotencyKey());
-    }
-  }, [busy]);
-  return key;
+export function useIdempotencyKey(busy: boolean): string {
+  const [state, setState] = useState(() => ({ key: newIdempotencyKey(), busy }));
+  if (state.busy !== busy) setState({ key: state.busy ? newIdempotencyKey() : state.key, busy });
+  return state.key;
 }
 
 export function IdempotencyKeyField({ value }: { value: string }) {
@@ -50,7 +41,7 @@ const isWrite = (method: string | undefined) => (method ?? "get").toLowerCase() 
 /** Remix's `Form`, with the idempotency key on every write. */
 export const Form = forwardRef<HTMLFormElement, FormProps>(function KeyedForm({ children, ...props }, ref) {
   const navigation = useNavigation();
-  const key = useIdempotencyKey((current) => navigation.formData?.get(IDEMPOTENCY_FIELD) === current);
+  const key = useIdempotencyKey(navigation.state !== "idle" && navigation.formData !== undefined);
   return (
     <RemixForm ref={ref} {...props}>
       {isWrite(props.method) ? <IdempotencyKeyField value={key} /> : null}
@@ -66,7 +57,7 @@ export const FetcherForm = forwardRef<HTMLFormElement, FormProps & { fetcher: Fe
   { fetcher, children, ...props },
   ref,
 ) {
-  const key = useIdempotencyKey((current) => fetcher.formData?.get(IDEMPOTENCY_FIELD) === current);
+  const key = useIdempotencyKey(fetcher.state !== "idle");
   const Inner = fetcher.Form;
   return (
     <Inner ref={ref} {...props}>

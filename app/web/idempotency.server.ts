@@ -125,7 +125,10 @@ function refusal(url: URL, status: number, message: string): Response {
     return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
   }
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not sent</title></head><body><main><h1>${status}</h1><p>${message}</p><p><a href="/">The dashboard</a></p></main></body></html>`;
-  return new Response(html, { status, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" } });
+  return new Response(html, {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
+  });
 }
 
 /** Thrown out of the transaction to roll it back while still answering the response. */
