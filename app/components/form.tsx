@@ -26,9 +26,17 @@ export function newIdempotencyKey(): string {
  * The server's key and the browser's differ at hydration: the field keeps the server's (it is what
  * the page shows and sends) until the first answer replaces it.
  */
-export function useIdempotencyKey(busy: boolean): string {
-  const [state, setState] = useState(() => ({ key: newIdempotencyKey(), busy }));
-  if (state.busy !== busy) setState({ key: state.busy ? newIdempotencyKey() : state.key, busy });
+export function useIdempotencyKey(busy: boolean, answer?: { value: unknown }): string {
+  const value = answer?.value;
+  const [state, setState] = useState(() => ({ key: newIdempotencyKey(), busy, value, answered: false }));
+  if (state.busy !== busy || state.value !== value) {
+    const started = !state.busy && busy;
+    // A fetcher's answer arrives while it is still busy (revalidating); one that got no answer
+    // (the link dropped) leaves its data as it was, and the key stays: sending again is the same request.
+    const answered = !started && (state.answered || state.value !== value);
+    const renew = state.busy && !busy && (answer === undefined || answered);
+    setState({ key: renew ? newIdempotencyKey() : state.key, busy, value, answered: renew ? false : answered });
+  }
   return state.key;
 }
 
@@ -57,7 +65,7 @@ export const FetcherForm = forwardRef<HTMLFormElement, FormProps & { fetcher: Fe
   { fetcher, children, ...props },
   ref,
 ) {
-  const key = useIdempotencyKey(fetcher.state !== "idle");
+  const key = useIdempotencyKey(fetcher.state !== "idle", { value: fetcher.data });
   const Inner = fetcher.Form;
   return (
     <Inner ref={ref} {...props}>
