@@ -12,7 +12,7 @@ export const EMAIL_DEAD_LETTER_QUEUE = "email-dead-letter";
 export const REMINDER_QUEUE = "daily-reminder";
 /** The daily seal of the audit trail (app/models/audit-seal.server.ts). */
 export const AUDIT_SEAL_QUEUE = "audit-seal";
-/** The hourly clean-up (jobs/housekeeping.ts): idempotency keys past a day. */
+/** The hourly clean-up (jobs/housekeeping.ts): idempotency keys and uploads past a day. */
 export const HOUSEKEEPING_QUEUE = "housekeeping";
 /** Every hour at :17 (UTC). */
 export const HOUSEKEEPING_CRON = "17 * * * *";

@@ -12,3 +12,4 @@ export * from "./audit";
 export * from "./backups";
 export * from "./sign-in-links";
 export * from "./idempotency";
+export * from "./resumable-uploads";
