@@ -91,7 +91,8 @@ function tusServer(): Server {
         );
         return { headers: { "Attachment-Url": file.url, "Attachment-Sha256": file.sha256 } };
       } catch (error) {
-        if (error instanceof DomainError) throw refuse(error.status, error.message);
+        // The field's message when there is one, as the multipart form shows it.
+        if (error instanceof DomainError) throw refuse(error.status, error.issues?.[0]?.message ?? error.message);
         throw error;
       }
     },
