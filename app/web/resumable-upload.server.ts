@@ -17,7 +17,13 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Server } from "@tus/server";
 import { z } from "zod";
 import { ATTACHMENT_KINDS, type AttachmentKind } from "#db/schema";
-import { extensionOf, MAX_UPLOAD_BYTES, UPLOAD_TYPES, type AttachmentTarget } from "~/models/attachments.server";
+import {
+  assertMayAttach,
+  extensionOf,
+  MAX_UPLOAD_BYTES,
+  UPLOAD_TYPES,
+  type AttachmentTarget,
+} from "~/models/attachments.server";
 import { finishUpload, PostgresUploadStore, uploadOwner } from "~/models/resumable-uploads.server";
 import type { PublicUser } from "~/models/user.server";
 import { DomainError, Forbidden } from "~/utils/errors";
@@ -70,6 +76,16 @@ function tusServer(): Server {
         throw refuse(400, `This type of file is not accepted: upload a ${Object.keys(UPLOAD_TYPES).join(", ")} file`);
       }
       if (upload.size === 0) throw refuse(400, "The file is empty");
+      if (parsed.data.kind === "risk_assessment" && !parsed.data.record.startsWith("moc:")) {
+        throw refuse(400, "Only a MOC has a risk assessment");
+      }
+      // Not a byte is sent for a file the record would refuse (checked again when it is stored).
+      try {
+        await assertMayAttach(user, targetOf(parsed.data.record), parsed.data.kind);
+      } catch (error) {
+        if (error instanceof DomainError) throw refuse(error.status, error.message);
+        throw error;
+      }
       return { metadata: { ...parsed.data, owner: user._id } };
     },
     async onIncomingRequest(_req, id) {

@@ -14,6 +14,7 @@ import { attachments, resumableUploadParts, resumableUploads } from "#db/schema"
 import { runHousekeeping } from "#jobs/housekeeping";
 import { BASE } from "../helpers/request";
 import { createMocOk, makeCast, tokenOf, type Doc } from "../helpers/moc-flow";
+import { makeUser } from "../helpers/factories";
 import type { Cast } from "../helpers/moc";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -169,6 +170,19 @@ describe("tus uploads of attachments", () => {
     const id = location.split("/").pop()!;
     expect(await getDb().select().from(resumableUploads).where(eq(resumableUploads.id, id))).toEqual([]);
     expect(await getDb().select().from(attachments).where(eq(attachments.name, "Fake.pdf"))).toEqual([]);
+  });
+
+  it("someone who may not attach to the record is refused before a byte is sent", async () => {
+    const outsider = await makeUser({ name: "Outsider" });
+    const refused = await create(outsider, moc, 1000);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(/people involved/);
+    const missing = await tus(cast.originator, "POST", "/tus/attachments", {
+      "Upload-Length": "1000",
+      "Upload-Metadata": `filename ${b64("a.pdf")},record ${b64("moc:00000000-0000-4000-8000-000000000000")}`,
+    });
+    expect(missing.status).toBe(404);
+    expect(await getDb().select().from(resumableUploads).where(eq(resumableUploads.userId, outsider._id))).toEqual([]);
   });
 
   it("an upload is its creator's: another person, or nobody signed in, cannot see or add to it", async () => {
