@@ -36,6 +36,8 @@ const UPLOAD_CAPS: [RegExp, Cap][] = [
   [/^\/mocs\/[^/]+\/risk(\.data)?\/?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
   // A plan item marked done with its evidence file (app/routes/mocs+/$id.done-item.tsx).
   [/^\/mocs\/[^/]+\/done-item(\.data)?\/?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
+  // A piece of a resumable upload (app/web/resumable-upload.server.ts): at most the whole file.
+  [/^\/tus\/attachments(\/[^/]*)?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
   // Attachments of a MOC or a PCR (app/routes/mocs+/$id.attachments.tsx, pcrs+/$id_.attachments.tsx).
   [/^\/(mocs|pcrs)\/[^/]+\/attachments(\.data)?\/?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
   // The archive CSV import: a 1 MiB file, carried back as base64 (4/3) on confirmation.

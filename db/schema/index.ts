@@ -12,3 +12,5 @@ export * from "./audit";
 export * from "./backups";
 export * from "./sign-in-links";
 export * from "./search";
+export * from "./idempotency";
+export * from "./resumable-uploads";

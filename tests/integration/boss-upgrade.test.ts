@@ -79,10 +79,12 @@ describe("upgrading a pg-boss 10 database", () => {
     expect(legacy).toHaveLength(0);
     const schedules = await sql<{ name: string; cron: string; timezone: string }[]>`
       select name, cron, timezone from pgboss.schedule order by name`;
-    // The reminder's schedule carried over; this release adds the audit seal's (docs/decisions/025-keyed-audit-chain.md).
+    // The reminder's schedule carried over; this release adds the audit seal's (docs/decisions/025-keyed-audit-chain.md)
+    // and the hourly housekeeping's (docs/decisions/040-replays-apply-once.md).
     expect(schedules).toEqual([
       { name: "audit-seal", cron: "15 0 * * *", timezone: "UTC" },
       { name: "daily-reminder", cron: "0 8 * * *", timezone: "UTC" },
+      { name: "housekeeping", cron: "17 * * * *", timezone: "UTC" },
     ]);
     // The jobs kept their ids: the active and retrying ones too.
     const carried = await sql<{ id: string }[]>`select id::text from pgboss.job where name = 'email'`;
