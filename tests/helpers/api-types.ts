@@ -1198,8 +1198,15 @@ export interface components {
       impact_assessment: {
         category: string;
         hazards: string[];
+        likelihood?: number;
+        severity?: number;
+        controls?: string;
+        residualLikelihood?: number;
+        residualSeverity?: number;
       }[];
       risk_assessment: string | null;
+      /** @description The MOC's risk: the highest residual level of its impact items; null when not ranked. */
+      risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       action: {
         items: ({
           _id: string;
@@ -3103,7 +3110,12 @@ export interface operations {
          *           "category": "Checked on the bridge",
          *           "hazards": [
          *             "Checked on the bridge"
-         *           ]
+         *           ],
+         *           "likelihood": 1,
+         *           "severity": 1,
+         *           "controls": "Checked on the bridge",
+         *           "residualLikelihood": 1,
+         *           "residualSeverity": 1
          *         }
          *       ]
          *     }
@@ -3114,6 +3126,11 @@ export interface operations {
           impact_assessment: {
             category: string;
             hazards: string[];
+            likelihood?: number;
+            severity?: number;
+            controls?: string;
+            residualLikelihood?: number;
+            residualSeverity?: number;
           }[];
         };
       };
