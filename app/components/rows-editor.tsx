@@ -7,7 +7,8 @@ import { DefaultSubmit, ErrorList, SubmitButton } from "./forms";
 export type Column = {
   key: string;
   label: string;
-  kind: "text" | "lines" | "date" | "owner" | "done";
+  /** `rank`: a risk matrix rank, 1-5 or none (docs/decisions/037-risk-ranking-and-approvals.md). */
+  kind: "text" | "lines" | "date" | "owner" | "done" | "rank";
 };
 
 /**
@@ -136,6 +137,29 @@ export function RowsEditor({
                             {users.map((u) => (
                               <option key={u._id} value={u._id}>
                                 {u.name}
+                              </option>
+                            ))}
+                          </select>
+                          {errors}
+                        </td>
+                      );
+                    }
+                    if (c.kind === "rank") {
+                      return (
+                        <td key={c.key}>
+                          <select
+                            name={meta.name}
+                            id={meta.id}
+                            key={meta.key}
+                            aria-label={label}
+                            aria-invalid={meta.errors ? true : undefined}
+                            aria-describedby={meta.errors ? meta.errorId : undefined}
+                            defaultValue={String(meta.initialValue ?? "")}
+                          >
+                            <option value="">—</option>
+                            {[1, 2, 3, 4, 5].map((n) => (
+                              <option key={n} value={n}>
+                                {n}
                               </option>
                             ))}
                           </select>
