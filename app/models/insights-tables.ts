@@ -5,6 +5,7 @@
  */
 import { departmentLabel } from "~/components/moc";
 import { OVERDUE_BANDS, OVERDUE_BAND_LABELS } from "./insights.constants";
+import { riskLabel } from "./risk";
 import type { InsightTableId, InsightsFigures } from "./insights.schema";
 
 export type { InsightTableId } from "./insights.schema";
@@ -81,6 +82,18 @@ export function insightTables(f: InsightsFigures): Record<InsightTableId, Insigh
       title: "Reminders sent per day",
       columns: ["Day", "MOCs reminded", "Emails sent"],
       rows: f.reminders.days.map((d) => [d.day, d.mocs, d.emails]),
+    },
+    risk: {
+      id: "risk",
+      title: "MOCs raised in the period by risk (the highest residual level of their impact assessment)",
+      columns: ["Risk", "Raised", "Open now", "Completed", "Declined"],
+      rows: (f.risk ?? []).map((r) => [
+        riskLabel(r.level === "none" ? null : r.level),
+        r.raised,
+        r.open,
+        r.completed,
+        r.declined,
+      ]),
     },
   };
 }

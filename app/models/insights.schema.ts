@@ -52,7 +52,7 @@ export function toFilter<T extends z.output<typeof insightsParamsSchema>>(q: T, 
 
 export const insightsQuerySchema = insightsParamsSchema.transform(toFilter);
 
-export const INSIGHT_TABLES = ["monthly", "steps", "on-time", "deviations", "pcrs", "reminders"] as const;
+export const INSIGHT_TABLES = ["monthly", "steps", "on-time", "deviations", "pcrs", "reminders", "risk"] as const;
 export type InsightTableId = (typeof INSIGHT_TABLES)[number];
 
 /** GET /api/insights's query: the figures' filter, and `format=csv&table=<id>` for one table. */
@@ -108,6 +108,11 @@ export type InsightsFigures = {
     roles: ({ role: string } & Spread)[];
   };
   reminders: { total: { mocs: number; emails: number }; days: { day: string; mocs: number; emails: number }[] };
+  /**
+   * MOCs raised in the period by their risk (docs/decisions/037-risk-ranking-and-approvals.md),
+   * Low to Extreme, then not ranked: raised, open now, completed, declined.
+   */
+  risk: { level: "low" | "medium" | "high" | "extreme" | "none"; raised: number; open: number; completed: number; declined: number }[];
   /** Whether MOCs record where a change applies (vessel or office): they do not, so nothing is split by it. */
   vesselOrOffice: "not recorded";
 };
