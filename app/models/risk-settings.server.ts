@@ -6,8 +6,8 @@
  * for their first approval.
  */
 import { eq, sql } from "drizzle-orm";
-import { z } from "zod";
-import { mocs, POSITIONS, riskSettings, type Position } from "#db/schema";
+import { mocs, riskSettings, type Position } from "#db/schema";
+import type { RiskSettingsInput } from "./risk.schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid } from "~/utils/errors";
 import { appendAudit } from "./audit.server";
@@ -50,26 +50,6 @@ export async function getRiskSettings(db: Executor = getDb()): Promise<RiskSetti
     .where(eq(riskSettings.id, 1));
   return row ?? DEFAULT_RISK_SETTINGS;
 }
-
-const score = (what: string) =>
-  z.coerce
-    .number({ error: `${what} must be a whole number` })
-    .int({ error: `${what} must be a whole number` })
-    .min(1, { error: `${what} must be between 1 and 24` })
-    .max(24, { error: `${what} must be between 1 and 24` });
-const position = (what: string) => z.enum(POSITIONS, { error: `${what} must be one of: ${POSITIONS.join(", ")}` });
-
-/** The admin page's form and PUT /api/risk-settings' body: every field, or some of them. */
-export const riskSettingsSchema = z
-  .object({
-    lowMax: score("The highest Low score"),
-    mediumMax: score("The highest Medium score"),
-    highMax: score("The highest High score"),
-    highPosition: position("The position approving High risk"),
-    extremePosition: position("The position approving Extreme risk"),
-  })
-  .partial();
-export type RiskSettingsInput = z.output<typeof riskSettingsSchema>;
 
 const describe = (s: RiskSettings) =>
   `Low 1-${s.lowMax}, Medium ${s.lowMax + 1}-${s.mediumMax}, High ${s.mediumMax + 1}-${s.highMax}, ` +
