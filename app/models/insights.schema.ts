@@ -112,7 +112,13 @@ export type InsightsFigures = {
    * MOCs raised in the period by their risk (docs/decisions/037-risk-ranking-and-approvals.md),
    * Low to Extreme, then not ranked: raised, open now, completed, declined.
    */
-  risk: { level: "low" | "medium" | "high" | "extreme" | "none"; raised: number; open: number; completed: number; declined: number }[];
+  risk: {
+    level: "low" | "medium" | "high" | "extreme" | "none";
+    raised: number;
+    open: number;
+    completed: number;
+    declined: number;
+  }[];
   /** Whether MOCs record where a change applies (vessel or office): they do not, so nothing is split by it. */
   vesselOrOffice: "not recorded";
 };

@@ -133,7 +133,13 @@ const RISK_ORDER = ["low", "medium", "high", "extreme", "none"] as const;
 
 /** MOCs raised in the period by risk level (every level a row, zeros included). */
 async function riskFigures(db: Executor, b: Bounds): Promise<InsightsFigures["risk"]> {
-  const rows = await db.execute<{ level: (typeof RISK_ORDER)[number]; raised: number; open: number; completed: number; declined: number }>(sql`
+  const rows = await db.execute<{
+    level: (typeof RISK_ORDER)[number];
+    raised: number;
+    open: number;
+    completed: number;
+    declined: number;
+  }>(sql`
     select coalesce(m.risk_level, 'none') as level, count(*)::int as raised,
       count(*) filter (where not m.completed and m.status <> 'decline')::int as open,
       count(*) filter (where m.completed)::int as completed,

@@ -64,7 +64,10 @@ export const mocListQuerySchema = z.object({
   state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
   overdue: z.literal("1").optional().catch(undefined),
   temporary: z.enum(TEMPORARY_FILTERS).optional().catch(undefined),
-  risk: z.enum([...RISK_LEVELS, "none"]).optional().catch(undefined),
+  risk: z
+    .enum([...RISK_LEVELS, "none"])
+    .optional()
+    .catch(undefined),
   sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
   page: z.coerce.number().int().min(1).default(1).catch(1),
 });
@@ -134,7 +137,8 @@ export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
     );
   }
   if (filter.temporary) conditions.push(temporaryFilterSql(filter.temporary));
-  if (filter.risk) conditions.push(filter.risk === "none" ? sql`m.risk_level is null` : sql`m.risk_level = ${filter.risk}`);
+  if (filter.risk)
+    conditions.push(filter.risk === "none" ? sql`m.risk_level is null` : sql`m.risk_level = ${filter.risk}`);
   return sql.join(conditions, sql` and `);
 }
 

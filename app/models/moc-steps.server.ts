@@ -832,7 +832,10 @@ export const STEPS = {
       return stage && stage !== "approver" ? `${RISK_LEVEL_LABEL[stage]}-risk approver` : "Approver";
     },
     open: { statuses: ["d"] },
-    owner: { roles: ["approver"], sql: sql`case when ${PENDING_APPROVAL_SQL} in ('high', 'extreme') then ${SECOND_APPROVER_SQL} end` },
+    owner: {
+      roles: ["approver"],
+      sql: sql`case when ${PENDING_APPROVAL_SQL} in ('high', 'extreme') then ${SECOND_APPROVER_SQL} end`,
+    },
     form: approverFormSchema,
     bodyKey: "approver_form",
     async apply(context) {

@@ -382,7 +382,11 @@ const rank = (what: string) =>
 const riskRanks = {
   likelihood: rank("Likelihood").optional(),
   severity: rank("Severity").optional(),
-  controls: z.string({ error: "Controls must be text" }).trim().max(2000, { error: "Controls must be at most 2000 characters" }).optional(),
+  controls: z
+    .string({ error: "Controls must be text" })
+    .trim()
+    .max(2000, { error: "Controls must be at most 2000 characters" })
+    .optional(),
   residualLikelihood: rank("Residual likelihood").optional(),
   residualSeverity: rank("Residual severity").optional(),
 };
@@ -395,7 +399,11 @@ const pairsWhole = (item: Ranks, ctx: z.RefinementCtx) => {
   for (const [a, b, when] of pairs) {
     if ((item[a] === undefined) !== (item[b] === undefined)) {
       const missing = item[a] === undefined ? a : b;
-      ctx.addIssue({ code: "custom", path: [missing], message: `Give both the likelihood and the severity ${when}, or neither` });
+      ctx.addIssue({
+        code: "custom",
+        path: [missing],
+        message: `Give both the likelihood and the severity ${when}, or neither`,
+      });
     }
   }
 };
@@ -537,7 +545,10 @@ const lines = z
 
 /** A rank as a page form sends it: "" or absent for none, else "1"-"5". */
 const pageRank = (what: string) =>
-  z.preprocess((v) => (v === "" || v === null ? undefined : typeof v === "string" ? Number(v) : v), rank(what).optional());
+  z.preprocess(
+    (v) => (v === "" || v === null ? undefined : typeof v === "string" ? Number(v) : v),
+    rank(what).optional(),
+  );
 
 /** The impact assessment editor: one category per row, hazards one per line, and its ranks. */
 export const impactPageSchema = z.object({

@@ -65,7 +65,10 @@ export async function setRiskSettings(actor: Actor, input: RiskSettingsInput): P
   return getDb().transaction(async (tx) => {
     await tx.execute(sql`select 1 from risk_settings where id = 1 for update`);
     const before = await getRiskSettings(tx);
-    const next: RiskSettings = { ...before, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
+    const next: RiskSettings = {
+      ...before,
+      ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
+    };
     const problem = thresholdsProblem(next);
     if (problem) {
       throw new Invalid(problem, [

@@ -27,4 +27,3 @@ export type RiskSettingsInput = z.output<typeof riskSettingsSchema>;
 
 /** The admin page's form: every field. */
 export const riskSettingsFormSchema = riskSettingsSchema.required();
-

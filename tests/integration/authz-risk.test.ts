@@ -8,7 +8,14 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as impactRoute from "~/routes/api+/impact";
 import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
-import { currentOwner, OWNER_SQL, pendingStepSql, STEPS, stateOfDocument, waitsOnActor } from "~/models/moc-steps.server";
+import {
+  currentOwner,
+  OWNER_SQL,
+  pendingStepSql,
+  STEPS,
+  stateOfDocument,
+  waitsOnActor,
+} from "~/models/moc-steps.server";
 import { mayGiveApproval, pendingApproval } from "~/models/risk-approval.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
@@ -79,7 +86,10 @@ describe("who gives which approval", () => {
   it("the approval each MOC waits on", async () => {
     const stages = Object.fromEntries(
       await Promise.all(
-        Object.entries(mocs).map(async ([name, doc]) => [name, pendingApproval((await loadMocAccess(doc._id, getDb()))!.approval)]),
+        Object.entries(mocs).map(async ([name, doc]) => [
+          name,
+          pendingApproval((await loadMocAccess(doc._id, getDb()))!.approval),
+        ]),
       ),
     );
     expect(stages).toEqual({
@@ -93,33 +103,42 @@ describe("who gives which approval", () => {
     });
   });
 
-  it.each(Object.keys(TABLE))("%s: the approver step's rule, its SQL twin and 'waiting on me' agree with the table", async (who) => {
-    const person = people[who]!;
-    const may: string[] = [];
-    for (const [name, doc] of Object.entries(mocs)) {
-      const access = (await loadMocAccess(doc._id, getDb()))!;
-      if (STEPS.approver.who.may(person, access)) may.push(name);
-      // mayGiveApproval is the position part; the step adds four eyes.
-      if (STEPS.approver.who.may(person, access)) expect(mayGiveApproval(person, access)).toBe(true);
-    }
-    expect(may.sort(), who).toEqual([...TABLE[who]!].sort());
-    const ids = Object.values(mocs).map((d) => d._id);
-    const rows = await getDb().execute<{ id: string }>(
-      sql`select m.id from mocs m where m.id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}) and ${STEPS.approver.who.sql(person)}`,
-    );
-    expect([...rows].map((r) => r.id).sort()).toEqual(TABLE[who]!.map((name) => mocs[name]!._id).sort());
-    const waiting = await getDb().execute<{ id: string }>(
-      sql`select m.id from mocs m where m.id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})
+  it.each(Object.keys(TABLE))(
+    "%s: the approver step's rule, its SQL twin and 'waiting on me' agree with the table",
+    async (who) => {
+      const person = people[who]!;
+      const may: string[] = [];
+      for (const [name, doc] of Object.entries(mocs)) {
+        const access = (await loadMocAccess(doc._id, getDb()))!;
+        if (STEPS.approver.who.may(person, access)) may.push(name);
+        // mayGiveApproval is the position part; the step adds four eyes.
+        if (STEPS.approver.who.may(person, access)) expect(mayGiveApproval(person, access)).toBe(true);
+      }
+      expect(may.sort(), who).toEqual([...TABLE[who]!].sort());
+      const ids = Object.values(mocs).map((d) => d._id);
+      const rows = await getDb().execute<{ id: string }>(
+        sql`select m.id from mocs m where m.id in (${sql.join(
+          ids.map((id) => sql`${id}::uuid`),
+          sql`, `,
+        )}) and ${STEPS.approver.who.sql(person)}`,
+      );
+      expect([...rows].map((r) => r.id).sort()).toEqual(TABLE[who]!.map((name) => mocs[name]!._id).sort());
+      const waiting = await getDb().execute<{ id: string }>(
+        sql`select m.id from mocs m where m.id in (${sql.join(
+          ids.map((id) => sql`${id}::uuid`),
+          sql`, `,
+        )})
         and not m.is_deleted and m.status <> 'decline' and (${pendingStepSql(person)}) = 'approver'`,
-    );
-    const expected: string[] = [];
-    for (const doc of Object.values(mocs)) {
-      const access = (await loadMocAccess(doc._id, getDb()))!;
-      const fresh = (await loadMocDocument(doc._id))!;
-      if (waitsOnActor("approver", person, access, stateOfDocument(fresh))) expected.push(doc._id);
-    }
-    expect([...waiting].map((r) => r.id).sort()).toEqual(expected.sort());
-  });
+      );
+      const expected: string[] = [];
+      for (const doc of Object.values(mocs)) {
+        const access = (await loadMocAccess(doc._id, getDb()))!;
+        const fresh = (await loadMocDocument(doc._id))!;
+        if (waitsOnActor("approver", person, access, stateOfDocument(fresh))) expected.push(doc._id);
+      }
+      expect([...waiting].map((r) => r.id).sort()).toEqual(expected.sort());
+    },
+  );
 
   it("a second approver is one person: who gave the High-risk stage of an Extreme MOC may not give its Extreme one", async () => {
     await getDb().execute(sql`update users set position = 'President' where id = ${people.director2!._id}`);

@@ -61,11 +61,26 @@ describe("the matrix", () => {
   it("turns each pair into a level by the default thresholds: 1-4 Low, 5-9 Medium, 10-14 High, 15-25 Extreme", () => {
     const t = DEFAULT_THRESHOLDS;
     expect([1, 4, 5, 9, 10, 14, 15, 25].map((s) => levelOfScore(s, t))).toEqual([
-      "low", "low", "medium", "medium", "high", "high", "extreme", "extreme",
+      "low",
+      "low",
+      "medium",
+      "medium",
+      "high",
+      "high",
+      "extreme",
+      "extreme",
     ]);
     expect(levelOf(3, 4, t)).toBe("high");
     expect(levelOf(undefined, 4, t)).toBeNull();
-    expect(mocRiskLevel([{ residualLikelihood: 2, residualSeverity: 2 }, { residualLikelihood: 5, residualSeverity: 3 }], t)).toBe("extreme");
+    expect(
+      mocRiskLevel(
+        [
+          { residualLikelihood: 2, residualSeverity: 2 },
+          { residualLikelihood: 5, residualSeverity: 3 },
+        ],
+        t,
+      ),
+    ).toBe("extreme");
     expect(mocRiskLevel([{}], t)).toBeNull();
     expect(thresholdsProblem({ lowMax: 5, mediumMax: 5, highMax: 14 })).toMatch(/above the one before/);
     expect(thresholdsProblem({ lowMax: 4, mediumMax: 9, highMax: 25 })).toMatch(/below 25/);
@@ -73,14 +88,27 @@ describe("the matrix", () => {
 
   it("ranks a MOC by its highest residual level; items without ranks leave it not ranked (old clients)", async () => {
     const moc = await mocAt("b", cast);
-    expect((await rankOk(cast.implementer, moc._id, [{ category: "Safety", hazards: ["Fire"] }])).risk_level).toBeNull();
-    const ranked = await rankOk(cast.implementer, moc._id, [item(MEDIUM), item(HIGH, "Environment"), item(null, "Ops")]);
+    expect(
+      (await rankOk(cast.implementer, moc._id, [{ category: "Safety", hazards: ["Fire"] }])).risk_level,
+    ).toBeNull();
+    const ranked = await rankOk(cast.implementer, moc._id, [
+      item(MEDIUM),
+      item(HIGH, "Environment"),
+      item(null, "Ops"),
+    ]);
     expect(ranked.risk_level).toBe("high");
-    expect(ranked.impact_assessment[0]).toMatchObject({ likelihood: 4, severity: 4, residualLikelihood: 2, residualSeverity: 3 });
+    expect(ranked.impact_assessment[0]).toMatchObject({
+      likelihood: 4,
+      severity: 4,
+      residualLikelihood: 2,
+      residualSeverity: 3,
+    });
     expect(ranked.impact_assessment[2]).not.toHaveProperty("residualLikelihood");
     expect((await trail(moc._id)).at(-1)).toMatchObject({
       action: "Updated the impact assessment",
-      comment: expect.stringContaining("Risk re-ranked from Not ranked to High. The approval by the Director HSEQ (High risk) is now needed as well"),
+      comment: expect.stringContaining(
+        "Risk re-ranked from Not ranked to High. The approval by the Director HSEQ (High risk) is now needed as well",
+      ),
     });
   });
 
@@ -96,7 +124,9 @@ describe("the matrix", () => {
       const res = await rank(cast.implementer, moc._id, [bad]);
       expectError(res, 400);
     }
-    const [row] = await getDb().execute<{ risk_level: string | null }>(sql`select risk_level from mocs where id = ${moc._id}`);
+    const [row] = await getDb().execute<{ risk_level: string | null }>(
+      sql`select risk_level from mocs where id = ${moc._id}`,
+    );
     expect(row!.risk_level).toBeNull();
   });
 
@@ -124,7 +154,14 @@ describe("the matrix", () => {
 async function rankedAtApproval(residual: [number, number] | null): Promise<Doc> {
   const moc = await mocAt("c", cast);
   if (residual) await rankOk(cast.implementer, moc._id, [item(residual)]);
-  return stepOk("hseq", cast.hseq, { moc_id: moc._id, hseq_form: { "hseq-change-adequately": { value: "yes" }, "hseq-justification-satisfactory": { value: "yes" }, "hseq-risk-assessment-covered": { value: "yes" } } });
+  return stepOk("hseq", cast.hseq, {
+    moc_id: moc._id,
+    hseq_form: {
+      "hseq-change-adequately": { value: "yes" },
+      "hseq-justification-satisfactory": { value: "yes" },
+      "hseq-risk-assessment-covered": { value: "yes" },
+    },
+  });
 }
 const approve = (actor: PublicUser, moc: Doc, answer: "yes" | "no" = "yes", reason?: string) =>
   submitStep("approver", actor, { moc_id: moc._id, approver_form: approverForm(answer, reason) });
@@ -157,8 +194,16 @@ describe("risk decides who approves", () => {
     const last = await approve(director, moc);
     expect(last.status, last.text).toBe(200);
     expect(last.body.data.status).toBe("e");
-    const signatures = last.body.data.signatureManifestations.map((s: { role: string; meaning: string }) => [s.role, s.meaning]);
-    expect(signatures).toEqual(expect.arrayContaining([["Approver", "approved"], ["High-risk approver", "approved"]]));
+    const signatures = last.body.data.signatureManifestations.map((s: { role: string; meaning: string }) => [
+      s.role,
+      s.meaning,
+    ]);
+    expect(signatures).toEqual(
+      expect.arrayContaining([
+        ["Approver", "approved"],
+        ["High-risk approver", "approved"],
+      ]),
+    );
   });
 
   it("an Extreme MOC needs the approver, then the Director HSEQ, then the President, in that order", async () => {
@@ -207,7 +252,9 @@ describe("risk decides who approves", () => {
       }
       expect((await approve(director, moc)).body.data.status).toBe("e");
     } finally {
-      await getDb().execute(sql`update users set position = null where id in (${cast.hseq._id}, ${cast.originator._id})`);
+      await getDb().execute(
+        sql`update users set position = null where id in (${cast.hseq._id}, ${cast.originator._id})`,
+      );
     }
   });
 

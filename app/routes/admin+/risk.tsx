@@ -85,10 +85,10 @@ export default function RiskSettingsPage() {
       </p>
       <h1>Risk matrix</h1>
       <p className="muted">
-        Each impact-assessment item is ranked for likelihood and severity (1-5) before and after its controls; the
-        score is their product. A MOC&apos;s risk is the highest residual level of its items. High needs a second
-        approval after the approver&apos;s; Extreme needs that and a third. Changing the thresholds re-ranks the MOCs
-        not yet approved; a MOC already approved keeps the level it was approved at.
+        Each impact-assessment item is ranked for likelihood and severity (1-5) before and after its controls; the score
+        is their product. A MOC&apos;s risk is the highest residual level of its items. High needs a second approval
+        after the approver&apos;s; Extreme needs that and a third. Changing the thresholds re-ranks the MOCs not yet
+        approved; a MOC already approved keeps the level it was approved at.
       </p>
       <RiskMatrix t={settings} />
       <section className="card" aria-labelledby="risk-settings-title">
@@ -131,8 +131,7 @@ export default function RiskSettingsPage() {
           <ul>
             {history.map((h) => (
               <li key={h.seq}>
-                <time dateTime={h.at}>{h.at.slice(0, 16).replace("T", " ")} UTC</time>, {h.actorName ?? "—"}:{" "}
-                {h.to}
+                <time dateTime={h.at}>{h.at.slice(0, 16).replace("T", " ")} UTC</time>, {h.actorName ?? "—"}: {h.to}
               </li>
             ))}
           </ul>

@@ -24,8 +24,8 @@ export default function ImpactEditor() {
       </p>
       <p className="muted" id="impact-ranks-help">
         Rank each row 1 (rare, negligible) to 5 (almost certain, catastrophic): likelihood and severity before the
-        controls, then again after them (residual). The MOC&apos;s risk is its highest residual level; a High or
-        Extreme risk needs further approvals after the approver&apos;s.
+        controls, then again after them (residual). The MOC&apos;s risk is its highest residual level; a High or Extreme
+        risk needs further approvals after the approver&apos;s.
       </p>
       <RowsEditor
         id="impact-editor"
