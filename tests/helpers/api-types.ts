@@ -2226,6 +2226,11 @@ export interface operations {
          */
         temporary?: "in-effect" | "ending-soon" | "expired";
         /**
+         * @description The `risk` filter.
+         * @example low
+         */
+        risk?: "low" | "medium" | "high" | "extreme" | "none";
+        /**
          * @description The `sort` filter.
          * @example newest
          */
@@ -2523,6 +2528,11 @@ export interface operations {
          * @example in-effect
          */
         temporary?: "in-effect" | "ending-soon" | "expired";
+        /**
+         * @description The `risk` filter.
+         * @example low
+         */
+        risk?: "low" | "medium" | "high" | "extreme" | "none";
         /**
          * @description The `sort` filter.
          * @example newest
@@ -6057,7 +6067,7 @@ export interface operations {
          * @description The `table` filter.
          * @example monthly
          */
-        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders";
+        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders" | "risk";
       };
       header?: never;
       path?: never;
