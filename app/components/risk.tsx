@@ -69,7 +69,9 @@ export function RiskMatrix({ t }: { t: RiskThresholds }) {
         <caption>Risk matrix: likelihood × severity</caption>
         <thead>
           <tr>
-            <th scope="col">Likelihood \ Severity</th>
+            <th scope="col">
+              <abbr title="Likelihood">L</abbr> \ <abbr title="Severity">S</abbr>
+            </th>
             {ranks.map((s) => (
               <th key={s} scope="col">
                 {s}
