@@ -511,6 +511,8 @@ async function approvalGiven(
 ): Promise<Outcome> {
   const who = stage === "approver" ? "approver" : positionOf(stage, moc.approval)!;
   const holders = await positionHolders(tx, positionOf(next, moc.approval));
+  // The next approvers read the MOC as people involved in it (canViewMoc), and are reminded with them.
+  await addMocUsers(tx, moc.id, holders);
   return {
     to: "d",
     action: `${APPROVAL_STAGE_ACTION}${who} (${levelWords(moc)}); next: ${approvalName(next, moc.approval)}`,

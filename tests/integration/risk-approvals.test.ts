@@ -183,6 +183,8 @@ describe("risk decides who approves", () => {
     const after = await approve(cast.approver, moc);
     expect(after.status, after.text).toBe(200);
     expect(after.body.data.status).toBe("d");
+    // The Director HSEQ now reads the MOC as someone involved in it.
+    expect(after.body.data.all_users.map((u: { _id: string }) => u._id)).toContain(director._id);
     expect((await trail(moc._id)).at(-1)).toMatchObject({
       action: "Approved as the approver (High risk); next: the High-risk approval by the Director HSEQ",
       to_status: "d",
