@@ -27,6 +27,7 @@ export function RowsEditor({
   noun,
   plural,
   frozen,
+  stackOnPhone,
 }: {
   id: string;
   /** The rows' schema, loaded when the form is first used (app/components/lazy-validation.ts). */
@@ -45,6 +46,8 @@ export function RowsEditor({
    * and posted unchanged.
    */
   frozen?: { markable: readonly string[] };
+  /** One row as a block of labelled fields on a phone (many columns: the impact assessment's ranks). */
+  stackOnPhone?: boolean;
 }) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- row shapes vary by plan
   const [form, fields] = useForm<{ items: Record<string, any>[] }>({
@@ -63,7 +66,7 @@ export function RowsEditor({
       <ErrorList id={fields.items.errorId} errors={fields.items.errors} />
       {rows.length === 0 ? <p className="empty">No {plural ?? `${noun}s`} yet.</p> : null}
       <div className="table-wrap">
-        <table className="rows-table">
+        <table className={stackOnPhone ? "rows-table stack-on-phone" : "rows-table"}>
           <thead>
             <tr>
               {columns.map((c) => (
@@ -84,6 +87,7 @@ export function RowsEditor({
                   {columns.map((c) => {
                     const meta = cells[c.key]!;
                     const label = `${c.label}, ${noun} ${index + 1}`;
+                    const cell = stackOnPhone ? { "data-label": c.label } : {};
                     const errors = <ErrorList id={meta.errorId} errors={meta.errors} />;
                     const rowId = (cells._id?.initialValue as string | undefined) ?? "";
                     if (frozen && !(c.kind === "done" && frozen.markable.includes(rowId))) {
@@ -97,7 +101,7 @@ export function RowsEditor({
                             ? (users.find((u) => u._id === value)?.name ?? "Nobody yet")
                             : value || "—";
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           {shown}
                           {/* Posted unchanged: an empty one as an empty field would be, an open mark as an unticked box. */}
                           {value || c.kind !== "done" ? <input type="hidden" name={meta.name} value={value} /> : null}
@@ -107,7 +111,7 @@ export function RowsEditor({
                     }
                     if (c.kind === "lines") {
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           <textarea
                             {...getTextareaProps(meta)}
                             key={meta.key}
@@ -125,7 +129,7 @@ export function RowsEditor({
                     }
                     if (c.kind === "owner") {
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           <select
                             name={meta.name}
                             id={meta.id}
@@ -146,7 +150,7 @@ export function RowsEditor({
                     }
                     if (c.kind === "rank") {
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           <select
                             name={meta.name}
                             id={meta.id}
@@ -169,13 +173,13 @@ export function RowsEditor({
                     }
                     if (c.kind === "done") {
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           <input {...getInputProps(meta, { type: "checkbox" })} key={meta.key} aria-label={label} />
                         </td>
                       );
                     }
                     return (
-                      <td key={c.key}>
+                      <td key={c.key} {...cell}>
                         <input
                           {...getInputProps(meta, { type: c.kind === "date" ? "date" : "text" })}
                           key={meta.key}

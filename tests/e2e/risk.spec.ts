@@ -13,8 +13,9 @@ import { answer, expect, jsEnabled, ready, test } from "./moc-fixtures";
 
 const PHONE = { width: 375, height: 800 };
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: `/tmp/risk-${name}-${jsEnabled() ? "js" : "no-js"}.png`, fullPage: true });
+const shot = (page: Page, name: string, fullPage = true) =>
+  page.screenshot({ path: `/tmp/risk-${name}-${jsEnabled() ? "js" : "no-js"}.png`, fullPage });
+const WIDE = { width: 1280, height: 900 };
 
 test("a High MOC: ranked in the editor, approved by the approver, then by the Director HSEQ", async ({
   cast,
@@ -53,6 +54,10 @@ test("a High MOC: ranked in the editor, approved by the approver, then by the Di
   await expect(page.getByText("The impact assessment is saved.")).toBeVisible();
   await expect(page.locator(".owner-line")).toContainText("Risk: High");
   await expect(page.getByRole("region", { name: /Impact assessment \(risk: High\)/ })).toContainText("3 × 4 = 12");
+  await page.goto(`/mocs/${moc._id}/impact`);
+  await shot(page, "editor-saved", false);
+  await page.setViewportSize(WIDE);
+  await shot(page, "editor-1280", false);
 
   await mocApi.submit(STEP_PATH.hseq, cast.hseq, stepBody("hseq", moc, cast));
 
@@ -70,6 +75,9 @@ test("a High MOC: ranked in the editor, approved by the approver, then by the Di
   await expect(chain).toContainText(`Approver: approved by ${cast.approver.name}`);
   await expect(chain).toContainText("Director HSEQ (High-risk approval): waiting on");
   await shot(approver, "waiting-director");
+  await shot(approver, "waiting-director-top", false);
+  await approver.setViewportSize(WIDE);
+  await shot(approver, "waiting-director-1280", false);
 
   // The Director HSEQ gives the second approval on the same page.
   const second = await openAs(director);
@@ -91,7 +99,9 @@ test("a High MOC: ranked in the editor, approved by the approver, then by the Di
   // The list shows the badge and filters by risk.
   await second.goto("/mocs?risk=high");
   await expect(second.getByRole("link", { name: `MOC ${moc.serial_num}`, exact: true })).toBeVisible();
-  await shot(second, "list");
+  await shot(second, "list", false);
+  await second.setViewportSize(WIDE);
+  await shot(second, "list-1280", false);
 });
 
 test("the admin's risk matrix page validates and saves the thresholds", async ({ browser }) => {
@@ -113,6 +123,9 @@ test("the admin's risk matrix page validates and saves the thresholds", async ({
   await expect(page.getByText("The risk matrix is saved.")).toBeVisible();
   await expect(page.getByRole("region", { name: "Changes" })).toContainText("High 10-15, Extreme 16-25");
   await shot(page, "admin-saved");
+  await page.setViewportSize(WIDE);
+  await shot(page, "admin-1280", false);
+  await page.setViewportSize(PHONE);
   // Back to the defaults for the other specs.
   await page.getByLabel("High: scores up to").fill("14");
   await page.getByRole("button", { name: "Save" }).click();

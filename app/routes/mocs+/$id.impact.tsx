@@ -31,6 +31,7 @@ export default function ImpactEditor() {
         id="impact-editor"
         schema={() => import("~/models/moc.schema").then((m) => m.impactPageSchema)}
         noun="category"
+        stackOnPhone
         plural="categories"
         mocId={moc._id}
         users={users}
