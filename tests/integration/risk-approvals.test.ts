@@ -11,6 +11,9 @@ import * as impactRoute from "~/routes/api+/impact";
 import { levelOf, levelOfScore, mocRiskLevel, DEFAULT_THRESHOLDS, thresholdsProblem } from "~/models/risk";
 import { DEFAULT_RISK_SETTINGS, getRiskSettings, setRiskSettings } from "~/models/risk-settings.server";
 import type { PublicUser } from "~/models/user.server";
+import { searchMocs } from "~/models/moc-list.server";
+import { mocPrintRecord } from "~/models/record-print.server";
+import { computeInsights } from "~/models/insights.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { approverForm, type Cast } from "../helpers/moc";
@@ -276,5 +279,29 @@ describe("risk decides who approves", () => {
     const moc = await rankedAtApproval(HIGH);
     await approve(cast.approver, moc);
     expect((await rank(cast.implementer, moc._id, [item(MEDIUM)])).status).toBe(409);
+  });
+});
+
+describe("the MOC's risk where MOCs are shown", () => {
+  it("the list filters by it, the print record (and so the PDF) shows it, Insight counts it", async () => {
+    const moc = await mocAt("b", cast);
+    const doc = await rankOk(cast.implementer, moc._id, [item(EXTREME), item(MEDIUM, "Environment")]);
+    const ids = async (risk: "extreme" | "none") =>
+      (await searchMocs(admin, { risk, pageSize: 100 })).rows.map((r) => r.id);
+    expect(await ids("extreme")).toContain(moc._id);
+    expect(await ids("none")).not.toContain(moc._id);
+    expect(
+      (await searchMocs(admin, { risk: "extreme", pageSize: 100 })).rows.find((r) => r.id === moc._id),
+    ).toMatchObject({ riskLevel: "extreme" });
+    const print = mocPrintRecord(doc, []);
+    const fields = print.sections.flatMap((s) => s.blocks.flatMap((b) => (b.kind === "fields" ? b.fields : [])));
+    expect(fields).toContainEqual({ label: "Risk", value: "Extreme" });
+    const impact = print.sections.find((s) => s.title.startsWith("Impact assessment"));
+    expect(impact?.title).toBe("Impact assessment (risk: Extreme)");
+    const today = new Date().toISOString().slice(0, 10);
+    const figures = await computeInsights({ from: today, to: today, department: null });
+    const extreme = figures.risk.find((r) => r.level === "extreme")!;
+    expect(extreme.raised).toBeGreaterThanOrEqual(1);
+    expect(figures.risk.map((r) => r.level)).toEqual(["low", "medium", "high", "extreme", "none"]);
   });
 });
