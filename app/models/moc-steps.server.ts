@@ -840,6 +840,8 @@ export const STEPS = {
     },
     form: approverFormSchema,
     bodyKey: "approver_form",
+    apiNote:
+      "On a MOC whose `risk_level` is `high` or `extreme` the MOC stays at `d` after the approver's yes, and this same call serves each further approval in turn: a holder of the position configured for High, then (Extreme) of the one for Extreme; each must be independent of the MOC and of the other approvers (docs/decisions/037-risk-ranking-and-approvals.md).",
     async apply(context) {
       const { tx, actor, moc, input, now } = context;
       const stage = pendingApproval(moc.approval);

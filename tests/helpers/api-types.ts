@@ -432,7 +432,7 @@ export interface paths {
     put?: never;
     /**
      * Submits Part D (approval).
-     * @description Only the assigned approver can decide on this MOC. The MOC must be at this step (409 otherwise).
+     * @description Only the assigned approver can decide on this MOC. The MOC must be at this step (409 otherwise). On a MOC whose `risk_level` is `high` or `extreme` the MOC stays at `d` after the approver's yes, and this same call serves each further approval in turn: a holder of the position configured for High, then (Extreme) of the one for Extreme; each must be independent of the MOC and of the other approvers (docs/decisions/037-risk-ranking-and-approvals.md).
      */
     post: operations["postSubmitApprover"];
     delete?: never;

@@ -17,7 +17,7 @@ import { computeInsights } from "~/models/insights.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { approverForm, type Cast } from "../helpers/moc";
-import { expectError, makeCast, mocAt, post, stepOk, submitStep, type Doc } from "../helpers/moc-flow";
+import { emailsDuring, expectError, makeCast, mocAt, post, stepOk, submitStep, type Doc } from "../helpers/moc-flow";
 
 const item = (residual: [number, number] | null, category = "Safety") => ({
   category,
@@ -183,7 +183,8 @@ describe("risk decides who approves", () => {
   it("a High MOC waits at d after the approver's yes, for the Director HSEQ; nobody else may give it", async () => {
     const moc = await rankedAtApproval(HIGH);
     expect((await approve(director, moc)).status).toBe(403); // the approver's comes first
-    const after = await approve(cast.approver, moc);
+    const { result: after, to } = await emailsDuring(moc._id, () => approve(cast.approver, moc));
+    expect(to).toContain(director.email);
     expect(after.status, after.text).toBe(200);
     expect(after.body.data.status).toBe("d");
     // The Director HSEQ now reads the MOC as someone involved in it.
