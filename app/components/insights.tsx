@@ -254,6 +254,15 @@ export function InsightsView({
         </section>
       ) : null}
 
+      <section className="insights-block" aria-labelledby="insights-risk">
+        <H id="insights-risk">Risk</H>
+        <p className="muted">
+          Each MOC&apos;s risk is the highest residual level of its impact assessment; a High or Extreme MOC needs
+          further approvals after the approver&apos;s.
+        </p>
+        <InsightTableView table={tables.risk} csvHref={link("risk")} />
+      </section>
+
       <p className="muted insights-note">
         Vessel or office: MOCs do not record whether a change applies to a vessel or to the office, so the figures are
         not split that way. Departments are each MOC&apos;s Part A department of change.

@@ -8,7 +8,8 @@ import { DefaultSubmit, ErrorList, SubmitButton } from "./forms";
 export type Column = {
   key: string;
   label: string;
-  kind: "text" | "lines" | "date" | "owner" | "done";
+  /** `rank`: a risk matrix rank, 1-5 or none (docs/decisions/037-risk-ranking-and-approvals.md). */
+  kind: "text" | "lines" | "date" | "owner" | "done" | "rank";
 };
 
 /**
@@ -27,6 +28,7 @@ export function RowsEditor({
   noun,
   plural,
   frozen,
+  stackOnPhone,
 }: {
   id: string;
   /** The rows' schema, loaded when the form is first used (app/components/lazy-validation.ts). */
@@ -45,6 +47,8 @@ export function RowsEditor({
    * and posted unchanged.
    */
   frozen?: { markable: readonly string[] };
+  /** One row as a block of labelled fields on a phone (many columns: the impact assessment's ranks). */
+  stackOnPhone?: boolean;
 }) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- row shapes vary by plan
   const [form, fields] = useForm<{ items: Record<string, any>[] }>({
@@ -63,7 +67,7 @@ export function RowsEditor({
       <ErrorList id={fields.items.errorId} errors={fields.items.errors} />
       {rows.length === 0 ? <p className="empty">No {plural ?? `${noun}s`} yet.</p> : null}
       <div className="table-wrap">
-        <table className="rows-table">
+        <table className={stackOnPhone ? "rows-table stack-on-phone" : "rows-table"}>
           <thead>
             <tr>
               {columns.map((c) => (
@@ -84,6 +88,7 @@ export function RowsEditor({
                   {columns.map((c) => {
                     const meta = cells[c.key]!;
                     const label = `${c.label}, ${noun} ${index + 1}`;
+                    const cell = stackOnPhone ? { "data-label": c.label } : {};
                     const errors = <ErrorList id={meta.errorId} errors={meta.errors} />;
                     const rowId = (cells._id?.initialValue as string | undefined) ?? "";
                     if (frozen && !(c.kind === "done" && frozen.markable.includes(rowId))) {
@@ -97,7 +102,7 @@ export function RowsEditor({
                             ? (users.find((u) => u._id === value)?.name ?? "Nobody yet")
                             : value || "—";
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           {shown}
                           {/* Posted unchanged: an empty one as an empty field would be, an open mark as an unticked box. */}
                           {value || c.kind !== "done" ? <input type="hidden" name={meta.name} value={value} /> : null}
@@ -107,7 +112,7 @@ export function RowsEditor({
                     }
                     if (c.kind === "lines") {
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           <textarea
                             {...getTextareaProps(meta)}
                             key={meta.key}
@@ -125,7 +130,7 @@ export function RowsEditor({
                     }
                     if (c.kind === "owner") {
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           <select
                             name={meta.name}
                             id={meta.id}
@@ -144,15 +149,38 @@ export function RowsEditor({
                         </td>
                       );
                     }
+                    if (c.kind === "rank") {
+                      return (
+                        <td key={c.key} {...cell}>
+                          <select
+                            name={meta.name}
+                            id={meta.id}
+                            key={meta.key}
+                            aria-label={label}
+                            aria-invalid={meta.errors ? true : undefined}
+                            aria-describedby={meta.errors ? meta.errorId : undefined}
+                            defaultValue={String(meta.initialValue ?? "")}
+                          >
+                            <option value="">—</option>
+                            {[1, 2, 3, 4, 5].map((n) => (
+                              <option key={n} value={n}>
+                                {n}
+                              </option>
+                            ))}
+                          </select>
+                          {errors}
+                        </td>
+                      );
+                    }
                     if (c.kind === "done") {
                       return (
-                        <td key={c.key}>
+                        <td key={c.key} {...cell}>
                           <input {...getInputProps(meta, { type: "checkbox" })} key={meta.key} aria-label={label} />
                         </td>
                       );
                     }
                     return (
-                      <td key={c.key}>
+                      <td key={c.key} {...cell}>
                         <input
                           {...getInputProps(meta, { type: c.kind === "date" ? "date" : "text" })}
                           key={meta.key}

@@ -158,8 +158,23 @@ export const mocAnswer = z
         requestedBy: z.string(),
       })
       .nullable(),
-    impact_assessment: z.array(z.object({ category: z.string(), hazards: z.array(z.string()) })),
+    impact_assessment: z.array(
+      z.object({
+        category: z.string(),
+        hazards: z.array(z.string()),
+        likelihood: z.number().int().optional(),
+        severity: z.number().int().optional(),
+        controls: z.string().optional(),
+        residualLikelihood: z.number().int().optional(),
+        residualSeverity: z.number().int().optional(),
+      }),
+    ),
     risk_assessment: z.string().nullable(),
+    risk_level: z
+      .enum(["low", "medium", "high", "extreme"])
+      .nullable()
+      .optional()
+      .meta({ description: "The MOC's risk: the highest residual level of its impact items; null when not ranked." }),
     action: z.looseObject({
       items: z.array(
         z.looseObject({

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { PCR_ROLES } from "#db/schema/enums";
 import type { ExtentionsAndDeviations } from "#db/schema";
+import type { ApprovalState } from "./risk-approval.server";
 
 /**
  * Who may do what: one module of small named predicates, used by pages, lists and the API alike.
@@ -51,6 +52,8 @@ export type MocAccess = {
    * Parts A, B and E and of a temporary change's ends, who took the HSEQ review, who the approval.
    */
   acted: { makerIds: readonly string[]; reviewerIds: readonly string[]; approverIds: readonly string[] };
+  /** The MOC's risk and the approvals given at `d` (docs/decisions/037); absent: not ranked, none given. */
+  approval?: ApprovalState | null;
 };
 
 export const isInvolved = (actor: Actor, moc: MocAccess) => moc.allUserIds.includes(actor._id);

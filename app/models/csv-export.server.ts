@@ -19,6 +19,7 @@ import { ARCHIVE, type ArchiveKind } from "./archive.schema";
 import { archiveExportQuery, type ArchiveDocument, type ArchiveSearch } from "./archive.server";
 import type { Actor } from "./authz.server";
 import { mocListExportQuery, type MocListFilter } from "./moc-list.server";
+import { riskLabel, type RiskLevel } from "./risk";
 import { mocStatusLabel } from "./moc-status";
 import { pcrListExportQuery, type PcrListFilter } from "./pcr.server";
 import { slotGroup } from "./person-slots.server";
@@ -231,6 +232,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
     targetDate: string | null;
     createdAt: string;
     updatedAt: string;
+    risk: RiskLevel | null;
   };
   return csvStream<Row>(
     [
@@ -243,6 +245,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
       "Target date",
       "Raised",
       "Last changed",
+      "Risk",
     ],
     mocListExportQuery(actor, filter),
     (r) => [
@@ -255,6 +258,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
       r.targetDate,
       r.createdAt,
       r.updatedAt,
+      riskLabel(r.risk),
     ],
     actor._id,
   );

@@ -5,6 +5,7 @@
  */
 import { departmentLabel } from "~/components/moc";
 import { OVERDUE_BANDS, OVERDUE_BAND_LABELS } from "./insights.constants";
+import { riskLabel } from "./risk";
 import type { InsightTableId, InsightsFigures } from "./insights.schema";
 
 export type { InsightTableId } from "./insights.schema";
@@ -87,6 +88,18 @@ export function insightTables(f: InsightsFigures): Record<InsightTableId, Insigh
       title: `Open action and manuals items past their due date on ${f.period.asOf}, per department`,
       columns: ["Department", "Overdue items", "Owners"],
       rows: (f.overdueActions ?? []).map((d) => [departmentLabel(d.department), d.overdue, d.owners]),
+    },
+    risk: {
+      id: "risk",
+      title: "MOCs raised in the period by risk (the highest residual level of their impact assessment)",
+      columns: ["Risk", "Raised", "Open now", "Completed", "Declined"],
+      rows: (f.risk ?? []).map((r) => [
+        riskLabel(r.level === "none" ? null : r.level),
+        r.raised,
+        r.open,
+        r.completed,
+        r.declined,
+      ]),
     },
   };
 }

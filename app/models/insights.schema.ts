@@ -60,6 +60,7 @@ export const INSIGHT_TABLES = [
   "pcrs",
   "reminders",
   "overdue-actions",
+  "risk",
 ] as const;
 export type InsightTableId = (typeof INSIGHT_TABLES)[number];
 
@@ -121,6 +122,17 @@ export type InsightsFigures = {
    * department (docs/decisions/038-actions-as-tasks.md); absent from copies stored before them.
    */
   overdueActions?: { department: string; overdue: number; owners: number }[];
+  /**
+   * MOCs raised in the period by their risk (docs/decisions/037-risk-ranking-and-approvals.md),
+   * Low to Extreme, then not ranked: raised, open now, completed, declined.
+   */
+  risk: {
+    level: "low" | "medium" | "high" | "extreme" | "none";
+    raised: number;
+    open: number;
+    completed: number;
+    declined: number;
+  }[];
   /** Whether MOCs record where a change applies (vessel or office): they do not, so nothing is split by it. */
   vesselOrOffice: "not recorded";
 };

@@ -105,6 +105,7 @@ export async function computeInsights(
       filter.department ? b.mocs : MOCS_WITH_DEPARTMENT,
       asOf,
     );
+    const risk = await riskFigures(tx, b);
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -124,6 +125,7 @@ export async function computeInsights(
       pcrs,
       reminders,
       overdueActions,
+      risk,
       vesselOrOffice: "not recorded",
     };
   };
@@ -132,6 +134,28 @@ export async function computeInsights(
   return options.db
     ? compute(options.db)
     : getDb().transaction(compute, { isolationLevel: "repeatable read", accessMode: "read only" });
+}
+
+const RISK_ORDER = ["low", "medium", "high", "extreme", "none"] as const;
+
+/** MOCs raised in the period by risk level (every level a row, zeros included). */
+async function riskFigures(db: Executor, b: Bounds): Promise<InsightsFigures["risk"]> {
+  const rows = await db.execute<{
+    level: (typeof RISK_ORDER)[number];
+    raised: number;
+    open: number;
+    completed: number;
+    declined: number;
+  }>(sql`
+    select coalesce(m.risk_level, 'none') as level, count(*)::int as raised,
+      count(*) filter (where not m.completed and m.status <> 'decline')::int as open,
+      count(*) filter (where m.completed)::int as completed,
+      count(*) filter (where m.status = 'decline')::int as declined
+    from ${b.mocs} m
+    where not m.is_deleted and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)}
+    group by 1`);
+  const byLevel = new Map(rows.map((r) => [r.level, r]));
+  return RISK_ORDER.map((level) => byLevel.get(level) ?? { level, raised: 0, open: 0, completed: 0, declined: 0 });
 }
 
 /**

@@ -93,6 +93,8 @@ export type MocDocument = {
   extentionsAndDeviations: ExtentionsAndDeviations | null;
   impact_assessment: ImpactItem[];
   risk_assessment: string | null;
+  /** The MOC's risk, the highest residual level of its impact items; null: not ranked (a new key, docs/decisions/037). */
+  risk_level?: "low" | "medium" | "high" | "extreme" | null;
   action: ActionPlan;
   manual_plan: ManualPlan;
   /** The people the plans name as owners, by id and name (a new key: an owner need not be on the MOC otherwise). */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { searchQuerySchema } from "./text-rules";
 import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
+import { RISK_LEVELS, type RiskLevel } from "./risk";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
 import { OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
 import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
@@ -26,6 +27,8 @@ export type MocListFilter = {
   overdue?: boolean;
   /** Temporary changes in effect, ending within 14 days, or expired (not restored). */
   temporary?: TemporaryFilter;
+  /** The MOC's risk (docs/decisions/037-risk-ranking-and-approvals.md); `none`: not ranked. */
+  risk?: RiskLevel | "none";
   sort?: MocSort;
   page?: number;
   pageSize?: number;
@@ -46,6 +49,8 @@ export type MocListRow = {
   /** Null for a permanent change; else the temporary change's state today and its end date. */
   temporaryState: TemporaryState | null;
   temporaryUntil: string | null;
+  /** The MOC's risk, null when not ranked. */
+  riskLevel: RiskLevel | null;
   createdAt: string;
   updatedAt: string;
 };
@@ -59,6 +64,10 @@ export const mocListQuerySchema = z.object({
   state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
   overdue: z.literal("1").optional().catch(undefined),
   temporary: z.enum(TEMPORARY_FILTERS).optional().catch(undefined),
+  risk: z
+    .enum([...RISK_LEVELS, "none"])
+    .optional()
+    .catch(undefined),
   sort: z.enum(MOC_SORTS).default("newest").catch("newest"),
   page: z.coerce.number().int().min(1).default(1).catch(1),
 });
@@ -81,7 +90,8 @@ export function mocListExportQuery(actor: Actor, filter: MocListFilter): SQL {
       ${OWNER_SQL} as owner,
       m.target_date::text as "targetDate",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
-      to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt"
+      to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
+      m.risk_level as risk
     from mocs m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
     where ${mocListWhere(actor, filter)}
     order by ${ORDER[filter.sort ?? "newest"]}`;
@@ -127,6 +137,8 @@ export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
     );
   }
   if (filter.temporary) conditions.push(temporaryFilterSql(filter.temporary));
+  if (filter.risk)
+    conditions.push(filter.risk === "none" ? sql`m.risk_level is null` : sql`m.risk_level = ${filter.risk}`);
   return sql.join(conditions, sql` and `);
 }
 
@@ -153,6 +165,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       ${STAGE_LABEL_SQL} as stage,
       m.target_date::text as "targetDate",
       ${temporaryStateSql(TODAY_SQL)} as "temporaryState", m.temporary->>'until' as "temporaryUntil",
+      m.risk_level as "riskLevel",
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
       to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
       page.total

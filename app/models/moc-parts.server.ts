@@ -14,6 +14,7 @@ import { planItemState } from "./moc-closure";
 import type { MocDocument, UserJson } from "./moc-document";
 import { namesOf } from "./moc-names";
 import { utcText } from "./utc-text";
+import { riskLabel } from "./risk";
 
 export type PartField = { key: string; label: string; text: string; html?: string };
 export type PartHistoryEntry = { at: string; who: string; what: string; comment: string | null };
@@ -143,6 +144,41 @@ const decisionText = (item: { resolved: boolean; approved: "yes" | "no" | null }
   !item ? "—" : item.resolved ? (item.approved === "yes" ? "Approved" : "Rejected") : "Waiting for a decision";
 
 /** The description of a MOC's parts, plans and decisions (see the module comment). */
+/** A likelihood and severity pair as the record shows it: "4 × 3 = 12", or "—". */
+const pairText = (l: number | undefined, sev: number | undefined) => (l && sev ? `${l} × ${sev} = ${l * sev}` : "—");
+
+/**
+ * The impact assessment; once any item is ranked (docs/decisions/037-risk-ranking-and-approvals.md)
+ * with its ranks before and after the controls, and the MOC's risk in the title.
+ */
+function impactTable(doc: MocDocument): MocTable {
+  const items = doc.impact_assessment ?? [];
+  const hazards = (i: (typeof items)[number]) => i.hazards.join("; ") || "No hazards listed";
+  const ranked = items.some((i) => i.likelihood || i.residualLikelihood || i.controls);
+  if (!ranked) {
+    return {
+      id: "impact",
+      title: "Impact assessment",
+      columns: ["Category", "Hazards"],
+      rows: items.map((i) => [i.category, hazards(i)]),
+      empty: "No impact assessment yet.",
+    };
+  }
+  return {
+    id: "impact",
+    title: `Impact assessment (risk: ${riskLabel(doc.risk_level)})`,
+    columns: ["Category", "Hazards", "Likelihood × severity", "Controls", "Residual likelihood × severity"],
+    rows: items.map((i) => [
+      i.category,
+      hazards(i),
+      pairText(i.likelihood, i.severity),
+      i.controls || "—",
+      pairText(i.residualLikelihood, i.residualSeverity),
+    ]),
+    empty: "No impact assessment yet.",
+  };
+}
+
 export function describeMocParts(doc: MocDocument): MocPartsDescription {
   const nameOf = namesOf(doc);
   const forms: Record<MocPart["status"], FormDoc | null> = {
@@ -227,13 +263,7 @@ export function describeMocParts(doc: MocDocument): MocPartsDescription {
     lead: (item: T) => string[],
   ) => items.map((item) => [...lead(item), nameOf(item.owner), item.due ?? "—", planItemState(item)]);
   const tables: MocTable[] = [
-    {
-      id: "impact",
-      title: "Impact assessment",
-      columns: ["Category", "Hazards"],
-      rows: (doc.impact_assessment ?? []).map((i) => [i.category, i.hazards.join("; ") || "No hazards listed"]),
-      empty: "No impact assessment yet.",
-    },
+    impactTable(doc),
     {
       id: "action-plan",
       title: "Action plan",

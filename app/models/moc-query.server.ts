@@ -18,6 +18,7 @@ import { mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./
 import type { MocDocument } from "./moc-document";
 import { cut, type PageOf, type PageRequest } from "./keyset";
 import { ACTED_SQL } from "./moc-steps.server";
+import { APPROVAL_SQL, type ApprovalState } from "./risk-approval.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
 const m = alias(mocs, "m");
@@ -171,6 +172,7 @@ const ACCESS_FIELDS = {
   hseqId: m.hseqId,
   allUserIds: ALL_USER_IDS,
   acted: ACTED_SQL,
+  approval: APPROVAL_SQL,
 };
 
 /** The row fields the authorization predicates need, with the MOC row locked when `lock` is set. */
@@ -248,6 +250,7 @@ const mocForStepQuery = statementOnce((db) => {
       ...ACCESS_FIELDS,
       allUserIds: sql<string[]>`${ALL_USER_IDS}`.as("all_user_ids"),
       acted: sql<MocAccess["acted"]>`${ACTED_SQL}`.as("acted"),
+      approval: sql<ApprovalState>`${APPROVAL_SQL}`.as("approval"),
       deviations: m.deviations,
       implementerSubmitted: sql<boolean>`${IMPLEMENTER_SUBMITTED}`.as("implementer_submitted"),
     })
@@ -272,6 +275,7 @@ const mocForStepQuery = statementOnce((db) => {
       hseqId: locked.hseqId,
       allUserIds: locked.allUserIds,
       acted: locked.acted,
+      approval: locked.approval,
       deviations: locked.deviations,
       implementerSubmitted: locked.implementerSubmitted,
       logHead: sql<string | null>`${lockedHeadSql("moc", sql.raw('"locked"."id"'))}`,

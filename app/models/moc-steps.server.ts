@@ -52,6 +52,16 @@ import {
   temporaryOfPartA,
 } from "./moc-store.server";
 import type { PublicUser } from "./user.server";
+import { APPROVAL_STAGE_ACTION, approvalStages, riskLabel, RISK_LEVEL_LABEL, type ApprovalStage } from "./risk";
+import {
+  approvalName,
+  mayGiveApproval,
+  mayGiveApprovalSql,
+  PENDING_APPROVAL_SQL,
+  pendingApproval,
+  positionOf,
+  SECOND_APPROVER_SQL,
+} from "./risk-approval.server";
 
 export const MOC_STEPS = [
   "originator",
@@ -191,8 +201,12 @@ const MAKER_ENTRY = sql`(l.from_status is null or (l.from_status = 'a' and l.to_
   or l.action like ${literal(`${TRAIL_ACTIONS.extensionAsked}%`)} or l.action like ${literal(`${TRAIL_ACTIONS.permanent}%`)})`;
 /** The trail entries of the HSEQ review (Part C): the only step that leaves `c`. */
 const REVIEW_ENTRY = sql`(l.from_status = 'c' and l.to_status in ('d', 'b'))`;
-/** The trail entries of the approval (Part D): the only step that leaves `d`. */
-const APPROVAL_ENTRY = sql`(l.from_status = 'd' and l.to_status in ('e', 'decline'))`;
+/**
+ * The trail entries of the approval (Part D): the only step that leaves `d`, and the approvals it
+ * records at `d` on a High or Extreme MOC (docs/decisions/037-risk-ranking-and-approvals.md).
+ */
+const APPROVAL_ENTRY = sql`(l.from_status = 'd' and (l.to_status in ('e', 'decline')
+  or (l.to_status = 'd' and l.action like ${literal(`${APPROVAL_STAGE_ACTION}%`)})))`;
 
 /**
  * Everyone who acted on the MOC so far, from its trail and its signature manifestations (the
@@ -392,8 +406,11 @@ type StepDefinition<Form extends z.ZodType> = {
    * badge, the list and the dashboard): "Returned by HSEQ", "Expired — not restored".
    */
   flagged?: [condition: Condition, label: string][];
-  /** Who owns it while the MOC waits on it: the first named of `roles` (or all, joined by "or"). */
-  owner: { roles: Role[]; all?: true; suffix?: string; otherwise?: string };
+  /**
+   * Who owns it while the MOC waits on it: the first named of `roles` (or all, joined by "or");
+   * `sql`, when it names someone, before them (a second approval's position holders).
+   */
+  owner: { roles: Role[]; all?: true; suffix?: string; otherwise?: string; sql?: SQL };
   /** The form the page posts and the API carries under `bodyKey` (or as the whole body when null). */
   form: Form;
   bodyKey: string | null;
@@ -440,6 +457,105 @@ function declined(
         event: `${actor.name} declined this MOC ${how.where}.`,
         expectation: null,
         details: [["Reason", reason]],
+      },
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Risk decides who approves (docs/decisions/037-risk-ranking-and-approvals.md)
+
+/**
+ * The approver step's `who`: the approver's own rule (`base`) while the MOC waits for the
+ * approver, then for each second approval its position's holder (`mayGiveApproval`), independent
+ * of the MOC as an approver is. Unchanged for a MOC that needs only the approver.
+ */
+const secondApprovals = (base: ReturnType<typeof independent>): ReturnType<typeof independent> => ({
+  independent: "approval",
+  may: (actor, moc) =>
+    pendingApproval(moc.approval) === "approver"
+      ? base.may(actor, moc)
+      : mayGiveApproval(actor, moc) && isIndependentOf(actor._id, moc, "approval"),
+  sql: (actor) => sql`(${mayGiveApprovalSql(actor)} and ${independentSql(actor._id, "approval")})`,
+  refusal: base.refusal,
+  conflict: (actor, moc) => {
+    const stage = pendingApproval(moc.approval);
+    if (stage === "approver") return base.conflict(actor, moc);
+    if (!stage) return null;
+    if (!mayGiveApproval(actor, moc)) {
+      return (moc.approval?.givenIds ?? []).includes(actor._id)
+        ? `You have already approved this MOC; ${approvalName(stage, moc.approval)} must come from someone else (four eyes)`
+        : `This MOC waits on ${approvalName(stage, moc.approval)}; only the holder of that position can give it`;
+    }
+    const dependence = dependenceOf(actor._id, moc, "approval");
+    return dependence
+      ? `You are ${dependence} of this MOC, so you cannot approve it: nobody reviews, approves or verifies their own change, and one person does not both review and approve it (four eyes)`
+      : null;
+  },
+});
+
+/** The active holders of a position (who a second approval waits on). */
+async function positionHolders(tx: Transaction, position: string | null): Promise<string[]> {
+  if (!position) return [];
+  const rows = await tx.execute<{ id: string }>(sql`select id from users where position = ${position} and active`);
+  return rows.map((r) => r.id);
+}
+
+const levelWords = (moc: Moc) => `${riskLabel(moc.approval?.level)} risk`;
+
+/** An approval given while another is still needed: the MOC stays at `d`, the next approver is told. */
+async function approvalGiven(
+  { tx, actor, moc }: StepContext<unknown>,
+  stage: ApprovalStage,
+  next: ApprovalStage,
+): Promise<Outcome> {
+  const who = stage === "approver" ? "approver" : positionOf(stage, moc.approval)!;
+  const holders = await positionHolders(tx, positionOf(next, moc.approval));
+  // The next approvers read the MOC as people involved in it (canViewMoc), and are reminded with them.
+  await addMocUsers(tx, moc.id, holders);
+  return {
+    to: "d",
+    action: `${APPROVAL_STAGE_ACTION}${who} (${levelWords(moc)}); next: ${approvalName(next, moc.approval)}`,
+    meaning: "approved",
+    notices: [
+      {
+        to: { userIds: [...holders, moc.originatorId, moc.implementerId] },
+        event: `${actor.name} approved this MOC as the ${who} (${levelWords(moc)}).`,
+        expectation: `Next: ${approvalName(next, moc.approval)} (Part D).`,
+      },
+    ],
+  };
+}
+
+/** A second approval's decision: declined, given with another still to come, or the last one (`d` -> `e`). */
+async function secondApproval(
+  context: StepContext<z.output<typeof approverFormSchema>>,
+  stage: ApprovalStage,
+): Promise<Outcome> {
+  const { actor, moc, input, now } = context;
+  const position = positionOf(stage, moc.approval)!;
+  if (input["approver-moc-approved"].value === "no") {
+    return declined({ actor, moc, now }, input["decline-reason"]!.value, {
+      stage: "d",
+      action: `Declined as the ${position} (${levelWords(moc)})`,
+      where: `at the ${levelWords(moc)} approval by the ${position} (Part D)`,
+    });
+  }
+  const stages = approvalStages(moc.approval?.level);
+  const next = stages[stages.indexOf(stage) + 1];
+  if (next) return approvalGiven(context, stage, next);
+  return {
+    to: "e",
+    action:
+      `Approved as the ${position} (${levelWords(moc)})` +
+      (moc.temporary ? `, as a temporary change until ${moc.temporary.until}` : ""),
+    meaning: "approved",
+    notices: [
+      {
+        to: { userIds: [moc.originatorId, moc.implementerId, moc.hseqId, moc.approverId] },
+        event: `${actor.name} gave the last approval this MOC needs (${levelWords(moc)}).`,
+        expectation: "Next: the implementer carries out the change and reports it (Part E).",
+        details: moc.temporary ? [["Temporary until", moc.temporary.until]] : [],
       },
     ],
   };
@@ -704,17 +820,37 @@ export const STEPS = {
   approver: step({
     path: "approver",
     part: "Part D (approval)",
-    who: independent(
-      { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
-      "approve",
-      "approval",
+    // The approver, then on a High or Extreme MOC the holders of the positions its risk names
+    // (docs/decisions/037-risk-ranking-and-approvals.md): risk-approval.server.ts.
+    who: secondApprovals(
+      independent(
+        { ...assigned("approver"), refusal: "Only the assigned approver can decide on this MOC" },
+        "approve",
+        "approval",
+      ),
     ),
-    signs: () => "Approver",
+    signs: (actor, moc) => {
+      const stage = pendingApproval(moc.approval);
+      return stage && stage !== "approver" ? `${RISK_LEVEL_LABEL[stage]}-risk approver` : "Approver";
+    },
     open: { statuses: ["d"] },
-    owner: { roles: ["approver"] },
+    owner: {
+      roles: ["approver"],
+      sql: sql`case when ${PENDING_APPROVAL_SQL} in ('high', 'extreme') then ${SECOND_APPROVER_SQL} end`,
+    },
     form: approverFormSchema,
     bodyKey: "approver_form",
-    async apply({ tx, actor, moc, input, now }) {
+    apiNote:
+      "On a MOC whose `risk_level` is `high` or `extreme` the MOC stays at `d` after the approver's yes, and this same call serves each further approval in turn: a holder of the position configured for High, then (Extreme) of the one for Extreme; each must be independent of the MOC and of the other approvers (docs/decisions/037-risk-ranking-and-approvals.md).",
+    async apply(context) {
+      const { tx, actor, moc, input, now } = context;
+      const stage = pendingApproval(moc.approval);
+      if (stage && stage !== "approver") return secondApproval(context, stage);
+      const stages = approvalStages(moc.approval?.level);
+      if (input["approver-moc-approved"].value === "yes" && stages.length > 1) {
+        await saveForm(tx, { mocId: moc.id, kind: "approver", actorId: actor._id, submitted: true, data: input });
+        return approvalGiven(context, "approver", stages[1]!);
+      }
       await saveForm(tx, { mocId: moc.id, kind: "approver", actorId: actor._id, submitted: true, data: input });
       if (input["approver-moc-approved"].value === "no") {
         const reason = input["decline-reason"]!.value;
@@ -1449,7 +1585,9 @@ export const OWNER_SQL: SQL = sql`case
         ? sql`nullif(concat_ws(' or ', ${sql.join(names, sql`, `)}), '')`
         : sql`coalesce(${sql.join(names, sql`, `)})`;
       const withSuffix = owner.suffix ? sql`${named} || ${literal(owner.suffix)}` : named;
-      return sql`when ${waitingSql(s)} then ${owner.otherwise ? sql`coalesce(${withSuffix}, ${literal(owner.otherwise)})` : withSuffix}`;
+      const first = (owner as AnyStep["owner"]).sql;
+      const full = owner.otherwise ? sql`coalesce(${withSuffix}, ${literal(owner.otherwise)})` : withSuffix;
+      return sql`when ${waitingSql(s)} then ${first ? sql`coalesce(${first}, ${full})` : full}`;
     }),
     sql` `,
   )}

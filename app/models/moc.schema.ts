@@ -371,14 +371,58 @@ export const deleteMocQuery = z.object({ id: uuid("MOC id"), reason: changeReaso
 
 /** POST /api/restoreMoc. */
 export const restoreMocSchema = z.object({ moc_id: uuid("MOC id") });
+/** A rank of the risk matrix (docs/decisions/037-risk-ranking-and-approvals.md): a whole number 1-5. */
+const rank = (what: string) =>
+  z
+    .number({ error: `${what} must be a whole number from 1 to 5` })
+    .int({ error: `${what} must be a whole number from 1 to 5` })
+    .min(1, { error: `${what} must be a whole number from 1 to 5` })
+    .max(5, { error: `${what} must be a whole number from 1 to 5` });
+/** The ranks of an impact item: optional (old clients send none), but each pair whole or absent. */
+const riskRanks = {
+  likelihood: rank("Likelihood").optional(),
+  severity: rank("Severity").optional(),
+  controls: z
+    .string({ error: "Controls must be text" })
+    .trim()
+    .max(2000, { error: "Controls must be at most 2000 characters" })
+    .optional(),
+  residualLikelihood: rank("Residual likelihood").optional(),
+  residualSeverity: rank("Residual severity").optional(),
+};
+type Ranks = { likelihood?: number; severity?: number; residualLikelihood?: number; residualSeverity?: number };
+const pairsWhole = (item: Ranks, ctx: z.RefinementCtx) => {
+  const pairs = [
+    ["likelihood", "severity", "before controls"],
+    ["residualLikelihood", "residualSeverity", "after controls"],
+  ] as const;
+  for (const [a, b, when] of pairs) {
+    if ((item[a] === undefined) !== (item[b] === undefined)) {
+      const missing = item[a] === undefined ? a : b;
+      ctx.addIssue({
+        code: "custom",
+        path: [missing],
+        message: `Give both the likelihood and the severity ${when}, or neither`,
+      });
+    }
+  }
+};
+/** Drops empty ranks and controls, so an unranked item is stored as before. */
+const compactItem = <T extends Record<string, unknown>>(item: T): T =>
+  Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined && v !== "")) as T;
+
 export const impactSchema = z.object({
   moc_id: uuid("MOC id"),
   impact_assessment: z
     .array(
-      z.object({
-        category: text("Category", 200),
-        hazards: z.array(text("Hazard", 1000)).max(50),
-      }),
+      z
+        .object({
+          category: text("Category", 200),
+          hazards: z.array(text("Hazard", 1000)).max(50),
+          ...riskRanks,
+        })
+        .superRefine(pairsWhole)
+        .transform(compactItem),
     )
     .max(50)
     .refine(...listTextLimit("The impact assessment")),
@@ -499,10 +543,30 @@ const lines = z
       .filter(Boolean),
   );
 
-/** The impact assessment editor: one category per row, hazards one per line. */
+/** A rank as a page form sends it: "" or absent for none, else "1"-"5". */
+const pageRank = (what: string) =>
+  z.preprocess(
+    (v) => (v === "" || v === null ? undefined : typeof v === "string" ? Number(v) : v),
+    rank(what).optional(),
+  );
+
+/** The impact assessment editor: one category per row, hazards one per line, and its ranks. */
 export const impactPageSchema = z.object({
   items: z
-    .array(z.object({ category: text("Category", 200), hazards: lines }))
+    .array(
+      z
+        .object({
+          category: text("Category", 200),
+          hazards: lines,
+          likelihood: pageRank("Likelihood"),
+          severity: pageRank("Severity"),
+          controls: z.string().trim().max(2000, { error: "Controls must be at most 2000 characters" }).optional(),
+          residualLikelihood: pageRank("Residual likelihood"),
+          residualSeverity: pageRank("Residual severity"),
+        })
+        .superRefine(pairsWhole)
+        .transform(compactItem),
+    )
     .max(50)
     .refine(...listTextLimit("The impact assessment"))
     .default([]),

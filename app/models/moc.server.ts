@@ -5,6 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { approvalsChange, getRiskSettings, rerankAction } from "./risk-settings.server";
+import { mocRiskLevel } from "./risk";
 import { mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
@@ -432,8 +434,16 @@ const planRule = (what: string): ChangeRule => ({
 
 export async function setImpactAssessment(actor: PublicUser, mocId: string, items: ImpactItem[]): Promise<MocDocument> {
   return changeMoc(actor, mocId, planRule("impact assessment"), async (tx) => {
-    await tx.update(mocs).set({ impactAssessment: items }).where(eq(mocs.id, mocId));
-    return { action: "Updated the impact assessment" };
+    // The MOC's risk follows its items (docs/decisions/037-risk-ranking-and-approvals.md); a change
+    // of level is in the trail, with the approvals it adds or drops.
+    const settings = await getRiskSettings(tx);
+    const [row] = await tx.select({ level: mocs.riskLevel }).from(mocs).where(eq(mocs.id, mocId));
+    const before = row?.level ?? null;
+    const level = mocRiskLevel(items, settings);
+    await tx.update(mocs).set({ impactAssessment: items, riskLevel: level }).where(eq(mocs.id, mocId));
+    if (level === before) return { action: "Updated the impact assessment" };
+    const comment = [rerankAction(before, level), approvalsChange(before, level, settings)].filter(Boolean).join(". ");
+    return { action: "Updated the impact assessment", comment };
   });
 }
 

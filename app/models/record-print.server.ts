@@ -14,6 +14,7 @@ import { richTextToPlain } from "~/utils/sanitize.server";
 import type { HistoryEntry } from "./audit.server";
 import { fillsSlot, type MocDocument, type SignatureManifestationJson, type UserJson } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
+import { riskLabel } from "./risk";
 import { utcText } from "./utc-text";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import { describeMocParts, partNote } from "./moc-parts.server";
@@ -349,6 +350,7 @@ export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[],
       blocks: [
         fields([
           ["Status", status],
+          ["Risk", riskLabel(doc.risk_level)],
           ["Originator", personWithPosition(doc.originator_id)],
           ["Implementer", personWithPosition(doc.implementer_id)],
           ["HSEQ user", personWithPosition(doc.hseq_id)],

@@ -14,3 +14,4 @@ export * from "./sign-in-links";
 export * from "./search";
 export * from "./idempotency";
 export * from "./resumable-uploads";
+export * from "./risk";

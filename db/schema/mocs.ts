@@ -107,7 +107,19 @@ export type TemporaryChange = {
   permanent_moc: string | null;
 };
 export type Decline = { stage: string; reason: string; by: string; at: string };
-export type ImpactItem = { category: string; hazards: string[] };
+/**
+ * One impact-assessment item: its category and hazards, and (optional, docs/decisions/037) the
+ * likelihood and severity (1-5) before controls, the controls, and the residual pair after them.
+ */
+export type ImpactItem = {
+  category: string;
+  hazards: string[];
+  likelihood?: number;
+  severity?: number;
+  controls?: string;
+  residualLikelihood?: number;
+  residualSeverity?: number;
+};
 /**
  * A plan item cancelled instead of done (by the implementer or the assigned HSEQ user, with a
  * reason; docs/decisions/033-closure-gates.md): it no longer holds up closing the MOC.
@@ -177,6 +189,11 @@ export const mocs = pgTable(
     temporary: jsonb("temporary").$type<TemporaryChange>(),
     impactAssessment: jsonb("impact_assessment").$type<ImpactItem[]>().notNull().default([]),
     riskAssessment: text("risk_assessment"),
+    /**
+     * The MOC's risk: the highest residual level of its impact items (null: not ranked), set when
+     * the impact assessment is saved (docs/decisions/037-risk-ranking-and-approvals.md).
+     */
+    riskLevel: text("risk_level").$type<"low" | "medium" | "high" | "extreme">(),
     action: jsonb("action").$type<ActionPlan>().notNull().default({ items: [] }),
     manualPlan: jsonb("manual_plan").$type<ManualPlan>().notNull().default({ items: [] }),
     chatId: uuid("chat_id")
@@ -209,6 +226,7 @@ export const mocs = pgTable(
     index("mocs_manual_plan_owner_idx")
       .using("gin", sql`(${t.manualPlan}->'items') jsonb_path_ops`)
       .where(sql`not ${t.isDeleted} and not ${t.completed}`),
+    check("mocs_risk_level_check", sql`${t.riskLevel} in ('low', 'medium', 'high', 'extreme')`),
     check("mocs_status_check", sql`${t.status} in ('a', 'b', 'c', 'd', 'e', 'f', 'decline')`),
   ],
 );

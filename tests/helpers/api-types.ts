@@ -472,7 +472,7 @@ export interface paths {
     put?: never;
     /**
      * Submits Part D (approval).
-     * @description Only the assigned approver can decide on this MOC. The MOC must be at this step (409 otherwise).
+     * @description Only the assigned approver can decide on this MOC. The MOC must be at this step (409 otherwise). On a MOC whose `risk_level` is `high` or `extreme` the MOC stays at `d` after the approver's yes, and this same call serves each further approval in turn: a holder of the position configured for High, then (Extreme) of the one for Extreme; each must be independent of the MOC and of the other approvers (docs/decisions/037-risk-ranking-and-approvals.md).
      */
     post: operations["postSubmitApprover"];
     delete?: never;
@@ -1258,8 +1258,15 @@ export interface components {
       impact_assessment: {
         category: string;
         hazards: string[];
+        likelihood?: number;
+        severity?: number;
+        controls?: string;
+        residualLikelihood?: number;
+        residualSeverity?: number;
       }[];
       risk_assessment: string | null;
+      /** @description The MOC's risk: the highest residual level of its impact items; null when not ranked. */
+      risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       action: {
         items: ({
           _id: string;
@@ -2369,6 +2376,11 @@ export interface operations {
          */
         temporary?: "in-effect" | "ending-soon" | "expired";
         /**
+         * @description The `risk` filter.
+         * @example low
+         */
+        risk?: "low" | "medium" | "high" | "extreme" | "none";
+        /**
          * @description The `sort` filter.
          * @example newest
          */
@@ -2684,6 +2696,11 @@ export interface operations {
          * @example in-effect
          */
         temporary?: "in-effect" | "ending-soon" | "expired";
+        /**
+         * @description The `risk` filter.
+         * @example low
+         */
+        risk?: "low" | "medium" | "high" | "extreme" | "none";
         /**
          * @description The `sort` filter.
          * @example newest
@@ -3340,7 +3357,12 @@ export interface operations {
          *           "category": "Checked on the bridge",
          *           "hazards": [
          *             "Checked on the bridge"
-         *           ]
+         *           ],
+         *           "likelihood": 1,
+         *           "severity": 1,
+         *           "controls": "Checked on the bridge",
+         *           "residualLikelihood": 1,
+         *           "residualSeverity": 1
          *         }
          *       ]
          *     }
@@ -3351,6 +3373,11 @@ export interface operations {
           impact_assessment: {
             category: string;
             hazards: string[];
+            likelihood?: number;
+            severity?: number;
+            controls?: string;
+            residualLikelihood?: number;
+            residualSeverity?: number;
           }[];
         };
       };
@@ -6807,7 +6834,7 @@ export interface operations {
          * @description The `table` filter.
          * @example monthly
          */
-        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders" | "overdue-actions";
+        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders" | "overdue-actions" | "risk";
       };
       header?: never;
       path?: never;

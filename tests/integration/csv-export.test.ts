@@ -88,9 +88,12 @@ describe("MOC list CSV", () => {
       "Target date",
       "Raised",
       "Last changed",
+      // docs/decisions/037-risk-ranking-and-approvals.md (an addition, last)
+      "Risk",
     ]);
     expect(rows).toHaveLength(2);
-    const [serial, status, , description, originator, owner, , raised] = rows[1]!;
+    const [serial, status, , description, originator, owner, , raised, , risk] = rows[1]!;
+    expect(risk).toBe("Not ranked");
     expect(serial).toBe(target.serial_num);
     expect(status).toBe("Implementer assessment");
     expect(description).toBe(`'${evil}`);

@@ -84,6 +84,8 @@ const MOC_KEYS = [
   "extentionsAndDeviations",
   "impact_assessment",
   "risk_assessment",
+  // The MOC's risk, null when not ranked (docs/decisions/037-risk-ranking-and-approvals.md, an addition)
+  "risk_level",
   "action",
   "manual_plan",
   "chat",
@@ -207,6 +209,7 @@ describe("POST /api/newmoc", () => {
       extentionsAndDeviations: null,
       impact_assessment: [],
       risk_assessment: null,
+      risk_level: null,
       action: { items: [] },
       manual_plan: { items: [] },
       chat: expect.stringMatching(UUID),

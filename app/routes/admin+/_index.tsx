@@ -35,6 +35,7 @@ export default function Administration() {
         <Link to="/admin/outbox">Outbox</Link>
         <Link to="/admin/delegations">Delegations</Link>
         <Link to="/admin/audit">Audit trail</Link>
+        <Link to="/admin/risk">Risk matrix</Link>
       </nav>
       <section className="card" aria-labelledby="backups-title">
         <h2 id="backups-title">Backups</h2>

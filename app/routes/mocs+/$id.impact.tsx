@@ -22,18 +22,37 @@ export default function ImpactEditor() {
       <p className="muted">
         One category per row (for example Safety, Environment, Operations); list its hazards one per line.
       </p>
+      <p className="muted" id="impact-ranks-help">
+        Rank each row 1 (rare, negligible) to 5 (almost certain, catastrophic): likelihood and severity before the
+        controls, then again after them (residual). The MOC&apos;s risk is its highest residual level; a High or Extreme
+        risk needs further approvals after the approver&apos;s.
+      </p>
       <RowsEditor
         id="impact-editor"
         schema={() => import("~/models/moc.schema").then((m) => m.impactPageSchema)}
         noun="category"
+        stackOnPhone
         plural="categories"
         mocId={moc._id}
         users={users}
         lastResult={useActionData<typeof action>()}
-        defaultItems={items.map((i) => ({ category: i.category, hazards: i.hazards.join("\n") }))}
+        defaultItems={items.map((i) => ({
+          category: i.category,
+          hazards: i.hazards.join("\n"),
+          likelihood: i.likelihood ?? "",
+          severity: i.severity ?? "",
+          controls: i.controls ?? "",
+          residualLikelihood: i.residualLikelihood ?? "",
+          residualSeverity: i.residualSeverity ?? "",
+        }))}
         columns={[
           { key: "category", label: "Category", kind: "text" },
           { key: "hazards", label: "Hazards (one per line)", kind: "lines" },
+          { key: "likelihood", label: "Likelihood", kind: "rank" },
+          { key: "severity", label: "Severity", kind: "rank" },
+          { key: "controls", label: "Controls", kind: "lines" },
+          { key: "residualLikelihood", label: "Residual likelihood", kind: "rank" },
+          { key: "residualSeverity", label: "Residual severity", kind: "rank" },
         ]}
       />
     </section>

@@ -5,6 +5,8 @@ import { temporaryStateOn } from "~/models/moc-document";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { currentOwner, currentStage, stateOfDocument } from "~/models/moc-steps.server";
 import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
+import { ApprovalChain, RiskBadge } from "~/components/risk";
+import { riskOfRecord } from "~/web/risk-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `MOC ${data.moc.serial_num} · Change Management` : "MOC · Change Management" },
@@ -21,9 +23,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   if (details) details.value = sanitizeRichText(String(details.value ?? ""));
   const deviation = doc.extentionsAndDeviations?.deviation;
   if (deviation?.details) deviation.details = sanitizeRichText(deviation.details);
+  const risk = await riskOfRecord(doc);
   return {
     moc: doc,
-    owner: currentOwner(doc),
+    owner: risk.waitingOn ?? currentOwner(doc),
+    risk,
     stage: currentStage(stateOfDocument(doc)),
     permissions: mocPermissions(user, access, doc, principals),
     viewerId: user._id,
@@ -37,7 +41,7 @@ export type MocLayoutData = Awaited<ReturnType<typeof loader>>;
 export const useMocLayoutData = () => useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
 
 export default function MocLayout() {
-  const { moc, owner, stage, permissions, today } = useLoaderData<typeof loader>();
+  const { moc, owner, stage, permissions, today, risk } = useLoaderData<typeof loader>();
   const temporaryState = temporaryStateOn(moc.temporary, today);
   const location = useLocation();
   const onRecord = location.pathname === `/mocs/${moc._id}`;
@@ -51,6 +55,7 @@ export default function MocLayout() {
           <h1>MOC {moc.serial_num}</h1>
           <p className="owner-line">
             <StatusBadge status={moc.status} completed={moc.completed} stage={stage.label} />{" "}
+            <RiskBadge level={risk.level} />{" "}
             {temporaryState ? (
               <>
                 <TemporaryBadge state={temporaryState} until={moc.temporary!.until} />{" "}
@@ -85,6 +90,7 @@ export default function MocLayout() {
         part={stage.part}
         declinedAt={moc.decline?.stage ?? null}
       />
+      <ApprovalChain approvals={risk.approvals} />
       <Outlet />
     </>
   );

@@ -12,6 +12,8 @@ import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 import { MocListTabs } from "~/components/moc-list-tabs";
 import { canSeeDeletedMocs } from "~/models/authz.server";
+import { RiskBadge } from "~/components/risk";
+import { NOT_RANKED, RISK_LEVEL_LABEL, RISK_LEVELS, riskLabel } from "~/models/risk";
 
 /** The filters in the title too, so tabs, history and bookmarks tell the lists apart. */
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
@@ -23,6 +25,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
         f.department ? departmentLabel(f.department) : null,
         f.state === "open" ? "Open" : f.state === "completed" ? "Completed" : null,
         f.overdue ? "Overdue" : null,
+        f.risk ? `Risk ${riskLabel(f.risk === "none" ? null : f.risk)}` : null,
         f.q ? `“${f.q}”` : null,
         f.page > 1 ? `page ${f.page}` : null,
       ].filter(Boolean)
@@ -140,6 +143,14 @@ export default function MocList() {
           choices={TEMPORARY_FILTERS.map((f) => [f, TEMPORARY_FILTER_LABELS[f]] as const)}
         />
         <FilterSelect
+          id="moc-risk"
+          name="risk"
+          label="Risk"
+          value={filter.risk}
+          any="Any risk"
+          choices={[...RISK_LEVELS.map((l) => [l, RISK_LEVEL_LABEL[l]] as const), ["none", NOT_RANKED] as const]}
+        />
+        <FilterSelect
           id="moc-sort"
           name="sort"
           label="Sort by"
@@ -178,6 +189,12 @@ export default function MocList() {
                   </td>
                   <td data-label="Status">
                     <StatusBadge status={r.status} completed={r.completed} stage={r.stage} />
+                    {r.riskLevel ? (
+                      <>
+                        {" "}
+                        <RiskBadge level={r.riskLevel} />
+                      </>
+                    ) : null}
                     {r.temporaryState ? (
                       <>
                         {" "}

@@ -1,0 +1,75 @@
+/**
+ * The risk matrix (docs/decisions/037-risk-ranking-and-approvals.md): likelihood x severity (each
+ * 1-5) gives a score of 1-25, which the admins' thresholds turn into a level. A MOC's risk is the
+ * highest residual level of its impact items; an item without its residual pair is not ranked.
+ * Pure: the pages, the print view, the PDF and the models share it.
+ */
+
+export const RISK_LEVELS = ["low", "medium", "high", "extreme"] as const;
+export type RiskLevel = (typeof RISK_LEVELS)[number];
+
+export const RISK_LEVEL_LABEL: Record<RiskLevel, string> = {
+  low: "Low",
+  medium: "Medium",
+  high: "High",
+  extreme: "Extreme",
+};
+export const NOT_RANKED = "Not ranked";
+
+/** The score's upper bounds of Low, Medium and High; above `highMax` is Extreme. */
+export type RiskThresholds = { lowMax: number; mediumMax: number; highMax: number };
+
+/** The defaults (migration 0027): 1-4 Low, 5-9 Medium, 10-14 High, 15-25 Extreme. */
+export const DEFAULT_THRESHOLDS: RiskThresholds = { lowMax: 4, mediumMax: 9, highMax: 14 };
+
+/** Why a set of thresholds is not usable, or null: 1 <= Low < Medium < High < 25. */
+export function thresholdsProblem(t: RiskThresholds): string | null {
+  if (![t.lowMax, t.mediumMax, t.highMax].every((n) => Number.isInteger(n))) return "Thresholds are whole numbers";
+  if (t.lowMax < 1) return "Low must reach at least score 1";
+  if (!(t.lowMax < t.mediumMax && t.mediumMax < t.highMax)) return "Each threshold must be above the one before";
+  if (t.highMax >= 25) return "High must end below 25, so that Extreme keeps at least score 25";
+  return null;
+}
+
+export function levelOfScore(score: number, t: RiskThresholds): RiskLevel {
+  return score <= t.lowMax ? "low" : score <= t.mediumMax ? "medium" : score <= t.highMax ? "high" : "extreme";
+}
+
+/** The level of a likelihood and severity pair, or null when either is missing. */
+export function levelOf(
+  likelihood: number | null | undefined,
+  severity: number | null | undefined,
+  t: RiskThresholds,
+): RiskLevel | null {
+  return likelihood && severity ? levelOfScore(likelihood * severity, t) : null;
+}
+
+type RankedItem = { residualLikelihood?: number | null; residualSeverity?: number | null };
+
+/** The MOC's risk: the highest residual level of its items, or null when none is ranked. */
+export function mocRiskLevel(items: readonly RankedItem[], t: RiskThresholds): RiskLevel | null {
+  let highest: RiskLevel | null = null;
+  for (const item of items) {
+    const level = levelOf(item.residualLikelihood, item.residualSeverity, t);
+    if (level && (!highest || RISK_LEVELS.indexOf(level) > RISK_LEVELS.indexOf(highest))) highest = level;
+  }
+  return highest;
+}
+
+export const riskLabel = (level: RiskLevel | null | undefined) => (level ? RISK_LEVEL_LABEL[level] : NOT_RANKED);
+
+/**
+ * The approvals a MOC's risk needs, in order: the approver's, then for High and Extreme the holder
+ * of the position set for High, and for Extreme the holder of the position set for Extreme too.
+ */
+export type ApprovalStage = "approver" | "high" | "extreme";
+export function approvalStages(level: RiskLevel | null | undefined): ApprovalStage[] {
+  return level === "extreme" ? ["approver", "high", "extreme"] : level === "high" ? ["approver", "high"] : ["approver"];
+}
+
+/**
+ * The words that start the trail entry of an approval given while the MOC stays at `d` (the
+ * approver's yes on a High or Extreme MOC, and the High-risk approval on an Extreme one): how the
+ * trail tells the approvals of the current round apart from other entries at `d`.
+ */
+export const APPROVAL_STAGE_ACTION = "Approved as the ";
