@@ -29,7 +29,8 @@ export function draftKind(action: URL, fields: [string, string][]): DraftKind | 
 }
 
 export function draftLabel(kind: DraftKind, action: URL, fields: [string, string][]): string {
-  const value = (name: string) => fields.find(([key]) => key === name)?.[1] ?? "";
+  // MOC forms name their answers `<field>.value` (the API's `{ value }` shape).
+  const value = (name: string) => fields.find(([key]) => key === name || key === `${name}.value`)?.[1] ?? "";
   const short = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
   const record = action.pathname.startsWith("/pcrs/") ? "PCR" : "MOC";
   switch (kind) {
@@ -49,7 +50,7 @@ export type ReplayOutcome = { kind: "applied" } | { kind: "refused"; message: st
 /**
  * Reads the answer to a replayed form (sent as a plain form post, the redirect followed): a 4xx,
  * or a page carrying an error flash (a step refused with 409 redirects to the record with it),
- * is a refusal with the page's own words; 5xx is tried again later; anything else applied.
+ * or an info flash (a step no longer open), is a refusal with the page's own words; 5xx is tried again later; anything else applied.
  */
 export function readReplay(status: number, finalPath: string, html: string): ReplayOutcome {
   if (status >= 500) return { kind: "retry" };
@@ -66,7 +67,9 @@ export function readReplay(status: number, finalPath: string, html: string): Rep
       .replace(/&#x27;|&#39;/g, "'")
       .replace(/\s+/g, " ")
       .trim();
-  const flash = /<div class="flash flash-error"[^>]*>([\s\S]*?)<\/div>/.exec(html)?.[1];
+  // A refusal that sends back to the record says why in an error flash (a 409: the state moved on)
+  // or an info flash (the step is no longer open for this person: taken meanwhile).
+  const flash = /<div class="flash flash-(?:error|info)"[^>]*>([\s\S]*?)<\/div>/.exec(html)?.[1];
   if (flash) return { kind: "refused", message: text(flash) };
   if (status >= 400) {
     const errors = [...html.matchAll(/<ul[^>]*class="field-errors"[^>]*>([\s\S]*?)<\/ul>/g)].map((m) => text(m[1]!));

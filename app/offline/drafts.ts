@@ -83,7 +83,7 @@ async function keep(action: URL, kind: DraftKind, fields: [string, string][]): P
   };
   await (await database()).add("drafts", draft);
   announce(`Kept: ${draft.label}. Waiting to send; it goes when the link is back.`);
-  await render();
+  await changed();
 }
 
 // ---- sending ---------------------------------------------------------------------------------
@@ -123,8 +123,17 @@ async function sendOne(draft: Draft): Promise<"applied" | "refused" | "offline">
   return "refused";
 }
 
-/** Sends the waiting drafts in the order written; stops at the first that finds no link. */
+/**
+ * Sends the waiting drafts in the order written; stops at the first that finds no link. One tab
+ * at a time (a Web Lock): every open tab hears `online`, and each reads the list afresh inside it.
+ */
 async function sendAll(): Promise<void> {
+  if (sending || !navigator.onLine) return;
+  if (navigator.locks) await navigator.locks.request("cm-drafts-send", sendInOrder);
+  else await sendInOrder();
+}
+
+async function sendInOrder(): Promise<void> {
   if (sending || !navigator.onLine) return;
   sending = true;
   let applied = 0;
@@ -132,7 +141,7 @@ async function sendAll(): Promise<void> {
     for (const draft of await drafts()) {
       if (draft.state !== "waiting") continue;
       const result = await sendOne(draft);
-      await render();
+      await changed();
       if (result === "offline") {
         attempt += 1;
         const wait = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempt) * (0.75 + Math.random() / 2);
@@ -175,6 +184,13 @@ function button(text: string, onClick: () => void): HTMLButtonElement {
   return node;
 }
 
+/** Other tabs of the app redraw their list when this one changes it. */
+let channel: BroadcastChannel | null = null;
+async function changed(): Promise<void> {
+  channel?.postMessage("changed");
+  await render();
+}
+
 async function render(): Promise<void> {
   if (!panel) return;
   const list = await drafts();
@@ -196,13 +212,13 @@ async function render(): Promise<void> {
       actions.append(
         button("Send again", async () => {
           await (await database()).put("drafts", { ...draft, state: "waiting", message: undefined });
-          await render();
+          await changed();
           void sendAll();
         }),
         button("Discard", async () => {
           await (await database()).delete("drafts", draft.id!);
           announce(`Discarded: ${draft.label}.`);
-          await render();
+          await changed();
         }),
       );
       item.append(actions);
@@ -295,5 +311,11 @@ export function startDrafts(): void {
     void sendAll();
   });
   watchFailures();
+  if ("BroadcastChannel" in window) {
+    channel = new BroadcastChannel("cm-drafts");
+    channel.addEventListener("message", () => void render());
+  }
+  // Tells the page (and its tests) that submissions are now caught.
+  document.documentElement.setAttribute("data-drafts", "ready");
   void render().then(() => sendAll());
 }
