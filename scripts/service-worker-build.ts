@@ -14,7 +14,7 @@ import { injectManifest } from "workbox-build";
 
 const SOURCE = fileURLToPath(new URL("../app/offline/service-worker.ts", import.meta.url));
 
-export async function buildServiceWorker(outDir: string): Promise<{ count: number; size: number }> {
+export async function buildServiceWorker(outDir: string): Promise<{ count: number; size: number; warnings: string[] }> {
   const temp = await mkdtemp(path.join(tmpdir(), "cm-sw-"));
   try {
     await build({
@@ -39,8 +39,7 @@ export async function buildServiceWorker(outDir: string): Promise<{ count: numbe
       dontCacheBustURLsMatching: /^assets\//,
       maximumFileSizeToCacheInBytes: 2 * 1024 * 1024,
     });
-    for (const warning of result.warnings) console.warn(`service worker: ${warning}`);
-    return { count: result.count, size: result.size };
+    return { count: result.count, size: result.size, warnings: result.warnings };
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
@@ -59,7 +58,8 @@ export function serviceWorker(): Plugin {
     },
     async writeBundle() {
       if (ssr) return;
-      const { count, size } = await buildServiceWorker(outDir);
+      const { count, size, warnings } = await buildServiceWorker(outDir);
+      for (const warning of warnings) this.warn(`service worker: ${warning}`);
       this.info?.(`service worker: ${count} files precached (${Math.round(size / 1024)} KiB)`);
     },
   };

@@ -8,9 +8,13 @@ let started = false;
 export function start(signedIn: boolean): void {
   if ("serviceWorker" in navigator && !started) {
     started = true;
-    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {
-      // No worker (an old browser, a private window): the pages work as before.
-    });
+    // After the page's own load: its precache then does not compete with what the page needs.
+    const register = () =>
+      navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {
+        // No worker (an old browser, a private window): the pages work as before.
+      });
+    if (document.readyState === "complete") void register();
+    else window.addEventListener("load", () => void register(), { once: true });
   }
   if (signedIn) void import("./drafts").then((drafts) => drafts.startDrafts());
 }

@@ -55,7 +55,10 @@ function newKey(): string {
 
 /** The form's fields as the browser would post them, with the button that sent it. */
 function fieldsOf(form: HTMLFormElement, submitter: HTMLElement | null): [string, string][] {
-  const data = new FormData(form, submitter instanceof HTMLButtonElement || submitter instanceof HTMLInputElement ? submitter : null);
+  const data = new FormData(
+    form,
+    submitter instanceof HTMLButtonElement || submitter instanceof HTMLInputElement ? submitter : null,
+  );
   const fields: [string, string][] = [];
   for (const [name, value] of data) if (typeof value === "string") fields.push([name, value]);
   return fields;
@@ -198,7 +201,11 @@ async function render(): Promise<void> {
   panel.replaceChildren();
   const waiting = list.filter((d) => d.state === "waiting").length;
   const refused = list.length - waiting;
-  const heading = el("h2", `Waiting to send (${waiting})${refused ? `, not accepted (${refused})` : ""}`, "font-size:1rem;margin:0 0 .4rem");
+  const heading = el(
+    "h2",
+    `Waiting to send (${waiting})${refused ? `, not accepted (${refused})` : ""}`,
+    "font-size:1rem;margin:0 0 .4rem",
+  );
   heading.id = "drafts-heading";
   const items = el("ul", undefined, "margin:0;padding:0;list-style:none;max-height:40vh;overflow:auto");
   for (const draft of list) {
@@ -256,9 +263,10 @@ function onSubmit(event: SubmitEvent) {
   if (action.origin !== location.origin) return;
   // A form holding a password field (a signature) never waits, whatever the button.
   const fields = fieldsOf(form, event.submitter);
-  const kind = form.querySelector('input[type="password"]') && !fields.some(([k, v]) => k === "intent" && v === "comment")
-    ? null
-    : draftKind(action, fields);
+  const kind =
+    form.querySelector('input[type="password"]') && !fields.some(([k, v]) => k === "intent" && v === "comment")
+      ? null
+      : draftKind(action, fields);
   if (!kind) return;
   if (!navigator.onLine) {
     // Written offline: kept here, and the page's own handler never sees it.
@@ -279,7 +287,12 @@ function watchFailures() {
       return await original(input, init);
     } catch (error) {
       const caught = pending;
-      if (method === "POST" && caught && Date.now() - caught.at < SUBMIT_WINDOW_MS && !(error instanceof DOMException && error.name === "AbortError")) {
+      if (
+        method === "POST" &&
+        caught &&
+        Date.now() - caught.at < SUBMIT_WINDOW_MS &&
+        !(error instanceof DOMException && error.name === "AbortError")
+      ) {
         pending = null;
         await keep(caught.action, caught.kind, caught.fields);
       }

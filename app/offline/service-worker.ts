@@ -49,9 +49,7 @@ async function keep(path: string, response: Response): Promise<void> {
   const user = userOfPage(html);
   if (!user) return;
   const name = PAGES_CACHE_PREFIX + user;
-  await Promise.all(
-    (await pageCaches()).filter((other) => other !== name).map((other) => caches.delete(other)),
-  );
+  await Promise.all((await pageCaches()).filter((other) => other !== name).map((other) => caches.delete(other)));
   const cache = await caches.open(name);
   const headers = new Headers({ "Content-Type": "text/html; charset=utf-8", [FETCHED_HEADER]: String(Date.now()) });
   // Deleted first, so the order of the keys is the order of last use.

@@ -36,7 +36,9 @@ const ONLY_EMAIL = ONLY === "email" || ONLY_STEP;
 /** `npm run bench -- --only csv`: the CSV export row only. */
 const ONLY_CSV = ONLY === "csv";
 /** `npm run bench -- --only sea`: pages over an emulated satellite link, and the list's encodings (tests/bench/sea.ts). */
-const ONLY_SEA = ONLY === "sea";
+const ONLY_SEA = ONLY === "sea" || ONLY === "sea:ship";
+/** `npm run bench -- --only sea:ship`: of the sea rows, only "a ship's day replayed" (drafts sent when the link returns). */
+const ONLY_SHIP = ONLY === "sea:ship";
 /** MOCs waiting at c, added after the list scenarios, that the pipeline step consumes one by one. */
 const HSEQ_POOL = 15_000;
 /**
@@ -222,7 +224,12 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
 
     if (ONLY_SEA) {
-      const sea = await seaBench(base, client, { admin: people.admin, password: BENCH_PASSWORD });
+      const sea = await seaBench(
+        base,
+        client,
+        { admin: people.admin, password: BENCH_PASSWORD },
+        { shipOnly: ONLY_SHIP },
+      );
       console.log(`\n${seaTable(sea)}\n`);
       return;
     }

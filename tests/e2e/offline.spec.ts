@@ -50,9 +50,9 @@ test("a record opened before is read offline under the banner; signing out empti
   await ready(page);
   await expect.poll(() => savedPages(page)).toEqual({ [`offline-pages-${cast.originator._id}`]: [`/mocs/${moc._id}`] });
   await page.goto("/");
-  await expect.poll(async () => (await savedPages(page))[`offline-pages-${cast.originator._id}`]?.sort()).toEqual(
-    ["/", `/mocs/${moc._id}`].sort(),
-  );
+  await expect
+    .poll(async () => (await savedPages(page))[`offline-pages-${cast.originator._id}`]?.sort())
+    .toEqual(["/", `/mocs/${moc._id}`].sort());
 
   await page.context().setOffline(true);
   await page.goto(`/mocs/${moc._id}`);
