@@ -45,17 +45,28 @@ export function draftLabel(kind: DraftKind, action: URL, fields: [string, string
   }
 }
 
+export const SIGNED_OUT = "You are signed out: sign in again, then send it again.";
+
+/**
+ * After a redirect, the flash the page it leads to would show: an error flash (a step refused with
+ * 409: the state moved on) or an info flash (the step no longer open for this person: taken
+ * meanwhile) is a refusal in the server's words; a success flash or none, applied.
+ */
+export function flashOutcome(flash: { kind: string; message: string } | null): ReplayOutcome {
+  if (flash && (flash.kind === "error" || flash.kind === "info")) return { kind: "refused", message: flash.message };
+  return { kind: "applied" };
+}
+
 export type ReplayOutcome = { kind: "applied" } | { kind: "refused"; message: string } | { kind: "retry" };
 
 /**
- * Reads the answer to a replayed form (sent as a plain form post, the redirect followed): a 4xx,
- * or a page carrying an error flash (a step refused with 409 redirects to the record with it),
- * or an info flash (a step no longer open), is a refusal with the page's own words; 5xx is tried again later; anything else applied.
+ * Reads the answer to a replayed form that did not redirect (sent as a plain form post): a 4xx,
+ * or a page carrying an error or info flash, is a refusal with the page's own words; 5xx is tried again later; anything else applied.
  */
 export function readReplay(status: number, finalPath: string, html: string): ReplayOutcome {
   if (status >= 500) return { kind: "retry" };
   if (finalPath === "/login" || finalPath.startsWith("/login/")) {
-    return { kind: "refused", message: "You are signed out: sign in again, then send it again." };
+    return { kind: "refused", message: SIGNED_OUT };
   }
   const text = (fragment: string) =>
     fragment

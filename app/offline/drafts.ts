@@ -8,7 +8,17 @@
  * so a post the server applied but whose answer was lost applies once.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
-import { draftKind, draftLabel, IDEMPOTENCY_FIELD, readReplay, type DraftKind } from "./draft-rules";
+import { decode } from "turbo-stream";
+import {
+  draftKind,
+  draftLabel,
+  flashOutcome,
+  IDEMPOTENCY_FIELD,
+  readReplay,
+  SIGNED_OUT,
+  type DraftKind,
+  type ReplayOutcome,
+} from "./draft-rules";
 import { USER_ATTRIBUTE } from "./pages";
 
 type Draft = {
@@ -49,8 +59,9 @@ async function drafts(): Promise<Draft[]> {
   return all.sort((a, b) => a.createdAt - b.createdAt || (a.id ?? 0) - (b.id ?? 0));
 }
 
+/** 128 random bits as hex (`crypto.randomUUID` needs a secure context; a ship's server may be plain http). */
 function newKey(): string {
-  return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The form's fields as the browser would post them, with the button that sent it. */
@@ -67,8 +78,9 @@ function fieldsOf(form: HTMLFormElement, submitter: HTMLElement | null): [string
 async function keep(action: URL, kind: DraftKind, fields: [string, string][]): Promise<void> {
   const user = currentUser();
   if (!user) return;
-  // The plain form post redirects (the same as without JavaScript): "via=js" asks for data instead.
-  let kept = fields.filter(([name]) => name !== "via" && name !== "password");
+  // The fields exactly as the form sent them (or would have): the server compares a replay's body
+  // with the first one under the same key. A draft never holds a password (draftKind).
+  let kept = fields;
   let key = kept.find(([name]) => name === IDEMPOTENCY_FIELD)?.[1];
   if (!key) {
     key = newKey();
@@ -100,22 +112,45 @@ function schedule(ms: number) {
   timer = setTimeout(() => void sendAll(), ms);
 }
 
-async function sendOne(draft: Draft): Promise<"applied" | "refused" | "offline"> {
-  let response: Response;
+/**
+ * What the page told after a redirect: the root loader's flash (read once, as a page would show it),
+ * asked for alone (`/_root.data?_routes=root`, a few hundred bytes instead of the whole page), and
+ * whether the person is still signed in (a post of a signed-out person redirects to sign in).
+ */
+async function afterRedirect(): Promise<ReplayOutcome> {
+  const response = await fetch("/_root.data?_routes=root", { credentials: "same-origin" });
+  if (response.status >= 500 || !response.body) return { kind: "retry" };
+  const { value, done } = await decode(response.body);
+  await done;
+  type Root = { user?: unknown; flash?: { kind: string; message: string } | null };
+  const root = (value as { root?: { data?: Root } }).root?.data;
+  if (!root?.user) return { kind: "refused", message: SIGNED_OUT };
+  return flashOutcome(root.flash ?? null);
+}
+
+async function answerOf(draft: Draft): Promise<ReplayOutcome | "offline"> {
   try {
-    response = await fetch(draft.action, {
+    // The post as a browser without JavaScript sends it; its redirect is not followed (the page it
+    // leads to is not needed: only the flash it would show).
+    const response = await fetch(draft.action, {
       method: "POST",
       body: new URLSearchParams(draft.fields),
       headers: { "Idempotency-Key": draft.key },
       credentials: "same-origin",
-      redirect: "follow",
+      redirect: "manual",
     });
+    if (response.type !== "opaqueredirect")
+      return readReplay(response.status, new URL(draft.action, location.href).pathname, await response.text());
+    return await afterRedirect();
   } catch {
     return "offline";
   }
-  const outcome = readReplay(response.status, new URL(response.url).pathname, await response.text());
+}
+
+async function sendOne(draft: Draft): Promise<"applied" | "refused" | "offline"> {
+  const outcome = await answerOf(draft);
   const store = await database();
-  if (outcome.kind === "retry") return "offline";
+  if (outcome === "offline" || outcome.kind === "retry") return "offline";
   if (outcome.kind === "applied") {
     await store.delete("drafts", draft.id!);
     announce(`Sent: ${draft.label}.`);

@@ -99,7 +99,12 @@ registerRoute(
 // A record opened by a client-side navigation arrives as data, not a page: its page is fetched
 // once in the background (at most every 5 minutes) so that it can be read offline too.
 registerRoute(
-  ({ request, url }) => request.method === "GET" && url.pathname.endsWith(".data") && !!recordPath(pagePathOf(url)),
+  ({ request, url }) =>
+    request.method === "GET" &&
+    url.pathname.endsWith(".data") &&
+    // The root's data alone is no page opened (the drafts read a flash with it).
+    url.searchParams.get("_routes") !== "root" &&
+    recordPath(pagePathOf(url)),
   async ({ request, url }) => {
     const response = await fetch(request);
     if (response.ok) void refresh(pagePathOf(url));

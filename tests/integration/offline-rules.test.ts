@@ -4,7 +4,7 @@
  * answer is read. The browser side is tested in tests/e2e/offline.spec.ts.
  */
 import { describe, expect, it } from "vitest";
-import { draftKind, draftLabel, readReplay } from "~/offline/draft-rules";
+import { draftKind, draftLabel, flashOutcome, readReplay, SIGNED_OUT } from "~/offline/draft-rules";
 import { asOf, offlineCopy, recordPath, userOfPage } from "~/offline/pages";
 
 const url = (path: string) => new URL(path, "http://ship.test");
@@ -136,6 +136,14 @@ describe("the answer to a replayed draft", () => {
       ),
     ).toEqual({ kind: "refused", message: "Already decided." });
     expect(readReplay(200, "/login", "<form></form>").kind).toBe("refused");
+  });
+
+  it("after a redirect: an error or info flash refuses, a success flash or none applied", () => {
+    expect(flashOutcome({ kind: "error", message: "Taken." })).toEqual({ kind: "refused", message: "Taken." });
+    expect(flashOutcome({ kind: "info", message: "Not open." })).toEqual({ kind: "refused", message: "Not open." });
+    expect(flashOutcome({ kind: "success", message: "Raised." })).toEqual({ kind: "applied" });
+    expect(flashOutcome(null)).toEqual({ kind: "applied" });
+    expect(readReplay(200, "/login", "")).toEqual({ kind: "refused", message: SIGNED_OUT });
   });
 
   it("a server error is tried again later", () => {
