@@ -75,17 +75,21 @@ function fieldsOf(form: HTMLFormElement, submitter: HTMLElement | null): [string
   return fields;
 }
 
-async function keep(action: URL, kind: DraftKind, fields: [string, string][]): Promise<void> {
+/**
+ * Keeps a submission as a draft. `sent`: its post went out (and failed for the network): it keeps
+ * the form's key, since the server may have applied it. One never sent gets a key of its own: the
+ * form on the page keeps its key for the next thing written there, which must not share it.
+ */
+async function keep(action: URL, kind: DraftKind, fields: [string, string][], sent: boolean): Promise<void> {
   const user = currentUser();
   if (!user) return;
   // The fields exactly as the form sent them (or would have): the server compares a replay's body
   // with the first one under the same key. A draft never holds a password (draftKind).
-  let kept = fields;
-  let key = kept.find(([name]) => name === IDEMPOTENCY_FIELD)?.[1];
-  if (!key) {
-    key = newKey();
-    kept = [...kept, [IDEMPOTENCY_FIELD, key]];
-  }
+  const formKey = fields.find(([name]) => name === IDEMPOTENCY_FIELD)?.[1];
+  const key = sent && formKey ? formKey : newKey();
+  const kept: [string, string][] = formKey
+    ? fields.map(([name, value]) => [name, name === IDEMPOTENCY_FIELD ? key : value])
+    : [...fields, [IDEMPOTENCY_FIELD, key]];
   const draft: Draft = {
     user,
     kind,
@@ -198,6 +202,7 @@ async function sendInOrder(): Promise<void> {
 // ---- the list --------------------------------------------------------------------------------
 
 let panel: HTMLElement | null = null;
+let expanded = true;
 let live: HTMLElement | null = null;
 
 function announce(text: string) {
@@ -236,13 +241,19 @@ async function render(): Promise<void> {
   panel.replaceChildren();
   const waiting = list.filter((d) => d.state === "waiting").length;
   const refused = list.length - waiting;
+  // A summary that folds the list away (on a phone it would cover the form being written).
+  const details = el("details");
+  details.open = expanded;
+  details.addEventListener("toggle", () => (expanded = details.open));
+  const summary = el("summary", undefined, "cursor:pointer");
   const heading = el(
     "h2",
     `Waiting to send (${waiting})${refused ? `, not accepted (${refused})` : ""}`,
-    "font-size:1rem;margin:0 0 .4rem",
+    "display:inline;font-size:1rem;margin:0",
   );
   heading.id = "drafts-heading";
-  const items = el("ul", undefined, "margin:0;padding:0;list-style:none;max-height:40vh;overflow:auto");
+  summary.append(heading);
+  const items = el("ul", undefined, "margin:.4rem 0 0;padding:0;list-style:none;max-height:40vh;overflow:auto");
   for (const draft of list) {
     const item = el("li", undefined, "padding:.35rem 0;border-top:1px solid #ddd");
     item.append(el("span", draft.label, "display:block;overflow-wrap:anywhere"));
@@ -267,7 +278,8 @@ async function render(): Promise<void> {
     }
     items.append(item);
   }
-  panel.append(heading, items);
+  details.append(summary, items);
+  panel.append(details);
 }
 
 function mount() {
@@ -307,7 +319,7 @@ function onSubmit(event: SubmitEvent) {
     // Written offline: kept here, and the page's own handler never sees it.
     event.preventDefault();
     event.stopImmediatePropagation();
-    void keep(action, kind, fields).then(() => form.reset());
+    void keep(action, kind, fields, false).then(() => form.reset());
     return;
   }
   pending = { action, kind, fields, at: Date.now(), form };
@@ -329,7 +341,7 @@ function watchFailures() {
         !(error instanceof DOMException && error.name === "AbortError")
       ) {
         pending = null;
-        await keep(caught.action, caught.kind, caught.fields);
+        await keep(caught.action, caught.kind, caught.fields, true);
       }
       throw error;
     }
