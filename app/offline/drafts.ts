@@ -87,9 +87,12 @@ async function keep(action: URL, kind: DraftKind, fields: [string, string][], se
   // with the first one under the same key. A draft never holds a password (draftKind).
   const formKey = fields.find(([name]) => name === IDEMPOTENCY_FIELD)?.[1];
   const key = sent && formKey ? formKey : newKey();
+  // Never sent: "via=js" (the chat's "answer with data") goes, so that the replay, a plain form
+  // post, gets the short redirect a browser without JavaScript gets instead of a whole page.
+  const own = sent ? fields : fields.filter(([name]) => name !== "via");
   const kept: [string, string][] = formKey
-    ? fields.map(([name, value]) => [name, name === IDEMPOTENCY_FIELD ? key : value])
-    : [...fields, [IDEMPOTENCY_FIELD, key]];
+    ? own.map(([name, value]) => [name, name === IDEMPOTENCY_FIELD ? key : value])
+    : [...own, [IDEMPOTENCY_FIELD, key]];
   const draft: Draft = {
     user,
     kind,
