@@ -1,6 +1,5 @@
 import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import {
-  Form,
   isRouteErrorResponse,
   Links,
   Meta,
@@ -14,6 +13,7 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { useEffect, useState } from "react";
 import { authenticate } from "~/web/auth.server";
 import { readFlash } from "~/utils/flash.server";

@@ -1,5 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { AsyncLocalStorage } from "node:async_hooks";
 import postgres from "postgres";
 import * as schema from "./schema";
 
@@ -15,7 +16,13 @@ export type QueryCounter = { count: number };
 
 // The server entry (run by tsx) and the Remix build each hold a copy of this module; keeping the
 // client on globalThis gives the process one pool, whichever copy asks first.
-const holder = globalThis as typeof globalThis & { __cmDatabase?: Client; __cmQueryCounter?: QueryCounter };
+const holder = globalThis as typeof globalThis & {
+  __cmDatabase?: Client;
+  __cmQueryCounter?: QueryCounter;
+  __cmAmbientTransaction?: AsyncLocalStorage<Transaction>;
+};
+/** The transaction a whole request runs in, when it runs in one (`inRequestTransaction`). */
+const ambient = (holder.__cmAmbientTransaction ??= new AsyncLocalStorage<Transaction>());
 
 export function databaseUrl(): string {
   const url = process.env.DATABASE_URL;
@@ -79,8 +86,28 @@ export function getClient(): Client {
   return holder.__cmDatabase;
 }
 
+/**
+ * The database: the pool, or, inside `inRequestTransaction`, that request's transaction. There a
+ * model's own `getDb().transaction(...)` becomes a savepoint of it, so everything the request
+ * writes commits (or not) together with what the caller adds at the end (the idempotency key and
+ * its answer: app/web/idempotency.server.ts).
+ */
 export function getDb(): Database {
-  return getClient().db;
+  return (ambient.getStore() as unknown as Database | undefined) ?? getClient().db;
+}
+
+/**
+ * Runs `fn` and everything it starts in one transaction: `getDb()`, the prepared queries of
+ * preparedOnce and the statements given `getDb()` all run in it (docs/decisions/040-replays-apply-once.md).
+ */
+export function inRequestTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  if (ambient.getStore()) throw new Error("inRequestTransaction does not nest");
+  return getClient().db.transaction((tx) => ambient.run(tx, () => fn(tx)));
+}
+
+/** True while a request transaction is open (tests and assertions). */
+export function inAmbientTransaction(): boolean {
+  return ambient.getStore() !== undefined;
 }
 
 /**
@@ -92,10 +119,20 @@ export function getDb(): Database {
 export function preparedOnce<T>(build: (db: Database) => T): () => T {
   let cache: { db: Database; query: T } | undefined;
   return () => {
-    const db = getDb();
+    const db = getClient().db;
     if (cache?.db !== db) cache = { db, query: build(db) };
-    return cache.query;
+    // Inside a request transaction the same query runs on its connection (see getDb).
+    const tx = ambient.getStore();
+    return tx ? onClient(cache.query, clientOf(tx)) : cache.query;
   };
+}
+
+/** `query` with its postgres.js client replaced (its SQL, parameters and row mapping kept). */
+function onClient<T>(query: T, client: unknown): T {
+  if (typeof query !== "object" || query === null || !("client" in query)) return query;
+  return (query as { client?: unknown }).client === client
+    ? query
+    : (Object.create(query as object, { client: { value: client } }) as T);
 }
 
 /**
@@ -123,11 +160,7 @@ export function preparedOnceBy<K, T>(build: (db: Database, key: K) => T, idOf: (
 export function statementOnce<T extends object>(build: (db: Database) => T): (db: Executor) => T {
   const once = preparedOnce(build);
   return (db: Executor) => {
-    const query = once();
-    const client = clientOf(db);
-    return (query as { client?: unknown }).client === client
-      ? query
-      : (Object.create(query, { client: { value: client } }) as T);
+    return onClient(once(), clientOf(db));
   };
 }
 

@@ -12,7 +12,7 @@ import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
 import { currentRequestId } from "~/utils/request-context.server";
 import { carryOverLegacyJobs, parkLegacySchema } from "./legacy-boss";
-import { AUDIT_SEAL_QUEUE, queueDefinitions, REMINDER_QUEUE } from "./queues";
+import { AUDIT_SEAL_QUEUE, HOUSEKEEPING_CRON, HOUSEKEEPING_QUEUE, queueDefinitions, REMINDER_QUEUE } from "./queues";
 
 const holder = globalThis as typeof globalThis & { __cmBoss?: { boss: PgBoss; started: Promise<void> } };
 
@@ -52,6 +52,7 @@ export function startBoss(): Promise<PgBoss> {
       // pg-boss keeps one schedule per queue and fires each tick once across all instances.
       await boss.schedule(REMINDER_QUEUE, config.REMINDER_CRON, {}, { tz: "UTC" });
       await boss.schedule(AUDIT_SEAL_QUEUE, config.AUDIT_SEAL_CRON, {}, { tz: "UTC" });
+      await boss.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON, {}, { tz: "UTC" });
     });
     holder.__cmBoss = { boss, started };
   }

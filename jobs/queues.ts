@@ -12,6 +12,10 @@ export const EMAIL_DEAD_LETTER_QUEUE = "email-dead-letter";
 export const REMINDER_QUEUE = "daily-reminder";
 /** The daily seal of the audit trail (app/models/audit-seal.server.ts). */
 export const AUDIT_SEAL_QUEUE = "audit-seal";
+/** The hourly clean-up (jobs/housekeeping.ts): idempotency keys and uploads past a day. */
+export const HOUSEKEEPING_QUEUE = "housekeeping";
+/** Every hour at :17 (UTC). */
+export const HOUSEKEEPING_CRON = "17 * * * *";
 
 export const emailJobSchema = z.object({ messageId: z.uuid() });
 export type EmailJob = z.infer<typeof emailJobSchema>;
@@ -50,6 +54,11 @@ export function queueDefinitions(env: Env): QueueDefinition[] {
       name: AUDIT_SEAL_QUEUE,
       // Like the reminder: one queued at a time, and the day claimed in job_runs besides.
       options: { policy: "singleton", retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 15 * 60 },
+    },
+    {
+      name: HOUSEKEEPING_QUEUE,
+      // Each run removes all that is due, so a missed or failed one is made up by the next.
+      options: { policy: "singleton", retryLimit: 1, retryDelay: 60, expireInSeconds: 15 * 60 },
     },
   ];
 }

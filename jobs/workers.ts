@@ -4,7 +4,15 @@ import { logger } from "~/utils/logger.server";
 import { requestIdFrom, withRequestId } from "~/utils/request-context.server";
 import { jobRequestId, startBoss } from "./boss";
 import { deliverBatch, markEmailFailed, MAX_BATCH } from "./email";
-import { AUDIT_SEAL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, EMAIL_QUEUE, emailJobSchema, REMINDER_QUEUE } from "./queues";
+import {
+  AUDIT_SEAL_QUEUE,
+  EMAIL_DEAD_LETTER_QUEUE,
+  EMAIL_QUEUE,
+  emailJobSchema,
+  HOUSEKEEPING_QUEUE,
+  REMINDER_QUEUE,
+} from "./queues";
+import { runHousekeeping } from "./housekeeping";
 import { runDailyReminder } from "./reminder";
 import { runAuditSeal } from "./audit-seal";
 
@@ -63,8 +71,11 @@ export async function startWorkers(): Promise<PgBoss> {
   });
   await boss.work(REMINDER_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runDailyReminder());
   await boss.work(AUDIT_SEAL_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => runAuditSeal());
+  await boss.work(HOUSEKEEPING_QUEUE, { batchSize: 1, pollingIntervalSeconds }, async () => {
+    await runHousekeeping();
+  });
   logger().info(
-    { queues: [EMAIL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, REMINDER_QUEUE, AUDIT_SEAL_QUEUE] },
+    { queues: [EMAIL_QUEUE, EMAIL_DEAD_LETTER_QUEUE, REMINDER_QUEUE, AUDIT_SEAL_QUEUE, HOUSEKEEPING_QUEUE] },
     "workers started",
   );
   return boss;

@@ -3,7 +3,8 @@
  * with their lines and reasons, or the records about to be added. Step two (only when every row is
  * valid) confirms, carrying the checked file in a hidden field; nothing is saved before that.
  */
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import {
   ARCHIVE,
   capitalise,

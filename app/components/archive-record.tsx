@@ -1,6 +1,7 @@
 /** One legacy record's pages, for both kinds: the record, the new/edit form, the delete confirmation. */
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { ARCHIVE, ARCHIVE_LIMITS, capitalise } from "~/models/archive.constants";
 import { useLazyValidation } from "~/components/lazy-validation";
 import type {

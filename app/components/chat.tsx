@@ -12,6 +12,7 @@ import { useLazyValidation } from "~/components/lazy-validation";
 import { CHAT_POLL_MS } from "~/models/chat.constants";
 import type { ChatMessageView } from "~/models/chat.schema";
 import { ErrorList } from "./forms";
+import { FetcherForm } from "./form";
 import { formatDateTime } from "./moc";
 
 export type ChatPanelData = {
@@ -294,7 +295,8 @@ function Panel({ chat }: { chat: ChatPanelData }) {
           {problem}
         </p>
       ) : null}
-      <fetcher.Form
+      <FetcherForm
+        fetcher={fetcher}
         method="post"
         action={paths.action}
         className="chat-form"
@@ -337,7 +339,7 @@ function Panel({ chat }: { chat: ChatPanelData }) {
             {sending ? "Sending…" : "Send"}
           </button>
         </div>
-      </fetcher.Form>
+      </FetcherForm>
     </section>
   );
 }

@@ -1,4 +1,5 @@
-import { Form, Link } from "@remix-run/react";
+import { Link } from "@remix-run/react";
+import { Form } from "~/components/form";
 import type { ReactNode } from "react";
 import { SubmitButton } from "./forms";
 

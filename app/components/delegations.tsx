@@ -1,4 +1,4 @@
-import { Form } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { ErrorList, SubmitButton } from "./forms";
 import { formatDate } from "./moc";
 

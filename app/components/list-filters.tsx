@@ -2,7 +2,8 @@
  * The filter bar of the MOC, PCR and archive lists: a GET form (so filters live in the URL and work
  * without JavaScript) of labelled fields, with Apply and Reset.
  */
-import { Form, Link, useLocation } from "@remix-run/react";
+import { Link, useLocation } from "@remix-run/react";
+import { Form } from "~/components/form";
 import type { ReactNode } from "react";
 
 /** A select's options as `[value, label]` pairs. */

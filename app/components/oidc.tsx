@@ -1,4 +1,5 @@
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 
 /** The page an OIDC step shows when it is refused: why, and the way back. */
 export function OidcRefused() {

@@ -1,5 +1,5 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { Form } from "@remix-run/react";
+import { Form } from "~/components/form";
 import type { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
 import type { partAPageSchema } from "~/models/moc.schema";

@@ -1,5 +1,5 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { Form } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
 import { ErrorList, SubmitButton } from "./forms";

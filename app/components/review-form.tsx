@@ -1,5 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Link } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
 import { REVIEW_ACTION_LABELS } from "~/models/review.constants";
 import { useLazyValidation } from "~/components/lazy-validation";

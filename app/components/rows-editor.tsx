@@ -1,5 +1,6 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Link } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { useLazyValidation, type SchemaLoader } from "./lazy-validation";
 import type { UserOption } from "./fields";
 import { DefaultSubmit, ErrorList, SubmitButton } from "./forms";

@@ -1,5 +1,6 @@
 import { getFormProps, useForm, type FormMetadata, type SubmissionResult } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Link } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { useEffect, useRef, type ReactNode } from "react";
 import { StepDecisionContext } from "./decision-context";
 import { ErrorList, SubmitButton } from "./forms";

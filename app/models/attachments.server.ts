@@ -152,6 +152,18 @@ async function checkPcrWrite(tx: Executor, actor: Actor, pcrId: string) {
   return row;
 }
 
+/**
+ * Refuses, as storing would, an attachment the actor may not add now (the same checks, no write):
+ * a resumable upload asks before its first byte (app/web/resumable-upload.server.ts) and is
+ * checked again when it is stored.
+ */
+export async function assertMayAttach(actor: Actor, target: AttachmentTarget, kind: AttachmentKind): Promise<void> {
+  await getDb().transaction(async (tx) => {
+    if ("mocId" in target) await checkMocWrite(tx, actor, target.mocId, kind);
+    else await checkPcrWrite(tx, actor, target.pcrId);
+  });
+}
+
 /** Whether the actor may see the record a file belongs to (the record's own rule). */
 async function mayViewOwner(actor: Actor, owner: { mocId: string | null; pcrId: string | null }, db: Executor) {
   if (owner.mocId) {

@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { z } from "zod";
 import { SubmitButton } from "~/components/forms";
 import { formatDateTime } from "~/components/moc";

@@ -4,7 +4,8 @@
  * kinds it names (docs/decisions/029-oidc-and-notifications.md).
  */
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { SubmitButton } from "~/components/forms";
 import { NOTICE_KINDS } from "#db/schema/enums";
 import {

@@ -5,7 +5,8 @@
  * one-click `List-Unsubscribe=One-Click` (RFC 8058), which comes from anywhere by design.
  */
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { NOTICE_KIND_INFO, unsubscribe, unsubscribeTarget } from "~/models/notice-preferences.server";
 import { DomainError } from "~/utils/errors";
 

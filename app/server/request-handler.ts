@@ -8,6 +8,7 @@
  * - cross-origin writes judged against `APP_URL` (and the request's own origin) here, before Remix's
  *   own check, which compares `Origin` with `Host` only and answers a bare 500;
  * - headers every response carries set once, even when a route sets them too;
+ * - a write that carries an idempotency key applied once (app/web/idempotency.server.ts);
  * - an answer given before the body was read closes the connection after draining the body;
  * - a client that stops reading the answer, or stops sending its body, for CLIENT_STALL_SECONDS is
  *   cut (docs/security.md, "Slow clients").
@@ -16,6 +17,7 @@ import type { ServerBuild } from "@remix-run/node";
 import { createRequestHandler } from "@remix-run/node";
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express";
 import { withRevalidation } from "~/web/revalidation.server";
+import { withIdempotency } from "~/web/idempotency.server";
 import { bodyCap, countedBody, drainBody, refuseStalled, refuseTooLarge } from "~/web/body-limit.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { env } from "~/utils/env.server";
@@ -172,7 +174,9 @@ export function remixRequestHandler(build: ServerBuild, options: { appUrl: strin
     });
     try {
       // ETag / 304 for pages and loader data (app/web/revalidation.server.ts).
-      const response = await withRevalidation(request, await handle(request, {}));
+      // A write with an idempotency key runs once (app/web/idempotency.server.ts).
+      const answer = await withIdempotency(request, (keyed) => handle(keyed, {}));
+      const response = await withRevalidation(request, answer);
       if (refused || res.headersSent) {
         await response.body?.cancel().catch(() => {});
         return;

@@ -1,6 +1,7 @@
 // App code reaches the database through this module (nothing server-only leaks into the browser).
 export {
   getDb,
+  inRequestTransaction,
   closeDb,
   preparedOnce,
   preparedOnceBy,

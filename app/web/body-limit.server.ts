@@ -34,6 +34,8 @@ export const FORM_CAP: Cap = { bytes: MAX_BODY_BYTES, what: "1 MiB" };
 const UPLOAD_CAPS: [RegExp, Cap][] = [
   // The risk-assessment upload (app/routes/mocs+/$id.risk.tsx): a 10 MiB file.
   [/^\/mocs\/[^/]+\/risk(\.data)?\/?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
+  // A piece of a resumable upload (app/web/resumable-upload.server.ts): at most the whole file.
+  [/^\/tus\/attachments(\/[^/]*)?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
   // Attachments of a MOC or a PCR (app/routes/mocs+/$id.attachments.tsx, pcrs+/$id_.attachments.tsx).
   [/^\/(mocs|pcrs)\/[^/]+\/attachments(\.data)?\/?$/, { bytes: MAX_UPLOAD_BYTES + FORM_OVERHEAD, what: "10 MiB" }],
   // The archive CSV import: a 1 MiB file, carried back as base64 (4/3) on confirmation.

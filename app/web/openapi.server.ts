@@ -78,7 +78,7 @@ import { MAX_PAGE, pageQuery } from "./paging.server";
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
 /** The error statuses the document describes (each once, in ERRORS). */
-export type ErrorStatus = 304 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 502 | 504;
+export type ErrorStatus = 304 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 504;
 
 /** One operation: what it does, its input schemas, its success answer and its other statuses. */
 export type Operation = {
@@ -729,6 +729,23 @@ const errorResponse = (description: string, schema: object = ERROR_BODY, headers
   ...(headers ? { headers } : {}),
   content: { "application/json": { schema } },
 });
+const REPLAYED_HEADER = {
+  description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key.",
+  schema: { type: "string", enum: ["true"] },
+};
+/** The header every signed-in write takes (docs/api-contract.md, "Idempotency keys"). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept " +
+    "for this person and key for 24 hours, written with the change; the same request again gets that answer " +
+    "(`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. " +
+    "A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.",
+  schema: { type: "string", minLength: 8, maxLength: 200, pattern: "^[\\x21-\\x7e]+$" },
+  example: "9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44",
+};
 const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } };
 
 /** Every error status's response, described once and referenced by the operations. */
@@ -760,6 +777,12 @@ const ERRORS: Record<400 | ErrorStatus, [name: string, response: object]> = {
   ],
   413: ["TooLarge", errorResponse("The body is larger than 1 MiB (or a field over its limit).")],
   415: ["UnsupportedMediaType", errorResponse("The body must be sent as application/json.")],
+  422: [
+    "IdempotencyKeyReused",
+    errorResponse(
+      "The Idempotency-Key was used before, by the same person, for another request (another method, path or body); nothing was done.",
+    ),
+  ],
   429: [
     "TooManyRequests",
     errorResponse("Too many requests; try again after Retry-After seconds.", ERROR_BODY, RETRY_AFTER),
@@ -818,6 +841,9 @@ function operation(method: string, path: string, op: Operation, components: Reco
   // A signed-in write with a session cookie takes only a JSON body (or none): anything else is 415
   // (app/web/auth.server.ts `assertJsonBody`); bearer callers are not asked.
   if (!op.public && method !== "get") errors.add(415);
+  // Every signed-in write takes an Idempotency-Key (app/web/idempotency.server.ts).
+  const keyed = !op.public && method !== "get";
+  if (keyed) errors.add(422);
   op.errors?.forEach((s) => errors.add(s));
   const okSchema = lift(jsonSchema(op.ok, "output"), components);
   const okContent: Record<string, unknown> = op.image
@@ -862,12 +888,17 @@ function operation(method: string, path: string, op: Operation, components: Reco
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(op.public ? { security: [] } : {}),
-    parameters: parameters(op, path, components),
+    parameters: [
+      ...parameters(op, path, components),
+      ...(keyed ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : []),
+    ],
     ...(requestBody ? { requestBody } : {}),
     responses: {
       [String(op.okStatus ?? 200)]: {
         description: "Success.",
-        ...(Object.keys(okHeaders).length ? { headers: okHeaders } : {}),
+        ...(Object.keys(okHeaders).length || keyed
+          ? { headers: { ...okHeaders, ...(keyed ? { "Idempotent-Replayed": REPLAYED_HEADER } : {}) } }
+          : {}),
         content: okContent,
       },
       ...Object.fromEntries(
@@ -943,6 +974,7 @@ export function openApiDocument(): Record<string, unknown> {
         "`Authorization: Bearer <token>` or let the browser send the `session` cookie. " +
         `A refused token is 401 with "${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}" or "${TOKEN_INVALID}". ` +
         "A write sent with the session cookie must carry its body as `Content-Type: application/json` (415 otherwise). " +
+        "Every signed-in write takes an `Idempotency-Key` header: a replay of the same request gets the first answer again, applied once. " +
         `Lists with \`limit\` (1 to ${MAX_PAGE}) and \`cursor\` answer one page and a \`Link: <...>; rel="next"\` header; ` +
         "without them, the whole list.",
     },
@@ -951,6 +983,7 @@ export function openApiDocument(): Record<string, unknown> {
     security: [{ bearer: [] }, { cookie: [] }],
     paths,
     components: {
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "The token POST /login answers." },
         cookie: { type: "apiKey", in: "cookie", name: "session", description: "The session cookie the sign-in sets." },

@@ -11,3 +11,5 @@ export * from "./attachments";
 export * from "./audit";
 export * from "./backups";
 export * from "./sign-in-links";
+export * from "./idempotency";
+export * from "./resumable-uploads";

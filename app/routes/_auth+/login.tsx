@@ -9,7 +9,8 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { useEffect } from "react";
-import { Form, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { createSession } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";

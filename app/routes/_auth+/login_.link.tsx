@@ -6,7 +6,8 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { createSession } from "~/models/session.server";

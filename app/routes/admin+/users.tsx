@@ -1,7 +1,8 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useOutlet, useSearchParams } from "@remix-run/react";
+import { Link, useActionData, useLoaderData, useOutlet, useSearchParams } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { z } from "zod";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { departmentLabel } from "~/components/moc";

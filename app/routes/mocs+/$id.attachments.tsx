@@ -23,7 +23,7 @@ export default function MocAttachments() {
     <section className="card" aria-labelledby="attachments-title">
       <h2 id="attachments-title">Attachments</h2>
       <AttachmentList files={files} canWrite={canWrite} />
-      {canWrite ? <AttachmentUpload types={types} error={error} /> : null}
+      {canWrite ? <AttachmentUpload types={types} error={error} record={`moc:${mocId}`} /> : null}
       <p>
         <Link to={`/mocs/${mocId}`}>Back to the MOC</Link>
       </p>

@@ -1,5 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { TextField } from "~/components/fields";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { formatDate } from "~/components/moc";

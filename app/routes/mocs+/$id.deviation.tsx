@@ -1,5 +1,6 @@
 import { getFormProps } from "@conform-to/react";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { StepDecisionContext } from "~/components/decision-context";
 import { fieldset, TextField, YesNoField } from "~/components/fields";
 import { ErrorList, SubmitButton } from "~/components/forms";

@@ -1,5 +1,6 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { storeAttachment, UPLOAD_TYPES } from "~/models/attachments.server";
 import { receiveUpload } from "~/web/attachment-upload.server";

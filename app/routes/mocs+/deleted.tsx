@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useLoaderData } from "@remix-run/react";
+import { useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { z } from "zod";
 import { SubmitButton } from "~/components/forms";
 import { formatDateTime, StatusBadge } from "~/components/moc";

@@ -37,7 +37,7 @@ export default function PcrAttachments() {
       <section className="card" aria-labelledby="attachments-title">
         <h2 id="attachments-title">Files</h2>
         <AttachmentList files={files} canWrite={canWrite} />
-        {canWrite ? <AttachmentUpload types={types} error={error} /> : null}
+        {canWrite ? <AttachmentUpload types={types} error={error} record={`pcr:${pcrId}`} /> : null}
       </section>
     </>
   );

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
 import { SubmitButton } from "~/components/forms";
 import { ReviewBody } from "~/components/review";
 import { canWriteReviews } from "~/models/authz.server";

@@ -1,0 +1,314 @@
+/**
+ * Replays apply once (docs/decisions/040-replays-apply-once.md, docs/api-contract.md,
+ * "Idempotency keys"): a write with an `Idempotency-Key` header (under /api) or a page form's hidden
+ * `idempotencyKey` runs once per person and key; the same request again gets the first answer with
+ * no second effect, the same key with another body is 422, one person's key is not another's,
+ * concurrent duplicates apply once, a refused (4xx) request keeps no key, and keys past a day are
+ * purged. Real routes through app/web/idempotency.server.ts, the server's own wrapper.
+ */
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as chatRoute from "~/routes/api+/chat";
+import * as newmocRoute from "~/routes/api+/newmoc";
+import * as mocPage from "~/routes/mocs+/$id._index";
+import { closeDb, getDb } from "~/utils/db.server";
+import { IDEMPOTENCY_FIELD, KEY_REUSED_MESSAGE, purgeIdempotencyKeys, withIdempotency } from "~/web/idempotency.server";
+import { runHousekeeping } from "#jobs/housekeeping";
+import { chatMessages, idempotencyKeys, mocs } from "#db/schema";
+import { BASE, buildRequest, sessionCookieHeader, type CallOptions } from "../helpers/request";
+import { createMocOk, makeCast, tokenOf, type Doc } from "../helpers/moc-flow";
+import { newMocBody } from "../helpers/moc";
+import type { Cast } from "../helpers/moc";
+
+type RouteModule = { action?: (args: never) => Promise<unknown> };
+type Answer = { status: number; headers: Headers; text: string; body: unknown };
+
+/** What the server does with a request: withIdempotency around the route's action. */
+async function serve(route: RouteModule, request: Request, params: Record<string, string> = {}): Promise<Answer> {
+  const response = await withIdempotency(request, async (keyed) => {
+    try {
+      const answer = await route.action!({ request: keyed, params, context: {} } as never);
+      if (!(answer instanceof Response)) throw new Error("these tests expect the action to answer a Response");
+      return answer;
+    } catch (thrown) {
+      if (thrown instanceof Response) return thrown;
+      throw thrown;
+    }
+  });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body };
+}
+
+async function apiPost(route: RouteModule, who: { _id: string }, options: CallOptions & { key?: string }) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers["Idempotency-Key"] = options.key;
+  const request = await buildRequest({ method: "POST", ...options, headers, token: await tokenOf(who) });
+  return serve(route, request, options.params);
+}
+
+const chatBody = (who: { _id: string }, chatId: string, message: string) => ({
+  chat_id: chatId,
+  message: { sender: who._id, message, timestamp: new Date().toISOString() },
+});
+
+async function messagesSaying(chatId: string, text: string): Promise<number> {
+  const rows = await getDb()
+    .select({ n: sql<number>`count(*)::int` })
+    .from(chatMessages)
+    .where(sql`${chatMessages.chatId} = ${chatId} and ${chatMessages.message} = ${text}`);
+  return rows[0]!.n;
+}
+
+async function mocCount(): Promise<number> {
+  const [row] = await getDb()
+    .select({ n: sql<number>`count(*)::int` })
+    .from(mocs);
+  return row!.n;
+}
+
+let cast: Cast;
+let moc: Doc;
+beforeAll(async () => {
+  cast = await makeCast();
+  moc = await createMocOk(cast);
+});
+afterAll(async () => {
+  await closeDb();
+});
+
+describe("Idempotency-Key under /api", () => {
+  it("the same key and body: the first answer again, applied once", async () => {
+    const key = randomUUID();
+    const body = chatBody(cast.originator, moc.chat, "Pump arrives Tuesday (once)");
+    const first = await apiPost(chatRoute, cast.originator, { path: "/api/chat", body, key });
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    const again = await apiPost(chatRoute, cast.originator, { path: "/api/chat", body, key });
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.headers.get("Content-Type")).toMatch(/^application\/json/);
+    expect(await messagesSaying(moc.chat, "Pump arrives Tuesday (once)")).toBe(1);
+  });
+
+  it("a new MOC sent twice with one key is one MOC", async () => {
+    const key = randomUUID();
+    const body = newMocBody(cast.implementer);
+    const before = await mocCount();
+    const first = await apiPost(newmocRoute, cast.originator, { path: "/api/newmoc", body, key });
+    expect(first.status, first.text).toBe(200);
+    const again = await apiPost(newmocRoute, cast.originator, { path: "/api/newmoc", body, key });
+    expect(again.text).toBe(first.text);
+    expect(await mocCount()).toBe(before + 1);
+  });
+
+  it("the same key with another body is 422 and changes nothing", async () => {
+    const key = randomUUID();
+    const first = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: chatBody(cast.originator, moc.chat, "First body"),
+      key,
+    });
+    expect(first.status).toBe(200);
+    const other = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: chatBody(cast.originator, moc.chat, "Another body"),
+      key,
+    });
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({ status: 422, message: KEY_REUSED_MESSAGE });
+    expect(await messagesSaying(moc.chat, "Another body")).toBe(0);
+    // Another address with the same key is another request too.
+    const elsewhere = await apiPost(newmocRoute, cast.originator, {
+      path: "/api/newmoc",
+      body: chatBody(cast.originator, moc.chat, "First body"),
+      key,
+    });
+    expect(elsewhere.status).toBe(422);
+  });
+
+  it("another person's key is theirs alone: the same key applies for each", async () => {
+    const key = randomUUID();
+    const a = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: chatBody(cast.originator, moc.chat, "Shared key, originator"),
+      key,
+    });
+    const b = await apiPost(chatRoute, cast.implementer, {
+      path: "/api/chat",
+      body: chatBody(cast.implementer, moc.chat, "Shared key, implementer"),
+      key,
+    });
+    expect(a.status).toBe(200);
+    expect(b.status, b.text).toBe(200);
+    expect(b.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(await messagesSaying(moc.chat, "Shared key, originator")).toBe(1);
+    expect(await messagesSaying(moc.chat, "Shared key, implementer")).toBe(1);
+    const owners = await getDb()
+      .select({ userId: idempotencyKeys.userId })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, key));
+    expect(owners.map((o) => o.userId).sort()).toEqual([cast.originator._id, cast.implementer._id].sort());
+  });
+
+  it("concurrent duplicates: one applies, the others get its answer", async () => {
+    const key = randomUUID();
+    const body = chatBody(cast.originator, moc.chat, "Sent five times at once");
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => apiPost(chatRoute, cast.originator, { path: "/api/chat", body, key })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+    expect(answers.filter((a) => a.headers.get("Idempotent-Replayed") === "true")).toHaveLength(4);
+    expect(await messagesSaying(moc.chat, "Sent five times at once")).toBe(1);
+  });
+
+  it("a refused request keeps no key: corrected, the same key applies", async () => {
+    const key = randomUUID();
+    const bad = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: { chat_id: moc.chat, message: { sender: cast.originator._id, message: "" } },
+      key,
+    });
+    expect(bad.status).toBe(400);
+    const [kept] = await getDb()
+      .select({ n: sql<number>`count(*)::int` })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, key));
+    expect(kept!.n).toBe(0);
+    const good = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: chatBody(cast.originator, moc.chat, "Corrected"),
+      key,
+    });
+    expect(good.status, good.text).toBe(200);
+    expect(await messagesSaying(moc.chat, "Corrected")).toBe(1);
+  });
+
+  it("a malformed key is 400 and nothing runs", async () => {
+    for (const key of ["short", "x".repeat(201), "has space in it"]) {
+      const res = await apiPost(chatRoute, cast.originator, {
+        path: "/api/chat",
+        body: chatBody(cast.originator, moc.chat, `Malformed ${key.length}`),
+        key,
+      });
+      expect(res.status).toBe(400);
+      expect((res.body as { message: string }).message).toMatch(/idempotency key is not valid/);
+    }
+    expect(await messagesSaying(moc.chat, "Malformed 5")).toBe(0);
+  });
+
+  it("without a key a write runs as before (each send applies)", async () => {
+    const body = chatBody(cast.originator, moc.chat, "No key, twice");
+    await apiPost(chatRoute, cast.originator, { path: "/api/chat", body });
+    await apiPost(chatRoute, cast.originator, { path: "/api/chat", body });
+    expect(await messagesSaying(moc.chat, "No key, twice")).toBe(2);
+  });
+});
+
+describe("a page form's hidden idempotencyKey", () => {
+  async function pagePost(who: { _id: string }, fields: Record<string, string>, path = `/mocs/${moc._id}?index`) {
+    const request = new Request(new URL(path, BASE), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Cookie: await sessionCookieHeader(await tokenOf(who)),
+        Origin: BASE,
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+    return serve(mocPage, request, { id: moc._id });
+  }
+
+  it("a form submitted twice with the same key applies once; the replay is the same redirect", async () => {
+    const key = randomUUID();
+    const fields = { intent: "chat", message: "From the page, twice", [IDEMPOTENCY_FIELD]: key };
+    const first = await pagePost(cast.originator, fields);
+    expect(first.status).toBe(302);
+    expect(first.headers.get("Location")).toBe(`/mocs/${moc._id}#chat-end`);
+    // The answer was lost; the browser sends the same form again.
+    const again = await pagePost(cast.originator, fields);
+    expect(again.status).toBe(302);
+    expect(again.headers.get("Location")).toBe(`/mocs/${moc._id}#chat-end`);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await messagesSaying(moc.chat, "From the page, twice")).toBe(1);
+  });
+
+  it("a multipart form is the same request whatever its boundary", async () => {
+    const key = randomUUID();
+    const send = async () => {
+      const form = new FormData();
+      form.set("intent", "chat");
+      form.set("message", "Multipart, twice");
+      form.set(IDEMPOTENCY_FIELD, key);
+      const request = new Request(new URL(`/mocs/${moc._id}?index`, BASE), {
+        method: "POST",
+        headers: { Cookie: await sessionCookieHeader(await tokenOf(cast.originator)), Origin: BASE },
+        body: form,
+      });
+      return serve(mocPage, request, { id: moc._id });
+    };
+    expect((await send()).status).toBe(302);
+    const again = await send();
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await messagesSaying(moc.chat, "Multipart, twice")).toBe(1);
+  });
+
+  it("the single-fetch post of a page (/x.data) and the page are one address", async () => {
+    const key = randomUUID();
+    const fields = { intent: "chat", message: "Data then document", [IDEMPOTENCY_FIELD]: key };
+    const first = await pagePost(cast.originator, fields, `/mocs/${moc._id}.data?index`);
+    expect(first.status).toBeLessThan(400);
+    const again = await pagePost(
+      cast.originator,
+      fields,
+      `/mocs/${moc._id}.data?index&_routes=routes%2Fmocs%2B%2F%24id._index`,
+    );
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await messagesSaying(moc.chat, "Data then document")).toBe(1);
+  });
+
+  it("a form without a key (or without a signed-in person) runs as before", async () => {
+    const fields = { intent: "chat", message: "Keyless page post" };
+    expect((await pagePost(cast.originator, fields)).status).toBe(302);
+    expect((await pagePost(cast.originator, fields)).status).toBe(302);
+    expect(await messagesSaying(moc.chat, "Keyless page post")).toBe(2);
+  });
+});
+
+describe("keys are kept a day", () => {
+  it("the hourly housekeeping removes keys older than 24 hours and keeps the rest", async () => {
+    const old = randomUUID();
+    const fresh = randomUUID();
+    const row = {
+      userId: cast.verifier._id,
+      fingerprint: "f",
+      method: "POST",
+      path: "/api/chat",
+      status: 200,
+      headers: {},
+      body: "",
+    };
+    await getDb()
+      .insert(idempotencyKeys)
+      .values([
+        { ...row, key: old, createdAt: new Date(Date.now() - 25 * 3600_000) },
+        { ...row, key: fresh, createdAt: new Date(Date.now() - 23 * 3600_000) },
+      ]);
+    const outcome = await runHousekeeping();
+    expect(outcome.idempotencyKeys).toBeGreaterThanOrEqual(1);
+    const left = await getDb()
+      .select({ key: idempotencyKeys.key })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.userId, cast.verifier._id));
+    expect(left.map((r) => r.key)).toEqual([fresh]);
+    expect(await purgeIdempotencyKeys(new Date(Date.now() + 2 * 3600_000))).toBe(1);
+  });
+});
