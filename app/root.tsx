@@ -199,6 +199,12 @@ export function ErrorBoundary() {
     else if (status === 403) message = given || "You do not have access to this page.";
     else if (status < 500) message = given || error.statusText;
   }
+  // A post or a page whose answer never came (the link dropped): a form that may wait is kept
+  // under "Waiting to send" (docs/decisions/045-offline-shell-and-drafts.md).
+  if (error instanceof TypeError && /fetch|network/i.test(error.message)) {
+    message =
+      "The link dropped before the answer came. A form you were sending is kept under “Waiting to send” and goes again when the link is back.";
+  }
   const titles: Record<number, string> = { 403: "Not allowed", 404: "Not found", 500: "Something went wrong" };
   return (
     <section className="error-page" aria-labelledby="error-title">

@@ -39,6 +39,8 @@ interface DraftsDb extends DBSchema {
 }
 
 const MAX_BACKOFF_MS = 60_000;
+/** A post that failed for the network while the browser says it is online is tried again after this. */
+const RETRY_AFTER_FAILURE_MS = 2_000;
 /** A post that fails this long after its submit event is taken as that submission's. */
 const SUBMIT_WINDOW_MS = 30_000;
 
@@ -238,7 +240,9 @@ async function changed(): Promise<void> {
 }
 
 async function render(): Promise<void> {
-  if (!panel) return;
+  if (!panel || !live) return;
+  // An error page of the root route draws the whole document again: the list goes back in.
+  if (!panel.isConnected) document.body.append(panel, live);
   const list = await drafts();
   panel.hidden = list.length === 0;
   panel.replaceChildren();
@@ -345,6 +349,10 @@ function watchFailures() {
       ) {
         pending = null;
         await keep(caught.action, caught.kind, caught.fields, true);
+        // The browser still says it is online: try again after a pause (then with backoff).
+        schedule(RETRY_AFTER_FAILURE_MS);
+        // The page may draw its error page next (the post failed): show the list again after it.
+        setTimeout(() => void render(), 500);
       }
       throw error;
     }

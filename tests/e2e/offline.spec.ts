@@ -154,3 +154,34 @@ test("a queued step refused with 409 keeps the draft and shows why @js", async (
   await drafts(page).getByRole("button", { name: "Discard" }).click();
   await expect(drafts(page)).toBeHidden();
 });
+
+test("a chat message whose answer was lost (the server applied it) is sent again and applies once @js", async ({
+  cast,
+  mocApi,
+  openAs,
+  request,
+}) => {
+  const moc = await mocApi.create(cast);
+  const page = await openAs(cast.originator);
+  await open(page, `/mocs/${moc._id}`);
+  await draftsReady(page);
+
+  // The post reaches the server and is applied; its answer never reaches the browser.
+  let cut = 0;
+  await page.route(/\/mocs\/[^/]+\.data\?index/, async (route) => {
+    if (route.request().method() !== "POST" || cut > 0) return route.fallback();
+    cut += 1;
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  const text = `Answer lost ${Date.now()}`;
+  await chat(page).getByLabel("Message", { exact: true }).fill(text);
+  await chat(page).getByRole("button", { name: "Send", exact: true }).click();
+  await expect.poll(() => roomMessages(request, cast.originator, moc.chat)).toEqual([text]);
+  // Kept as a draft with the key it was sent with, and sent again: the server answers it as before.
+  await expect(drafts(page)).toBeVisible();
+  await expect(page.getByText(/^The link dropped before the answer came\./)).toBeVisible();
+  await expect(drafts(page)).toBeHidden({ timeout: 20_000 });
+  expect(cut).toBe(1);
+  expect(await roomMessages(request, cast.originator, moc.chat)).toEqual([text]);
+});
