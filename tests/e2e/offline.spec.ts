@@ -36,7 +36,7 @@ async function draftsReady(page: Page) {
   await page.locator("html[data-drafts=ready]").waitFor({ state: "attached" });
 }
 
-test("a record opened before is read offline under the banner; signing out empties it @js", async ({
+test("a record opened before is read offline under the banner; another person or signing out empties it @js", async ({
   cast,
   mocApi,
   openAs,
@@ -68,8 +68,19 @@ test("a record opened before is read offline under the banner; signing out empti
   await page.goto("/pcrs");
   await expect(page.getByRole("heading", { name: "This page was not saved for reading offline" })).toBeVisible();
 
-  // Back online, signing out empties the saved pages; offline, the record is no longer there.
+  // Back online, another person's page on this browser (their session, however it came) drops
+  // everything saved for the one before.
   await page.context().setOffline(false);
+  const other = await openAs(cast.implementer);
+  const implementerCookie = (await other.context().cookies()).find((c) => c.name === "session")!;
+  await other.context().close();
+  const originatorCookie = (await page.context().cookies()).find((c) => c.name === "session")!;
+  await page.context().addCookies([implementerCookie]);
+  await page.goto("/");
+  await expect.poll(() => savedPages(page)).toEqual({ [`offline-pages-${cast.implementer._id}`]: ["/"] });
+  await page.context().addCookies([originatorCookie]);
+
+  // Signing out empties the saved pages; offline, the record is no longer there.
   await page.goto("/");
   await ready(page);
   await page.getByRole("button", { name: "Sign out" }).click();
