@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { flatRoutes } from "remix-flat-routes";
 import { defineConfig } from "vitest/config";
 import { precompress } from "./scripts/precompress";
+import { serviceWorker } from "./scripts/service-worker-build";
 
 declare module "@remix-run/node" {
   interface Future {
@@ -63,6 +64,9 @@ export default defineConfig({
           v3_lazyRouteDiscovery: true,
         },
       }),
+    // The service worker (docs/decisions/045-offline-shell-and-drafts.md), written before the
+    // compressed copies are made (writeBundle runs before closeBundle).
+    !process.env.VITEST && serviceWorker(),
     // Brotli and gzip copies of the browser build, served by app/server/compression.ts.
     !process.env.VITEST && precompress(),
   ],

@@ -14,7 +14,7 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { authenticate } from "~/web/auth.server";
 import { readFlash } from "~/utils/flash.server";
 import { useNonce } from "~/utils/nonce";
@@ -27,9 +27,13 @@ import { unreadNotificationCount } from "~/models/notifications.server";
 // The icon is written into the page: one request less on a cold load at sea.
 const ICON = `data:image/svg+xml,${"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'><rect width='32' height='32' rx='6' fill='#0b4f6c'/><path d='M8 22V10l8 7 8-7v12' fill='none' stroke='#fff' stroke-width='3' stroke-linejoin='round'/></svg>".replace(/[<>#]/g, encodeURIComponent)}`;
 
-export const links: LinksFunction = () => [{ rel: "icon", href: ICON, type: "image/svg+xml" }];
+export const links: LinksFunction = () => [
+  { rel: "icon", href: ICON, type: "image/svg+xml" },
+  // Installable, with an offline shell (docs/decisions/045-offline-shell-and-drafts.md).
+  { rel: "manifest", href: "/manifest.webmanifest" },
+];
 
-export const meta: MetaFunction = () => [{ title: "Change Management" }];
+export const meta: MetaFunction = () => [{ title: "Change Management" }, { name: "theme-color", content: "#0b4f6c" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const result = await authenticate(request);
@@ -143,7 +147,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const root = useRouteLoaderData<typeof loader>("root");
   const user = root?.user ?? null;
   return (
-    <html lang="en" suppressHydrationWarning>
+    // The signed-in person's id names the service worker's cache of their pages (app/offline/pages.ts).
+    <html lang="en" suppressHydrationWarning data-offline-user={user?._id}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -170,7 +175,12 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
-  useLoaderData<typeof loader>();
+  const { user } = useLoaderData<typeof loader>();
+  const signedIn = !!user;
+  // The service worker and the drafts that wait for the link load after the page, on their own.
+  useEffect(() => {
+    void import("~/offline/client").then((offline) => offline.start(signedIn));
+  }, [signedIn]);
   return (
     <>
       <Outlet />
@@ -190,6 +200,12 @@ export function ErrorBoundary() {
       message = given || "There is nothing at this address. It may have been deleted, or the link is wrong.";
     else if (status === 403) message = given || "You do not have access to this page.";
     else if (status < 500) message = given || error.statusText;
+  }
+  // A post or a page whose answer never came (the link dropped): a form that may wait is kept
+  // under "Waiting to send" (docs/decisions/045-offline-shell-and-drafts.md).
+  if (error instanceof TypeError && /fetch|network/i.test(error.message)) {
+    message =
+      "The link dropped before the answer came. A form you were sending is kept under “Waiting to send” and goes again when the link is back.";
   }
   const titles: Record<number, string> = { 403: "Not allowed", 404: "Not found", 500: "Something went wrong" };
   return (

@@ -40,7 +40,9 @@ const ONLY_EMAIL = ONLY === "email" || ONLY_STEP;
 /** `npm run bench -- --only csv`: the CSV export row only. */
 const ONLY_CSV = ONLY === "csv";
 /** `npm run bench -- --only sea`: pages over an emulated satellite link, and the list's encodings (tests/bench/sea.ts). */
-const ONLY_SEA = ONLY === "sea";
+const ONLY_SEA = ONLY === "sea" || ONLY === "sea:ship";
+/** `npm run bench -- --only sea:ship`: of the sea rows, only "a ship's day replayed" (drafts sent when the link returns). */
+const ONLY_SHIP = ONLY === "sea:ship";
 /** `npm run bench -- --only my-actions`: the dashboard with 200 of My actions beside today's (tests/bench/my-actions.ts). */
 const ONLY_MY_ACTIONS = ONLY === "my-actions";
 /** `npm run bench -- --only search`: GET /api/search, p50 and p95 (tests/bench/search.ts). */
@@ -233,7 +235,12 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
 
     if (ONLY_SEA) {
-      const sea = await seaBench(base, client, { admin: people.admin, password: BENCH_PASSWORD });
+      const sea = await seaBench(
+        base,
+        client,
+        { admin: people.admin, password: BENCH_PASSWORD },
+        { shipOnly: ONLY_SHIP },
+      );
       console.log(`\n${seaTable(sea)}\n`);
       return;
     }

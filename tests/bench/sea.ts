@@ -9,9 +9,15 @@
  * `encodedDataLength` (headers and compressed bodies) up to the load event; time is from the
  * navigation's start to the load event. Last, `GET /api/newmoc` of all 10,000 MOCs with
  * `Accept-Encoding: identity`, `gzip` and `br`, counted as raw bytes on the socket.
+ * And "a ship's day replayed" (docs/decisions/045-offline-shell-and-drafts.md): 20 chat messages
+ * written with the link down wait as drafts; the link comes back at 256 kbit/s and 700 ms; the time
+ * until all are applied, the bytes sent and received, and the duplicates stored (must be 0).
+ * `--only sea:ship` runs that scenario alone.
  */
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from "@playwright/test";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type postgres from "postgres";
 import { signIn } from "./server";
@@ -144,10 +150,112 @@ function wireBytes(
   });
 }
 
+/** The service worker's precache list (build/client/sw.js) and its bytes as served (brotli where built). */
+function precacheBytes(dir: string): { files: number; bytes: number } {
+  const worker = readFileSync(path.join(dir, "sw.js"), "utf8");
+  const urls = [...worker.matchAll(/"url":"([^"]+)"/g)].map((m) => m[1]!);
+  let bytes = 0;
+  for (const url of urls) {
+    const file = path.join(dir, url);
+    bytes += existsSync(`${file}.br`) ? statSync(`${file}.br`).size : statSync(file).size;
+  }
+  return { files: urls.length, bytes };
+}
+
+/**
+ * A ship's day replayed: the record page loaded (and the service worker installed, its precache
+ * counted as a row of its own), the link cut, 20 chat messages written, the link back. Time from
+ * the link's return until the drafts list is empty (every draft answered), bytes up (the posts'
+ * bodies and headers) and down (the replies, and the page's chat poll meanwhile), and the messages
+ * stored, counted in the database: applied = 20, duplicates = 0.
+ */
+async function shipsDay(browser: Browser, base: string, cookie: string, mocId: string, sql: postgres.Sql) {
+  const rows: SeaRow[] = [];
+  const context = await signedInContext(browser, base, cookie, true);
+  const m = await meter(context);
+  let up = 0;
+  // Bytes down by path, to tell what the replay costs from what the page does meanwhile (its chat poll).
+  const paths = new Map<string, string>();
+  const byPath = new Map<string, number>();
+  m.cdp.on("Network.loadingFinished", (event: { requestId: string; encodedDataLength: number }) => {
+    const path = paths.get(event.requestId) ?? "?";
+    byPath.set(path, (byPath.get(path) ?? 0) + event.encodedDataLength);
+  });
+  m.cdp.on(
+    "Network.requestWillBeSent",
+    (event: {
+      requestId: string;
+      request: { url: string; method: string; postData?: string; headers: Record<string, string> };
+    }) => {
+      paths.set(
+        event.requestId,
+        `${event.request.method} ${new URL(event.request.url).pathname.replace(mocId, ":id")}`,
+      );
+      if (event.request.method !== "POST") return;
+      const headers = Object.entries(event.request.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+      up += Buffer.byteLength(event.request.postData ?? "") + headers;
+    },
+  );
+  await load(m, `${base}/mocs/${mocId}`);
+  await m.page.locator("html[data-drafts=ready]").waitFor({ state: "attached", timeout: 120_000 });
+  m.reset();
+  const installing = performance.now();
+  await m.page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await read(m);
+  // The worker's own downloads are not seen from the page's DevTools session: its precache list is
+  // summed from the build instead, each file as the server sends it (the .br copy when there is one).
+  const precache = precacheBytes("build/client");
+  rows.push({
+    scenario: `service worker installed after the first page: ${precache.files} files precached, once per deploy (bytes: the build's precache list as served)`,
+    kib: precache.bytes / 1024,
+    ms: performance.now() - installing,
+    target: "report",
+    pass: null,
+  });
+
+  await m.cdp.send("Network.emulateNetworkConditions", { ...LINK, offline: true });
+  const tag = `Ship's day ${Date.now()}`;
+  const panel = m.page.locator(".drafts-panel");
+  const chat = m.page.getByRole("region", { name: "Chat", exact: true });
+  for (let i = 1; i <= 20; i++) {
+    await chat.getByLabel("Message", { exact: true }).fill(`${tag} #${i}`);
+    await chat.getByRole("button", { name: "Send", exact: true }).click();
+    await panel.filter({ hasText: `Waiting to send (${i})` }).waitFor({ timeout: 10_000 });
+  }
+  m.reset();
+  up = 0;
+  byPath.clear();
+  const started = performance.now();
+  await m.cdp.send("Network.emulateNetworkConditions", LINK);
+  await panel.waitFor({ state: "hidden", timeout: 300_000 });
+  const ms = performance.now() - started;
+  const [stored] = await sql<{ applied: number; duplicates: number }[]>`
+    select count(distinct message)::int as applied, (count(*) - count(distinct message))::int as duplicates
+    from chat_messages where message like ${`${tag} #%`}`;
+  const { applied, duplicates } = stored!;
+  const heaviest = [...byPath].sort((a, b) => b[1] - a[1]).slice(0, 6);
+  console.log(
+    `[bench] sea: ship's day, down by request: ${heaviest.map(([path, bytes]) => `${path} ${(bytes / 1024).toFixed(1)} KiB`).join(", ")}`,
+  );
+  console.log(
+    `[bench] sea: ship's day: ${applied} of 20 applied, ${duplicates} duplicates, ${ms.toFixed(0)} ms, ${(up / 1024).toFixed(1)} KiB up, ${(m.bytes() / 1024).toFixed(1)} KiB down`,
+  );
+  rows.push({
+    scenario: `a ship's day replayed: 20 chat messages written offline, sent when the link is back (${(up / 1024).toFixed(1)} KiB up, ${(m.bytes() / 1024).toFixed(1)} KiB down; ${applied} applied, ${duplicates} duplicates)`,
+    kib: (up + m.bytes()) / 1024,
+    ms,
+    target: "all 20 applied, 0 duplicates",
+    pass: applied === 20 && duplicates === 0,
+  });
+  await context.close();
+  return rows;
+}
+
 export async function seaBench(
   base: string,
   sql: postgres.Sql,
   people: { admin: string; password: string },
+  options: { shipOnly?: boolean } = {},
 ): Promise<SeaRow[]> {
   const rows: SeaRow[] = [];
   const log = (message: string) => console.log(`[bench] sea: ${message}`);
@@ -169,6 +277,13 @@ export async function seaBench(
   const cookieFor = (as?: string) => (as === "hseq" ? hseq.cookie : admin.cookie);
 
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+  if (options.shipOnly) {
+    try {
+      return await shipsDay(browser, base, hseq.cookie, moc.id, sql);
+    } finally {
+      await browser.close();
+    }
+  }
   try {
     // Each page: cold and warm with JavaScript, cold without.
     for (const p of pages) {
@@ -250,6 +365,8 @@ export async function seaBench(
       });
       await context.close();
     }
+
+    rows.push(...(await shipsDay(browser, base, hseq.cookie, moc.id, sql)));
   } finally {
     await browser.close();
   }

@@ -1,0 +1,392 @@
+/**
+ * Drafts that wait for the link (docs/decisions/045-offline-shell-and-drafts.md). With JavaScript,
+ * a form that may wait (app/offline/draft-rules.ts) sent while offline, or whose post failed for
+ * the network, is kept in IndexedDB (per person) with its idempotency key, listed under "Waiting
+ * to send", and sent again in the order written when the link returns (the `online` event, and
+ * retries with backoff). Each outcome is told; a refusal stays in the list with the server's words
+ * until the person discards it or sends it again. A replay carries the key of the first attempt,
+ * so a post the server applied but whose answer was lost applies once.
+ */
+import { openDB, type DBSchema, type IDBPDatabase } from "idb";
+import { decode } from "turbo-stream";
+import {
+  draftKind,
+  draftLabel,
+  flashOutcome,
+  IDEMPOTENCY_FIELD,
+  readReplay,
+  SIGNED_OUT,
+  type DraftKind,
+  type ReplayOutcome,
+} from "./draft-rules";
+import { USER_ATTRIBUTE } from "./pages";
+
+type Draft = {
+  id?: number;
+  user: string;
+  kind: DraftKind;
+  label: string;
+  action: string;
+  fields: [string, string][];
+  key: string;
+  createdAt: number;
+  state: "waiting" | "refused";
+  message?: string;
+};
+
+interface DraftsDb extends DBSchema {
+  drafts: { key: number; value: Draft; indexes: { user: string } };
+}
+
+const MAX_BACKOFF_MS = 60_000;
+/** A post that failed for the network while the browser says it is online is tried again after this. */
+const RETRY_AFTER_FAILURE_MS = 2_000;
+/** A post that fails this long after its submit event is taken as that submission's. */
+const SUBMIT_WINDOW_MS = 30_000;
+
+let db: Promise<IDBPDatabase<DraftsDb>> | null = null;
+const database = () =>
+  (db ??= openDB<DraftsDb>("cm-drafts", 1, {
+    upgrade(upgrade) {
+      upgrade.createObjectStore("drafts", { keyPath: "id", autoIncrement: true }).createIndex("user", "user");
+    },
+  }));
+
+const currentUser = () => document.documentElement.getAttribute(USER_ATTRIBUTE);
+
+async function drafts(): Promise<Draft[]> {
+  const user = currentUser();
+  if (!user) return [];
+  const all = await (await database()).getAllFromIndex("drafts", "user", user);
+  return all.sort((a, b) => a.createdAt - b.createdAt || (a.id ?? 0) - (b.id ?? 0));
+}
+
+/** 128 random bits as hex (`crypto.randomUUID` needs a secure context; a ship's server may be plain http). */
+function newKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The form's fields as the browser would post them, with the button that sent it. */
+function fieldsOf(form: HTMLFormElement, submitter: HTMLElement | null): [string, string][] {
+  const data = new FormData(
+    form,
+    submitter instanceof HTMLButtonElement || submitter instanceof HTMLInputElement ? submitter : null,
+  );
+  const fields: [string, string][] = [];
+  for (const [name, value] of data) if (typeof value === "string") fields.push([name, value]);
+  return fields;
+}
+
+/**
+ * Keeps a submission as a draft. `sent`: its post went out (and failed for the network): it keeps
+ * the form's key, since the server may have applied it. One never sent gets a key of its own: the
+ * form on the page keeps its key for the next thing written there, which must not share it.
+ */
+async function keep(action: URL, kind: DraftKind, fields: [string, string][], sent: boolean): Promise<void> {
+  const user = currentUser();
+  if (!user) return;
+  // The fields exactly as the form sent them (or would have): the server compares a replay's body
+  // with the first one under the same key. A draft never holds a password (draftKind).
+  const formKey = fields.find(([name]) => name === IDEMPOTENCY_FIELD)?.[1];
+  const key = sent && formKey ? formKey : newKey();
+  // Never sent: "via=js" (the chat's "answer with data") goes, so that the replay, a plain form
+  // post, gets the short redirect a browser without JavaScript gets instead of a whole page.
+  const own = sent ? fields : fields.filter(([name]) => name !== "via");
+  const kept: [string, string][] = formKey
+    ? own.map(([name, value]) => [name, name === IDEMPOTENCY_FIELD ? key : value])
+    : [...own, [IDEMPOTENCY_FIELD, key]];
+  const draft: Draft = {
+    user,
+    kind,
+    label: draftLabel(kind, action, kept),
+    action: action.pathname + action.search,
+    fields: kept,
+    key,
+    createdAt: Date.now(),
+    state: "waiting",
+  };
+  await (await database()).add("drafts", draft);
+  announce(`Kept: ${draft.label}. Waiting to send; it goes when the link is back.`);
+  await changed();
+}
+
+// ---- sending ---------------------------------------------------------------------------------
+
+let sending = false;
+let attempt = 0;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+function schedule(ms: number) {
+  clearTimeout(timer);
+  timer = setTimeout(() => void sendAll(), ms);
+}
+
+/**
+ * What the page told after a redirect: the root loader's flash (read once, as a page would show it),
+ * asked for alone (`/_root.data?_routes=root`, a few hundred bytes instead of the whole page), and
+ * whether the person is still signed in (a post of a signed-out person redirects to sign in).
+ */
+async function afterRedirect(): Promise<ReplayOutcome> {
+  const response = await fetch("/_root.data?_routes=root", { credentials: "same-origin" });
+  if (response.status >= 500 || !response.body) return { kind: "retry" };
+  const { value, done } = await decode(response.body);
+  await done;
+  type Root = { user?: unknown; flash?: { kind: string; message: string } | null };
+  const root = (value as { root?: { data?: Root } }).root?.data;
+  if (!root?.user) return { kind: "refused", message: SIGNED_OUT };
+  return flashOutcome(root.flash ?? null);
+}
+
+async function answerOf(draft: Draft): Promise<ReplayOutcome | "offline"> {
+  try {
+    // The post as a browser without JavaScript sends it; its redirect is not followed (the page it
+    // leads to is not needed: only the flash it would show).
+    const response = await fetch(draft.action, {
+      method: "POST",
+      body: new URLSearchParams(draft.fields),
+      headers: { "Idempotency-Key": draft.key },
+      credentials: "same-origin",
+      redirect: "manual",
+    });
+    if (response.type !== "opaqueredirect")
+      return readReplay(response.status, new URL(draft.action, location.href).pathname, await response.text());
+    return await afterRedirect();
+  } catch {
+    return "offline";
+  }
+}
+
+async function sendOne(draft: Draft): Promise<"applied" | "refused" | "offline"> {
+  const outcome = await answerOf(draft);
+  const store = await database();
+  if (outcome === "offline" || outcome.kind === "retry") return "offline";
+  if (outcome.kind === "applied") {
+    await store.delete("drafts", draft.id!);
+    announce(`Sent: ${draft.label}.`);
+    return "applied";
+  }
+  await store.put("drafts", { ...draft, state: "refused", message: outcome.message });
+  announce(`Not accepted: ${draft.label}. ${outcome.message}`);
+  return "refused";
+}
+
+/**
+ * Sends the waiting drafts in the order written; stops at the first that finds no link. One tab
+ * at a time (a Web Lock): every open tab hears `online`, and each reads the list afresh inside it.
+ */
+async function sendAll(): Promise<void> {
+  if (sending || !navigator.onLine) return;
+  if (navigator.locks) await navigator.locks.request("cm-drafts-send", sendInOrder);
+  else await sendInOrder();
+}
+
+async function sendInOrder(): Promise<void> {
+  if (sending || !navigator.onLine) return;
+  sending = true;
+  let applied = 0;
+  try {
+    for (const draft of await drafts()) {
+      if (draft.state !== "waiting") continue;
+      const result = await sendOne(draft);
+      await changed();
+      if (result === "offline") {
+        attempt += 1;
+        const wait = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** attempt) * (0.75 + Math.random() / 2);
+        schedule(wait);
+        return;
+      }
+      if (result === "applied") applied += 1;
+    }
+    attempt = 0;
+  } finally {
+    sending = false;
+    if (applied) document.dispatchEvent(new CustomEvent("drafts:applied", { detail: { applied } }));
+  }
+}
+
+// ---- the list --------------------------------------------------------------------------------
+
+let panel: HTMLElement | null = null;
+let expanded = true;
+let live: HTMLElement | null = null;
+
+function announce(text: string) {
+  if (!live) return;
+  live.textContent = "";
+  // A fresh text node, so that the same words twice are read twice.
+  setTimeout(() => live && (live.textContent = text), 50);
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, css?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (css) node.style.cssText = css;
+  return node;
+}
+
+function button(text: string, onClick: () => void): HTMLButtonElement {
+  const node = el("button", text);
+  node.type = "button";
+  node.className = "button button-quiet";
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+/** Other tabs of the app redraw their list when this one changes it. */
+let channel: BroadcastChannel | null = null;
+async function changed(): Promise<void> {
+  channel?.postMessage("changed");
+  await render();
+}
+
+async function render(): Promise<void> {
+  if (!panel || !live) return;
+  // An error page of the root route draws the whole document again: the list goes back in.
+  if (!panel.isConnected) document.body.append(panel, live);
+  const list = await drafts();
+  panel.hidden = list.length === 0;
+  panel.replaceChildren();
+  const waiting = list.filter((d) => d.state === "waiting").length;
+  const refused = list.length - waiting;
+  // A summary that folds the list away (on a phone it would cover the form being written).
+  const details = el("details");
+  details.open = expanded;
+  details.addEventListener("toggle", () => (expanded = details.open));
+  const summary = el("summary", undefined, "cursor:pointer");
+  const heading = el(
+    "h2",
+    `Waiting to send (${waiting})${refused ? `, not accepted (${refused})` : ""}`,
+    "display:inline;font-size:1rem;margin:0",
+  );
+  heading.id = "drafts-heading";
+  summary.append(heading);
+  const items = el("ul", undefined, "margin:.4rem 0 0;padding:0;list-style:none;max-height:40vh;overflow:auto");
+  for (const draft of list) {
+    const item = el("li", undefined, "padding:.35rem 0;border-top:1px solid #ddd");
+    item.append(el("span", draft.label, "display:block;overflow-wrap:anywhere"));
+    if (draft.state === "waiting") {
+      item.append(el("span", "Waiting to send", "display:block;color:#7a4b00;font-weight:600"));
+    } else {
+      item.append(el("span", `Not accepted: ${draft.message ?? ""}`, "display:block;color:#a4161a;font-weight:600"));
+      const actions = el("span", undefined, "display:flex;gap:.5rem;margin-top:.25rem");
+      actions.append(
+        button("Send again", async () => {
+          await (await database()).put("drafts", { ...draft, state: "waiting", message: undefined });
+          await changed();
+          void sendAll();
+        }),
+        button("Discard", async () => {
+          await (await database()).delete("drafts", draft.id!);
+          announce(`Discarded: ${draft.label}.`);
+          await changed();
+        }),
+      );
+      item.append(actions);
+    }
+    items.append(item);
+  }
+  details.append(summary, items);
+  panel.append(details);
+}
+
+function mount() {
+  panel = el(
+    "section",
+    undefined,
+    "position:fixed;right:.5rem;bottom:.5rem;z-index:60;max-width:min(26rem,calc(100vw - 1rem));background:#fff;color:#111;border:2px solid #7a4b00;border-radius:.4rem;padding:.6rem .8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)",
+  );
+  panel.className = "drafts-panel";
+  panel.setAttribute("aria-labelledby", "drafts-heading");
+  panel.hidden = true;
+  live = el("div", undefined, "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)");
+  live.className = "drafts-status";
+  live.setAttribute("role", "status");
+  document.body.append(panel, live);
+}
+
+// ---- catching the submissions ----------------------------------------------------------------
+
+type Pending = { action: URL; kind: DraftKind; fields: [string, string][]; at: number; form: HTMLFormElement };
+let pending: Pending | null = null;
+
+function onSubmit(event: SubmitEvent) {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || event.defaultPrevented) return;
+  if ((form.method || "get").toLowerCase() !== "post" || form.enctype === "multipart/form-data") return;
+  const action = new URL(form.getAttribute("action") ?? location.href, location.href);
+  if (action.origin !== location.origin) return;
+  // A form holding a password field (a signature) never waits, whatever the button.
+  const fields = fieldsOf(form, event.submitter);
+  const kind =
+    form.querySelector('input[type="password"]') && !fields.some(([k, v]) => k === "intent" && v === "comment")
+      ? null
+      : draftKind(action, fields);
+  if (!kind) return;
+  if (!navigator.onLine) {
+    // Written offline: kept here, and the page's own handler never sees it.
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    void keep(action, kind, fields, false).then(() => form.reset());
+    return;
+  }
+  pending = { action, kind, fields, at: Date.now(), form };
+}
+
+/** The page's post failed for the network: the submission just made becomes a draft. */
+function watchFailures() {
+  const original = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+    try {
+      return await original(input, init);
+    } catch (error) {
+      const caught = pending;
+      if (
+        method === "POST" &&
+        caught &&
+        Date.now() - caught.at < SUBMIT_WINDOW_MS &&
+        !(error instanceof DOMException && error.name === "AbortError")
+      ) {
+        pending = null;
+        await keep(caught.action, caught.kind, caught.fields, true);
+        // The browser still says it is online: try again after a pause (then with backoff).
+        schedule(RETRY_AFTER_FAILURE_MS);
+        // The page may draw its error page next (the post failed): show the list again after it.
+        setTimeout(() => void render(), 500);
+      }
+      throw error;
+    }
+  };
+}
+
+/** Offline, links open whole pages, which the service worker serves from what it saved. */
+function onClick(event: MouseEvent) {
+  if (navigator.onLine || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey) return;
+  const link = (event.target as Element | null)?.closest?.("a[href]");
+  if (!(link instanceof HTMLAnchorElement) || link.origin !== location.origin || link.target) return;
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  location.assign(link.href);
+}
+
+let running = false;
+
+export function startDrafts(): void {
+  if (running || !("indexedDB" in window)) return;
+  running = true;
+  mount();
+  window.addEventListener("submit", onSubmit, true);
+  window.addEventListener("click", onClick, true);
+  window.addEventListener("online", () => {
+    attempt = 0;
+    void sendAll();
+  });
+  watchFailures();
+  if ("BroadcastChannel" in window) {
+    channel = new BroadcastChannel("cm-drafts");
+    channel.addEventListener("message", () => void render());
+  }
+  // Tells the page (and its tests) that submissions are now caught.
+  document.documentElement.setAttribute("data-drafts", "ready");
+  void render().then(() => sendAll());
+}

@@ -1,0 +1,49 @@
+/**
+ * What the service worker keeps of pages, and the read-only copy it serves without a link
+ * (docs/decisions/045-offline-shell-and-drafts.md). Plain functions: the worker and the tests use them.
+ */
+export const PAGES_CACHE_PREFIX = "offline-pages-";
+/** Record pages kept per person, besides the dashboard. */
+export const KEEP_RECORDS = 50;
+/** The attribute of <html> naming the signed-in person (app/root.tsx). */
+export const USER_ATTRIBUTE = "data-offline-user";
+
+/** The dashboard and MOC and PCR record pages are kept; everything else is not. */
+export function recordPath(path: string): boolean {
+  if (path === "/") return true;
+  const match = /^\/(mocs|pcrs)\/([^/]+)$/.exec(path);
+  return !!match && !["new", "deleted"].includes(match[2]!);
+}
+
+export function userOfPage(html: string): string | null {
+  return new RegExp(`<html[^>]*\\s${USER_ATTRIBUTE}="([\\w-]+)"`).exec(html)?.[1] ?? null;
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** "14:05 UTC", with the day in front when the copy is not from today (UTC). */
+export function asOf(fetchedAt: Date, now: Date): string {
+  const time = `${pad(fetchedAt.getUTCHours())}:${pad(fetchedAt.getUTCMinutes())} UTC`;
+  const sameDay = fetchedAt.toISOString().slice(0, 10) === now.toISOString().slice(0, 10);
+  return sameDay ? time : `${fetchedAt.getUTCDate()} ${MONTHS[fetchedAt.getUTCMonth()]} ${time}`;
+}
+
+const BANNER_STYLE =
+  "margin:0;padding:.6rem 1rem;background:#7a4b00;color:#fff;font-weight:600;text-align:center;position:sticky;top:0;z-index:50";
+
+/**
+ * The saved page as served offline: its scripts and module links removed (a read-only copy that
+ * nothing hydrates: its forms post nowhere without the link) and the banner first in the body.
+ * Without a saved page (`html` null): a short page saying so.
+ */
+export function offlineCopy(html: string | null, fetchedAt: Date | null, now: Date): string {
+  if (html === null || fetchedAt === null) {
+    return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Offline</title></head><body style="font-family:system-ui,sans-serif;margin:0"><p class="offline-banner" role="status" style="${BANNER_STYLE}">Offline</p><main style="padding:1rem"><h1>This page was not saved for reading offline</h1><p>The dashboard and the last ${KEEP_RECORDS} MOC and PCR records you opened can be read without a link. <a href="/">Open the dashboard</a>.</p></main></body></html>`;
+  }
+  const banner = `<p class="offline-banner" role="status" style="${BANNER_STYLE}">Offline — as of ${asOf(fetchedAt, now)}. A saved copy: forms on it cannot be sent until the link is back.</p>`;
+  return html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
+    .replace(/<link\b[^>]*rel="modulepreload"[^>]*>/gi, "")
+    .replace(/<body([^>]*)>/i, (body) => body + banner);
+}

@@ -1,0 +1,152 @@
+/**
+ * The rules of the offline shell and the drafts (docs/decisions/045-offline-shell-and-drafts.md):
+ * which pages are kept, the copy served offline, which submissions may wait, and how a replay's
+ * answer is read. The browser side is tested in tests/e2e/offline.spec.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { draftKind, draftLabel, flashOutcome, readReplay, SIGNED_OUT } from "~/offline/draft-rules";
+import { asOf, offlineCopy, recordPath, userOfPage } from "~/offline/pages";
+
+const url = (path: string) => new URL(path, "http://ship.test");
+const ID = "0f7a3c1e-2b4d-4e5f-8a9b-0c1d2e3f4a5b";
+
+describe("pages kept for reading offline", () => {
+  it("keeps the dashboard and MOC and PCR records, nothing else", () => {
+    expect(recordPath("/")).toBe(true);
+    expect(recordPath(`/mocs/${ID}`)).toBe(true);
+    expect(recordPath(`/pcrs/${ID}`)).toBe(true);
+    for (const path of [
+      "/mocs",
+      "/mocs/new",
+      "/mocs/deleted",
+      `/mocs/${ID}/hseq`,
+      "/pcrs/new",
+      "/admin/users",
+      "/login",
+    ]) {
+      expect(recordPath(path), path).toBe(false);
+    }
+  });
+
+  it("reads the person from <html>, and none from a signed-out page", () => {
+    expect(userOfPage(`<!DOCTYPE html><html lang="en" data-offline-user="${ID}"><head>`)).toBe(ID);
+    expect(userOfPage(`<!DOCTYPE html><html lang="en"><body data-offline-user="${ID}">`)).toBeNull();
+  });
+
+  it("says the time of the copy in UTC, with the day when it is not today", () => {
+    const now = new Date("2026-11-26T16:00:00Z");
+    expect(asOf(new Date("2026-11-26T14:05:59Z"), now)).toBe("14:05 UTC");
+    expect(asOf(new Date("2026-11-25T09:07:00Z"), now)).toBe("25 Nov 09:07 UTC");
+  });
+
+  it("serves the copy without its scripts, under the banner", () => {
+    const page = `<!DOCTYPE html><html lang="en" data-offline-user="${ID}"><head><link rel="modulepreload" href="/assets/root.js"/><style>body{}</style><script nonce="x">document.documentElement.classList.add('js')</script></head><body class="b"><main>Record</main><script type="module">import "/assets/entry.js"</script></body></html>`;
+    const copy = offlineCopy(page, new Date("2026-11-26T14:05:00Z"), new Date("2026-11-26T15:00:00Z"));
+    expect(copy).not.toMatch(/<script|modulepreload/);
+    expect(copy).toContain("<style>body{}</style>");
+    expect(copy).toMatch(/<body class="b"><p class="offline-banner" role="status"[^>]*>Offline — as of 14:05 UTC\./);
+    expect(copy).toContain("<main>Record</main>");
+    expect(offlineCopy(null, null, new Date())).toContain("This page was not saved for reading offline");
+  });
+});
+
+describe("submissions that may wait for the link", () => {
+  it("Part A, step forms, chat messages and PCR comments wait; signatures and uploads do not", () => {
+    expect(draftKind(url("/mocs/new"), [["reason-for-change.value", "Pump"]])).toBe("moc");
+    expect(draftKind(url(`/mocs/${ID}/hseq`), [["answer", "yes"]])).toBe("step");
+    expect(
+      draftKind(url(`/mocs/${ID}?index`), [
+        ["intent", "chat"],
+        ["message", "Hi"],
+      ]),
+    ).toBe("chat");
+    expect(
+      draftKind(url(`/pcrs/${ID}`), [
+        ["intent", "chat"],
+        ["message", "Hi"],
+      ]),
+    ).toBe("chat");
+    expect(
+      draftKind(url(`/pcrs/${ID}`), [
+        ["intent", "comment"],
+        ["comments", "Fine"],
+        ["password", ""],
+      ]),
+    ).toBe("comment");
+    expect(
+      draftKind(url(`/pcrs/${ID}`), [
+        ["intent", "sign"],
+        ["signature", "data:"],
+      ]),
+    ).toBeNull();
+    expect(
+      draftKind(url(`/pcrs/${ID}`), [
+        ["intent", "comment"],
+        ["password", "secret"],
+      ]),
+    ).toBeNull();
+    expect(draftKind(url(`/mocs/${ID}/verifier`), [["password", "secret"]])).toBeNull();
+    expect(draftKind(url(`/mocs/${ID}/attachments`), [])).toBeNull();
+    expect(draftKind(url("/logout"), [])).toBeNull();
+    expect(draftKind(url("/admin/users"), [["intent", "chat"]])).toBeNull();
+  });
+
+  it("names each draft by what it is", () => {
+    expect(draftLabel("moc", url("/mocs/new"), [["reason-for-change.value", "Obsolete pump"]])).toBe(
+      "New MOC: Obsolete pump",
+    );
+    expect(draftLabel("chat", url(`/pcrs/${ID}`), [["message", "x".repeat(70)]])).toBe(
+      `Chat message on a PCR: ${"x".repeat(60)}…`,
+    );
+    expect(draftLabel("step", url(`/mocs/${ID}/hseq`), [])).toBe('MOC step "hseq"');
+  });
+});
+
+describe("the answer to a replayed draft", () => {
+  it("applied: a page without an error", () => {
+    expect(readReplay(200, `/mocs/${ID}`, '<div class="flash flash-success" role="status">Raised.</div>')).toEqual({
+      kind: "applied",
+    });
+  });
+
+  it("refused with the server's words: an error or info flash, field errors, an error page", () => {
+    expect(
+      readReplay(
+        200,
+        `/mocs/${ID}`,
+        '<div class="flash flash-error" role="alert">The step was taken &amp; closed.</div>',
+      ),
+    ).toEqual({ kind: "refused", message: "The step was taken & closed." });
+    expect(
+      readReplay(
+        200,
+        `/mocs/${ID}`,
+        '<div class="flash flash-info" role="status">Part C is not open for you now.</div>',
+      ),
+    ).toEqual({ kind: "refused", message: "Part C is not open for you now." });
+    expect(readReplay(400, "/mocs/new", '<ul id="x" class="field-errors"><li>Give a reason.</li></ul>')).toEqual({
+      kind: "refused",
+      message: "Give a reason.",
+    });
+    expect(
+      readReplay(
+        409,
+        `/mocs/${ID}`,
+        '<section class="error-page"><p class="error-code">409</p><h1 id="t">Something went wrong</h1><p>Already decided.</p></section>',
+      ),
+    ).toEqual({ kind: "refused", message: "Already decided." });
+    expect(readReplay(200, "/login", "<form></form>").kind).toBe("refused");
+  });
+
+  it("after a redirect: an error or info flash refuses, a success flash or none applied", () => {
+    expect(flashOutcome({ kind: "error", message: "Taken." })).toEqual({ kind: "refused", message: "Taken." });
+    expect(flashOutcome({ kind: "info", message: "Not open." })).toEqual({ kind: "refused", message: "Not open." });
+    expect(flashOutcome({ kind: "success", message: "Raised." })).toEqual({ kind: "applied" });
+    expect(flashOutcome(null)).toEqual({ kind: "applied" });
+    expect(readReplay(200, "/login", "")).toEqual({ kind: "refused", message: SIGNED_OUT });
+  });
+
+  it("a server error is tried again later", () => {
+    expect(readReplay(503, `/mocs/${ID}`, "")).toEqual({ kind: "retry" });
+  });
+});
