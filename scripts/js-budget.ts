@@ -21,10 +21,6 @@ export const DEFAULT_BUDGET_KIB = 100;
 export const ROUTE_BUDGETS_KIB: Record<string, number> = {
   // Insight: figures, tables and charts for the whole fleet (docs/decisions/032-pages-at-sea.md: at most 150 KiB).
   "routes/insights": 150,
-  // The PCR page (and its chat panel, a child route) came to 100.5 KiB when every form gained its
-  // idempotency key (about 0.5 KiB: app/components/form.tsx, docs/decisions/040-replays-apply-once.md).
-  "routes/pcrs+/$id": 101,
-  "routes/pcrs+/$id.chat": 101,
 };
 
 type ManifestRoute = {

@@ -4,13 +4,11 @@
  * and the panel asks for new messages every 1.5 s while the tab is visible, so messages from
  * others (on any app instance: the poll reads the database) appear without a reload.
  */
-import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { Link, useActionData, useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import { useHydrated } from "./use-hydrated";
-import { useLazyValidation } from "~/components/lazy-validation";
 import { CHAT_POLL_MS } from "~/models/chat.constants";
-import type { ChatMessageView } from "~/models/chat.schema";
+import type { ChatMessageView, chatText } from "~/models/chat.schema";
 import { ErrorList } from "./forms";
 import { FetcherForm } from "./form";
 import { formatDateTime } from "./moc";
@@ -25,7 +23,20 @@ export type ChatPanelData = {
   before: number | null;
 };
 
-type ChatActionData = { chat: SubmissionResult<string[]>; posted?: ChatMessageView };
+/**
+ * The chat action's answer: conform's reply (app/web/chat-page.server.ts), of which the panel reads
+ * the errors (by field; "" for the form's own) and, after a refusal, the text to put back.
+ */
+type ChatReply = {
+  status?: "success" | "error";
+  error?: Record<string, string[] | null> | null;
+  initialValue?: Record<string, unknown> | null;
+};
+type ChatActionData = { chat: ChatReply; posted?: ChatMessageView };
+type ChatText = typeof chatText;
+
+const FORM_ID = "chat-form";
+const FIELD_ID = `${FORM_ID}-message`;
 
 const isChatAction = (value: unknown): value is ChatActionData =>
   typeof value === "object" && value !== null && "chat" in value;
@@ -67,13 +78,31 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   const fetcher = useFetcher<ChatActionData>();
   const actionData = useActionData<unknown>();
   const lastResult = fetcher.data?.chat ?? (isChatAction(actionData) ? actionData.chat : undefined);
-  const [form, fields] = useForm({
-    id: "chat-form",
-    lastResult,
-    onValidate: useLazyValidation("chat-form", () => import("~/models/chat.schema").then((m) => m.chatFormSchema)),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
+  // The message is checked in the browser by the schema the server uses, loaded when the form is
+  // first used (docs/decisions/032-pages-at-sea.md): until then, and without JavaScript, the server's
+  // answer carries the same messages. No form library: the chat is on every record page's first load.
+  const schema = useRef<ChatText | null>(null);
+  const loadSchema = () => {
+    if (schema.current) return;
+    import("~/models/chat.schema").then(
+      (m) => (schema.current = m.chatText),
+      () => undefined, // the link dropped: the server validates
+    );
+  };
+  const [checked, setChecked] = useState<{ for: ChatReply | undefined; errors: string[] } | null>(null);
+  /** The message's errors, none ([]), or undefined while the schema has not arrived. */
+  const check = (value: string): string[] | undefined => {
+    const result = schema.current?.safeParse(value);
+    return result && (result.success ? [] : result.error.issues.map((issue) => issue.message));
+  };
+  // What the browser found since the last answer wins over that answer's errors.
+  const shown = checked && checked.for === lastResult ? checked : null;
+  const fieldErrors = shown ? shown.errors : (lastResult?.error?.message ?? []);
+  const formErrors = shown ? [] : (lastResult?.error?.[""] ?? []);
+  const refusedText =
+    lastResult?.status === "error" && typeof lastResult.initialValue?.message === "string"
+      ? lastResult.initialValue.message
+      : undefined;
   const sending = fetcher.state !== "idle";
 
   const add = useCallback(
@@ -110,8 +139,11 @@ function Panel({ chat }: { chat: ChatPanelData }) {
       // The action's answer (outside data) joins the list before the next poll would bring it.
       // eslint-disable-next-line react-hooks/set-state-in-effect
       add([fetcher.data.posted], "own");
-      // Keep the writer in the field (the form is reset in place) for the next message.
-      textareaRef.current?.focus();
+      // Empty the field and keep the writer in it for the next message.
+      if (textareaRef.current) {
+        textareaRef.current.value = "";
+        textareaRef.current.focus();
+      }
     }
   }, [fetcher.data, add]);
 
@@ -226,8 +258,7 @@ function Panel({ chat }: { chat: ChatPanelData }) {
     setUnseen(0);
   };
 
-  const formProps = getFormProps(form);
-  const { key: textareaKey, ...textareaProps } = getTextareaProps(fields.message);
+  const invalid = fieldErrors.length > 0;
 
   const firstSeq = messages[0]?.seq;
 
@@ -300,23 +331,41 @@ function Panel({ chat }: { chat: ChatPanelData }) {
         method="post"
         action={paths.action}
         className="chat-form"
-        {...formProps}
+        id={FORM_ID}
+        noValidate
+        onFocus={loadSchema}
+        onPointerDown={loadSchema}
         onSubmit={(event) => {
           if (sending) {
             event.preventDefault();
             return;
           }
-          formProps.onSubmit(event);
+          const errors = check(textareaRef.current?.value ?? "");
+          if (errors?.length) {
+            event.preventDefault();
+            setChecked({ for: lastResult, errors });
+            textareaRef.current?.focus();
+          }
         }}
       >
         <input type="hidden" name="intent" value="chat" />
         {hydrated ? <input type="hidden" name="via" value="js" /> : null}
-        <ErrorList id={form.errorId} errors={form.errors} />
+        <ErrorList id={`${FORM_ID}-error`} errors={formErrors} />
         <div className="field">
-          <label htmlFor={fields.message.id}>Message</label>
+          <label htmlFor={FIELD_ID}>Message</label>
           <textarea
-            key={textareaKey}
-            {...textareaProps}
+            // A refused message comes back as typed; a new answer puts it in place again.
+            key={refusedText === undefined ? "chat-message" : `chat-message-${refusedText.length}`}
+            id={FIELD_ID}
+            name="message"
+            defaultValue={refusedText}
+            aria-invalid={invalid || undefined}
+            aria-describedby={invalid ? `${FIELD_ID}-error` : undefined}
+            onInput={(event) => {
+              // Once an error shows, it follows the text as it is corrected.
+              const errors = invalid ? check(event.currentTarget.value) : undefined;
+              if (errors) setChecked({ for: lastResult, errors });
+            }}
             ref={textareaRef}
             rows={3}
             onKeyDown={(event) => {
@@ -327,7 +376,7 @@ function Panel({ chat }: { chat: ChatPanelData }) {
               }
             }}
           />
-          <ErrorList id={fields.message.errorId} errors={fields.message.errors} />
+          <ErrorList id={`${FIELD_ID}-error`} errors={fieldErrors} />
         </div>
         <div className="form-actions">
           <button

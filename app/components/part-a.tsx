@@ -14,7 +14,7 @@ import {
 } from "./fields";
 import { ErrorList, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
-import { useFocusFirstInvalid } from "./step-form";
+import { useFocusFirstInvalid } from "./focus-first-invalid";
 
 const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
 

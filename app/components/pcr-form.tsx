@@ -3,7 +3,7 @@ import { Form } from "~/components/form";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
 import { ErrorList, SubmitButton } from "./forms";
-import { useFocusFirstInvalid } from "./step-form";
+import { useFocusFirstInvalid } from "./focus-first-invalid";
 
 /** The PCR form: new and edit. */
 export function PcrForm({

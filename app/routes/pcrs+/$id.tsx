@@ -5,7 +5,7 @@ import { Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/
 import { Form } from "~/components/form";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
-import { useFocusFirstInvalid } from "~/components/step-form";
+import { useFocusFirstInvalid } from "~/components/focus-first-invalid";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { ErrorList, SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDateTime } from "~/components/moc";
