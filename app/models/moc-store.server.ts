@@ -18,6 +18,7 @@ import {
 } from "./audit-chain.server";
 import { notify, type NotifyInput, type Recipient, type Recipients } from "./email.server";
 import type { NewMocInput, originatorFieldsSchema } from "./moc.schema";
+import { resolveScope } from "./vessel.server";
 
 /**
  * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
@@ -275,11 +276,15 @@ export function notifyAboutMoc(
  * Part A's stored form, the one builder: the fields as given, the implementer as picked (id and
  * name), the description sanitised. Issues are keyed by field (`description-of-change`).
  */
-export function partAForm(
+export async function partAForm(
+  tx: Executor,
   input: NewMocInput,
   implementer: { _id: string; name: string } | null,
-): Record<string, { value: unknown } | undefined> {
+): Promise<Record<string, { value: unknown } | undefined>> {
   return {
+    // Optional over /api (docs/decisions/036-vessels-and-crew-access.md): absent reads "Not recorded".
+    title: input.title,
+    vessel: input.vessel ? { value: await resolveScope(tx, input.vessel.value) } : undefined,
     "implementer-name": implementer ? { value: implementer } : undefined,
     // A draft may still lack the description (and the reason and department).
     "description-of-change": input["description-of-change"]

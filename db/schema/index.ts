@@ -11,3 +11,4 @@ export * from "./attachments";
 export * from "./audit";
 export * from "./backups";
 export * from "./sign-in-links";
+export * from "./vessels";

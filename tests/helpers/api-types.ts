@@ -916,6 +916,45 @@ export interface paths {
     patch: operations["patchOldPcrById"];
     trace?: never;
   };
+  "/api/vessels": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The vessel register by name, or one vessel with `id` (anyone signed in). */
+    get: operations["getVessels"];
+    /** Changes what the body names of a vessel (admins); a new name shows on the MOCs naming it. */
+    put: operations["putVessels"];
+    /** Adds a vessel (admins). `imo` is seven digits whose last is the check digit of the first six (400 otherwise; 409 when already in the register). */
+    post: operations["postVessels"];
+    /** Deletes a vessel no MOC names (admins); 409 when one does (deactivate it with PUT `active: false`). */
+    delete: operations["deleteVessels"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vessels/assignments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Crew assignments (a person on a vessel from `from` to `to`), latest first: of a vessel (`vessel_id`) or a person (`user_id`). Admins read any; others their own (`user_id` = themselves). People assigned today may read their vessel's MOCs (read only). */
+    get: operations["getVesselsAssignments"];
+    put?: never;
+    /** Assigns a person to a vessel for a period (admins); `to` absent or null is open-ended. 409 when it overlaps another period of the same person on the same vessel. */
+    post: operations["postVesselsAssignments"];
+    /** Removes a crew assignment (admins). */
+    delete: operations["deleteVesselsAssignments"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/insights": {
     parameters: {
       query?: never;
@@ -2281,6 +2320,12 @@ export interface operations {
          *           "name": "Kari Nordmann"
          *         }
          *       },
+         *       "title": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "vessel": {
+         *         "value": "office"
+         *       },
          *       "description-of-change": {
          *         "value": "Checked on the bridge"
          *       },
@@ -2317,6 +2362,18 @@ export interface operations {
                   name?: string;
                 }
               | string;
+          };
+          title?: {
+            value: string;
+          };
+          vessel?: {
+            value:
+              | ("office" | "fleet")
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name?: string;
+                };
           };
           "description-of-change": {
             value: string;
@@ -2383,6 +2440,12 @@ export interface operations {
          *           "name": "Kari Nordmann"
          *         }
          *       },
+         *       "title": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "vessel": {
+         *         "value": "office"
+         *       },
          *       "description-of-change": {
          *         "value": "Checked on the bridge"
          *       },
@@ -2419,6 +2482,18 @@ export interface operations {
                   name?: string;
                 }
               | string;
+          };
+          title?: {
+            value: string;
+          };
+          vessel?: {
+            value:
+              | ("office" | "fleet")
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name?: string;
+                };
           };
           "description-of-change": {
             value: string;
@@ -3389,6 +3464,12 @@ export interface operations {
          *             "name": "Kari Nordmann"
          *           }
          *         },
+         *         "title": {
+         *           "value": "Checked on the bridge"
+         *         },
+         *         "vessel": {
+         *           "value": "office"
+         *         },
          *         "description-of-change": {
          *           "value": "Checked on the bridge"
          *         },
@@ -3429,6 +3510,18 @@ export interface operations {
                     name?: string;
                   }
                 | string;
+            };
+            title?: {
+              value: string;
+            };
+            vessel?: {
+              value:
+                | ("office" | "fleet")
+                | {
+                    /** Format: uuid */
+                    _id: string;
+                    name?: string;
+                  };
             };
             "description-of-change": {
               value: string;
@@ -6010,6 +6103,434 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  getVessels: {
+    parameters: {
+      query?: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data:
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name: string;
+                  /** @description Seven digits, the last the check digit. */
+                  imo: string;
+                  ship_type: string;
+                  flag: string;
+                  active: boolean;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  createdAt: string;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  updatedAt: string;
+                }
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name: string;
+                  /** @description Seven digits, the last the check digit. */
+                  imo: string;
+                  ship_type: string;
+                  flag: string;
+                  active: boolean;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  createdAt: string;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  updatedAt: string;
+                }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+    };
+  };
+  putVessels: {
+    parameters: {
+      query: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Kari Nordmann",
+         *       "imo": "9074729",
+         *       "ship_type": "Checked on the bridge",
+         *       "flag": "Checked on the bridge",
+         *       "active": false
+         *     }
+         */
+        "application/json": {
+          name?: string;
+          /**
+           * @description Seven digits with the check digit last; "IMO 9074729" is taken too.
+           * @example 9074729
+           */
+          imo?: string;
+          ship_type?: string;
+          flag?: string;
+          active?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+              /** @description Seven digits, the last the check digit. */
+              imo: string;
+              ship_type: string;
+              flag: string;
+              active: boolean;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  postVessels: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Kari Nordmann",
+         *       "imo": "9074729",
+         *       "ship_type": "Checked on the bridge",
+         *       "flag": "Checked on the bridge",
+         *       "active": false
+         *     }
+         */
+        "application/json": {
+          name: string;
+          /**
+           * @description Seven digits with the check digit last; "IMO 9074729" is taken too.
+           * @example 9074729
+           */
+          imo: string;
+          ship_type?: string;
+          flag?: string;
+          active?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+              /** @description Seven digits, the last the check digit. */
+              imo: string;
+              ship_type: string;
+              flag: string;
+              active: boolean;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  deleteVessels: {
+    parameters: {
+      query: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  getVesselsAssignments: {
+    parameters: {
+      query?: {
+        /**
+         * @description The `vessel_id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        vessel_id?: string;
+        /**
+         * @description The `user_id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        user_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              vessel: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              user: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              /** Format: date */
+              from: string;
+              /** @description Null: open-ended. */
+              to: string | null;
+              /** @description The period holds today (UTC). */
+              current: boolean;
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+    };
+  };
+  postVesselsAssignments: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "vessel_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "user_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "from": "2026-11-25",
+         *       "to": "2026-11-25"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          vessel_id: string;
+          /** Format: uuid */
+          user_id: string;
+          /** Format: date */
+          from: string;
+          to?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              vessel: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              user: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              /** Format: date */
+              from: string;
+              /** @description Null: open-ended. */
+              to: string | null;
+              /** @description The period holds today (UTC). */
+              current: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  deleteVesselsAssignments: {
+    parameters: {
+      query: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       415: components["responses"]["UnsupportedMediaType"];
     };
   };
