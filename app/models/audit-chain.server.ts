@@ -172,6 +172,7 @@ export const CHAIN_NAMES = [
   "archive-pcr",
   "review",
   "delegation",
+  "vessel",
   "moc-signature",
   "pcr-signature",
 ] as const;

@@ -222,6 +222,8 @@ const plain = (html: unknown) => (typeof html === "string" && html ? richTextToP
 export function mocListCsv(actor: Actor, filter: MocListFilter) {
   type Row = {
     serial: string;
+    title: string | null;
+    vessel: string;
     status: string;
     completed: boolean;
     department: string | null;
@@ -235,6 +237,8 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
   return csvStream<Row>(
     [
       "Serial",
+      "Title",
+      "Vessel",
       "Status",
       "Department",
       "Description",
@@ -247,6 +251,8 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
     mocListExportQuery(actor, filter),
     (r) => [
       r.serial,
+      r.title,
+      r.vessel,
       mocStatusLabel(r.status, r.completed),
       r.department,
       plain(r.description),

@@ -14,6 +14,7 @@ import { richTextToPlain } from "~/utils/sanitize.server";
 import type { HistoryEntry } from "./audit.server";
 import { fillsSlot, type MocDocument, type SignatureManifestationJson, type UserJson } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
+import { mocName, titleOf } from "./moc-names";
 import { utcText } from "./utc-text";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import { describeMocParts, partNote } from "./moc-parts.server";
@@ -400,7 +401,7 @@ export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[],
     kind: "MOC",
     id: doc._id,
     serial: doc.serial_num,
-    title: `MOC ${doc.serial_num}`,
+    title: mocName(doc.serial_num, titleOf(doc.originator_form)),
     status,
     fileName: fileNameOf("MOC", doc.serial_num),
     sections,

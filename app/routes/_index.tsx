@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { EXPIRED_NOT_RESTORED } from "~/models/moc-closure";
+import { mocName, titleOf } from "~/models/moc-names";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
@@ -36,6 +37,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ...stepLink(item.type),
         mocId: item.moc._id,
         serial: item.moc.serial_num,
+        title: titleOf(item.moc.originator_form),
         targetDate: item.moc.target_date,
       })),
     })),
@@ -52,6 +54,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ...stepLink(item.type),
         mocId: item.moc._id,
         serial: item.moc.serial_num,
+        title: titleOf(item.moc.originator_form),
         description: richTextToPlain(item.moc.originator_form?.["description-of-change"]?.value ?? "").slice(0, 140),
         targetDate: item.moc.target_date,
         waitingSince: item.waitingSince,
@@ -127,7 +130,7 @@ export default function Dashboard() {
                 <li key={`${item.mocId}-${item.step}`}>
                   <div>
                     <Link to={item.to} className="moc-link">
-                      MOC {item.serial}: {item.part}
+                      {mocName(item.serial, item.title)}: {item.part}
                     </Link>
                     {item.stage ? (
                       <>
@@ -182,7 +185,7 @@ export default function Dashboard() {
               {group.actions.map((item) => (
                 <li key={`${item.mocId}-${item.step}`}>
                   <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">
-                    MOC {item.serial}: {item.part}
+                    {mocName(item.serial, item.title)}: {item.part}
                   </Link>
                   <span className={item.targetDate && item.targetDate < today ? "overdue" : "muted"}>
                     Target {formatDate(item.targetDate)}
@@ -234,7 +237,7 @@ export default function Dashboard() {
             {expired.map((r) => (
               <li key={r.id}>
                 <Link to={`/mocs/${r.id}`} className="moc-link">
-                  MOC {r.serialNum}
+                  {mocName(r.serialNum, r.title)}
                 </Link>
                 <span className="overdue">Expired, not restored: ended {formatDate(r.temporaryUntil)}</span>
               </li>
@@ -253,7 +256,7 @@ export default function Dashboard() {
               {overdue.map((r) => (
                 <li key={r.id}>
                   <Link to={`/mocs/${r.id}`} className="moc-link">
-                    MOC {r.serialNum}
+                    {mocName(r.serialNum, r.title)}
                   </Link>
                   <span className="overdue">
                     {r.temporaryState === "expired"
@@ -276,7 +279,7 @@ export default function Dashboard() {
                 <li key={`${a.mocId}-${i}`}>
                   <span>
                     <Link to={`/mocs/${a.mocId}`} className="moc-link">
-                      MOC {a.serialNum}
+                      {mocName(a.serialNum, a.title)}
                     </Link>{" "}
                     {a.action}
                     {a.by ? ` — ${a.by}` : ""}

@@ -33,6 +33,7 @@ import {
   vesselAnswer,
   vesselAssignmentAnswer,
 } from "~/models/api-answers.schema";
+import { mocContextSchema } from "~/models/moc-context.server";
 import {
   assignmentBodySchema,
   assignmentIdQuery,
@@ -513,6 +514,15 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       ];
     }),
   ),
+  "/api/titleAndVessel": {
+    post: {
+      summary:
+        "Records the title and/or the vessel (or office / fleet) of a MOC raised without them (its originator or an admin), at any stage; 409 when the MOC already records one the body names (that changes through Part A). In the MOC's trail.",
+      body: mocContextSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+  },
   "/api/vessels": {
     get: {
       summary: "The vessel register by name, or one vessel with `id` (anyone signed in).",

@@ -21,6 +21,7 @@ const RECORD_URL: Record<ChainName, (id: string) => string> = {
   "archive-pcr": (id) => `/archive/pcrs/${id}`,
   review: (id) => `/reviews/${id}`,
   delegation: () => "/admin/delegations",
+  vessel: (id) => `/vessels/${id}`,
 };
 
 const KIND_LABEL: Record<ChainName, string> = {
@@ -33,6 +34,7 @@ const KIND_LABEL: Record<ChainName, string> = {
   "archive-pcr": "Legacy PCR",
   review: "Year-end review",
   delegation: "Delegation",
+  vessel: "Vessel",
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {
