@@ -916,6 +916,23 @@ export interface paths {
     patch: operations["patchOldPcrById"];
     trace?: never;
   };
+  "/api/titleAndVessel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Records the title and/or the vessel (or office / fleet) of a MOC raised without them (its originator or an admin), at any stage; 409 when the MOC already records one the body names (that changes through Part A). In the MOC's trail. */
+    post: operations["postTitleAndVessel"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/vessels": {
     parameters: {
       query?: never;
@@ -2238,6 +2255,11 @@ export interface operations {
          */
         department?: "engineering" | "operations" | "fleet" | "hseq";
         /**
+         * @description The `vessel` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        vessel?: string | ("office" | "fleet" | "none");
+        /**
          * @description The `scope` filter.
          * @example all
          */
@@ -2571,6 +2593,11 @@ export interface operations {
          * @example engineering
          */
         department?: "engineering" | "operations" | "fleet" | "hseq";
+        /**
+         * @description The `vessel` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        vessel?: string | ("office" | "fleet" | "none");
         /**
          * @description The `scope` filter.
          * @example all
@@ -6094,6 +6121,67 @@ export interface operations {
             /** @constant */
             status: 200;
             data: components["schemas"]["LegacyRecord"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+    };
+  };
+  postTitleAndVessel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "title": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "vessel": {
+         *         "value": "office"
+         *       }
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          title?: {
+            value: string;
+          };
+          vessel?: {
+            value:
+              | ("office" | "fleet")
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name?: string;
+                };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
           };
         };
       };

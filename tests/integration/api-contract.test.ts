@@ -515,6 +515,24 @@ describe("the contract of every operation", () => {
     await exercise("delete", "/api/vessels/assignments", 200, { as: admin, query: { id: assignment.body.data._id } });
     await exercise("delete", "/api/vessels/assignments", 404, { as: admin, query: { id: assignment.body.data._id } });
     await exercise("delete", "/api/vessels", 200, { as: admin, query: { id } });
+    const mocOf = await exercise<Answer<"/api/newmoc", "post">>("post", "/api/newmoc", 200, {
+      as: standard,
+      body: {
+        implementer: { value: { _id: admin._id } },
+        "department-of-change": { value: "engineering" },
+        "description-of-change": { value: "<p>An older client's MOC</p>" },
+        "reason-for-change": { value: "No title or vessel" },
+        "affected-departments": { value: [] },
+      },
+    });
+    await exercise("post", "/api/titleAndVessel", 200, {
+      as: standard,
+      body: { moc_id: mocOf.body.data._id, title: { value: "Recorded later" }, vessel: { value: "office" } },
+    });
+    await exercise("post", "/api/titleAndVessel", 409, {
+      as: standard,
+      body: { moc_id: mocOf.body.data._id, vessel: { value: "fleet" } },
+    });
   });
 
   it("the image proxy, this document and the benchmark floor", async () => {

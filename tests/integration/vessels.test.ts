@@ -10,6 +10,9 @@ import * as vesselsRoute from "~/routes/api+/vessels";
 import * as assignmentsRoute from "~/routes/api+/vessels.assignments";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as singlemocRoute from "~/routes/api+/singlemoc";
+import * as contextRoute from "~/routes/api+/titleAndVessel";
+import { searchMocs } from "~/models/moc-list.server";
+import { vesselOverview } from "~/models/vessel-page.server";
 import { imoCheckDigitValid } from "~/models/vessel.schema";
 import { canReadMoc, canViewMoc, isCrewOf, mocListScope } from "~/models/authz.server";
 import { loadMocAccess } from "~/models/moc-query.server";
@@ -304,6 +307,64 @@ describe("crew assignments and crew read access", () => {
     expect(removed.status, removed.text).toBe(200);
     expectError(await crewApi(admin, { method: "DELETE", query: { id: first.body.data._id } }), 404);
     expect((await crewApi(admin, { query: { vessel_id: vessel._id } })).body.data).toHaveLength(1);
+  });
+});
+
+describe("MOCs raised without a title or scope", () => {
+  it("their originator records what is missing (in the trail); what is recorded changes through Part A", async () => {
+    const cast = await makeCast();
+    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Context", imo: "934567" + digitFor("934567") } })).body.data;
+    const old = (await as(newmocRoute, "/api/newmoc", cast.originator, { method: "POST", body: newMocBody(cast.implementer) })).body.data;
+    const record = (who: { _id: string }, body: unknown) => as(contextRoute, "/api/titleAndVessel", who, { method: "POST", body });
+    expectError(await record(cast.implementer, { moc_id: old._id, title: { value: "Not mine" } }), 403);
+    expectError(await record(cast.originator, { moc_id: old._id }), 400);
+    expectError(await record(cast.originator, { moc_id: old._id, title: { value: "x" } }), 400);
+    expectError(await record(cast.originator, { moc_id: "00000000-0000-4000-8000-000000000000", title: { value: "Nope" } }), 404);
+    const titled = await record(cast.originator, { moc_id: old._id, title: { value: "Ballast pump controller" } });
+    expect(titled.status, titled.text).toBe(200);
+    expect(titled.body.data.originator_form.title).toEqual({ value: "Ballast pump controller" });
+    expect(titled.body.data.originator_form.vessel).toBeUndefined();
+    expectError(await record(cast.originator, { moc_id: old._id, title: { value: "Another title" } }), 409);
+    const scoped = await record(admin, { moc_id: old._id, vessel: { value: { _id: vessel._id } } });
+    expect(scoped.status, scoped.text).toBe(200);
+    expect(scoped.body.data.originator_form).toMatchObject({
+      title: { value: "Ballast pump controller" },
+      vessel: { value: { _id: vessel._id, name: "MV Context" } },
+    });
+    const actions = scoped.body.data.logs.map((l: { action: string }) => l.action);
+    expect(actions).toEqual(
+      expect.arrayContaining(["Recorded the title “Ballast pump controller”", "Recorded the vessel MV Context"]),
+    );
+  });
+});
+
+describe("titles and vessels where MOCs are named", () => {
+  it("email subjects, the list's vessel filter and the vessel page name the MOC with its title", async () => {
+    const cast = await makeCast();
+    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Listed", imo: "945678" + digitFor("945678") } })).body.data;
+    const moc = (
+      await as(newmocRoute, "/api/newmoc", cast.originator, {
+        method: "POST",
+        body: newMocBody(cast.implementer, { title: { value: "Bypass of ME1 LO alarm" }, vessel: { value: { _id: vessel._id } } }),
+      })
+    ).body.data;
+    const untitled = (await as(newmocRoute, "/api/newmoc", cast.originator, { method: "POST", body: newMocBody(cast.implementer) })).body.data;
+    const [mail] = await getDb().execute<{ subject: string }>(
+      sql`select subject from email_messages where record_id = ${moc._id} order by created_at limit 1`,
+    );
+    expect(mail!.subject).toContain(`[MOC ${moc.serial_num} — Bypass of ME1 LO alarm]`);
+    const byVessel = await searchMocs(admin, { vessel: vessel._id });
+    expect(byVessel.rows.map((r) => r.id)).toEqual([moc._id]);
+    expect(byVessel.rows[0]).toMatchObject({ title: "Bypass of ME1 LO alarm", vessel: "MV Listed" });
+    const notRecorded = await searchMocs(admin, { vessel: "none", pageSize: 100 });
+    expect(notRecorded.rows.map((r) => r.id)).toContain(untitled._id);
+    expect(notRecorded.rows.map((r) => r.id)).not.toContain(moc._id);
+    expect((await searchMocs(admin, { q: "ME1 LO alarm" })).rows.map((r) => r.id)).toEqual([moc._id]);
+    const page = await vesselOverview(admin, vessel._id);
+    expect(page.open.rows.map((r) => r.id)).toEqual([moc._id]);
+    // Someone not involved and not on board sees the vessel but none of its MOCs.
+    expect((await vesselOverview(someone, vessel._id)).open.total).toBe(0);
+    await expect(vesselOverview(admin, "not-an-id")).rejects.toMatchObject({ status: 404 });
   });
 });
 
