@@ -425,7 +425,7 @@ export function pcrPrintRecord(
     kind: "PCR",
     id: pcr._id,
     serial: pcr.serial_num,
-    title: `PCR ${pcr.serial_num}`,
+    title: pcr.form.title ? `PCR ${pcr.serial_num} — ${pcr.form.title}` : `PCR ${pcr.serial_num}`,
     status,
     fileName: fileNameOf("PCR", pcr.serial_num),
     sections: [
