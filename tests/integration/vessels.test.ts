@@ -13,6 +13,8 @@ import * as singlemocRoute from "~/routes/api+/singlemoc";
 import * as contextRoute from "~/routes/api+/titleAndVessel";
 import { searchMocs } from "~/models/moc-list.server";
 import { vesselOverview } from "~/models/vessel-page.server";
+import { computeInsights } from "~/models/insights.server";
+import { insightTables } from "~/models/insights-tables";
 import { imoCheckDigitValid } from "~/models/vessel.schema";
 import { canReadMoc, canViewMoc, isCrewOf, mocListScope } from "~/models/authz.server";
 import { loadMocAccess } from "~/models/moc-query.server";
@@ -365,6 +367,33 @@ describe("titles and vessels where MOCs are named", () => {
     // Someone not involved and not on board sees the vessel but none of its MOCs.
     expect((await vesselOverview(someone, vessel._id)).open.total).toBe(0);
     await expect(vesselOverview(admin, "not-an-id")).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("Insight counts by vessel and filters by one", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const period = { from: `${today.slice(0, 4)}-01-01`, to: today, department: null };
+    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Insight", imo: "956789" + digitFor("956789") } })).body.data;
+    const cast = await makeCast();
+    for (const scope of [{ _id: vessel._id }, { _id: vessel._id }, "office"]) {
+      const res = await as(newmocRoute, "/api/newmoc", cast.originator, {
+        method: "POST",
+        body: newMocBody(cast.implementer, { title: { value: "Counted" }, vessel: { value: scope } }),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const all = await computeInsights(period);
+    expect(all.vesselOrOffice).toBe("recorded");
+    const row = all.vessels!.find((v) => v.vessel === "MV Insight");
+    expect(row).toEqual({ vessel: "MV Insight", opened: 2, completed: 0, open: 2, overdue: 0 });
+    expect(all.vessels!.map((v) => v.vessel)).toEqual(expect.arrayContaining(["Office / shore", "Not recorded"]));
+    expect(all.vessels!.at(-1)!.vessel).toBe("Not recorded");
+    const one = await computeInsights({ ...period, vessel: vessel._id });
+    expect(one.vessel).toBe("MV Insight");
+    expect(one.totals.opened).toBe(2);
+    expect(one.vessels).toEqual([{ vessel: "MV Insight", opened: 2, completed: 0, open: 2, overdue: 0 }]);
+    expect(insightTables(one).vessels.rows).toEqual([["MV Insight", 2, 0, 2, 0]]);
+    const none = await computeInsights({ ...period, vessel: "none", department: "engineering" });
+    expect(none.vessels!.every((v) => v.vessel === "Not recorded")).toBe(true);
   });
 });
 
