@@ -196,7 +196,9 @@ const vesselIds = new Map<string, string>();
 function partA(implementer: PublicUser | null, change: Change): NewMocInput {
   return {
     title: v(change.title),
-    vessel: v(change.vessel === "office" || change.vessel === "fleet" ? change.vessel : { _id: vesselIds.get(change.vessel)! }),
+    vessel: v(
+      change.vessel === "office" || change.vessel === "fleet" ? change.vessel : { _id: vesselIds.get(change.vessel)! },
+    ),
     implementer: implementer ? v({ _id: implementer._id }) : null,
     "department-of-change": v(change.department),
     "description-of-change": v(change.description),
@@ -596,7 +598,12 @@ async function seedVessels(c: Cast): Promise<void> {
     vesselIds.set(vessel.name, existing.get(vessel.imo) ?? (await createVessel(c.admin, vessel))._id);
   }
   if (existing.size === 0) {
-    await addAssignment(c.admin, { vessel_id: vesselIds.get("MV Borealis")!, user_id: c.ivan._id, from: inDays(-30), to: null });
+    await addAssignment(c.admin, {
+      vessel_id: vesselIds.get("MV Borealis")!,
+      user_id: c.ivan._id,
+      from: inDays(-30),
+      to: null,
+    });
   }
 }
 

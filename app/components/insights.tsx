@@ -246,8 +246,8 @@ export function InsightsView({
         <section className="insights-block" aria-labelledby="insights-vessels">
           <H id="insights-vessels">By vessel</H>
           <p className="muted">
-            Each MOC&apos;s Part A vessel, office / shore or fleet-wide; MOCs raised before Part A asked it are &quot;Not
-            recorded&quot;.
+            Each MOC&apos;s Part A vessel, office / shore or fleet-wide; MOCs raised before Part A asked it are
+            &quot;Not recorded&quot;.
           </p>
           <InsightTableView table={tables.vessels} csvHref={link("vessels")} />
         </section>

@@ -15,7 +15,7 @@ import {
 import { ErrorList, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
 import { useFocusFirstInvalid } from "./step-form";
-import { SCOPE_LABELS } from "~/models/vessel.schema";
+import { SCOPE_LABELS } from "~/models/vessel.constants";
 
 const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
 

@@ -26,7 +26,16 @@ import {
 import { actingRole } from "./moc-document";
 import type { PublicUser } from "./user.server";
 
-export const AUDIT_KINDS = ["moc", "pcr", "user", "archive-moc", "archive-pcr", "review", "delegation", "vessel"] as const;
+export const AUDIT_KINDS = [
+  "moc",
+  "pcr",
+  "user",
+  "archive-moc",
+  "archive-pcr",
+  "review",
+  "delegation",
+  "vessel",
+] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export type AuditInput = {

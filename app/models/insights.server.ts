@@ -165,7 +165,13 @@ async function vesselFilterLabel(db: Executor, vessel: string): Promise<string> 
  * their target date then. One statement over the counted MOCs and their Part A.
  */
 async function vesselFigures(db: Executor, b: Bounds) {
-  const rows = await db.execute<{ vessel: string; opened: number; completed: number; open: number; overdue: number }>(sql`
+  const rows = await db.execute<{
+    vessel: string;
+    opened: number;
+    completed: number;
+    open: number;
+    overdue: number;
+  }>(sql`
     with counted as (
       select m.id, m.created_at, m.target_date, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
         (select min(l.at) from moc_logs l where l.moc_id = m.id and ${ENDS("l")}) as ended_at,

@@ -10,7 +10,14 @@ import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
 import { OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
-import { TITLE_SQL, VESSEL_LABEL_OR_NOT_RECORDED_SQL, VESSEL_LABEL_SQL, vesselFilterSchema, vesselFilterSql, type VesselFilter } from "./moc-scope.server";
+import {
+  TITLE_SQL,
+  VESSEL_LABEL_OR_NOT_RECORDED_SQL,
+  VESSEL_LABEL_SQL,
+  vesselFilterSchema,
+  vesselFilterSql,
+  type VesselFilter,
+} from "./moc-scope.server";
 import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
 
 export type MocListFilter = {
@@ -179,7 +186,15 @@ export type Dashboard = {
   /** The expired temporary changes (not restored), longest expired first. */
   expired: MocListRow[];
   overdue: MocListRow[];
-  activity: { mocId: string; serialNum: string; title: string | null; action: string; by: string | null; at: string; to: string | null }[];
+  activity: {
+    mocId: string;
+    serialNum: string;
+    title: string | null;
+    action: string;
+    by: string | null;
+    at: string;
+    to: string | null;
+  }[];
 };
 
 export async function dashboard(actor: Actor): Promise<Dashboard> {

@@ -1,6 +1,6 @@
 /** Names of the people a MOC names by id: no I/O, for the pages' components and the print model. */
 import type { MocDocument, UserJson } from "./moc-document";
-import { SCOPE_LABELS, SCOPES, type Scope } from "./vessel.schema";
+import { SCOPE_LABELS, SCOPES, type Scope } from "./vessel.constants";
 
 /** Everyone the record names by id, by name: its people, the plans' owners, whoever decided. */
 export function namesOf(
@@ -34,7 +34,8 @@ export function namesOf(
  * How a MOC is named wherever it is named (docs/decisions/036-vessels-and-crew-access.md): "MOC 14-2026 — Bypass of
  * ME2 HT alarm", or "MOC 14-2026" for one recorded without a title.
  */
-export const mocName = (serial: string, title?: string | null) => (title ? `MOC ${serial} — ${title}` : `MOC ${serial}`);
+export const mocName = (serial: string, title?: string | null) =>
+  title ? `MOC ${serial} — ${title}` : `MOC ${serial}`;
 
 /** Part A's title, if recorded. */
 export const titleOf = (form: { title?: { value?: unknown } | null } | null | undefined): string | null =>
@@ -53,4 +54,5 @@ export function scopeLabel(value: unknown): string {
 }
 
 /** Part A's scope of a document, as it reads. */
-export const scopeOf = (form: { vessel?: { value?: unknown } | null } | null | undefined) => scopeLabel(form?.vessel?.value);
+export const scopeOf = (form: { vessel?: { value?: unknown } | null } | null | undefined) =>
+  scopeLabel(form?.vessel?.value);

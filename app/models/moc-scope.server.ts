@@ -32,6 +32,7 @@ export function vesselFilterSql(vessel: NonNullable<VesselFilter>): SQL {
   if (vessel === "none") {
     return sql`not exists (${partA} and vf.data->'vessel'->'value' is not null and vf.data->'vessel'->'value' <> 'null'::jsonb)`;
   }
-  if (vessel === "office" || vessel === "fleet") return sql`exists (${partA} and vf.data->'vessel'->>'value' = ${vessel})`;
+  if (vessel === "office" || vessel === "fleet")
+    return sql`exists (${partA} and vf.data->'vessel'->>'value' = ${vessel})`;
   return sql`exists (${partA} and (vf.data->'vessel'->'value')->>'_id' = ${vessel})`;
 }

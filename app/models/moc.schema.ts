@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { withoutBidiControls } from "./text-rules";
-import { SCOPES } from "./vessel.schema";
+import { SCOPES } from "./vessel.constants";
 
 /**
  * Input limits (docs/security.md, "Input limits"): a rich-text field, a plain-text field, and the
@@ -124,10 +124,9 @@ export const mocTitle = withoutBidiControls(
 );
 
 /** Part A's scope: a vessel of the register (`{ _id }`), or "office" (office / shore) or "fleet" (fleet-wide). */
-export const vesselRef = z.union(
-  [z.enum(SCOPES), z.object({ _id: uuid("vessel id"), name: z.string().optional() })],
-  { error: 'Vessel must be { _id } of a vessel, "office" or "fleet"' },
-);
+export const vesselRef = z.union([z.enum(SCOPES), z.object({ _id: uuid("vessel id"), name: z.string().optional() })], {
+  error: 'Vessel must be { _id } of a vessel, "office" or "fleet"',
+});
 
 export const originatorFields = {
   /** Optional over /api (clients of the original contract); the page form requires it. */
@@ -491,7 +490,9 @@ export const partAPageSchema = z
     "affected-departments": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     // The page's select posts a vessel's id, "office" or "fleet".
-    vessel: optionalField(z.preprocess((v) => (typeof v === "string" && !SCOPES.includes(v as never) ? { _id: v } : v), vesselRef)),
+    vessel: optionalField(
+      z.preprocess((v) => (typeof v === "string" && !SCOPES.includes(v as never) ? { _id: v } : v), vesselRef),
+    ),
   })
   .superRefine(
     (form, ctx) => {

@@ -76,7 +76,4 @@ export const assignmentQuerySchema = z.object({
 });
 export const assignmentIdQuery = z.object({ id: z.uuid({ error: "Expected an assignment id" }) });
 
-/** Part A's scope besides a vessel. */
-export const SCOPES = ["office", "fleet"] as const;
-export type Scope = (typeof SCOPES)[number];
-export const SCOPE_LABELS: Record<Scope, string> = { office: "Office / shore", fleet: "Fleet-wide" };
+export { SCOPES, SCOPE_LABELS, type Scope } from "./vessel.constants";

@@ -52,7 +52,10 @@ function requireManager(actor: Actor) {
 }
 
 /** The register, by name (every signed-in user; inactive ones included unless `activeOnly`). */
-export async function listVessels(options: { activeOnly?: boolean } = {}, db: Executor = getDb()): Promise<VesselJson[]> {
+export async function listVessels(
+  options: { activeOnly?: boolean } = {},
+  db: Executor = getDb(),
+): Promise<VesselJson[]> {
   const rows = await db
     .select()
     .from(vessels)
@@ -171,7 +174,15 @@ const ASSIGNMENT_COLUMNS = {
 };
 
 const assignmentJson = (
-  r: { id: string; vesselId: string; vesselName: string; userId: string; userName: string; from: string; to: string | null },
+  r: {
+    id: string;
+    vesselId: string;
+    vesselName: string;
+    userId: string;
+    userName: string;
+    from: string;
+    to: string | null;
+  },
   today: string,
 ): AssignmentJson => ({
   _id: r.id,
@@ -214,7 +225,10 @@ export async function addAssignment(actor: Actor, input: AssignmentInput): Promi
   requireManager(actor);
   return getDb().transaction(async (tx) => {
     const [vessel] = await tx.select().from(vessels).where(eq(vessels.id, input.vessel_id)).for("update");
-    const [user] = await tx.select({ id: users.id, active: users.active }).from(users).where(eq(users.id, input.user_id));
+    const [user] = await tx
+      .select({ id: users.id, active: users.active })
+      .from(users)
+      .where(eq(users.id, input.user_id));
     const issues = [
       ...(vessel ? [] : [{ path: "vessel_id", message: "No vessel with this id" }]),
       ...(user?.active ? [] : [{ path: "user_id", message: "No active user with this id" }]),
@@ -230,7 +244,13 @@ export async function addAssignment(actor: Actor, input: AssignmentInput): Promi
     }
     const [row] = await tx
       .insert(vesselAssignments)
-      .values({ vesselId: input.vessel_id, userId: input.user_id, fromDate: input.from, toDate: to, createdBy: actor._id })
+      .values({
+        vesselId: input.vessel_id,
+        userId: input.user_id,
+        fromDate: input.from,
+        toDate: to,
+        createdBy: actor._id,
+      })
       .returning({ id: vesselAssignments.id });
     await appendAudit(tx, {
       kind: "vessel",
@@ -282,7 +302,10 @@ export async function resolveScope(
   path = "vessel",
 ): Promise<StoredScope> {
   if (typeof value === "string") return value;
-  const [row] = await tx.select({ name: vessels.name, active: vessels.active }).from(vessels).where(eq(vessels.id, value._id));
+  const [row] = await tx
+    .select({ name: vessels.name, active: vessels.active })
+    .from(vessels)
+    .where(eq(vessels.id, value._id));
   if (!row?.active) {
     throw new Invalid("Part A names a vessel that is not in the register or no longer active", [
       { path, message: "No active vessel with this id" },

@@ -9,7 +9,7 @@ import { insightsQuerySchema } from "~/models/insights.schema";
 import { getInsights, requireInsightsReader } from "~/models/insights.server";
 import { requirePageUser } from "~/web/auth.server";
 import { listVessels } from "~/models/vessel.server";
-import { SCOPE_LABELS } from "~/models/vessel.schema";
+import { SCOPE_LABELS } from "~/models/vessel.constants";
 import { NOT_RECORDED } from "~/models/moc-names";
 import { Forbidden } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";

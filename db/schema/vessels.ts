@@ -19,10 +19,7 @@ export const vessels = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex("vessels_imo_key").on(t.imo),
-    check("vessels_imo_check", sql`${t.imo} ~ '^[0-9]{7}$'`),
-  ],
+  (t) => [uniqueIndex("vessels_imo_key").on(t.imo), check("vessels_imo_check", sql`${t.imo} ~ '^[0-9]{7}$'`)],
 );
 
 /**

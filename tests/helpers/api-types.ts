@@ -4568,6 +4568,7 @@ export interface operations {
          * @example {
          *       "form": {
          *         "originator": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *         "title": "Checked on the bridge",
          *         "new-suggestion": false,
          *         "procedure-change": false,
          *         "safety-critical": false,
@@ -4590,6 +4591,7 @@ export interface operations {
           form?: {
             /** Format: uuid */
             originator?: string;
+            title?: string;
             "new-suggestion"?: boolean;
             "procedure-change"?: boolean;
             "safety-critical"?: boolean;
@@ -4648,6 +4650,7 @@ export interface operations {
          * @example {
          *       "form": {
          *         "originator": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *         "title": "Checked on the bridge",
          *         "new-suggestion": false,
          *         "procedure-change": false,
          *         "safety-critical": false,
@@ -4670,6 +4673,7 @@ export interface operations {
           form: {
             /** Format: uuid */
             originator?: string;
+            title?: string;
             /** @default false */
             "new-suggestion"?: boolean;
             /** @default false */
@@ -6641,6 +6645,11 @@ export interface operations {
          */
         department?: "" | "all" | ("engineering" | "operations" | "fleet" | "hseq");
         /**
+         * @description The `vessel` filter.
+         * @example
+         */
+        vessel?: "" | "all" | ("office" | "fleet" | "none") | string;
+        /**
          * @description The `format` filter.
          * @example json
          */
@@ -6649,7 +6658,7 @@ export interface operations {
          * @description The `table` filter.
          * @example monthly
          */
-        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders";
+        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders" | "vessels";
       };
       header?: never;
       path?: never;

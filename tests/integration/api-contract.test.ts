@@ -502,10 +502,15 @@ describe("the contract of every operation", () => {
     await exercise("get", "/api/vessels", 200, { as: standard, query: { id } });
     await exercise("get", "/api/vessels", 404, { as: standard, query: { id: crypto.randomUUID() } });
     await exercise("put", "/api/vessels", 200, { as: admin, query: { id }, body: { flag: "Cyprus" } });
-    const assignment = await exercise<Answer<"/api/vessels/assignments", "post">>("post", "/api/vessels/assignments", 200, {
-      as: admin,
-      body: { vessel_id: id, user_id: standard._id, from: "2026-01-01", to: null },
-    });
+    const assignment = await exercise<Answer<"/api/vessels/assignments", "post">>(
+      "post",
+      "/api/vessels/assignments",
+      200,
+      {
+        as: admin,
+        body: { vessel_id: id, user_id: standard._id, from: "2026-01-01", to: null },
+      },
+    );
     await exercise("post", "/api/vessels/assignments", 409, {
       as: admin,
       body: { vessel_id: id, user_id: standard._id, from: "2026-02-01", to: "2026-02-28" },

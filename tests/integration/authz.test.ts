@@ -500,13 +500,26 @@ const CREW_TABLE: Record<string, Record<CrewMoc, CrewPerson[]>> = {
     "completed, vessel": ["admin", "standard user", "crew on board", "crew ashore", "originator"],
     "open, office": ["admin", "originator"],
   },
-  canManageMoc: { "open, vessel": ["admin", "originator"], "completed, vessel": ["admin", "originator"], "open, office": ["admin", "originator"] },
-  canEditMocPlans: { "open, vessel": ["admin", "originator"], "completed, vessel": [], "open, office": ["admin", "originator"] },
+  canManageMoc: {
+    "open, vessel": ["admin", "originator"],
+    "completed, vessel": ["admin", "originator"],
+    "open, office": ["admin", "originator"],
+  },
+  canEditMocPlans: {
+    "open, vessel": ["admin", "originator"],
+    "completed, vessel": [],
+    "open, office": ["admin", "originator"],
+  },
   canManageVessels: { "open, vessel": ["admin"], "completed, vessel": ["admin"], "open, office": ["admin"] },
 };
 const CREW_CASES = Object.entries(CREW_TABLE).flatMap(([predicate, records]) =>
   (Object.keys(records) as CrewMoc[]).flatMap((state) =>
-    (Object.keys(CREW) as CrewPerson[]).map((who) => ({ predicate, state, who, expected: records[state].includes(who) })),
+    (Object.keys(CREW) as CrewPerson[]).map((who) => ({
+      predicate,
+      state,
+      who,
+      expected: records[state].includes(who),
+    })),
   ),
 );
 

@@ -28,9 +28,14 @@ import { daysFromToday, newMocBody } from "../helpers/moc";
 import { expectError, issuePaths, makeCast, tokenOf } from "../helpers/moc-flow";
 import type { CallOptions } from "../helpers/request";
 
-const as = async (route: Parameters<typeof api>[0], path: string, who: { _id: string } | null, options: CallOptions = {}) =>
-  api(route, { path, ...options, token: who ? await tokenOf(who) : undefined });
-const vesselsApi = (who: { _id: string } | null, options: CallOptions = {}) => as(vesselsRoute, "/api/vessels", who, options);
+const as = async (
+  route: Parameters<typeof api>[0],
+  path: string,
+  who: { _id: string } | null,
+  options: CallOptions = {},
+) => api(route, { path, ...options, token: who ? await tokenOf(who) : undefined });
+const vesselsApi = (who: { _id: string } | null, options: CallOptions = {}) =>
+  as(vesselsRoute, "/api/vessels", who, options);
 const crewApi = (who: { _id: string } | null, options: CallOptions = {}) =>
   as(assignmentsRoute, "/api/vessels/assignments", who, options);
 
@@ -52,7 +57,8 @@ afterAll(async () => closeDb());
 describe("the IMO number's check digit", () => {
   it("accepts real numbers and refuses a wrong last digit", () => {
     for (const good of ["9074729", "9321483", "9176187"]) expect(imoCheckDigitValid(good), good).toBe(true);
-    for (const bad of ["9074728", "907472", "90747290", "abcdefg", ""]) expect(imoCheckDigitValid(bad), bad).toBe(false);
+    for (const bad of ["9074728", "907472", "90747290", "abcdefg", ""])
+      expect(imoCheckDigitValid(bad), bad).toBe(false);
   });
 });
 
@@ -64,7 +70,13 @@ describe("the vessel register", () => {
     });
     expect(created.status, created.text).toBe(200);
     const vessel = created.body.data;
-    expect(vessel).toMatchObject({ name: "MV Nordic Star", imo: "9074729", ship_type: "Bulk carrier", flag: "Malta", active: true });
+    expect(vessel).toMatchObject({
+      name: "MV Nordic Star",
+      imo: "9074729",
+      ship_type: "Bulk carrier",
+      flag: "Malta",
+      active: true,
+    });
     const list = await vesselsApi(someone);
     expect(list.status).toBe(200);
     expect(list.body.data.map((v: { _id: string }) => v._id)).toContain(vessel._id);
@@ -72,7 +84,12 @@ describe("the vessel register", () => {
     // A partial update changes only what it names.
     const edited = await vesselsApi(admin, { method: "PUT", query: { id: vessel._id }, body: { flag: "Cyprus" } });
     expect(edited.status, edited.text).toBe(200);
-    expect(edited.body.data).toMatchObject({ name: "MV Nordic Star", imo: "9074729", flag: "Cyprus", ship_type: "Bulk carrier" });
+    expect(edited.body.data).toMatchObject({
+      name: "MV Nordic Star",
+      imo: "9074729",
+      flag: "Cyprus",
+      ship_type: "Bulk carrier",
+    });
     const deleted = await vesselsApi(admin, { method: "DELETE", query: { id: vessel._id } });
     expect(deleted.status, deleted.text).toBe(200);
     expectError(await vesselsApi(someone, { query: { id: vessel._id } }), 404);
@@ -110,7 +127,10 @@ describe("the vessel register", () => {
     const before = await counts();
     expectError(await vesselsApi(admin, { method: "POST", body: { name: "MV Two", imo: "9321483" } }), 409);
     expectError(await vesselsApi(someone, { method: "POST", body: { name: "MV Three", imo: "9176187" } }), 403);
-    expectError(await vesselsApi(someone, { method: "PUT", query: { id: first.body.data._id }, body: { flag: "X" } }), 403);
+    expectError(
+      await vesselsApi(someone, { method: "PUT", query: { id: first.body.data._id }, body: { flag: "X" } }),
+      403,
+    );
     expectError(await vesselsApi(someone, { method: "DELETE", query: { id: first.body.data._id } }), 403);
     expectError(await vesselsApi(null), 401);
     const unknown = "00000000-0000-4000-8000-000000000000";
@@ -124,7 +144,10 @@ describe("the vessel register", () => {
 describe("Part A's title and scope", () => {
   it("is optional over /api: a MOC without them reads 'not recorded'", async () => {
     const cast = await makeCast();
-    const res = await as(newmocRoute, "/api/newmoc", cast.originator, { method: "POST", body: newMocBody(cast.implementer) });
+    const res = await as(newmocRoute, "/api/newmoc", cast.originator, {
+      method: "POST",
+      body: newMocBody(cast.implementer),
+    });
     expect(res.status, res.text).toBe(200);
     const form = res.body.data.originator_form;
     expect(form.title).toBeUndefined();
@@ -136,16 +159,22 @@ describe("Part A's title and scope", () => {
 
   it("takes top-level `title` and `vessel` keys of POST /api/newmoc (a vessel, office or fleet)", async () => {
     const cast = await makeCast();
-    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Title Test", imo: "9176187" } })).body.data;
+    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Title Test", imo: "9176187" } })).body
+      .data;
     const withVessel = await as(newmocRoute, "/api/newmoc", cast.originator, {
       method: "POST",
-      body: newMocBody(cast.implementer, { title: { value: "  Bypass of ME2 HT alarm " }, vessel: { value: { _id: vessel._id } } }),
+      body: newMocBody(cast.implementer, {
+        title: { value: "  Bypass of ME2 HT alarm " },
+        vessel: { value: { _id: vessel._id } },
+      }),
     });
     expect(withVessel.status, withVessel.text).toBe(200);
     const doc = withVessel.body.data;
     expect(doc.originator_form.title).toEqual({ value: "Bypass of ME2 HT alarm" });
     expect(doc.originator_form.vessel).toEqual({ value: { _id: vessel._id, name: "MV Title Test" } });
-    expect(mocName(doc.serial_num, titleOf(doc.originator_form))).toBe(`MOC ${doc.serial_num} — Bypass of ME2 HT alarm`);
+    expect(mocName(doc.serial_num, titleOf(doc.originator_form))).toBe(
+      `MOC ${doc.serial_num} — Bypass of ME2 HT alarm`,
+    );
     for (const scope of ["office", "fleet"]) {
       const res = await as(newmocRoute, "/api/newmoc", cast.originator, {
         method: "POST",
@@ -185,7 +214,10 @@ describe("Part A's title and scope", () => {
         body: newMocBody(cast.implementer, overrides),
       });
       expectError(res, 400);
-      expect(issuePaths(res).some((p: string) => p === path || p.startsWith(`${path}.`)), res.text).toBe(true);
+      expect(
+        issuePaths(res).some((p: string) => p === path || p.startsWith(`${path}.`)),
+        res.text,
+      ).toBe(true);
     }
     const [after] = await getDb().execute<{ n: number }>(sql`select count(*)::int as n from mocs`);
     expect(after!.n).toBe(before!.n);
@@ -219,8 +251,18 @@ describe("Part A's title and scope", () => {
 describe("crew assignments and crew read access", () => {
   it("lets a person read a vessel's MOCs only while assigned to it: before, during, after", async () => {
     const cast = await makeCast();
-    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Crew Test", imo: "9412345".slice(0, 6) + digitFor("941234") } })).body.data;
-    const other = (await vesselsApi(admin, { method: "POST", body: { name: "MV Elsewhere", imo: "9512345".slice(0, 6) + digitFor("951234") } })).body.data;
+    const vessel = (
+      await vesselsApi(admin, {
+        method: "POST",
+        body: { name: "MV Crew Test", imo: "9412345".slice(0, 6) + digitFor("941234") },
+      })
+    ).body.data;
+    const other = (
+      await vesselsApi(admin, {
+        method: "POST",
+        body: { name: "MV Elsewhere", imo: "9512345".slice(0, 6) + digitFor("951234") },
+      })
+    ).body.data;
     const moc = (
       await as(newmocRoute, "/api/newmoc", cast.originator, {
         method: "POST",
@@ -279,7 +321,9 @@ describe("crew assignments and crew read access", () => {
   });
 
   it("validates assignments (400 with paths, 409 on an overlap, 403 for non-admins) and reads them back", async () => {
-    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Rotation", imo: "963123" + digitFor("963123") } })).body.data;
+    const vessel = (
+      await vesselsApi(admin, { method: "POST", body: { name: "MV Rotation", imo: "963123" + digitFor("963123") } })
+    ).body.data;
     const person = await makeUser({ name: "Rita Rotation", department: "fleet" });
     const before = await counts();
     for (const [body, paths] of [
@@ -292,13 +336,31 @@ describe("crew assignments and crew read access", () => {
       expectError(res, 400);
       expect(issuePaths(res)).toEqual(paths);
     }
-    expectError(await crewApi(person, { method: "POST", body: { vessel_id: vessel._id, user_id: person._id, from: "2026-03-01" } }), 403);
+    expectError(
+      await crewApi(person, {
+        method: "POST",
+        body: { vessel_id: vessel._id, user_id: person._id, from: "2026-03-01" },
+      }),
+      403,
+    );
     expect(await counts()).toEqual(before);
-    const first = await crewApi(admin, { method: "POST", body: { vessel_id: vessel._id, user_id: person._id, from: "2026-03-01", to: "2026-05-31" } });
+    const first = await crewApi(admin, {
+      method: "POST",
+      body: { vessel_id: vessel._id, user_id: person._id, from: "2026-03-01", to: "2026-05-31" },
+    });
     expect(first.status, first.text).toBe(200);
-    const second = await crewApi(admin, { method: "POST", body: { vessel_id: vessel._id, user_id: person._id, from: "2026-08-01", to: "2026-10-31" } });
+    const second = await crewApi(admin, {
+      method: "POST",
+      body: { vessel_id: vessel._id, user_id: person._id, from: "2026-08-01", to: "2026-10-31" },
+    });
     expect(second.status, second.text).toBe(200);
-    expectError(await crewApi(admin, { method: "POST", body: { vessel_id: vessel._id, user_id: person._id, from: "2026-05-01" } }), 409);
+    expectError(
+      await crewApi(admin, {
+        method: "POST",
+        body: { vessel_id: vessel._id, user_id: person._id, from: "2026-05-01" },
+      }),
+      409,
+    );
     const own = await crewApi(person, { query: { user_id: person._id } });
     expect(own.status, own.text).toBe(200);
     expect(own.body.data.map((a: { from: string }) => a.from)).toEqual(["2026-08-01", "2026-03-01"]);
@@ -315,13 +377,21 @@ describe("crew assignments and crew read access", () => {
 describe("MOCs raised without a title or scope", () => {
   it("their originator records what is missing (in the trail); what is recorded changes through Part A", async () => {
     const cast = await makeCast();
-    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Context", imo: "934567" + digitFor("934567") } })).body.data;
-    const old = (await as(newmocRoute, "/api/newmoc", cast.originator, { method: "POST", body: newMocBody(cast.implementer) })).body.data;
-    const record = (who: { _id: string }, body: unknown) => as(contextRoute, "/api/titleAndVessel", who, { method: "POST", body });
+    const vessel = (
+      await vesselsApi(admin, { method: "POST", body: { name: "MV Context", imo: "934567" + digitFor("934567") } })
+    ).body.data;
+    const old = (
+      await as(newmocRoute, "/api/newmoc", cast.originator, { method: "POST", body: newMocBody(cast.implementer) })
+    ).body.data;
+    const record = (who: { _id: string }, body: unknown) =>
+      as(contextRoute, "/api/titleAndVessel", who, { method: "POST", body });
     expectError(await record(cast.implementer, { moc_id: old._id, title: { value: "Not mine" } }), 403);
     expectError(await record(cast.originator, { moc_id: old._id }), 400);
     expectError(await record(cast.originator, { moc_id: old._id, title: { value: "x" } }), 400);
-    expectError(await record(cast.originator, { moc_id: "00000000-0000-4000-8000-000000000000", title: { value: "Nope" } }), 404);
+    expectError(
+      await record(cast.originator, { moc_id: "00000000-0000-4000-8000-000000000000", title: { value: "Nope" } }),
+      404,
+    );
     const titled = await record(cast.originator, { moc_id: old._id, title: { value: "Ballast pump controller" } });
     expect(titled.status, titled.text).toBe(200);
     expect(titled.body.data.originator_form.title).toEqual({ value: "Ballast pump controller" });
@@ -343,14 +413,21 @@ describe("MOCs raised without a title or scope", () => {
 describe("titles and vessels where MOCs are named", () => {
   it("email subjects, the list's vessel filter and the vessel page name the MOC with its title", async () => {
     const cast = await makeCast();
-    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Listed", imo: "945678" + digitFor("945678") } })).body.data;
+    const vessel = (
+      await vesselsApi(admin, { method: "POST", body: { name: "MV Listed", imo: "945678" + digitFor("945678") } })
+    ).body.data;
     const moc = (
       await as(newmocRoute, "/api/newmoc", cast.originator, {
         method: "POST",
-        body: newMocBody(cast.implementer, { title: { value: "Bypass of ME1 LO alarm" }, vessel: { value: { _id: vessel._id } } }),
+        body: newMocBody(cast.implementer, {
+          title: { value: "Bypass of ME1 LO alarm" },
+          vessel: { value: { _id: vessel._id } },
+        }),
       })
     ).body.data;
-    const untitled = (await as(newmocRoute, "/api/newmoc", cast.originator, { method: "POST", body: newMocBody(cast.implementer) })).body.data;
+    const untitled = (
+      await as(newmocRoute, "/api/newmoc", cast.originator, { method: "POST", body: newMocBody(cast.implementer) })
+    ).body.data;
     const [mail] = await getDb().execute<{ subject: string }>(
       sql`select subject from email_messages where record_id = ${moc._id} order by created_at limit 1`,
     );
@@ -372,7 +449,9 @@ describe("titles and vessels where MOCs are named", () => {
   it("Insight counts by vessel and filters by one", async () => {
     const today = new Date().toISOString().slice(0, 10);
     const period = { from: `${today.slice(0, 4)}-01-01`, to: today, department: null };
-    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Insight", imo: "956789" + digitFor("956789") } })).body.data;
+    const vessel = (
+      await vesselsApi(admin, { method: "POST", body: { name: "MV Insight", imo: "956789" + digitFor("956789") } })
+    ).body.data;
     const cast = await makeCast();
     for (const scope of [{ _id: vessel._id }, { _id: vessel._id }, "office"]) {
       const res = await as(newmocRoute, "/api/newmoc", cast.originator, {

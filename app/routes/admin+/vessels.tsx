@@ -26,7 +26,12 @@ export const meta: MetaFunction = () => [{ title: "Vessels · Change Management"
 
 /** The page's forms (docs/decisions/036-vessels-and-crew-access.md): the API's own schemas. */
 const vesselPageSchema = z.object({ ...vesselFields, active: z.boolean().default(false) });
-const addVesselSchema = z.object({ name: vesselFields.name, imo: vesselFields.imo, ship_type: vesselFields.ship_type, flag: vesselFields.flag });
+const addVesselSchema = z.object({
+  name: vesselFields.name,
+  imo: vesselFields.imo,
+  ship_type: vesselFields.ship_type,
+  flag: vesselFields.flag,
+});
 const idSchema = z.object({ id: z.uuid({ error: "Expected an id" }) });
 
 async function requireAdmin(request: Request) {
@@ -37,7 +42,11 @@ async function requireAdmin(request: Request) {
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireAdmin(request);
-  const [vessels, assignments, people] = await Promise.all([listVessels(), listAssignments(user, {}), activeUserOptions()]);
+  const [vessels, assignments, people] = await Promise.all([
+    listVessels(),
+    listAssignments(user, {}),
+    activeUserOptions(),
+  ]);
   return { vessels, assignments, people };
 }
 
@@ -62,7 +71,11 @@ export async function action({ request }: ActionFunctionArgs) {
     case "add":
       return run(addVesselSchema, (v) => createVessel(actor, v), "The vessel is in the register.");
     case "edit":
-      return run(vesselPageSchema.extend(idSchema.shape), ({ id, ...v }) => updateVessel(actor, id, v), "The vessel is saved.");
+      return run(
+        vesselPageSchema.extend(idSchema.shape),
+        ({ id, ...v }) => updateVessel(actor, id, v),
+        "The vessel is saved.",
+      );
     case "delete":
       return run(idSchema, ({ id }) => deleteVessel(actor, id), "The vessel is deleted.");
     case "assign":
@@ -134,7 +147,8 @@ export default function AdminVessels() {
       </section>
       <section className="card" aria-labelledby="add-title">
         <h2 id="add-title">Add a vessel</h2>
-        <AddVessel reply={replyFor("add")} />
+        {/* A fresh form after each addition (the last one's input and errors are gone). */}
+        <AddVessel key={vessels.length} reply={replyFor("add")} />
       </section>
       <section className="card table-wrap" aria-labelledby="crew-title">
         <h2 id="crew-title">Crew assignments</h2>
@@ -166,7 +180,8 @@ export default function AdminVessels() {
                       <input type="hidden" name="intent" value="unassign" />
                       <input type="hidden" name="id" value={a._id} />
                       <SubmitButton className="button" name="intent" value="unassign" pendingText="Removing…">
-                        Remove <span className="visually-hidden">{`${a.user.name} on ${a.vessel.name} from ${a.from}`}</span>
+                        Remove{" "}
+                        <span className="visually-hidden">{`${a.user.name} on ${a.vessel.name} from ${a.from}`}</span>
                       </SubmitButton>
                     </Form>
                   </td>
@@ -176,7 +191,12 @@ export default function AdminVessels() {
           </table>
         )}
         <h3>Assign someone to a vessel</h3>
-        <AssignForm vessels={vessels.filter((v) => v.active)} people={people} reply={replyFor("assign")} />
+        <AssignForm
+          key={assignments.length}
+          vessels={vessels.filter((v) => v.active)}
+          people={people}
+          reply={replyFor("assign")}
+        />
       </section>
     </>
   );
@@ -213,7 +233,13 @@ function EditVessel({
   const [form, fields] = useForm<VesselFormValues & { active?: string }>({
     id: `edit-${vessel._id}`,
     lastResult: reply,
-    defaultValue: { name: vessel.name, imo: vessel.imo, ship_type: vessel.ship_type, flag: vessel.flag, active: vessel.active ? "on" : undefined },
+    defaultValue: {
+      name: vessel.name,
+      imo: vessel.imo,
+      ship_type: vessel.ship_type,
+      flag: vessel.flag,
+      active: vessel.active ? "on" : undefined,
+    },
   });
   return (
     <Form method="post" {...getFormProps(form)}>
@@ -236,7 +262,13 @@ function EditVessel({
   );
 }
 
-function DeleteVessel({ vessel, reply }: { vessel: { _id: string; name: string }; reply: SubmissionResult<string[]> | undefined }) {
+function DeleteVessel({
+  vessel,
+  reply,
+}: {
+  vessel: { _id: string; name: string };
+  reply: SubmissionResult<string[]> | undefined;
+}) {
   const [form] = useForm({ id: `delete-${vessel._id}`, lastResult: reply });
   return (
     <Form method="post" {...getFormProps(form)}>
@@ -259,7 +291,10 @@ function AssignForm({
   people: { _id: string; name: string }[];
   reply: SubmissionResult<string[]> | undefined;
 }) {
-  const [form, fields] = useForm<{ user_id: string; vessel_id: string; from: string; to?: string }>({ id: "assign", lastResult: reply });
+  const [form, fields] = useForm<{ user_id: string; vessel_id: string; from: string; to?: string }>({
+    id: "assign",
+    lastResult: reply,
+  });
   return (
     <Form method="post" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="assign" />

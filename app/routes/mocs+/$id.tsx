@@ -101,8 +101,8 @@ export default function MocLayout() {
       {onRecord && missing.length > 0 && mayRecordContext && !moc.isDeleted ? (
         <p className="callout no-print">
           This MOC does not record its {missing.join(" or ")}.{" "}
-          <Link to={`/mocs/${moc._id}/context`}>Record {missing.length > 1 ? "them" : "it"}</Link> so it shows
-          under its vessel and people recognise it.
+          <Link to={`/mocs/${moc._id}/context`}>Record {missing.length > 1 ? "them" : "it"}</Link> so it shows under its
+          vessel and people recognise it.
         </p>
       ) : null}
       <StatusStepper

@@ -14,7 +14,7 @@ import { MocListTabs } from "~/components/moc-list-tabs";
 import { canSeeDeletedMocs } from "~/models/authz.server";
 import { mocName, NOT_RECORDED } from "~/models/moc-names";
 import { listVessels } from "~/models/vessel.server";
-import { SCOPE_LABELS } from "~/models/vessel.schema";
+import { SCOPE_LABELS } from "~/models/vessel.constants";
 
 /** The filters in the title too, so tabs, history and bookmarks tell the lists apart. */
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
@@ -122,12 +122,7 @@ export default function MocList() {
           label="Vessel"
           value={filter.vessel}
           any="Any vessel or scope"
-          choices={[
-            ...vessels,
-            ["office", SCOPE_LABELS.office],
-            ["fleet", SCOPE_LABELS.fleet],
-            ["none", NOT_RECORDED],
-          ]}
+          choices={[...vessels, ["office", SCOPE_LABELS.office], ["fleet", SCOPE_LABELS.fleet], ["none", NOT_RECORDED]]}
         />
         <FilterSelect
           id="moc-scope"

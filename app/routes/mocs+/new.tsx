@@ -50,7 +50,14 @@ export default function NewMoc() {
           <p className="muted">Part A: describe the change and choose who implements it.</p>
         </div>
       </div>
-      <PartAForm id="new-moc" users={users} vessels={vessels} lastResult={lastResult} allowDraft submitLabel="Submit MOC" />
+      <PartAForm
+        id="new-moc"
+        users={users}
+        vessels={vessels}
+        lastResult={lastResult}
+        allowDraft
+        submitLabel="Submit MOC"
+      />
     </>
   );
 }
