@@ -208,11 +208,11 @@ const involves = (actorId: unknown) =>
  * (Read by the pages' lists, `visible`; the spec's own list, GET /api/newmoc, is unchanged.)
  */
 export const crewOfSql = (actorId: unknown) =>
-  sql`exists (select 1 from moc_forms cf join vessel_assignments va
-    on va.vessel_id::text = cf.data->'vessel'->'value'->>'_id'
-    where cf.moc_id = m.id and cf.kind = 'originator' and va.user_id = ${actorId}::uuid
-      and va.from_date <= (now() at time zone 'UTC')::date
-      and (va.to_date is null or va.to_date >= (now() at time zone 'UTC')::date))`;
+  // The actor's vessels of today once (an uncorrelated subquery), then each MOC's Part A against them.
+  sql`exists (select 1 from moc_forms cf where cf.moc_id = m.id and cf.kind = 'originator'
+    and (cf.data->'vessel'->'value'->>'_id') = any(array(select va.vessel_id::text from vessel_assignments va
+      where va.user_id = ${actorId}::uuid and va.from_date <= (now() at time zone 'UTC')::date
+        and (va.to_date is null or va.to_date >= (now() at time zone 'UTC')::date))))`;
 
 /**
  * A scope as an SQL condition on `mocs m`, for the actor whose id is `actorId`: a value, or a
