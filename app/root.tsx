@@ -68,7 +68,6 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
           { to: "/admin/users", label: "Users" },
           { to: "/admin/outbox", label: "Outbox" },
           { to: "/admin/delegations", label: "Delegations" },
-          { to: "/admin/vessels", label: "Vessels" },
           { to: "/admin/audit", label: "Audit trail" },
         ]
       : []),

@@ -34,7 +34,7 @@ test("an HSEQ user reads, filters and downloads the figures", async ({ cast, moc
   }
   const opened = page.locator(".stat").filter({ hasText: "MOCs opened" }).locator("dd");
   expect(Number(await opened.textContent())).toBeGreaterThanOrEqual(1);
-  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(6);
+  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(7); // the six tables and "By vessel" (docs/decisions/036-vessels-and-crew-access.md)
 
   // A CSV download, with the page's session.
   const href = await page
