@@ -31,6 +31,7 @@ import { postMessage } from "~/models/chat.server";
 import type { MocDocument } from "~/models/moc-document";
 import type { ReviewInput } from "~/models/review.schema";
 import { createReview } from "~/models/review.server";
+import { addAssignment, createVessel, listVessels } from "~/models/vessel.server";
 import { insertUser, toPublicUser, type PublicUser } from "~/models/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";
@@ -172,6 +173,9 @@ const v = <T>(value: T) => ({ value });
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 type Change = {
+  /** Part A's title and scope (docs/decisions/036-vessels-and-crew-access.md): a demo vessel's name, or office / fleet. */
+  title: string;
+  vessel: DemoVessel | "office" | "fleet";
   department: Department;
   description: string;
   reason: string;
@@ -179,8 +183,22 @@ type Change = {
   inform?: Department[];
 };
 
+/** The demo fleet (IMO numbers with valid check digits). */
+const DEMO_VESSELS = [
+  { name: "MV Borealis", imo: "9074729", ship_type: "Bulk carrier", flag: "Malta" },
+  { name: "MV Aurora", imo: "9321483", ship_type: "Product tanker", flag: "Marshall Islands" },
+  { name: "MV Polaris", imo: "9176187", ship_type: "Container ship", flag: "Cyprus" },
+] as const;
+type DemoVessel = (typeof DEMO_VESSELS)[number]["name"];
+/** The demo vessels' ids by name, once they are in the register. */
+const vesselIds = new Map<string, string>();
+
 function partA(implementer: PublicUser | null, change: Change): NewMocInput {
   return {
+    title: v(change.title),
+    vessel: v(
+      change.vessel === "office" || change.vessel === "fleet" ? change.vessel : { _id: vesselIds.get(change.vessel)! },
+    ),
     implementer: implementer ? v({ _id: implementer._id }) : null,
     "department-of-change": v(change.department),
     "description-of-change": v(change.description),
@@ -250,6 +268,8 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   const note = (doc: MocDocument, story: string) => made.push({ doc, story });
 
   const ballast = {
+    title: "Ballast pump controller replacement",
+    vessel: "MV Borealis",
     department: "engineering",
     description:
       "<p>Replace the <strong>ballast pump controller</strong> on MV Borealis with the type fitted to her sister ships.</p><ul><li>new PLC and HMI panel</li><li>updated alarm list</li></ul>",
@@ -262,6 +282,8 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   const draft = await createMoc(
     c.olivia,
     partA(null, {
+      title: "ECDIS software to the 2025 chart standard",
+      vessel: "MV Aurora",
       department: "engineering",
       description: "<p>Upgrade the <em>ECDIS</em> software on MV Aurora to the 2025 chart standard.</p>",
       reason: "Type-approval of the current version ends this year",
@@ -278,6 +300,8 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   // c, d, e, f: one record stopped at each later step.
   const bunkering = (n: number) =>
     partA(c.omar, {
+      title: `Bunkering checklist rev. ${n}: second tank-level check`,
+      vessel: n % 3 === 0 ? "fleet" : n % 2 === 0 ? "MV Polaris" : "MV Borealis",
       department: "operations",
       description: `<p>Revise the <strong>bunkering checklist</strong> (rev. ${n}): add a second tank-level cross-check before topping off.</p>`,
       reason: "A near miss during bunkering in Rotterdam showed the single check is not enough",
@@ -299,7 +323,8 @@ async function seedMocs(c: Cast): Promise<Made[]> {
     await runStepForDocument("hseq", c.hana, moc._id, hseqReview(true));
     return runStepForDocument("approver", c.amir, moc._id, approval(true));
   };
-  const atE = await toE(3, 5);
+  // The plans are made before the approval, which freezes them (docs/decisions/034-approved-content-and-deleting.md).
+  const atE = await toC(3, 5);
   await setImpactAssessment(c.farah, atE._id, [
     { category: "Safety", hazards: ["Overflow during topping off", "Slips on the bunker station deck"] },
     { category: "Environment", hazards: ["Oil spill to sea"] },
@@ -331,8 +356,10 @@ async function seedMocs(c: Cast): Promise<Made[]> {
       },
     ],
   });
+  await setRiskAssessment(c.farah, atE._id, "https://example.com/risk/bunkering-rev3.pdf");
+  await runStepForDocument("hseq", c.hana, atE._id, hseqReview(true));
   note(
-    await setRiskAssessment(c.farah, atE._id, "https://example.com/risk/bunkering-rev3.pdf"),
+    await runStepForDocument("approver", c.amir, atE._id, approval(true)),
     "approved, being implemented (with impact assessment, action and manuals plans, risk attachment)",
   );
 
@@ -352,6 +379,8 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   const declinedB = await createMoc(
     c.olivia,
     partA(c.ivan, {
+      title: "Second fresh-water generator",
+      vessel: "MV Aurora",
       department: "engineering",
       description: "<p>Fit a second fresh-water generator on MV Aurora.</p>",
       reason: "Crew asked for more fresh-water capacity on long passages",
@@ -562,6 +591,22 @@ function printUsers(cast: Cast) {
     console.log(`  ${email!.padEnd(widths[0]!)}  ${what!.padEnd(widths[1]!)}  ${note}`);
 }
 
+/** The demo fleet in the register, and Ivan on board MV Borealis for a month now (he reads her MOCs). */
+async function seedVessels(c: Cast): Promise<void> {
+  const existing = new Map((await listVessels()).map((v) => [v.imo, v._id]));
+  for (const vessel of DEMO_VESSELS) {
+    vesselIds.set(vessel.name, existing.get(vessel.imo) ?? (await createVessel(c.admin, vessel))._id);
+  }
+  if (existing.size === 0) {
+    await addAssignment(c.admin, {
+      vessel_id: vesselIds.get("MV Borealis")!,
+      user_id: c.ivan._id,
+      from: inDays(-30),
+      to: null,
+    });
+  }
+}
+
 async function seed(): Promise<void> {
   let cast = await loadCast();
   if (cast) {
@@ -581,6 +626,7 @@ async function seed(): Promise<void> {
   } else {
     cast = await createCast();
   }
+  await seedVessels(cast);
   const made = await seedMocs(cast);
   const extras = await seedExtras(cast, made);
   console.log(`\nDemo MOCs (${made.length}):`);

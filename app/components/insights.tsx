@@ -263,9 +263,21 @@ export function InsightsView({
         <InsightTableView table={tables.risk} csvHref={link("risk")} />
       </section>
 
+      {f.vessels ? (
+        <section className="insights-block" aria-labelledby="insights-vessels">
+          <H id="insights-vessels">By vessel</H>
+          <p className="muted">
+            Each MOC&apos;s Part A vessel, office / shore or fleet-wide; MOCs raised before Part A asked it are
+            &quot;Not recorded&quot;.
+          </p>
+          <InsightTableView table={tables.vessels} csvHref={link("vessels")} />
+        </section>
+      ) : null}
+
       <p className="muted insights-note">
-        Vessel or office: MOCs do not record whether a change applies to a vessel or to the office, so the figures are
-        not split that way. Departments are each MOC&apos;s Part A department of change.
+        {f.vesselOrOffice === "recorded"
+          ? "Departments are each MOC's Part A department of change; vessels its Part A vessel or scope."
+          : "Vessel or office: MOCs did not record whether a change applies to a vessel or to the office when these figures were counted. Departments are each MOC's Part A department of change."}
       </p>
     </div>
   );

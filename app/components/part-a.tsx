@@ -15,13 +15,25 @@ import {
 import { ErrorList, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
 import { useFocusFirstInvalid } from "./focus-first-invalid";
+import { SCOPE_LABELS } from "~/models/vessel.constants";
 
 const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
+
+/** A vessel Part A may name (the register's active ones). */
+export type VesselOption = { _id: string; name: string };
+
+/** The scope select's options: office, fleet, then every active vessel by name. */
+export const scopeOptions = (vessels: readonly VesselOption[]) => [
+  { value: "office", label: SCOPE_LABELS.office },
+  { value: "fleet", label: SCOPE_LABELS.fleet },
+  ...vessels.map((v) => ({ value: v._id, label: v.name })),
+];
 
 /** Part A (originator): new MOC, draft editing, and revising before the implementer's assessment. */
 export function PartAForm({
   id,
   users,
+  vessels,
   lastResult,
   defaultValue,
   allowDraft,
@@ -29,6 +41,7 @@ export function PartAForm({
 }: {
   id: string;
   users: UserOption[];
+  vessels: VesselOption[];
   lastResult: SubmissionResult<string[]> | undefined;
   defaultValue?: Record<string, unknown>;
   allowDraft: boolean;
@@ -47,6 +60,17 @@ export function PartAForm({
     <Form method="post" {...getFormProps(form)} className="card">
       <ErrorList id={form.errorId} errors={form.errors} />
       <div className="stack">
+        <TextField
+          meta={fields.title}
+          label="Title"
+          hint="3 to 120 characters, how people will recognise it in lists and emails: “Bypass of ME2 HT alarm”."
+        />
+        <SelectValueField
+          meta={fields.vessel}
+          label="Vessel or scope"
+          options={scopeOptions(vessels)}
+          placeholder="Choose a vessel, office / shore or fleet-wide"
+        />
         <UserSelectField
           meta={fields["implementer-name"]}
           label="Implementer"
@@ -107,7 +131,11 @@ export function partADefaults(form: Record<string, { value: unknown }> | null | 
   if (!form) return undefined;
   const pick = (key: string) => form[key] ?? undefined;
   const implementer = form["implementer-name"]?.value as { _id: string } | undefined;
+  const vessel = form.vessel?.value as { _id: string } | string | undefined;
   return {
+    title: pick("title"),
+    // The select posts a vessel's id, "office" or "fleet".
+    vessel: vessel ? { value: typeof vessel === "string" ? vessel : vessel._id } : undefined,
     "implementer-name": implementer ? { value: { _id: implementer._id } } : undefined,
     "description-of-change": pick("description-of-change"),
     "reason-for-change": pick("reason-for-change"),

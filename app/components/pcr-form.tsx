@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { Form } from "~/components/form";
 import { useLazyValidation } from "~/components/lazy-validation";
-import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
+import { CheckboxGroupField, RichTextField, TextField, type UserOption } from "./fields";
 import { ErrorList, SubmitButton } from "./forms";
 import { useFocusFirstInvalid } from "./focus-first-invalid";
 
@@ -40,6 +40,12 @@ export function PcrForm({
     <Form method="post" {...getFormProps(form)} className="card">
       <ErrorList id={form.errorId} errors={form.errors} />
       <div className="stack">
+        <TextField
+          meta={fields.title}
+          direct
+          label="Title"
+          hint="3 to 120 characters, how people will recognise it in lists and emails."
+        />
         <fieldset className="field">
           <legend>Type of request</legend>
           <div className="choice-row">

@@ -390,3 +390,25 @@ export const loginAnswer = z.object({ token: z.string(), admin: z.boolean(), onb
 
 /** `{ status, data }`: the default success body. */
 export const envelope = <T extends z.ZodType>(data: T, status = 200) => z.object({ status: z.literal(status), data });
+
+/** A vessel of the register (GET/POST/PUT /api/vessels; docs/decisions/036-vessels-and-crew-access.md). */
+export const vesselAnswer = z.object({
+  _id: id,
+  name: z.string(),
+  imo: z.string().meta({ description: "Seven digits, the last the check digit." }),
+  ship_type: z.string(),
+  flag: z.string(),
+  active: z.boolean(),
+  createdAt: at,
+  updatedAt: at,
+});
+
+/** A crew assignment of a person to a vessel for a period (GET/POST /api/vessels/assignments). */
+export const vesselAssignmentAnswer = z.object({
+  _id: id,
+  vessel: z.object({ _id: id, name: z.string() }),
+  user: z.object({ _id: id, name: z.string() }),
+  from: z.iso.date(),
+  to: z.iso.date().nullable().meta({ description: "Null: open-ended." }),
+  current: z.boolean().meta({ description: "The period holds today (UTC)." }),
+});

@@ -20,7 +20,7 @@ import { Conflict, Forbidden, Invalid, NotFound, TooLarge } from "~/utils/errors
 import {
   canAttachToMoc,
   canAttachToPcr,
-  canViewMoc,
+  canReadMoc,
   canViewPcr,
   isMocOpen,
   isMocPlanEditor,
@@ -168,7 +168,7 @@ export async function assertMayAttach(actor: Actor, target: AttachmentTarget, ki
 async function mayViewOwner(actor: Actor, owner: { mocId: string | null; pcrId: string | null }, db: Executor) {
   if (owner.mocId) {
     const moc = await loadMocAccess(owner.mocId, db);
-    return Boolean(moc && !moc.isDeleted && canViewMoc(actor, moc));
+    return Boolean(moc && !moc.isDeleted && canReadMoc(actor, moc));
   }
   const [row] = await db
     .select({ originatorId: pcrs.originatorId, status: pcrs.status, partyIds: pcrs.partyIds })

@@ -172,6 +172,8 @@ export const CHAIN_NAMES = [
   "archive-pcr",
   "review",
   "delegation",
+  "settings",
+  "vessel",
   "moc-signature",
   "pcr-signature",
 ] as const;

@@ -35,6 +35,7 @@ export const AUDIT_KINDS = [
   "review",
   "delegation",
   "settings",
+  "vessel",
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

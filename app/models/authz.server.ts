@@ -54,6 +54,11 @@ export type MocAccess = {
   acted: { makerIds: readonly string[]; reviewerIds: readonly string[]; approverIds: readonly string[] };
   /** The MOC's risk and the approvals given at `d` (docs/decisions/037); absent: not ranked, none given. */
   approval?: ApprovalState | null;
+  /**
+   * The people assigned today (UTC) to the vessel Part A names (docs/decisions/036-vessels-and-crew-access.md);
+   * empty for an office or fleet-wide MOC, or one without a scope.
+   */
+  crewIds?: readonly string[];
 };
 
 export const isInvolved = (actor: Actor, moc: MocAccess) => moc.allUserIds.includes(actor._id);
@@ -69,6 +74,18 @@ export const canViewMoc = (actor: Actor, moc: MocAccess) =>
  */
 export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly Actor[]) =>
   canViewMoc(actor, moc) || principals.some((p) => isInvolved(p, moc));
+
+/**
+ * Assigned today to the MOC's vessel (docs/decisions/036-vessels-and-crew-access.md): reads the record, its
+ * files, print and PDF, and finds it in the pages' lists; nothing more (no chat, clone or step).
+ */
+export const isCrewOf = (actor: Actor, moc: Pick<MocAccess, "crewIds">) => (moc.crewIds ?? []).includes(actor._id);
+
+/** Read a MOC (record page, GET /api/singlemoc, files, print, PDF): `canViewMoc`, or its vessel's crew. */
+export const canReadMoc = (actor: Actor, moc: MocAccess) => canViewMoc(actor, moc) || isCrewOf(actor, moc);
+
+/** The vessel register and crew assignments (/admin/vessels, writes of /api/vessels): admins. */
+export const canManageVessels = (actor: Actor) => isAdmin(actor);
 
 /** Soft delete, add people, re-assign the implementer: the originator or an admin. */
 export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || moc.originatorId === actor._id;
@@ -187,7 +204,7 @@ export const mocScopeOf = {
   /** GET /api/getAllMoc: admin, HSEQ and full access see all; others the completed ones. */
   getAllMoc: (actor: Actor): MocScope =>
     isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) ? "all" : "completed",
-  /** Everything `canViewMoc` allows (pages' lists). */
+  /** Everything `canReadMoc` allows (pages' lists): `canViewMoc`'s MOCs and the crew's vessel's. */
   visible: (actor: Actor): MocScope =>
     isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) ? "all" : "involvedOrCompleted",
 };
@@ -196,6 +213,17 @@ export type MocList = keyof typeof mocScopeOf;
 
 const involves = (actorId: unknown) =>
   sql`exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actorId})`;
+
+/**
+ * `isCrewOf` as SQL on `mocs m`: the actor is assigned today (UTC) to the vessel Part A names.
+ * (Read by the pages' lists, `visible`; the spec's own list, GET /api/newmoc, is unchanged.)
+ */
+export const crewOfSql = (actorId: unknown) =>
+  // The actor's vessels of today once (an uncorrelated subquery), then each MOC's Part A against them.
+  sql`exists (select 1 from moc_forms cf where cf.moc_id = m.id and cf.kind = 'originator'
+    and (cf.data->'vessel'->'value'->>'_id') = any(array(select va.vessel_id::text from vessel_assignments va
+      where va.user_id = ${actorId}::uuid and va.from_date <= (now() at time zone 'UTC')::date
+        and (va.to_date is null or va.to_date >= (now() at time zone 'UTC')::date))))`;
 
 /**
  * A scope as an SQL condition on `mocs m`, for the actor whose id is `actorId`: a value, or a
@@ -214,7 +242,7 @@ export function mocScopeSql(scope: MocScope, actorId: unknown): SQL {
     case "completed":
       return sql`not m.is_deleted and m.completed`;
     case "involvedOrCompleted":
-      return sql`not m.is_deleted and (m.completed or ${involves(actorId)})`;
+      return sql`not m.is_deleted and (m.completed or ${involves(actorId)} or ${crewOfSql(actorId)})`;
   }
 }
 

@@ -223,6 +223,8 @@ const plain = (html: unknown) => (typeof html === "string" && html ? richTextToP
 export function mocListCsv(actor: Actor, filter: MocListFilter) {
   type Row = {
     serial: string;
+    title: string | null;
+    vessel: string;
     status: string;
     completed: boolean;
     department: string | null;
@@ -237,6 +239,8 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
   return csvStream<Row>(
     [
       "Serial",
+      "Title",
+      "Vessel",
       "Status",
       "Department",
       "Description",
@@ -250,6 +254,8 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
     mocListExportQuery(actor, filter),
     (r) => [
       r.serial,
+      r.title,
+      r.vessel,
       mocStatusLabel(r.status, r.completed),
       r.department,
       plain(r.description),

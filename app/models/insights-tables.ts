@@ -77,6 +77,12 @@ export function insightTables(f: InsightsFigures): Record<InsightTableId, Insigh
         ["Creation to finished", f.pcrs.daysToFinish.count, f.pcrs.daysToFinish.median, f.pcrs.daysToFinish.p90],
       ],
     },
+    vessels: {
+      id: "vessels",
+      title: `MOCs by vessel: opened and completed in the period, open and overdue on ${f.period.asOf}`,
+      columns: ["Vessel or scope", "Opened", "Completed", "Open", "Overdue"],
+      rows: (f.vessels ?? []).map((v) => [v.vessel, v.opened, v.completed, v.open, v.overdue]),
+    },
     reminders: {
       id: "reminders",
       title: "Reminders sent per day",

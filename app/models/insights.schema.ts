@@ -28,6 +28,12 @@ export const insightsParamsSchema = z.object({
       error: `department must be one of: ${DEPARTMENTS.join(", ")} (or left out for all)`,
     })
     .optional(),
+  /** A vessel's id, "office", "fleet" or "none" (not recorded); empty or `all` for every MOC (docs/decisions/036-vessels-and-crew-access.md). */
+  vessel: z
+    .union([z.literal(""), z.literal("all"), z.enum(["office", "fleet", "none"]), z.uuid()], {
+      error: 'vessel must be a vessel id, "office", "fleet" or "none" (or left out for all)',
+    })
+    .optional(),
 });
 
 /**
@@ -47,7 +53,8 @@ export function toFilter<T extends z.output<typeof insightsParamsSchema>>(q: T, 
     return z.NEVER;
   }
   const department = q.department && q.department !== "all" ? q.department : null;
-  return { ...q, from, to, department };
+  const vessel = q.vessel && q.vessel !== "all" ? q.vessel : null;
+  return { ...q, from, to, department, vessel };
 }
 
 export const insightsQuerySchema = insightsParamsSchema.transform(toFilter);
@@ -61,6 +68,7 @@ export const INSIGHT_TABLES = [
   "reminders",
   "overdue-actions",
   "risk",
+  "vessels",
 ] as const;
 export type InsightTableId = (typeof INSIGHT_TABLES)[number];
 
@@ -73,7 +81,13 @@ export const insightsApiQuery = insightsParamsSchema
   .transform(toFilter)
   .refine((q) => q.format !== "csv" || q.table, { error: "Name the table to download (table=...)", path: ["table"] });
 
-export type InsightsFilter = { from: string; to: string; department: string | null };
+export type InsightsFilter = {
+  from: string;
+  to: string;
+  department: string | null;
+  /** A vessel's id, "office", "fleet" or "none"; null or absent for every MOC. */
+  vessel?: string | null;
+};
 
 export type Spread = { count: number; median: number | null; p90: number | null };
 
@@ -133,6 +147,16 @@ export type InsightsFigures = {
     completed: number;
     declined: number;
   }[];
-  /** Whether MOCs record where a change applies (vessel or office): they do not, so nothing is split by it. */
-  vesselOrOffice: "not recorded";
+  /**
+   * Whether MOCs record where a change applies: "recorded" since Part A asks it
+   * (docs/decisions/036-vessels-and-crew-access.md); a copy stored by a year-end review before then says "not recorded".
+   */
+  vesselOrOffice: "recorded" | "not recorded";
+  /** The vessel filter, as it reads ("MV Borealis", "Office / shore", "Not recorded"), or null for every MOC. */
+  vessel?: string | null;
+  /**
+   * By vessel (or office, fleet, not recorded): MOCs opened and completed in the period, open on the
+   * as-of day and, of those, past their target date. Absent from copies stored before it was counted.
+   */
+  vessels?: { vessel: string; opened: number; completed: number; open: number; overdue: number }[];
 };

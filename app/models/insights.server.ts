@@ -24,6 +24,8 @@ import {
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import { urgencyCases } from "./reminder.server";
 import { overdueActionsByDepartment } from "./action-tasks.server";
+import { NOT_RECORDED, scopeLabel } from "./moc-names";
+import { VESSEL_LABEL_OR_NOT_RECORDED_SQL, vesselFilterSql } from "./moc-scope.server";
 
 /**
  * `mocs` with each MOC's department as `department`: its Part A `department-of-change`, else its
@@ -93,7 +95,8 @@ export async function computeInsights(
       sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
         set_config('plan_cache_mode', 'force_custom_plan', true)`,
     );
-    const b: Bounds = { from: filter.from, to: filter.to, asOf, mocs: await mocsOf(tx, filter.department) };
+    const vessel = filter.vessel ?? null;
+    const b: Bounds = { from: filter.from, to: filter.to, asOf, mocs: await mocsOf(tx, filter.department, vessel) };
     const monthly = await monthlyFlow(tx, b);
     const steps = await stepTimes(tx, b);
     const departments = await departmentFigures(tx, b, filter.department);
@@ -106,6 +109,7 @@ export async function computeInsights(
       asOf,
     );
     const risk = await riskFigures(tx, b);
+    const vessels = await vesselFigures(tx, b);
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -126,7 +130,9 @@ export async function computeInsights(
       reminders,
       overdueActions,
       risk,
-      vesselOrOffice: "not recorded",
+      vesselOrOffice: "recorded",
+      vessel: vessel ? await vesselFilterLabel(tx, vessel) : null,
+      vessels,
     };
   };
   // Inside a caller's transaction (a review pulling its year's figures) it reads there; alone, in
@@ -163,11 +169,58 @@ async function riskFigures(db: Executor, b: Bounds): Promise<InsightsFigures["ri
  * every MOC's Part A, a join over the whole table) and every figure then reads them by id, rather
  * than each statement working the department out again for every MOC.
  */
-async function mocsOf(db: Executor, department: string | null): Promise<SQL> {
-  if (!department) return sql`mocs`;
+async function mocsOf(db: Executor, department: string | null, vessel: string | null = null): Promise<SQL> {
+  if (!department && !vessel) return sql`mocs`;
+  if (!department) {
+    const [row] = await db.execute<{ ids: string }>(sql`
+      select coalesce(array_agg(m.id), '{}')::text as ids from mocs m where ${vesselFilterSql(vessel as never)}`);
+    return sql`(select m.* from mocs m where m.id = any(${row!.ids}::uuid[]))`;
+  }
   const [row] = await db.execute<{ ids: string }>(sql`
-    select coalesce(array_agg(d.id), '{}')::text as ids from ${MOCS_WITH_DEPARTMENT} d where d.department = ${department}`);
+    select coalesce(array_agg(d.id), '{}')::text as ids from ${MOCS_WITH_DEPARTMENT} d where d.department = ${department}
+      ${vessel ? sql`and d.id in (select m.id from mocs m where ${vesselFilterSql(vessel as never)})` : sql``}`);
   return sql`(select m.*, ${department}::text as department from mocs m where m.id = any(${row!.ids}::uuid[]))`;
+}
+
+/** How the vessel filter reads. */
+async function vesselFilterLabel(db: Executor, vessel: string): Promise<string> {
+  if (vessel === "office" || vessel === "fleet") return scopeLabel(vessel);
+  if (vessel === "none") return NOT_RECORDED;
+  const [row] = await db.execute<{ name: string }>(sql`select name from vessels where id = ${vessel}`);
+  return row?.name ?? "Unknown vessel";
+}
+
+/**
+ * By vessel (docs/decisions/036-vessels-and-crew-access.md), one row per vessel or scope the counted MOCs name: opened and
+ * completed in the period, open on the as-of day (open now, or ended after it) and, of those, past
+ * their target date then. One statement over the counted MOCs and their Part A.
+ */
+async function vesselFigures(db: Executor, b: Bounds) {
+  const rows = await db.execute<{
+    vessel: string;
+    opened: number;
+    completed: number;
+    open: number;
+    overdue: number;
+  }>(sql`
+    with counted as (
+      select m.id, m.created_at, m.target_date, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
+        (select min(l.at) from moc_logs l where l.moc_id = m.id and ${ENDS("l")}) as ended_at,
+        exists (select 1 from moc_logs l where l.moc_id = m.id and ${MOVES("l")} and l.action = ${CLOSED}
+          and l.at >= ${start(b)} and l.at < ${endOf(b.to)}) as completed_in_period
+      from ${b.mocs} m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
+      where not m.is_deleted
+    )
+    select vessel,
+      (count(*) filter (where created_at >= ${start(b)} and created_at < ${endOf(b.to)}))::int as opened,
+      (count(*) filter (where completed_in_period))::int as completed,
+      (count(*) filter (where created_at < ${endOf(b.asOf)} and (ended_at is null or ended_at >= ${endOf(b.asOf)})))::int as open,
+      (count(*) filter (where created_at < ${endOf(b.asOf)} and (ended_at is null or ended_at >= ${endOf(b.asOf)})
+        and target_date < ${b.asOf}::date))::int as overdue
+    from counted group by vessel
+    having count(*) filter (where created_at < ${endOf(b.to)}) > 0
+    order by vessel = ${NOT_RECORDED}, vessel`);
+  return [...rows];
 }
 
 // The period's bounds as timestamptz: UTC midnight of `from`, and of the day after `to`.

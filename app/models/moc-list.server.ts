@@ -11,12 +11,22 @@ import type { TemporaryState } from "#db/schema";
 import { RISK_LEVELS, type RiskLevel } from "./risk";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
 import { OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
+import {
+  TITLE_SQL,
+  VESSEL_LABEL_OR_NOT_RECORDED_SQL,
+  VESSEL_LABEL_SQL,
+  vesselFilterSchema,
+  vesselFilterSql,
+  type VesselFilter,
+} from "./moc-scope.server";
 import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
 
 export type MocListFilter = {
   q?: string;
   status?: string;
   department?: string;
+  /** A vessel's id, "office", "fleet" or "none" (not recorded): docs/decisions/036-vessels-and-crew-access.md. */
+  vessel?: VesselFilter;
   /** Only MOCs the actor is involved in. */
   mine?: boolean;
   /** Only MOCs with a step waiting on the actor (the dashboard's "waiting on me"). */
@@ -37,6 +47,10 @@ export type MocListFilter = {
 export type MocListRow = {
   id: string;
   serialNum: string;
+  /** Part A's title, null when not recorded. */
+  title: string | null;
+  /** Part A's vessel or scope as it reads, null when not recorded. */
+  vessel: string | null;
   status: string;
   completed: boolean;
   description: string;
@@ -60,6 +74,7 @@ export const mocListQuerySchema = z.object({
   q: searchQuerySchema,
   status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
   department: z.enum(DEPARTMENTS).optional().catch(undefined),
+  vessel: vesselFilterSchema,
   scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),
   state: z.enum(["open", "completed", "all"]).default("all").catch("all"),
   overdue: z.literal("1").optional().catch(undefined),
@@ -83,7 +98,8 @@ export const mocListFilter = (query: MocListQuery): MocListFilter => ({
 
 /** Every MOC of the filtered list, in the list's order, as CSV rows read (for csv-export.server.ts). */
 export function mocListExportQuery(actor: Actor, filter: MocListFilter): SQL {
-  return sql`select m.serial_num as "serial", m.status, m.completed,
+  return sql`select m.serial_num as "serial", ${TITLE_SQL} as title, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
+      m.status, m.completed,
       f.data->'department-of-change'->>'value' as department,
       coalesce(f.data->'description-of-change'->>'value', '') as description,
       (select name from users where id = m.originator_id) as originator,
@@ -115,8 +131,10 @@ export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
     const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     conditions.push(sql`(m.serial_num ilike ${like} or exists (select 1 from moc_forms f where f.moc_id = m.id
       and f.kind = 'originator' and (f.data->'description-of-change'->>'value' ilike ${like}
-      or f.data->'reason-for-change'->>'value' ilike ${like})))`);
+      or f.data->'reason-for-change'->>'value' ilike ${like} or f.data->'title'->>'value' ilike ${like}
+      or f.data->'vessel'->'value'->>'name' ilike ${like})))`);
   }
+  if (filter.vessel) conditions.push(vesselFilterSql(filter.vessel));
   if (filter.status) conditions.push(sql`m.status = ${filter.status} and not m.completed`);
   if (filter.department) {
     conditions.push(sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'originator'
@@ -157,7 +175,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       order by n
       limit ${pageSize} offset ${offset}
     )
-    select m.id, m.serial_num as "serialNum", m.status, m.completed,
+    select m.id, m.serial_num as "serialNum", ${TITLE_SQL} as title, ${VESSEL_LABEL_SQL} as vessel, m.status, m.completed,
       coalesce(f.data->'description-of-change'->>'value', '') as description,
       f.data->'department-of-change'->>'value' as department,
       (select name from users where id = m.originator_id) as originator,
@@ -181,7 +199,15 @@ export type Dashboard = {
   /** The expired temporary changes (not restored), longest expired first. */
   expired: MocListRow[];
   overdue: MocListRow[];
-  activity: { mocId: string; serialNum: string; action: string; by: string | null; at: string; to: string | null }[];
+  activity: {
+    mocId: string;
+    serialNum: string;
+    title: string | null;
+    action: string;
+    by: string | null;
+    at: string;
+    to: string | null;
+  }[];
 };
 
 export async function dashboard(actor: Actor): Promise<Dashboard> {
@@ -194,7 +220,8 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
     searchMocs(actor, { temporary: "expired", sort: "temporary", pageSize: 10 }).then(({ rows }) => rows),
     searchMocs(actor, { overdue: true, sort: "target", pageSize: 10 }).then(({ rows }) => rows),
     db.execute<Dashboard["activity"][number]>(sql`
-      select l.moc_id as "mocId", m.serial_num as "serialNum", l.action, u.name as by, l.to_status as to,
+      select l.moc_id as "mocId", m.serial_num as "serialNum",
+        (select nullif(f.data->'title'->>'value', '') from moc_forms f where f.moc_id = m.id and f.kind = 'originator') as title, l.action, u.name as by, l.to_status as to,
         to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at
       from moc_logs l join mocs m on m.id = l.moc_id left join users u on u.id = l.user_id
       where not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})

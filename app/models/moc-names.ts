@@ -1,5 +1,6 @@
 /** Names of the people a MOC names by id: no I/O, for the pages' components and the print model. */
 import type { MocDocument, UserJson } from "./moc-document";
+import { SCOPE_LABELS, SCOPES, type Scope } from "./vessel.constants";
 
 /** Everyone the record names by id, by name: its people, the plans' owners, whoever decided. */
 export function namesOf(
@@ -28,3 +29,30 @@ export function namesOf(
   }
   return (id) => (id ? (names.get(id) ?? "—") : "—");
 }
+
+/**
+ * How a MOC is named wherever it is named (docs/decisions/036-vessels-and-crew-access.md): "MOC 14-2026 — Bypass of
+ * ME2 HT alarm", or "MOC 14-2026" for one recorded without a title.
+ */
+export const mocName = (serial: string, title?: string | null) =>
+  title ? `MOC ${serial} — ${title}` : `MOC ${serial}`;
+
+/** Part A's title, if recorded. */
+export const titleOf = (form: { title?: { value?: unknown } | null } | null | undefined): string | null =>
+  typeof form?.title?.value === "string" && form.title.value ? form.title.value : null;
+
+/** The label of "not recorded" (a MOC raised before Part A asked its title and scope). */
+export const NOT_RECORDED = "Not recorded";
+
+/** How a MOC's scope reads: the vessel's name, "Office / shore", "Fleet-wide", or "Not recorded". */
+export function scopeLabel(value: unknown): string {
+  if (typeof value === "string" && (SCOPES as readonly string[]).includes(value)) return SCOPE_LABELS[value as Scope];
+  if (value && typeof value === "object" && typeof (value as { name?: unknown }).name === "string") {
+    return (value as { name: string }).name;
+  }
+  return NOT_RECORDED;
+}
+
+/** Part A's scope of a document, as it reads. */
+export const scopeOf = (form: { vessel?: { value?: unknown } | null } | null | undefined) =>
+  scopeLabel(form?.vessel?.value);

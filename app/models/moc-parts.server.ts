@@ -12,7 +12,7 @@
 import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
 import { planItemState } from "./moc-closure";
 import type { MocDocument, UserJson } from "./moc-document";
-import { namesOf } from "./moc-names";
+import { namesOf, NOT_RECORDED, scopeLabel } from "./moc-names";
 import { utcText } from "./utc-text";
 import { riskLabel } from "./risk";
 
@@ -71,11 +71,14 @@ const richField = (key: string, label: string, html: unknown): PartField => ({
   html: typeof html === "string" && html.trim() ? sanitizeRichText(html) : "",
 });
 
-type Row = [key: string, label: string, kind?: "rich" | "text" | "department"];
+type Row = [key: string, label: string, kind?: "rich" | "text" | "department" | "recorded" | "scope"];
 
 /** The fields of each form, in order: the labels every medium prints. */
 export const PART_FIELDS = {
   a: [
+    // Absent on a MOC raised before Part A asked them: "Not recorded" (docs/decisions/036-vessels-and-crew-access.md).
+    ["title", "Title", "recorded"],
+    ["vessel", "Vessel or scope", "scope"],
     ["department-of-change", "Department of change", "department"],
     ["description-of-change", "Description of change", "rich"],
     ["reason-for-change", "Reason for change", "text"],
@@ -131,6 +134,8 @@ export function fieldOf(form: FormDoc | null | undefined, [key, label, kind]: Ro
     return { key, label, text: value === undefined || value === null || value === "" ? "—" : String(value) };
   if (kind === "department")
     return { key, label, text: typeof value === "string" && value ? departmentName(value) : "—" };
+  if (kind === "recorded") return { key, label, text: typeof value === "string" && value ? value : NOT_RECORDED };
+  if (kind === "scope") return { key, label, text: scopeLabel(value) };
   return { key, label, text: answerText(value) };
 }
 

@@ -156,6 +156,12 @@ export async function buildMocListJson(where: SQL, db: Executor = getDb()): Prom
 const ALL_USER_IDS = sql<string[]>`coalesce((select array_agg(mu.user_id::text) from moc_users mu
   where mu.moc_id = ${m.id}), '{}')`;
 
+/** Who is assigned today to the vessel Part A names (`isCrewOf`, docs/decisions/036-vessels-and-crew-access.md). */
+const CREW_IDS = sql<string[]>`coalesce((select array_agg(va.user_id::text) from moc_forms cf
+  join vessel_assignments va on va.vessel_id::text = cf.data->'vessel'->'value'->>'_id'
+  where cf.moc_id = m.id and cf.kind = 'originator' and va.from_date <= (now() at time zone 'UTC')::date
+    and (va.to_date is null or va.to_date >= (now() at time zone 'UTC')::date)), '{}')`;
+
 const ACCESS_FIELDS = {
   id: m.id,
   status: m.status,
@@ -173,7 +179,13 @@ const ACCESS_FIELDS = {
   allUserIds: ALL_USER_IDS,
   acted: ACTED_SQL,
   approval: APPROVAL_SQL,
+  crewIds: CREW_IDS,
 };
+
+/** A step decides on its own rules, never on crew access: the step query leaves the crew out. */
+const STEP_ACCESS_FIELDS = Object.fromEntries(
+  Object.entries(ACCESS_FIELDS).filter(([key]) => key !== "crewIds"),
+) as Omit<typeof ACCESS_FIELDS, "crewIds">;
 
 /** The row fields the authorization predicates need, with the MOC row locked when `lock` is set. */
 export async function loadMocAccess(
@@ -247,7 +259,7 @@ const mocStepStateQuery = statementOnce((db) =>
 const mocForStepQuery = statementOnce((db) => {
   const locked = db
     .select({
-      ...ACCESS_FIELDS,
+      ...STEP_ACCESS_FIELDS,
       allUserIds: sql<string[]>`${ALL_USER_IDS}`.as("all_user_ids"),
       acted: sql<MocAccess["acted"]>`${ACTED_SQL}`.as("acted"),
       approval: sql<ApprovalState>`${APPROVAL_SQL}`.as("approval"),

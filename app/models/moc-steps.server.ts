@@ -645,7 +645,7 @@ export const STEPS = {
         kind: "originator",
         actorId: actor._id,
         submitted: true,
-        data: partAForm(input, { _id: implementerId, name: people.get(implementerId)!.name }),
+        data: await partAForm(tx, input, { _id: implementerId, name: people.get(implementerId)!.name }),
       });
       const temporary = temporaryOfPartA(input, { submit: true, now });
       const previous = moc.implementerId;

@@ -18,6 +18,8 @@ import {
 } from "./audit-chain.server";
 import { notify, type NotifyInput, type Recipient, type Recipients } from "./email.server";
 import type { NewMocInput, originatorFieldsSchema } from "./moc.schema";
+import { resolveScope } from "./vessel.server";
+import { mocName } from "./moc-names";
 
 /**
  * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
@@ -253,8 +255,11 @@ export async function requireActiveUsers(
 
 export const mocLabel = (serial: string) => `MOC ${serial}`;
 
-/** Emails about a MOC, in the caller's transaction. */
-export function notifyAboutMoc(
+/**
+ * Emails about a MOC, in the caller's transaction. Their subject and heading name the MOC with
+ * its title, "MOC 14-2026 — Bypass of ME2 HT alarm" (docs/decisions/036-vessels-and-crew-access.md).
+ */
+export async function notifyAboutMoc(
   tx: Executor,
   moc: { id: string; serialNum: string },
   to: Recipients,
@@ -262,12 +267,15 @@ export function notifyAboutMoc(
   linkFor?: NotifyInput["linkFor"],
   found?: Recipient[],
 ) {
+  const [partA] = await tx.execute<{ title: string | null }>(
+    sql`select nullif(data->'title'->>'value', '') as title from moc_forms where moc_id = ${moc.id} and kind = 'originator'`,
+  );
   return notify(tx, {
     to,
     found,
     linkFor,
     record: { type: "moc", id: moc.id },
-    content: { ...content, record: { label: mocLabel(moc.serialNum), url: `/mocs/${moc.id}` } },
+    content: { ...content, record: { label: mocName(moc.serialNum, partA?.title), url: `/mocs/${moc.id}` } },
   });
 }
 
@@ -275,11 +283,15 @@ export function notifyAboutMoc(
  * Part A's stored form, the one builder: the fields as given, the implementer as picked (id and
  * name), the description sanitised. Issues are keyed by field (`description-of-change`).
  */
-export function partAForm(
+export async function partAForm(
+  tx: Executor,
   input: NewMocInput,
   implementer: { _id: string; name: string } | null,
-): Record<string, { value: unknown } | undefined> {
+): Promise<Record<string, { value: unknown } | undefined>> {
   return {
+    // Optional over /api (docs/decisions/036-vessels-and-crew-access.md): absent reads "Not recorded".
+    title: input.title,
+    vessel: input.vessel ? { value: await resolveScope(tx, input.vessel.value) } : undefined,
     "implementer-name": implementer ? { value: implementer } : undefined,
     // A draft may still lack the description (and the reason and department).
     "description-of-change": input["description-of-change"]

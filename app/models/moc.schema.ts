@@ -4,6 +4,8 @@
  */
 import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
+import { withoutBidiControls } from "./text-rules";
+import { SCOPES } from "./vessel.constants";
 
 /**
  * Input limits (docs/security.md, "Input limits"): a rich-text field, a plain-text field, and the
@@ -109,7 +111,28 @@ export const idQuery = (what: string) => z.object({ id: uuid(what) });
 
 export const CHANGE_TYPES = ["permanent", "temporary"] as const;
 
+/** A MOC's title (docs/decisions/036-vessels-and-crew-access.md): 3-120 characters of one line of plain text. */
+export const mocTitle = withoutBidiControls(
+  z
+    .string({ error: "Title is required" })
+    .trim()
+    .min(3, { error: "Title must be at least 3 characters" })
+    .max(120, { error: "Title must be at most 120 characters" })
+    // eslint-disable-next-line no-control-regex
+    .refine((v) => !/[\u0000-\u001f\u007f-\u009f]/.test(v), { error: "Title must be one line of plain text" }),
+  "The title",
+);
+
+/** Part A's scope: a vessel of the register (`{ _id }`), or "office" (office / shore) or "fleet" (fleet-wide). */
+export const vesselRef = z.union([z.enum(SCOPES), z.object({ _id: uuid("vessel id"), name: z.string().optional() })], {
+  error: 'Vessel must be { _id } of a vessel, "office" or "fleet"',
+});
+
 export const originatorFields = {
+  /** Optional over /api (clients of the original contract); the page form requires it. */
+  title: optionalField(mocTitle),
+  /** Optional over /api like the title; the page form requires it. */
+  vessel: optionalField(vesselRef),
   "description-of-change": field(html("Description of change")),
   "reason-for-change": field(text("Reason for change")),
   "department-of-change": field(department),
@@ -483,6 +506,8 @@ const PART_A_NEEDS = {
   "description-of-change": "Describe the change",
   "reason-for-change": "Give the reason for the change",
   "department-of-change": "Choose the department of the change",
+  title: "Give the MOC a title",
+  vessel: "Choose the vessel, or office / shore, or fleet-wide",
 } as const;
 
 /** An editor left empty posts markup without text ("<p></p>"): as blank as an empty box. */
@@ -508,6 +533,10 @@ export const partAPageSchema = z
     "department-of-change": optionalField(department),
     "affected-departments": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
+    // The page's select posts a vessel's id, "office" or "fleet".
+    vessel: optionalField(
+      z.preprocess((v) => (typeof v === "string" && !SCOPES.includes(v as never) ? { _id: v } : v), vesselRef),
+    ),
   })
   .superRefine(
     (form, ctx) => {
@@ -530,6 +559,8 @@ export const toNewMocInput = (form: PartAPage): NewMocInput => ({
   "departments-to-inform": form["departments-to-inform"],
   "change-type": form["change-type"],
   "temporary-until": form["temporary-until"],
+  title: form.title,
+  vessel: form.vessel,
 });
 
 const lines = z

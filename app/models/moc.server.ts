@@ -20,6 +20,7 @@ import {
   canReassignPendingDecider,
   canRestoreMoc,
   canSeeDeletedMocs,
+  canReadMoc,
   canViewMoc,
   canViewMocAs,
   deleteNeedsReason,
@@ -76,7 +77,7 @@ const picked = (id: string | null, people: Map<string, { name: string }>) =>
 export async function getMoc(actor: PublicUser, id: string): Promise<MocDocument> {
   const access = await loadMocAccess(id, getDb());
   if (!access || access.isDeleted) throw new NotFound("No MOC with this id");
-  if (!canViewMoc(actor, access)) throw new Forbidden("You are not involved in this MOC");
+  if (!canReadMoc(actor, access)) throw new Forbidden("You are not involved in this MOC");
   return (await loadMocDocument(id))!;
 }
 
@@ -85,7 +86,7 @@ export async function getMocJson(actor: PublicUser, id: string): Promise<string>
   const row = await loadMocDocumentText(id);
   if (!row || row.isDeleted) throw new NotFound("No MOC with this id");
   // The delegates of today are looked up only when the caller may not read it as themselves.
-  if (!canViewMoc(actor, row) && !canViewMocAs(actor, row, await principalsOf(getDb(), actor._id))) {
+  if (!canReadMoc(actor, row) && !canViewMocAs(actor, row, await principalsOf(getDb(), actor._id))) {
     throw new Forbidden("You are not involved in this MOC");
   }
   return row.doc;
@@ -151,7 +152,7 @@ export async function createMoc(
       kind: "originator",
       actorId: actor._id,
       submitted: options.submit,
-      data: partAForm(input, picked(implementerId, people)),
+      data: await partAForm(tx, input, picked(implementerId, people)),
     });
     await addMocUsers(tx, moc.id, [actor._id, options.submit ? implementerId : null]);
     await appendLog(tx, {
@@ -193,7 +194,7 @@ export async function updateDraft(actor: PublicUser, mocId: string, input: NewMo
         kind: "originator",
         actorId: actor._id,
         submitted: false,
-        data: partAForm(input, picked(implementerId, people)),
+        data: await partAForm(tx, input, picked(implementerId, people)),
       });
       const temporary = temporaryOfPartA(input, { submit: false, now: new Date() });
       await tx.update(mocs).set({ implementerId, temporary, updatedAt: new Date() }).where(eq(mocs.id, mocId));

@@ -1,7 +1,7 @@
 /** PCR input schemas (docs/api-contract.md, "PCR"; docs/decisions/005-pcr-signatures.md), shared by /api and the pages. */
 import { z } from "zod";
 import { PCR_ROLES } from "#db/schema/enums";
-import { MAX_HTML, MAX_TEXT, uuid } from "./moc.schema";
+import { MAX_HTML, MAX_TEXT, mocTitle, uuid } from "./moc.schema";
 import { partialUpdate } from "./partial-update";
 
 export const MAX_SIGNATURE_BYTES = 200 * 1024;
@@ -13,6 +13,8 @@ const html = (what: string) =>
 
 export const pcrFormSchema = z.object({
   originator: uuid("user id").optional(),
+  /** The PCR's title, as a MOC's (docs/decisions/036-vessels-and-crew-access.md): optional over /api, required on the page. */
+  title: mocTitle.optional(),
   "new-suggestion": z.boolean({ error: "new-suggestion must be true or false" }).default(false),
   "procedure-change": z.boolean({ error: "procedure-change must be true or false" }).default(false),
   "safety-critical": z.boolean({ error: "safety-critical must be true or false" }).default(false),
@@ -119,6 +121,7 @@ const requiredHtml = (what: string) =>
 
 /** New and edited PCRs as the pages post them (checkboxes for the flags and the affected parties). */
 export const pcrPageSchema = z.object({
+  title: mocTitle,
   "new-suggestion": z.boolean().default(false),
   "procedure-change": z.boolean().default(false),
   "safety-critical": z.boolean().default(false),
@@ -171,6 +174,7 @@ export const signPageSchema = signPageSchemaWith({ passwordRequired: true });
 /** The page form as the API body (`form` and `affectedParties`). */
 export const toPcrInput = (value: PcrPage) => ({
   form: {
+    title: value.title,
     "new-suggestion": value["new-suggestion"],
     "procedure-change": value["procedure-change"],
     "safety-critical": value["safety-critical"],

@@ -288,19 +288,23 @@ export async function pcrSummaryPage(actor: PublicUser, page: PageRequest): Prom
 // ---------------------------------------------------------------------------------------------
 // Emails
 
-const pcrRecord = (row: { id: string; serialNum: string }) => ({
+const pcrRecord = (row: { id: string; serialNum: string; title?: string | null }) => ({
   type: "pcr" as const,
-  label: `PCR ${row.serialNum}`,
+  label: row.title ? `PCR ${row.serialNum} — ${row.title}` : `PCR ${row.serialNum}`,
   url: `/pcrs/${row.id}`,
 });
 
-function notifyAboutPcr(
+async function notifyAboutPcr(
   tx: Executor,
   row: { id: string; serialNum: string },
   to: Recipients,
   { kind, ...content }: { event: string; expectation: string | null; details?: [string, string][]; kind?: NoticeKind },
 ) {
-  const record = pcrRecord(row);
+  // Named with its title (docs/decisions/036-vessels-and-crew-access.md), as the caller's transaction has it.
+  const [titled] = await tx.execute<{ title: string | null }>(
+    sql`select nullif(form->>'title', '') as title from pcrs where id = ${row.id}`,
+  );
+  const record = pcrRecord({ ...row, title: titled?.title });
   return notify(tx, {
     to,
     kind,
@@ -985,7 +989,7 @@ export const pcrListFilter = (query: PcrListQuery): PcrListFilter => ({
 
 /** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
 export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
-  return sql`select p.serial_num as serial, p.status,
+  return sql`select p.serial_num as serial, nullif(p.form->>'title', '') as title, p.status,
       coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
       coalesce(p.form->>'suggestion-details', '') as summary,
       (select name from users u where u.id = p.originator_id) as originator,
@@ -1010,6 +1014,8 @@ export type PcrListFilter = {
 export type PcrListRow = {
   id: string;
   serialNum: string;
+  /** The PCR's title, null when not recorded. */
+  title: string | null;
   status: string;
   safetyCritical: boolean;
   summary: string;
@@ -1025,7 +1031,7 @@ export function pcrListWhere(actor: PublicUser, filter: PcrListFilter) {
   const q = filter.q?.trim();
   if (q) {
     const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conditions.push(sql`(p.serial_num ilike ${like} or p.form->>'suggestion-details' ilike ${like}
+    conditions.push(sql`(p.serial_num ilike ${like} or p.form->>'title' ilike ${like} or p.form->>'suggestion-details' ilike ${like}
       or p.form->>'reason-for-change' ilike ${like} or p.form->>'manual-procedure' ilike ${like})`);
   }
   if (filter.status) conditions.push(sql`p.status = ${filter.status}`);
@@ -1041,7 +1047,7 @@ export async function searchPcrs(
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
   const rows = await getDb().execute<PcrListRow & { total: number }>(sql`
-    select p.id, p.serial_num as "serialNum", p.status,
+    select p.id, p.serial_num as "serialNum", nullif(p.form->>'title', '') as title, p.status,
       coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
       coalesce(p.form->>'suggestion-details', '') as summary,
       (select name from users u where u.id = p.originator_id) as originator,

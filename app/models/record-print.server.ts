@@ -15,6 +15,7 @@ import type { HistoryEntry } from "./audit.server";
 import { fillsSlot, type MocDocument, type SignatureManifestationJson, type UserJson } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
 import { riskLabel } from "./risk";
+import { mocName, titleOf } from "./moc-names";
 import { utcText } from "./utc-text";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import { describeMocParts, partNote } from "./moc-parts.server";
@@ -402,7 +403,7 @@ export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[],
     kind: "MOC",
     id: doc._id,
     serial: doc.serial_num,
-    title: `MOC ${doc.serial_num}`,
+    title: mocName(doc.serial_num, titleOf(doc.originator_form)),
     status,
     fileName: fileNameOf("MOC", doc.serial_num),
     sections,
@@ -426,7 +427,7 @@ export function pcrPrintRecord(
     kind: "PCR",
     id: pcr._id,
     serial: pcr.serial_num,
-    title: `PCR ${pcr.serial_num}`,
+    title: pcr.form.title ? `PCR ${pcr.serial_num} — ${pcr.form.title}` : `PCR ${pcr.serial_num}`,
     status,
     fileName: fileNameOf("PCR", pcr.serial_num),
     sections: [

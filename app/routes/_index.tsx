@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { EXPIRED_NOT_RESTORED } from "~/models/moc-closure";
+import { mocName, titleOf } from "~/models/moc-names";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
@@ -42,6 +43,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ...stepLink(item.type),
         mocId: item.moc._id,
         serial: item.moc.serial_num,
+        title: titleOf(item.moc.originator_form),
         targetDate: item.moc.target_date,
       })),
     })),
@@ -58,6 +60,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ...stepLink(item.type),
         mocId: item.moc._id,
         serial: item.moc.serial_num,
+        title: titleOf(item.moc.originator_form),
         description: richTextToPlain(item.moc.originator_form?.["description-of-change"]?.value ?? "").slice(0, 140),
         targetDate: item.moc.target_date,
         waitingSince: item.waitingSince,
@@ -135,7 +138,7 @@ export default function Dashboard() {
                 <li key={`${item.mocId}-${item.step}`}>
                   <div>
                     <Link to={item.to} className="moc-link">
-                      MOC {item.serial}: {item.part}
+                      {mocName(item.serial, item.title)}: {item.part}
                     </Link>
                     {item.stage ? (
                       <>
@@ -192,7 +195,7 @@ export default function Dashboard() {
               {group.actions.map((item) => (
                 <li key={`${item.mocId}-${item.step}`}>
                   <Link to={`/mocs/${item.mocId}/${item.path}`} className="moc-link">
-                    MOC {item.serial}: {item.part}
+                    {mocName(item.serial, item.title)}: {item.part}
                   </Link>
                   <span className={item.targetDate && item.targetDate < today ? "overdue" : "muted"}>
                     Target {formatDate(item.targetDate)}
@@ -244,7 +247,7 @@ export default function Dashboard() {
             {expired.map((r) => (
               <li key={r.id}>
                 <Link to={`/mocs/${r.id}`} className="moc-link">
-                  MOC {r.serialNum}
+                  {mocName(r.serialNum, r.title)}
                 </Link>
                 <span className="overdue">Expired, not restored: ended {formatDate(r.temporaryUntil)}</span>
               </li>
@@ -263,7 +266,7 @@ export default function Dashboard() {
               {overdue.map((r) => (
                 <li key={r.id}>
                   <Link to={`/mocs/${r.id}`} className="moc-link">
-                    MOC {r.serialNum}
+                    {mocName(r.serialNum, r.title)}
                   </Link>
                   <span className="overdue">
                     {r.temporaryState === "expired"
@@ -286,7 +289,7 @@ export default function Dashboard() {
                 <li key={`${a.mocId}-${i}`}>
                   <span>
                     <Link to={`/mocs/${a.mocId}`} className="moc-link">
-                      MOC {a.serialNum}
+                      {mocName(a.serialNum, a.title)}
                     </Link>{" "}
                     {a.action}
                     {a.by ? ` — ${a.by}` : ""}

@@ -8,6 +8,9 @@ import type { InsightTableId } from "~/models/insights-tables";
 import { insightsQuerySchema } from "~/models/insights.schema";
 import { getInsights, requireInsightsReader } from "~/models/insights.server";
 import { requirePageUser } from "~/web/auth.server";
+import { listVessels } from "~/models/vessel.server";
+import { SCOPE_LABELS } from "~/models/vessel.constants";
+import { NOT_RECORDED } from "~/models/moc-names";
 import { Forbidden } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
 
@@ -27,21 +30,29 @@ export async function loader({ request }: LoaderFunctionArgs) {
     throw error;
   }
   const params = Object.fromEntries(new URL(request.url).searchParams);
-  const values = { from: params.from ?? "", to: params.to ?? "", department: params.department ?? "" };
+  const vessels = (await listVessels()).map((v) => [v._id, v.name] as const);
+  const values = {
+    from: params.from ?? "",
+    to: params.to ?? "",
+    department: params.department ?? "",
+    vessel: params.vessel ?? "",
+  };
   const parsed = insightsQuerySchema.safeParse(params);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((i) => ({ field: String(i.path[0] ?? ""), message: i.message }));
-    return data({ figures: null, values, errors, query: "" }, { status: 400 });
+    return data({ figures: null, values, errors, query: "", vessels }, { status: 400 });
   }
   const filter = parsed.data;
   const query = new URLSearchParams({
     from: filter.from,
     to: filter.to,
     ...(filter.department ? { department: filter.department } : {}),
+    ...(filter.vessel ? { vessel: filter.vessel } : {}),
   }).toString();
   return {
     figures: await getInsights(user, filter),
-    values: { from: filter.from, to: filter.to, department: filter.department ?? "" },
+    values: { from: filter.from, to: filter.to, department: filter.department ?? "", vessel: filter.vessel ?? "" },
+    vessels,
     errors: [] as { field: string; message: string }[],
     query,
   };
@@ -69,7 +80,7 @@ function DateField({ name, label, value, error }: { name: string; label: string;
 }
 
 export default function InsightsPage() {
-  const { figures, values, errors, query } = useLoaderData<typeof loader>();
+  const { figures, values, errors, query, vessels } = useLoaderData<typeof loader>();
   const errorOf = (field: string) => errors.find((e) => e.field === field)?.message;
   const csvHref = (table: InsightTableId) => `/api/insights?${query}&format=csv&table=${table}`;
   return (
@@ -80,7 +91,7 @@ export default function InsightsPage() {
           {figures
             ? `${formatDate(figures.period.from)} to ${formatDate(figures.period.to)}, ${
                 figures.period.department ? departmentLabel(figures.period.department) : "all departments"
-              }. Counted from the records just now.`
+              }${figures.vessel ? `, ${figures.vessel}` : ""}. Counted from the records just now.`
             : "Choose a period and a department."}
         </p>
       </header>
@@ -96,13 +107,30 @@ export default function InsightsPage() {
             choices={DEPARTMENTS.map((d) => [d, departmentLabel(d)] as const)}
             any="All departments"
           />
+          <FilterSelect
+            id="insights-vessel"
+            name="vessel"
+            label="Vessel"
+            value={values.vessel}
+            choices={[
+              ...vessels,
+              ["office", SCOPE_LABELS.office],
+              ["fleet", SCOPE_LABELS.fleet],
+              ["none", NOT_RECORDED],
+            ]}
+            any="All vessels and scopes"
+          />
         </div>
+        {errorOf("vessel") ? (
+          <p className="field-error" role="alert">
+            {errorOf("vessel")}
+          </p>
+        ) : null}
         {errorOf("department") ? (
           <p className="field-error" role="alert">
             {errorOf("department")}
           </p>
         ) : null}
-        <p className="hint">Vessel or office: not recorded on MOCs, so there is no filter for it.</p>
       </FilterForm>
       {figures ? (
         <InsightsView figures={figures} csvHref={csvHref} />

@@ -6,6 +6,7 @@ import {
   canManageMoc,
   canMarkPlanItem,
   canReassignPendingDecider,
+  canReadMoc,
   canViewMocAs,
   deleteNeedsReason,
   isDecisionPending,
@@ -33,7 +34,7 @@ export async function requireMocForPage(request: Request, id: string | undefined
   const access = id ? await loadMocAccess(id, getDb()).catch(() => null) : null;
   if (!access || access.isDeleted) pageError(new NotFound("There is no such MOC, or it was deleted."));
   const principals = await principalsOf(getDb(), user._id);
-  if (!canViewMocAs(user, access, principals)) {
+  if (!canReadMoc(user, access) && !canViewMocAs(user, access, principals)) {
     pageError(new Forbidden("You are not involved in this MOC, so you cannot see it."));
   }
   const doc = (await loadMocDocument(access.id))!;

@@ -15,5 +15,5 @@ ALTER TABLE "audit_entries" DROP CONSTRAINT "audit_entries_kind_check";--> state
 ALTER TABLE "mocs" ADD COLUMN "risk_level" text;--> statement-breakpoint
 ALTER TABLE "risk_settings" ADD CONSTRAINT "risk_settings_updated_by_users_id_fk" FOREIGN KEY ("updated_by") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "mocs" ADD CONSTRAINT "mocs_risk_level_check" CHECK ("mocs"."risk_level" in ('low', 'medium', 'high', 'extreme'));--> statement-breakpoint
-ALTER TABLE "audit_entries" ADD CONSTRAINT "audit_entries_kind_check" CHECK ("audit_entries"."record_kind" in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review', 'delegation', 'settings'));--> statement-breakpoint
+ALTER TABLE "audit_entries" ADD CONSTRAINT "audit_entries_kind_check" CHECK ("audit_entries"."record_kind" in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review', 'delegation', 'settings', 'vessel'));--> statement-breakpoint
 INSERT INTO "risk_settings" ("id") VALUES (1);

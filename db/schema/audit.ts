@@ -39,7 +39,7 @@ export const auditEntries = pgTable(
     index("audit_entries_at_idx").on(t.at),
     check(
       "audit_entries_kind_check",
-      sql`${t.recordKind} in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review', 'delegation', 'settings')`,
+      sql`${t.recordKind} in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review', 'delegation', 'settings', 'vessel')`,
     ),
   ],
 );

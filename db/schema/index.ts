@@ -15,3 +15,4 @@ export * from "./search";
 export * from "./idempotency";
 export * from "./resumable-uploads";
 export * from "./risk";
+export * from "./vessels";

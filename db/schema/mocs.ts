@@ -281,6 +281,10 @@ export const mocForms = pgTable(
   },
   (t) => [
     uniqueIndex("moc_forms_moc_kind_key").on(t.mocId, t.kind),
+    // Part A's vessel (migration 0026): a vessel's MOCs, crew access (docs/decisions/036-vessels-and-crew-access.md).
+    index("moc_forms_vessel_idx")
+      .on(sql`((${t.data} -> 'vessel' -> 'value') ->> '_id')`)
+      .where(sql`${t.kind} = 'originator'`),
     check(
       "moc_forms_kind_check",
       sql`${t.kind} in ('originator', 'implementer', 'hseq', 'approver', 'implementation', 'verifier')`,

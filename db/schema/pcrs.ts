@@ -39,6 +39,8 @@ export type StoredAffectedParty = {
 
 export type PcrForm = {
   originator: string;
+  /** Absent on PCRs raised before titles (docs/decisions/036-vessels-and-crew-access.md). */
+  title?: string;
   "new-suggestion": boolean;
   "procedure-change": boolean;
   "safety-critical": boolean;

@@ -34,8 +34,9 @@ test("an HSEQ user reads, filters and downloads the figures", async ({ cast, moc
   }
   const opened = page.locator(".stat").filter({ hasText: "MOCs opened" }).locator("dd");
   expect(Number(await opened.textContent())).toBeGreaterThanOrEqual(1);
-  // Six tables, and the overdue actions by department (docs/decisions/038-actions-as-tasks.md).
-  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(7);
+  // Six tables, the overdue actions by department (docs/decisions/038-actions-as-tasks.md), the MOCs
+  // by risk (037) and "By vessel" (036).
+  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(9);
   await expect(page.getByRole("table", { name: /^Open action and manuals items past their due date/ })).toHaveCount(1);
 
   // A CSV download, with the page's session.

@@ -154,7 +154,8 @@ export async function expectWaitingOn(page: Page, who: string | RegExp) {
 export async function waitingOnMe(page: Page, serial: string, part: string) {
   await page.goto("/");
   const region = page.getByRole("region", { name: "Waiting on me" });
-  const link = region.getByRole("link", { name: `MOC ${serial}: ${part}`, exact: true });
+  // A MOC is named with its title when it has one: "MOC 12-2026 — Title" (docs/decisions/036-vessels-and-crew-access.md).
+  const link = region.getByRole("link", { name: new RegExp(`^MOC ${serial}( — .*)?: ${escapeRegExp(part)}$`) });
   if (await link.count()) {
     await expect(link).toBeVisible();
     return link;
@@ -162,18 +163,20 @@ export async function waitingOnMe(page: Page, serial: string, part: string) {
   const all = region.getByRole("link", { name: /^All \d+ MOCs waiting on me$/ });
   await expect(all, `MOC ${serial}: ${part} is not on the dashboard, and it lists no more`).toBeVisible();
   await all.click();
-  await page.getByRole("link", { name: `MOC ${serial}`, exact: true }).click();
-  await expect(page.getByRole("heading", { name: `MOC ${serial}`, level: 1 })).toBeVisible();
+  await page.getByRole("link", { name: new RegExp(`^MOC ${serial}( — .*)?$`) }).click();
+  await expect(page.getByRole("heading", { name: new RegExp(`^MOC ${serial}( — .*)?$`), level: 1 })).toBeVisible();
   // The record's button to the step in hand (app/routes/mocs+/$id.tsx).
   const open = page.locator(`a.button-primary[href^="${new URL(page.url()).pathname}/"]`).first();
   await expect(open).toBeVisible();
   return open;
 }
 
-/** The serial number from the record's heading ("MOC 12-2025"). */
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The serial number from the record's heading ("MOC 12-2025", or "MOC 12-2025 — Title"). */
 export async function serialOf(page: Page): Promise<string> {
   const heading = await page.getByRole("heading", { level: 1 }).textContent();
-  const serial = heading?.match(/^MOC (\d+-\d{4})$/)?.[1];
+  const serial = heading?.match(/^MOC (\d+-\d{4})( — .*)?$/)?.[1];
   expect(serial, `heading: ${heading}`).toBeTruthy();
   return serial!;
 }

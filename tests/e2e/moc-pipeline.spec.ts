@@ -26,6 +26,8 @@ test("a MOC goes from Part A to completed through the pages", async ({ cast, moc
   // Part A: the originator raises the MOC.
   await originator.goto("/mocs/new");
   await ready(originator);
+  await originator.getByLabel("Title").fill("Ballast pump controller");
+  await originator.getByLabel("Vessel or scope").selectOption({ label: "Fleet-wide" });
   await originator.getByLabel("Implementer", { exact: true }).selectOption(cast.implementer._id);
   await originator.getByLabel("Department of change").selectOption({ label: "Engineering" });
   await fillRichText(originator, "Description of change", "Replace the ballast pump controller");

@@ -39,6 +39,8 @@ test("Part A: submitting without an implementer keeps the input; a draft needs n
   const page = await openAs(cast.originator);
   await page.goto("/mocs/new");
   await ready(page);
+  await page.getByLabel("Title").fill("Move the fuel flow meter");
+  await page.getByLabel("Vessel or scope").selectOption({ label: "Office / shore" });
   await page.getByLabel("Department of change").selectOption({ label: "Fleet" });
   await fillRichText(page, "Description of change", "Move the fuel flow meter");
   await page.getByLabel("Reason for change").fill("Easier to read");

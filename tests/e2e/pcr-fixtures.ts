@@ -120,7 +120,7 @@ export async function fillRichText(page: Page, label: string, text: string) {
 /** The serial number from the record's heading ("PCR 12-2026"). */
 export async function serialOf(page: Page): Promise<string> {
   const heading = await page.getByRole("heading", { level: 1 }).textContent();
-  const serial = heading?.match(/^PCR (\d+-\d{4})$/)?.[1];
+  const serial = heading?.match(/^PCR (\d+-\d{4})( — .*)?$/)?.[1];
   expect(serial, `heading: ${heading}`).toBeTruthy();
   return serial!;
 }

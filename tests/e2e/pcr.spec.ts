@@ -48,6 +48,7 @@ test("The whole chain signed through the UI by seven users, with JavaScript on (
   const own = await openAs(originator, { viaForm: true });
   await own.goto("/pcrs/new");
   await ready(own);
+  await own.getByLabel("Title").fill("Mooring line inspections");
   await own.getByLabel("Procedure change").check();
   await own.getByLabel("Safety-critical").check();
   await fillRichText(own, "Manual / procedure concerned", "Deck manual, mooring chapter");
@@ -211,6 +212,8 @@ test("the originator edits a pending PCR on its edit page; an outsider gets the 
   await own.waitForURL(`**/pcrs/${doc._id}/edit`);
   await ready(own);
   await expect(own.getByRole("heading", { level: 1 })).toContainText(doc.serial_num);
+  // A PCR raised over /api without a title is given one on the page, which asks it.
+  await own.getByLabel("Title").fill("Bridge watch handover");
   await fillRichText(own, "Reason for change", "Near miss in the Dover Strait");
   await own.getByRole("button", { name: "Save PCR" }).click();
   await expect(own.locator(".flash")).toContainText("The PCR is saved.");

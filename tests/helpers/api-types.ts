@@ -976,6 +976,62 @@ export interface paths {
     patch: operations["patchOldPcrById"];
     trace?: never;
   };
+  "/api/titleAndVessel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Records the title and/or the vessel (or office / fleet) of a MOC raised without them (its originator or an admin), at any stage; 409 when the MOC already records one the body names (that changes through Part A). In the MOC's trail. */
+    post: operations["postTitleAndVessel"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vessels": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The vessel register by name, or one vessel with `id` (anyone signed in). */
+    get: operations["getVessels"];
+    /** Changes what the body names of a vessel (admins); a new name shows on the MOCs naming it. */
+    put: operations["putVessels"];
+    /** Adds a vessel (admins). `imo` is seven digits whose last is the check digit of the first six (400 otherwise; 409 when already in the register). */
+    post: operations["postVessels"];
+    /** Deletes a vessel no MOC names (admins); 409 when one does (deactivate it with PUT `active: false`). */
+    delete: operations["deleteVessels"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/vessels/assignments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Crew assignments (a person on a vessel from `from` to `to`), latest first: of a vessel (`vessel_id`) or a person (`user_id`). Admins read any; others their own (`user_id` = themselves). People assigned today may read their vessel's MOCs (read only). */
+    get: operations["getVesselsAssignments"];
+    put?: never;
+    /** Assigns a person to a vessel for a period (admins); `to` absent or null is open-ended. 409 when it overlaps another period of the same person on the same vessel. */
+    post: operations["postVesselsAssignments"];
+    /** Removes a crew assignment (admins). */
+    delete: operations["deleteVesselsAssignments"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/insights": {
     parameters: {
       query?: never;
@@ -2356,6 +2412,11 @@ export interface operations {
          */
         department?: "engineering" | "operations" | "fleet" | "hseq";
         /**
+         * @description The `vessel` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        vessel?: string | ("office" | "fleet" | "none");
+        /**
          * @description The `scope` filter.
          * @example all
          */
@@ -2449,6 +2510,12 @@ export interface operations {
          *           "name": "Kari Nordmann"
          *         }
          *       },
+         *       "title": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "vessel": {
+         *         "value": "office"
+         *       },
          *       "description-of-change": {
          *         "value": "Checked on the bridge"
          *       },
@@ -2485,6 +2552,18 @@ export interface operations {
                   name?: string;
                 }
               | string;
+          };
+          title?: {
+            value: string;
+          };
+          vessel?: {
+            value:
+              | ("office" | "fleet")
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name?: string;
+                };
           };
           "description-of-change": {
             value: string;
@@ -2560,6 +2639,12 @@ export interface operations {
          *           "name": "Kari Nordmann"
          *         }
          *       },
+         *       "title": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "vessel": {
+         *         "value": "office"
+         *       },
          *       "description-of-change": {
          *         "value": "Checked on the bridge"
          *       },
@@ -2596,6 +2681,18 @@ export interface operations {
                   name?: string;
                 }
               | string;
+          };
+          title?: {
+            value: string;
+          };
+          vessel?: {
+            value:
+              | ("office" | "fleet")
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name?: string;
+                };
           };
           "description-of-change": {
             value: string;
@@ -2676,6 +2773,11 @@ export interface operations {
          * @example engineering
          */
         department?: "engineering" | "operations" | "fleet" | "hseq";
+        /**
+         * @description The `vessel` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        vessel?: string | ("office" | "fleet" | "none");
         /**
          * @description The `scope` filter.
          * @example all
@@ -3806,6 +3908,12 @@ export interface operations {
          *             "name": "Kari Nordmann"
          *           }
          *         },
+         *         "title": {
+         *           "value": "Checked on the bridge"
+         *         },
+         *         "vessel": {
+         *           "value": "office"
+         *         },
          *         "description-of-change": {
          *           "value": "Checked on the bridge"
          *         },
@@ -3846,6 +3954,18 @@ export interface operations {
                     name?: string;
                   }
                 | string;
+            };
+            title?: {
+              value: string;
+            };
+            vessel?: {
+              value:
+                | ("office" | "fleet")
+                | {
+                    /** Format: uuid */
+                    _id: string;
+                    name?: string;
+                  };
             };
             "description-of-change": {
               value: string;
@@ -4991,6 +5111,7 @@ export interface operations {
          * @example {
          *       "form": {
          *         "originator": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *         "title": "Checked on the bridge",
          *         "new-suggestion": false,
          *         "procedure-change": false,
          *         "safety-critical": false,
@@ -5013,6 +5134,7 @@ export interface operations {
           form?: {
             /** Format: uuid */
             originator?: string;
+            title?: string;
             "new-suggestion"?: boolean;
             "procedure-change"?: boolean;
             "safety-critical"?: boolean;
@@ -5080,6 +5202,7 @@ export interface operations {
          * @example {
          *       "form": {
          *         "originator": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *         "title": "Checked on the bridge",
          *         "new-suggestion": false,
          *         "procedure-change": false,
          *         "safety-critical": false,
@@ -5102,6 +5225,7 @@ export interface operations {
           form: {
             /** Format: uuid */
             originator?: string;
+            title?: string;
             /** @default false */
             "new-suggestion"?: boolean;
             /** @default false */
@@ -6807,6 +6931,549 @@ export interface operations {
       422: components["responses"]["IdempotencyKeyReused"];
     };
   };
+  postTitleAndVessel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "title": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "vessel": {
+         *         "value": "office"
+         *       }
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          title?: {
+            value: string;
+          };
+          vessel?: {
+            value:
+              | ("office" | "fleet")
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name?: string;
+                };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+    };
+  };
+  getVessels: {
+    parameters: {
+      query?: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data:
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name: string;
+                  /** @description Seven digits, the last the check digit. */
+                  imo: string;
+                  ship_type: string;
+                  flag: string;
+                  active: boolean;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  createdAt: string;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  updatedAt: string;
+                }
+              | {
+                  /** Format: uuid */
+                  _id: string;
+                  name: string;
+                  /** @description Seven digits, the last the check digit. */
+                  imo: string;
+                  ship_type: string;
+                  flag: string;
+                  active: boolean;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  createdAt: string;
+                  /**
+                   * Format: date-time
+                   * @description A moment, ISO 8601 (UTC).
+                   */
+                  updatedAt: string;
+                }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+    };
+  };
+  putVessels: {
+    parameters: {
+      query: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id: string;
+      };
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Kari Nordmann",
+         *       "imo": "9074729",
+         *       "ship_type": "Checked on the bridge",
+         *       "flag": "Checked on the bridge",
+         *       "active": false
+         *     }
+         */
+        "application/json": {
+          name?: string;
+          /**
+           * @description Seven digits with the check digit last; "IMO 9074729" is taken too.
+           * @example 9074729
+           */
+          imo?: string;
+          ship_type?: string;
+          flag?: string;
+          active?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+              /** @description Seven digits, the last the check digit. */
+              imo: string;
+              ship_type: string;
+              flag: string;
+              active: boolean;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+    };
+  };
+  postVessels: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Kari Nordmann",
+         *       "imo": "9074729",
+         *       "ship_type": "Checked on the bridge",
+         *       "flag": "Checked on the bridge",
+         *       "active": false
+         *     }
+         */
+        "application/json": {
+          name: string;
+          /**
+           * @description Seven digits with the check digit last; "IMO 9074729" is taken too.
+           * @example 9074729
+           */
+          imo: string;
+          ship_type?: string;
+          flag?: string;
+          active?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+              /** @description Seven digits, the last the check digit. */
+              imo: string;
+              ship_type: string;
+              flag: string;
+              active: boolean;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description A moment, ISO 8601 (UTC).
+               */
+              updatedAt: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+    };
+  };
+  deleteVessels: {
+    parameters: {
+      query: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id: string;
+      };
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+    };
+  };
+  getVesselsAssignments: {
+    parameters: {
+      query?: {
+        /**
+         * @description The `vessel_id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        vessel_id?: string;
+        /**
+         * @description The `user_id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        user_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              vessel: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              user: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              /** Format: date */
+              from: string;
+              /** @description Null: open-ended. */
+              to: string | null;
+              /** @description The period holds today (UTC). */
+              current: boolean;
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+    };
+  };
+  postVesselsAssignments: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "vessel_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "user_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "from": "2026-11-25",
+         *       "to": "2026-11-25"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          vessel_id: string;
+          /** Format: uuid */
+          user_id: string;
+          /** Format: date */
+          from: string;
+          to?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+              vessel: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              user: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              };
+              /** Format: date */
+              from: string;
+              /** @description Null: open-ended. */
+              to: string | null;
+              /** @description The period holds today (UTC). */
+              current: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+    };
+  };
+  deleteVesselsAssignments: {
+    parameters: {
+      query: {
+        /**
+         * @description The `id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id: string;
+      };
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              _id: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+    };
+  };
   getInsights: {
     parameters: {
       query?: {
@@ -6826,6 +7493,11 @@ export interface operations {
          */
         department?: "" | "all" | ("engineering" | "operations" | "fleet" | "hseq");
         /**
+         * @description The `vessel` filter.
+         * @example
+         */
+        vessel?: "" | "all" | ("office" | "fleet" | "none") | string;
+        /**
          * @description The `format` filter.
          * @example json
          */
@@ -6834,7 +7506,16 @@ export interface operations {
          * @description The `table` filter.
          * @example monthly
          */
-        table?: "monthly" | "steps" | "on-time" | "deviations" | "pcrs" | "reminders" | "overdue-actions" | "risk";
+        table?:
+          | "monthly"
+          | "steps"
+          | "on-time"
+          | "deviations"
+          | "pcrs"
+          | "reminders"
+          | "overdue-actions"
+          | "risk"
+          | "vessels";
       };
       header?: never;
       path?: never;

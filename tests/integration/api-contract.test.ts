@@ -517,6 +517,57 @@ describe("the contract of every operation", () => {
     await exercise("get", "/api/auto_reminder", 403, { as: standard });
   });
 
+  it("vessels and crew assignments", async () => {
+    const vessel = await exercise<Answer<"/api/vessels", "post">>("post", "/api/vessels", 200, {
+      as: admin,
+      body: { name: "MV Contract", imo: "9074729", ship_type: "Tanker", flag: "Malta" },
+    });
+    const id = vessel.body.data._id;
+    await exercise("post", "/api/vessels", 400, { as: admin, body: { name: "MV Bad", imo: "9074728" } });
+    await exercise("post", "/api/vessels", 409, { as: admin, body: { name: "MV Again", imo: "9074729" } });
+    await exercise("post", "/api/vessels", 403, { as: standard, body: { name: "MV Other", imo: "9321483" } });
+    await exercise("get", "/api/vessels", 200, { as: standard });
+    await exercise("get", "/api/vessels", 200, { as: standard, query: { id } });
+    await exercise("get", "/api/vessels", 404, { as: standard, query: { id: crypto.randomUUID() } });
+    await exercise("put", "/api/vessels", 200, { as: admin, query: { id }, body: { flag: "Cyprus" } });
+    const assignment = await exercise<Answer<"/api/vessels/assignments", "post">>(
+      "post",
+      "/api/vessels/assignments",
+      200,
+      {
+        as: admin,
+        body: { vessel_id: id, user_id: standard._id, from: "2026-01-01", to: null },
+      },
+    );
+    await exercise("post", "/api/vessels/assignments", 409, {
+      as: admin,
+      body: { vessel_id: id, user_id: standard._id, from: "2026-02-01", to: "2026-02-28" },
+    });
+    await exercise("get", "/api/vessels/assignments", 200, { as: admin, query: { vessel_id: id } });
+    await exercise("get", "/api/vessels/assignments", 200, { as: standard, query: { user_id: standard._id } });
+    await exercise("delete", "/api/vessels/assignments", 200, { as: admin, query: { id: assignment.body.data._id } });
+    await exercise("delete", "/api/vessels/assignments", 404, { as: admin, query: { id: assignment.body.data._id } });
+    await exercise("delete", "/api/vessels", 200, { as: admin, query: { id } });
+    const mocOf = await exercise<Answer<"/api/newmoc", "post">>("post", "/api/newmoc", 200, {
+      as: standard,
+      body: {
+        implementer: { value: { _id: admin._id } },
+        "department-of-change": { value: "engineering" },
+        "description-of-change": { value: "<p>An older client's MOC</p>" },
+        "reason-for-change": { value: "No title or vessel" },
+        "affected-departments": { value: [] },
+      },
+    });
+    await exercise("post", "/api/titleAndVessel", 200, {
+      as: standard,
+      body: { moc_id: mocOf.body.data._id, title: { value: "Recorded later" }, vessel: { value: "office" } },
+    });
+    await exercise("post", "/api/titleAndVessel", 409, {
+      as: standard,
+      body: { moc_id: mocOf.body.data._id, vessel: { value: "fleet" } },
+    });
+  });
+
   it("the image proxy, this document and the benchmark floor", async () => {
     const image = await exercise("get", "/api/proxy", 200, { as: standard, query: { url: `${imageBase}/deck.png` } });
     expect(image.headers.get("Content-Type")).toBe("image/png");

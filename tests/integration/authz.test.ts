@@ -17,6 +17,9 @@ import {
   canSeeOutbox,
   canManageDelegations,
   canViewMoc,
+  canReadMoc,
+  isCrewOf,
+  canManageVessels,
   canDeleteMoc,
   canReassignPendingDecider,
   canRestoreMoc,
@@ -483,6 +486,78 @@ describe("MOC predicates", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// Crew read access (docs/decisions/036-vessels-and-crew-access.md): people assigned today to the MOC's vessel read it,
+// nothing more. The SQL twin is checked person by person in tests/integration/vessels.test.ts.
+
+const CREW = {
+  admin: PEOPLE.admin,
+  "standard user": PEOPLE["standard user"],
+  "crew on board": actor({ department: "fleet" }),
+  "crew ashore": actor({ department: "fleet" }), // assigned before or after today: not in crewIds
+  originator: PEOPLE.originator,
+} as const;
+type CrewPerson = keyof typeof CREW;
+const CREW_MOCS = {
+  "open, vessel": record({ status: "d", crewIds: [CREW["crew on board"]._id] }),
+  "completed, vessel": record({ status: "f", completed: true, crewIds: [CREW["crew on board"]._id] }),
+  "open, office": record({ status: "d", crewIds: [] }),
+} as const;
+type CrewMoc = keyof typeof CREW_MOCS;
+const CREW_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
+  isCrewOf,
+  canReadMoc,
+  canViewMoc,
+  canManageMoc,
+  canEditMocPlans,
+  canManageVessels: (a) => canManageVessels(a),
+};
+const CREW_TABLE: Record<string, Record<CrewMoc, CrewPerson[]>> = {
+  isCrewOf: { "open, vessel": ["crew on board"], "completed, vessel": ["crew on board"], "open, office": [] },
+  canReadMoc: {
+    "open, vessel": ["admin", "crew on board", "originator"],
+    "completed, vessel": ["admin", "standard user", "crew on board", "crew ashore", "originator"],
+    "open, office": ["admin", "originator"],
+  },
+  // Read only: crew access adds nothing to the rest.
+  canViewMoc: {
+    "open, vessel": ["admin", "originator"],
+    "completed, vessel": ["admin", "standard user", "crew on board", "crew ashore", "originator"],
+    "open, office": ["admin", "originator"],
+  },
+  canManageMoc: {
+    "open, vessel": ["admin", "originator"],
+    "completed, vessel": ["admin", "originator"],
+    "open, office": ["admin", "originator"],
+  },
+  canEditMocPlans: {
+    "open, vessel": ["admin", "originator"],
+    "completed, vessel": [],
+    "open, office": ["admin", "originator"],
+  },
+  canManageVessels: { "open, vessel": ["admin"], "completed, vessel": ["admin"], "open, office": ["admin"] },
+};
+const CREW_CASES = Object.entries(CREW_TABLE).flatMap(([predicate, records]) =>
+  (Object.keys(records) as CrewMoc[]).flatMap((state) =>
+    (Object.keys(CREW) as CrewPerson[]).map((who) => ({
+      predicate,
+      state,
+      who,
+      expected: records[state].includes(who),
+    })),
+  ),
+);
+
+describe("crew read access", () => {
+  it("the table covers every predicate, record and person", () => {
+    expect(Object.keys(CREW_TABLE).sort()).toEqual(Object.keys(CREW_PREDICATES).sort());
+    expect(CREW_CASES).toHaveLength(Object.keys(CREW_PREDICATES).length * 3 * Object.keys(CREW).length);
+  });
+  it.each(CREW_CASES)("$predicate($who, $state MOC) is $expected", ({ predicate, state, who, expected }) => {
+    expect(CREW_PREDICATES[predicate]!(CREW[who], CREW_MOCS[state])).toBe(expected);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // mocListScope: each SQL filter selects exactly what its predicate allows, on real records
 
 describe("mocListScope matches the predicates", () => {
@@ -552,8 +627,8 @@ describe("mocListScope matches the predicates", () => {
     newmoc: (a: Actor, m: MocAccess) => isAdmin(a) || isHseq(a) || isInvolved(a, m),
     /** GET /api/getAllMoc: admin, HSEQ and full access all; others completed ones. */
     getAllMoc: (a: Actor, m: MocAccess) => isAdmin(a) || isHseq(a) || hasFullAccess(a) || m.completed,
-    /** Pages' lists: whatever canViewMoc allows. */
-    visible: canViewMoc,
+    /** Pages' lists: whatever canReadMoc allows (canViewMoc, and crew access: none of these MOCs names a vessel). */
+    visible: canReadMoc,
   } as const;
 
   const ACTOR_NAMES = [

@@ -80,6 +80,8 @@ describe("MOC list CSV", () => {
     const rows = rowsOf(res.text);
     expect(rows[0]).toEqual([
       "Serial",
+      "Title",
+      "Vessel",
       "Status",
       "Department",
       "Description",
@@ -92,9 +94,12 @@ describe("MOC list CSV", () => {
       "Risk",
     ]);
     expect(rows).toHaveLength(2);
-    const [serial, status, , description, originator, owner, , raised, , risk] = rows[1]!;
+    const [serial, title, vessel, status, , description, originator, owner, , raised, , risk] = rows[1]!;
     expect(risk).toBe("Not ranked");
     expect(serial).toBe(target.serial_num);
+    // A MOC raised without a title or scope (an /api client of the original contract).
+    expect(title).toBe("");
+    expect(vessel).toBe("Not recorded");
     expect(status).toBe("Implementer assessment");
     expect(description).toBe(`'${evil}`);
     expect(originator).toBe(cast.originator.name);

@@ -203,7 +203,8 @@ describe("the figures for 2025, computed by hand", () => {
       })),
     );
     expect(data.totals).toEqual({ opened: 6, completed: 2, declined: 1, openAtEnd: 4, onTimeRate: 50 });
-    expect(data.vesselOrOffice).toBe("not recorded");
+    // Part A records the vessel or scope since docs/decisions/036-vessels-and-crew-access.md.
+    expect(data.vesselOrOffice).toBe("recorded");
   });
 
   it("days in each step: median and 90th percentile of the stays that ended in the period", async () => {

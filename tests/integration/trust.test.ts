@@ -281,7 +281,11 @@ describe("PCRs: frozen after the first signature, one person one slot, typed nam
     });
     expect(page.frozen).toBe("Signed PCRs cannot be edited; clone it to propose a change");
     const before = await pcrRow(doc._id);
-    const form = new URLSearchParams({ "suggestion-details": "<p>Rewritten</p>", "reason-for-change": "<p>x</p>" });
+    const form = new URLSearchParams({
+      title: "Rewritten",
+      "suggestion-details": "<p>Rewritten</p>",
+      "reason-for-change": "<p>x</p>",
+    });
     const response = (await pcrEditPage.action({
       request: await buildRequest({
         method: "POST",

@@ -34,6 +34,7 @@ export default function Administration() {
         <Link to="/admin/users">Users</Link>
         <Link to="/admin/outbox">Outbox</Link>
         <Link to="/admin/delegations">Delegations</Link>
+        <Link to="/admin/vessels">Vessels</Link>
         <Link to="/admin/audit">Audit trail</Link>
         <Link to="/admin/risk">Risk matrix</Link>
       </nav>

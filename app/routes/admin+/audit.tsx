@@ -21,6 +21,8 @@ const RECORD_URL: Record<ChainName, (id: string) => string> = {
   "archive-pcr": (id) => `/archive/pcrs/${id}`,
   review: (id) => `/reviews/${id}`,
   delegation: () => "/admin/delegations",
+  settings: () => "/admin/risk",
+  vessel: (id) => `/vessels/${id}`,
 };
 
 const KIND_LABEL: Record<ChainName, string> = {
@@ -33,6 +35,8 @@ const KIND_LABEL: Record<ChainName, string> = {
   "archive-pcr": "Legacy PCR",
   review: "Year-end review",
   delegation: "Delegation",
+  settings: "Settings",
+  vessel: "Vessel",
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {

@@ -1,5 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, type ActionFunctionArgs } from "@remix-run/node";
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { listVessels } from "~/models/vessel.server";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { partADefaults, PartAForm } from "~/components/part-a";
 import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
@@ -23,7 +24,11 @@ const page = stepPage({
   }),
   success: (doc) => `Part A of MOC ${doc.serial_num} is submitted; the implementer has been notified.`,
 });
-export const loader = page.loader;
+/** The step's own loader, with the vessels Part A may name. */
+export async function loader(args: LoaderFunctionArgs) {
+  const [base, vessels] = await Promise.all([page.loader(args), listVessels({ activeOnly: true })]);
+  return { ...base, vessels: vessels.map((v) => ({ _id: v._id, name: v.name })) };
+}
 
 /** Submit runs the originator step; "save draft" (status a only) keeps it a draft. */
 export async function action(args: ActionFunctionArgs) {
@@ -42,7 +47,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function OriginatorStep() {
-  const { users } = useLoaderData<typeof loader>();
+  const { users, vessels } = useLoaderData<typeof loader>();
   const { moc } = useMocLayoutData();
   const lastResult = useActionData<typeof action>();
   const isDraft = moc.status === "a";
@@ -52,6 +57,7 @@ export default function OriginatorStep() {
       <PartAForm
         id="originator-step"
         users={users}
+        vessels={vessels}
         lastResult={lastResult as never}
         defaultValue={partADefaults(moc.originator_form as never)}
         allowDraft={isDraft}

@@ -7,9 +7,15 @@ import { currentOwner, currentStage, stateOfDocument } from "~/models/moc-steps.
 import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { ApprovalChain, RiskBadge } from "~/components/risk";
 import { riskOfRecord } from "~/web/risk-page.server";
+import { canManageMoc } from "~/models/authz.server";
+import { mocName, scopeOf, titleOf } from "~/models/moc-names";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: data ? `MOC ${data.moc.serial_num} · Change Management` : "MOC · Change Management" },
+  {
+    title: data
+      ? `${mocName(data.moc.serial_num, titleOf(data.moc.originator_form))} · Change Management`
+      : "MOC · Change Management",
+  },
 ];
 
 /** The record every MOC page shows: its header, the stepper and who owns the current step. */
@@ -31,6 +37,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     stage: currentStage(stateOfDocument(doc)),
     permissions: mocPermissions(user, access, doc, principals),
     viewerId: user._id,
+    // A MOC raised without a title or scope asks its originator (or an admin) to record them.
+    mayRecordContext: canManageMoc(user, access),
     today: new Date().toISOString().slice(0, 10),
   };
 }
@@ -41,7 +49,10 @@ export type MocLayoutData = Awaited<ReturnType<typeof loader>>;
 export const useMocLayoutData = () => useRouteLoaderData<MocLayoutData>("routes/mocs+/$id")!;
 
 export default function MocLayout() {
-  const { moc, owner, stage, permissions, today, risk } = useLoaderData<typeof loader>();
+  const { moc, owner, stage, permissions, today, risk, mayRecordContext } = useLoaderData<typeof loader>();
+  const title = titleOf(moc.originator_form);
+  const vessel = moc.originator_form?.vessel?.value;
+  const missing = [title ? null : "title", vessel ? null : "vessel"].filter(Boolean);
   const temporaryState = temporaryStateOn(moc.temporary, today);
   const location = useLocation();
   const onRecord = location.pathname === `/mocs/${moc._id}`;
@@ -52,7 +63,16 @@ export default function MocLayout() {
       </p>
       <header className="record-header">
         <div>
-          <h1>MOC {moc.serial_num}</h1>
+          <h1>{mocName(moc.serial_num, title)}</h1>
+          <p className="muted">
+            Vessel:{" "}
+            {vessel && typeof vessel === "object" ? (
+              <Link to={`/vessels/${vessel._id}`}>{scopeOf(moc.originator_form)}</Link>
+            ) : (
+              scopeOf(moc.originator_form)
+            )}
+            {title ? null : " · Title: Not recorded"}
+          </p>
           <p className="owner-line">
             <StatusBadge status={moc.status} completed={moc.completed} stage={stage.label} />{" "}
             <RiskBadge level={risk.level} />{" "}
@@ -83,6 +103,13 @@ export default function MocLayout() {
           </div>
         ) : null}
       </header>
+      {onRecord && missing.length > 0 && mayRecordContext && !moc.isDeleted ? (
+        <p className="callout no-print">
+          This MOC does not record its {missing.join(" or ")}.{" "}
+          <Link to={`/mocs/${moc._id}/context`}>Record {missing.length > 1 ? "them" : "it"}</Link> so it shows under its
+          vessel and people recognise it.
+        </p>
+      ) : null}
       <StatusStepper
         status={moc.status}
         completed={moc.completed}

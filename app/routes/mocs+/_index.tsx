@@ -14,6 +14,9 @@ import { MocListTabs } from "~/components/moc-list-tabs";
 import { canSeeDeletedMocs } from "~/models/authz.server";
 import { RiskBadge } from "~/components/risk";
 import { NOT_RANKED, RISK_LEVEL_LABEL, RISK_LEVELS, riskLabel } from "~/models/risk";
+import { mocName, NOT_RECORDED } from "~/models/moc-names";
+import { listVessels } from "~/models/vessel.server";
+import { SCOPE_LABELS } from "~/models/vessel.constants";
 
 /** The filters in the title too, so tabs, history and bookmarks tell the lists apart. */
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
@@ -41,8 +44,12 @@ const PAGE_SIZE = 25;
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const filter = readPageQuery(request, mocListQuerySchema);
-  const { rows, total } = await searchMocs(user, { ...mocListFilter(filter), pageSize: PAGE_SIZE });
+  const [{ rows, total }, vessels] = await Promise.all([
+    searchMocs(user, { ...mocListFilter(filter), pageSize: PAGE_SIZE }),
+    listVessels(),
+  ]);
   return {
+    vessels: vessels.map((v) => [v._id, v.name] as const),
     filter,
     total,
     canSeeDeleted: canSeeDeletedMocs(user),
@@ -69,7 +76,7 @@ const TEMPORARY_FILTER_LABELS: Record<TemporaryFilter, string> = {
 };
 
 export default function MocList() {
-  const { rows, filter, total, pages, today, soon, canSeeDeleted } = useLoaderData<typeof loader>();
+  const { rows, filter, total, pages, today, soon, canSeeDeleted, vessels } = useLoaderData<typeof loader>();
   const timing = (r: (typeof rows)[number]) =>
     !r.targetDate || r.completed || r.status === "decline"
       ? null
@@ -95,7 +102,7 @@ export default function MocList() {
       </div>
       {canSeeDeleted ? <MocListTabs current="all" /> : null}
       <FilterForm label="Filter MOCs" resetTo="/mocs" exportTo="/api/getAllMoc">
-        <SearchField id="moc-q" value={filter.q} placeholder="Serial or description" />
+        <SearchField id="moc-q" value={filter.q} placeholder="Serial, title or description" />
         <FilterSelect
           id="moc-status"
           name="status"
@@ -111,6 +118,14 @@ export default function MocList() {
           value={filter.department}
           any="Any department"
           choices={DEPARTMENTS.map((d) => [d, departmentLabel(d)] as const)}
+        />
+        <FilterSelect
+          id="moc-vessel"
+          name="vessel"
+          label="Vessel"
+          value={filter.vessel}
+          any="Any vessel or scope"
+          choices={[...vessels, ["office", SCOPE_LABELS.office], ["fleet", SCOPE_LABELS.fleet], ["none", NOT_RECORDED]]}
         />
         <FilterSelect
           id="moc-scope"
@@ -171,6 +186,7 @@ export default function MocList() {
                 <th scope="col">Status</th>
                 <th scope="col">Waiting on</th>
                 <th scope="col">Department</th>
+                <th scope="col">Vessel</th>
                 <th scope="col">Target date</th>
               </tr>
             </thead>
@@ -179,7 +195,7 @@ export default function MocList() {
                 <tr key={r.id} className={timing(r) ? `row-${timing(r)}` : undefined}>
                   <td data-label="Serial">
                     <Link to={`/mocs/${r.id}`} className="moc-link">
-                      MOC {r.serialNum}
+                      {mocName(r.serialNum, r.title)}
                     </Link>
                   </td>
                   <td data-label="Description">
@@ -204,6 +220,7 @@ export default function MocList() {
                   </td>
                   <td data-label="Waiting on">{r.owner ?? <span className="muted">—</span>}</td>
                   <td data-label="Department">{departmentLabel(r.department)}</td>
+                  <td data-label="Vessel">{r.vessel ?? <span className="muted">{NOT_RECORDED}</span>}</td>
                   <td data-label="Target date" className={timing(r) ?? undefined}>
                     {formatDate(r.targetDate)}{" "}
                     {timing(r) === "overdue" ? (

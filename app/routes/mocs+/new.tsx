@@ -4,6 +4,7 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { PartAForm } from "~/components/part-a";
 import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
 import { createMoc } from "~/models/moc.server";
+import { listVessels } from "~/models/vessel.server";
 import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
@@ -14,7 +15,8 @@ export const meta: MetaFunction = () => [{ title: "New MOC · Change Management"
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requirePageUser(request);
-  return { users: await activeUserOptions() };
+  const [users, vessels] = await Promise.all([activeUserOptions(), listVessels({ activeOnly: true })]);
+  return { users, vessels: vessels.map((v) => ({ _id: v._id, name: v.name })) };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -35,7 +37,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewMoc() {
-  const { users } = useLoaderData<typeof loader>();
+  const { users, vessels } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   return (
     <>
@@ -48,7 +50,14 @@ export default function NewMoc() {
           <p className="muted">Part A: describe the change and choose who implements it.</p>
         </div>
       </div>
-      <PartAForm id="new-moc" users={users} lastResult={lastResult} allowDraft submitLabel="Submit MOC" />
+      <PartAForm
+        id="new-moc"
+        users={users}
+        vessels={vessels}
+        lastResult={lastResult}
+        allowDraft
+        submitLabel="Submit MOC"
+      />
     </>
   );
 }

@@ -36,7 +36,11 @@ import { pcrAccessOf } from "~/models/pcr.server";
 import { fillsSlot } from "~/models/moc-document";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: data ? `PCR ${data.pcr.serial_num} · Change Management` : "PCR · Change Management" },
+  {
+    title: data
+      ? `PCR ${data.pcr.serial_num}${data.pcr.form.title ? ` — ${data.pcr.form.title}` : ""} · Change Management`
+      : "PCR · Change Management",
+  },
 ];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -349,7 +353,7 @@ export default function PcrPage() {
       </p>
       <header className="record-header">
         <div>
-          <h1>PCR {pcr.serial_num}</h1>
+          <h1>{pcr.form.title ? `PCR ${pcr.serial_num} — ${pcr.form.title}` : `PCR ${pcr.serial_num}`}</h1>
           <p className="owner-line">
             <PcrStatusBadge status={pcr.status} />{" "}
             {pcr.status === "withdrawn" ? (

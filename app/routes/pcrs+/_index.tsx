@@ -89,7 +89,7 @@ export default function PcrList() {
                 <tr key={r.id}>
                   <td data-label="Serial">
                     <Link to={`/pcrs/${r.id}`} className="moc-link">
-                      PCR {r.serialNum}
+                      {r.title ? `PCR ${r.serialNum} — ${r.title}` : `PCR ${r.serialNum}`}
                     </Link>
                     {r.safetyCritical ? (
                       <>
