@@ -4868,7 +4868,9 @@ export interface operations {
               mocs: {
                 /** @description Every match the caller may read. */
                 total: number;
-                /** @description The best-ranked matches, at most 20. */
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
                 results: {
                   /** @enum {string} */
                   kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
@@ -4894,7 +4896,9 @@ export interface operations {
               pcrs: {
                 /** @description Every match the caller may read. */
                 total: number;
-                /** @description The best-ranked matches, at most 20. */
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
                 results: {
                   /** @enum {string} */
                   kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
@@ -4920,7 +4924,9 @@ export interface operations {
               archive: {
                 /** @description Every match the caller may read. */
                 total: number;
-                /** @description The best-ranked matches, at most 20. */
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
                 results: {
                   /** @enum {string} */
                   kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
