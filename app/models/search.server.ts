@@ -157,11 +157,16 @@ export async function search(
   // tsquery and the serial again for every row it read (docs/performance.md, "Search").
   const tsquery = words ? sql`(select tsq from asked)` : null;
   const exact = sql`(e.serial_key = (select serial_key from asked) and e.kind = any((select kinds from asked)::text[]))`;
-  const matches: SQL = tsquery ? sql`(${exact} or e.search @@ ${tsquery})` : exact;
   const rank = tsquery ? sql`ts_rank(e.search, ${tsquery})` : sql`0::real`;
   const headline = tsquery
     ? sql`ts_headline(${config}, translate(e.excerpt_text, ${START + STOP}, ''), ${tsquery}, ${HEADLINE_OPTIONS})`
     : sql`left(translate(e.excerpt_text, ${START + STOP}, ''), 240)`;
+  const wordHits = tsquery
+    ? sql`union all
+      select e.kind, e.record_id, false
+      from search_entries e
+      where e.search @@ ${tsquery} and not ${exact}`
+    : sql``;
   const limit = SEARCH_GROUP_LIMIT;
   const archiveReadable = canReadRecords(actor) ? sql`true` : sql`false`;
   // The matches carry only what authorizes and orders them: the exact serials, then the word
@@ -175,10 +180,7 @@ export async function search(
       select e.kind, e.record_id, true as exact
       from search_entries e
       where ${exact}
-      ${tsquery ? sql`union all
-      select e.kind, e.record_id, false
-      from search_entries e
-      where e.search @@ ${tsquery} and not ${exact}` : sql``}
+      ${wordHits}
     ), moc_matched as materialized (
       select h.kind, h.record_id, m.status, m.completed, h.exact, m.created_at as newest
       from hits h join mocs m on m.id = h.record_id
