@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SEARCH_MAX_LENGTH } from "./search.constants";
+import { SEARCH_MAX_LENGTH, SEARCH_RANK_LIMIT } from "./search.constants";
 
 /** `q` of GET /api/search and of the /search page: the words, a serial in any usual form, or a name. */
 export const searchQuerySchema = z.object({
@@ -26,7 +26,12 @@ const hit = z.object({
 
 const group = z.object({
   total: z.int().describe("Every match the caller may read."),
-  results: z.array(hit).describe("The best-ranked matches, at most 20."),
+  ranked: z
+    .boolean()
+    .describe(
+      `The results are the best ranked by relevance; false when the group has more than ${SEARCH_RANK_LIMIT.toLocaleString("en")} matches and they are the newest (exact serials still first).`,
+    ),
+  results: z.array(hit).describe("The best-ranked matches (the newest when `ranked` is false), at most 20."),
 });
 
 /** GET /api/search's `data`. */

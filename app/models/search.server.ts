@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { SEARCH_CONFIG } from "#db/search-document";
+import { SEARCH_RANK_LIMIT } from "./search.constants";
 import { getDb } from "~/utils/db.server";
 import { canReadRecords, mocListScope, pcrListScope, type Actor } from "./authz.server";
 
@@ -33,7 +34,9 @@ export type SearchHit = {
   /** The record's page. */
   link: string;
 };
-export type SearchGroup = { total: number; results: SearchHit[] };
+/** `ranked`: the results are the best by relevance; false when the group had more than SEARCH_RANK_LIMIT matches and they are the newest. */
+export type SearchGroup = { total: number; ranked: boolean; results: SearchHit[] };
+export { SEARCH_RANK_LIMIT };
 export type SearchResults = { q: string; mocs: SearchGroup; pcrs: SearchGroup; archive: SearchGroup };
 
 /**
@@ -110,66 +113,109 @@ type Row = {
   completed: boolean;
   exact: boolean;
   total: number;
+  ranked: boolean;
   headline: string;
 };
 
 /**
- * Searches what `actor` may read for `q` (trimmed, 1 to SEARCH_MAX_LENGTH characters: the callers
- * validate). One statement, whatever the number of matches.
+ * One group's twenty: `matched` is its matches under the lists' authorization (exact, record_id,
+ * status, completed, newest: the order's date); when it holds SEARCH_RANK_LIMIT or fewer they are
+ * ranked (the entry read again for these only), otherwise the newest are taken, and only one of
+ * the two branches runs (a one-time filter on the count). rankLimit is a number, never user input.
  */
-export async function search(actor: Actor, q: string): Promise<SearchResults> {
+function top(grp: string, matched: string, rank: SQL, limit: number, rankLimit: number): SQL {
+  const m = sql.raw(matched);
+  const total = sql.raw(`(select total from ${matched}_count)`);
+  return sql`
+    select ${grp}::text as grp, t.kind, t.record_id, t.status, t.completed, t.exact, ${total} as total, t.ranked,
+      row_number() over (order by t.exact desc, t.rank desc, t.newest desc, t.record_id) as n
+    from ((select a.*, ${rank} as rank, true as ranked
+           from ${m} a join search_entries e on e.kind = a.kind and e.record_id = a.record_id
+           where ${total} <= ${rankLimit}
+           order by a.exact desc, rank desc, a.newest desc, a.record_id limit ${limit})
+          union all
+          (select a.*, 0::real, false
+           from ${m} a
+           where ${total} > ${rankLimit}
+           order by a.exact desc, a.newest desc, a.record_id limit ${limit})) t`;
+}
+
+/**
+ * Searches what `actor` may read for `q` (trimmed, 1 to SEARCH_MAX_LENGTH characters: the callers
+ * validate). One statement, whatever the number of matches. `rankLimit` is SEARCH_RANK_LIMIT but in
+ * tests.
+ */
+export async function search(
+  actor: Actor,
+  q: string,
+  { rankLimit = SEARCH_RANK_LIMIT }: { rankLimit?: number } = {},
+): Promise<SearchResults> {
   const { words, serialKinds } = parseSearchQuery(q);
   const config = sql.raw(`'${SEARCH_CONFIG}'::regconfig`);
-  const tsquery = words ? sql`to_tsquery(${config}, ${words})` : null;
-  const exact = sql`(e.serial_key = search_serial_key(${q}) and e.kind = any(string_to_array(${serialKinds.join(",")}, ',')))`;
-  const matches: SQL = tsquery ? sql`(${exact} or e.search @@ ${tsquery})` : exact;
+  // The query's tsquery and serial key are worked out once (`asked`), then read as constants: a
+  // prepared statement's generic plan (PostgreSQL's choice after five runs) otherwise parsed the
+  // tsquery and the serial again for every row it read (docs/performance.md, "Search").
+  const tsquery = words ? sql`(select tsq from asked)` : null;
+  const exact = sql`(e.serial_key = (select serial_key from asked) and e.kind = any((select kinds from asked)::text[]))`;
   const rank = tsquery ? sql`ts_rank(e.search, ${tsquery})` : sql`0::real`;
   const headline = tsquery
     ? sql`ts_headline(${config}, translate(e.excerpt_text, ${START + STOP}, ''), ${tsquery}, ${HEADLINE_OPTIONS})`
     : sql`left(translate(e.excerpt_text, ${START + STOP}, ''), 240)`;
+  const wordHits = tsquery
+    ? sql`union all
+      select e.kind, e.record_id, false
+      from search_entries e
+      where e.search @@ ${tsquery} and not ${exact}`
+    : sql``;
   const limit = SEARCH_GROUP_LIMIT;
   const archiveReadable = canReadRecords(actor) ? sql`true` : sql`false`;
-  // The matches carry only what ranks and authorizes them; the text of the few shown is read last.
+  // The matches carry only what authorizes and orders them: the exact serials, then the word
+  // matches that are not (each one index scan, no row's vector read again); each group is counted,
+  // then ranked only when small enough (`top`); the text of the few shown is read last.
   const rows = await getDb().execute<Row>(sql`
-    with hits as materialized (
-      select e.kind, e.record_id, ${exact} as exact, ${rank} as rank
+    with asked as materialized (
+      select ${words ? sql`to_tsquery(${config}, ${words})` : sql`null::tsquery`} as tsq,
+        search_serial_key(${q}) as serial_key, string_to_array(${serialKinds.join(",")}, ',') as kinds
+    ), hits as materialized (
+      select e.kind, e.record_id, true as exact
       from search_entries e
-      where ${matches}
-    ), moc_hits as (
-      select 'mocs' as grp, h.kind, h.record_id, m.status, m.completed, h.exact,
-        count(*) over ()::int as total,
-        row_number() over (order by h.exact desc, h.rank desc, m.created_at desc, m.id) as n
+      where ${exact}
+      ${wordHits}
+    ), moc_matched as materialized (
+      select h.kind, h.record_id, m.status, m.completed, h.exact, m.created_at as newest
       from hits h join mocs m on m.id = h.record_id
       where h.kind = 'moc' and ${mocListScope.visible(actor)}
-    ), pcr_hits as (
-      select 'pcrs', h.kind, h.record_id, p.status, false, h.exact,
-        count(*) over ()::int as total,
-        row_number() over (order by h.exact desc, h.rank desc, p.created_at desc, p.id) as n
+    ), moc_matched_count as (select count(*)::int as total from moc_matched
+    ), pcr_matched as materialized (
+      select h.kind, h.record_id, p.status, false as completed, h.exact, p.created_at as newest
       from hits h join pcrs p on p.id = h.record_id
       where h.kind = 'pcr' and ${pcrListScope(actor)}
-    ), archive_hits as (
-      select 'archive', h.kind, h.record_id, coalesce(lm.status, lp.status), false, h.exact,
-        count(*) over ()::int as total,
-        row_number() over (order by h.exact desc, h.rank desc, coalesce(lm.date_raised, lp.date_raised) desc,
-          h.record_id) as n
+    ), pcr_matched_count as (select count(*)::int as total from pcr_matched
+    ), archive_matched as materialized (
+      select h.kind, h.record_id, coalesce(lm.status, lp.status) as status, false as completed, h.exact,
+        coalesce(lm.date_raised, lp.date_raised)::timestamptz as newest
       from hits h
         left join legacy_mocs lm on h.kind = 'legacy_moc' and lm.id = h.record_id
         left join legacy_pcrs lp on h.kind = 'legacy_pcr' and lp.id = h.record_id
       where h.kind in ('legacy_moc', 'legacy_pcr') and ${archiveReadable}
+    ), archive_matched_count as (select count(*)::int as total from archive_matched
     ), picked as (
-      select * from moc_hits where n <= ${limit}
-      union all select * from pcr_hits where n <= ${limit}
-      union all select * from archive_hits where n <= ${limit}
+      ${top("mocs", "moc_matched", rank, limit, rankLimit)}
+      union all
+      ${top("pcrs", "pcr_matched", rank, limit, rankLimit)}
+      union all
+      ${top("archive", "archive_matched", rank, limit, rankLimit)}
     )
-    select h.grp, h.kind, h.record_id, e.serial_num, e.title, h.status, h.completed, h.exact, h.total,
+    select h.grp, h.kind, h.record_id, e.serial_num, e.title, h.status, h.completed, h.exact, h.total, h.ranked,
       ${headline} as headline
     from picked h join search_entries e on e.kind = h.kind and e.record_id = h.record_id
     order by h.grp, h.n`);
-  const empty = (): SearchGroup => ({ total: 0, results: [] });
+  const empty = (): SearchGroup => ({ total: 0, ranked: true, results: [] });
   const results: SearchResults = { q, mocs: empty(), pcrs: empty(), archive: empty() };
   for (const row of rows) {
     const group = results[row.grp];
     group.total = row.total;
+    group.ranked = row.ranked;
     group.results.push({
       kind: row.kind,
       _id: row.record_id,

@@ -94,8 +94,9 @@ function Group({
           </ol>
           {group.total > group.results.length ? (
             <p className="muted">
-              The best {group.results.length} of {group.total} {group.total === 1 ? one : many}: add a word to narrow
-              the search.
+              {group.ranked ? "The best" : "The newest"} {group.results.length} of {group.total}{" "}
+              {group.total === 1 ? one : many}
+              {group.ranked ? "" : " (too many to rank by relevance)"}: add a word to narrow the search.
             </p>
           ) : null}
         </>

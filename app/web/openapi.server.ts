@@ -410,7 +410,8 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
         "`q` is words (each also matches as a prefix: `pump ove`), a serial in any usual form (`14-2026`, " +
         "`MOC 14-2026`, `MOC-14-2026`, `14/2026`; a leading MOC or PCR keeps to that kind) or a person's name. " +
         "Ranked by PostgreSQL full-text search; a serial matched exactly comes first. Each group has the total " +
-        "the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found.",
+        "the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found; " +
+        "a group of more than 1,000 matches shows its 20 newest instead and answers `ranked: false`.",
       query: searchQuerySchema,
       ok: okOf(searchAnswer),
     },

@@ -707,7 +707,7 @@ export interface paths {
     };
     /**
      * Searches the MOCs, PCRs and archive records the caller may read, grouped by kind.
-     * @description `q` is words (each also matches as a prefix: `pump ove`), a serial in any usual form (`14-2026`, `MOC 14-2026`, `MOC-14-2026`, `14/2026`; a leading MOC or PCR keeps to that kind) or a person's name. Ranked by PostgreSQL full-text search; a serial matched exactly comes first. Each group has the total the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found.
+     * @description `q` is words (each also matches as a prefix: `pump ove`), a serial in any usual form (`14-2026`, `MOC 14-2026`, `MOC-14-2026`, `14/2026`; a leading MOC or PCR keeps to that kind) or a person's name. Ranked by PostgreSQL full-text search; a serial matched exactly comes first. Each group has the total the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found; a group of more than 1,000 matches shows its 20 newest instead and answers `ranked: false`.
      */
     get: operations["getSearch"];
     put?: never;
@@ -5367,7 +5367,9 @@ export interface operations {
               mocs: {
                 /** @description Every match the caller may read. */
                 total: number;
-                /** @description The best-ranked matches, at most 20. */
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
                 results: {
                   /** @enum {string} */
                   kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
@@ -5393,7 +5395,9 @@ export interface operations {
               pcrs: {
                 /** @description Every match the caller may read. */
                 total: number;
-                /** @description The best-ranked matches, at most 20. */
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
                 results: {
                   /** @enum {string} */
                   kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
@@ -5419,7 +5423,9 @@ export interface operations {
               archive: {
                 /** @description Every match the caller may read. */
                 total: number;
-                /** @description The best-ranked matches, at most 20. */
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
                 results: {
                   /** @enum {string} */
                   kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";

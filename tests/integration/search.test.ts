@@ -46,9 +46,9 @@ const find = async (who: PublicUser, q: string) => {
   expect(res.status, res.text).toBe(200);
   return res.body.data as {
     q: string;
-    mocs: { total: number; results: SearchHit[] };
-    pcrs: { total: number; results: SearchHit[] };
-    archive: { total: number; results: SearchHit[] };
+    mocs: { total: number; ranked: boolean; results: SearchHit[] };
+    pcrs: { total: number; ranked: boolean; results: SearchHit[] };
+    archive: { total: number; ranked: boolean; results: SearchHit[] };
   };
 };
 const ids = (hits: SearchHit[]) => hits.map((h) => h._id);
@@ -195,6 +195,41 @@ describe("words, ranked, with a highlighted excerpt", () => {
     const bilge = await find(admin, "bilge alarm");
     expect(bilge.archive.results[0]?._id).toBe(legacyMocId);
     expect(bilge.archive.results[0]?.title).toBe("Bilge alarm relocation");
+  });
+
+  it("ranks a group of up to SEARCH_RANK_LIMIT matches; past it, shows the newest and says so", async () => {
+    // Made one after another: the oldest says it most, so relevance and recency disagree.
+    const made: Doc[] = [];
+    for (const text of ["keel cooler, keel cooler: the keel cooler again", "keel cooler once", "a keel cooler"]) {
+      made.push(await createMocOk(cast, { "description-of-change": { value: `<p>${text}</p>` } }));
+    }
+    const [oldest, middle, newest] = made.map((d) => d._id) as [string, string, string];
+    const ranked = await find(admin, "keel cooler");
+    expect(ranked.mocs.total).toBe(3);
+    expect(ranked.mocs.ranked).toBe(true);
+    expect(ids(ranked.mocs.results)[0]).toBe(oldest);
+    expect(ranked.pcrs.ranked).toBe(true);
+
+    const past = await search(admin, "keel cooler", { rankLimit: 2 });
+    expect(past.mocs.total).toBe(3);
+    expect(past.mocs.ranked).toBe(false);
+    expect(ids(past.mocs.results)).toEqual([newest, middle, oldest]);
+    expect(past.mocs.results[0]!.excerpt.some((p) => p.match && /keel/i.test(p.text))).toBe(true);
+    // At the limit, still ranked; another reader's scope is counted before the limit applies.
+    expect((await search(admin, "keel cooler", { rankLimit: 3 })).mocs.ranked).toBe(true);
+    expect((await search(stranger, "keel cooler", { rankLimit: 0 })).mocs).toEqual({
+      total: 0,
+      ranked: true,
+      results: [],
+    });
+  });
+
+  it("a serial matched exactly stays first when the group is past the limit", async () => {
+    const [n, y] = count(open.serial_num);
+    const found = await search(admin, `${n}-${y}`, { rankLimit: 0 });
+    expect(found.mocs.ranked).toBe(false);
+    expect(found.mocs.results[0]?._id).toBe(open._id);
+    expect(found.mocs.results[0]?.exactSerial).toBe(true);
   });
 
   it("takes operators and punctuation as plain characters", async () => {
