@@ -62,8 +62,8 @@ const MOC: Kind = {
   excerpt: `concat_ws(' · ', nullif(btrim(${plain(partA("description-of-change"))}), ''), nullif(${partA("reason-for-change")}, ''), ${MOC_PEOPLE})`,
   fields: [
     { weight: "A", sql: partA("title") },
-    // The vessel's name goes here as one more line once the register exists (decision 039), e.g.
-    // { weight: "B", sql: `(select v.name from vessels v where v.id::text = d->'originator_form'->'vessel'->'value'->>'_id')` }
+    // The vessel Part A names, by the name stored with it (renaming a vessel rewrites it: decision 036).
+    { weight: "B", sql: "d->'originator_form'->'vessel'->'value'->>'name'" },
     { weight: "B", sql: plain(partA("description-of-change")) },
     { weight: "B", sql: partA("reason-for-change") },
     { weight: "C", sql: MOC_PEOPLE },

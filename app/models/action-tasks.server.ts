@@ -367,6 +367,18 @@ export function actionReminderEmails(rows: ActionReminderRow[]): QueuedEmail[] {
 // ---------------------------------------------------------------------------------------------
 // Insight: overdue actions
 
+/** SQL over a plan item `e.item`: neither done nor cancelled, and due before `asOf`. */
+export const overdueItem = (asOf: string) => sql`nullif(e.item->>'due', '') is not null
+  and (e.item->>'due')::date < ${asOf}::date
+  and not coalesce((e.item->>'done')::boolean, false)
+  and coalesce(e.item->'cancelled', 'null'::jsonb) = 'null'::jsonb`;
+
+/** SQL: how many plan items of the open MOC `m` are overdue on `asOf` (0 for a closed or declined MOC). */
+export const overdueItemsOfMoc = (asOf: string) => sql<number>`(select count(*)::int
+  from (values (m.action->'items'), (m.manual_plan->'items')) p(items)
+  cross join lateral jsonb_array_elements(p.items) e(item)
+  where not m.completed and m.status <> 'decline' and ${overdueItem(asOf)})`;
+
 /**
  * Open items past their due date on `asOf`, per MOC department (`mocsWithDepartment` gives each
  * MOC's `department`). By vessel: Part A's vessel column is one more grouping of the same rows.
@@ -382,9 +394,7 @@ export async function overdueActionsByDepartment(
     cross join lateral (values (d.action->'items'), (d.manual_plan->'items')) p(items)
     cross join lateral jsonb_array_elements(p.items) e(item)
     where not d.is_deleted and not d.completed and d.status <> 'decline'
-      and nullif(e.item->>'due', '') is not null and (e.item->>'due')::date < ${asOf}::date
-      and not coalesce((e.item->>'done')::boolean, false)
-      and coalesce(e.item->'cancelled', 'null'::jsonb) = 'null'::jsonb
+      and ${overdueItem(asOf)}
     group by d.department order by d.department`);
   return [...rows];
 }

@@ -79,9 +79,9 @@ export function insightTables(f: InsightsFigures): Record<InsightTableId, Insigh
     },
     vessels: {
       id: "vessels",
-      title: `MOCs by vessel: opened and completed in the period, open and overdue on ${f.period.asOf}`,
-      columns: ["Vessel or scope", "Opened", "Completed", "Open", "Overdue"],
-      rows: (f.vessels ?? []).map((v) => [v.vessel, v.opened, v.completed, v.open, v.overdue]),
+      title: `MOCs by vessel: opened and completed in the period, open and overdue on ${f.period.asOf}, and their overdue actions`,
+      columns: ["Vessel or scope", "Opened", "Completed", "Open", "Overdue", "Overdue actions"],
+      rows: (f.vessels ?? []).map((v) => [v.vessel, v.opened, v.completed, v.open, v.overdue, v.overdueActions ?? 0]),
     },
     reminders: {
       id: "reminders",

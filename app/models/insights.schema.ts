@@ -158,5 +158,13 @@ export type InsightsFigures = {
    * By vessel (or office, fleet, not recorded): MOCs opened and completed in the period, open on the
    * as-of day and, of those, past their target date. Absent from copies stored before it was counted.
    */
-  vessels?: { vessel: string; opened: number; completed: number; open: number; overdue: number }[];
+  vessels?: {
+    vessel: string;
+    opened: number;
+    completed: number;
+    open: number;
+    overdue: number;
+    /** Plan items of the vessel's open MOCs overdue on `asOf` (docs/decisions/038); absent from earlier copies. */
+    overdueActions?: number;
+  }[];
 };

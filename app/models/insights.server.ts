@@ -23,7 +23,7 @@ import {
 } from "./insights.schema";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import { urgencyCases } from "./reminder.server";
-import { overdueActionsByDepartment } from "./action-tasks.server";
+import { overdueActionsByDepartment, overdueItemsOfMoc } from "./action-tasks.server";
 import { NOT_RECORDED, scopeLabel } from "./moc-names";
 import { VESSEL_LABEL_OR_NOT_RECORDED_SQL, vesselFilterSql } from "./moc-scope.server";
 
@@ -202,9 +202,11 @@ async function vesselFigures(db: Executor, b: Bounds) {
     completed: number;
     open: number;
     overdue: number;
+    overdueActions: number;
   }>(sql`
     with counted as (
       select m.id, m.created_at, m.target_date, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
+        ${overdueItemsOfMoc(b.asOf)} as overdue_actions,
         (select min(l.at) from moc_logs l where l.moc_id = m.id and ${ENDS("l")}) as ended_at,
         exists (select 1 from moc_logs l where l.moc_id = m.id and ${MOVES("l")} and l.action = ${CLOSED}
           and l.at >= ${start(b)} and l.at < ${endOf(b.to)}) as completed_in_period
@@ -216,7 +218,8 @@ async function vesselFigures(db: Executor, b: Bounds) {
       (count(*) filter (where completed_in_period))::int as completed,
       (count(*) filter (where created_at < ${endOf(b.asOf)} and (ended_at is null or ended_at >= ${endOf(b.asOf)})))::int as open,
       (count(*) filter (where created_at < ${endOf(b.asOf)} and (ended_at is null or ended_at >= ${endOf(b.asOf)})
-        and target_date < ${b.asOf}::date))::int as overdue
+        and target_date < ${b.asOf}::date))::int as overdue,
+      coalesce(sum(overdue_actions), 0)::int as "overdueActions"
     from counted group by vessel
     having count(*) filter (where created_at < ${endOf(b.to)}) > 0
     order by vessel = ${NOT_RECORDED}, vessel`);

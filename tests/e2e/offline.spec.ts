@@ -107,6 +107,8 @@ test("a new MOC and a chat message written offline apply exactly once when the l
 
   await form.context().setOffline(true);
   const reason = `Written offline ${Date.now()}`;
+  await form.getByLabel("Title").fill("Bilge alarm panel");
+  await form.getByLabel("Vessel or scope").selectOption({ label: "Fleet-wide" });
   await form.getByLabel("Implementer", { exact: true }).selectOption(cast.implementer._id);
   await form.getByLabel("Department of change").selectOption({ label: "Engineering" });
   await fillRichText(form, "Description of change", "Replace the bilge alarm panel");

@@ -410,13 +410,17 @@ describe("the daily reminders of items due", () => {
   });
 });
 
-describe("Insight: overdue actions by department", () => {
-  it("counts open items past their due date per MOC department", async () => {
+describe("Insight: overdue actions by department and by vessel", () => {
+  it("counts open items past their due date per MOC department, and per vessel in the by-vessel table", async () => {
     const today = daysFromToday(0);
     const filter = { from: `${today.slice(0, 4)}-01-01`, to: today, department: null };
     const count = async () =>
       (await computeInsights(filter)).overdueActions!.find((d) => d.department === "engineering")?.overdue ?? 0;
+    // These MOCs name no vessel (made over /api): their row is "Not recorded" (docs/decisions/036).
+    const byVessel = async () =>
+      (await computeInsights(filter)).vessels!.find((v) => v.vessel === "Not recorded")?.overdueActions ?? 0;
     const before = await count();
+    const vesselBefore = await byVessel();
     const owner = await makeUser({ department: "fleet" });
     await approvedWith([
       { description: "Late 1", owner: owner._id, due: daysFromToday(-3) },
@@ -424,6 +428,7 @@ describe("Insight: overdue actions by department", () => {
       { description: "Not yet", owner: owner._id, due: daysFromToday(3) },
     ]);
     expect(await count()).toBe(before + 2);
+    expect(await byVessel()).toBe(vesselBefore + 2);
     const one = await computeInsights({ ...filter, department: "engineering" });
     expect(one.overdueActions!.map((d) => d.department)).toEqual(["engineering"]);
   });

@@ -11,12 +11,13 @@ import * as searchPage from "~/routes/search";
 import * as deleteMocRoute from "~/routes/api+/deleteMoC";
 import * as oldMocRoute from "~/routes/api+/oldMoc";
 import * as oldPcrRoute from "~/routes/api+/oldPcr";
+import * as vesselsRoute from "~/routes/api+/vessels";
 import { parseSearchQuery, search, toPrefixQuery, type SearchHit } from "~/models/search.server";
 import { updateUser, type PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast } from "../helpers/moc";
-import { createMocOk, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
+import { createMocOk, makeCast, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
 import { createPcrOk } from "../helpers/pcr";
 import { buildRequest, call } from "../helpers/request";
 
@@ -195,6 +196,35 @@ describe("words, ranked, with a highlighted excerpt", () => {
     const bilge = await find(admin, "bilge alarm");
     expect(bilge.archive.results[0]?._id).toBe(legacyMocId);
     expect(bilge.archive.results[0]?.title).toBe("Bilge alarm relocation");
+  });
+
+  it("finds a MOC by its title and by the name of the vessel Part A names, renamed too (decision 036)", async () => {
+    const cast = await makeCast();
+    const token = await tokenOf(admin);
+    const created = await call(vesselsRoute, {
+      path: "/api/vessels",
+      method: "POST",
+      token,
+      body: { name: "MV Skerryvore", imo: "9074729" },
+    });
+    expect(created.status, created.text).toBe(200);
+    const vessel = created.body.data;
+    const moc = await createMocOk(cast, {
+      title: { value: "Fuel oil purifier bypass" },
+      vessel: { value: { _id: vessel._id } },
+    });
+    expect(ids((await find(admin, "purifier bypass")).mocs.results)).toContain(moc._id);
+    expect(ids((await find(admin, "Skerryvore")).mocs.results)).toEqual([moc._id]);
+    const renamed = await call(vesselsRoute, {
+      path: "/api/vessels",
+      method: "PUT",
+      token,
+      query: { id: vessel._id },
+      body: { name: "MV Hyskeir" },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(ids((await find(admin, "Hyskeir")).mocs.results)).toEqual([moc._id]);
+    expect((await find(admin, "Skerryvore")).mocs.total).toBe(0);
   });
 
   it("ranks a group of up to SEARCH_RANK_LIMIT matches; past it, shows the newest and says so", async () => {

@@ -463,14 +463,16 @@ describe("titles and vessels where MOCs are named", () => {
     const all = await computeInsights(period);
     expect(all.vesselOrOffice).toBe("recorded");
     const row = all.vessels!.find((v) => v.vessel === "MV Insight");
-    expect(row).toEqual({ vessel: "MV Insight", opened: 2, completed: 0, open: 2, overdue: 0 });
+    expect(row).toEqual({ vessel: "MV Insight", opened: 2, completed: 0, open: 2, overdue: 0, overdueActions: 0 });
     expect(all.vessels!.map((v) => v.vessel)).toEqual(expect.arrayContaining(["Office / shore", "Not recorded"]));
     expect(all.vessels!.at(-1)!.vessel).toBe("Not recorded");
     const one = await computeInsights({ ...period, vessel: vessel._id });
     expect(one.vessel).toBe("MV Insight");
     expect(one.totals.opened).toBe(2);
-    expect(one.vessels).toEqual([{ vessel: "MV Insight", opened: 2, completed: 0, open: 2, overdue: 0 }]);
-    expect(insightTables(one).vessels.rows).toEqual([["MV Insight", 2, 0, 2, 0]]);
+    expect(one.vessels).toEqual([
+      { vessel: "MV Insight", opened: 2, completed: 0, open: 2, overdue: 0, overdueActions: 0 },
+    ]);
+    expect(insightTables(one).vessels.rows).toEqual([["MV Insight", 2, 0, 2, 0, 0]]);
     const none = await computeInsights({ ...period, vessel: "none", department: "engineering" });
     expect(none.vessels!.every((v) => v.vessel === "Not recorded")).toBe(true);
   });
