@@ -13,7 +13,9 @@ import { canMarkPlanItem, canViewMoc, mayMarkItemDone, type Actor } from "./auth
 import { notify, type QueuedEmail } from "./email.server";
 import type { MocDocument } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
-import { addMocUsers, mocLabel } from "./moc-store.server";
+import { addMocUsers, mocEmailNameOf } from "./moc-store.server";
+import { mocEmailName } from "./moc-names";
+import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
 import { changeMoc } from "./moc.server";
 import type { PLAN_KINDS } from "./moc.schema";
 import type { PublicUser } from "./user.server";
@@ -67,7 +69,7 @@ export async function tellNewOwners(
   const named = newlyOwned(stored, items);
   if (named.size === 0) return;
   await addMocUsers(tx, moc.id, [...named.keys()]);
-  const label = mocLabel(moc.serialNum);
+  const label = await mocEmailNameOf(tx, moc);
   for (const [owner, owned] of named) {
     if (owner === actor._id) continue;
     await notify(tx, {
@@ -271,6 +273,8 @@ export async function markItemDone(actor: PublicUser, input: MarkDoneInput): Pro
 export type ActionReminderRow = {
   mocId: string;
   serialNum: string;
+  title: string | null;
+  vessel: string | null;
   plan: PlanKind;
   itemId: string;
   what: string;
@@ -306,7 +310,7 @@ export async function claimDueActions(tx: Executor, day: string): Promise<Action
       on conflict do nothing
       returning moc_id, item_id
     )
-    select d.moc_id as "mocId", m.serial_num as "serialNum", d.plan, c.item_id as "itemId",
+    select d.moc_id as "mocId", m.serial_num as "serialNum", ${TITLE_AND_VESSEL_OF_M}, d.plan, c.item_id as "itemId",
       coalesce(d.item->>'description', (d.item->>'document') || ' — ' || (d.item->>'change')) as what,
       d.item->>'due' as due, d.days_left as "daysLeft",
       json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'digest', u.reminder_preference = 'digest') as owner
@@ -333,7 +337,7 @@ export function itemDueText(daysLeft: number): string {
 
 /** One line of a digest about an item: its MOC and what, then when it is due. */
 export const actionDigestLine = (row: ActionReminderRow): [string, string] => [
-  `Action · ${mocLabel(row.serialNum)}: ${row.what}`,
+  `Action · ${mocEmailName(row.serialNum, row.title, row.vessel)}: ${row.what}`,
   `${itemDueText(row.daysLeft)} (due ${row.due}); mark it done under My actions on your dashboard`,
 ];
 
@@ -342,7 +346,7 @@ export function actionReminderEmails(rows: ActionReminderRow[]): QueuedEmail[] {
   return rows
     .filter((row) => !row.owner.digest)
     .map((row) => {
-      const label = mocLabel(row.serialNum);
+      const label = mocEmailName(row.serialNum, row.title, row.vessel);
       const due = itemDueText(row.daysLeft);
       return {
         to: { id: row.owner.id, name: row.owner.name, email: row.owner.email },

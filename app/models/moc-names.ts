@@ -37,6 +37,13 @@ export function namesOf(
 export const mocName = (serial: string, title?: string | null) =>
   title ? `MOC ${serial} — ${title}` : `MOC ${serial}`;
 
+/**
+ * How an email names a MOC (its subject's lead and its heading): the name, and where the change
+ * applies when recorded: "MOC 14-2026 — Bypass of ME2 HT alarm · MV Borealis" (decision 036).
+ */
+export const mocEmailName = (serial: string, title?: string | null, vessel?: string | null) =>
+  vessel ? `${mocName(serial, title)} · ${vessel}` : mocName(serial, title);
+
 /** Part A's title, if recorded. */
 export const titleOf = (form: { title?: { value?: unknown } | null } | null | undefined): string | null =>
   typeof form?.title?.value === "string" && form.title.value ? form.title.value : null;

@@ -16,6 +16,13 @@ export const VESSEL_LABEL_SQL = sql<string | null>`case
   when f.data->'vessel'->>'value' = 'office' then ${SCOPE_LABELS.office}::text
   when f.data->'vessel'->>'value' = 'fleet' then ${SCOPE_LABELS.fleet}::text end`;
 
+/**
+ * Columns `title` and `vessel` (null when not recorded) of the MOC `m`, for the emails that name it
+ * (`mocEmailName`, app/models/moc-names.ts).
+ */
+export const TITLE_AND_VESSEL_OF_M = sql`(select ${TITLE_SQL} from moc_forms f where f.moc_id = m.id and f.kind = 'originator') as title,
+  (select ${VESSEL_LABEL_SQL} from moc_forms f where f.moc_id = m.id and f.kind = 'originator') as vessel`;
+
 /** The same, "Not recorded" in place of null (CSV, Insight). */
 export const VESSEL_LABEL_OR_NOT_RECORDED_SQL = sql<string>`coalesce(${VESSEL_LABEL_SQL}, ${NOT_RECORDED}::text)`;
 

@@ -19,7 +19,8 @@ import {
 import { notify, type NotifyInput, type Recipient, type Recipients } from "./email.server";
 import type { NewMocInput, originatorFieldsSchema } from "./moc.schema";
 import { resolveScope } from "./vessel.server";
-import { mocName } from "./moc-names";
+import { mocEmailName } from "./moc-names";
+import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
 
 /**
  * The next `{count}-{year}` for a kind (`moc`, `pcr`), counting from 1 each UTC year. The upsert
@@ -267,16 +268,22 @@ export async function notifyAboutMoc(
   linkFor?: NotifyInput["linkFor"],
   found?: Recipient[],
 ) {
-  const [partA] = await tx.execute<{ title: string | null }>(
-    sql`select nullif(data->'title'->>'value', '') as title from moc_forms where moc_id = ${moc.id} and kind = 'originator'`,
-  );
+  const label = await mocEmailNameOf(tx, moc);
   return notify(tx, {
     to,
     found,
     linkFor,
     record: { type: "moc", id: moc.id },
-    content: { ...content, record: { label: mocName(moc.serialNum, partA?.title), url: `/mocs/${moc.id}` } },
+    content: { ...content, record: { label, url: `/mocs/${moc.id}` } },
   });
+}
+
+/** The MOC as its emails name it (`mocEmailName`): with its title and vessel when recorded. */
+export async function mocEmailNameOf(tx: Executor, moc: { id: string; serialNum: string }): Promise<string> {
+  const [row] = await tx.execute<{ title: string | null; vessel: string | null }>(
+    sql`select ${TITLE_AND_VESSEL_OF_M} from mocs m where m.id = ${moc.id}`,
+  );
+  return mocEmailName(moc.serialNum, row?.title, row?.vessel);
 }
 
 /**

@@ -18,7 +18,8 @@ import { actionDigestLine, actionReminderEmails, claimDueActions, type ActionRem
 import { queueEmails, type QueuedEmail } from "./email.server";
 import { OWNER_SQL, WAITING_STEP_SQL } from "./moc-steps.server";
 import { mocStatusLabel } from "./moc-status";
-import { mocLabel } from "./moc-store.server";
+import { mocEmailName } from "./moc-names";
+import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
 import { sendTemporaryReminders, type TemporaryReminder } from "./temporary.server";
 
 export type ReminderResult = { moc_id: string; serial_num: string; urgency: ReminderUrgency; emailsSent: number };
@@ -87,6 +88,8 @@ export function dueMocsQuery(day: string) {
 type ClaimedRow = {
   mocId: string;
   serialNum: string;
+  title: string | null;
+  vessel: string | null;
   urgency: ReminderUrgency;
   daysLeft: number;
   targetDate: string;
@@ -106,7 +109,7 @@ async function claimDueMocs(tx: Executor, day: string): Promise<ClaimedRow[]> {
       on conflict do nothing
       returning moc_id, urgency, days_left
     )
-    select c.moc_id as "mocId", m.serial_num as "serialNum", c.urgency, c.days_left as "daysLeft",
+    select c.moc_id as "mocId", m.serial_num as "serialNum", ${TITLE_AND_VESSEL_OF_M}, c.urgency, c.days_left as "daysLeft",
       m.target_date::text as "targetDate", m.status, (${WAITING_STEP_SQL}) is not distinct from 'deviation-extension' as "pendingResolution",
       ${OWNER_SQL} as owner,
       coalesce((
@@ -133,7 +136,7 @@ export function dueText(daysLeft: number): string {
 function reminderContent(row: ClaimedRow): QueuedEmail["content"] {
   const step = row.pendingResolution ? "Deviation/extension resolution" : mocStatusLabel(row.status);
   const due = dueText(row.daysLeft);
-  const label = mocLabel(row.serialNum);
+  const label = mocEmailName(row.serialNum, row.title, row.vessel);
   return {
     record: { label, url: `/mocs/${row.mocId}` },
     subject: `${row.urgency} reminder: ${label} ${due}`,
@@ -217,7 +220,7 @@ function digestContent(rows: ClaimedRow[], day: string): QueuedEmail["content"] 
     details: rows.map((row) => {
       const step = row.pendingResolution ? "Deviation/extension resolution" : mocStatusLabel(row.status);
       return [
-        `${row.urgency} · ${mocLabel(row.serialNum)}`,
+        `${row.urgency} · ${mocEmailName(row.serialNum, row.title, row.vessel)}`,
         `${dueText(row.daysLeft)} (target date ${row.targetDate}); waiting for ${step}${row.owner ? `, owned by ${row.owner}` : ""}`,
       ];
     }),

@@ -8,7 +8,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";
 import { queueEmails, type QueuedEmail } from "./email.server";
-import { appendLog, mocLabel } from "./moc-store.server";
+import { appendLog } from "./moc-store.server";
+import { mocEmailName } from "./moc-names";
+import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
 import { ENDING_SOON_DAYS, type TemporaryFilter } from "./moc-status";
 
 /** `temporaryStateOn(m.temporary, day)` as SQL over `m` (`day` a date parameter or expression). */
@@ -48,6 +50,8 @@ export type TemporaryReminder = {
 type Claimed = {
   mocId: string;
   serialNum: string;
+  title: string | null;
+  vessel: string | null;
   kind: "ending" | "expired";
   daysLeft: number;
   until: string;
@@ -104,7 +108,7 @@ export async function sendTemporaryReminders(
       on conflict do nothing
       returning moc_id, kind, days_left
     )
-    select c.moc_id as "mocId", m.serial_num as "serialNum", c.kind, c.days_left as "daysLeft",
+    select c.moc_id as "mocId", m.serial_num as "serialNum", ${TITLE_AND_VESSEL_OF_M}, c.kind, c.days_left as "daysLeft",
       m.temporary->>'until' as until,
       coalesce((
         select json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email) order by u.email)
@@ -143,7 +147,7 @@ export async function sendTemporaryReminders(
 }
 
 function content(row: Claimed): QueuedEmail["content"] {
-  const label = mocLabel(row.serialNum);
+  const label = mocEmailName(row.serialNum, row.title, row.vessel);
   if (row.kind === "expired") {
     const days = -row.daysLeft;
     return {

@@ -431,7 +431,8 @@ describe("titles and vessels where MOCs are named", () => {
     const [mail] = await getDb().execute<{ subject: string }>(
       sql`select subject from email_messages where record_id = ${moc._id} order by created_at limit 1`,
     );
-    expect(mail!.subject).toContain(`[MOC ${moc.serial_num} — Bypass of ME1 LO alarm]`);
+    // The subject names the MOC by its title and, where recorded, the vessel it concerns (decision 036).
+    expect(mail!.subject).toContain(`[MOC ${moc.serial_num} — Bypass of ME1 LO alarm · MV Listed]`);
     const byVessel = await searchMocs(admin, { vessel: vessel._id });
     expect(byVessel.rows.map((r) => r.id)).toEqual([moc._id]);
     expect(byVessel.rows[0]).toMatchObject({ title: "Bypass of ME1 LO alarm", vessel: "MV Listed" });
