@@ -8,14 +8,24 @@
  * A page carries a fresh CSP nonce each time; the tag is computed with the nonce left out, and a
  * 304 does not send the new `Content-Security-Policy`, so the browser keeps the policy stored with
  * the body it reuses (whose scripts carry the stored nonce).
+ *
+ * Its forms carry fresh idempotency keys too (app/components/form.tsx); the tag leaves their values
+ * out as well, so an unchanged page is still a 304 and the browser shows the keys it stored. Those
+ * are unused unless a form of that very page was sent, and a page sent from changes with the answer
+ * (the record it shows, or at least the flash that says what was done), so it comes back as a 200
+ * with new keys (docs/decisions/040-replays-apply-once.md).
  */
 import { createHash } from "node:crypto";
+import { IDEMPOTENCY_FIELD } from "~/components/form";
 
 /** Bodies larger than this are passed on as they stream, without a tag. */
 const MAX_TAGGED_BYTES = 4 * 1024 * 1024;
 const TAGGED_TYPES = /^(text\/html|text\/x-script)\b/i;
 /** Headers that describe a body: not sent with a 304 (RFC 9110 15.4.5), nor the page's new nonce. */
 const BODY_HEADERS = ["content-type", "content-length", "content-encoding", "content-security-policy"];
+
+/** The hidden key fields as React renders them: `name="idempotencyKey" value="<32 hex>"`. */
+const KEY_VALUES = new RegExp(`(name="${IDEMPOTENCY_FIELD}" value=")[0-9a-f]{32}"`, "g");
 
 function nonceOf(headers: Headers): string | null {
   return /'nonce-([^']+)'/.exec(headers.get("content-security-policy") ?? "")?.[1] ?? null;
@@ -74,7 +84,8 @@ export async function withRevalidation(request: Request, response: Response): Pr
   const body = Buffer.concat(chunks);
   const nonce = nonceOf(headers);
   const hash = createHash("sha256");
-  hash.update(nonce ? body.toString("utf8").replaceAll(nonce, "") : body);
+  const text = body.toString("utf8").replace(KEY_VALUES, '$1"');
+  hash.update(nonce ? text.replaceAll(nonce, "") : text);
   const etag = `W/"${hash.digest("base64url").slice(0, 27)}"`;
   headers.set("ETag", etag);
   // Stored, but checked with the server before each use.
