@@ -46,6 +46,10 @@ const NOT_STORED = new Set([
 export const KEY_REUSED_MESSAGE =
   "This idempotency key was already used for a different request (another method, address or body); send a new key for a new request";
 
+/** The same refusal on a page: this copy of the form was sent before, from another tab or view. */
+export const PAGE_KEY_REUSED_MESSAGE =
+  "This copy of the form was already sent, with other contents (from another tab or an earlier view of the page). Nothing was changed. Open the page again and send it from there.";
+
 function isApi(pathname: string): boolean {
   return pathname === "/api" || pathname.startsWith("/api/");
 }
@@ -124,7 +128,10 @@ function refusal(url: URL, status: number, message: string): Response {
     const body = status === 400 ? { status, message, issues: [{ path: "", message }] } : { status, message };
     return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
   }
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not sent</title></head><body><main><h1>${status}</h1><p>${message}</p><p><a href="/">The dashboard</a></p></main></body></html>`;
+  // A page form's key reused: a second view of a page the browser kept (decision 040, "Keys and
+  // revalidation"), already sent from another tab. Say what to do, in the person's words.
+  const text = status === 422 ? PAGE_KEY_REUSED_MESSAGE : message;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not sent</title></head><body><main><h1>Not sent</h1><p>${text}</p><p><a href="${url.pathname}">Open the page again</a> · <a href="/">The dashboard</a></p></main></body></html>`;
   return new Response(html, {
     status,
     headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },

@@ -1,6 +1,6 @@
 /**
  * Replays apply once, in the browser (docs/decisions/040-replays-apply-once.md): every page form
- * that writes carries a hidden `idempotencyKey`, fresh for each view; a submission whose answer
+ * that writes carries a hidden `idempotencyKey`, fresh for each view of a page that changed; a submission whose answer
  * was lost (the server applied it, the request was sent again) applies once; the same form sent
  * twice with its key applies once; one form used twice in a row (keys renewed after each answer)
  * applies twice. With and without JavaScript.
@@ -29,6 +29,10 @@ test("every form that writes carries its own idempotency key, new for each view"
   expect(new Set(keys).size).toBe(keys.length);
   // Forms that only read (a search) have none.
   expect(await page.locator('form[method="get"] input[name="idempotencyKey"]').count()).toBe(0);
+  // A view of the page once it has changed carries new keys. (An unchanged page may come back as
+  // the stored copy, a 304 with the keys it had: decision 040, "Keys and revalidation".)
+  await send(page, "The page changes");
+  await expect(message(page, "The page changes")).toBeVisible();
   await page.reload();
   const again = await formKeys(page);
   expect(again.filter((key) => keys.includes(key))).toEqual([]);

@@ -13,7 +13,13 @@ import * as chatRoute from "~/routes/api+/chat";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as mocPage from "~/routes/mocs+/$id._index";
 import { closeDb, getDb } from "~/utils/db.server";
-import { IDEMPOTENCY_FIELD, KEY_REUSED_MESSAGE, purgeIdempotencyKeys, withIdempotency } from "~/web/idempotency.server";
+import {
+  IDEMPOTENCY_FIELD,
+  KEY_REUSED_MESSAGE,
+  PAGE_KEY_REUSED_MESSAGE,
+  purgeIdempotencyKeys,
+  withIdempotency,
+} from "~/web/idempotency.server";
 import { runHousekeeping } from "#jobs/housekeeping";
 import { chatMessages, idempotencyKeys, mocs } from "#db/schema";
 import { BASE, buildRequest, sessionCookieHeader, type CallOptions } from "../helpers/request";
@@ -239,6 +245,26 @@ describe("a page form's hidden idempotencyKey", () => {
     expect(again.headers.get("Location")).toBe(`/mocs/${moc._id}#chat-end`);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await messagesSaying(moc.chat, "From the page, twice")).toBe(1);
+  });
+
+  it("the same copy of a form sent again with other contents (another tab) is refused with a page saying what to do", async () => {
+    const key = randomUUID();
+    const first = await pagePost(cast.originator, {
+      intent: "chat",
+      message: "From the first tab",
+      [IDEMPOTENCY_FIELD]: key,
+    });
+    expect(first.status).toBe(302);
+    const other = await pagePost(cast.originator, {
+      intent: "chat",
+      message: "From the second tab",
+      [IDEMPOTENCY_FIELD]: key,
+    });
+    expect(other.status).toBe(422);
+    const html = other.text;
+    expect(html).toContain(PAGE_KEY_REUSED_MESSAGE);
+    expect(html).toContain(`href="/mocs/${moc._id}"`);
+    expect(await messagesSaying(moc.chat, "From the second tab")).toBe(0);
   });
 
   it("a multipart form is the same request whatever its boundary", async () => {
