@@ -4,8 +4,8 @@
  * actions"), mark them done with a note and an optional evidence file, and are reminded by the
  * daily run of items due within 3 days or overdue.
  */
-import { eq, sql } from "drizzle-orm";
-import { mocs, type ActionPlan, type ManualPlan, type PlanItemCompletion } from "#db/schema";
+import { sql } from "drizzle-orm";
+import type { ActionPlan, ManualPlan, PlanItemCompletion } from "#db/schema";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { storeMocFileIn, type IncomingFile } from "./attachments.server";
@@ -17,6 +17,7 @@ import { addMocUsers, mocEmailNameOf } from "./moc-store.server";
 import { mocEmailName } from "./moc-names";
 import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
 import { changeMoc } from "./moc.server";
+import { readPlan, writePlan } from "./plan-items.server";
 import type { PLAN_KINDS } from "./moc.schema";
 import type { PublicUser } from "./user.server";
 
@@ -217,11 +218,7 @@ export async function markItemDone(actor: PublicUser, input: MarkDoneInput): Pro
     input.mocId,
     { may: (a, moc) => canViewMoc(a, moc), forbidden: MARKERS, requireOpen: true },
     async (tx, moc) => {
-      const [stored] = await tx
-        .select({ action: mocs.action, manualPlan: mocs.manualPlan })
-        .from(mocs)
-        .where(eq(mocs.id, moc.id));
-      const plan = (input.plan === "action" ? stored!.action : stored!.manualPlan) as { items: AnyItem[] };
+      const plan = (await readPlan(tx, moc.id, input.plan)) as { items: AnyItem[] };
       const item = plan.items.find((i) => i._id === input.itemId);
       if (!item) throw new NotFound(`No such ${PLAN_WORDS[input.plan]} in this MOC's plan`);
       if (!canMarkPlanItem(actor, moc, item)) throw new Forbidden(MARKERS);
@@ -244,15 +241,12 @@ export async function markItemDone(actor: PublicUser, input: MarkDoneInput): Pro
         note: input.note,
         evidence,
       };
-      const items = plan.items.map((i) => (i._id === item._id ? { ...i, done: true, completion } : i));
-      await tx
-        .update(mocs)
-        .set(
-          input.plan === "action"
-            ? { action: { items: items as ActionPlan["items"] } }
-            : { manualPlan: { items: items as ManualPlan["items"] } },
-        )
-        .where(eq(mocs.id, moc.id));
+      await writePlan(
+        tx,
+        moc.id,
+        input.plan,
+        plan.items.map((i) => (i._id === item._id ? { ...i, done: true, completion } : i)),
+      );
       const comment = [
         input.note,
         evidence ? `Evidence: ${evidence.name}, ${evidence.size} bytes, SHA-256 ${evidence.sha256}` : null,

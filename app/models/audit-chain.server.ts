@@ -164,7 +164,11 @@ export function nextLink(
 
 export type Link = ReturnType<typeof nextLink>;
 
-export const CHAIN_NAMES = [
+/**
+ * The kinds of record with an audit trail: a MOC's in `moc_logs`, every other's in `audit_entries`
+ * (its `record_kind`, checked by `audit_entries_kind_check`: a new kind needs a migration too).
+ */
+export const AUDIT_KINDS = [
   "moc",
   "pcr",
   "user",
@@ -174,9 +178,11 @@ export const CHAIN_NAMES = [
   "delegation",
   "settings",
   "vessel",
-  "moc-signature",
-  "pcr-signature",
 ] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+/** Every chain: each record kind's trail, and the signature manifestations of MOCs and PCRs. */
+export const CHAIN_NAMES = [...AUDIT_KINDS, "moc-signature", "pcr-signature"] as const;
 export type ChainName = (typeof CHAIN_NAMES)[number];
 
 /**

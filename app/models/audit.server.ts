@@ -22,22 +22,13 @@ import {
   signatureContent,
   storeHeadSql,
   type ChainHead,
+  type AuditKind,
 } from "./audit-chain.server";
 import { actingRole } from "./moc-document";
 import type { PublicUser } from "./user.server";
 
-export const AUDIT_KINDS = [
-  "moc",
-  "pcr",
-  "user",
-  "archive-moc",
-  "archive-pcr",
-  "review",
-  "delegation",
-  "settings",
-  "vessel",
-] as const;
-export type AuditKind = (typeof AUDIT_KINDS)[number];
+export { AUDIT_KINDS } from "./audit-chain.server";
+export type { AuditKind };
 
 export type AuditInput = {
   kind: Exclude<AuditKind, "moc">;

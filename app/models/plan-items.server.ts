@@ -5,6 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import { mocs, type ActionPlan, type ManualPlan } from "#db/schema";
+import type { Executor } from "~/utils/db.server";
 import { Conflict, NotFound } from "~/utils/errors";
 import { mayCancelPlanItems } from "./authz.server";
 import type { MocDocument } from "./moc-document";
@@ -13,6 +14,29 @@ import { changeMoc } from "./moc.server";
 import type { PublicUser } from "./user.server";
 
 const PLAN_WORDS = { action: "action", manual_plan: "manuals and drawings item" } as const;
+
+type PlanKey = "action" | "manual_plan";
+
+/** One of the MOC's two plans as stored, read in the caller's transaction. */
+export async function readPlan(tx: Executor, mocId: string, plan: PlanKey): Promise<ActionPlan | ManualPlan> {
+  const [stored] = await tx
+    .select({ action: mocs.action, manualPlan: mocs.manualPlan })
+    .from(mocs)
+    .where(eq(mocs.id, mocId));
+  return plan === "action" ? stored!.action : stored!.manualPlan;
+}
+
+/** Writes one of the MOC's two plans back with its items (one of them changed by the caller). */
+export async function writePlan(tx: Executor, mocId: string, plan: PlanKey, items: { _id: string }[]) {
+  await tx
+    .update(mocs)
+    .set(
+      plan === "action"
+        ? { action: { items: items as ActionPlan["items"] } }
+        : { manualPlan: { items: items as ManualPlan["items"] } },
+    )
+    .where(eq(mocs.id, mocId));
+}
 
 /** POST /api/cancelPlanItem and the page: cancel one open item of one plan, with its reason. */
 export async function cancelPlanItem(
@@ -28,25 +52,18 @@ export async function cancelPlanItem(
       requireOpen: true,
     },
     async (tx) => {
-      const [stored] = await tx
-        .select({ action: mocs.action, manualPlan: mocs.manualPlan })
-        .from(mocs)
-        .where(eq(mocs.id, input.mocId));
-      const plan: ActionPlan | ManualPlan = input.plan === "action" ? stored!.action : stored!.manualPlan;
+      const plan = await readPlan(tx, input.mocId, input.plan);
       const item = plan.items.find((i) => i._id === input.item_id);
       if (!item) throw new NotFound(`No such ${PLAN_WORDS[input.plan]} in this MOC's plan`);
       if (item.cancelled) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is already cancelled`);
       if (item.done) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is already done; it cannot be cancelled`);
       const cancelled = { reason: input.reason, by: actor._id, byName: actor.name, at: new Date().toISOString() };
-      const items = plan.items.map((i) => (i._id === item._id ? { ...i, cancelled } : i));
-      await tx
-        .update(mocs)
-        .set(
-          input.plan === "action"
-            ? { action: { items: items as ActionPlan["items"] } }
-            : { manualPlan: { items: items as ManualPlan["items"] } },
-        )
-        .where(eq(mocs.id, input.mocId));
+      await writePlan(
+        tx,
+        input.mocId,
+        input.plan,
+        plan.items.map((i) => (i._id === item._id ? { ...i, cancelled } : i)),
+      );
       const what =
         input.plan === "action"
           ? `the action “${(item as ActionPlan["items"][number]).description}”`
