@@ -5,7 +5,7 @@
  */
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
-import { Form } from "~/components/form";
+import { Form, IDEMPOTENCY_FIELD } from "~/components/form";
 import { SubmitButton } from "~/components/forms";
 import { NOTICE_KINDS } from "#db/schema/enums";
 import {
@@ -38,7 +38,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requirePageUser(request);
-  const form = Object.fromEntries(await request.formData());
+  // Every field but the form's idempotency key (app/components/form.tsx) names a kind of notice.
+  const { [IDEMPOTENCY_FIELD]: _key, ...form } = Object.fromEntries(await request.formData());
   const result = await runForPage(() => setPreferences(user, form));
   if (!result.ok) return Response.json({ message: result.error.message }, { status: result.error.status });
   return redirectWithFlash("/notifications/preferences", { kind: "success", message: "Your choices are saved." });

@@ -34,6 +34,29 @@ const uploadSlots = slotGroup(
 /** The uploads running now in this process (tests). */
 export const uploadsInUse = () => uploadSlots.inUse();
 
+/**
+ * Upload slots taken before the route reads its body: the idempotency layer reads a keyed
+ * multipart form whole before the route runs (app/web/idempotency.server.ts), so it takes the
+ * person's slot first (a third upload is refused at once with 429, not read) and the route's
+ * `receiveForm` uses that slot instead of taking a second one. Keyed by the request object the
+ * route is given, never by anything a client sends.
+ */
+const heldSlots = new WeakMap<Request, true>();
+
+/** Takes one of `userId`'s upload slots (throws the 429); the release is the caller's. */
+export function takeUploadSlot(userId: string): () => void {
+  const config = env();
+  return uploadSlots.acquire(userId, {
+    perUser: config.UPLOADS_PER_PERSON,
+    overall: config.UPLOADS_MAX_CONCURRENT,
+  });
+}
+
+/** Tells `receiveForm` that the slot of `request` is already taken (by `takeUploadSlot`). */
+export function uploadSlotHeldFor(request: Request): void {
+  heldSlots.set(request, true);
+}
+
 /** A file part's bytes written to `file` as they arrive; past the cap, 413. */
 async function spool(data: AsyncIterable<Uint8Array>, file: string): Promise<number> {
   const handle = await fs.open(file, "wx", 0o600);
@@ -76,10 +99,12 @@ export async function receiveForm<T>(
   }
   return runForPage(async () => {
     const config = env();
-    const release = uploadSlots.acquire(actor._id, {
-      perUser: config.UPLOADS_PER_PERSON,
-      overall: config.UPLOADS_MAX_CONCURRENT,
-    });
+    const release = heldSlots.has(request)
+      ? () => undefined // taken, and released, by the idempotency layer
+      : uploadSlots.acquire(actor._id, {
+          perUser: config.UPLOADS_PER_PERSON,
+          overall: config.UPLOADS_MAX_CONCURRENT,
+        });
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-upload-"));
     try {
       let received: { name: string; file: string } | null = null;

@@ -19,7 +19,9 @@ import { createHash } from "node:crypto";
 import { and, eq, lt, sql } from "drizzle-orm";
 import { idempotencyKeys } from "#db/schema";
 import { getDb, inRequestTransaction } from "~/utils/db.server";
-import { authenticate } from "./auth.server";
+import { DomainError } from "~/utils/errors";
+import { takeUploadSlot, uploadSlotHeldFor } from "./attachment-upload.server";
+import { authenticate, type AuthResult } from "./auth.server";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** The page forms' hidden field (app/components/form.tsx keeps the same name). */
@@ -123,20 +125,23 @@ async function keyOf(request: Request): Promise<Keyed | null> {
   return { key, request: copy, fingerprint: hash.digest("hex") };
 }
 
-function refusal(url: URL, status: number, message: string): Response {
+function refusal(url: URL, status: number, message: string, extra: Record<string, string> = {}): Response {
   if (isApi(url.pathname)) {
     const body = status === 400 ? { status, message, issues: [{ path: "", message }] } : { status, message };
-    return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
+    return Response.json(body, { status, headers: { ...extra, "Cache-Control": "no-store" } });
   }
   // A page form's key reused: a second view of a page the browser kept (decision 040, "Keys and
   // revalidation"), already sent from another tab. Say what to do, in the person's words.
-  const text = status === 422 ? PAGE_KEY_REUSED_MESSAGE : message;
+  const text = escapeHtml(status === 422 ? PAGE_KEY_REUSED_MESSAGE : message);
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not sent</title></head><body><main><h1>Not sent</h1><p>${text}</p><p><a href="${url.pathname}">Open the page again</a> · <a href="/">The dashboard</a></p></main></body></html>`;
   return new Response(html, {
     status,
-    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
+    headers: { ...extra, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
   });
 }
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** Thrown out of the transaction to roll it back while still answering the response. */
 class RolledBack {
@@ -181,22 +186,49 @@ export async function withIdempotency(
   handle: (request: Request) => Promise<Response>,
 ): Promise<Response> {
   if (SAFE_METHODS.has(request.method.toUpperCase())) return handle(request);
+  // A write another site started is the route's to refuse, never an answer to replay; and without a
+  // signed-in person there is nothing to key by. Both are known from the headers: the body is left
+  // unread for the route, which may answer before reading it (a sign-in redirect, a cap).
+  if (request.headers.get("Sec-Fetch-Site") === "cross-site") return handle(request);
+  const who = await authenticate(request);
+  if (!who.ok) return handle(request);
   const url = new URL(request.url);
+  // A multipart page form is an upload: the person's upload slot is taken before its body is read
+  // here, as the route would before reading it (a third at once is a 429, not a wait).
+  const multipart = !isApi(url.pathname) && /^multipart\/form-data/i.test(request.headers.get("Content-Type") ?? "");
+  let release: (() => void) | null = null;
   let keyed: Keyed | null;
   try {
+    if (multipart) release = takeUploadSlot(who.identity.user._id);
     keyed = await keyOf(request);
   } catch (error) {
+    release?.();
+    if (error instanceof DomainError) return refusal(url, error.status, error.message, error.headers);
     if (error instanceof Response) return error;
     throw error;
   }
+  if (release) {
+    uploadSlotHeldFor(keyed?.request ?? request);
+    try {
+      return await keyedRun(request, keyed, who, url, handle);
+    } finally {
+      release();
+    }
+  }
+  return keyedRun(request, keyed, who, url, handle);
+}
+
+async function keyedRun(
+  request: Request,
+  keyed: Keyed | null,
+  who: Extract<AuthResult, { ok: true }>,
+  url: URL,
+  handle: (request: Request) => Promise<Response>,
+): Promise<Response> {
   if (!keyed) return handle(request);
   // Without a key (a form that has none), the route gets the same bytes, read once here.
   const { key, fingerprint } = keyed;
   if (key === null) return handle(keyed.request);
-  // A write another site started is the route's to refuse, never an answer to replay.
-  if (request.headers.get("Sec-Fetch-Site") === "cross-site") return handle(keyed.request);
-  const who = await authenticate(keyed.request);
-  if (!who.ok) return handle(keyed.request);
   const userId = who.identity.user._id;
   const method = request.method.toUpperCase();
   const path = requestPath(url);

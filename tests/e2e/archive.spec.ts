@@ -19,7 +19,8 @@ async function expectSerials(page: Page, expected: string[], { sorted = false } 
     .toEqual(sorted ? [...expected].sort() : expected);
 }
 
-const filters = (page: Page) => page.getByRole("search");
+// The page's own filters (the header has a search form of its own).
+const filters = (page: Page) => page.getByRole("main").getByRole("search");
 
 async function apply(page: Page) {
   await filters(page).getByRole("button", { name: "Apply" }).click();

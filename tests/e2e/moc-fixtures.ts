@@ -175,6 +175,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 
 /** The serial number from the record's heading ("MOC 12-2025", or "MOC 12-2025 — Title"). */
 export async function serialOf(page: Page): Promise<string> {
+  // The address may change a moment before the record's heading is drawn (a client navigation).
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(/^MOC \d+-\d{4}( — .*)?$/);
   const heading = await page.getByRole("heading", { level: 1 }).textContent();
   const serial = heading?.match(/^MOC (\d+-\d{4})( — .*)?$/)?.[1];
   expect(serial, `heading: ${heading}`).toBeTruthy();

@@ -275,7 +275,9 @@ test("a long MOC's PDF is made off the request thread: /healthz p99 and a sign-i
 
   const times: number[] = [];
   let signInMs = 0;
-  while (!done) {
+  // At least ten reads: a PDF made quickly on a quiet machine leaves fewer while it runs, and the
+  // reads after it cost nothing against the p99 (a blocked event loop shows in the ones during it).
+  while (!done || times.length < 10) {
     times.push(await healthzMs());
     if (times.length === 10) signInMs = (await signIn(ADMIN.email, ADMIN.password)).ms;
     await new Promise((resolve) => setTimeout(resolve, 50));
