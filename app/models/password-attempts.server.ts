@@ -11,7 +11,8 @@
  *   many accounts).
  *
  * Each attempt is counted before the password is checked, in one atomic upsert of the three
- * `rate_limits` rows shared by every instance, so parallel guesses cannot slip past. A right
+ * `rate_limits` rows shared by every instance, so parallel guesses cannot slip past. Every
+ * statement here takes those rows' locks in key order, so parallel sign-ins never deadlock. A right
  * password clears its account-and-address count and hands back its point on the other two.
  */
 import { sql } from "drizzle-orm";
@@ -78,7 +79,7 @@ export async function startPasswordAttempt(account: PasswordAccount, address: st
       ${addressRow}
     )
     insert into rate_limits (key, points, reset_at)
-    select key, 1, now() + make_interval(secs => secs) from wanted
+    select key, 1, now() + make_interval(secs => secs) from wanted order by key
     on conflict (key) do update set
       points = case when rate_limits.reset_at <= now() then 1 else rate_limits.points + 1 end,
       reset_at = case when rate_limits.reset_at <= now() then excluded.reset_at else rate_limits.reset_at end
@@ -95,12 +96,22 @@ export async function startPasswordAttempt(account: PasswordAccount, address: st
   const others = [keys.account, keys.address].filter((k): k is string => Boolean(k));
   return {
     async succeeded() {
-      await getDb().execute(sql`
-        with cleared as (delete from rate_limits where key = ${keys.accountAndAddress ?? ""})
-        update rate_limits set points = greatest(points - 1, 0) where key in (${sql.join(
-          others.map((k) => sql`${k}`),
-          sql`, `,
-        )})`);
+      const cleared = keys.accountAndAddress ?? "";
+      const all = [cleared, ...others].map((k) => sql`${k}`);
+      // The rows are locked in key order first, the order the upsert above takes them in: one
+      // statement deleting one row and updating the others locked them in an order of the
+      // planner's choosing, and parallel sign-ins of one account deadlocked (a 500 in CI).
+      await getDb().transaction(async (tx) => {
+        await tx.execute(sql`select 1 from rate_limits where key in (${sql.join(all, sql`, `)}) order by key for update`);
+        await tx.execute(sql`delete from rate_limits where key = ${cleared}`);
+        if (others.length > 0) {
+          await tx.execute(sql`update rate_limits set points = greatest(points - 1, 0)
+            where key in (${sql.join(
+              others.map((k) => sql`${k}`),
+              sql`, `,
+            )})`);
+        }
+      });
     },
   };
 }

@@ -12,9 +12,10 @@ import * as myUserRoute from "~/routes/api+/myUser";
 import * as userRoute from "~/routes/api+/user";
 import * as verifyRoute from "~/routes/api+/verify";
 import { listOutbox } from "~/models/email.server";
-import { PASSWORD_BUDGETS } from "~/models/password-attempts.server";
+import { PASSWORD_BUDGETS, startPasswordAttempt } from "~/models/password-attempts.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { getDb } from "~/utils/db.server";
+import { databaseErrorCode } from "~/utils/errors";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser, PASSWORD, tokenFor } from "../helpers/factories";
 import { postLogin } from "../helpers/login";
@@ -243,5 +244,38 @@ describe("a locked-out owner signs in with a one-time link (item 13)", () => {
     expect(messages.length).toBeGreaterThan(0);
     expect(JSON.stringify(messages)).not.toContain(token!);
     expect(messages[0]!.text).toContain("/login/link?token=(hidden-in-the-outbox)");
+  });
+});
+
+describe("parallel sign-ins of one account from one address (CI saw a 500 on the admin's sign-in)", () => {
+  it("counting and clearing, four at a time, never deadlock: every statement locks the rows in key order", async () => {
+    const user = await makeUser();
+    const failures: unknown[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = 0; i < 60; i++) {
+          try {
+            const attempt = await startPasswordAttempt(user.email, "198.51.100.77");
+            await attempt.succeeded();
+          } catch (error) {
+            failures.push(databaseErrorCode(error) ?? String(error));
+          }
+        }
+      }),
+    );
+    // Before: deadlocks (40P01) in most rounds, then 429s as the deadlocked ones kept their points.
+    expect(failures).toEqual([]);
+    const [row] = await getDb().execute<{ points: number }>(
+      sql`select points from rate_limits where key = ${`login-account:user:${user.id}`}`,
+    );
+    expect(row?.points ?? 0).toBe(0);
+  });
+
+  it("eight sign-ins at once, five times over, all succeed", async () => {
+    const user = await makeUser();
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => login(user.email, PASSWORD, "198.51.100.78")));
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    }
   });
 });
