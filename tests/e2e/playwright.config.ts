@@ -50,7 +50,8 @@ export default defineConfig({
     url: `${BASE_URL}/healthz`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
-    stdout: "ignore",
+    // The server logs errors only (tests/e2e/server.ts): a 500 shows its cause beside the test.
+    stdout: "pipe",
     stderr: "pipe",
     env: { E2E_PORT: String(PORT) },
     // SIGTERM lets the server stop its embedded PostgreSQL; the default SIGKILL would orphan it.

@@ -31,7 +31,9 @@ Object.assign(process.env, {
   AUDIT_KEY: "e2e-audit-key-0123456789-0123456789-abcdef",
   ADMIN_EMAIL: "admin@e2e.test",
   ADMIN_PASSWORD: "e2e-admin-password",
-  LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  // Errors only: Playwright prints the server's output (tests/e2e/playwright.config.ts), so a
+  // 500 in a run comes with its cause.
+  LOG_LEVEL: process.env.LOG_LEVEL ?? "error",
 });
 delete process.env.RESEND_API_KEY;
 
