@@ -102,7 +102,9 @@ export async function startPasswordAttempt(account: PasswordAccount, address: st
       // statement deleting one row and updating the others locked them in an order of the
       // planner's choosing, and parallel sign-ins of one account deadlocked (a 500 in CI).
       await getDb().transaction(async (tx) => {
-        await tx.execute(sql`select 1 from rate_limits where key in (${sql.join(all, sql`, `)}) order by key for update`);
+        await tx.execute(
+          sql`select 1 from rate_limits where key in (${sql.join(all, sql`, `)}) order by key for update`,
+        );
         await tx.execute(sql`delete from rate_limits where key = ${cleared}`);
         if (others.length > 0) {
           await tx.execute(sql`update rate_limits set points = greatest(points - 1, 0)
