@@ -25,7 +25,7 @@ export function useStepForm<S extends z.ZodType>(
   return useSchemaForm({ id, schema, lastResult, defaultValue });
 }
 
-export function StepForm({
+export function StepForm<Shape extends Record<string, unknown>>({
   form,
   title,
   intro,
@@ -33,8 +33,7 @@ export function StepForm({
   submitLabel,
   children,
 }: {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any step's form
-  form: FormMetadata<any, string[]>;
+  form: FormMetadata<Shape, string[]>;
   title: string;
   intro: ReactNode;
   mocId: string;
