@@ -26,7 +26,8 @@ export function Field({
   autoFocus,
   required,
 }: {
-  meta: FieldMetadata<string | undefined>;
+  /** A text field, or a number one (a year, a threshold) that posts as text. */
+  meta: FieldMetadata<string | number | undefined>;
   label: string;
   type?: InputType;
   hint?: string;

@@ -6,9 +6,12 @@
  * arrived, a submission goes to the server, which validates with the same schema and answers with
  * the same messages, as it does without JavaScript.
  *
- *   const [form, fields] = useForm({
+ * Forms use it through `useSchemaForm` (app/components/schema-form.ts), which types the form by
+ * the same schema:
+ *
+ *   const [form, fields] = useSchemaForm({
  *     id: "hseq-step",
- *     onValidate: useLazyValidation("hseq-step", () => import("~/models/moc.schema").then((m) => m.hseqFormSchema)),
+ *     schema: () => import("~/models/moc.schema").then((m) => m.hseqFormSchema),
  *     ...
  *   });
  */

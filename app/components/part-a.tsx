@@ -1,9 +1,9 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, type DefaultValue, type SubmissionResult } from "@conform-to/react";
 import { Form } from "~/components/form";
-import type { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
 import type { partAPageSchema } from "~/models/moc.schema";
-import { useLazyValidation } from "~/components/lazy-validation";
+import type { OriginatorFormDoc } from "~/models/moc-document";
+import { useSchemaForm, type FormShape } from "~/components/schema-form";
 import {
   CheckboxGroupField,
   RichTextField,
@@ -43,17 +43,15 @@ export function PartAForm({
   users: UserOption[];
   vessels: VesselOption[];
   lastResult: SubmissionResult<string[]> | undefined;
-  defaultValue?: Record<string, unknown>;
+  defaultValue?: PartADefaults;
   allowDraft: boolean;
   submitLabel: string;
 }) {
-  const [form, fields] = useForm<z.input<typeof partAPageSchema>>({
+  const [form, fields] = useSchemaForm({
     id,
+    schema: () => import("~/models/moc.schema").then((m) => m.partAPageSchema),
     lastResult,
-    defaultValue: defaultValue as never,
-    onValidate: useLazyValidation(id, () => import("~/models/moc.schema").then((m) => m.partAPageSchema)),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
+    defaultValue,
   });
   useFocusFirstInvalid(form.id, form.allErrors);
   return (
@@ -126,21 +124,22 @@ export function PartAForm({
   );
 }
 
+type PartADefaults = DefaultValue<FormShape<typeof partAPageSchema>>;
+
 /** The saved Part A of a MOC as the form's default values. */
-export function partADefaults(form: Record<string, { value: unknown }> | null | undefined) {
+export function partADefaults(form: OriginatorFormDoc | null | undefined): PartADefaults {
   if (!form) return undefined;
-  const pick = (key: string) => form[key] ?? undefined;
-  const implementer = form["implementer-name"]?.value as { _id: string } | undefined;
-  const vessel = form.vessel?.value as { _id: string } | string | undefined;
+  const implementer = form["implementer-name"]?.value;
+  const vessel = form.vessel?.value;
   return {
-    title: pick("title"),
+    title: form.title ?? undefined,
     // The select posts a vessel's id, "office" or "fleet".
     vessel: vessel ? { value: typeof vessel === "string" ? vessel : vessel._id } : undefined,
     "implementer-name": implementer ? { value: { _id: implementer._id } } : undefined,
-    "description-of-change": pick("description-of-change"),
-    "reason-for-change": pick("reason-for-change"),
-    "department-of-change": pick("department-of-change"),
-    "affected-departments": pick("affected-departments"),
-    "departments-to-inform": pick("departments-to-inform"),
+    "description-of-change": form["description-of-change"] ?? undefined,
+    "reason-for-change": form["reason-for-change"] ?? undefined,
+    "department-of-change": form["department-of-change"] ?? undefined,
+    "affected-departments": form["affected-departments"] ?? undefined,
+    "departments-to-inform": form["departments-to-inform"] ?? undefined,
   };
 }

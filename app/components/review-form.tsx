@@ -1,25 +1,15 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, getInputProps, type DefaultValue, type SubmissionResult } from "@conform-to/react";
 import { Link } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
 import { REVIEW_ACTION_LABELS } from "~/models/review.constants";
-import { useLazyValidation } from "~/components/lazy-validation";
+import type { reviewPageSchema } from "~/models/review.schema";
+import { useSchemaForm, type FormShape } from "~/components/schema-form";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
 import { DefaultSubmit, ErrorList, Field, SelectField, SubmitButton } from "./forms";
 import { departmentLabel } from "./moc";
 
-/** The form's fields as conform sees them (every value posts as text). */
-type FormShape = {
-  year: string;
-  title: string;
-  recount: boolean;
-  participants: string[];
-  sections: { heading: string; body: string }[];
-  effectiveness: string;
-  improvements: string;
-  issues: string;
-  actions: { description: string; owner: string; due: string; status: string }[];
-};
+type ReviewDefaults = DefaultValue<FormShape<typeof reviewPageSchema>>;
 
 /**
  * The review form, new and edit. Sections and actions are repeatable: "Add" and "Remove" are
@@ -36,20 +26,16 @@ export function ReviewForm({
 }: {
   users: UserOption[];
   lastResult: SubmissionResult<string[]> | null | undefined;
-  defaultValue: Record<string, unknown>;
+  defaultValue: ReviewDefaults;
   submitLabel: string;
   cancelTo: string;
   editing?: boolean;
 }) {
-  const [form, fields] = useForm<FormShape>({
+  const [form, fields] = useSchemaForm({
     id: "review-form",
+    schema: () => import("~/models/review.schema").then((m) => m.reviewPageSchema),
     lastResult,
     defaultValue,
-    onValidate: useLazyValidation("review-form", () =>
-      import("~/models/review.schema").then((m) => m.reviewPageSchema),
-    ) as never,
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
   const sections = fields.sections.getFieldList();
   const actions = fields.actions.getFieldList();

@@ -1,7 +1,15 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
+import {
+  getFormProps,
+  getInputProps,
+  getTextareaProps,
+  type DefaultValue,
+  type SubmissionResult,
+} from "@conform-to/react";
 import { Link } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { useLazyValidation, type SchemaLoader } from "./lazy-validation";
+import type { z } from "zod";
+import type { SchemaLoader } from "./lazy-validation";
+import { useSchemaForm } from "./schema-form";
 import type { UserOption } from "./fields";
 import { DefaultSubmit, ErrorList, SubmitButton } from "./forms";
 
@@ -12,12 +20,14 @@ export type Column = {
   kind: "text" | "lines" | "date" | "owner" | "done" | "rank";
 };
 
+type RowsShape = { items: Record<string, unknown>[] };
+
 /**
  * A table of editable rows. "Add a row" and "Remove" are submit buttons carrying conform's list
  * intents, so they work without JavaScript (the server answers with the changed list, unsaved)
  * and instantly with it.
  */
-export function RowsEditor({
+export function RowsEditor<S extends z.ZodType>({
   id,
   schema,
   columns,
@@ -32,7 +42,7 @@ export function RowsEditor({
 }: {
   id: string;
   /** The rows' schema, loaded when the form is first used (app/components/lazy-validation.ts). */
-  schema: SchemaLoader;
+  schema: SchemaLoader<S>;
   columns: Column[];
   users: UserOption[];
   lastResult: SubmissionResult<string[]> | null | undefined;
@@ -50,14 +60,14 @@ export function RowsEditor({
   /** One row as a block of labelled fields on a phone (many columns: the impact assessment's ranks). */
   stackOnPhone?: boolean;
 }) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- row shapes vary by plan
-  const [form, fields] = useForm<{ items: Record<string, any>[] }>({
+  // The columns are data, so the rows' fields are read by name from a looser shape than the schema's.
+  const [form, fields] = useSchemaForm<S, RowsShape>({
     id,
+    schema,
     lastResult,
-    defaultValue: { items: defaultItems },
-    onValidate: useLazyValidation(id, schema) as never,
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
+    // Stored rows carry values conform's DefaultValue does not name (a "lines" column's list, a
+    // rank's number, a cancellation's record); conform flattens whatever it is given into fields.
+    defaultValue: { items: defaultItems } as DefaultValue<RowsShape>,
   });
   const rows = fields.items.getFieldList();
   return (

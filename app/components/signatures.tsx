@@ -1,20 +1,9 @@
 /** Signature blocks and a record's audit history, as the MOC and PCR pages (and print views) show them. */
+import type { SignatureManifestation } from "~/models/audit.server";
 import { formatDateTime } from "./moc";
 
-export type SignatureBlock = {
-  signerId: string;
-  printedName: string;
-  /** The account's name now, when renamed after signing. */
-  accountName?: string | null;
-  position: string | null;
-  role: string;
-  meaning: string;
-  signedAt: string;
-  onBehalfOf?: { _id: string; name: string } | null;
-};
-
 /** Each signature as a block: printed name, position and role, meaning, UTC time. */
-export function SignatureBlocks({ signatures, empty }: { signatures: SignatureBlock[]; empty: string }) {
+export function SignatureBlocks({ signatures, empty }: { signatures: SignatureManifestation[]; empty: string }) {
   if (signatures.length === 0) return <p className="muted">{empty}</p>;
   return (
     <ul className="manifestation-blocks">

@@ -1,37 +1,31 @@
-import { getFormProps, useForm, type FormMetadata, type SubmissionResult } from "@conform-to/react";
+import { getFormProps, type DefaultValue, type FormMetadata, type SubmissionResult } from "@conform-to/react";
 import { Link } from "@remix-run/react";
 import { Form } from "~/components/form";
 import type { ReactNode } from "react";
 import { StepDecisionContext } from "./decision-context";
 import { ErrorList, SubmitButton } from "./forms";
 import { useFocusFirstInvalid } from "./focus-first-invalid";
-import { useLazyValidation, type SchemaLoader } from "./lazy-validation";
+import type { z } from "zod";
+import type { SchemaLoader } from "./lazy-validation";
+import { useSchemaForm, type FormShape } from "./schema-form";
 
 export { useFocusFirstInvalid };
 
 /** The frame of a step form: heading, guidance, fields, submit and cancel. */
 /**
- * conform for a step form, validated in the browser with the schema the server uses, loaded when
- * the form is first used (app/components/lazy-validation.ts).
+ * conform for a step form, typed by and validated in the browser with the schema the server uses,
+ * loaded when the form is first used (app/components/schema-form.ts).
  */
-export function useStepForm(
+export function useStepForm<S extends z.ZodType>(
   id: string,
-  schema: SchemaLoader,
+  schema: SchemaLoader<S>,
   lastResult: SubmissionResult<string[]> | null | undefined,
-  defaultValue?: Record<string, unknown>,
+  defaultValue?: DefaultValue<FormShape<S>>,
 ) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- field shapes vary by step
-  return useForm<Record<string, any>>({
-    id,
-    lastResult,
-    defaultValue,
-    onValidate: useLazyValidation(id, schema) as never,
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-  });
+  return useSchemaForm({ id, schema, lastResult, defaultValue });
 }
 
-export function StepForm({
+export function StepForm<Shape extends Record<string, unknown>>({
   form,
   title,
   intro,
@@ -39,8 +33,7 @@ export function StepForm({
   submitLabel,
   children,
 }: {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any step's form
-  form: FormMetadata<any, string[]>;
+  form: FormMetadata<Shape, string[]>;
   title: string;
   intro: ReactNode;
   mocId: string;

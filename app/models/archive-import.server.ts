@@ -67,6 +67,8 @@ function readCsv(text: string): { header: string[]; rows: Row[] } | { error: str
   const delimiter = !firstLine.includes(",") && firstLine.includes(";") ? ";" : ",";
   let parsed: { record: string[]; info: { lines: number } }[];
   try {
+    // csv-parse's types do not follow `info: true` (each record comes as { record, info }, not as
+    // its cells), so its answer is named here.
     parsed = parse(normalised, {
       delimiter,
       info: true,

@@ -263,7 +263,7 @@ async function writeRecord(
       const [locked] = await tx.execute<{ id: string }>(sql`select id from ${table(kind)} where id = ${id} for update`);
       if (!locked) throw notFound(kind);
       const current = (await readOne(tx, kind, id))!;
-      const record = next(current as unknown as ArchiveInput);
+      const record = next(current);
       const issues = recordIssues(record);
       if (issues.length) throw new Invalid(`The ${ARCHIVE[kind].label} is not valid`, issues);
       serial = record.serial_num;
@@ -303,10 +303,8 @@ export function patchArchiveRecord(
       { path: "_id", message: "Leave _id out, or send the id in the path" },
     ]);
   }
-  return writeRecord(actor, kind, id, (current) => {
-    const base = Object.fromEntries(ARCHIVE[kind].fields.map((f) => [f, current[f]])) as unknown as ArchiveInput;
-    return mergePatch(base, fields);
-  });
+  // The stored document is the base: the write reads only the kind's fields of the merged record.
+  return writeRecord(actor, kind, id, (current) => mergePatch(current, fields));
 }
 
 export async function deleteArchiveRecord(actor: Actor, kind: ArchiveKind, id: string): Promise<{ _id: string }> {

@@ -183,11 +183,18 @@ export async function historyOf(kind: AuditKind, recordId: string, db: Executor 
 
 export type SignatureKind = "moc" | "pcr";
 
-/** A signature as stored and shown: who (id and printed name), as what, when (UTC), meaning. */
+/**
+ * A signature as stored and shown: who (id and printed name), as what, when (UTC), meaning. The one
+ * type of a manifestation: MOC documents carry it and the pages' signature blocks show it
+ * (`import type` from the browser's side; moc-document.ts, app/components/signatures.tsx).
+ */
 export type SignatureManifestation = {
   signerId: string;
   printedName: string;
-  /** The account's name now, when it was renamed after signing (decision 026); absent where not read. */
+  /**
+   * The signing account's name now, when it was renamed after signing (else null; absent where not
+   * read): shown beside the printed name, which stays the name at signing (docs/decisions/026-four-eyes-by-record.md).
+   */
   accountName?: string | null;
   position: string | null;
   role: string;

@@ -98,7 +98,7 @@ export const csvExportsInUse = () => exportSlots.inUse();
  * however slowly the client reads; memory holds a batch and a 64 KiB read, not the list
  * (docs/security.md, "Slow clients").
  */
-export function csvStream<Row>(
+export function csvStream<Row extends Record<string, unknown>>(
   header: string[],
   query: SQL,
   toCells: (row: Row) => unknown[],
@@ -148,7 +148,8 @@ export function csvStream<Row>(
           await tx.execute(sql`declare csv_export no scroll cursor for ${query}`);
           for (;;) {
             if (cancelled) return;
-            const rows = (await tx.execute(sql.raw(`fetch forward ${CSV_BATCH} from csv_export`))) as unknown as Row[];
+            // The cursor's rows are the query's, whose type the caller names.
+            const rows = (await tx.execute(sql.raw(`fetch forward ${CSV_BATCH} from csv_export`))) as Row[];
             if (cancelled) return;
             if (rows.length > 0) await append(rows.map((r) => csvLine(toCells(r))).join(""));
             if (rows.length < CSV_BATCH) return;

@@ -170,15 +170,15 @@ async function riskFigures(db: Executor, b: Bounds): Promise<InsightsFigures["ri
  * than each statement working the department out again for every MOC.
  */
 async function mocsOf(db: Executor, department: string | null, vessel: string | null = null): Promise<SQL> {
-  if (!department && !vessel) return sql`mocs`;
   if (!department) {
+    if (!vessel) return sql`mocs`;
     const [row] = await db.execute<{ ids: string }>(sql`
-      select coalesce(array_agg(m.id), '{}')::text as ids from mocs m where ${vesselFilterSql(vessel as never)}`);
+      select coalesce(array_agg(m.id), '{}')::text as ids from mocs m where ${vesselFilterSql(vessel)}`);
     return sql`(select m.* from mocs m where m.id = any(${row!.ids}::uuid[]))`;
   }
   const [row] = await db.execute<{ ids: string }>(sql`
     select coalesce(array_agg(d.id), '{}')::text as ids from ${MOCS_WITH_DEPARTMENT} d where d.department = ${department}
-      ${vessel ? sql`and d.id in (select m.id from mocs m where ${vesselFilterSql(vessel as never)})` : sql``}`);
+      ${vessel ? sql`and d.id in (select m.id from mocs m where ${vesselFilterSql(vessel)})` : sql``}`);
   return sql`(select m.*, ${department}::text as department from mocs m where m.id = any(${row!.ids}::uuid[]))`;
 }
 

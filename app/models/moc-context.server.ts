@@ -15,7 +15,7 @@ import { scopeLabel } from "./moc-names";
 import type { MocDocument } from "./moc-document";
 import type { PublicUser } from "./user.server";
 import { resolveScope } from "./vessel.server";
-import { SCOPES } from "./vessel.schema";
+import { isScope } from "./vessel.schema";
 
 /** POST /api/titleAndVessel: the MOC and what it lacks (at least one). */
 export const mocContextSchema = z
@@ -30,9 +30,7 @@ export type MocContextInput = z.infer<typeof mocContextSchema>;
 /** The record page's form (`{ value }` fields like Part A's): the select posts a vessel's id, "office" or "fleet". */
 export const mocContextPageSchema = z.object({
   title: optionalField(mocTitle),
-  vessel: optionalField(
-    z.preprocess((v) => (typeof v === "string" && !SCOPES.includes(v as never) ? { _id: v } : v), vesselRef),
-  ),
+  vessel: optionalField(z.preprocess((v) => (typeof v === "string" && !isScope(v) ? { _id: v } : v), vesselRef)),
 });
 
 export async function completeMocContext(actor: PublicUser, input: MocContextInput): Promise<MocDocument> {

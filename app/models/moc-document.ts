@@ -21,6 +21,8 @@ import type {
   verifierFormSchema,
 } from "./moc.schema";
 import type { z } from "zod";
+// A type only: nothing of the server module reaches the browser.
+import type { SignatureManifestation } from "./audit.server";
 
 /** A user as documents carry it (never the password hash). */
 export type UserJson = {
@@ -88,7 +90,7 @@ export type MocDocument = {
   all_users: UserJson[];
   logs: MocLogJson[];
   /** Every decision's signature (app/models/audit.server.ts), oldest first: a new key. */
-  signatureManifestations: SignatureManifestationJson[];
+  signatureManifestations: SignatureManifestation[];
   decline: Decline | null;
   extentionsAndDeviations: ExtentionsAndDeviations | null;
   impact_assessment: ImpactItem[];
@@ -107,29 +109,12 @@ export type MocDocument = {
   updatedAt: string;
 };
 
-/** A signature manifestation as documents carry it (`signaturesOf` in audit.server.ts returns the same). */
-export type SignatureManifestationJson = {
-  signerId: string;
-  printedName: string;
-  /**
-   * The signing account's name now, when it was renamed after signing (else null): shown beside
-   * the printed name, which stays the name at signing (docs/decisions/026-four-eyes-by-record.md).
-   */
-  accountName?: string | null;
-  position: string | null;
-  role: string;
-  meaning: string;
-  signedAt: string;
-  /** The absent person the signer acted for (a delegation), else null. */
-  onBehalfOf: { _id: string; name: string } | null;
-};
-
 /** The role a delegate signs as, in the absent holder's place: "acting Approver". */
 export const actingRole = (role: string) => `acting ${role}`;
 
 /** Whether manifestation `m` fills the slot `role`: its holder's signature, or their delegate's. */
 export const fillsSlot = (
-  m: Pick<SignatureManifestationJson, "role" | "signerId">,
+  m: Pick<SignatureManifestation, "role" | "signerId">,
   role: string,
   signerId?: string | null,
 ) => (m.role === role || m.role === actingRole(role)) && (!signerId || m.signerId === signerId);

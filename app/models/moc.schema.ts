@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { withoutBidiControls } from "./text-rules";
-import { SCOPES } from "./vessel.constants";
+import { isScope, SCOPES } from "./vessel.constants";
 
 /**
  * Input limits (docs/security.md, "Input limits"): a rich-text field, a plain-text field, and the
@@ -534,9 +534,7 @@ export const partAPageSchema = z
     "affected-departments": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     // The page's select posts a vessel's id, "office" or "fleet".
-    vessel: optionalField(
-      z.preprocess((v) => (typeof v === "string" && !SCOPES.includes(v as never) ? { _id: v } : v), vesselRef),
-    ),
+    vessel: optionalField(z.preprocess((v) => (typeof v === "string" && !isScope(v) ? { _id: v } : v), vesselRef)),
   })
   .superRefine(
     (form, ctx) => {

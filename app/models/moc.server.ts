@@ -508,7 +508,8 @@ const PLAN_MARKERS = "Only an item's owner, the implementer, the assigned HSEQ u
 /** A plan's items as stored, read under the MOC's lock. */
 const storedItems = (column: "action" | "manualPlan") => async (moc: Moc, tx: Transaction) => {
   const [row] = await tx.select({ plan: mocs[column] }).from(mocs).where(eq(mocs.id, moc.id));
-  return (row?.plan.items ?? []) as unknown as StoredItem[];
+  const items: StoredItem[] = row?.plan.items ?? [];
+  return items;
 };
 
 /** Replaces a rows plan (action plan or manuals plan); owners must be active users. */

@@ -19,5 +19,7 @@ export function partialUpdate<Shape extends z.ZodRawShape>(
   const shape = Object.fromEntries(
     Object.entries(schema.shape).map(([key, field]) => [key, withoutDefault(field as z.ZodType).optional()]),
   );
+  // The shape is built key by key at run time, which zod's types cannot follow; PartialShape says
+  // what it is (each key the same schema, unwrapped of its default, made optional).
   return z.object(shape) as unknown as z.ZodObject<PartialShape<Shape>>;
 }

@@ -12,7 +12,8 @@
 import { PCR_ROLES } from "#db/schema/enums";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import type { HistoryEntry } from "./audit.server";
-import { fillsSlot, type MocDocument, type SignatureManifestationJson, type UserJson } from "./moc-document";
+import type { SignatureManifestation } from "./audit.server";
+import { fillsSlot, type MocDocument, type UserJson } from "./moc-document";
 import { mocStatusLabel } from "./moc-status";
 import { riskLabel } from "./risk";
 import { mocName, titleOf } from "./moc-names";
@@ -105,7 +106,7 @@ export const RECONSTRUCTED_SIGNATURE =
 export const RECONSTRUCTED_HISTORY = "Before the audit trail: reconstructed from the record's timestamps";
 
 /** A stored signature manifestation as a block: the printed name and position at the time of signing. */
-const manifestationBlock = (m: SignatureManifestationJson, extra: Partial<PrintSignature> = {}): PrintSignature => ({
+const manifestationBlock = (m: SignatureManifestation, extra: Partial<PrintSignature> = {}): PrintSignature => ({
   // A delegate's signature says whom it was given for: "acting Approver, on behalf of B".
   role: m.onBehalfOf ? `${m.role}, on behalf of ${m.onBehalfOf.name}` : m.role,
   // The name at signing; an account renamed since says so beside it (decision 026).
@@ -173,7 +174,7 @@ function mocSignatures(doc: MocDocument): PrintSignature[] {
   // entry its signer wrote in the same transaction (the same time, to the second), never one of a
   // later decision (docs/decisions/035-decision-context-and-one-record-description.md: Part D once printed a later deviation decision's comment).
   const unpaired = doc.logs.slice(legacyCount ? doc.logs.indexOf(decisions[legacyCount - 1]!.log) + 1 : 0);
-  const ownLog = (m: SignatureManifestationJson) => {
+  const ownLog = (m: SignatureManifestation) => {
     const signed = Date.parse(m.signedAt);
     const index = unpaired.findIndex(
       (log) => log.userId?._id === m.signerId && Math.abs(Date.parse(log.at) - signed) < 2000,

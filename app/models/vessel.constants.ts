@@ -4,4 +4,6 @@
  */
 export const SCOPES = ["office", "fleet"] as const;
 export type Scope = (typeof SCOPES)[number];
+/** Whether a posted value names a scope rather than a vessel. */
+export const isScope = (value: unknown): value is Scope => SCOPES.some((scope) => scope === value);
 export const SCOPE_LABELS: Record<Scope, string> = { office: "Office / shore", fleet: "Fleet-wide" };

@@ -76,4 +76,4 @@ export const assignmentQuerySchema = z.object({
 });
 export const assignmentIdQuery = z.object({ id: z.uuid({ error: "Expected an assignment id" }) });
 
-export { SCOPES, SCOPE_LABELS, type Scope } from "./vessel.constants";
+export { isScope, SCOPES, SCOPE_LABELS, type Scope } from "./vessel.constants";

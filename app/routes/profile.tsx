@@ -1,11 +1,11 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton, titleCase } from "~/components/forms";
 import { profileSchema } from "~/models/user-forms.schema";
-import { useLazyValidation } from "~/components/lazy-validation";
+import { useSchemaForm } from "~/components/schema-form";
 import { reminderPreferenceOf, setReminderPreference } from "~/models/reminder.server";
 import { updateOwnProfile } from "~/models/user.server";
 import { DelegationForm, DelegationTable } from "~/components/delegations";
@@ -96,22 +96,20 @@ export default function Profile() {
   const result = useActionData<typeof action>();
   const reminderError = result && "error" in result ? result.error : null;
   const delegationReply = result && result.intent === "delegate" && "values" in result ? result : null;
-  const [detailsForm, details] = useForm({
+  const [detailsForm, details] = useSchemaForm({
     id: "profile-details",
     lastResult: result?.intent === "details" && "reply" in result ? result.reply : undefined,
     defaultValue: { name: user.name, email: user.email },
-    onValidate: useLazyValidation("profile-details", () =>
-      import("~/models/user-forms.schema").then((m) => m.profileDetailsSchema),
-    ),
+    schema: () => import("~/models/user-forms.schema").then((m) => m.profileDetailsSchema),
     shouldValidate: "onBlur",
+    shouldRevalidate: "onBlur",
   });
-  const [passwordForm, password] = useForm({
+  const [passwordForm, password] = useSchemaForm({
     id: "profile-password",
     lastResult: result?.intent === "password" && "reply" in result ? (result.reply ?? undefined) : undefined,
-    onValidate: useLazyValidation("profile-password", () =>
-      import("~/models/user-forms.schema").then((m) => m.profilePasswordSchema),
-    ),
+    schema: () => import("~/models/user-forms.schema").then((m) => m.profilePasswordSchema),
     shouldValidate: "onBlur",
+    shouldRevalidate: "onBlur",
   });
   return (
     <>

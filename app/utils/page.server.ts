@@ -1,4 +1,5 @@
 import { data } from "@remix-run/node";
+import type { SubmissionResult } from "@conform-to/react";
 import type { z } from "zod";
 import { DomainError, fromDatabaseError } from "./errors";
 
@@ -46,12 +47,13 @@ export function fieldErrors(error: DomainError, rename: (path: string) => string
   return out;
 }
 
+/** A conform submission of any schema: only its reply is used. */
 type Replyable = {
   reply: (options?: {
     formErrors?: string[];
     fieldErrors?: Record<string, string[]>;
     hideFields?: string[];
-  }) => unknown;
+  }) => SubmissionResult<string[]>;
 };
 
 /** A page action's answer to a refused domain call: the form again, errors next to the fields. */
@@ -60,5 +62,5 @@ export function domainErrorReply(submission: Replyable, error: DomainError, rena
   const reply = Object.keys(errors).length
     ? submission.reply({ fieldErrors: errors })
     : submission.reply({ formErrors: [error.message] });
-  return data(reply as ReturnType<typeof submission.reply>, { status: error.status });
+  return data(reply, { status: error.status });
 }

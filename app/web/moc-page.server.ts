@@ -1,5 +1,6 @@
 /** What the MOC pages share on the server: loading a record for a page, and what its viewer may do now. */
 import {
+  type Actor,
   approvedContentFrozen,
   canDeleteMoc,
   canEditMocPlans,
@@ -18,7 +19,7 @@ import {
 import type { MocDocument } from "~/models/moc-document";
 import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
 import { principalsOf } from "~/models/delegation.server";
-import { actingFor, openStepsFor, stateOfDocument, stepLink } from "~/models/moc-steps.server";
+import { actingFor, openStepsFor, stateOfDocument, stepLink, type MocStep } from "~/models/moc-steps.server";
 import { listUsers, type PublicUser } from "~/models/user.server";
 import { requirePageUser } from "./auth.server";
 import { getDb } from "~/utils/db.server";
@@ -41,6 +42,22 @@ export async function requireMocForPage(request: Request, id: string | undefined
   return { user, access, doc, principals };
 }
 
+/**
+ * `actingFor` answering with the caller's own principals: the person a step is taken for is one of
+ * `principals` (the very object), so a page holding `PublicUser`s gets a `PublicUser` back without a
+ * cast. Null when the user may not take the step.
+ */
+export function actingForPrincipal<P extends Actor>(
+  step: MocStep,
+  user: Actor,
+  access: MocAccess,
+  principals: readonly P[],
+): { onBehalfOf: P | null } | null {
+  const acting = actingFor(step, user, access, principals);
+  if (!acting) return null;
+  return { onBehalfOf: principals.find((p) => p === acting.onBehalfOf) ?? null };
+}
+
 export function mocPermissions(
   user: PublicUser,
   access: MocAccess & MocProgress,
@@ -56,7 +73,7 @@ export function mocPermissions(
   return {
     openSteps: openStepsFor(user, access, state, principals).map((s) => ({
       ...stepLink(s),
-      onBehalfOf: (actingFor(s, user, access, principals)?.onBehalfOf as PublicUser | null | undefined)?.name ?? null,
+      onBehalfOf: actingForPrincipal(s, user, access, principals)?.onBehalfOf?.name ?? null,
     })),
     canManage: canManageMoc(user, access) && !doc.isDeleted,
     /** Impact assessment and risk assessment file: editors, until approval (or while a deviation waits). */

@@ -19,11 +19,10 @@ import {
   type StepInput,
 } from "~/models/moc-steps.server";
 import { runStepForDocument } from "~/models/moc-workflow.server";
-import type { PublicUser } from "~/models/user.server";
 import { Forbidden, Invalid, type Issue } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { decisionContext } from "./decision-context.server";
-import { activeUserOptions, requireMocForPage } from "./moc-page.server";
+import { actingForPrincipal, activeUserOptions, requireMocForPage } from "./moc-page.server";
 import { domainErrorReply, fieldErrors, pageError, runForPage } from "~/utils/page.server";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
 
@@ -55,11 +54,11 @@ export function stepPage<S extends MocStep, Schema extends z.ZodType = z.ZodType
   return {
     async loader({ request, params }: LoaderFunctionArgs) {
       const { doc, access, user, principals } = await requireOpenStep(request, params.id, options.step);
-      const onBehalfOf = actingFor(options.step, user, access, principals)?.onBehalfOf ?? null;
+      const onBehalfOf = actingForPrincipal(options.step, user, access, principals)?.onBehalfOf ?? null;
       const [users, decision] = await Promise.all([
         activeUserOptions(),
         // What the decision is taken on, above its questions (app/components/decision-context.tsx).
-        decisionContext(doc, options.step, (onBehalfOf as PublicUser | null)?.name ?? null),
+        decisionContext(doc, options.step, onBehalfOf?.name ?? null),
       ]);
       // Four eyes: the pickers for checkers (Part B's approver and HSEQ user) offer only people independent of the MOC.
       return { users, checkers: users.filter((u) => isIndependentOf(u._id, access)), mocId: doc._id, decision };

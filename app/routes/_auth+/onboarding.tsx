@@ -1,11 +1,11 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { onboardingSchema } from "~/models/user-forms.schema";
-import { useLazyValidation } from "~/components/lazy-validation";
+import { useSchemaForm } from "~/components/schema-form";
 import { completeOnboarding } from "~/models/user.server";
 import { requirePageIdentity, safeRedirect } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -43,12 +43,10 @@ export async function action({ request }: ActionFunctionArgs) {
 export default function Onboarding() {
   const { name } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: "onboarding",
     lastResult,
-    onValidate: useLazyValidation("onboarding", () =>
-      import("~/models/user-forms.schema").then((m) => m.onboardingSchema),
-    ),
+    schema: () => import("~/models/user-forms.schema").then((m) => m.onboardingSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

@@ -3,13 +3,13 @@
  * approvals of High and Extreme MOCs (docs/decisions/037-risk-ranking-and-approvals.md). Admins
  * only; each change is in the audit trail, shown below the form.
  */
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { POSITIONS } from "#db/schema/enums";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
-import { useLazyValidation } from "~/components/lazy-validation";
+import { useSchemaForm } from "~/components/schema-form";
 import { RiskMatrix } from "~/components/risk";
 import { historyOf } from "~/models/audit.server";
 import { isAdmin } from "~/models/authz.server";
@@ -56,14 +56,9 @@ const positionOptions = POSITIONS.map((p) => ({ value: p, label: p }));
 
 export default function RiskSettingsPage() {
   const { settings, history } = useLoaderData<typeof loader>();
-  const [form, fields] = useForm<{
-    lowMax: string;
-    mediumMax: string;
-    highMax: string;
-    highPosition: string;
-    extremePosition: string;
-  }>({
+  const [form, fields] = useSchemaForm({
     id: "risk-settings",
+    schema: () => import("~/models/risk.schema").then((m) => m.riskSettingsFormSchema),
     lastResult: useActionData<typeof action>(),
     defaultValue: {
       lowMax: String(settings.lowMax),
@@ -72,11 +67,7 @@ export default function RiskSettingsPage() {
       highPosition: settings.highPosition,
       extremePosition: settings.extremePosition,
     },
-    onValidate: useLazyValidation("risk-settings", () =>
-      import("~/models/risk.schema").then((m) => m.riskSettingsFormSchema),
-    ) as never,
     shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
   });
   return (
     <>

@@ -1,4 +1,4 @@
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps, getInputProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
@@ -7,7 +7,7 @@ import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms"
 import { canManageUsers } from "~/models/authz.server";
 
 import { userEditSchema } from "~/models/user-forms.schema";
-import { useLazyValidation } from "~/components/lazy-validation";
+import { useSchemaForm } from "~/components/schema-form";
 import { getUserById, toPublicUser, updateUser } from "~/models/user.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden, NotFound } from "~/utils/errors";
@@ -60,13 +60,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
 export default function EditUser() {
   const { user } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: `edit-user-${user._id}`,
     lastResult,
     defaultValue: { ...user, position: user.position ?? "", active: user.active ? "on" : undefined },
-    onValidate: useLazyValidation(`edit-user-${user._id}`, () =>
-      import("~/models/user-forms.schema").then((m) => m.userEditSchema),
-    ),
+    schema: () => import("~/models/user-forms.schema").then((m) => m.userEditSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

@@ -1,4 +1,4 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useOutlet, useSearchParams } from "@remix-run/react";
@@ -10,7 +10,7 @@ import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/compon
 import { canManageUsers } from "~/models/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { userFormSchema } from "~/models/user-forms.schema";
-import { useLazyValidation } from "~/components/lazy-validation";
+import { useSchemaForm } from "~/components/schema-form";
 import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
 import { requirePageUser } from "~/web/auth.server";
 import { Forbidden } from "~/utils/errors";
@@ -104,13 +104,11 @@ function UserList() {
   const toDelete = confirmDelete ? users.find((u) => u._id === confirmDelete) : undefined;
   const lastResult = useActionData<typeof action>();
   const [searchParams] = useSearchParams();
-  const [form, fields] = useForm({
+  const [form, fields] = useSchemaForm({
     id: "create-user",
     lastResult,
     defaultValue: { role: "user", access: "standard" },
-    onValidate: useLazyValidation("create-user", () =>
-      import("~/models/user-forms.schema").then((m) => m.userFormSchema),
-    ),
+    schema: () => import("~/models/user-forms.schema").then((m) => m.userFormSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

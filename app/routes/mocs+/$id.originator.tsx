@@ -58,8 +58,8 @@ export default function OriginatorStep() {
         id="originator-step"
         users={users}
         vessels={vessels}
-        lastResult={lastResult as never}
-        defaultValue={partADefaults(moc.originator_form as never)}
+        lastResult={lastResult}
+        defaultValue={partADefaults(moc.originator_form)}
         allowDraft={isDraft}
         submitLabel={isDraft ? "Submit MOC" : "Save Part A"}
       />
