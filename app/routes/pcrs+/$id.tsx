@@ -170,10 +170,9 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
   const viaProvider = reauth.method === "provider";
   // The chat form's and the withdrawal's answers are theirs, not this form's.
   const lastResult = actionData && !("chat" in actionData) && !("withdrawError" in actionData) ? actionData : undefined;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
-  const [form, fields] = useForm<Record<string, any>>({
+  const [form, fields] = useForm<z.input<ReturnType<typeof signPageSchemaWith>>>({
     id: `sign-${slot}`,
-    lastResult: lastResult as never,
+    lastResult,
     onValidate: useLazyValidation(`sign-${slot}`, () =>
       import("~/models/pcr.schema").then((m) => m.signPageSchemaWith({ passwordRequired: !viaProvider })),
     ),
@@ -192,10 +191,10 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
           <SignaturePadField
             name="signature"
             idPrefix={`sign-${slot.replace(/\W+/g, "-")}`}
-            errors={fields.signature?.errors}
-            errorId={fields.signature!.errorId}
-            defaultValue={typeof fields.signature?.initialValue === "string" ? fields.signature.initialValue : ""}
-            key={fields.signature?.key}
+            errors={fields.signature.errors}
+            errorId={fields.signature.errorId}
+            defaultValue={typeof fields.signature.initialValue === "string" ? fields.signature.initialValue : ""}
+            key={fields.signature.key}
           />
           {viaProvider ? (
             <p className={reauth.confirmed ? "flash flash-success" : "flash flash-info"}>
@@ -213,32 +212,32 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
             </p>
           ) : (
             <div className="field">
-              <label htmlFor={fields.password!.id}>Your password (to confirm it is you)</label>
+              <label htmlFor={fields.password.id}>Your password (to confirm it is you)</label>
               <input
-                id={fields.password!.id}
+                id={fields.password.id}
                 name="password"
                 type="password"
                 autoComplete="current-password"
-                aria-describedby={fields.password!.errorId}
-                aria-invalid={fields.password!.errors ? true : undefined}
+                aria-describedby={fields.password.errorId}
+                aria-invalid={fields.password.errors ? true : undefined}
               />
-              <ErrorList id={fields.password!.errorId} errors={fields.password!.errors} />
+              <ErrorList id={fields.password.errorId} errors={fields.password.errors} />
             </div>
           )}
         </>
       ) : null}
       <div className="field">
-        <label htmlFor={fields.comments!.id}>Comment{allowSign ? " (optional)" : ""}</label>
+        <label htmlFor={fields.comments.id}>Comment{allowSign ? " (optional)" : ""}</label>
         <textarea
-          id={fields.comments!.id}
+          id={fields.comments.id}
           name="comments"
           rows={2}
-          defaultValue={typeof fields.comments?.initialValue === "string" ? fields.comments.initialValue : ""}
-          key={fields.comments?.key}
-          aria-describedby={fields.comments!.errorId}
-          aria-invalid={fields.comments!.errors ? true : undefined}
+          defaultValue={typeof fields.comments.initialValue === "string" ? fields.comments.initialValue : ""}
+          key={fields.comments.key}
+          aria-describedby={fields.comments.errorId}
+          aria-invalid={fields.comments.errors ? true : undefined}
         />
-        <ErrorList id={fields.comments!.errorId} errors={fields.comments!.errors} />
+        <ErrorList id={fields.comments.errorId} errors={fields.comments.errors} />
       </div>
       <div className="form-actions">
         {allowSign ? (
