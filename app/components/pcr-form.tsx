@@ -1,4 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
+import type { z } from "zod";
+import type { pcrPageSchema } from "~/models/pcr.schema";
 import { Form } from "~/components/form";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { CheckboxGroupField, RichTextField, TextField, type UserOption } from "./fields";
@@ -17,8 +19,7 @@ export function PcrForm({
   defaultValue?: Record<string, unknown>;
   submitLabel: string;
 }) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
-  const [form, fields] = useForm<Record<string, any>>({
+  const [form, fields] = useForm<z.input<typeof pcrPageSchema>>({
     id: "pcr-form",
     lastResult,
     defaultValue,
@@ -26,8 +27,8 @@ export function PcrForm({
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
-  const flag = (key: string, label: string) => {
-    const meta = fields[key]!;
+  const flag = (key: "new-suggestion" | "procedure-change" | "safety-critical", label: string) => {
+    const meta = fields[key];
     return (
       <label className="checkbox" key={key}>
         <input {...getInputProps(meta, { type: "checkbox" })} key={meta.key} />

@@ -21,7 +21,7 @@ import type { Actor } from "./authz.server";
 import { mocListExportQuery, type MocListFilter } from "./moc-list.server";
 import { riskLabel, type RiskLevel } from "./risk";
 import { mocStatusLabel } from "./moc-status";
-import { pcrListExportQuery, type PcrListFilter } from "./pcr.server";
+import { pcrListExportQuery, type PcrListFilter } from "./pcr-list.server";
 import { slotGroup } from "./person-slots.server";
 import { reviewsExportQuery } from "./review.server";
 import { usersExportQuery, type PublicUser } from "./user.server";

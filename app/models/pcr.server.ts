@@ -1,12 +1,11 @@
 /**
- * Procedure change requests: a form, a fixed chain of six signatures in order, and the
- * signatures of affected parties. Every change is one transaction on the locked PCR row; signing
- * checks the slot holder, the order and that the slot is still free, so two people cannot both
- * take a slot. Emails go through the outbox in the same transaction.
+ * Procedure change requests: creating, reading, editing, withdrawing, cloning and deleting them,
+ * and the documents the API answers with. Signing is in pcr-signing.server.ts (the chain declared
+ * in pcr-chain.server.ts), the lists in pcr-list.server.ts. Every change is one transaction on
+ * the locked PCR row; emails go through the outbox in the same transaction.
  */
-import type { NoticeKind } from "./notice-preferences.server";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { z } from "zod";
 import {
   chatRooms,
   pcrs,
@@ -17,46 +16,20 @@ import {
   type StoredSignature,
 } from "#db/schema";
 import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
-import { z } from "zod";
-import { searchQuerySchema } from "./text-rules";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import {
-  canEditPcr,
-  canNamePcrSubstitutes,
-  canViewPcr,
-  canViewPcrAs,
-  holdsPcrRole,
-  isAdmin,
-  pcrListScope,
-  pcrSlotHolder,
-  type PcrAccess,
-} from "./authz.server";
+import { appendAudit, onBehalfOfManifestation, type AuditInput, type SignatureManifestation } from "./audit.server";
+import { canEditPcr, canNamePcrSubstitutes, canViewPcr, canViewPcrAs, isAdmin, type PcrAccess } from "./authz.server";
 import { principalsOf } from "./delegation.server";
 import { notify, type Recipients } from "./email.server";
 import { nextSerial, requireActiveUsers } from "./moc-store.server";
-import type {
-  affectedPartySchema,
-  newPcrSchema,
-  PcrFormInput,
-  signatureSlotSchema,
-  updatePcrSchema,
-} from "./pcr.schema";
+import type { NoticeKind } from "./notice-preferences.server";
+import { slotSignedBy } from "./pcr-chain.server";
+import type { affectedPartySchema, newPcrSchema, PcrFormInput, updatePcrSchema } from "./pcr.schema";
 import type { PublicUser } from "./user.server";
-import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
-import {
-  appendAudit,
-  isDrawnSignature,
-  onBehalfOfManifestation,
-  recordSignature,
-  typedNameMatches,
-  type AuditInput,
-  type SignatureManifestation,
-} from "./audit.server";
 
-type PcrRow = typeof pcrs.$inferSelect;
-type SlotInput = z.infer<typeof signatureSlotSchema>;
+export type PcrRow = typeof pcrs.$inferSelect;
 type PartyInput = z.infer<typeof affectedPartySchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +94,7 @@ export type PcrDocument = ReturnType<typeof toPcrDocument>;
 const renamedSince = (now: string | undefined, printed: string) => (now && now !== printed ? now : null);
 
 /** Documents for rows, with every person they name loaded in one query. */
-async function documents(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDocument[]> {
+export async function pcrDocuments(rows: PcrRow[], db: Executor = getDb()): Promise<PcrDocument[]> {
   const ids = new Set<string>();
   for (const row of rows) {
     ids.add(row.originatorId);
@@ -180,14 +153,14 @@ async function namesOf(db: Executor, ids: string[]): Promise<Map<string, string>
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
-const access = (row: PcrRow): PcrAccess => ({
+export const rowAccess = (row: PcrRow): PcrAccess => ({
   originatorId: row.originatorId,
   status: row.status,
   partyIds: row.partyIds,
   substitutes: row.substitutes,
 });
 
-async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
+export async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
   const [row] = await tx.select().from(pcrs).where(eq(pcrs.id, id)).for("update");
   if (!row) throw new NotFound("No PCR with this id");
   return row;
@@ -197,8 +170,7 @@ async function lockPcr(tx: Transaction, id: string): Promise<PcrRow> {
 // Reading
 
 /** The people `actor` stands in for today (delegation): their PCR slots are the actor's to sign too. */
-export const pcrPrincipalsOf = async (actor: { _id: string }, db: Executor = getDb()) =>
-  (await principalsOf(db, actor._id)) as PublicUser[];
+export const pcrPrincipalsOf = (actor: { _id: string }, db: Executor = getDb()) => principalsOf(db, actor._id);
 
 /** `canViewPcr`, or a delegate of someone who may view it (to sign their slot). */
 async function mayViewPcr(db: Executor, actor: PublicUser, rules: PcrAccess): Promise<boolean> {
@@ -221,68 +193,8 @@ export const pcrAccessOf = (pcr: {
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
   const [row] = await getDb().select().from(pcrs).where(eq(pcrs.id, id));
   if (!row) throw new NotFound("No PCR with this id");
-  if (!(await mayViewPcr(getDb(), actor, access(row)))) throw new Forbidden("You have no access to this PCR");
-  return (await documents([row]))[0]!;
-}
-
-/** The PCRs the actor may see, newest first, in two queries whatever their number. */
-export async function listPcrs(actor: PublicUser): Promise<PcrDocument[]> {
-  const p = alias(pcrs, "p");
-  const rows = await getDb().select().from(p).where(pcrListScope(actor)).orderBy(desc(p.createdAt), desc(p.id));
-  return documents(rows);
-}
-
-/** One page of the same list (keyset: app/models/keyset.ts), in two queries. */
-export async function listPcrsPage(actor: PublicUser, page: PageRequest): Promise<PageOf<PcrDocument>> {
-  const p = alias(pcrs, "p");
-  const after = page.after
-    ? sql`(${p.createdAt}, ${p.id}) < (${page.after.at}::timestamptz, ${page.after.id}::uuid)`
-    : undefined;
-  const rows = await getDb()
-    .select({ row: p, at: sql<string>`${p.createdAt}::text` })
-    .from(p)
-    .where(and(pcrListScope(actor), after))
-    .orderBy(desc(p.createdAt), desc(p.id))
-    .limit(page.limit + 1);
-  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
-  return { rows: await documents(taken.map((r) => r.row)), next };
-}
-
-/**
- * One PCR of GET /api/pcr/summary, built in SQL from the row `p` with only the listed fields.
- * Drawn signatures can weigh 200 KB each, so the summary says whether a slot is signed
- * (`Signature: true`) instead.
- */
-const summaryOf = sql`json_build_object(
-      '_id', p.id, 'serial_num', p.serial_num, 'chatId', p.chat_id, 'status', p.status,
-      'createdAt', to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'cloned', p.cloned,
-      'signatures', (select coalesce(json_agg(json_build_object('Name', s->>'Name',
-          'Signature', case s->>'state' when 'signed' then 'true'::json when 'commented' then 'null'::json else 'false'::json end,
-          'signatureDate', left(s->>'signatureDate', 10), 'Comments', s->>'Comments') order by o), '[]'::json)
-        from jsonb_array_elements(p.signatures) with ordinality as x(s, o)),
-      'affectedParties', (select coalesce(json_agg(json_build_object('Name', json_build_object('value', a->>'userId'),
-          'Signature', case a->>'state' when 'signed' then 'true'::json when 'commented' then 'null'::json else 'false'::json end,
-          'Comments', a->>'Comments') order by o), '[]'::json)
-        from jsonb_array_elements(p.affected_parties) with ordinality as y(a, o)),
-      'originator', (select json_build_object('_id', u.id, 'name', u.name, 'email', u.email, 'department', u.department)
-        from users u where u.id = p.originator_id))`;
-
-export async function pcrSummary(actor: PublicUser): Promise<string> {
-  const rows = await getDb().execute<{ body: string }>(sql`
-    select coalesce(json_agg(${summaryOf} order by p.created_at desc, p.id), '[]'::json)::text as body
-    from pcrs p where ${pcrListScope(actor)}`);
-  return rows[0]?.body ?? "[]";
-}
-
-/** One page of the summary, newest first (keyset: app/models/keyset.ts), as JSON texts, in one query. */
-export async function pcrSummaryPage(actor: PublicUser, page: PageRequest): Promise<PageOf<string>> {
-  const after = afterKey(sql`p.created_at`, sql`p.id`, page.after) ?? sql`true`;
-  const rows = await getDb().execute<{ body: string; at: string; id: string }>(sql`
-    select ${summaryOf}::text as body, p.created_at::text as at, p.id
-    from pcrs p where ${pcrListScope(actor)} and ${after}
-    order by p.created_at desc, p.id desc limit ${page.limit + 1}`);
-  const { rows: taken, next } = cut([...rows], page.limit, (r) => ({ at: r.at, id: r.id }));
-  return { rows: taken.map((r) => r.body), next };
+  if (!(await mayViewPcr(getDb(), actor, rowAccess(row)))) throw new Forbidden("You have no access to this PCR");
+  return (await pcrDocuments([row]))[0]!;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,7 +206,7 @@ const pcrRecord = (row: { id: string; serialNum: string; title?: string | null }
   url: `/pcrs/${row.id}`,
 });
 
-async function notifyAboutPcr(
+export async function notifyAboutPcr(
   tx: Executor,
   row: { id: string; serialNum: string },
   to: Recipients,
@@ -313,11 +225,7 @@ async function notifyAboutPcr(
   });
 }
 
-/** Holders of a chain role: the originator, or everyone in that position. */
-const holdersOf = (role: PcrRole, originatorId: string): Recipients =>
-  role === "Change Originator" ? { userIds: [originatorId] } : { positions: [role] };
-
-const audit = (
+export const auditPcr = (
   tx: Executor,
   pcrId: string,
   actor: PublicUser,
@@ -328,18 +236,6 @@ const audit = (
 export const isPcrSigned = (row: Pick<PcrRow, "signatures">) => row.signatures.some((s) => s.state === "signed");
 
 export const SIGNED_PCR_FROZEN = "Signed PCRs cannot be edited; clone it to propose a change";
-
-/** A typed signature must be the signer's own name (a drawn one is a PNG data URL). */
-function requireOwnName(signature: string, actor: PublicUser, path: string): void {
-  if (!isDrawnSignature(signature) && !typedNameMatches(signature, actor.name)) {
-    throw new Invalid("A typed signature must be your own full name", [
-      { path, message: `Type your name as it is on your account: ${actor.name}` },
-    ]);
-  }
-}
-
-const isComplete = (row: Pick<PcrRow, "signatures" | "affectedParties">) =>
-  row.signatures.every((s) => s.state === "signed") && row.affectedParties.every((a) => a.state === "signed");
 
 // ---------------------------------------------------------------------------------------------
 // Creating and changing
@@ -459,8 +355,8 @@ export async function createPcr(actor: PublicUser, input: z.infer<typeof newPcrS
       form: cleanForm(input.form, null, actor._id),
       parties: await partiesFrom(tx, input.affectedParties),
     });
-    await audit(tx, row.id, actor, { action: "Created", to: "pending" });
-    return (await documents([row], tx))[0]!;
+    await auditPcr(tx, row.id, actor, { action: "Created", to: "pending" });
+    return (await pcrDocuments([row], tx))[0]!;
   });
 }
 
@@ -472,7 +368,7 @@ export async function updatePcr(
 ): Promise<PcrDocument> {
   return getDb().transaction(async (tx) => {
     const row = await lockPcr(tx, id);
-    if (!canViewPcr(actor, access(row)) || !canEditPcr(actor, { ...access(row), status: "pending" })) {
+    if (!canViewPcr(actor, rowAccess(row)) || !canEditPcr(actor, { ...rowAccess(row), status: "pending" })) {
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can edit a PCR");
     }
     // docs/api-contract.md, "PCR": the originator while pending, or an admin (at any status).
@@ -497,11 +393,11 @@ export async function updatePcr(
     const added = parties.filter((p) => !row.partyIds.includes(p.userId)).map((p) => p.userId);
     const removed = row.partyIds.filter((id) => !parties.some((p) => p.userId === id));
     if (patch.form && JSON.stringify(updated!.form) !== JSON.stringify(row.form)) {
-      await audit(tx, id, actor, { action: "Edited the form" });
+      await auditPcr(tx, id, actor, { action: "Edited the form" });
     }
     if (added.length || removed.length) {
       const names = await namesOf(tx, [...added, ...removed]);
-      await audit(tx, id, actor, {
+      await auditPcr(tx, id, actor, {
         action: "Changed the affected parties",
         comment: [
           added.length ? `Added ${added.map((u) => names.get(u)).join(", ")}` : null,
@@ -523,7 +419,7 @@ export async function updatePcr(
         },
       );
     }
-    return (await documents([updated!], tx))[0]!;
+    return (await pcrDocuments([updated!], tx))[0]!;
   });
 }
 
@@ -540,7 +436,7 @@ export const SIGNED_PCR_KEPT = "This PCR carries signatures, so it cannot be del
 export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: string }> {
   return getDb().transaction(async (tx) => {
     const row = await lockPcr(tx, id);
-    if (!canViewPcr(actor, access(row)) || !canEditPcr(actor, { ...access(row), status: "pending" })) {
+    if (!canViewPcr(actor, rowAccess(row)) || !canEditPcr(actor, { ...rowAccess(row), status: "pending" })) {
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can delete a PCR");
     }
     if (row.status !== "pending" && !isAdmin(actor))
@@ -549,7 +445,7 @@ export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: s
     await tx.delete(pcrs).where(eq(pcrs.id, id));
     await tx.delete(chatRooms).where(eq(chatRooms.id, row.chatId));
     // The history outlives the PCR: audit entries have no foreign key to it.
-    await audit(tx, id, actor, { action: `Deleted PCR ${row.serialNum}`, from: row.status });
+    await auditPcr(tx, id, actor, { action: `Deleted PCR ${row.serialNum}`, from: row.status });
     return { _id: id };
   });
 }
@@ -562,9 +458,9 @@ export async function deletePcr(actor: PublicUser, id: string): Promise<{ _id: s
 export async function withdrawPcr(actor: PublicUser, id: string, reason: string): Promise<PcrDocument> {
   return getDb().transaction(async (tx) => {
     const row = await lockPcr(tx, id);
-    if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
+    if (!canViewPcr(actor, rowAccess(row))) throw new Forbidden("You have no access to this PCR");
     if (row.status === "withdrawn") throw new Conflict("This PCR is already withdrawn");
-    if (!canEditPcr(actor, access(row))) {
+    if (!canEditPcr(actor, rowAccess(row))) {
       throw new Forbidden("Only the originator (while the PCR is pending) or an admin can withdraw a PCR");
     }
     const now = new Date();
@@ -573,7 +469,7 @@ export async function withdrawPcr(actor: PublicUser, id: string, reason: string)
       .set({ status: "withdrawn", withdrawnAt: now, updatedAt: now })
       .where(eq(pcrs.id, id))
       .returning();
-    await audit(tx, id, actor, { action: "Withdrawn", from: row.status, to: "withdrawn", comment: reason });
+    await auditPcr(tx, id, actor, { action: "Withdrawn", from: row.status, to: "withdrawn", comment: reason });
     const signers = row.signatures.flatMap((s) => (s.signedBy ? [s.signedBy] : []));
     await notifyAboutPcr(
       tx,
@@ -585,7 +481,7 @@ export async function withdrawPcr(actor: PublicUser, id: string, reason: string)
         details: [["Reason", reason]],
       },
     );
-    return (await documents([updated!], tx))[0]!;
+    return (await pcrDocuments([updated!], tx))[0]!;
   });
 }
 
@@ -622,9 +518,7 @@ export async function namePcrSubstitute(
     }
     const people = await requireActiveUsers(tx, [{ path: "userId", id: input.userId }]);
     const name = people.get(input.userId)!.name;
-    const signer = row.signatures.find(
-      (s) => s.state === "signed" && [s.signedBy, s.onBehalfOf].includes(input.userId),
-    );
+    const signer = slotSignedBy(row, input.userId);
     const issue =
       input.userId === row.originatorId
         ? `${name} raised this PCR and signs it as Change Originator; someone else must sign as ${input.role}`
@@ -641,7 +535,7 @@ export async function namePcrSubstitute(
       .set({ substitutes, updatedAt: new Date() })
       .where(eq(pcrs.id, row.id))
       .returning();
-    await audit(tx, row.id, actor, { action: `Named ${name} to sign as ${input.role} (substitute)` });
+    await auditPcr(tx, row.id, actor, { action: `Named ${name} to sign as ${input.role} (substitute)` });
     await notifyAboutPcr(
       tx,
       row,
@@ -651,7 +545,7 @@ export async function namePcrSubstitute(
         expectation: `Review the PCR and sign as ${input.role} when the earlier slots are signed.`,
       },
     );
-    return (await documents([updated!], tx))[0]!;
+    return (await pcrDocuments([updated!], tx))[0]!;
   });
 }
 
@@ -660,7 +554,7 @@ export async function clonePcr(actor: PublicUser, serialNum: string): Promise<Pc
   return getDb().transaction(async (tx) => {
     const [old] = await tx.select().from(pcrs).where(eq(pcrs.serialNum, serialNum));
     if (!old) throw new NotFound("No PCR with this serial number");
-    if (!canViewPcr(actor, access(old))) throw new Forbidden("You have no access to this PCR");
+    if (!canViewPcr(actor, rowAccess(old))) throw new Forbidden("You have no access to this PCR");
     const parties = old.affectedParties.map((p) => ({
       ...p,
       state: "unsigned" as const,
@@ -678,385 +572,8 @@ export async function clonePcr(actor: PublicUser, serialNum: string): Promise<Pc
       cloned: true,
       previousSerialNum: old.serialNum,
     });
-    await audit(tx, row.id, actor, { action: `Cloned from PCR ${old.serialNum}`, to: "pending" });
-    await audit(tx, old.id, actor, { action: `Cloned into PCR ${row.serialNum}` });
-    return (await documents([row], tx))[0]!;
+    await auditPcr(tx, row.id, actor, { action: `Cloned from PCR ${old.serialNum}`, to: "pending" });
+    await auditPcr(tx, old.id, actor, { action: `Cloned into PCR ${row.serialNum}` });
+    return (await pcrDocuments([row], tx))[0]!;
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Signing
-
-async function finishIfComplete(tx: Transaction, row: PcrRow, actor: PublicUser): Promise<PcrRow> {
-  if (row.status !== "pending" || !isComplete(row)) return row;
-  const now = new Date();
-  const [finished] = await tx
-    .update(pcrs)
-    .set({ status: "finished", finishedAt: now, updatedAt: now })
-    .where(and(eq(pcrs.id, row.id), eq(pcrs.status, "pending")))
-    .returning();
-  await audit(tx, row.id, actor, { action: "Finished: every signature is in", from: "pending", to: "finished" });
-  const signers = row.signatures.map((s) => s.signedBy);
-  await notifyAboutPcr(
-    tx,
-    row,
-    { userIds: [row.originatorId, ...signers, ...row.partyIds], except: actor._id },
-    {
-      event: `PCR ${row.serialNum} is fully signed (last signature by ${actor.name}).`,
-      expectation: null,
-    },
-  );
-  return finished ?? row;
-}
-
-const differs = (
-  incoming: SlotInput | PartyInput,
-  state: StoredSignature["state"],
-  signature: string | null,
-  comments: string,
-) => {
-  const wantsSign = typeof incoming.Signature === "string";
-  return {
-    wantsSign: wantsSign && !(state === "signed" && incoming.Signature === signature),
-    commentChanged: (incoming.Comments ?? "") !== comments,
-  };
-};
-
-/**
- * Whether `incoming` would sign a chain slot of the PCR (rather than only comment): a signature
- * needs the signer to re-authenticate first (app/web/reauth.server.ts). False for an
- * unknown PCR (`signPcr` answers that).
- */
-export async function wouldSignPcr(pcrId: string, incoming: SlotInput[]): Promise<boolean> {
-  const [row] = await getDb().select({ signatures: pcrs.signatures }).from(pcrs).where(eq(pcrs.id, pcrId));
-  if (!row) return false;
-  return incoming.some((slot, index) => {
-    const current = row.signatures[index];
-    return Boolean(current && differs(slot, current.state, current.signature, current.Comments).wantsSign);
-  });
-}
-
-/**
- * POST /api/pcr/signatures: the whole array comes in; only what the caller may change is applied.
- * A slot is signed by its holder, after every earlier slot, once; a holder may comment at any
- * time (a comment alone is stored with `Signature: null`).
- */
-export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotInput[]): Promise<PcrDocument> {
-  return getDb().transaction(async (tx) => {
-    const row = await lockPcr(tx, pcrId);
-    const rules = access(row);
-    // A delegate may sign or comment the slot of an absent holder who delegated to them today.
-    const principals = await pcrPrincipalsOf(actor, tx);
-    if (!canViewPcr(actor, rules) && !principals.some((p) => canViewPcr(p, rules)))
-      throw new Forbidden("You have no access to this PCR");
-    const slots = row.signatures.map((s) => ({ ...s }));
-    const signed: number[] = [];
-    const onBehalf = new Map<number, PublicUser>();
-    const commented: number[] = [];
-    const at = new Date();
-    const now = at.toISOString();
-    incoming.forEach((slot, index) => {
-      const current = slots[index]!;
-      if (slot.Name !== current.Name) {
-        throw new Invalid("Signature positions must be preserved", [
-          { path: `signatures.${index}.Name`, message: `Slot ${index + 1} is ${current.Name}` },
-        ]);
-      }
-      const { wantsSign, commentChanged } = differs(slot, current.state, current.signature, current.Comments);
-      if (!wantsSign && !commentChanged) return;
-      const holder = pcrSlotHolder(actor, rules, current.Name, principals);
-      if (!holder) throw new Forbidden(`Only the ${current.Name} (or their delegate) can sign or comment this slot`);
-      const principal = holder.onBehalfOf as PublicUser | null;
-      if (wantsSign) {
-        if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
-        if (current.state === "signed") throw new Conflict(`The ${current.Name} slot is already signed`);
-        const waiting = slots.slice(0, index).find((s) => s.state !== "signed");
-        if (waiting) throw new Conflict(`The ${waiting.Name} must sign before the ${current.Name}`);
-        // Four eyes: one person signs one slot of the chain, whether in person or for someone, and
-        // nobody's slot is signed for them when they signed another one.
-        const people = (s: StoredSignature) => [s.signedBy, s.onBehalfOf ?? null].filter(Boolean);
-        const own = slots.find((s) => s.state === "signed" && people(s).includes(actor._id));
-        if (own) {
-          throw new Forbidden(
-            `You already signed this PCR as ${own.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
-          );
-        }
-        // The originator's own slot is theirs; the slot of the position they hold falls to their
-        // delegate (or an admin-named substitute): their delegate may sign it for them though they
-        // signed as Change Originator (docs/decisions/026-four-eyes-by-record.md).
-        const theirs =
-          principal &&
-          slots.find(
-            (s) =>
-              s.state === "signed" &&
-              people(s).includes(principal._id) &&
-              !(s.Name === "Change Originator" && principal._id === row.originatorId && s.signedBy === principal._id),
-          );
-        if (theirs) {
-          throw new Forbidden(
-            `${principal.name} already signed this PCR as ${theirs.Name}; one person signs one slot, so someone else must sign as ${current.Name}`,
-          );
-        }
-        requireOwnName(slot.Signature as string, actor, `signatures.${index}.Signature`);
-        Object.assign(current, {
-          state: "signed",
-          signature: (slot.Signature as string).trim(),
-          signatureDate: now,
-          signedBy: actor._id,
-          onBehalfOf: principal?._id ?? null,
-        });
-        signed.push(index);
-        if (principal) onBehalf.set(index, principal);
-      } else if (current.state === "unsigned") {
-        current.state = "commented";
-      }
-      if (commentChanged) {
-        Object.assign(current, { Comments: slot.Comments ?? "", commentedBy: actor._id });
-        commented.push(index);
-      }
-    });
-    for (const index of signed) {
-      const name = slots[index]!.Name;
-      const principal = onBehalf.get(index) ?? null;
-      await recordSignature(tx, {
-        kind: "pcr",
-        recordId: pcrId,
-        signer: actor,
-        role: name,
-        // What the signing form tells the signer the signature means.
-        meaning: `reviewed and approved as ${name}`,
-        at,
-        onBehalfOf: principal,
-      });
-      await audit(tx, pcrId, actor, {
-        action: principal ? `Signed as acting ${name}, on behalf of ${principal.name}` : `Signed as ${name}`,
-      });
-    }
-    for (const index of commented) {
-      await audit(tx, pcrId, actor, { action: `Commented as ${slots[index]!.Name}`, comment: slots[index]!.Comments });
-    }
-    const [updated] = await tx
-      .update(pcrs)
-      .set({ signatures: slots, updatedAt: new Date() })
-      .where(eq(pcrs.id, pcrId))
-      .returning();
-    let result = updated!;
-    if (signed.length) {
-      const next = slots.find((s) => s.state !== "signed");
-      if (next) {
-        await notifyAboutPcr(
-          tx,
-          row,
-          { ...holdersOf(next.Name, row.originatorId), except: actor._id },
-          {
-            event: `${actor.name} signed PCR ${row.serialNum} as ${slots[signed[signed.length - 1]!]!.Name}.`,
-            expectation: `Your signature as ${next.Name} is next.`,
-            kind: "step_waiting",
-          },
-        );
-      }
-      result = await finishIfComplete(tx, result, actor);
-    }
-    return (await documents([result], tx))[0]!;
-  });
-}
-
-/** POST /api/pcr/affectedParties: each party signs or comments on their own entry only. */
-export async function signAsAffectedParty(
-  actor: PublicUser,
-  pcrId: string,
-  incoming: PartyInput[],
-): Promise<PcrDocument> {
-  return getDb().transaction(async (tx) => {
-    const row = await lockPcr(tx, pcrId);
-    if (!canViewPcr(actor, access(row))) throw new Forbidden("You have no access to this PCR");
-    const parties = row.affectedParties.map((p) => ({ ...p }));
-    let signedNow = false;
-    let commentedNow: string | null = null;
-    const at = new Date();
-    const now = at.toISOString();
-    incoming.forEach((entry, index) => {
-      const current = parties.find((p) => p.userId === entry.Name.value);
-      if (!current) {
-        throw new Invalid("That person is not an affected party of this PCR", [
-          { path: `affectedParties.${index}.Name.value`, message: "Not an affected party of this PCR" },
-        ]);
-      }
-      const { wantsSign, commentChanged } = differs(entry, current.state, current.signature, current.Comments);
-      if (!wantsSign && !commentChanged) return;
-      if (current.userId !== actor._id) throw new Forbidden("Affected parties sign and comment for themselves only");
-      if (wantsSign) {
-        if (row.status !== "pending") throw new Conflict(`This PCR is already ${row.status}`);
-        if (current.state === "signed") throw new Conflict("You have already signed this PCR");
-        requireOwnName(entry.Signature as string, actor, `affectedParties.${index}.Signature`);
-        Object.assign(current, { state: "signed", signature: (entry.Signature as string).trim(), signatureDate: now });
-        signedNow = true;
-      } else if (current.state === "unsigned") {
-        current.state = "commented";
-      }
-      if (commentChanged) {
-        current.Comments = entry.Comments ?? "";
-        commentedNow = current.Comments;
-      }
-    });
-    if (signedNow) {
-      await recordSignature(tx, {
-        kind: "pcr",
-        recordId: pcrId,
-        signer: actor,
-        role: "Affected party",
-        meaning: "reviewed as an affected party",
-        at,
-      });
-      await audit(tx, pcrId, actor, { action: "Signed as affected party" });
-    }
-    if (commentedNow !== null)
-      await audit(tx, pcrId, actor, { action: "Commented as affected party", comment: commentedNow });
-    const [updated] = await tx
-      .update(pcrs)
-      .set({ affectedParties: parties, updatedAt: new Date() })
-      .where(eq(pcrs.id, pcrId))
-      .returning();
-    const result = signedNow ? await finishIfComplete(tx, updated!, actor) : updated!;
-    return (await documents([result], tx))[0]!;
-  });
-}
-
-/** PCR signatures waiting on the user: their chain slot is next, or they are an unsigned affected party. */
-export async function pendingPcrSignatures(actor: PublicUser) {
-  // A position holder may be next on any pending PCR; anyone else only on their own or as a party.
-  const mine = actor.position
-    ? sql`true`
-    : sql`(${pcrs.originatorId} = ${actor._id} or ${actor._id}::uuid = any(${pcrs.partyIds}))`;
-  const rows = await getDb()
-    .select()
-    .from(pcrs)
-    .where(and(eq(pcrs.status, "pending"), mine))
-    .orderBy(pcrs.createdAt);
-  return rows.flatMap((row) => {
-    const items: { pcrId: string; serialNum: string; role: string; waitingSince: string }[] = [];
-    const next = row.signatures.find((s) => s.state !== "signed");
-    if (next && holdsPcrRole(actor, access(row), next.Name)) {
-      const previous = [...row.signatures].reverse().find((s) => s.state === "signed");
-      items.push({
-        pcrId: row.id,
-        serialNum: row.serialNum,
-        role: next.Name,
-        waitingSince: previous?.signatureDate ?? row.createdAt.toISOString(),
-      });
-    }
-    if (row.affectedParties.some((p) => p.userId === actor._id && p.state !== "signed")) {
-      items.push({
-        pcrId: row.id,
-        serialNum: row.serialNum,
-        role: "Affected party",
-        waitingSince: row.createdAt.toISOString(),
-      });
-    }
-    return items;
-  });
-}
-
-/**
- * The chain slots waiting on `principal` that their delegate may sign for them today (the
- * dashboard's "On behalf of B"); affected parties sign for themselves. The signing itself checks
- * the period and one person one slot again (pcrSlotHolder).
- */
-export async function delegatedPcrSignatures(principal: PublicUser) {
-  return (await pendingPcrSignatures(principal)).filter((item) => item.role !== "Affected party");
-}
-
-// ---------------------------------------------------------------------------------------------
-// The PCR list page
-
-/** The list's query string (the page's filter form, its CSV link and the CSV API read the same). */
-export const pcrListQuerySchema = z.object({
-  q: searchQuerySchema,
-  status: z.enum(["pending", "finished", "withdrawn"]).optional().catch(undefined),
-  safety: z.literal("1").optional().catch(undefined),
-  scope: z.enum(["mine", "all"]).default("all").catch("all"),
-  page: z.coerce.number().int().min(1).default(1).catch(1),
-});
-export type PcrListQuery = z.infer<typeof pcrListQuerySchema>;
-
-export const pcrListFilter = (query: PcrListQuery): PcrListFilter => ({
-  q: query.q,
-  status: query.status,
-  safetyCritical: query.safety === "1",
-  mine: query.scope === "mine",
-  page: query.page,
-});
-
-/** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
-export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
-  return sql`select p.serial_num as serial, nullif(p.form->>'title', '') as title, p.status,
-      coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
-      coalesce(p.form->>'suggestion-details', '') as summary,
-      (select name from users u where u.id = p.originator_id) as originator,
-      (select s->>'Name' from jsonb_array_elements(p.signatures) with ordinality x(s, o)
-        where s->>'state' <> 'signed' order by o limit 1) as "nextRole",
-      (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
-      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
-      to_char(p.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "finishedAt"
-    from pcrs p where ${pcrListWhere(actor, filter)}
-    order by p.created_at desc, p.id`;
-}
-
-export type PcrListFilter = {
-  q?: string;
-  status?: "pending" | "finished" | "withdrawn";
-  safetyCritical?: boolean;
-  mine?: boolean;
-  page?: number;
-  pageSize?: number;
-};
-
-export type PcrListRow = {
-  id: string;
-  serialNum: string;
-  /** The PCR's title, null when not recorded. */
-  title: string | null;
-  status: string;
-  safetyCritical: boolean;
-  summary: string;
-  originator: string | null;
-  nextRole: string | null;
-  signed: number;
-  createdAt: string;
-};
-
-/** The list's conditions for `filter`: the page and its CSV export share them. */
-export function pcrListWhere(actor: PublicUser, filter: PcrListFilter) {
-  const conditions = [pcrListScope(actor)];
-  const q = filter.q?.trim();
-  if (q) {
-    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conditions.push(sql`(p.serial_num ilike ${like} or p.form->>'title' ilike ${like} or p.form->>'suggestion-details' ilike ${like}
-      or p.form->>'reason-for-change' ilike ${like} or p.form->>'manual-procedure' ilike ${like})`);
-  }
-  if (filter.status) conditions.push(sql`p.status = ${filter.status}`);
-  if (filter.safetyCritical) conditions.push(sql`(p.form->>'safety-critical')::boolean`);
-  if (filter.mine) conditions.push(sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids))`);
-  return sql.join(conditions, sql` and `);
-}
-
-export async function searchPcrs(
-  actor: PublicUser,
-  filter: PcrListFilter,
-): Promise<{ rows: PcrListRow[]; total: number }> {
-  const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
-  const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
-  const rows = await getDb().execute<PcrListRow & { total: number }>(sql`
-    select p.id, p.serial_num as "serialNum", nullif(p.form->>'title', '') as title, p.status,
-      coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
-      coalesce(p.form->>'suggestion-details', '') as summary,
-      (select name from users u where u.id = p.originator_id) as originator,
-      (select s->>'Name' from jsonb_array_elements(p.signatures) with ordinality x(s, o)
-        where s->>'state' <> 'signed' order by o limit 1) as "nextRole",
-      (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
-      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
-      count(*) over ()::int as total
-    from pcrs p where ${pcrListWhere(actor, filter)}
-    order by p.created_at desc, p.id limit ${pageSize} offset ${offset}`);
-  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
 }

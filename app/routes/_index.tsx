@@ -7,7 +7,7 @@ import { pendingActions } from "~/models/actions.server";
 import { MyActions } from "~/components/my-actions";
 import { myActions } from "~/models/action-tasks.server";
 import { dashboard } from "~/models/moc-list.server";
-import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr.server";
+import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr-signing.server";
 import { mocStatusLabel } from "~/models/moc-status";
 import { stepLink } from "~/models/moc-steps.server";
 import { ENDING_SOON_DAYS } from "~/models/moc-status";

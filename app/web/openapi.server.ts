@@ -73,7 +73,7 @@ import {
   substituteBodySchema,
   withdrawBodySchema,
 } from "~/models/pcr.schema";
-import { pcrListQuerySchema } from "~/models/pcr.server";
+import { pcrListQuerySchema } from "~/models/pcr-list.server";
 import { reviewBodySchema } from "~/models/review.schema";
 import {
   loginSchema,

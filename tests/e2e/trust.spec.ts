@@ -1,10 +1,11 @@
 /**
  * Records people can trust, in the browser with JavaScript on and off: a signed PCR's edit page
  * refuses and offers Clone, the PCR shows its history and signature blocks, and the admin's audit
- * page checks every chain. docs/decisions/021-records-people-can-trust.md.
+ * page checks every chain; a holder of two chain roles who signed one is offered no second sign
+ * form (one person signs one slot). docs/decisions/021-records-people-can-trust.md and 026.
  */
 import { ADMIN, signIn } from "./fixtures";
-import { expect, ready, test } from "./pcr-fixtures";
+import { expect, ready, signSection, signWith, test } from "./pcr-fixtures";
 
 test("a signed PCR cannot be edited: the edit page says so and clones it instead", async ({
   cast,
@@ -47,6 +48,27 @@ test("a signed PCR cannot be edited: the edit page says so and clones it instead
   await ready(page);
   await expect(page.getByText(`Copy of PCR ${doc.serial_num}`)).toBeVisible();
   await expect(page.getByRole("link", { name: "Edit" })).toBeVisible();
+});
+
+test("the originator who holds the next position signs once and is offered no second sign form", async ({
+  cast,
+  openAs,
+  createPcr,
+}) => {
+  const vp = cast.holders["VP Fleet Management"];
+  const doc = await createPcr(vp);
+  const page = await openAs(vp);
+  await page.goto(`/pcrs/${doc._id}`);
+  await ready(page);
+  await signWith(page, signSection(page, "Change Originator"), vp, vp.password);
+  await expect(page.getByText("Signed. The next signer has been notified.")).toBeVisible();
+  await ready(page);
+  await expect(signSection(page, "VP Fleet Management")).toHaveCount(0);
+  await expect(
+    page.getByText("one person signs one slot, so someone else must sign as VP Fleet Management"),
+  ).toBeVisible();
+  // Commenting as the position is still theirs.
+  await expect(page.getByRole("heading", { name: "As VP Fleet Management" })).toBeVisible();
 });
 
 test("the admin's audit page checks every chain", async ({ browser }) => {

@@ -16,7 +16,7 @@ import {
   principalsOf,
 } from "~/models/delegation.server";
 import { pendingActions } from "~/models/actions.server";
-import { delegatedPcrSignatures } from "~/models/pcr.server";
+import { delegatedPcrSignatures } from "~/models/pcr-signing.server";
 import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit.server";
 import { latestMessages, openRoom, postMessage } from "~/models/chat.server";
 import type { PcrDocument } from "~/models/pcr.server";

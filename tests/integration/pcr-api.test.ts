@@ -18,6 +18,7 @@ import * as summaryRoute from "~/routes/api+/pcr.summary";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as singlePcrRoute from "~/routes/api+/singlePcr";
 import { createPcr } from "~/models/pcr.server";
+import { newPcrSchema } from "~/models/pcr.schema";
 import type { PublicUser } from "~/models/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import type { QueryCounter } from "#db/client";
@@ -557,7 +558,7 @@ describe("POST /api/pcr", () => {
 
   it("an affected party already signed: 400", async () => {
     const body = pcrBody({ parties: [party] });
-    body.affectedParties[0]!.Signature = "Paul Party" as never;
+    Object.assign(body.affectedParties[0]!, { Signature: "Paul Party" });
     expectIssues(await postPcr(originator, body));
   });
 
@@ -1154,7 +1155,7 @@ describe("list queries", () => {
       for (let i = 0; i < n; i++) {
         const author = people[i % people.length]!;
         const parties = [people[(i + 1) % people.length]!, ...(i % 2 === 0 ? [member] : [])];
-        const doc = await createPcr(author, pcrBody({ parties }) as never);
+        const doc = await createPcr(author, newPcrSchema.parse(pcrBody({ parties })));
         // Every third is partly signed, so signers are people to load too.
         if (i % 3 === 0) {
           await signChain(doc._id, { "Change Originator": author, ...holders }, PCR_ROLES.slice(0, 1 + (i % 5)));

@@ -1,5 +1,5 @@
 import { affectedPartiesBodySchema } from "~/models/pcr.schema";
-import { signAsAffectedParty } from "~/models/pcr.server";
+import { signAsAffectedParty } from "~/models/pcr-signing.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -11,12 +11,13 @@ import { ErrorList, SubmitButton } from "~/components/forms";
 import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
-import { canEditPcr, pcrSlotHolder } from "~/models/authz.server";
+import { canEditPcr } from "~/models/authz.server";
 import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
 import { signPageSchemaWith, withdrawReasonSchema } from "~/models/pcr.schema";
-import { clonePcr, deletePcr, pcrPrincipalsOf, signAsAffectedParty, signPcr, withdrawPcr } from "~/models/pcr.server";
+import { clonePcr, deletePcr, withdrawPcr } from "~/models/pcr.server";
+import { pcrSigningOffer, signPcrSlot } from "~/models/pcr-signing.server";
 import { env } from "~/utils/env.server";
 import {
   pendingReauthentication,
@@ -26,13 +27,12 @@ import {
   reauthMethodFor,
 } from "~/web/reauth.server";
 import { useLazyValidation } from "~/components/lazy-validation";
-import { DomainError, Forbidden, Unauthorized } from "~/utils/errors";
+import { Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
-import { pcrAccessOf } from "~/models/pcr.server";
 import { fillsSlot } from "~/models/moc-document";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -44,17 +44,12 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, sessionId, pcr } = await requirePcrForPage(request, params.id);
-  const rules = pcrAccessOf(pcr);
+  const { user, sessionId, pcr, access: rules } = await requirePcrForPage(request, params.id);
   // How a signer proves it is them: their password, or a fresh sign-in at the identity provider.
   const reauth = reauthMethodFor(user);
-  const next = pcr.signatures.findIndex((s) => typeof s.Signature !== "string");
-  // A delegate signs and comments the slots of the absent holders who delegated to them today.
-  const principals = await pcrPrincipalsOf(user);
-  const holder = (role: string) => pcrSlotHolder(user, rules, role, principals);
-  const mySlots = pcr.signatures.map((s, i) => ({ role: s.Name, index: i })).filter((s) => holder(s.role));
-  const nextHolder = pcr.status === "pending" && next >= 0 ? holder(pcr.signatures[next]!.Name) : null;
-  const party = pcr.affectedParties.find((p) => p.Name.value === user._id) ?? null;
+  // The model says which slot it would accept a signature for now, so the page never offers a
+  // form the signing refuses (a holder of two chain roles who signed one of them).
+  const offer = await pcrSigningOffer(user, pcr._id);
   const signed = pcr.signatures.some((s) => typeof s.Signature === "string");
   // Stored HTML is sanitised on write; sanitise again before rendering.
   const form = {
@@ -65,13 +60,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
   return {
     pcr: { ...pcr, form },
-    next,
-    canSignSlot: nextHolder ? pcr.signatures[next]!.Name : null,
+    next: offer.next,
+    canSignSlot: offer.sign?.role ?? null,
     /** The absent holder whose slot the viewer signs, when they sign it as a delegate. */
-    signsFor: principals.find((p) => p._id === nextHolder?.onBehalfOf?._id)?.name ?? null,
-    commentSlots: mySlots.map((s) => s.role),
-    canSignAsParty: Boolean(party && typeof party.Signature !== "string" && pcr.status === "pending"),
-    isParty: Boolean(party),
+    signsFor: offer.sign?.onBehalfOf ?? null,
+    /** Why the viewer, who holds the next slot, may not sign it. */
+    signRefused: offer.refused,
+    commentSlots: offer.commentSlots,
+    canSignAsParty: offer.canSignAsParty,
+    isParty: offer.isParty,
     // Signed content is frozen: once a slot is signed the PCR is changed by cloning it.
     canEdit: canEditPcr(user, rules) && pcr.status === "pending" && !signed,
     frozen: signed,
@@ -147,29 +144,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
       );
     }
   }
-  const result = await runForPage(() => {
-    if (slot === "party") {
-      const mine = pcr.affectedParties.find((p) => p.Name.value === user._id);
-      if (!mine) throw new Forbidden("You are not an affected party of this PCR");
-      return signAsAffectedParty(user, pcr._id, [
-        {
-          Name: mine.Name,
-          Signature: intent === "sign" ? signature! : mine.Signature,
-          Comments: comments || mine.Comments,
-        },
-      ]);
-    }
-    const incoming = pcr.signatures.map((s) => ({
-      Name: s.Name,
-      Signature: s.Signature as string | false | null,
-      Comments: s.Comments,
-    }));
-    const target = incoming.find((s) => s.Name === slot);
-    if (!target) throw new DomainError(400, "Unknown signature slot");
-    if (intent === "sign") target.Signature = signature!;
-    if (comments) target.Comments = comments;
-    return signPcr(user, pcr._id, incoming);
-  });
+  const result = await runForPage(() =>
+    signPcrSlot(user, pcr._id, slot, { signature: intent === "sign" ? signature : undefined, comments }),
+  );
   if (!result.ok) {
     if (result.error.status === 403 || result.error.status === 409)
       return redirectWithFlash(here, { kind: "error", message: result.error.message });
@@ -193,10 +170,9 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
   const viaProvider = reauth.method === "provider";
   // The chat form's and the withdrawal's answers are theirs, not this form's.
   const lastResult = actionData && !("chat" in actionData) && !("withdrawError" in actionData) ? actionData : undefined;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- conform field shapes
-  const [form, fields] = useForm<Record<string, any>>({
+  const [form, fields] = useForm<z.input<ReturnType<typeof signPageSchemaWith>>>({
     id: `sign-${slot}`,
-    lastResult: lastResult as never,
+    lastResult,
     onValidate: useLazyValidation(`sign-${slot}`, () =>
       import("~/models/pcr.schema").then((m) => m.signPageSchemaWith({ passwordRequired: !viaProvider })),
     ),
@@ -215,10 +191,10 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
           <SignaturePadField
             name="signature"
             idPrefix={`sign-${slot.replace(/\W+/g, "-")}`}
-            errors={fields.signature?.errors}
-            errorId={fields.signature!.errorId}
-            defaultValue={typeof fields.signature?.initialValue === "string" ? fields.signature.initialValue : ""}
-            key={fields.signature?.key}
+            errors={fields.signature.errors}
+            errorId={fields.signature.errorId}
+            defaultValue={typeof fields.signature.initialValue === "string" ? fields.signature.initialValue : ""}
+            key={fields.signature.key}
           />
           {viaProvider ? (
             <p className={reauth.confirmed ? "flash flash-success" : "flash flash-info"}>
@@ -236,32 +212,32 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
             </p>
           ) : (
             <div className="field">
-              <label htmlFor={fields.password!.id}>Your password (to confirm it is you)</label>
+              <label htmlFor={fields.password.id}>Your password (to confirm it is you)</label>
               <input
-                id={fields.password!.id}
+                id={fields.password.id}
                 name="password"
                 type="password"
                 autoComplete="current-password"
-                aria-describedby={fields.password!.errorId}
-                aria-invalid={fields.password!.errors ? true : undefined}
+                aria-describedby={fields.password.errorId}
+                aria-invalid={fields.password.errors ? true : undefined}
               />
-              <ErrorList id={fields.password!.errorId} errors={fields.password!.errors} />
+              <ErrorList id={fields.password.errorId} errors={fields.password.errors} />
             </div>
           )}
         </>
       ) : null}
       <div className="field">
-        <label htmlFor={fields.comments!.id}>Comment{allowSign ? " (optional)" : ""}</label>
+        <label htmlFor={fields.comments.id}>Comment{allowSign ? " (optional)" : ""}</label>
         <textarea
-          id={fields.comments!.id}
+          id={fields.comments.id}
           name="comments"
           rows={2}
-          defaultValue={typeof fields.comments?.initialValue === "string" ? fields.comments.initialValue : ""}
-          key={fields.comments?.key}
-          aria-describedby={fields.comments!.errorId}
-          aria-invalid={fields.comments!.errors ? true : undefined}
+          defaultValue={typeof fields.comments.initialValue === "string" ? fields.comments.initialValue : ""}
+          key={fields.comments.key}
+          aria-describedby={fields.comments.errorId}
+          aria-invalid={fields.comments.errors ? true : undefined}
         />
-        <ErrorList id={fields.comments!.errorId} errors={fields.comments!.errors} />
+        <ErrorList id={fields.comments.errorId} errors={fields.comments.errors} />
       </div>
       <div className="form-actions">
         {allowSign ? (
@@ -283,6 +259,7 @@ export default function PcrPage() {
     next,
     canSignSlot,
     signsFor,
+    signRefused,
     commentSlots,
     canSignAsParty,
     isParty,
@@ -394,6 +371,7 @@ export default function PcrPage() {
           <SignForm slot={canSignSlot} label={`Reviewed and approved as ${canSignSlot}`} allowSign />
         </section>
       ) : null}
+      {signRefused ? <p className="callout no-print">{signRefused}</p> : null}
       {canSignAsParty ? (
         <section className="card" aria-labelledby="party-sign-title">
           <h2 id="party-sign-title">Your signature as an affected party</h2>
