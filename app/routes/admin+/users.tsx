@@ -6,7 +6,8 @@ import { Form } from "~/components/form";
 import { z } from "zod";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { departmentLabel } from "~/components/moc";
-import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/components/forms";
+import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
+import { capitalise } from "~/models/labels";
 import { canManageUsers } from "~/models/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { userFormSchema } from "~/models/user-forms.schema";
@@ -90,7 +91,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export const roleOptions = ROLES.map((r) => ({ value: r, label: r === "admin" ? "Administrator" : "User" }));
 export const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
-export const accessOptions = ACCESS_LEVELS.map((a) => ({ value: a, label: titleCase(a) }));
+export const accessOptions = ACCESS_LEVELS.map((a) => ({ value: a, label: capitalise(a) }));
 export const positionOptions = POSITIONS.map((p) => ({ value: p, label: p }));
 
 export default function AdminUsers() {
@@ -216,7 +217,7 @@ function UserList() {
                   <td data-label="Department">{departmentLabel(user.department)}</td>
                   <td data-label="Role and access">
                     {user.role === "admin" ? <span className="badge badge-info">Admin</span> : "User"} ·{" "}
-                    {titleCase(user.access)}
+                    {capitalise(user.access)}
                   </td>
                   <td data-label="Position">{user.position ?? <span className="muted">None</span>}</td>
                   <td data-label="Status">
