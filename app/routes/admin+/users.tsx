@@ -13,25 +13,21 @@ import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { userFormSchema } from "~/models/user-forms.schema";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
-import { requirePageUser } from "~/web/auth.server";
-import { Forbidden } from "~/utils/errors";
+import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { refuseControlCharacters } from "~/models/text-rules";
-import { fieldErrors, pageError, readPageQuery, runForPage } from "~/utils/page.server";
+import { fieldErrors, readPageQuery, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Users · Change Management" }];
-
-async function requireAdmin(request: Request) {
-  const user = await requirePageUser(request);
-  if (!canManageUsers(user)) pageError(new Forbidden("Only administrators can manage users."));
-  return user;
-}
 
 /** The search box: control characters are a 400 with a message (docs/decisions/028-untrusted-text-and-sign-in-links.md). */
 const usersQuery = z.object({ q: refuseControlCharacters(z.string().optional()) });
 
+/** What the 403 page says to anyone the guard refuses. */
+const REFUSAL = "Only administrators can manage users.";
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireAdmin(request);
+  await requirePageUserWho(request, canManageUsers, REFUSAL);
   const params = new URL(request.url).searchParams;
   const search = readPageQuery(request, usersQuery).q ?? "";
   return { users: await listUsers({ search }), search, confirmDelete: params.get(CONFIRM_DELETE_PARAM) };
@@ -45,7 +41,7 @@ const rowSchema = z.object({
 });
 
 export async function action({ request }: ActionFunctionArgs) {
-  const actor = await requireAdmin(request);
+  const actor = await requirePageUserWho(request, canManageUsers, REFUSAL);
   const formData = await request.formData();
   const intent = formData.get("intent");
   if (intent === "create") {
