@@ -60,7 +60,18 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["~/components/*", "~/routes/*", "~/web/*", "../components/*", "../routes/*", "../web/*"],
+              // Relative paths too, from app/models and from a folder inside it.
+              group: [
+                "~/components/*",
+                "~/routes/*",
+                "~/web/*",
+                "../components/*",
+                "../routes/*",
+                "../web/*",
+                "../../components/*",
+                "../../routes/*",
+                "../../web/*",
+              ],
               message:
                 "app/models must not import components, routes or app/web: what a page or HTTP needs lives there (docs/architecture.md).",
             },
