@@ -50,8 +50,62 @@ export default tseslint.config(
     },
   },
   {
+    // Models are the domain: they know nothing of the pages, the request glue or Remix, so the same
+    // function serves a page, /api, a job and a script (docs/architecture.md). HTTP answers are
+    // built in app/web.
+    files: ["app/models/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              // Relative paths too, from app/models and from a folder inside it.
+              group: [
+                "~/components/*",
+                "~/routes/*",
+                "~/web/*",
+                "../components/*",
+                "../routes/*",
+                "../web/*",
+                "../../components/*",
+                "../../routes/*",
+                "../../web/*",
+              ],
+              message:
+                "app/models must not import components, routes or app/web: what a page or HTTP needs lives there (docs/architecture.md).",
+            },
+            {
+              group: ["@remix-run/*"],
+              message: "app/models must not import Remix: responses and redirects are built in app/web or the route.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // db/ is the bottom layer (schema, migrations, derived SQL): the app builds on it, never the
+    // reverse. Scripts that need the domain live in scripts/.
+    files: ["db/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["~/*", "#jobs/*", "../app/*", "../../app/*", "../jobs/*", "../../jobs/*"],
+              message:
+                "db/ must not import app/ or jobs/: move shared pure code down into db/, or the file up into scripts/ (docs/architecture.md).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Entry points print the first admin's password and the address to the console on purpose.
-    files: ["app/server/**", "jobs/worker.ts", "db/**", "tests/**"],
+    files: ["app/server/**", "jobs/worker.ts", "db/**", "scripts/**", "tests/**"],
     rules: { "no-console": "off" },
   },
 );

@@ -52,10 +52,14 @@ export default defineConfig({
       remix({
         // Routes are grouped by feature in "+" folders (app/routes/mocs+/$id.hseq.tsx serves
         // /mocs/:id/hseq): remix-flat-routes reads them, Remix's own convention is turned off.
-        // docs/architecture.md explains the layout.
+        // docs/architecture.md explains the layout. Code one route alone uses sits beside it and is
+        // not a route: `*.server.*` (loaders, actions) and `__*` (components), matched against the
+        // path inside app/routes, so no route's id or path changes.
         ignoredRouteFiles: ["**/*"],
         routes: async (defineRoutes) =>
-          flatRoutes("routes", defineRoutes, { ignoredRouteFiles: ["**/*.test.*", "**/.*"] }),
+          flatRoutes("routes", defineRoutes, {
+            ignoredRouteFiles: ["**/*.test.*", "**/.*", "**/*.server.*", "**/__*"],
+          }),
         future: {
           v3_fetcherPersist: true,
           v3_relativeSplatPath: true,

@@ -5,8 +5,15 @@
  */
 import type { MocFormKind } from "./schema/enums";
 
-/** ISO 8601 in UTC with a Z, as docs/api-contract.md ask. */
-export const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const FRACTION = { ms: ".MS", s: "", us: ".US" } as const;
+
+/**
+ * ISO 8601 in UTC with a Z, as docs/api-contract.md ask: the one SQL spelling of a time, used by
+ * every answer (with milliseconds). `s` is for the CSV cells of the MOC list (whole seconds, as the
+ * PCR list's), `us` for the audit chains, whose hashes cover the time to the microsecond.
+ */
+export const iso = (column: string, precision: keyof typeof FRACTION = "ms") =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS${FRACTION[precision]}"Z"')`;
 
 /** A user as responses carry it: never the password hash. */
 export const USER_JSON = (alias: string) =>

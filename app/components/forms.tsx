@@ -138,5 +138,3 @@ export function SubmitButton({
     </button>
   );
 }
-
-export const titleCase = (value: string) => value.charAt(0).toUpperCase() + value.slice(1);

@@ -168,5 +168,5 @@ export function formatDateTime(value: string): string {
   return DATE_TIME_FORMAT.format(new Date(value));
 }
 
-export const departmentLabel = (d: string | null | undefined) =>
-  !d ? "—" : d === "hseq" ? "HSEQ" : d.charAt(0).toUpperCase() + d.slice(1);
+/** Defined with the other labels (app/models/labels.ts); re-exported for the pages that import it here. */
+export { departmentLabel } from "~/models/labels";

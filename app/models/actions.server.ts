@@ -6,7 +6,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { getDb } from "~/utils/db.server";
-import { MOC_SUMMARY_JSON } from "#db/moc-document";
+import { MOC_SUMMARY_JSON, iso } from "#db/moc-document";
 import type { Actor } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 import {
@@ -71,7 +71,7 @@ export async function pendingActions(
 ): Promise<{ actions: PendingAction[]; total: number }> {
   const rows = await getDb().execute<PendingAction & { total: number }>(sql`
     select p.type, ${sql.raw(MOC_SUMMARY_JSON)} as moc,
-      to_char(p.waiting_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "waitingSince",
+      ${sql.raw(iso("p.waiting_since"))} as "waitingSince",
       ${STAGE_LABEL_SQL} as stage, ${mayActSql(sql`p.type`, actor)} as "mayAct", p.total
     from (
       select s.*, count(*) over ()::int as total from (${pendingSteps(actor, options.delegate)}) s

@@ -97,8 +97,6 @@ export const ARCHIVE: Record<ArchiveKind, ArchiveKindInfo> = {
 export const kindBySegment = (segment: string | undefined): ArchiveKindInfo | null =>
   Object.values(ARCHIVE).find((k) => k.segment === segment) ?? null;
 
-export const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
 /** A record as the model writes it (status derived, defaults filled). */
 export type ArchiveInput = {
   serial_num: string;

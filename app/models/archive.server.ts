@@ -5,6 +5,7 @@
  */
 import { appendAudit, appendAuditEntries } from "./audit.server";
 import { sql, type SQL } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, databaseErrorCode, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canReadRecords, canWriteArchive, type Actor } from "./authz.server";
@@ -64,7 +65,7 @@ export function assertCanWrite(actor: Actor, kind: ArchiveKind): void {
 
 const table = (kind: ArchiveKind) => sql.identifier(ARCHIVE[kind].table);
 const column = (field: ArchiveField) => sql.identifier(field);
-const UTC = (col: string) => sql.raw(`to_char(r.${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const UTC = (col: string) => sql.raw(iso(`r.${col}`));
 const person = (alias: string) =>
   sql.raw(
     `case when ${alias}.id is null then null else json_build_object('_id', ${alias}.id, 'name', ${alias}.name) end`,

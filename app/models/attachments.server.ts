@@ -14,6 +14,7 @@
  */
 import { createHash } from "node:crypto";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { attachmentChunks, attachments, mocs, pcrs, users, type AttachmentKind } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound, TooLarge } from "~/utils/errors";
@@ -406,9 +407,9 @@ export async function listAttachments(
   }>(sql`
     select a.id, a.kind, a.name, a.content_type, a.size::float8 as size, a.sha256,
       a.uploaded_by, u.name as uploader,
-      to_char(a.uploaded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as uploaded_at,
+      ${sql.raw(iso("a.uploaded_at"))} as uploaded_at,
       a.removed_by, r.name as remover,
-      to_char(a.removed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as removed_at
+      ${sql.raw(iso("a.removed_at"))} as removed_at
     from ${attachments} a
     left join ${users} u on u.id = a.uploaded_by
     left join ${users} r on r.id = a.removed_by

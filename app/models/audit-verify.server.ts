@@ -17,6 +17,7 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { sql } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { getDb, type Executor } from "~/utils/db.server";
 import {
   entryContent,
@@ -66,7 +67,7 @@ type Chain = { entries: EntryRow[]; head: HeadRow | null };
 
 /** Checks every chain, its head, the seals and the MOCs' states; `broken` empty when all hold. */
 export async function verifyAuditTrail(db: Executor = getDb(), sealDir = sealFolder()): Promise<AuditVerification> {
-  const at = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
+  const at = (column: string) => sql.raw(iso(column, "us"));
   const rows = await db.execute<EntryRow>(sql`
     select * from (
       select 'moc' as chain, l.moc_id as record_id, l.id, l.seq, l.prev_hash, l.hash, l.key_id,

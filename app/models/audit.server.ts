@@ -10,6 +10,7 @@
  * the value.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { signatureManifestations, users } from "#db/schema";
 import { getDb, preparedSql, statementOnce, type Executor } from "~/utils/db.server";
 import {
@@ -163,7 +164,7 @@ export async function historyOf(kind: AuditKind, recordId: string, db: Executor 
     from_value: string | null;
     to_value: string | null;
     comment: string | null;
-  }>(sql`select h.seq, to_char(h.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, h.actor_id,
+  }>(sql`select h.seq, ${sql.raw(iso("h.at"))} as at, h.actor_id,
       u.name as actor_name, h.action, h.from_value, h.to_value, h.comment
     from (${source}) h left join users u on u.id = h.actor_id order by h.seq`);
   return rows.map((r) => ({

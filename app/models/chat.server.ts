@@ -17,7 +17,7 @@ import { canViewMocAs, canViewPcrAs, type Actor, type MocAccess, type PcrAccess 
 import { principalsOf } from "./delegation.server";
 import { CHAT_API_LIMIT_DEFAULT, CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
 import { takePoint, type Budget } from "./rate-limit.server";
-import { USER_JSON } from "#db/moc-document";
+import { USER_JSON, iso } from "#db/moc-document";
 import { uuid } from "./moc.schema";
 import { loadMocAccess } from "./moc-query.server";
 import { pcrAccessOf } from "./pcr.server";
@@ -212,7 +212,7 @@ export async function latestMessages(
   return { messages: rows.slice(0, CHAT_PAGE_SIZE).reverse().map(toView), hasOlder };
 }
 
-const ISO = `to_char(cm.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const ISO = iso("cm.created_at");
 
 /**
  * One page of the contract's Chat document (docs/api-contract.md), `{ _id, messages: [ { _id, seq, sender, message,

@@ -3,7 +3,7 @@
  * and on the year-end review, and downloaded as CSV from GET /api/insights?format=csv&table=<id>.
  * Plain code, no server imports (the page's components use it too).
  */
-import { departmentLabel } from "~/components/moc";
+import { departmentLabel } from "./labels";
 import { OVERDUE_BANDS, OVERDUE_BAND_LABELS } from "./insights.constants";
 import { riskLabel } from "./risk";
 import type { InsightTableId, InsightsFigures } from "./insights.schema";

@@ -3,11 +3,10 @@
  * pages read them without loading zod (docs/decisions/032-pages-at-sea.md);
  * app/models/insights.schema.ts re-exports them.
  */
-import { REMINDER_URGENCIES } from "#db/schema/enums";
+import { INSIGHT_STEPS, OVERDUE_BANDS, type InsightStep, type OverdueBand } from "#db/insights-figures";
 
-/** The steps a MOC waits in, in pipeline order; `deviation` is status b while a deviation/extension waits. */
-export const INSIGHT_STEPS = ["a", "b", "c", "d", "e", "deviation", "f"] as const;
-export type InsightStep = (typeof INSIGHT_STEPS)[number];
+export { INSIGHT_STEPS, OVERDUE_BANDS, type InsightStep, type OverdueBand };
+
 export const INSIGHT_STEP_LABELS: Record<InsightStep, string> = {
   a: "Draft (Part A)",
   b: "Implementer assessment (Part B)",
@@ -18,9 +17,6 @@ export const INSIGHT_STEP_LABELS: Record<InsightStep, string> = {
   f: "Verification (Part F)",
 };
 
-/** Bands of open MOCs by their target date on the as-of day: past the reminders, then the reminder urgencies. */
-export const OVERDUE_BANDS = ["OVERDUE_LONG", ...REMINDER_URGENCIES] as const;
-export type OverdueBand = (typeof OVERDUE_BANDS)[number];
 export const OVERDUE_BAND_LABELS: Record<OverdueBand, string> = {
   OVERDUE_LONG: "Overdue > 14 days",
   CRITICAL: "Critical (1-14 days overdue)",

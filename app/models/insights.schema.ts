@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
-import type { InsightStep, OverdueBand } from "./insights.constants";
 
 export * from "./insights.constants";
+export type { InsightsFigures, Spread } from "#db/insights-figures";
 
 /** At most this many days in one period: 5 years, so a request cannot ask for unbounded months and days. */
 export const MAX_PERIOD_DAYS = 5 * 366;
@@ -87,84 +87,4 @@ export type InsightsFilter = {
   department: string | null;
   /** A vessel's id, "office", "fleet" or "none"; null or absent for every MOC. */
   vessel?: string | null;
-};
-
-export type Spread = { count: number; median: number | null; p90: number | null };
-
-export type InsightsFigures = {
-  period: { from: string; to: string; department: string | null; asOf: string };
-  totals: {
-    opened: number;
-    completed: number;
-    declined: number;
-    openAtEnd: number;
-    /** Share of the period's completed MOCs closed on or before their target date, in percent. */
-    onTimeRate: number | null;
-  };
-  monthly: { month: string; opened: number; completed: number; declined: number; openAtEnd: number }[];
-  steps: ({ step: InsightStep; label: string } & Spread)[];
-  departments: {
-    department: string;
-    completed: number;
-    onTime: number;
-    /** In percent of the completed MOCs that have a target date; null when none. */
-    onTimeRate: number | null;
-    overdue: Record<OverdueBand, number>;
-  }[];
-  deviations: {
-    type: "deviation" | "extension";
-    requested: number;
-    approved: number;
-    rejected: number;
-    waiting: number;
-    /** Approved in percent of those decided; null when none was decided. */
-    approvalRate: number | null;
-    /** Days the approved extensions moved target dates (extensions only; null for deviations). */
-    daysAdded: number | null;
-    /** Approved extensions recorded without the date they replaced, so not in daysAdded. */
-    daysAddedUnknown: number;
-  }[];
-  pcrs: {
-    created: number;
-    finished: number;
-    daysToFinish: Spread;
-    roles: ({ role: string } & Spread)[];
-  };
-  reminders: { total: { mocs: number; emails: number }; days: { day: string; mocs: number; emails: number }[] };
-  /**
-   * Action-plan and manuals-plan items still open and past their due date on `asOf`, per MOC
-   * department (docs/decisions/038-actions-as-tasks.md); absent from copies stored before them.
-   */
-  overdueActions?: { department: string; overdue: number; owners: number }[];
-  /**
-   * MOCs raised in the period by their risk (docs/decisions/037-risk-ranking-and-approvals.md),
-   * Low to Extreme, then not ranked: raised, open now, completed, declined.
-   */
-  risk: {
-    level: "low" | "medium" | "high" | "extreme" | "none";
-    raised: number;
-    open: number;
-    completed: number;
-    declined: number;
-  }[];
-  /**
-   * Whether MOCs record where a change applies: "recorded" since Part A asks it
-   * (docs/decisions/036-vessels-and-crew-access.md); a copy stored by a year-end review before then says "not recorded".
-   */
-  vesselOrOffice: "recorded" | "not recorded";
-  /** The vessel filter, as it reads ("MV Borealis", "Office / shore", "Not recorded"), or null for every MOC. */
-  vessel?: string | null;
-  /**
-   * By vessel (or office, fleet, not recorded): MOCs opened and completed in the period, open on the
-   * as-of day and, of those, past their target date. Absent from copies stored before it was counted.
-   */
-  vessels?: {
-    vessel: string;
-    opened: number;
-    completed: number;
-    open: number;
-    overdue: number;
-    /** Plan items of the vessel's open MOCs overdue on `asOf` (docs/decisions/038); absent from earlier copies. */
-    overdueActions?: number;
-  }[];
 };

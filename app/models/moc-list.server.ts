@@ -1,5 +1,6 @@
 /** The MOC list page and the dashboard: searches and counts over the MOCs the actor may see. */
 import { sql, type SQL } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { getDb } from "~/utils/db.server";
 import { pendingMocIds } from "./actions.server";
 import { mocListScope, type Actor } from "./authz.server";
@@ -105,8 +106,8 @@ export function mocListExportQuery(actor: Actor, filter: MocListFilter): SQL {
       (select name from users where id = m.originator_id) as originator,
       ${OWNER_SQL} as owner,
       m.target_date::text as "targetDate",
-      to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
-      to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
+      ${sql.raw(iso("m.created_at", "s"))} as "createdAt",
+      ${sql.raw(iso("m.updated_at", "s"))} as "updatedAt",
       m.risk_level as risk
     from mocs m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
     where ${mocListWhere(actor, filter)}
@@ -184,8 +185,8 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
       m.target_date::text as "targetDate",
       ${temporaryStateSql(TODAY_SQL)} as "temporaryState", m.temporary->>'until' as "temporaryUntil",
       m.risk_level as "riskLevel",
-      to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
-      to_char(m.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt",
+      ${sql.raw(iso("m.created_at"))} as "createdAt",
+      ${sql.raw(iso("m.updated_at"))} as "updatedAt",
       page.total
     from page join mocs m on m.id = page.id
     left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
@@ -222,7 +223,7 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
     db.execute<Dashboard["activity"][number]>(sql`
       select l.moc_id as "mocId", m.serial_num as "serialNum",
         (select nullif(f.data->'title'->>'value', '') from moc_forms f where f.moc_id = m.id and f.kind = 'originator') as title, l.action, u.name as by, l.to_status as to,
-        to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at
+        ${sql.raw(iso("l.at"))} as at
       from moc_logs l join mocs m on m.id = l.moc_id left join users u on u.id = l.user_id
       where not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})
       order by l.at desc limit 12`),

@@ -10,6 +10,7 @@
  * a rich-text answer also carries its sanitised HTML for the page.
  */
 import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
+import { departmentLabel } from "./labels";
 import { planItemState } from "./moc-closure";
 import type { MocDocument, UserJson } from "./moc-document";
 import { namesOf, NOT_RECORDED, scopeLabel } from "./moc-names";
@@ -44,14 +45,12 @@ export const partNote = (part: Pick<MocPart, "state" | "who" | "when">) =>
       ? "Draft"
       : `Submitted ${utcText(part.when)}${part.who ? ` by ${part.who}` : ""}`;
 
-const departmentName = (d: string) => (d === "hseq" ? "HSEQ" : d.charAt(0).toUpperCase() + d.slice(1));
-
 /** An answer as text: yes/no as Yes/No, lists of departments by name, a person by name. */
 export function answerText(value: unknown): string {
   if (value === undefined || value === null || value === "") return "—";
   if (value === true || value === "yes") return "Yes";
   if (value === false || value === "no") return "No";
-  if (Array.isArray(value)) return value.length ? value.map((v) => departmentName(String(v))).join(", ") : "None";
+  if (Array.isArray(value)) return value.length ? value.map((v) => departmentLabel(String(v))).join(", ") : "None";
   if (typeof value === "object" && "name" in value) return String((value as { name: unknown }).name);
   if (value === "permanent") return "Permanent";
   if (value === "temporary") return "Temporary";
@@ -133,7 +132,7 @@ export function fieldOf(form: FormDoc | null | undefined, [key, label, kind]: Ro
   if (kind === "text")
     return { key, label, text: value === undefined || value === null || value === "" ? "—" : String(value) };
   if (kind === "department")
-    return { key, label, text: typeof value === "string" && value ? departmentName(value) : "—" };
+    return { key, label, text: typeof value === "string" && value ? departmentLabel(value) : "—" };
   if (kind === "recorded") return { key, label, text: typeof value === "string" && value ? value : NOT_RECORDED };
   if (kind === "scope") return { key, label, text: scopeLabel(value) };
   return { key, label, text: answerText(value) };

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { approvalsChange, getRiskSettings, rerankAction } from "./risk-settings.server";
 import { mocRiskLevel } from "./risk";
 import { mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
@@ -324,7 +325,7 @@ export async function listDeletedMocs(actor: PublicUser): Promise<DeletedMoc[]> 
     select m.id as "_id", m.serial_num as "serialNum", m.status,
       (select f.data->'title'->>'value' from moc_forms f where f.moc_id = m.id and f.kind = 'originator' limit 1) as title,
       u.name as "deletedBy",
-      to_char(l.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "deletedAt",
+      ${sql.raw(iso("l.at"))} as "deletedAt",
       l.comment as reason
     from mocs m
     left join lateral (select l.user_id, l.at, l.comment from moc_logs l

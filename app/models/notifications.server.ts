@@ -4,6 +4,7 @@
  * something happens; marking read is the only change, and only to one's own messages.
  */
 import { sql } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { getDb } from "~/utils/db.server";
 import { NotFound } from "~/utils/errors";
 import type { Actor } from "./authz.server";
@@ -48,8 +49,8 @@ export async function listNotifications(
         when 'moc' then (select 'MOC ' || m.serial_num from mocs m where m.id = p.record_id and not m.is_deleted)
         when 'pcr' then (select 'PCR ' || r.serial_num from pcrs r where r.id = p.record_id)
       end as "recordLabel",
-      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
-      to_char(p.read_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "readAt",
+      ${sql.raw(iso("p.created_at"))} as "createdAt",
+      ${sql.raw(iso("p.read_at"))} as "readAt",
       c.total, c.unread
     from counts c left join page p on true
     order by p.created_at desc, p.id desc`);

@@ -14,6 +14,7 @@ import { richTextToPlain } from "~/utils/sanitize.server";
 import type { HistoryEntry } from "./audit.server";
 import type { SignatureManifestation } from "./audit.server";
 import { fillsSlot, type MocDocument, type UserJson } from "./moc-document";
+import { capitalise, departmentLabel } from "./labels";
 import { mocStatusLabel } from "./moc-status";
 import { riskLabel } from "./risk";
 import { mocName, titleOf } from "./moc-names";
@@ -84,12 +85,10 @@ const text = (value: unknown): string => {
   if (value === undefined || value === null || value === "") return "—";
   if (value === true || value === "yes") return "Yes";
   if (value === false || value === "no") return "No";
-  if (Array.isArray(value)) return value.length ? value.map((v) => departmentName(String(v))).join(", ") : "None";
+  if (Array.isArray(value)) return value.length ? value.map((v) => departmentLabel(String(v))).join(", ") : "None";
   if (typeof value === "object" && "name" in value) return String((value as { name: unknown }).name);
   return String(value);
 };
-const departmentName = (d: string | null | undefined) =>
-  !d ? "—" : d === "hseq" ? "HSEQ" : d.charAt(0).toUpperCase() + d.slice(1);
 const plain = (html: unknown) => (typeof html === "string" && html.trim() ? richTextToPlain(html) || "—" : "—");
 const fileNameOf = (kind: "MOC" | "PCR", serial: string) => `${kind}-${serial.replace(/[^A-Za-z0-9-]+/g, "-")}.pdf`;
 const personWithPosition = (user: Pick<UserJson, "name" | "position"> | null | undefined) =>
@@ -97,8 +96,6 @@ const personWithPosition = (user: Pick<UserJson, "name" | "position"> | null | u
 
 // ---------------------------------------------------------------------------------------------
 // Signatures and history: one function each
-
-const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** What a reconstructed block or entry says about itself, so nobody mistakes it for a stored one. */
 export const RECONSTRUCTED_SIGNATURE =
@@ -113,7 +110,7 @@ const manifestationBlock = (m: SignatureManifestation, extra: Partial<PrintSigna
   name: m.accountName ? `${m.printedName} (account now named ${m.accountName})` : m.printedName,
   position: m.position ?? m.role,
   at: m.signedAt,
-  meaning: capitalised(m.meaning),
+  meaning: capitalise(m.meaning),
   state: "signed",
   mark: null,
   image: null,
@@ -236,7 +233,7 @@ function pcrSignatures(pcr: PcrDocument): PrintSignature[] {
       role: "Affected party",
       name: party.user?.name ?? null,
       position: party.user
-        ? [departmentName(party.user.department), party.user.position].filter(Boolean).join(", ")
+        ? [departmentLabel(party.user.department), party.user.position].filter(Boolean).join(", ")
         : null,
       at: party.signedAt,
       meaning: "Reviewed as an affected party",

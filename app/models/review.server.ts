@@ -8,6 +8,7 @@
  * docs/decisions/011-year-end-reviews.md.
  */
 import { desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { users, yearEndReviews, type MocSummary } from "#db/schema";
 import { DEPARTMENTS, type ReviewActionStatus } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
@@ -186,8 +187,8 @@ export function reviewsExportQuery(actor: Actor): SQL {
       jsonb_array_length(r.actions) as actions,
       (select count(*)::int from jsonb_array_elements(r.actions) a where a->>'status' <> 'done') as "openActions",
       u.name as "createdBy",
-      to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
-      to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"
+      ${sql.raw(iso("r.created_at"))} as "createdAt",
+      ${sql.raw(iso("r.updated_at"))} as "updatedAt"
     from year_end_reviews r left join users u on u.id = r.created_by
     order by r.year desc, r.updated_at desc, r.id desc`;
 }

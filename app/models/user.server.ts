@@ -1,6 +1,7 @@
 import { hash, verify } from "@node-rs/argon2";
 import { randomBytes } from "node:crypto";
 import { and, asc, count, desc, eq, ilike, ne, or, sql, type SQL } from "drizzle-orm";
+import { iso } from "#db/moc-document";
 import { z } from "zod";
 import {
   assertNoAdminOnlyFields,
@@ -110,7 +111,7 @@ export function usersExportQuery(search: string | undefined): SQL {
   const term = search?.trim();
   const like = term ? `%${escapeLike(term)}%` : null;
   return sql`select u.name, u.email, u.department, u.role, u.access, u.position, u.active,
-      to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"
+      ${sql.raw(iso("u.created_at"))} as "createdAt"
     from users u ${like ? sql`where u.name ilike ${like} or u.email ilike ${like}` : sql``}
     order by u.name, u.email`;
 }

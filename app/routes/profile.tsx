@@ -3,7 +3,8 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { ErrorList, Field, SubmitButton, titleCase } from "~/components/forms";
+import { ErrorList, Field, SubmitButton } from "~/components/forms";
+import { capitalise, departmentLabel } from "~/models/labels";
 import { profileSchema } from "~/models/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
 import { reminderPreferenceOf, setReminderPreference } from "~/models/reminder.server";
@@ -117,8 +118,8 @@ export default function Profile() {
         <div>
           <h1>Your profile</h1>
           <p className="muted">
-            {titleCase(user.department)} · {user.role === "admin" ? "Administrator" : "User"} · {titleCase(user.access)}{" "}
-            access
+            {departmentLabel(user.department)} · {user.role === "admin" ? "Administrator" : "User"} ·{" "}
+            {capitalise(user.access)} access
             {user.position ? ` · ${user.position}` : ""}
           </p>
         </div>

@@ -3,7 +3,7 @@ import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { startPasswordAttempt } from "~/models/password-attempts.server";
 import { passwordAllowedFor, passwordSignInOff } from "./password-policy.server";
-import type { Actor } from "~/models/authz.server";
+import { isAdmin, type Actor } from "~/models/authz.server";
 import { loadSessionUser, type Companion } from "~/models/session.server";
 import { loginSchema } from "~/models/user.schema";
 import { toPublicUser, verifyLogin, type PublicUser } from "~/models/user.server";
@@ -11,6 +11,7 @@ import { env } from "~/utils/env.server";
 import { clientAddress } from "~/utils/client-address.server";
 import { Conflict, Forbidden, Invalid, Unauthorized, UnsupportedMediaType } from "~/utils/errors";
 import { clearSessionCookie, hasSessionCookie, tokenFromCookie } from "~/utils/cookies.server";
+import { pageError } from "~/utils/page.server";
 import { TOKEN_INVALID, verifyToken } from "~/utils/token.server";
 
 export type Identity = {
@@ -210,6 +211,24 @@ export async function requirePageIdentity(
 export async function requirePageUser(request: Request): Promise<PublicUser> {
   return (await requirePageIdentity(request)).user;
 }
+
+/**
+ * A page guard: the signed-in user when the authorization predicate `may` (app/models/authz.server.ts)
+ * allows them, otherwise the 403 page saying `refusal`, that predicate's own refusal for this page.
+ * Loaders and actions both call it, so a refused write is refused before its form is read.
+ */
+export async function requirePageUserWho(
+  request: Request,
+  may: (actor: Actor) => boolean,
+  refusal: string,
+): Promise<PublicUser> {
+  const user = await requirePageUser(request);
+  if (!may(user)) pageError(new Forbidden(refusal));
+  return user;
+}
+
+/** The guard of a page only administrators open, whatever it is for (`refusal` says what). */
+export const requireAdmin = (request: Request, refusal: string) => requirePageUserWho(request, isAdmin, refusal);
 
 // ---------------------------------------------------------------------------------------------
 // Signing in (remix-auth + remix-auth-form)

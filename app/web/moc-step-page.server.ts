@@ -7,6 +7,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { z } from "zod";
+import { capitalise } from "~/models/labels";
 import type { MocDocument } from "~/models/moc-document";
 import {
   actingFor,
@@ -25,8 +26,6 @@ import { decisionContext } from "./decision-context.server";
 import { actingForPrincipal, activeUserOptions, requireMocForPage } from "./moc-page.server";
 import { domainErrorReply, fieldErrors, pageError, runForPage } from "~/utils/page.server";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
-
-const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export async function requireOpenStep(request: Request, id: string | undefined, step: MocStep) {
   const { user, access, doc, principals } = await requireMocForPage(request, id);

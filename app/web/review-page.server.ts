@@ -3,18 +3,19 @@ import { z } from "zod";
 import { canWriteReviews } from "~/models/authz.server";
 import { getReview, type ReviewDocument } from "~/models/review.server";
 import type { PublicUser } from "~/models/user.server";
-import { requirePageUser } from "./auth.server";
-import { Forbidden, NotFound } from "~/utils/errors";
+import { requirePageUserWho } from "./auth.server";
+import { NotFound } from "~/utils/errors";
 import { activeUserOptions } from "./moc-page.server";
 import { pageError, runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 
 /** The new and edit pages: admins and the HSEQ department; anyone else gets the 403 page. */
 export async function requireReviewWriterPage(request: Request): Promise<PublicUser> {
-  const user = await requirePageUser(request);
-  if (!canWriteReviews(user))
-    pageError(new Forbidden("Only admins and the HSEQ department can write year-end reviews."));
-  return user;
+  return requirePageUserWho(
+    request,
+    canWriteReviews,
+    "Only admins and the HSEQ department can write year-end reviews.",
+  );
 }
 
 /** A review for a page, its rich text sanitised again on the way out; 404 for an unknown or ill-formed id. */

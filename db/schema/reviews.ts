@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { ReviewActionStatus } from "./enums";
 import { users } from "./users";
-import type { InsightsFigures } from "../../app/models/insights.schema";
+import type { InsightsFigures } from "../insights-figures";
 
 export type ReviewSection = { heading: string; body: string };
 export type ReviewAction = { description: string; owner: string; due: string; status: ReviewActionStatus };

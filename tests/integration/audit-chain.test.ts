@@ -173,7 +173,7 @@ describe("the attack of issue 32 against the trail", () => {
     });
     expect(page.broken.filter((b) => b.recordId === moc._id)).toHaveLength(2);
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-verify-"));
-    const cli = await run(process.execPath, ["--import", "tsx", "db/audit-verify.ts"], {
+    const cli = await run(process.execPath, ["--import", "tsx", "scripts/audit-verify.ts"], {
       env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent" },
     }).then(
       () => ({ code: 0, stderr: "" }),

@@ -2,15 +2,12 @@ import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { canSeeOperations } from "~/models/authz.server";
 import { backupOverview } from "~/models/backup.server";
-import { Forbidden } from "~/utils/errors";
-import { pageError } from "~/utils/page.server";
-import { requirePageUser } from "~/web/auth.server";
+import { requirePageUserWho } from "~/web/auth.server";
 
 export const meta: MetaFunction = () => [{ title: "Administration · Change Management" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requirePageUser(request);
-  if (!canSeeOperations(user)) pageError(new Forbidden("Only administrators can see the administration page."));
+  await requirePageUserWho(request, canSeeOperations, "Only administrators can see the administration page.");
   return backupOverview();
 }
 

@@ -3,10 +3,8 @@ import { Link, useLoaderData } from "@remix-run/react";
 import type { ChainName } from "~/models/audit-chain.server";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { canVerifyAudit } from "~/models/authz.server";
-import { requirePageUser } from "~/web/auth.server";
-import { Forbidden } from "~/utils/errors";
+import { requirePageUserWho } from "~/web/auth.server";
 import { countAuditVerification } from "~/utils/metrics.server";
-import { pageError } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Audit trail · Change Management" }];
 
@@ -40,8 +38,7 @@ const KIND_LABEL: Record<ChainName, string> = {
 };
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requirePageUser(request);
-  if (!canVerifyAudit(user)) pageError(new Forbidden("Only administrators can check the audit trail."));
+  await requirePageUserWho(request, canVerifyAudit, "Only administrators can check the audit trail.");
   const result = await verifyAuditTrail();
   countAuditVerification(result);
   return { ...result, checkedAt: new Date().toISOString() };

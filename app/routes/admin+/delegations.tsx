@@ -3,28 +3,25 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { DelegationForm, DelegationTable } from "~/components/delegations";
 import { canManageDelegations } from "~/models/authz.server";
 import { allDelegations } from "~/models/delegation.server";
-import { requirePageUser } from "~/web/auth.server";
+import { requirePageUserWho } from "~/web/auth.server";
 import { delegationPageAction, isDelegationPost } from "~/web/delegation-page.server";
 import { activeUserOptions } from "~/web/moc-page.server";
-import { Forbidden, Invalid } from "~/utils/errors";
+import { Invalid } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Delegations · Change Management" }];
 
-async function requireAdmin(request: Request) {
-  const user = await requirePageUser(request);
-  if (!canManageDelegations(user)) pageError(new Forbidden("Only administrators can manage everyone's delegations."));
-  return user;
-}
+/** What the 403 page says to anyone the guard refuses. */
+const REFUSAL = "Only administrators can manage everyone's delegations.";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireAdmin(request);
+  await requirePageUserWho(request, canManageDelegations, REFUSAL);
   const [delegations, people] = await Promise.all([allDelegations(), activeUserOptions()]);
   return { delegations, people, today: new Date().toISOString().slice(0, 10) };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const actor = await requireAdmin(request);
+  const actor = await requirePageUserWho(request, canManageDelegations, REFUSAL);
   const form = await request.formData();
   if (!isDelegationPost(form)) pageError(new Invalid("That action was not understood."));
   return delegationPageAction(form, actor, "/admin/delegations");

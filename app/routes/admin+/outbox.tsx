@@ -7,21 +7,14 @@ import { SubmitButton } from "~/components/forms";
 import { EMAIL_STATUSES } from "#db/schema/enums";
 import { canSeeOutbox } from "~/models/authz.server";
 import { listOutbox, retryMessage } from "~/models/email.server";
-import { requirePageUser } from "~/web/auth.server";
-import { Forbidden } from "~/utils/errors";
+import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { refuseControlCharacters } from "~/models/text-rules";
-import { pageError, readPageQuery, runForPage } from "~/utils/page.server";
+import { readPageQuery, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Outbox · Change Management" }];
 
 const PAGE_SIZE = 50;
-
-async function requireAdmin(request: Request) {
-  const user = await requirePageUser(request);
-  if (!canSeeOutbox(user)) pageError(new Forbidden("Only administrators can see the outbox."));
-  return user;
-}
 
 const filterSchema = z.object({
   status: z.enum(EMAIL_STATUSES).optional().catch(undefined),
@@ -35,8 +28,11 @@ const filterSchema = z.object({
   page: z.coerce.number().int().min(1).default(1).catch(1),
 });
 
+/** What the 403 page says to anyone the guard refuses. */
+const REFUSAL = "Only administrators can see the outbox.";
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  const actor = await requireAdmin(request);
+  const actor = await requirePageUserWho(request, canSeeOutbox, REFUSAL);
   const filter = readPageQuery(request, filterSchema);
   const { messages, total } = await listOutbox(actor, {
     status: filter.status,
@@ -70,7 +66,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const actor = await requireAdmin(request);
+  const actor = await requirePageUserWho(request, canSeeOutbox, REFUSAL);
   const form = await request.formData();
   const parsed = z.object({ intent: z.literal("retry"), messageId: z.uuid() }).safeParse(Object.fromEntries(form));
   const back = `/admin/outbox${new URL(request.url).search}`;

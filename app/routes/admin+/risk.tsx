@@ -12,30 +12,25 @@ import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms"
 import { useSchemaForm } from "~/components/schema-form";
 import { RiskMatrix } from "~/components/risk";
 import { historyOf } from "~/models/audit.server";
-import { isAdmin } from "~/models/authz.server";
 import { riskSettingsFormSchema } from "~/models/risk.schema";
 import { getRiskSettings, RISK_SETTINGS_RECORD, setRiskSettings } from "~/models/risk-settings.server";
-import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
-import { requirePageUser } from "~/web/auth.server";
+import { fieldErrors, runForPage } from "~/utils/page.server";
+import { requireAdmin } from "~/web/auth.server";
 
 export const meta: MetaFunction = () => [{ title: "Risk matrix · Administration · Change Management" }];
 
-async function requireAdminUser(request: Request) {
-  const user = await requirePageUser(request);
-  if (!isAdmin(user)) pageError(new Forbidden("Only administrators can change the risk matrix."));
-  return user;
-}
+/** What the 403 page says to anyone the guard refuses. */
+const REFUSAL = "Only administrators can change the risk matrix.";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireAdminUser(request);
+  await requireAdmin(request, REFUSAL);
   const [settings, history] = await Promise.all([getRiskSettings(), historyOf("settings", RISK_SETTINGS_RECORD)]);
   return { settings, history: history.slice(-10).reverse() };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const user = await requireAdminUser(request);
+  const user = await requireAdmin(request, REFUSAL);
   const submission = parseWithZod(await request.formData(), { schema: riskSettingsFormSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const result = await runForPage(() => setRiskSettings(user, submission.value));

@@ -9,8 +9,8 @@ import { canManageUsers } from "~/models/authz.server";
 import { userEditSchema } from "~/models/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
 import { getUserById, toPublicUser, updateUser } from "~/models/user.server";
-import { requirePageUser } from "~/web/auth.server";
-import { Forbidden, NotFound } from "~/utils/errors";
+import { requirePageUserWho } from "~/web/auth.server";
+import { NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
 import { accessOptions, departmentOptions, positionOptions, roleOptions } from "~/routes/admin+/users";
@@ -22,8 +22,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 const editSchema = userEditSchema;
 
 async function load(request: Request, id: string | undefined) {
-  const actor = await requirePageUser(request);
-  if (!canManageUsers(actor)) pageError(new Forbidden("Only administrators can manage users."));
+  const actor = await requirePageUserWho(request, canManageUsers, "Only administrators can manage users.");
   const row = id ? await getUserById(id) : undefined;
   if (!row) pageError(new NotFound("There is no such user."));
   return { actor, user: toPublicUser(row) };

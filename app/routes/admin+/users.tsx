@@ -6,31 +6,28 @@ import { Form } from "~/components/form";
 import { z } from "zod";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { departmentLabel } from "~/components/moc";
-import { ErrorList, Field, SelectField, SubmitButton, titleCase } from "~/components/forms";
+import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
+import { capitalise } from "~/models/labels";
 import { canManageUsers } from "~/models/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { userFormSchema } from "~/models/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
 import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
-import { requirePageUser } from "~/web/auth.server";
-import { Forbidden } from "~/utils/errors";
+import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { refuseControlCharacters } from "~/models/text-rules";
-import { fieldErrors, pageError, readPageQuery, runForPage } from "~/utils/page.server";
+import { fieldErrors, readPageQuery, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Users · Change Management" }];
-
-async function requireAdmin(request: Request) {
-  const user = await requirePageUser(request);
-  if (!canManageUsers(user)) pageError(new Forbidden("Only administrators can manage users."));
-  return user;
-}
 
 /** The search box: control characters are a 400 with a message (docs/decisions/028-untrusted-text-and-sign-in-links.md). */
 const usersQuery = z.object({ q: refuseControlCharacters(z.string().optional()) });
 
+/** What the 403 page says to anyone the guard refuses. */
+const REFUSAL = "Only administrators can manage users.";
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requireAdmin(request);
+  await requirePageUserWho(request, canManageUsers, REFUSAL);
   const params = new URL(request.url).searchParams;
   const search = readPageQuery(request, usersQuery).q ?? "";
   return { users: await listUsers({ search }), search, confirmDelete: params.get(CONFIRM_DELETE_PARAM) };
@@ -44,7 +41,7 @@ const rowSchema = z.object({
 });
 
 export async function action({ request }: ActionFunctionArgs) {
-  const actor = await requireAdmin(request);
+  const actor = await requirePageUserWho(request, canManageUsers, REFUSAL);
   const formData = await request.formData();
   const intent = formData.get("intent");
   if (intent === "create") {
@@ -90,7 +87,7 @@ export async function action({ request }: ActionFunctionArgs) {
 
 export const roleOptions = ROLES.map((r) => ({ value: r, label: r === "admin" ? "Administrator" : "User" }));
 export const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
-export const accessOptions = ACCESS_LEVELS.map((a) => ({ value: a, label: titleCase(a) }));
+export const accessOptions = ACCESS_LEVELS.map((a) => ({ value: a, label: capitalise(a) }));
 export const positionOptions = POSITIONS.map((p) => ({ value: p, label: p }));
 
 export default function AdminUsers() {
@@ -214,7 +211,7 @@ function UserList() {
                   <td data-label="Department">{departmentLabel(user.department)}</td>
                   <td data-label="Role and access">
                     {user.role === "admin" ? <span className="badge badge-info">Admin</span> : "User"} ·{" "}
-                    {titleCase(user.access)}
+                    {capitalise(user.access)}
                   </td>
                   <td data-label="Position">{user.position ?? <span className="muted">None</span>}</td>
                   <td data-label="Status">

@@ -16,9 +16,9 @@ import {
   removeAssignment,
   updateVessel,
 } from "~/models/vessel.server";
-import { requirePageUser } from "~/web/auth.server";
+import { requirePageUserWho } from "~/web/auth.server";
 import { activeUserOptions } from "~/web/moc-page.server";
-import { Forbidden, Invalid } from "~/utils/errors";
+import { Invalid } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 
@@ -34,14 +34,11 @@ const addVesselSchema = z.object({
 });
 const idSchema = z.object({ id: z.uuid({ error: "Expected an id" }) });
 
-async function requireAdmin(request: Request) {
-  const user = await requirePageUser(request);
-  if (!canManageVessels(user)) pageError(new Forbidden("Only administrators keep the vessel register."));
-  return user;
-}
+/** What the 403 page says to anyone the guard refuses. */
+const REFUSAL = "Only administrators keep the vessel register.";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireAdmin(request);
+  const user = await requirePageUserWho(request, canManageVessels, REFUSAL);
   const [vessels, assignments, people] = await Promise.all([
     listVessels(),
     listAssignments(user, {}),
@@ -53,7 +50,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 type Reply = { intent: string; id?: string; reply: SubmissionResult<string[]> };
 
 export async function action({ request }: ActionFunctionArgs) {
-  const actor = await requireAdmin(request);
+  const actor = await requirePageUserWho(request, canManageVessels, REFUSAL);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const id = typeof form.get("id") === "string" ? String(form.get("id")) : undefined;

@@ -1,7 +1,7 @@
 // /archive/{mocs,pcrs}/:id: one paper record.
-import { archiveMeta } from "~/components/archive";
-import { ArchiveRecordPage } from "~/components/archive-record";
-import { archiveRecordLoader } from "~/web/archive-page.server";
+import { archiveMeta } from "./__list";
+import { ArchiveRecordPage } from "./__record";
+import { archiveRecordLoader } from "./pages.server";
 
 export const meta = archiveMeta((label, serial) => `${serial ?? "Record"} · ${label}`);
 export const loader = archiveRecordLoader;

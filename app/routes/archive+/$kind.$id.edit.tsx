@@ -1,7 +1,7 @@
 // /archive/{mocs,pcrs}/:id/edit (admins and HSEQ).
-import { archiveMeta } from "~/components/archive";
-import { ArchiveFormPage } from "~/components/archive-record";
-import { archiveEditAction, archiveEditLoader } from "~/web/archive-page.server";
+import { archiveMeta } from "./__list";
+import { ArchiveFormPage } from "./__record";
+import { archiveEditAction, archiveEditLoader } from "./pages.server";
 
 export const meta = archiveMeta((label, serial) => `Edit ${serial ?? ""} · ${label}`);
 export const loader = archiveEditLoader;

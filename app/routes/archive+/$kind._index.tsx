@@ -1,6 +1,6 @@
 // /archive/mocs and /archive/pcrs: the legacy records of one kind.
-import { ArchiveListPage, archiveMeta } from "~/components/archive";
-import { archiveListLoader } from "~/web/archive-page.server";
+import { ArchiveListPage, archiveMeta } from "./__list";
+import { archiveListLoader } from "./pages.server";
 
 export const meta = archiveMeta((label) => label);
 export const loader = archiveListLoader;

@@ -1,7 +1,7 @@
 // /archive/{mocs,pcrs}/new: add a paper record (admins and HSEQ).
-import { archiveMeta } from "~/components/archive";
-import { ArchiveFormPage } from "~/components/archive-record";
-import { archiveNewAction, archiveNewLoader } from "~/web/archive-page.server";
+import { archiveMeta } from "./__list";
+import { ArchiveFormPage } from "./__record";
+import { archiveNewAction, archiveNewLoader } from "./pages.server";
 
 export const meta = archiveMeta((label) => `New · ${label}`);
 export const loader = archiveNewLoader;

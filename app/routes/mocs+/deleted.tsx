@@ -7,29 +7,25 @@ import { formatDateTime, StatusBadge } from "~/components/moc";
 import { MocListTabs } from "~/components/moc-list-tabs";
 import { canSeeDeletedMocs } from "~/models/authz.server";
 import { listDeletedMocs, restoreMoc } from "~/models/moc.server";
-import { requirePageUser } from "~/web/auth.server";
-import { Forbidden } from "~/utils/errors";
+import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { pageError, runForPage } from "~/utils/page.server";
+import { runForPage } from "~/utils/page.server";
 
 /** Admins' list of deleted MOCs, with who deleted each, when and why, and a restore button. */
 export const meta: MetaFunction = () => [{ title: "Deleted MOCs · Change Management" }];
 
-async function requireAdminPage(request: Request) {
-  const user = await requirePageUser(request);
-  if (!canSeeDeletedMocs(user)) pageError(new Forbidden("Only admins see deleted MOCs."));
-  return user;
-}
+/** What the 403 page says to anyone the guard refuses. */
+const REFUSAL = "Only admins see deleted MOCs.";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireAdminPage(request);
+  const user = await requirePageUserWho(request, canSeeDeletedMocs, REFUSAL);
   return { rows: await listDeletedMocs(user) };
 }
 
 const restoreForm = z.object({ intent: z.literal("restore"), moc_id: z.uuid({ error: "Choose a MOC to restore" }) });
 
 export async function action({ request }: ActionFunctionArgs) {
-  const user = await requireAdminPage(request);
+  const user = await requirePageUserWho(request, canSeeDeletedMocs, REFUSAL);
   const parsed = restoreForm.safeParse(Object.fromEntries(await request.formData()));
   if (!parsed.success) {
     return redirectWithFlash("/mocs/deleted", {

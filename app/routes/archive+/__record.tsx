@@ -1,19 +1,16 @@
-/** One legacy record's pages, for both kinds: the record, the new/edit form, the delete confirmation. */
+/** One legacy record's pages, for both kinds: the record, the new/edit form, the delete confirmation (not a route: `__`). */
 import { getFormProps, getInputProps, useForm } from "@conform-to/react";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { ARCHIVE, ARCHIVE_LIMITS, capitalise } from "~/models/archive.constants";
+import { ARCHIVE, ARCHIVE_LIMITS } from "~/models/archive.constants";
+import { capitalise } from "~/models/labels";
 import { useLazyValidation } from "~/components/lazy-validation";
-import type {
-  archiveDeleteLoader,
-  archiveEditAction,
-  archiveEditLoader,
-  archiveRecordLoader,
-} from "~/web/archive-page.server";
-import { AttachmentLinks, LegacyStatusBadge, listPath, recordPath } from "./archive";
-import { TextField } from "./fields";
-import { ErrorList, Field, SelectField, SubmitButton } from "./forms";
-import { formatDate, formatDateTime } from "./moc";
+import type { archiveDeleteLoader, archiveEditAction, archiveEditLoader, archiveRecordLoader } from "./pages.server";
+import { LegacyStatusBadge } from "~/components/archive";
+import { TextField } from "~/components/fields";
+import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
+import { formatDate, formatDateTime } from "~/components/moc";
+import { AttachmentLinks, listPath, recordPath } from "./__list";
 
 function LongText({ text }: { text: string | undefined }) {
   return text ? <p className="archive-text">{text}</p> : <p className="muted">None recorded.</p>;

@@ -1,7 +1,8 @@
 /**
  * Loaders and actions of the archive pages, shared by both kinds: /archive/mocs/... and
  * /archive/pcrs/... (the `$kind` segment). Readers see the lists and records; a reader opening a
- * write page gets the 403 page. Every action calls the same model function as /api.
+ * write page gets the 403 page. Every action calls the same model function as /api. Beside the
+ * routes that use it (`.server` files in a `+` folder are not routes).
  */
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
@@ -11,7 +12,6 @@ import { decodeCsvFile, importArchiveCsv, checkArchiveImport, type ImportCheck }
 import {
   archiveFilterSchema,
   archivePageSchemas,
-  capitalise,
   CSV_LIMITS,
   kindBySegment,
   type ArchiveKindInfo,
@@ -26,8 +26,9 @@ import {
   type ArchiveDocument,
 } from "~/models/archive.server";
 import { canWriteArchive } from "~/models/authz.server";
+import { capitalise } from "~/models/labels";
 import type { PublicUser } from "~/models/user.server";
-import { requirePageUser } from "./auth.server";
+import { requirePageUser } from "~/web/auth.server";
 import { DomainError, Forbidden, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, readPageQuery, runForPage } from "~/utils/page.server";

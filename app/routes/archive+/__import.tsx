@@ -1,22 +1,18 @@
 /**
  * CSV import page, for both kinds. Step one uploads a file and shows the check: the rejected rows
  * with their lines and reasons, or the records about to be added. Step two (only when every row is
- * valid) confirms, carrying the checked file in a hidden field; nothing is saved before that.
+ * valid) confirms, carrying the checked file in a hidden field; nothing is saved before that. Not a
+ * route (`__`).
  */
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import {
-  ARCHIVE,
-  capitalise,
-  COLUMN_HELP,
-  CSV_LIMITS,
-  isRequiredField,
-  type ArchiveKind,
-} from "~/models/archive.constants";
-import type { archiveImportAction, archiveImportLoader, ImportReport } from "~/web/archive-page.server";
-import { LegacyStatusBadge, listPath } from "./archive";
-import { ErrorList, SubmitButton } from "./forms";
-import { formatDate } from "./moc";
+import { ARCHIVE, COLUMN_HELP, CSV_LIMITS, isRequiredField, type ArchiveKind } from "~/models/archive.constants";
+import { LegacyStatusBadge } from "~/components/archive";
+import { ErrorList, SubmitButton } from "~/components/forms";
+import { formatDate } from "~/components/moc";
+import { capitalise } from "~/models/labels";
+import { listPath } from "./__list";
+import type { archiveImportAction, archiveImportLoader, ImportReport } from "./pages.server";
 
 function Columns({ kind }: { kind: ArchiveKind }) {
   const info = ARCHIVE[kind];

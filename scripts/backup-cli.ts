@@ -10,8 +10,8 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import postgres from "postgres";
-import { relocatedRoot, runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "./embedded";
-import { BackupError, restoreBackup, writeBackup } from "./backup";
+import { relocatedRoot, runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
+import { BackupError, restoreBackup, writeBackup } from "#db/backup";
 
 /** The URL of the embedded server running on DATA_DIR right now (its port and password), or null. */
 export async function runningEmbeddedUrl(dataDir: string, database = "app"): Promise<string | null> {
