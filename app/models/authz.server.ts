@@ -312,22 +312,6 @@ export const holdsPcrRole = (actor: Actor, pcr: PcrAccess, role: string) =>
 /** Name substitutes for a PCR's position slots: admins. */
 export const canNamePcrSubstitutes = (actor: Actor) => isAdmin(actor);
 
-/**
- * Whether `actor` may sign or comment the PCR slot `role`, and for whom: themselves (`onBehalfOf`
- * null) when they hold it, else the first of `principals` (the absent people who delegated to
- * them today, docs/decisions/023-temporary-changes-and-delegation.md) who holds it. Null when neither.
- */
-export function pcrSlotHolder(
-  actor: Actor,
-  pcr: PcrAccess,
-  role: string,
-  principals: readonly Actor[] = [],
-): { onBehalfOf: Actor | null } | null {
-  if (holdsPcrRole(actor, pcr, role)) return { onBehalfOf: null };
-  const principal = principals.find((p) => holdsPcrRole(p, pcr, role));
-  return principal ? { onBehalfOf: principal } : null;
-}
-
 /** The PCR lists as SQL over `p`, mirroring `canViewPcr`. */
 export const pcrListScope = (actor: Actor) =>
   seesAllPcrs(actor)

@@ -96,7 +96,7 @@ export const waitsOnSlotSql = (actor: Actor): SQL =>
  * Whether `actor` may sign or comment the slot `role`, and for whom: themselves (`onBehalfOf`
  * null) when they hold it, else the first of `principals` (the absent people who delegated to
  * them today, docs/decisions/023-temporary-changes-and-delegation.md) who holds it. Null when
- * neither. The same rule as `pcrSlotHolder` (authz.server.ts), keeping the principal's own type.
+ * neither. The principal comes back with its own type.
  */
 export function slotHolder<P extends Actor>(
   actor: Actor,

@@ -34,6 +34,7 @@ import { sanitizeRichText } from "~/utils/sanitize.server";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
 import { fillsSlot } from "~/models/moc-document";
+import { capitalise } from "~/models/labels";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {
@@ -542,5 +543,3 @@ export default function PcrPage() {
     </>
   );
 }
-
-const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
