@@ -9,7 +9,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { isDecisionPending, type Actor, type MocAccess, type MocProgress } from "./authz.server";
 import { APPROVAL_STAGE_ACTION } from "./risk";
 import type { Role } from "./moc-steps/shape.server";
-import { literal } from "./workflow/engine.server";
+import { literal } from "./workflow/sql-literal";
 
 /**
  * What a check is judged against: a plain check (a deviation decision, a verification, the end of

@@ -60,7 +60,6 @@ export const MOC_WORKFLOW = defineWorkflow<MocKind, typeof STEPS>(
     kind: "moc",
     noun: "MOC",
     alias: "m",
-    signatureKind: "moc",
     roles: {
       originator: { holder: (moc) => moc.originatorId, column: ROLES.originator.column },
       implementer: { holder: (moc) => moc.implementerId, column: ROLES.implementer.column },

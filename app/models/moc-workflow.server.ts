@@ -24,6 +24,8 @@ import {
   type StepInput,
 } from "./moc-steps.server";
 import { mocLogLink, notifyAboutMoc } from "./moc-store.server";
+import { signatureLink, signatureRow } from "./audit.server";
+import { principalsOf } from "./delegation.server";
 import { findRecipients } from "./email.server";
 import type { PublicUser } from "./user.server";
 
@@ -141,8 +143,9 @@ const runMocStep = MOC_WORKFLOW.runner({
     return loaded && { record: loaded.access, state: stateOf(loaded.access, loaded.state), heads: loaded.heads };
   },
   context: ({ tx, actor, record, now }) => ({ tx, actor, moc: record, now }),
+  principals: principalsOf,
   logLink: mocLogLink,
-  async commit(tx, { record: moc, actor, onBehalfOf, outcome, now, logLink: log, signature }) {
+  async commit(tx, { record: moc, actor, onBehalfOf, outcome, now, logLink: log, signs, heads }) {
     // Each email links its reader to where they act next: the step form now waiting, when they
     // may submit it, else the record.
     const changed = outcome.changes ?? {};
@@ -155,7 +158,18 @@ const runMocStep = MOC_WORKFLOW.runner({
       hseqId: changed.hseqId ?? moc.hseqId,
       verifierId: changed.verifierId ?? moc.verifierId,
     };
-    const { link: signed, ...manifestation } = signature ?? { link: null };
+    const signature =
+      signs &&
+      signatureRow({
+        kind: "moc",
+        recordId: moc.id,
+        signer: actor,
+        role: signs.role,
+        onBehalfOf,
+        meaning: signs.meaning,
+        at: now,
+      });
+    const signed = signature && signatureLink(signature, heads.signature);
     // One flight: the move, then (not waiting for it) who each notice reaches.
     const notices = outcome.notices ?? [];
     const [[stateAfter], recipients] = await Promise.all([
@@ -176,7 +190,7 @@ const runMocStep = MOC_WORKFLOW.runner({
         logHash: log.hash,
         logHeadMac: log.headMac,
         keyId: log.keyId,
-        ...(signature && { ...manifestation, signedAt: signature.signedAt.toISOString() }),
+        ...(signature && { ...signature, signedAt: signature.signedAt.toISOString() }),
         ...(signed && {
           signatureSeq: signed.seq,
           signaturePrevHash: signed.prevHash,

@@ -13,10 +13,11 @@ import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
 import { chainTime, entryContent, nextLink, type ChainHead, type Link } from "../audit-chain.server";
-import { signatureLink, signatureRow, type SignatureKind } from "../audit.server";
 import type { Actor } from "../authz.server";
-import { principalsOf } from "../delegation.server";
 import type { PublicUser } from "../user.server";
+import { literal } from "./sql-literal";
+
+export { literal };
 
 /** What every record kind's state has: the rules' conditions come on top. */
 export type BaseState = { status: string; completed: boolean; isDeleted: boolean };
@@ -130,8 +131,13 @@ export type Move<K extends KindTypes, Record> = {
   log: LogEntry;
   /** The audit entry's link in the record's chain. */
   logLink: Link;
-  /** The decision's signature manifestation and its link, when the step signs. */
-  signature: (ReturnType<typeof signatureRow> & { link: Link }) | null;
+  /**
+   * The decision's signature, when the step signs: the role it is signed as and what it means. The
+   * kind writes the manifestation (signatureRow and signatureLink in audit.server.ts) in its move,
+   * as the next link of the chain whose head `heads.signature` is.
+   */
+  signs: { role: string; meaning: string } | null;
+  heads: { log: ChainHead; signature: ChainHead };
 };
 
 /** A record kind's rules as the engine reads them: its names, roles and conditions as SQL, four eyes. */
@@ -142,8 +148,6 @@ export type KindRules<K extends KindTypes> = {
   noun: string;
   /** The SQL alias every fragment uses for the record's row (`m` for `mocs m`). */
   alias: string;
-  /** The signature kind its signing steps write, when any does. */
-  signatureKind?: SignatureKind;
   /** Each role: who holds it on a record, and the column naming them over the alias. */
   roles: { [R in K["role"]]: { holder: (record: K["access"]) => string | null; column: SQL } };
   /** Each condition as SQL over the alias (the lists' twin of the state). */
@@ -183,12 +187,14 @@ export type KindRunner<K extends KindTypes, Record extends { id: string }, Answe
    * Null when the row had moved meanwhile (nothing written): the engine answers 409.
    */
   commit: (tx: Transaction, move: Move<K, Record & K["access"]>) => Promise<Answer | null>;
+  /**
+   * The absent people who delegated to the actor today, whose steps they may take
+   * (delegation.server.ts `principalsOf`); none when the kind has no delegation.
+   */
+  principals?: (tx: Transaction, actorId: string) => Promise<PublicUser[]>;
   /** The audit entry's link; by default an `audit_entries`-shaped entry of `kind`. */
   logLink?: (recordId: string, head: ChainHead, entry: LogEntry) => Link;
 };
-
-/** A constant of the code as an SQL literal, so the query text (and its plan) stays the same. */
-export const literal = (text: string) => sql.raw(`'${text.replace(/'/g, "''")}'`);
 
 /** An audit entry's next link in the chain `kind` of the record (its content as `entryContent`). */
 export const entryLink = (kind: string, recordId: string, head: ChainHead, entry: LogEntry): Link =>
@@ -449,7 +455,7 @@ end`;
         const loaded = await kind.load(tx, id);
         if (!loaded || loaded.state.isDeleted) throw new NotFound(`No ${config.noun} with this id`);
         const { record, state, heads } = loaded;
-        const principals = mayAct(s, actor, record) ? [] : await principalsOf(tx, actor._id);
+        const principals = mayAct(s, actor, record) ? [] : ((await kind.principals?.(tx, actor._id)) ?? []);
         const acting = actingFor(s, actor, record, principals);
         if (!acting) {
           const forSomeone = principals.find((p) => mayAct(s, p, record));
@@ -475,19 +481,6 @@ end`;
           ...kind.context({ tx, actor: as, record, now }),
           input,
         });
-        const signatureKind = config.signatureKind;
-        const row =
-          definition.signs && outcome.meaning && signatureKind
-            ? signatureRow({
-                kind: signatureKind,
-                recordId: record.id,
-                signer: actor,
-                role: definition.signs(onBehalfOf ?? actor, record),
-                onBehalfOf,
-                meaning: outcome.meaning,
-                at: now,
-              })
-            : null;
         const log: LogEntry = {
           userId: actor._id,
           onBehalfOf: onBehalfOf?._id ?? null,
@@ -507,7 +500,11 @@ end`;
           now,
           log,
           logLink,
-          signature: row && { ...row, link: signatureLink(row, heads.signature) },
+          signs:
+            definition.signs && outcome.meaning
+              ? { role: definition.signs(onBehalfOf ?? actor, record), meaning: outcome.meaning }
+              : null,
+          heads,
         });
         if (answer === null) throw new Conflict(`This ${config.noun} changed meanwhile; reload it and try again`);
         return answer;
