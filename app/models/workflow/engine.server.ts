@@ -1,12 +1,12 @@
 /**
- * The step engine (docs/decisions/046-workflow-engine.md): `defineWorkflow(kind, steps)` turns a
- * record kind's step table into the one way its steps happen (`run`) and everything that reads the
+ * The step engine (docs/decisions/046-workflow-engine.md): `defineWorkflow(kind, order, steps)` turns
+ * a record kind's step table into the one way its steps happen (`runner`) and everything that reads the
  * steps (who may act and why not, whether a step is open, what the record waits for, whose it is)
  * with each rule's SQL twin over the kind's alias. The engine knows nothing of MOCs: the kind gives
  * its roles and conditions as SQL, how to lock and load a record with its chains' heads, and its
  * move (the tuned single statement that writes the record, its audit entry, its signature and the
- * chains' heads together). The MOC's workflow is moc-steps.server.ts; a kind with no more than two
- * steps is built in tests/integration/workflow-engine.test.ts.
+ * chains' heads together). The MOC's workflow is moc-steps.server.ts; a kind of two steps is
+ * built in tests/integration/workflow-engine.test.ts.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
@@ -16,8 +16,6 @@ import { chainTime, entryContent, nextLink, type ChainHead, type Link } from "..
 import type { Actor } from "../authz.server";
 import type { PublicUser } from "../user.server";
 import { literal } from "./sql-literal";
-
-export { literal };
 
 /** What every record kind's state has: the rules' conditions come on top. */
 export type BaseState = { status: string; completed: boolean; isDeleted: boolean };
