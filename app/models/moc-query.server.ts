@@ -17,7 +17,7 @@ import { lockedHeadSql, parseHead } from "./audit-chain.server";
 import { mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 import { cut, type PageOf, type PageRequest } from "./keyset";
-import { ACTED_SQL } from "./moc-steps.server";
+import { ACTED_SQL } from "./moc-four-eyes.server";
 import { APPROVAL_SQL, type ApprovalState } from "./risk-approval.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */

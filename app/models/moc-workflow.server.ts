@@ -1,40 +1,33 @@
 /**
- * `runStep`, the one way a MOC step happens (the steps themselves are declared in
- * moc-steps.server.ts): in one transaction it locks the MOC, checks the caller (403) and whether
- * the step is open (409; four eyes refusals name why), applies the step, moves the status with a
- * conditional update, appends the audit entry and the decision's signature manifestation, and
- * queues the emails. Two identical submissions at the same moment move the MOC
- * once; the other gets 409.
+ * `runStep`, the one way a MOC step happens: the engine (workflow/engine.server.ts) runs the MOC's
+ * workflow (moc-steps.server.ts) with the MOC's load and move given here. In one transaction it
+ * locks the MOC, checks the caller (403) and whether the step is open (409; four eyes refusals
+ * name why), applies the step, moves the status with a conditional update, appends the audit
+ * entry and the decision's signature manifestation, and queues the emails. Two identical
+ * submissions at the same moment move the MOC once; the other gets 409.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { mocs } from "#db/schema";
-import { getDb, preparedSql, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
-import { Conflict, Forbidden, NotFound } from "~/utils/errors";
+import { preparedSql, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocForStep, loadMocStepState, type MocStepState } from "./moc-query.server";
-import { mocStatusLabel } from "./moc-status";
-import { principalsOf } from "./delegation.server";
 import type { Actor, MocAccess } from "./authz.server";
 import {
-  actingFor,
-  dependenceOf,
   mayAct,
-  refusalFor,
+  MOC_WORKFLOW,
   returnedByHseq,
   stepWaiting,
   STEPS,
   temporaryConditions,
-  whyClosed,
   type MocState,
   type MocStep,
-  type StepDefinition,
   type StepInput,
 } from "./moc-steps.server";
 import { mocLogLink, notifyAboutMoc } from "./moc-store.server";
 import { signatureLink, signatureRow } from "./audit.server";
+import { principalsOf } from "./delegation.server";
 import { findRecipients } from "./email.server";
 import type { PublicUser } from "./user.server";
-import type { z } from "zod";
 
 /** What opens and closes steps, read from the tables. */
 export async function loadMocState(
@@ -140,43 +133,19 @@ const moveStatement = statementOnceBy(
 );
 
 /**
- * Runs one step of one MOC for the actor; returns the populated MOC after the change, as the JSON
- * text of its stored document. The actor is
- * the acting person: when the step's rule does not name them, they may act for an absent person
- * who delegated to them today (`actingFor`: no chains, the four-eyes rule on the acting person),
- * and the audit entry and the emails say "A on behalf of B".
+ * The MOC's load and move for the engine (workflow/engine.server.ts `runner`): the MOC locked with
+ * its chains' heads, then the move's one statement and the notices.
  */
-export async function runStep<S extends MocStep>(
-  step: S,
-  actor: PublicUser,
-  mocId: string,
-  input: StepInput<S>,
-): Promise<string> {
-  const definition = STEPS[step] as unknown as StepDefinition<z.ZodType<StepInput<S>>>;
-  return getDb().transaction(async (tx) => {
+const runMocStep = MOC_WORKFLOW.runner({
+  async load(tx, id) {
     // The MOC locked, with the state this step decides on (read once the lock is granted).
-    const loaded = await loadMocForStep(mocId, tx);
-    if (!loaded || loaded.access.isDeleted) throw new NotFound("No MOC with this id");
-    const { access: moc, state: stateBefore, heads } = loaded;
-    const principals = mayAct(step, actor, moc) ? [] : await principalsOf(tx, actor._id);
-    const acting = actingFor(step, actor, moc, principals);
-    if (!acting) {
-      const forSomeone = principals.find((p) => mayAct(step, p, moc));
-      const dependence = forSomeone && dependenceOf(actor._id, moc, definition.who.independent ?? "check");
-      if (dependence) {
-        throw new Forbidden(
-          `${definition.who.refusal}; as ${dependence} of this MOC you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
-        );
-      }
-      throw new Forbidden(refusalFor(step, actor, moc));
-    }
-    const onBehalfOf = acting.onBehalfOf as PublicUser | null;
-    // The acting person writes; messages name them as acting for the absent person.
-    const as = onBehalfOf ? { ...actor, name: `${actor.name} on behalf of ${onBehalfOf.name}` } : actor;
-    const closed = whyClosed(step, stateOf(moc, stateBefore), (status) => mocStatusLabel(status).toLowerCase());
-    if (closed) throw new Conflict(closed);
-    const now = new Date();
-    const outcome = await definition.apply({ tx, actor: as, moc, input, now });
+    const loaded = await loadMocForStep(id, tx);
+    return loaded && { record: loaded.access, state: stateOf(loaded.access, loaded.state), heads: loaded.heads };
+  },
+  context: ({ tx, actor, record, now }) => ({ tx, actor, moc: record, now }),
+  principals: principalsOf,
+  logLink: mocLogLink,
+  async commit(tx, { record: moc, actor, onBehalfOf, outcome, now, logLink: log, signs, heads }) {
     // Each email links its reader to where they act next: the step form now waiting, when they
     // may submit it, else the record.
     const changed = outcome.changes ?? {};
@@ -190,26 +159,16 @@ export async function runStep<S extends MocStep>(
       verifierId: changed.verifierId ?? moc.verifierId,
     };
     const signature =
-      definition.signs && outcome.meaning
-        ? signatureRow({
-            kind: "moc",
-            recordId: moc.id,
-            signer: actor,
-            role: definition.signs(onBehalfOf ?? actor, moc),
-            onBehalfOf,
-            meaning: outcome.meaning,
-            at: now,
-          })
-        : null;
-    const log = mocLogLink(moc.id, heads.log, {
-      userId: actor._id,
-      onBehalfOf: onBehalfOf?._id ?? null,
-      action: outcome.action,
-      fromStatus: moc.status,
-      toStatus: outcome.to,
-      comment: outcome.comment ?? null,
-      at: now,
-    });
+      signs &&
+      signatureRow({
+        kind: "moc",
+        recordId: moc.id,
+        signer: actor,
+        role: signs.role,
+        onBehalfOf,
+        meaning: signs.meaning,
+        at: now,
+      });
     const signed = signature && signatureLink(signature, heads.signature);
     // One flight: the move, then (not waiting for it) who each notice reaches.
     const notices = outcome.notices ?? [];
@@ -242,7 +201,7 @@ export async function runStep<S extends MocStep>(
       // Nobody is told of their own action (docs/decisions/029-oidc-and-notifications.md).
       Promise.all(notices.map((notice) => findRecipients(tx, { ...notice.to, except: actor._id }))),
     ]);
-    if (!stateAfter) throw new Conflict("This MOC changed meanwhile; reload it and try again");
+    if (!stateAfter) return null;
     const waiting = stepWaiting(stateOf({ ...moc, ...after }, stateAfter));
     const linkFor = (reader: Actor) =>
       waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
@@ -257,7 +216,17 @@ export async function runStep<S extends MocStep>(
       );
     }
     return storedDocumentNow(tx, moc.id);
-  });
+  },
+});
+
+/**
+ * Runs one step of one MOC for the actor; returns the populated MOC after the change, as the JSON
+ * text of its stored document. The actor is the acting person: when the step's rule does not name
+ * them, they may act for an absent person who delegated to them today (`actingFor`: no chains, the
+ * four-eyes rule on the acting person), and the audit entry and the emails say "A on behalf of B".
+ */
+export function runStep<S extends MocStep>(step: S, actor: PublicUser, mocId: string, input: StepInput<S>) {
+  return runMocStep(step, actor, mocId, input);
 }
 
 /** `runStep` for callers that read the document it answers with (the step pages, the demo seed). */
