@@ -393,18 +393,43 @@ export type PcrSigningOffer = Awaited<ReturnType<typeof pcrSigningOffer>>;
 // ---------------------------------------------------------------------------------------------
 // Waiting on me
 
-/** PCR signatures waiting on the user: their chain slot is next, or they are an unsigned affected party. */
-export async function pendingPcrSignatures(actor: PublicUser) {
+/**
+ * PCR signatures waiting on the user: their chain slot is next and the signing would take it from
+ * them (`signRefusal`: a holder of two chain roles who signed one waits on neither), or they are
+ * an unsigned affected party.
+ */
+export const pendingPcrSignatures = (actor: PublicUser) => slotsWaitingOn(actor, { signer: actor, onBehalfOf: null });
+
+/**
+ * The chain slots waiting on `principal` that `delegate` may sign for them today (the dashboard's
+ * "On behalf of B"): the same rule, asked of the delegate signing for the principal, so a slot the
+ * delegate may not sign (they signed another slot of that PCR) is not offered. Affected parties
+ * sign for themselves. The signing checks the period again.
+ */
+export async function delegatedPcrSignatures(principal: PublicUser, delegate: PublicUser) {
+  return (await slotsWaitingOn(principal, { signer: delegate, onBehalfOf: principal })).filter(
+    (item) => item.role !== AFFECTED_PARTY.role,
+  );
+}
+
+async function slotsWaitingOn(
+  holder: PublicUser,
+  { signer, onBehalfOf }: { signer: PublicUser; onBehalfOf: PublicUser | null },
+) {
   const p = alias(pcrs, "p");
   const rows = await getDb()
     .select()
     .from(p)
-    .where(sql`${p.status} = 'pending' and (${waitsOnSlotSql(actor)} or ${AFFECTED_PARTY.who.sql(actor)})`)
+    .where(sql`${p.status} = 'pending' and (${waitsOnSlotSql(holder)} or ${AFFECTED_PARTY.who.sql(holder)})`)
     .orderBy(p.createdAt);
   return rows.flatMap((row) => {
     const items: { pcrId: string; serialNum: string; role: string; waitingSince: string }[] = [];
     const next = nextSlot(row.signatures);
-    if (next && slotDefinition(next.Name).who.may(actor, rowAccess(row))) {
+    if (
+      next &&
+      slotDefinition(next.Name).who.may(holder, rowAccess(row)) &&
+      !signRefusal(signer, chainOf(row), next.Name, onBehalfOf)
+    ) {
       const previous = [...row.signatures].reverse().find((s) => s.state === "signed");
       items.push({
         pcrId: row.id,
@@ -413,7 +438,7 @@ export async function pendingPcrSignatures(actor: PublicUser) {
         waitingSince: previous?.signatureDate ?? row.createdAt.toISOString(),
       });
     }
-    if (row.affectedParties.some((a) => a.userId === actor._id && a.state !== "signed")) {
+    if (row.affectedParties.some((a) => a.userId === holder._id && a.state !== "signed")) {
       items.push({
         pcrId: row.id,
         serialNum: row.serialNum,
@@ -423,13 +448,4 @@ export async function pendingPcrSignatures(actor: PublicUser) {
     }
     return items;
   });
-}
-
-/**
- * The chain slots waiting on `principal` that their delegate may sign for them today (the
- * dashboard's "On behalf of B"); affected parties sign for themselves. The signing itself checks
- * the period and one person one slot again (`signRefusal`).
- */
-export async function delegatedPcrSignatures(principal: PublicUser) {
-  return (await pendingPcrSignatures(principal)).filter((item) => item.role !== AFFECTED_PARTY.role);
 }

@@ -38,7 +38,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const delegated = await Promise.all(
     principals.map(async (principal) => ({
       name: principal.name,
-      signatures: await delegatedPcrSignatures(principal),
+      signatures: await delegatedPcrSignatures(principal, user),
       actions: (await pendingActions(principal, { limit: WAITING_SHOWN, delegate: user })).actions.map((item) => ({
         ...stepLink(item.type),
         mocId: item.moc._id,

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import * as pcrViewPage from "~/routes/pcrs+/$id";
 import { createDelegation } from "~/models/delegation.server";
 import { PCR_CHAIN, nextSlot, slotDefinition, waitsOnSlotSql } from "~/models/pcr-chain.server";
-import { pendingPcrSignatures } from "~/models/pcr-signing.server";
+import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr-signing.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser, PASSWORD } from "../helpers/factories";
@@ -64,6 +64,8 @@ describe("the page offers what the signing accepts", () => {
     expect(page.canSignSlot).toBeNull();
     expect(page.signRefused).toContain("one person signs one slot");
     expect(page.commentSlots).toEqual(["Change Originator", VP]);
+    // Nor does their dashboard say the PCR waits on them: the VP slot waits on someone else.
+    expect((await pendingPcrSignatures(vp)).map((i) => i.pcrId)).not.toContain(pcr._id);
     // The API refuses what the page no longer offers.
     expect((await sign(vp, pcr._id, VP)).status).toBe(403);
     // A crafted post is refused the same way (a flash on the page), and nothing is signed.
@@ -83,6 +85,11 @@ describe("the page offers what the signing accepts", () => {
     await createDelegation(vp, period(vp, deputy));
     const page = await pageOf(deputy, pcr._id);
     expect(page.canSignSlot).toBe(VP);
+    // The deputy's dashboard lists it under "On behalf of" the VP, who no longer sees it as theirs.
+    expect(await delegatedPcrSignatures(vp, deputy)).toContainEqual(
+      expect.objectContaining({ pcrId: pcr._id, role: VP }),
+    );
+    expect((await pendingPcrSignatures(vp)).map((i) => i.pcrId)).not.toContain(pcr._id);
     expect(page.signsFor).toBe(vp.name);
     const status = await postPage(deputy, pcr._id, {
       intent: "sign",
