@@ -1,7 +1,8 @@
 /**
- * A PCR's signatures declared once, as a table of steps shaped like a MOC step's definition
- * (`StepDefinition` in moc-steps.server.ts: `who` with its predicate, SQL twin and refusal,
- * `open`, `signs`): the six chain slots in order, then the affected parties' signature. "The
+ * A PCR's signatures declared once, as a table of steps shaped like a step of the workflow engine
+ * (`who` is the engine's `Who`: predicate, SQL twin and refusal; then `open` and `signs`): the six
+ * chain slots in order, then the affected parties' signature. The engine's runner does not run
+ * them (docs/decisions/046-workflow-engine.md says why). "The
  * next slot", "who may sign now" and one person one slot are written here only; the signing
  * (pcr-signing.server.ts), the record page's forms, "waiting on me" and the lists read them.
  * docs/decisions/005-pcr-signatures.md and 026-four-eyes-by-record.md.
@@ -12,6 +13,7 @@ import type { StoredSignature } from "#db/schema";
 import { Conflict, Forbidden, type DomainError } from "~/utils/errors";
 import { holdsPcrRole, type Actor, type PcrAccess } from "./authz.server";
 import type { Recipients } from "./email.server";
+import type { Who } from "./workflow/engine.server";
 
 /** What the chain reads of a PCR: who it concerns, its status and its slots as stored. */
 export type PcrChainRecord = PcrAccess & {
@@ -21,14 +23,12 @@ export type PcrChainRecord = PcrAccess & {
 export type PcrSignatureDefinition<Role extends string> = {
   /** The slot's name: the chain role, or "Affected party". */
   role: Role;
-  who: {
-    /** Holds the slot in person (a delegate acts for a holder: `slotHolder`). */
-    may: (actor: Actor, pcr: PcrAccess) => boolean;
-    /** `may` as SQL over the PCR row `p` for the actor ("waiting on me"). */
-    sql: (actor: Actor) => SQL;
-    /** The 403 message, on the API and the page, for someone who does not hold it. */
-    refusal: string;
-  };
+  /**
+   * The engine's `Who` (app/models/workflow/engine.server.ts): `may` holds the slot in person (a
+   * delegate acts for a holder: `slotHolder`), `sql` is its twin over the PCR row `p` ("waiting on
+   * me"), `refusal` the 403 message on the API and the page for someone who does not hold it.
+   */
+  who: Who<PcrAccess>;
   open: {
     /** The statuses it may be signed in (409 otherwise); a comment is taken at any status. */
     statuses: readonly string[];
