@@ -1,16 +1,19 @@
 /** One legacy record's pages, for both kinds: the record, the new/edit form, the delete confirmation (not a route: `__`). */
-import { getFormProps, getInputProps, useForm } from "@conform-to/react";
+import { getFormProps, getInputProps } from "@conform-to/react";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ARCHIVE, ARCHIVE_LIMITS } from "~/models/archive.constants";
 import { capitalise } from "~/models/labels";
-import { useLazyValidation } from "~/components/lazy-validation";
+import { useSchemaForm } from "~/components/schema-form";
+import type { archivePageSchemas } from "~/models/archive.schema";
 import type { archiveDeleteLoader, archiveEditAction, archiveEditLoader, archiveRecordLoader } from "./pages.server";
 import { LegacyStatusBadge } from "~/components/archive";
 import { TextField } from "~/components/fields";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
 import { formatDate, formatDateTime } from "~/components/moc";
 import { AttachmentLinks, listPath, recordPath } from "./__list";
+
+type ArchivePageSchema = (typeof archivePageSchemas)[keyof typeof archivePageSchemas];
 
 function LongText({ text }: { text: string | undefined }) {
   return text ? <p className="archive-text">{text}</p> : <p className="muted">None recorded.</p>;
@@ -97,10 +100,11 @@ export function ArchiveFormPage() {
   const { kind, doc, departments } = useLoaderData<typeof archiveEditLoader>();
   const lastResult = useActionData<typeof archiveEditAction>();
   const info = ARCHIVE[kind];
-  // Every field of the form is a string (attachments one link per line).
-  const [form, fields] = useForm<Record<string, string | undefined>>({
+  // Every field of the form is a string (attachments one link per line); which fields, the kind says.
+  const [form, fields] = useSchemaForm<ArchivePageSchema, Record<string, string | undefined>>({
     id: `archive-${kind}-form`,
-    lastResult: lastResult as never,
+    schema: () => import("~/models/archive.schema").then((m) => m.archivePageSchemas[kind]),
+    lastResult,
     defaultValue: doc
       ? {
           ...Object.fromEntries(info.fields.map((f) => [f, doc[f] as string | undefined])),
@@ -108,9 +112,6 @@ export function ArchiveFormPage() {
           attachments: doc.attachments.join("\n"),
         }
       : { status: "open" },
-    onValidate: useLazyValidation(`archive-${kind}-form`, () =>
-      import("~/models/archive.schema").then((m) => m.archivePageSchemas[kind]),
-    ) as never,
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });
