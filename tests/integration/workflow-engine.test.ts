@@ -304,6 +304,19 @@ describe("a third record kind on the engine", () => {
     await expect(getDb().execute(sql`update ${t(LOG)} set action = 'x' where permit_id = ${id}`)).rejects.toThrow();
   });
 
+  it("an entry rewritten behind the trigger's back (a superuser's edit) breaks the chain from there", async () => {
+    const id = await newPermit();
+    await post("request", requester, { permit_id: id, work: "Hot work" });
+    await post("issue", issuer, { permit_id: id, comment: null });
+    expect(await verifyChain(id)).toEqual({ length: 2, broken: [] });
+    await getDb().transaction(async (tx) => {
+      await tx.execute(sql`alter table ${t(LOG)} disable trigger ${t(`${LOG}_frozen`)}`);
+      await tx.execute(sql`update ${t(LOG)} set action = 'Issued without a check' where permit_id = ${id} and seq = 1`);
+      await tx.execute(sql`alter table ${t(LOG)} enable trigger ${t(`${LOG}_frozen`)}`);
+    });
+    expect(await verifyChain(id)).toEqual({ length: 2, broken: [1] });
+  });
+
   it("its rules read as SQL over its own alias, and the registry's shape holds it", async () => {
     const id = await newPermit();
     const waiting = () =>
