@@ -304,7 +304,9 @@ describe("delegation and the records people can trust (docs/decisions/021-record
       expect.objectContaining({ pcrId: doc._id, role: secondRole }),
     );
     const signed = await signOk(deputy, doc._id, secondRole!);
-    expect((await delegatedPcrSignatures(holders[secondRole!], deputy)).map((item) => item.pcrId)).not.toContain(doc._id);
+    expect((await delegatedPcrSignatures(holders[secondRole!], deputy)).map((item) => item.pcrId)).not.toContain(
+      doc._id,
+    );
     expect(signed.signatureManifestations.at(-1)).toMatchObject({
       signerId: deputy._id,
       role: `acting ${secondRole}`,
