@@ -164,6 +164,38 @@ export function nextLink(
 
 export type Link = ReturnType<typeof nextLink>;
 
+/** An audit entry as a chain link hashes it: who, what, the move, when. */
+export type ChainEntry = {
+  userId: string | null;
+  onBehalfOf: string | null;
+  action: string;
+  fromStatus: string | null;
+  toStatus: string | null;
+  comment: string | null;
+  at: Date;
+};
+
+/**
+ * An audit entry's next link in the chain `kind` of the record, its content as `entryContent`:
+ * a MOC's `moc_logs` entry and every kind's workflow step (app/models/workflow/engine.server.ts).
+ */
+export const entryLink = (kind: string, recordId: string, head: ChainHead, entry: ChainEntry): Link =>
+  nextLink(kind, recordId, head, (l) =>
+    entryContent({
+      kind,
+      recordId,
+      seq: l.seq,
+      actorId: entry.userId,
+      action: entry.action,
+      from: entry.fromStatus,
+      to: entry.toStatus,
+      comment: entry.comment,
+      at: chainTime(entry.at),
+      prevHash: l.prevHash,
+      onBehalfOf: entry.onBehalfOf,
+    }),
+  );
+
 /**
  * The kinds of record with an audit trail: a MOC's in `moc_logs`, every other's in `audit_entries`
  * (its `record_kind`, checked by `audit_entries_kind_check`: a new kind needs a migration too).

@@ -8,12 +8,11 @@ import { Invalid } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import type { z } from "zod";
 import {
-  chainTime,
-  entryContent,
+  entryLink,
   inTransaction,
   lockHead,
-  nextLink,
   storeHeadSql,
+  type ChainEntry,
   type ChainHead,
 } from "./audit-chain.server";
 import { notify, type NotifyInput, type Recipient, type Recipients } from "./email.server";
@@ -175,35 +174,7 @@ export async function appendLog(
 }
 
 /** A MOC entry's link in its chain (seq, prev_hash, keyed hash, new head): appendLog's and a step's. */
-export function mocLogLink(
-  mocId: string,
-  head: ChainHead,
-  entry: {
-    userId: string | null;
-    onBehalfOf: string | null;
-    action: string;
-    fromStatus: string | null;
-    toStatus: string | null;
-    comment: string | null;
-    at: Date;
-  },
-) {
-  return nextLink("moc", mocId, head, (l) =>
-    entryContent({
-      kind: "moc",
-      recordId: mocId,
-      seq: l.seq,
-      actorId: entry.userId,
-      action: entry.action,
-      from: entry.fromStatus,
-      to: entry.toStatus,
-      comment: entry.comment,
-      at: chainTime(entry.at),
-      prevHash: l.prevHash,
-      onBehalfOf: entry.onBehalfOf,
-    }),
-  );
-}
+export const mocLogLink = (mocId: string, head: ChainHead, entry: ChainEntry) => entryLink("moc", mocId, head, entry);
 
 const lp = (name: string, type: string) => sql`${sql.placeholder(name)}::${sql.raw(type)}`;
 

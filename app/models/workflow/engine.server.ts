@@ -12,7 +12,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
-import { chainTime, entryContent, nextLink, type ChainHead, type Link } from "../audit-chain.server";
+import { entryLink, type ChainEntry, type ChainHead, type Link } from "../audit-chain.server";
 import type { Actor } from "../authz.server";
 import type { PublicUser } from "../user.server";
 import { literal } from "./sql-literal";
@@ -106,15 +106,7 @@ export type StepDef<K extends KindTypes, Form extends z.ZodType = z.ZodType> = {
 };
 
 /** The audit entry a move appends, before its link in the chain is computed. */
-export type LogEntry = {
-  userId: string;
-  onBehalfOf: string | null;
-  action: string;
-  fromStatus: string;
-  toStatus: string;
-  comment: string | null;
-  at: Date;
-};
+export type LogEntry = ChainEntry & { userId: string; fromStatus: string; toStatus: string };
 
 /** Everything a step decided, handed to the kind's `commit` to write in its one statement. */
 export type Move<K extends KindTypes, Record> = {
@@ -194,23 +186,7 @@ export type KindRunner<K extends KindTypes, Record extends { id: string }, Answe
   logLink?: (recordId: string, head: ChainHead, entry: LogEntry) => Link;
 };
 
-/** An audit entry's next link in the chain `kind` of the record (its content as `entryContent`). */
-export const entryLink = (kind: string, recordId: string, head: ChainHead, entry: LogEntry): Link =>
-  nextLink(kind, recordId, head, (l) =>
-    entryContent({
-      kind,
-      recordId,
-      seq: l.seq,
-      actorId: entry.userId,
-      action: entry.action,
-      from: entry.fromStatus,
-      to: entry.toStatus,
-      comment: entry.comment,
-      at: chainTime(entry.at),
-      prevHash: l.prevHash,
-      onBehalfOf: entry.onBehalfOf,
-    }),
-  );
+export { entryLink };
 
 /**
  * The workflow of a record kind: its steps in order (the first open one is what the record waits
