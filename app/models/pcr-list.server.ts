@@ -99,15 +99,18 @@ export const pcrListFilter = (query: PcrListQuery): PcrListFilter => ({
   page: query.page,
 });
 
-/** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
-export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
-  return sql`select p.serial_num as serial, nullif(p.form->>'title', '') as title, p.status,
+/** What a row of the list says of a PCR, on the page and in its CSV export alike. */
+const LIST_COLUMNS = sql`nullif(p.form->>'title', '') as title, p.status,
       coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
       coalesce(p.form->>'suggestion-details', '') as summary,
       (select name from users u where u.id = p.originator_id) as originator,
       ${nextSlotSql} as "nextRole",
       (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
-      ${createdAt} as "createdAt",
+      ${createdAt} as "createdAt"`;
+
+/** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
+export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
+  return sql`select p.serial_num as serial, ${LIST_COLUMNS},
       ${sql.raw(iso("p.finished_at"))} as "finishedAt"
     from pcrs p where ${pcrListWhere(actor, filter)}
     order by p.created_at desc, p.id`;
@@ -158,13 +161,7 @@ export async function searchPcrs(
   const pageSize = Math.min(Math.max(filter.pageSize ?? 25, 1), 100);
   const offset = (Math.max(filter.page ?? 1, 1) - 1) * pageSize;
   const rows = await getDb().execute<PcrListRow & { total: number }>(sql`
-    select p.id, p.serial_num as "serialNum", nullif(p.form->>'title', '') as title, p.status,
-      coalesce((p.form->>'safety-critical')::boolean, false) as "safetyCritical",
-      coalesce(p.form->>'suggestion-details', '') as summary,
-      (select name from users u where u.id = p.originator_id) as originator,
-      ${nextSlotSql} as "nextRole",
-      (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
-      ${createdAt} as "createdAt",
+    select p.id, p.serial_num as "serialNum", ${LIST_COLUMNS},
       count(*) over ()::int as total
     from pcrs p where ${pcrListWhere(actor, filter)}
     order by p.created_at desc, p.id limit ${pageSize} offset ${offset}`);
