@@ -122,13 +122,13 @@ export async function receiveForm<T>(
           composeUploadHandlers(fileHandler, createMemoryUploadHandler({ maxPartSize: 64 * 1024 })),
         );
       } catch (error) {
-        if (error instanceof DomainError) throw error;
         const cause = (error as { cause?: unknown })?.cause;
         if (error instanceof BodyTooLarge || cause instanceof BodyTooLarge) {
           throw new TooLarge("Files can be at most 10 MB");
         }
         // The client has its 408 already (body-limit.server.ts); this only ends the upload.
         if (error instanceof BodyStalled || cause instanceof BodyStalled) throw new Invalid((error as Error).message);
+        if (error instanceof DomainError) throw error;
         if ((error as Error)?.name === "MaxPartSizeExceededError") throw new TooLarge("Files can be at most 10 MB");
         throw error;
       }

@@ -15,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CSV_LIMITS } from "~/models/archive.schema";
 import { MAX_UPLOAD_BYTES } from "~/models/attachments.server";
+import { Invalid, TooLarge } from "~/utils/errors";
 import { MAX_BODY_BYTES } from "~/utils/http.server";
 
 const MiB = 1024 * 1024;
@@ -52,13 +53,18 @@ export function bodyCap(pathname: string): Cap {
   return FORM_CAP;
 }
 
-export class BodyTooLarge extends Error {
+/*
+ * What a route reading the body meets when the cap or the stall ends it. The client has its 413 or
+ * 408 already (below); the route's answer goes nowhere, but as domain errors they are the client's
+ * doing, not "unhandled errors" in the log.
+ */
+export class BodyTooLarge extends TooLarge {
   constructor(readonly cap: Cap) {
     super(`The request body is larger than ${cap.what}`);
   }
 }
 
-export class BodyStalled extends Error {
+export class BodyStalled extends Invalid {
   constructor(readonly seconds: number) {
     super(`The request body stopped arriving for ${seconds} seconds; nothing was saved. Send it again`);
   }

@@ -8,7 +8,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { csvExportsInUse } from "~/models/csv-export.server";
 import { listAttachments } from "~/models/attachments.server";
 import { pdfsInUse } from "~/models/record-pdf-worker.server";
@@ -281,5 +281,24 @@ describe("input limits of a MOC's lists", () => {
     });
     expect(impact.status, impact.text).toBe(400);
     expect(impact.body.issues[0].message).toMatch(/The impact assessment may hold at most 50,000 characters/);
+  });
+});
+
+describe("a body its cap or a stall cut short", () => {
+  it("is the client's doing: a route that meets it answers 413 or 400 and logs no error", async () => {
+    const { BodyStalled, BodyTooLarge, bodyCap } = await import("~/web/body-limit.server");
+    const { toErrorResponse } = await import("~/utils/http.server");
+    const { logger } = await import("~/utils/logger.server");
+    const errors = vi.spyOn(logger(), "error");
+    try {
+      const request = new Request("http://localhost/api/pcr", { method: "POST" });
+      // The client has its answer from the cap already; the route's own answer goes nowhere.
+      expect(toErrorResponse(new BodyTooLarge(bodyCap("/api/pcr")), request).status).toBe(413);
+      expect(toErrorResponse(new BodyStalled(30), request).status).toBe(400);
+      // Before, both were "unhandled error in an API route" in the log (seen in CI's browser run).
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
   });
 });
