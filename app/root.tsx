@@ -18,6 +18,7 @@ import { useEffect, useState } from "react";
 import { authenticate } from "~/web/auth.server";
 import { readFlash } from "~/utils/flash.server";
 import { useNonce } from "~/utils/nonce";
+import { ModulePreloads } from "~/utils/module-preloads";
 import { AppStylesheet } from "~/utils/stylesheet";
 import { PrefetchLinkedModules } from "~/components/prefetch-modules";
 import { HeaderSearch } from "~/components/header-search";
@@ -152,6 +153,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <ModulePreloads />
         <Meta />
         <AppStylesheet />
         <Links />

@@ -1,18 +1,10 @@
 import type { FieldMetadata } from "@conform-to/react";
 import { getInputProps, getSelectProps } from "@conform-to/react";
-import { useNavigation } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { ErrorList } from "./submit";
 
-export function ErrorList({ id, errors }: { id?: string; errors?: string[] | null }) {
-  if (!errors?.length) return null;
-  return (
-    <ul id={id} className="field-errors">
-      {errors.map((error) => (
-        <li key={error}>{error}</li>
-      ))}
-    </ul>
-  );
-}
+// Without conform, for pages that post a button and show errors alone (scripts/chunks.ts keeps
+// conform out of their code): re-exported, so every form imports from here.
+export { DefaultSubmit, ErrorList, SubmitButton } from "./submit";
 
 type InputType = "text" | "email" | "password" | "date" | "search" | "number" | "url" | "tel";
 
@@ -89,52 +81,5 @@ export function SelectField({
       </select>
       <ErrorList id={meta.errorId} errors={meta.errors} />
     </div>
-  );
-}
-
-/**
- * The form's default button, first in the form and out of sight: Enter in a text box then saves,
- * instead of pressing the first visible submit button (a row's "Remove" in a rows editor).
- */
-export function DefaultSubmit({ children }: { children: ReactNode }) {
-  return (
-    <button type="submit" className="default-submit" tabIndex={-1} aria-hidden="true">
-      {children}
-    </button>
-  );
-}
-
-/** A submit button that shows progress while its form is being sent. */
-export function SubmitButton({
-  children,
-  pendingText,
-  name,
-  value,
-  className = "button button-primary",
-  formAction,
-}: {
-  children: ReactNode;
-  pendingText?: string;
-  name?: string;
-  value?: string;
-  className?: string;
-  formAction?: string;
-}) {
-  const navigation = useNavigation();
-  const pending =
-    navigation.state === "submitting" &&
-    (name === undefined || navigation.formData?.get(name) === value) &&
-    (formAction === undefined || navigation.formAction === formAction);
-  return (
-    <button
-      type="submit"
-      className={className}
-      name={name}
-      value={value}
-      aria-disabled={pending}
-      data-pending={pending || undefined}
-    >
-      {pending ? (pendingText ?? "Saving…") : children}
-    </button>
   );
 }

@@ -47,7 +47,20 @@ async function main() {
   // Compression (docs/decisions/032-pages-at-sea.md): build-time .br/.gz files, then everything else.
   app.use(precompressedAssets(`${root}build/client`));
   app.use(dynamicCompression());
-  app.use("/assets", express.static(`${root}build/client/assets`, { immutable: true, maxAge: "1y", index: false }));
+  // A name under /assets carries its content's hash and is cached as immutable: it is never
+  // revalidated, so ETag, Last-Modified and Accept-Ranges would be bytes for nothing on every file
+  // of a cold load (docs/decisions/032-pages-at-sea.md).
+  app.use(
+    "/assets",
+    express.static(`${root}build/client/assets`, {
+      immutable: true,
+      maxAge: "1y",
+      index: false,
+      etag: false,
+      lastModified: false,
+      acceptRanges: false,
+    }),
+  );
   app.use(express.static(`${root}build/client`, { maxAge: "1h", index: false }));
   app.use((req, res, next) => {
     const started = process.hrtime.bigint();

@@ -115,13 +115,25 @@ async function navigate(m: Meter, path: string): Promise<{ kib: number; ms: numb
   return { kib: m.bytes() / 1024, ms };
 }
 
+/**
+ * A signed-in browser profile. The service worker is blocked unless `serviceWorker` is set: its own
+ * requests are not slowed by the page's emulated link (a DevTools session emulates the page's
+ * network, not the worker's), so with it a warm load or a navigation it answers would be timed at
+ * loopback speed. The page rows are a first visit's, before the worker is installed; the ship's day,
+ * which is about the worker and the drafts, runs with it.
+ */
 async function signedInContext(
   browser: Browser,
   base: string,
   cookie: string,
   javaScriptEnabled: boolean,
+  serviceWorker = false,
 ): Promise<BrowserContext> {
-  const context = await browser.newContext({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
+  const context = await browser.newContext({
+    javaScriptEnabled,
+    viewport: { width: 1280, height: 900 },
+    serviceWorkers: serviceWorker ? "allow" : "block",
+  });
   const [name, ...value] = cookie.split("=");
   await context.addCookies([{ name: name!, value: value.join("="), url: base }]);
   return context;
@@ -171,7 +183,7 @@ function precacheBytes(dir: string): { files: number; bytes: number } {
  */
 async function shipsDay(browser: Browser, base: string, cookie: string, mocId: string, sql: postgres.Sql) {
   const rows: SeaRow[] = [];
-  const context = await signedInContext(browser, base, cookie, true);
+  const context = await signedInContext(browser, base, cookie, true, true);
   const m = await meter(context);
   let up = 0;
   // Bytes down by path, to tell what the replay costs from what the page does meanwhile (its chat poll).

@@ -53,8 +53,9 @@ test.describe("compression and revalidation", { tag: "@http" }, () => {
     await mocApi.create(cast);
     const auth = { Authorization: `Bearer ${await adminToken()}` };
     const page = decode(await rawGet("/mocs", { ...auth, "Accept-Encoding": "identity" }));
-    const asset = /href="(\/assets\/components-[\w-]+\.js)"/.exec(page)?.[1];
-    expect(asset, "the page preloads the shared chunk").toBeTruthy();
+    // Remix's entry, joined with React and Remix (scripts/chunks.ts): the largest file of every page.
+    const asset = /href="(\/assets\/entry\.client-[\w-]+\.js)"/.exec(page)?.[1];
+    expect(asset, "the page preloads the entry").toBeTruthy();
     const targets: [what: string, path: string, type: RegExp, contains: string][] = [
       ["page", "/mocs", /^text\/html/, "<!DOCTYPE html>"],
       ["loader data", "/mocs.data", /^text\/x-script/, "routes/mocs+/_index"],
@@ -88,6 +89,34 @@ test.describe("compression and revalidation", { tag: "@http" }, () => {
     // The asset comes from the file the build compressed, with its immutable caching.
     const br = await rawGet(asset!, { "Accept-Encoding": "br" });
     expect(br.headers["cache-control"]).toContain("immutable");
+    // Never revalidated, so no validators to carry.
+    expect(br.headers.etag).toBeUndefined();
+    expect(br.headers["last-modified"]).toBeUndefined();
+  });
+
+  test("a page names its scripts at the top of its head, before its styles and content, in few files", async ({
+    cast,
+    mocApi,
+  }) => {
+    const moc = await mocApi.create(cast);
+    const auth = { Authorization: `Bearer ${await adminToken()}` };
+    for (const path of ["/", "/mocs", `/mocs/${moc._id}`]) {
+      const page = decode(await rawGet(path, { ...auth, "Accept-Encoding": "br" }));
+      const head = page.slice(0, page.indexOf("</head>"));
+      const preloads = [...head.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!);
+      // Over a ship's link the browser asks for them with the page's first bytes, not its last.
+      expect(preloads.length, path).toBeGreaterThan(0);
+      expect(head.indexOf('rel="modulepreload"'), path).toBeLessThan(head.indexOf("<style"));
+      expect(
+        preloads.some((url) => /\/assets\/entry\.client-/.test(url)),
+        path,
+      ).toBe(true);
+      // The same files Remix names at the end of the body, and at most ten of them (scripts/chunks.ts).
+      const body = page.slice(page.indexOf("</head>"));
+      const remix = new Set([...body.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!));
+      expect(new Set(preloads), path).toEqual(remix);
+      expect(preloads.length, path).toBeLessThanOrEqual(10);
+    }
   });
 
   test("an unchanged page and its loader data answer 304 to If-None-Match; a changed one answers 200", async ({

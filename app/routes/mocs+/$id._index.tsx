@@ -5,7 +5,7 @@ import { Form } from "~/components/form";
 import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
-import { SubmitButton } from "~/components/forms";
+import { SubmitButton } from "~/components/submit";
 import { formatDate, formatDateTime, TemporaryBadge } from "~/components/moc";
 import { Timeline } from "~/components/moc-record";
 import { PartView, TableView } from "~/components/moc-parts";
