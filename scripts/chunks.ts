@@ -31,9 +31,7 @@ const SHARED_MAX_CHARS = 6000;
 /** What every step form and most other forms need, with conform: one file for a form page. */
 const FORMS = [
   "app/components/forms.tsx",
-  "app/components/fields.tsx",
   "app/components/schema-form.ts",
-  "app/components/step-form.tsx",
   "app/components/lazy-validation.ts",
   "app/components/focus-first-invalid.ts",
 ].map((file) => path.join(ROOT, file));

@@ -3,7 +3,7 @@ import { useRevalidator } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { Form } from "~/components/form";
 import type { AttachmentView } from "~/models/attachments.server";
-import { ErrorList, SubmitButton } from "./forms";
+import { ErrorList, SubmitButton } from "./submit";
 import { fileSize, utc } from "./record-print";
 import { useHydrated } from "./use-hydrated";
 

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState, type MouseEv
 import { useHydrated } from "./use-hydrated";
 import { CHAT_POLL_MS } from "~/models/chat.constants";
 import type { ChatMessageView, chatText } from "~/models/chat.schema";
-import { ErrorList } from "./forms";
+import { ErrorList } from "./submit";
 import { FetcherForm } from "./form";
 import { formatDateTime } from "./moc";
 

@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import { Form } from "~/components/form";
 import type { ReactNode } from "react";
-import { SubmitButton } from "./forms";
+import { SubmitButton } from "./submit";
 
 /** The `?delete` address that asks before a destructive action, with the card in view. */
 export const CONFIRM_DELETE_PARAM = "delete";

@@ -1,5 +1,5 @@
 import { Form } from "~/components/form";
-import { ErrorList, SubmitButton } from "./forms";
+import { ErrorList, SubmitButton } from "./submit";
 import { formatDate } from "./moc";
 
 export type DelegationRow = {

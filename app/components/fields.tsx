@@ -4,7 +4,7 @@
  * field and of its `value` are shown together, next to the control.
  */
 import { useEffect, useRef, useState } from "react";
-import { ErrorList } from "./forms";
+import { ErrorList } from "./submit";
 import { departmentLabel } from "./moc";
 import { htmlToPlainText, PLAIN_TEXT_FIELD } from "~/utils/plain-text";
 import { useHydrated } from "./use-hydrated";

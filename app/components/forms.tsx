@@ -2,8 +2,8 @@ import type { FieldMetadata } from "@conform-to/react";
 import { getInputProps, getSelectProps } from "@conform-to/react";
 import { ErrorList } from "./submit";
 
-// Without conform, for pages that post a button and show errors alone (scripts/chunks.ts keeps
-// conform out of their code): re-exported, so every form imports from here.
+// A form with conform fields takes its buttons and errors from here too; a page that only posts
+// a button imports ./submit, which leaves conform out of its code (scripts/chunks.ts).
 export { DefaultSubmit, ErrorList, SubmitButton } from "./submit";
 
 type InputType = "text" | "email" | "password" | "date" | "search" | "number" | "url" | "tel";

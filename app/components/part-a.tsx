@@ -12,7 +12,7 @@ import {
   UserSelectField,
   type UserOption,
 } from "./fields";
-import { ErrorList, SubmitButton } from "./forms";
+import { ErrorList, SubmitButton } from "./submit";
 import { departmentLabel } from "./moc";
 import { useFocusFirstInvalid } from "./focus-first-invalid";
 import { SCOPE_LABELS } from "~/models/vessel.constants";

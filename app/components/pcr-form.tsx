@@ -4,7 +4,7 @@ import type { pcrPageSchema } from "~/models/pcr.schema";
 import { Form } from "~/components/form";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { CheckboxGroupField, RichTextField, TextField, type UserOption } from "./fields";
-import { ErrorList, SubmitButton } from "./forms";
+import { ErrorList, SubmitButton } from "./submit";
 import { useFocusFirstInvalid } from "./focus-first-invalid";
 
 /** The PCR form: new and edit. */

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { ErrorList } from "./forms";
+import { ErrorList } from "./submit";
 import { formatDateTime } from "./moc";
 import { useHydrated } from "./use-hydrated";
 

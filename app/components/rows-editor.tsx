@@ -11,7 +11,7 @@ import type { z } from "zod";
 import type { SchemaLoader } from "./lazy-validation";
 import { useSchemaForm } from "./schema-form";
 import type { UserOption } from "./fields";
-import { DefaultSubmit, ErrorList, SubmitButton } from "./forms";
+import { DefaultSubmit, ErrorList, SubmitButton } from "./submit";
 
 export type Column = {
   key: string;

@@ -3,7 +3,7 @@ import { Link } from "@remix-run/react";
 import { Form } from "~/components/form";
 import type { ReactNode } from "react";
 import { StepDecisionContext } from "./decision-context";
-import { ErrorList, SubmitButton } from "./forms";
+import { ErrorList, SubmitButton } from "./submit";
 import { useFocusFirstInvalid } from "./focus-first-invalid";
 import type { z } from "zod";
 import type { SchemaLoader } from "./lazy-validation";

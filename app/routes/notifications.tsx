@@ -2,7 +2,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } f
 import { Link, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { z } from "zod";
-import { SubmitButton } from "~/components/forms";
+import { SubmitButton } from "~/components/submit";
 import { formatDateTime } from "~/components/moc";
 import { Pagination } from "~/components/pagination";
 import {

@@ -6,7 +6,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form, IDEMPOTENCY_FIELD } from "~/components/form";
-import { SubmitButton } from "~/components/forms";
+import { SubmitButton } from "~/components/submit";
 import { NOTICE_KINDS } from "#db/schema/enums";
 import {
   CHANNEL_LABEL,

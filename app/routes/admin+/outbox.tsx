@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { Pagination } from "~/components/pagination";
 import { z } from "zod";
-import { SubmitButton } from "~/components/forms";
+import { SubmitButton } from "~/components/submit";
 import { EMAIL_STATUSES } from "#db/schema/enums";
 import { canSeeOutbox } from "~/models/authz.server";
 import { listOutbox, retryMessage } from "~/models/email.server";

@@ -8,7 +8,7 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ARCHIVE, COLUMN_HELP, CSV_LIMITS, isRequiredField, type ArchiveKind } from "~/models/archive.constants";
 import { LegacyStatusBadge } from "~/components/archive";
-import { ErrorList, SubmitButton } from "~/components/forms";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { formatDate } from "~/components/moc";
 import { capitalise } from "~/models/labels";
 import { listPath } from "./__list";

@@ -2,7 +2,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { TextField } from "~/components/fields";
-import { ErrorList, SubmitButton } from "~/components/forms";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { formatDate } from "~/components/moc";
 import { cancelItemAction, cancelItemLoader } from "~/web/cancel-item-page.server";
 

@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { SelectValueField, TextField } from "~/components/fields";
-import { ErrorList, SubmitButton } from "~/components/forms";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { scopeOptions } from "~/components/part-a";
 import { canManageMoc } from "~/models/authz.server";
 import { completeMocContext, mocContextPageSchema } from "~/models/moc-context.server";

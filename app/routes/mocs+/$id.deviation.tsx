@@ -3,7 +3,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { StepDecisionContext } from "~/components/decision-context";
 import { fieldset, TextField, YesNoField } from "~/components/fields";
-import { ErrorList, SubmitButton } from "~/components/forms";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { formatDate } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { useFocusFirstInvalid, useStepForm } from "~/components/step-form";

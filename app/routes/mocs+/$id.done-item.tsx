@@ -1,5 +1,5 @@
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { ErrorList, SubmitButton } from "~/components/forms";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { formatDate } from "~/components/moc";
 import { doneItemAction, doneItemLoader } from "~/web/done-item-page.server";
 

@@ -1,7 +1,7 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { ErrorList, SubmitButton } from "~/components/forms";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { storeAttachment, UPLOAD_TYPES } from "~/models/attachments.server";
 import { receiveUpload } from "~/web/attachment-upload.server";
 import { redirectWithFlash } from "~/utils/flash.server";

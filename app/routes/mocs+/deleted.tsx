@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { z } from "zod";
-import { SubmitButton } from "~/components/forms";
+import { SubmitButton } from "~/components/submit";
 import { formatDateTime, StatusBadge } from "~/components/moc";
 import { MocListTabs } from "~/components/moc-list-tabs";
 import { canSeeDeletedMocs } from "~/models/authz.server";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ChatPanel } from "~/components/chat";
 import { useFocusFirstInvalid } from "~/components/focus-first-invalid";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
-import { ErrorList, SubmitButton } from "~/components/forms";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";

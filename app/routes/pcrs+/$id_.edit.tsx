@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { SubmitButton } from "~/components/forms";
+import { SubmitButton } from "~/components/submit";
 import { PcrForm } from "~/components/pcr-form";
 import { canEditPcr } from "~/models/authz.server";
 import { pcrPageSchema, toPcrInput } from "~/models/pcr.schema";

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { SubmitButton } from "~/components/forms";
+import { SubmitButton } from "~/components/submit";
 import { ReviewBody } from "~/components/review";
 import { canWriteReviews } from "~/models/authz.server";
 import { pullReviewInsights, recountReviewSummary } from "~/models/review.server";
