@@ -18,7 +18,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { iso } from "#db/moc-document";
-import { getDb, type Executor } from "~/utils/db.server";
+import { getDb, type Database, type Executor } from "~/utils/db.server";
 import {
   entryContent,
   headContent,
@@ -66,25 +66,14 @@ type HeadRow = { chain: ChainName; record_id: string; seq: number; hash: string;
 type Chain = { entries: EntryRow[]; head: HeadRow | null };
 
 /** Checks every chain, its head, the seals and the MOCs' states; `broken` empty when all hold. */
-export async function verifyAuditTrail(db: Executor = getDb(), sealDir = sealFolder()): Promise<AuditVerification> {
-  const at = (column: string) => sql.raw(iso(column, "us"));
-  const rows = await db.execute<EntryRow>(sql`
-    select * from (
-      select 'moc' as chain, l.moc_id as record_id, l.id, l.seq, l.prev_hash, l.hash, l.key_id,
-        json_build_array(l.user_id, l.action, l.from_status, l.to_status, l.comment, ${at("l.at")}, l.on_behalf_of)
-          as content
-      from moc_logs l
-      union all
-      select e.record_kind, e.record_id, e.id, e.seq, e.prev_hash, e.hash, e.key_id,
-        json_build_array(e.actor_id, e.action, e.from_value, e.to_value, e.comment, ${at("e.at")}, null)
-      from audit_entries e
-      union all
-      select s.record_kind || '-signature', s.record_id, s.id, s.seq, s.prev_hash, s.hash, s.key_id,
-        json_build_array(s.signer_id, s.printed_name, s.position, s.role, s.meaning, ${at("s.signed_at")},
-          s.on_behalf_of, s.on_behalf_of_name)
-      from signature_manifestations s
-    ) c order by c.chain, c.record_id, c.seq`);
-  const heads = await db.execute<HeadRow>(sql`select chain, record_id, seq, hash, key_id, mac from audit_heads`);
+export async function verifyAuditTrail(db: Database = getDb(), sealDir = sealFolder()): Promise<AuditVerification> {
+  // One snapshot for the entries, the heads and the states: a step writes its entry and its chain's
+  // head in one transaction, and read one statement after the other a step committed in between
+  // showed as a chain cut short (a head one entry ahead of the entries read).
+  const { rows, heads, states } = await db.transaction(
+    async (tx) => ({ rows: await chainEntries(tx), heads: await chainHeads(tx), states: await stateProblems(tx) }),
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
 
   const chains = new Map<string, Chain>();
   const chainOf = (chain: string, recordId: string) => {
@@ -114,11 +103,36 @@ export async function verifyAuditTrail(db: Executor = getDb(), sealDir = sealFol
   }
 
   const seals = await checkSeals(sealDir, chains, (link) => report(link, "seal"));
-  for (const problem of await stateProblems(db)) report(problem, "state");
+  for (const problem of states) report(problem, "state");
 
   let chainCount = 0;
   for (const chain of chains.values()) if (chain.entries.length) chainCount += 1;
   return { chains: chainCount, entries: rows.length, broken, seals };
+}
+
+/** Every entry of every chain, in chain order. */
+function chainEntries(tx: Executor) {
+  const at = (column: string) => sql.raw(iso(column, "us"));
+  return tx.execute<EntryRow>(sql`
+    select * from (
+      select 'moc' as chain, l.moc_id as record_id, l.id, l.seq, l.prev_hash, l.hash, l.key_id,
+        json_build_array(l.user_id, l.action, l.from_status, l.to_status, l.comment, ${at("l.at")}, l.on_behalf_of)
+          as content
+      from moc_logs l
+      union all
+      select e.record_kind, e.record_id, e.id, e.seq, e.prev_hash, e.hash, e.key_id,
+        json_build_array(e.actor_id, e.action, e.from_value, e.to_value, e.comment, ${at("e.at")}, null)
+      from audit_entries e
+      union all
+      select s.record_kind || '-signature', s.record_id, s.id, s.seq, s.prev_hash, s.hash, s.key_id,
+        json_build_array(s.signer_id, s.printed_name, s.position, s.role, s.meaning, ${at("s.signed_at")},
+          s.on_behalf_of, s.on_behalf_of_name)
+      from signature_manifestations s
+    ) c order by c.chain, c.record_id, c.seq`);
+}
+
+function chainHeads(tx: Executor) {
+  return tx.execute<HeadRow>(sql`select chain, record_id, seq, hash, key_id, mac from audit_heads`);
 }
 
 function contentOf(name: ChainName, recordId: string, row: EntryRow): string {

@@ -224,6 +224,34 @@ describe("the attack of issue 32 against the trail", () => {
   });
 });
 
+describe("a verification while the trail is being written", () => {
+  it("reads the entries and the heads in one snapshot: a step committed meanwhile is no broken chain", async () => {
+    // A writer appends to one chain as fast as it can (each entry and its head in one transaction)
+    // while the trail is verified again and again: read statement by statement, an append
+    // committed between the entries and the heads looked like a chain cut short.
+    const record = randomUUID();
+    await appendAudit(db(), { kind: "review", recordId: record, actorId: null, action: "Entry 0" });
+    let writing = true;
+    let written = 1;
+    const writer = (async () => {
+      while (writing) {
+        await appendAudit(db(), { kind: "review", recordId: record, actorId: null, action: `Entry ${written}` });
+        written += 1;
+      }
+    })();
+    const seen: BrokenLink[] = [];
+    try {
+      for (let round = 0; round < 30; round++) seen.push(...(await problemsOf(record)));
+    } finally {
+      writing = false;
+      await writer;
+    }
+    expect(written).toBeGreaterThan(30);
+    expect(seen).toEqual([]);
+    expect(await problemsOf(record)).toEqual([]);
+  });
+});
+
 describe("the daily seal", () => {
   it("writes the heads keyed to DATA_DIR/seals, emails the admins once a day, and a changed file shows", async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-seal-day-"));
