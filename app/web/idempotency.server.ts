@@ -13,7 +13,7 @@
  *   so the person can correct and send again. A 5xx rolls the whole request back.
  * - Keys are kept 24 hours (`purgeIdempotencyKeys`, run by the hourly job).
  * - Without a signed-in person (the sign-in form) there is nothing to key by: the request runs
- *   as it would without a key.
+ *   as it would without a key. A form's list buttons (conform's intents) write nothing: unkeyed.
  */
 import { createHash } from "node:crypto";
 import { and, eq, lt, sql } from "drizzle-orm";
@@ -28,6 +28,8 @@ export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const IDEMPOTENCY_FIELD = "idempotencyKey";
 /** How long a key and its answer are kept. */
 export const IDEMPOTENCY_TTL_HOURS = 24;
+/** The field conform adds when a form's list button (add, remove or move a row) is pressed. */
+const CONFORM_INTENT_FIELD = "__intent__";
 /** Visible ASCII, 8 to 200 characters: a UUID, 32 hex digits or the like. */
 const KEY_SHAPE = /^[\x21-\x7e]{8,200}$/;
 
@@ -97,6 +99,10 @@ async function keyOf(request: Request): Promise<Keyed | null> {
     } catch {
       return { key: null, request: copy, fingerprint: "" }; // the route answers a malformed form itself
     }
+    // A list button of a form (conform's intent: add, remove or move a row) asks for the form back
+    // with its rows changed and writes nothing; it carries the form's key all the same, and keyed,
+    // its answer would make the save that follows look like a reuse of the key (422).
+    if (fields.has(CONFORM_INTENT_FIELD)) return { key: null, request: copy, fingerprint: "" };
     const fieldKey = fields.get(IDEMPOTENCY_FIELD);
     if (key === null && typeof fieldKey === "string") key = fieldKey;
     for (const [name, value] of fields) {

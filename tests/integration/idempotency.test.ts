@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as chatRoute from "~/routes/api+/chat";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as mocPage from "~/routes/mocs+/$id._index";
+import * as impactPage from "~/routes/mocs+/$id.impact";
 import { closeDb, getDb } from "~/utils/db.server";
 import {
   IDEMPOTENCY_FIELD,
@@ -35,8 +36,12 @@ async function serve(route: RouteModule, request: Request, params: Record<string
   const response = await withIdempotency(request, async (keyed) => {
     try {
       const answer = await route.action!({ request: keyed, params, context: {} } as never);
-      if (!(answer instanceof Response)) throw new Error("these tests expect the action to answer a Response");
-      return answer;
+      if (answer instanceof Response) return answer;
+      // Data, as Remix would send it (`data(value, init)` or a plain value).
+      const wrapped = answer as { type?: string; data?: unknown; init?: ResponseInit | null };
+      return wrapped?.type === "DataWithResponseInit"
+        ? Response.json(wrapped.data, wrapped.init ?? undefined)
+        : Response.json(answer);
     } catch (thrown) {
       if (thrown instanceof Response) return thrown;
       throw thrown;
@@ -265,6 +270,47 @@ describe("a page form's hidden idempotencyKey", () => {
     expect(html).toContain(PAGE_KEY_REUSED_MESSAGE);
     expect(html).toContain(`href="/mocs/${moc._id}"`);
     expect(await messagesSaying(moc.chat, "From the second tab")).toBe(0);
+  });
+
+  it("a form's list buttons (conform's intents: add or remove a row) change nothing and use no key", async () => {
+    // Before its validator has loaded, a form sends "Add a category" to the server, which answers
+    // the form with one row more (200): no write. The save that follows carries the same copy of
+    // the form, so the same key: it must apply, not be refused as the key used with other contents.
+    const key = randomUUID();
+    const path = `/mocs/${moc._id}/impact`;
+    const post = async (fields: Record<string, string>) => {
+      const request = new Request(new URL(path, BASE), {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Cookie: await sessionCookieHeader(await tokenOf(cast.implementer)),
+          Origin: BASE,
+        },
+        body: new URLSearchParams(fields).toString(),
+      });
+      return serve(impactPage, request, { id: moc._id });
+    };
+    const added = await post({
+      [IDEMPOTENCY_FIELD]: key,
+      __intent__: JSON.stringify({ type: "insert", payload: { name: "items" } }),
+    });
+    expect(added.status).toBe(200);
+    const stored = await getDb().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    expect(stored).toEqual([]);
+    const saved = await post({
+      [IDEMPOTENCY_FIELD]: key,
+      "items[0].category": "Safety",
+      "items[0].hazards": "Electric shock",
+    });
+    expect(saved.status).toBe(302);
+    // The save itself is keyed: sent again, it is the same answer, applied once.
+    const again = await post({
+      [IDEMPOTENCY_FIELD]: key,
+      "items[0].category": "Safety",
+      "items[0].hazards": "Electric shock",
+    });
+    expect(again.status).toBe(302);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
   });
 
   it("a multipart form is the same request whatever its boundary", async () => {
