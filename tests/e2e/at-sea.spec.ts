@@ -34,6 +34,11 @@ function decode(raw: Raw): string {
   return raw.body.toString("utf8");
 }
 
+/** The scripts a piece of a page names with `modulepreload` links, in order. */
+function preloadsIn(html: string): string[] {
+  return [...html.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!);
+}
+
 async function adminToken(): Promise<string> {
   const response = await fetch(`${BASE_URL}/login`, {
     method: "POST",
@@ -103,7 +108,7 @@ test.describe("compression and revalidation", { tag: "@http" }, () => {
     for (const path of ["/", "/mocs", `/mocs/${moc._id}`]) {
       const page = decode(await rawGet(path, { ...auth, "Accept-Encoding": "br" }));
       const head = page.slice(0, page.indexOf("</head>"));
-      const preloads = [...head.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!);
+      const preloads = preloadsIn(head);
       // Over a ship's link the browser asks for them with the page's first bytes, not its last.
       expect(preloads.length, path).toBeGreaterThan(0);
       expect(head.indexOf('rel="modulepreload"'), path).toBeLessThan(head.indexOf("<style"));
@@ -113,7 +118,7 @@ test.describe("compression and revalidation", { tag: "@http" }, () => {
       ).toBe(true);
       // The same files Remix names at the end of the body, and at most ten of them (scripts/chunks.ts).
       const body = page.slice(page.indexOf("</head>"));
-      const remix = new Set([...body.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!));
+      const remix = new Set(preloadsIn(body));
       expect(new Set(preloads), path).toEqual(remix);
       expect(preloads.length, path).toBeLessThanOrEqual(10);
     }
