@@ -34,8 +34,14 @@ async function main() {
   }
   const build = (await import(pathToFileURL(buildEntry).href)) as ServerBuild;
 
+  let stopping = false;
   const app = express();
   app.disable("x-powered-by");
+  // Once stopping, an answer closes its connection: a kept-alive one would hold the exit back.
+  app.use((_req, res, next) => {
+    if (stopping) res.setHeader("Connection", "close");
+    next();
+  });
   // X-Forwarded-* are believed only from the proxies TRUST_PROXY names (docs/security.md).
   app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
   app.use((_req, res, next) => {
@@ -83,9 +89,16 @@ async function main() {
       `\nChange Management is running: ${env.APP_URL.replace(`:${env.PORT}`, `:${port}`)} (Node ${process.version})\n`,
     );
   });
-  server.keepAliveTimeout = 5_000;
+  // A ship's round trip is 600-800 ms, so a connection closed between two clicks costs one more
+  // before the next page (TCP, and TLS behind a proxy). Node's 5 s closed it while a person read
+  // the page, and raced a client sending its next request on it as it closed (ECONNRESET for
+  // clients that do not read the Keep-Alive header). Two minutes covers a reading pause
+  // (docs/decisions/032-pages-at-sea.md, "Connections").
+  server.keepAliveTimeout = 120_000;
+  // Node's 300 s for a whole request cut a 10 MiB file posted at 64 kbit/s (about 22 minutes);
+  // a body that stops arriving is still cut after CLIENT_STALL_SECONDS (decision 027).
+  server.requestTimeout = 30 * 60_000;
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -96,7 +109,13 @@ async function main() {
     }, 25_000);
     force.unref();
     await new Promise<void>((resolve) => {
-      server.close(() => resolve());
+      // A request in flight now leaves its connection idle, kept alive for two minutes, once
+      // answered: close each connection as it goes idle, not when it times out.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      server.close(() => {
+        clearInterval(sweep);
+        resolve();
+      });
       server.closeIdleConnections();
     });
     await services.stop();

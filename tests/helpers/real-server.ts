@@ -51,7 +51,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export type RealServer = { url: string; output: () => string; stop: () => Promise<void> };
+export type RealServer = {
+  url: string;
+  output: () => string;
+  /** SIGTERM, then the exit: its code (null when a signal ended it). */
+  stop: () => Promise<number | null>;
+};
 
 /**
  * Starts the server with `env` over this process's environment (DATABASE_URL, SESSION_SECRET and
@@ -77,7 +82,7 @@ export async function startRealServer(env: Record<string, string>): Promise<Real
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const deadline = Date.now() + 120_000; // a shared, loaded machine can take that long to migrate and start
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${output}`);
@@ -97,7 +102,7 @@ export async function startRealServer(env: Record<string, string>): Promise<Real
     output: () => output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
+      return exited;
     },
   };
 }
