@@ -1,10 +1,10 @@
 /**
  * Slow clients against a real server process over loopback sockets
  * (docs/decisions/027-slow-clients.md): twelve clients that stop reading a CSV export, twelve
- * uploads that trickle in, and a long PDF; meanwhile `/healthz` and a sign-in must answer within
- * a second, and a client that stalls past CLIENT_STALL_SECONDS is cut. The instance runs on a
- * database of its own (the rows it needs would disturb the other specs), with the default pool of
- * ten connections. No browser: the clients are raw sockets (`net`), as an attacker's would be.
+ * uploads that trickle in, and a long PDF; meanwhile `/healthz` must answer within a second and a
+ * sign-in within three, and a client that stalls past CLIENT_STALL_SECONDS is cut. The instance
+ * runs on a database of its own (the rows it needs would disturb the other specs), with the
+ * default pool of ten connections. No browser: the clients are raw sockets (`net`), as an attacker's would be.
  */
 import { expect, test } from "@playwright/test";
 import net from "node:net";
@@ -54,6 +54,14 @@ async function signIn(email: string, password: string) {
   return { token: body.token!, cookie: `session=${cookie}`, ms };
 }
 
+/**
+ * A sign-in's bound while the slow clients run. Argon2 is CPU work, 40 ms on a quiet machine and
+ * 0.3-0.8 s on this shared 2-core one beside the other browser tests (a bound of one second failed
+ * a CI run at 1,043 ms); a starved sign-in waits for a pooled connection until the slow clients
+ * are cut, or for minutes before decision 027. `/healthz` (no argon2) keeps its one second.
+ */
+const SIGN_IN_MS = 3_000;
+
 async function healthzMs(): Promise<number> {
   const started = performance.now();
   const response = await fetch(`${instance.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
@@ -62,7 +70,7 @@ async function healthzMs(): Promise<number> {
   return performance.now() - started;
 }
 
-/** /healthz `count` times and one sign-in, while the slow clients run: every answer within a second. */
+/** /healthz `count` times and one sign-in, while the slow clients run: within a second, and SIGN_IN_MS. */
 async function expectResponsive(count: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -74,7 +82,7 @@ async function expectResponsive(count: number): Promise<number[]> {
     `healthz while slow clients run: max ${Math.max(...times).toFixed(0)} ms of ${count}; sign-in ${login.ms.toFixed(0)} ms`,
   );
   expect(Math.max(...times)).toBeLessThan(1_000);
-  expect(login.ms).toBeLessThan(1_000);
+  expect(login.ms).toBeLessThan(SIGN_IN_MS);
   return times;
 }
 
@@ -255,7 +263,7 @@ test("twelve uploads that trickle in: the server keeps answering, a third is 429
   expect(slow[0]!.text()).toMatch(/stopped arriving/);
 });
 
-test("a long MOC's PDF is made off the request thread: /healthz p99 and a sign-in stay under a second", async () => {
+test("a long MOC's PDF is made off the request thread: /healthz p99 stays under a second, a sign-in under three", async () => {
   const paragraph = `<p>${"The hull valve on the starboard side is replaced and tested. ".repeat(16)}</p>`;
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   await sql`update moc_forms set data = jsonb_set(data, '{description-of-change,value}', to_jsonb(${paragraph.repeat(800)}::text))
@@ -297,5 +305,5 @@ test("a long MOC's PDF is made off the request thread: /healthz p99 and a sign-i
   expect(times.length).toBeGreaterThanOrEqual(10);
   expect(p(0.99)).toBeLessThan(1_000);
   expect(signInMs).toBeGreaterThan(0);
-  expect(signInMs).toBeLessThan(1_000);
+  expect(signInMs).toBeLessThan(SIGN_IN_MS);
 });
