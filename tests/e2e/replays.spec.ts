@@ -110,5 +110,7 @@ test("the same form sent twice with its key is posted once; the next message get
   await send(page, "A second message");
   await expect(message(page, "A second message")).toBeVisible();
   expect(await roomMessages(request, cast.originator, moc.chat)).toEqual([text, "A second message"]);
-  if (jsEnabled()) expect(await page.locator("[data-pending]").count()).toBe(0);
+  // The Send button leaves its pending state once the fetcher is idle, after the page's data is
+  // read again; the message can show before that (a CI run counted it still pending).
+  if (jsEnabled()) await expect(page.locator("[data-pending]")).toHaveCount(0);
 });
