@@ -4,9 +4,9 @@
  * request working, cross-origin page posts, a malformed path under /api, headers set once.
  * Each request here goes through one undici connection (`Client`), as a browser or proxy reuses one.
  */
-import { connect, type Socket } from "node:net";
 import { Readable } from "node:stream";
 import { Client } from "undici";
+import { answerAfter, rawConnection } from "../helpers/raw-http";
 import { expect, test } from "./moc-fixtures";
 
 const MiB = 1024 * 1024;
@@ -127,55 +127,27 @@ test.describe("body caps and keep-alive", () => {
   });
 });
 
-/**
- * Sends a GET on `socket` and reads one answer (Content-Length or chunked framing); "closed" when
- * the server closed the connection instead.
- */
-function getOn(socket: Socket, path: string): Promise<{ status: number; head: string } | "closed"> {
-  return new Promise((resolve, reject) => {
-    let received = Buffer.alloc(0);
-    const done = (answer: { status: number; head: string } | "closed") => {
-      socket.off("data", onData).off("close", onClose).off("error", onClose);
-      resolve(answer);
-    };
-    const onClose = () => done("closed");
-    const onData = (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      const end = received.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const head = received.subarray(0, end).toString("latin1");
-      const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
-      const chunked = /\r\ntransfer-encoding: *chunked/i.test(head);
-      if (!length && !chunked) return reject(new Error(`no framing in:\n${head}`));
-      const complete = length
-        ? received.length >= end + 4 + Number(length)
-        : received.subarray(-5).toString() === "0\r\n\r\n";
-      if (complete) done({ status: Number(head.split(" ")[1]), head });
-    };
-    if (socket.destroyed) return resolve("closed");
-    socket.on("data", onData).once("close", onClose).once("error", onClose);
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\n\r\n`);
-  });
-}
-
 test("an idle connection stays open across a reading pause, as a ship's next click needs it @http", async ({
   baseURL,
 }) => {
   // docs/decisions/032-pages-at-sea.md, "Connections": Node's default closed it after 5 s (6 s
   // with its margin), and a client sending its next request then had it reset.
-  const { hostname, port } = new URL(baseURL!);
-  const socket = connect(Number(port), hostname);
-  await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  const connection = rawConnection(baseURL!);
+  const get = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\n\r\n`;
   try {
-    const first = await getOn(socket, "/healthz");
-    expect(first).not.toBe("closed");
-    expect((first as { head: string }).head).toMatch(/\r\nKeep-Alive: timeout=120\r\n/i);
+    connection.socket.write(get);
+    const first = await answerAfter(connection);
+    expect(first).toBeDefined();
+    expect(first!.head).toMatch(/\r\nKeep-Alive: timeout=120\r\n/i);
+    const seen = connection.text().length;
     await new Promise((resolve) => setTimeout(resolve, 7_000));
-    const next = await getOn(socket, "/healthz");
-    expect(next).not.toBe("closed");
-    expect((next as { status: number }).status).toBe(200);
+    expect(connection.closed()).toBe(false);
+    connection.socket.write(get);
+    const next = await answerAfter(connection, seen);
+    expect(connection.closed()).toBe(false);
+    expect(next?.status).toBe(200);
   } finally {
-    socket.destroy();
+    connection.socket.destroy();
   }
 });
 

@@ -7,11 +7,11 @@
  * default pool of ten connections. No browser: the clients are raw sockets (`net`), as an attacker's would be.
  */
 import { expect, test } from "@playwright/test";
-import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
 import { adminQuery, withDatabase } from "../helpers/databases";
 import { newMocBody } from "../helpers/moc";
+import { rawConnection } from "../helpers/raw-http";
 import { e2eAdminUrl, e2eDatabaseUrl, startSecondInstance, type Instance } from "./second-instance";
 
 test.describe.configure({ mode: "serial", timeout: 240_000 });
@@ -86,30 +86,11 @@ async function expectResponsive(count: number): Promise<number[]> {
   return times;
 }
 
-/**
- * A raw socket sending `head` (and `body`), collecting what comes back; with `stopReading`, it
- * reads nothing more after the first bytes until `socket.resume()`.
- */
+/** A raw connection sending `head` (and `body`); with `stopReading`, see rawConnection. */
 function rawClient(head: string, body = "", stopReading = false) {
-  const socket = net.connect({ host: host().hostname, port: Number(host().port) });
-  let received = Buffer.alloc(0);
-  let closed = false;
-  const firstData = new Promise<void>((resolve) => socket.once("data", () => resolve()));
-  socket.on("data", (chunk: Buffer) => {
-    if (stopReading && received.length === 0) socket.pause();
-    received = Buffer.concat([received, chunk]);
-  });
-  socket.on("error", () => {});
-  const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-  socket.once("close", () => (closed = true));
-  socket.write(head + body);
-  return {
-    socket,
-    firstData,
-    ended,
-    text: () => received.toString("latin1"),
-    closed: () => closed,
-  };
+  const client = rawConnection(instance.url, { stopReading });
+  client.socket.write(head + body);
+  return client;
 }
 
 const get = (pathAndQuery: string, cookie: string) =>
