@@ -196,7 +196,7 @@ export function ProviderConflicts({ conflicts, back }: { conflicts: OidcConflict
                     name="intent"
                     value="relink"
                     className="button button-small"
-                    aria-label={`Link ${c.user.name} to the company account ${c.email} (subject ${c.subject})`}
+                    aria-label={`Link to this account: ${c.user.name} to ${c.email} (subject ${c.subject})`}
                   >
                     Link to this account
                   </button>
@@ -205,7 +205,7 @@ export function ProviderConflicts({ conflicts, back }: { conflicts: OidcConflict
                     name="intent"
                     value="dismiss"
                     className="button button-small"
-                    aria-label={`Dismiss the sign-in as ${c.email} (subject ${c.subject})`}
+                    aria-label={`Dismiss: ${c.user.name} stays linked; ${c.email} (subject ${c.subject}) refused`}
                   >
                     Dismiss
                   </button>
