@@ -459,6 +459,14 @@ describe("the link to the provider's account (issuer and subject)", () => {
       }),
     ]);
     expect(Date.parse(mine[0]!.lastAt)).toBeGreaterThanOrEqual(Date.parse(mine[0]!.firstAt));
+    // What is kept names the account, never a token (a JWT starts "eyJ") or the client's secret.
+    const stored = await getDb().execute<{ row: string }>(
+      sql`select row_to_json(c)::text as row from oidc_conflicts c where user_id = ${user._id}`,
+    );
+    for (const { row } of stored) {
+      expect(row).not.toMatch(/eyJ/);
+      expect(row).not.toContain(provider.clientSecret);
+    }
     // The person's page lists it too, with the link.
     const request = await buildRequest({
       path: `/admin/users/${user._id}`,
