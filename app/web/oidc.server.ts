@@ -12,9 +12,9 @@ import { z } from "zod";
 import { createSession } from "~/models/session.server";
 import {
   accountForProvider,
+  claimsNamePerson,
   markProviderSession,
   recordReauthentication,
-  verifiedEmail,
 } from "~/models/oidc-users.server";
 import type { PublicUser } from "~/models/user.server";
 import { env } from "~/utils/env.server";
@@ -209,7 +209,7 @@ export async function finishFlow(request: Request, current: Identity | null): Pr
     if (!current || current.sessionId !== flow.sid) {
       throw new Forbidden("Your session changed during the confirmation; sign in again");
     }
-    if (verifiedEmail(claims) !== current.user.email.toLowerCase()) {
+    if (!(await claimsNamePerson(claims, current.user._id))) {
       throw new Forbidden("You confirmed as someone else at the identity provider; sign in again as yourself");
     }
     const authTime = typeof claims.auth_time === "number" ? new Date(claims.auth_time * 1000) : new Date();

@@ -32,11 +32,20 @@ export const users = pgTable(
     onboarded: boolean("onboarded").notNull().default(false),
     /** Target-date reminders: one email per MOC (the default) or one daily digest. */
     reminderPreference: text("reminder_preference").$type<ReminderPreference>().notNull().default("per_moc"),
+    /**
+     * The account at the identity provider this person is linked to (the ID token's `iss` and
+     * `sub`), set at their first sign-in through it; a sign-in is matched by the pair first
+     * (docs/decisions/052-oidc-subject-link.md). All three null: not linked yet.
+     */
+    oidcIssuer: text("oidc_issuer"),
+    oidcSubject: text("oidc_subject"),
+    oidcLinkedAt: timestamp("oidc_linked_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex("users_email_key").on(t.email),
+    uniqueIndex("users_oidc_subject_key").on(t.oidcIssuer, t.oidcSubject),
     index("users_department_idx")
       .on(t.department)
       .where(sql`${t.active}`),
@@ -44,6 +53,10 @@ export const users = pgTable(
     check("users_department_check", sql`${t.department} in ('engineering', 'operations', 'fleet', 'hseq')`),
     check("users_reminder_preference_check", sql`${t.reminderPreference} in ('per_moc', 'digest')`),
     check("users_access_check", sql`${t.access} in ('full', 'standard')`),
+    check(
+      "users_oidc_link_check",
+      sql`(${t.oidcIssuer} is null) = (${t.oidcSubject} is null) and (${t.oidcSubject} is null) = (${t.oidcLinkedAt} is null)`,
+    ),
     check(
       "users_position_check",
       sql`${t.position} is null or ${t.position} in ('VP Fleet Management', 'HSEQ Coordinator', 'Group HSEQ Manager', 'Director HSEQ', 'President')`,
@@ -73,6 +86,42 @@ export const sessions = pgTable(
   (t) => [
     index("sessions_user_idx").on(t.userId),
     check("sessions_method_check", sql`${t.method} in ('password', 'oidc')`),
+  ],
+);
+
+/**
+ * A sign-in through the identity provider refused because the email named a person linked to
+ * another account there (docs/decisions/052-oidc-subject-link.md): what was attempted, for the
+ * admins to re-link or dismiss. One open row per person and attempted account; repeats count.
+ */
+export const oidcConflicts = pgTable(
+  "oidc_conflicts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    /** The email and name the provider gave with the attempt. */
+    email: text("email").notNull(),
+    name: text("name"),
+    attempts: integer("attempts").notNull().default(1),
+    firstAt: timestamp("first_at", { withTimezone: true }).notNull().defaultNow(),
+    lastAt: timestamp("last_at", { withTimezone: true }).notNull().defaultNow(),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    resolvedBy: uuid("resolved_by").references(() => users.id, { onDelete: "set null" }),
+    resolution: text("resolution").$type<"relinked" | "dismissed">(),
+  },
+  (t) => [
+    uniqueIndex("oidc_conflicts_open_key")
+      .on(t.userId, t.issuer, t.subject)
+      .where(sql`${t.resolvedAt} is null`),
+    check(
+      "oidc_conflicts_resolution_check",
+      sql`${t.resolution} is null or ${t.resolution} in ('relinked', 'dismissed')`,
+    ),
+    check("oidc_conflicts_resolved_check", sql`(${t.resolvedAt} is null) = (${t.resolution} is null)`),
   ],
 );
 

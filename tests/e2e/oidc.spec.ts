@@ -1,11 +1,12 @@
 /**
  * Signing in with the company's identity provider, and choosing one's notices, in a real browser
- * with JavaScript on and off (docs/decisions/029-oidc-and-notifications.md). The provider is the
+ * with JavaScript on and off (docs/decisions/029-oidc-and-notifications.md), and an admin settling a
+ * refused company sign-in (docs/decisions/052-oidc-subject-link.md). The provider is the
  * tests' own `oidc-provider` (tests/helpers/oidc-provider.ts); an app instance configured for it
  * runs beside the Playwright server, on the same database.
  */
 import { expect } from "@playwright/test";
-import { signIn, test } from "./fixtures";
+import { ADMIN, signIn, test } from "./fixtures";
 import { freePort, startSecondInstance, type Instance } from "./second-instance";
 import { startTestProvider, type TestProvider } from "../helpers/oidc-provider";
 
@@ -63,6 +64,50 @@ test("a refused sign-in says why on a page of its own", async ({ page }, info) =
   await expect(page.getByRole("heading", { name: "Sign-in refused" })).toBeVisible();
   await expect(page.getByRole("alert")).toContainText("has not confirmed your email address");
   await expect(page.getByRole("link", { name: "Back to the sign-in page" })).toBeVisible();
+});
+
+test("another company account with a linked person's email is refused, and an admin links the person to it", async ({
+  page,
+}, info) => {
+  // Three round trips through the provider and an admin's sign-in: 51 s on a loaded machine.
+  test.setTimeout(120_000);
+  const email = `relink-${info.project.name}-${Date.now()}@e2e.test`;
+  const first = `${email}-first`;
+  const second = `${email}-second`;
+  for (const id of [first, second]) {
+    provider.accounts.set(id, { email, email_verified: true, name: "Relinked Person" });
+  }
+  // A fresh browser each time: no session here, none at the provider.
+  const signInAt = async (id: string) => {
+    await page.context().clearCookies();
+    provider.loginAs(id);
+    await page.goto(`${instance.url}/login`);
+    await page.getByRole("button", { name: "Sign in with Contoso" }).click();
+  };
+  await signInAt(first);
+  await page.waitForURL(`${instance.url}/`);
+  await signInAt(second);
+  await expect(page.getByRole("heading", { name: "Sign-in refused" })).toBeVisible();
+  await expect(page.getByRole("alert")).toHaveText(
+    `This company account is not the one linked to ${email}; ask an administrator`,
+  );
+
+  await page.context().clearCookies();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto("/admin/users");
+  const refused = page.getByRole("region", { name: "Refused company sign-ins" });
+  const row = refused.getByRole("row").filter({ hasText: second });
+  await expect(row).toContainText(`subject ${second} at ${provider.issuer}`);
+  await expect(row).toContainText(`${first} at ${provider.issuer}`);
+  await row
+    .getByRole("button", { name: `Link to this account: Relinked Person to ${email} (subject ${second})` })
+    .click();
+  await expect(page.getByText("Relinked Person is now linked to the company account that was refused")).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: second })).toHaveCount(0);
+
+  await signInAt(second);
+  await page.waitForURL(`${instance.url}/`);
+  await expect(page.getByText("Relinked Person").first()).toBeAttached();
 });
 
 test("the notification choices page saves a choice and keeps the floor", async ({ page, createUser }, info) => {

@@ -1,8 +1,9 @@
 /**
  * Sign-in through a real OpenID provider (`oidc-provider` on a loopback port with its own key,
  * tests/helpers/oidc-provider.ts), docs/decisions/029-oidc-and-notifications.md: the round trip,
- * each refused token, who gets in as what, passwords off with a break-glass admin, and a PCR
- * signature re-authenticated at the provider.
+ * each refused token, who gets in as what, the link to the provider's account (issuer and
+ * subject, docs/decisions/052-oidc-subject-link.md) and its conflicts, passwords off with a
+ * break-glass admin, and a PCR signature re-authenticated at the provider.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
@@ -14,14 +15,18 @@ import * as loginRoute from "~/routes/_auth+/login";
 import * as myUserRoute from "~/routes/api+/myUser";
 import * as verifyRoute from "~/routes/api+/verify";
 import * as signaturesRoute from "~/routes/api+/pcr.signatures";
+import * as adminUsersPage from "~/routes/admin+/users";
+import * as adminUserPage from "~/routes/admin+/users.$id";
 import { historyOf } from "~/models/audit.server";
 import { getDb } from "~/utils/db.server";
 import { resetEnv } from "~/utils/env.server";
 import { tokenFromCookie } from "~/utils/cookies.server";
+import { readFlash } from "~/utils/flash.server";
+import type { PublicUser } from "~/models/user.server";
 import { resetOidc } from "~/web/oidc.server";
 import { CookieJar, followProvider, startTestProvider, type TestProvider } from "../helpers/oidc-provider";
-import { makeAdmin, makeUser, PASSWORD } from "../helpers/factories";
-import { BASE, call, type CallResult } from "../helpers/request";
+import { makeAdmin, makeUser, PASSWORD, tokenFor } from "../helpers/factories";
+import { BASE, buildRequest, call, type CallResult } from "../helpers/request";
 import { postLogin } from "../helpers/login";
 import { chainWith, createPcrOk, makeHolders } from "../helpers/pcr";
 import { deactivate } from "../helpers/pcr";
@@ -360,6 +365,243 @@ describe("signing in at the identity provider", () => {
   });
 });
 
+/** The person's link to an account at the provider, as stored. */
+const linkOf = async (userId: string) =>
+  (
+    await getDb().execute<{ issuer: string | null; subject: string | null; linked: boolean }>(
+      sql`select oidc_issuer as issuer, oidc_subject as subject, oidc_linked_at is not null as linked
+        from users where id = ${userId}`,
+    )
+  )[0]!;
+
+/** The admin users page as the admin sees it (its loader's data). */
+async function adminList(admin: PublicUser) {
+  const request = await buildRequest({ path: "/admin/users", token: await tokenFor(admin), cookie: true });
+  return adminUsersPage.loader({ request, params: {}, context: {} } as never);
+}
+
+/** An admin's button on a refused sign-in (the page's form post); the redirect it answers. */
+async function settle(admin: PublicUser, intent: string, conflictId: string, back?: string): Promise<Response> {
+  const request = await buildRequest({
+    method: "POST",
+    path: "/admin/users",
+    token: await tokenFor(admin),
+    cookie: true,
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+    body: new URLSearchParams({ intent, conflictId, ...(back ? { back } : {}) }).toString(),
+  });
+  // The conflict buttons always answer a redirect (the create form's errors are data instead).
+  return (await adminUsersPage.action({ request, params: {}, context: {} } as never)) as Response;
+}
+
+/** The flash message a redirect carries to the next page. */
+async function flashOf(res: Response): Promise<{ kind: string; message: string } | undefined> {
+  const jar = new CookieJar();
+  jar.store(res.headers);
+  const request = new Request(BASE, { headers: { Cookie: jar.header() } });
+  return (await readFlash(request)).flash ?? undefined;
+}
+
+describe("the link to the provider's account (issuer and subject)", () => {
+  it("the first sign-in of a person made before the link stores the issuer and subject, audited", async () => {
+    // An account made here (or by a sign-in before the link existed): no issuer or subject yet.
+    const user = await makeUser({ email: "first-link@example.com" });
+    expect(await linkOf(user._id)).toEqual({ issuer: null, subject: null, linked: false });
+    const id = account({ email: "first-link@example.com" });
+    const { callback } = await roundTrip(id);
+    expect(callback.status).toBe(302);
+    expect(await linkOf(user._id)).toEqual({ issuer: provider.issuer, subject: id, linked: true });
+    const history = await historyOf("user", user._id);
+    expect(history.filter((h) => h.action === "Linked to an account at the identity provider")).toEqual([
+      expect.objectContaining({ from: null, to: `${id} at ${provider.issuer}`, actorId: null }),
+    ]);
+    // The next sign-in finds the person by the link; nothing more is recorded.
+    const entries = history.length;
+    expect((await roundTrip(id)).callback.status).toBe(302);
+    expect((await historyOf("user", user._id)).length).toBe(entries);
+  });
+
+  it("a person created at the first sign-in is linked from the start", async () => {
+    configure({ OIDC_AUTO_CREATE: "1" });
+    const id = account({ email: "created-linked@example.com" });
+    const { jar } = await roundTrip(id);
+    const me = await call(myUserRoute, { path: "/api/myUser", token: (await tokenIn(jar))! });
+    expect(await linkOf(me.body.userData._id)).toEqual({ issuer: provider.issuer, subject: id, linked: true });
+  });
+
+  it("another account at the provider with the same email is refused, nothing signed in, the conflict listed for admins", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser({ email: "shared-mailbox@example.com" });
+    const first = account({ email: "shared-mailbox@example.com" });
+    await roundTrip(first);
+    const other = account({ email: "Shared-Mailbox@example.com", name: "Someone Else" });
+
+    await expectRefused(
+      roundTrip(other),
+      /^This company account is not the one linked to shared-mailbox@example\.com; ask an administrator$/,
+    );
+    const { callback } = await roundTrip(other);
+    expect(callback.status).toBe(403);
+    // The link is as it was, and the linked account still signs in.
+    expect(await linkOf(user._id)).toMatchObject({ subject: first });
+    expect((await roundTrip(first)).callback.status).toBe(302);
+
+    const { conflicts } = await adminList(admin);
+    const mine = conflicts.filter((c) => c.user._id === user._id);
+    expect(mine).toEqual([
+      expect.objectContaining({
+        issuer: provider.issuer,
+        subject: other,
+        email: "shared-mailbox@example.com",
+        name: "Someone Else",
+        linkedTo: `${first} at ${provider.issuer}`,
+        attempts: 2,
+      }),
+    ]);
+    expect(Date.parse(mine[0]!.lastAt)).toBeGreaterThanOrEqual(Date.parse(mine[0]!.firstAt));
+    // What is kept names the account, never a token (a JWT starts "eyJ") or the client's secret.
+    const stored = await getDb().execute<{ row: string }>(
+      sql`select row_to_json(c)::text as row from oidc_conflicts c where user_id = ${user._id}`,
+    );
+    for (const { row } of stored) {
+      expect(row).not.toMatch(/eyJ/);
+      expect(row).not.toContain(provider.clientSecret);
+    }
+    // The person's page lists it too, with the link.
+    const request = await buildRequest({
+      path: `/admin/users/${user._id}`,
+      token: await tokenFor(admin),
+      cookie: true,
+    });
+    const page = await adminUserPage.loader({ request, params: { id: user._id }, context: {} } as never);
+    expect(page.provider?.link?.account).toBe(`${first} at ${provider.issuer}`);
+    expect(page.provider?.conflicts.map((c) => c.subject)).toEqual([other]);
+    // One audit entry for the conflict, however many attempts.
+    const refusals = (await historyOf("user", user._id)).filter(
+      (h) => h.action === "Refused a sign-in by another account at the identity provider",
+    );
+    expect(refusals).toEqual([
+      expect.objectContaining({ from: `${first} at ${provider.issuer}`, to: `${other} at ${provider.issuer}` }),
+    ]);
+    // Nobody but an admin sees the list.
+    const plain = await makeUser();
+    await expect(adminList(plain)).rejects.toMatchObject({ init: { status: 403 } });
+  });
+
+  it("re-linking to the refused account lets it sign in, refuses the old one and ends its sessions, audited", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser({ email: "new-laptop@example.com" });
+    const old = account({ email: "new-laptop@example.com" });
+    const { jar: oldJar } = await roundTrip(old);
+    const replacement = account({ email: "new-laptop@example.com" });
+    await expectRefused(roundTrip(replacement), /not the one linked to new-laptop@example\.com/);
+    const conflict = (await adminList(admin)).conflicts.find((c) => c.user._id === user._id)!;
+
+    const res = await settle(admin, "relink", conflict.id, `/admin/users/${user._id}`);
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(`/admin/users/${user._id}`);
+    expect((await flashOf(res))?.kind).toBe("success");
+    expect(await linkOf(user._id)).toMatchObject({ issuer: provider.issuer, subject: replacement });
+    expect((await adminList(admin)).conflicts.find((c) => c.user._id === user._id)).toBeUndefined();
+    const [row] = await getDb().execute<{ resolution: string; resolved_by: string }>(
+      sql`select resolution, resolved_by from oidc_conflicts where id = ${conflict.id}`,
+    );
+    expect(row).toEqual({ resolution: "relinked", resolved_by: admin._id });
+    expect((await historyOf("user", user._id)).at(-1)).toMatchObject({
+      action: "Re-linked to another account at the identity provider",
+      actorId: admin._id,
+      from: `${old} at ${provider.issuer}`,
+      to: `${replacement} at ${provider.issuer}`,
+    });
+    // The session the old account opened is over; the new account signs in, the old one is refused.
+    expect((await call(myUserRoute, { path: "/api/myUser", token: (await tokenIn(oldJar))! })).status).toBe(401);
+    const { jar } = await roundTrip(replacement);
+    const me = await call(myUserRoute, { path: "/api/myUser", token: (await tokenIn(jar))! });
+    expect(me.body.userData._id).toBe(user._id);
+    await expectRefused(roundTrip(old), /not the one linked to new-laptop@example\.com/);
+
+    // Settled once: a second click changes nothing and says why.
+    const again = await settle(admin, "dismiss", conflict.id);
+    expect(again.status).toBe(302);
+    expect(await flashOf(again)).toEqual({ kind: "error", message: "This refused sign-in was already resolved" });
+    expect(await linkOf(user._id)).toMatchObject({ subject: replacement });
+  });
+
+  it("dismissing leaves the link as it was, audited; a bad or unknown id changes nothing", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser({ email: "dismissed@example.com" });
+    const mine = account({ email: "dismissed@example.com" });
+    await roundTrip(mine);
+    const intruder = account({ email: "dismissed@example.com" });
+    await expectRefused(roundTrip(intruder), /not the one linked/);
+    const conflict = (await adminList(admin)).conflicts.find((c) => c.user._id === user._id)!;
+
+    for (const [intent, id] of [
+      ["dismiss", "not-an-id"],
+      ["relink", "00000000-0000-4000-8000-000000000000"],
+      ["unlink", conflict.id],
+    ] as const) {
+      const res = await settle(admin, intent, id);
+      expect(res.status).toBe(302);
+      expect((await flashOf(res))?.kind).toBe("error");
+    }
+    // A non-admin's post is refused.
+    const plain = await makeUser();
+    await expect(settle(plain, "relink", conflict.id)).rejects.toMatchObject({ init: { status: 403 } });
+    expect(await linkOf(user._id)).toMatchObject({ subject: mine });
+    expect((await adminList(admin)).conflicts.map((c) => c.id)).toContain(conflict.id);
+
+    const res = await settle(admin, "dismiss", conflict.id);
+    expect((await flashOf(res))?.kind).toBe("success");
+    expect(await linkOf(user._id)).toMatchObject({ subject: mine });
+    expect((await adminList(admin)).conflicts.map((c) => c.id)).not.toContain(conflict.id);
+    expect((await historyOf("user", user._id)).at(-1)).toMatchObject({
+      action: "Dismissed a refused sign-in by another account at the identity provider",
+      actorId: admin._id,
+      to: `${intruder} at ${provider.issuer}`,
+    });
+    // Still refused; a new attempt is a new conflict to look at.
+    await expectRefused(roundTrip(intruder), /not the one linked/);
+    expect((await adminList(admin)).conflicts.filter((c) => c.user._id === user._id)).toHaveLength(1);
+  });
+
+  it("re-linking to an account linked to someone else meanwhile is refused", async () => {
+    const admin = await makeAdmin();
+    const user = await makeUser({ email: "taken-a@example.com" });
+    const colleague = await makeUser({ email: "taken-b@example.com" });
+    await roundTrip(account({ email: "taken-a@example.com" }));
+    const shared = account({ email: "taken-a@example.com" });
+    await expectRefused(roundTrip(shared), /not the one linked/);
+    // The same account at the provider then signs in as the colleague, and is linked to them.
+    provider.accounts.set(shared, { ...provider.accounts.get(shared)!, email: "taken-b@example.com" });
+    expect((await roundTrip(shared)).callback.status).toBe(302);
+    expect(await linkOf(colleague._id)).toMatchObject({ subject: shared });
+    const conflict = (await adminList(admin)).conflicts.find((c) => c.user._id === user._id)!;
+    const res = await settle(admin, "relink", conflict.id);
+    expect(await flashOf(res)).toEqual({
+      kind: "error",
+      message: `That company account is linked to ${colleague.name} (taken-b@example.com); resolve that first`,
+    });
+    expect(await linkOf(user._id)).not.toMatchObject({ subject: shared });
+  });
+
+  it("a person whose email changes at the provider is still found by the subject", async () => {
+    const user = await makeUser({ email: "maiden-name@example.com" });
+    const other = await makeUser({ email: "someone-else@example.com" });
+    const id = account({ email: "maiden-name@example.com" });
+    await roundTrip(id);
+    for (const email of ["married-name@example.com", "someone-else@example.com"]) {
+      provider.accounts.set(id, { ...provider.accounts.get(id)!, email });
+      const { callback, jar } = await roundTrip(id);
+      expect(callback.status).toBe(302);
+      const me = await call(myUserRoute, { path: "/api/myUser", token: (await tokenIn(jar))! });
+      expect(me.body.userData).toMatchObject({ _id: user._id, email: "maiden-name@example.com" });
+    }
+    // The other person with that email is untouched, and still not linked.
+    expect(await linkOf(other._id)).toEqual({ issuer: null, subject: null, linked: false });
+  });
+});
+
 describe("PASSWORD_SIGN_IN=off", () => {
   it("refuses passwords except the break-glass admin's", async () => {
     const admin = await makeAdmin({ email: "breakglass@example.com" });
@@ -424,6 +666,22 @@ describe("PASSWORD_SIGN_IN=off", () => {
     const { callback } = await roundTrip(account({ email: "second@example.com" }), { jar, reauth: true });
     expect(callback.status).toBe(403);
     expect(callback.body.message).toMatch(/someone else/);
+    const [row] = await getDb().execute<{ at: string | null }>(
+      sql`select reauthenticated_at as at from sessions where user_id = ${user._id}`,
+    );
+    expect(row!.at).toBeNull();
+  });
+
+  it("a re-authentication by another account with the person's email does not count", async () => {
+    const admin = await makeAdmin({ email: "breakglass5@example.com" });
+    const user = await makeUser({ email: "reauth-linked@example.com" });
+    configure({ PASSWORD_SIGN_IN: "off", BREAK_GLASS_EMAIL: admin.email });
+    const { jar } = await roundTrip(account({ email: user.email }));
+    const { callback } = await roundTrip(account({ email: user.email }), { jar, reauth: true });
+    expect(callback.status).toBe(403);
+    expect(callback.body.message).toBe(
+      "This company account is not the one linked to reauth-linked@example.com; ask an administrator",
+    );
     const [row] = await getDb().execute<{ at: string | null }>(
       sql`select reauthenticated_at as at from sessions where user_id = ${user._id}`,
     );

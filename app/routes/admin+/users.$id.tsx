@@ -13,7 +13,16 @@ import { requirePageUserWho } from "~/web/auth.server";
 import { NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, pageError, runForPage } from "~/utils/page.server";
-import { accessOptions, departmentOptions, positionOptions, roleOptions } from "~/routes/admin+/users";
+import {
+  accessOptions,
+  departmentOptions,
+  positionOptions,
+  ProviderConflicts,
+  roleOptions,
+} from "~/routes/admin+/users";
+import { listOpenConflicts, providerLinkOf } from "~/models/oidc-users.server";
+import { oidcSettings } from "~/web/oidc.server";
+import { formatDateTime } from "~/components/moc";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.user.name ?? "User"} · Users · Change Management` },
@@ -29,8 +38,13 @@ async function load(request: Request, id: string | undefined) {
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user } = await load(request, params.id);
-  return { user };
+  const { actor, user } = await load(request, params.id);
+  const link = await providerLinkOf(user._id);
+  return {
+    user,
+    // The company sign-in: shown when configured, or when the person is linked from before.
+    provider: oidcSettings() || link ? { link, conflicts: await listOpenConflicts(actor, user._id) } : null,
+  };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -57,7 +71,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EditUser() {
-  const { user } = useLoaderData<typeof loader>();
+  const { user, provider } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useSchemaForm({
     id: `edit-user-${user._id}`,
@@ -113,6 +127,22 @@ export default function EditUser() {
           </div>
         </Form>
       </section>
+      {provider ? (
+        <section className="card" aria-labelledby="company-sign-in">
+          <h2 id="company-sign-in">Company sign-in</h2>
+          <p>
+            {provider.link ? (
+              <>
+                Linked to the account <span className="break-anywhere">{provider.link.account}</span> at the identity
+                provider since {formatDateTime(provider.link.since)}. Only that account signs {user.name} in.
+              </>
+            ) : (
+              <>Not linked yet: the first sign-in through the identity provider with {user.email} links the account.</>
+            )}
+          </p>
+        </section>
+      ) : null}
+      {provider ? <ProviderConflicts conflicts={provider.conflicts} back={`/admin/users/${user._id}`} /> : null}
     </>
   );
 }

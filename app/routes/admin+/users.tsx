@@ -12,7 +12,9 @@ import { canManageUsers } from "~/models/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
 import { userFormSchema } from "~/models/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
-import { createUser, deleteUser, listUsers, updateUser } from "~/models/user.server";
+import { createUser, deleteUser, listUsers, updateUser, type PublicUser } from "~/models/user.server";
+import { listOpenConflicts, resolveConflict, type OidcConflict } from "~/models/oidc-users.server";
+import { formatDateTime } from "~/components/moc";
 import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { refuseControlCharacters } from "~/models/text-rules";
@@ -27,10 +29,15 @@ const usersQuery = z.object({ q: refuseControlCharacters(z.string().optional()) 
 const REFUSAL = "Only administrators can manage users.";
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requirePageUserWho(request, canManageUsers, REFUSAL);
+  const actor = await requirePageUserWho(request, canManageUsers, REFUSAL);
   const params = new URL(request.url).searchParams;
   const search = readPageQuery(request, usersQuery).q ?? "";
-  return { users: await listUsers({ search }), search, confirmDelete: params.get(CONFIRM_DELETE_PARAM) };
+  return {
+    users: await listUsers({ search }),
+    conflicts: await listOpenConflicts(actor),
+    search,
+    confirmDelete: params.get(CONFIRM_DELETE_PARAM),
+  };
 }
 
 const rowSchema = z.object({
@@ -40,10 +47,37 @@ const rowSchema = z.object({
   confirmed: z.literal("yes").optional(),
 });
 
+/** A refused company sign-in settled from the list or the person's page (`back`: where to return). */
+const conflictSchema = z.object({
+  intent: z.enum(["relink", "dismiss"]),
+  conflictId: z.uuid(),
+  back: z
+    .string()
+    .regex(/^\/admin\/users(\/[0-9a-f-]{36})?$/)
+    .optional(),
+});
+
+async function settleConflict(actor: PublicUser, formData: FormData) {
+  const parsed = conflictSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success)
+    return redirectWithFlash("/admin/users", { kind: "error", message: "That action was not understood." });
+  const { intent, conflictId, back = "/admin/users" } = parsed.data;
+  const result = await runForPage(() => resolveConflict(actor, conflictId, intent));
+  if (!result.ok) return redirectWithFlash(back, { kind: "error", message: result.error.message });
+  return redirectWithFlash(back, {
+    kind: "success",
+    message:
+      intent === "relink"
+        ? `${result.value.name} is now linked to the company account that was refused; it signs them in from now on.`
+        : `The refused sign-in is dismissed; ${result.value.name}'s link to the company account is unchanged.`,
+  });
+}
+
 export async function action({ request }: ActionFunctionArgs) {
   const actor = await requirePageUserWho(request, canManageUsers, REFUSAL);
   const formData = await request.formData();
   const intent = formData.get("intent");
+  if (intent === "relink" || intent === "dismiss") return settleConflict(actor, formData);
   if (intent === "create") {
     const submission = parseWithZod(formData, { schema: userFormSchema });
     if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
@@ -96,8 +130,97 @@ export default function AdminUsers() {
   return outlet ?? <UserList />;
 }
 
+/**
+ * Sign-ins through the identity provider refused because the email named someone linked to another
+ * account there (docs/decisions/052-oidc-subject-link.md): what was attempted, and the two ways out.
+ */
+export function ProviderConflicts({ conflicts, back }: { conflicts: OidcConflict[]; back: string }) {
+  if (conflicts.length === 0) return null;
+  return (
+    <section className="card table-wrap" aria-labelledby="provider-conflicts">
+      <h2 id="provider-conflicts">Refused company sign-ins</h2>
+      <p className="muted">
+        Someone signed in at the identity provider with the email of a person here who is linked to another company
+        account. Link the person to the new account only if it is theirs (their old one then stops working here);
+        otherwise dismiss it.
+      </p>
+      <table className="stack-on-phone">
+        <caption className="visually-hidden">Refused company sign-ins</caption>
+        <thead>
+          <tr>
+            <th scope="col">Person here</th>
+            <th scope="col">Company account that tried</th>
+            <th scope="col">Linked now</th>
+            <th scope="col">When</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {conflicts.map((c) => (
+            <tr key={c.id}>
+              <td data-label="Person here" className="break-anywhere">
+                <Link to={`/admin/users/${c.user._id}`}>{c.user.name}</Link>
+                <br />
+                <span className="muted">{c.user.email}</span>
+              </td>
+              <td data-label="Company account that tried" className="break-anywhere">
+                {c.name ? <strong>{c.name} </strong> : null}
+                <span>{c.email}</span>
+                <br />
+                <span className="muted">
+                  subject {c.subject} at {c.issuer}
+                </span>
+              </td>
+              <td data-label="Linked now" className="break-anywhere">
+                {c.linkedTo ?? <span className="muted">No account</span>}
+              </td>
+              <td data-label="When">
+                {formatDateTime(c.lastAt)}
+                {c.attempts > 1 ? (
+                  <>
+                    <br />
+                    <span className="muted">
+                      {c.attempts} attempts since {formatDateTime(c.firstAt)}
+                    </span>
+                  </>
+                ) : null}
+              </td>
+              <td>
+                <Form method="post" action="/admin/users" className="actions-cell">
+                  <input type="hidden" name="conflictId" value={c.id} />
+                  <input type="hidden" name="back" value={back} />
+                  <button
+                    type="submit"
+                    name="intent"
+                    value="relink"
+                    className="button button-small"
+                    aria-label={`Link to this account: ${c.user.name} to ${c.email} (subject ${c.subject})`}
+                  >
+                    Link to this account
+                  </button>
+                  <button
+                    type="submit"
+                    name="intent"
+                    value="dismiss"
+                    className="button button-small"
+                    aria-label={`Dismiss: ${c.user.name} stays linked; ${c.email} (subject ${c.subject}) refused`}
+                  >
+                    Dismiss
+                  </button>
+                </Form>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
 function UserList() {
-  const { users, search, confirmDelete } = useLoaderData<typeof loader>();
+  const { users, conflicts, search, confirmDelete } = useLoaderData<typeof loader>();
   const toDelete = confirmDelete ? users.find((u) => u._id === confirmDelete) : undefined;
   const lastResult = useActionData<typeof action>();
   const [searchParams] = useSearchParams();
@@ -145,6 +268,8 @@ function UserList() {
           </p>
         </ConfirmDelete>
       ) : null}
+
+      <ProviderConflicts conflicts={conflicts} back="/admin/users" />
 
       <details className="card" open={createOpen}>
         <summary>Create a user</summary>
