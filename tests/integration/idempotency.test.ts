@@ -6,11 +6,14 @@
  * concurrent duplicates apply once, a refused (4xx) request keeps no key, and keys past a day are
  * purged. Real routes through app/web/idempotency.server.ts, the server's own wrapper.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as loginRoute from "~/routes/_auth+/login";
 import * as chatRoute from "~/routes/api+/chat";
 import * as newmocRoute from "~/routes/api+/newmoc";
+import * as signaturesRoute from "~/routes/api+/pcr.signatures";
+import * as userRoute from "~/routes/api+/user";
 import * as mocPage from "~/routes/mocs+/$id._index";
 import * as impactPage from "~/routes/mocs+/$id.impact";
 import { closeDb, getDb } from "~/utils/db.server";
@@ -26,6 +29,8 @@ import { chatMessages, idempotencyKeys, mocs } from "#db/schema";
 import { BASE, buildRequest, sessionCookieHeader, type CallOptions } from "../helpers/request";
 import { createMocOk, makeCast, tokenOf, type Doc } from "../helpers/moc-flow";
 import { newMocBody } from "../helpers/moc";
+import { makeUser, PASSWORD } from "../helpers/factories";
+import { chainWith, createPcrOk } from "../helpers/pcr";
 import type { Cast } from "../helpers/moc";
 
 type RouteModule = { action?: (args: never) => Promise<unknown> };
@@ -382,5 +387,172 @@ describe("keys are kept a day", () => {
       .where(eq(idempotencyKeys.userId, cast.verifier._id));
     expect(left.map((r) => r.key)).toEqual([fresh]);
     expect(await purgeIdempotencyKeys(new Date(Date.now() + 2 * 3600_000))).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Credentials (docs/decisions/048-replays-keep-no-credentials.md, issue 40 item 2)
+
+/** The fingerprint before decision 048: an unsalted SHA-256 of the request, which a word list reverses. */
+function unkeyedFingerprint(method: string, path: string, body: string | Record<string, string>): string {
+  const hash = createHash("sha256").update(`${method} ${path}\n`);
+  if (typeof body === "string") return hash.update(body).digest("hex");
+  for (const [name, value] of Object.entries(body)) {
+    if (name === IDEMPOTENCY_FIELD) continue;
+    hash
+      .update(`${name.length}:${name}=`)
+      .update(`s${Buffer.byteLength(value)}:`)
+      .update(value)
+      .update("\n");
+  }
+  return hash.digest("hex");
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** Every row of the store as text, each column, the stored answer's body decoded too. */
+async function storeText(): Promise<string> {
+  const rows = await getDb().select().from(idempotencyKeys);
+  return rows.map((row) => `${JSON.stringify(row)}\n${Buffer.from(row.body, "base64").toString("utf8")}`).join("\n");
+}
+
+async function rowsOf(key: string) {
+  return getDb().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+}
+
+describe("nothing that proves who someone is is kept", () => {
+  const formRequest = async (
+    path: string,
+    fields: Record<string, string>,
+    options: { who: { _id: string }; key?: string; json?: boolean },
+  ) =>
+    new Request(new URL(path, BASE), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Cookie: await sessionCookieHeader(await tokenOf(options.who)),
+        Origin: BASE,
+        ...(options.key ? { "Idempotency-Key": options.key } : {}),
+        ...(options.json ? { Accept: "application/json" } : {}),
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  it("a keyed POST /login (an API client's sign-in) keeps neither its token nor a hash of its password", async () => {
+    const key = randomUUID();
+    const other = await makeUser();
+    const fields = { email: other.email, password: PASSWORD };
+    const first = await serve(
+      loginRoute,
+      await formRequest("/login", fields, { who: cast.originator, key, json: true }),
+    );
+    expect(first.status, first.text).toBe(200);
+    const token = (first.body as { token: string }).token;
+    expect(token).toBeTruthy();
+    expect(await rowsOf(key)).toEqual([]);
+    const kept = await storeText();
+    expect(kept).not.toContain(token);
+    expect(kept).not.toContain(PASSWORD);
+    const raw = new URLSearchParams(fields).toString();
+    expect(kept).not.toContain(sha256(raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", fields));
+    // The same key again is a new sign-in, never the first answer (decision 048).
+    const again = await serve(
+      loginRoute,
+      await formRequest("/login", fields, { who: cast.originator, key, json: true }),
+    );
+    expect(again.status).toBe(200);
+    expect(again.headers.get("Idempotent-Replayed")).toBeNull();
+    expect((again.body as { token: string }).token).not.toBe(token);
+  });
+
+  it("a keyed page sign-in (the form's hidden key, someone already signed in) keeps no row and no hash of the password", async () => {
+    const key = randomUUID();
+    const other = await makeUser();
+    const fields = { email: other.email, password: PASSWORD, redirectTo: "/", [IDEMPOTENCY_FIELD]: key };
+    const first = await serve(loginRoute, await formRequest("/login", fields, { who: cast.originator }));
+    expect(first.status, first.text).toBe(302);
+    expect(first.headers.get("Set-Cookie")).toMatch(/^session=/);
+    expect(await rowsOf(key)).toEqual([]);
+    const kept = await storeText();
+    expect(kept).not.toContain(PASSWORD);
+    const raw = new URLSearchParams(fields).toString();
+    expect(kept).not.toContain(sha256(raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", fields));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", raw));
+  });
+
+  it("a keyed password change (PATCH /api/user) is not kept: its key is not replayed", async () => {
+    const key = randomUUID();
+    const who = await makeUser();
+    const body = { currentPassword: PASSWORD, password: "a-new-long-passphrase" };
+    const changed = await apiPost(userRoute, who, { method: "PATCH", path: "/api/user", body, key });
+    expect(changed.status, changed.text).toBe(200);
+    expect(await rowsOf(key)).toEqual([]);
+    expect(await storeText()).not.toContain(unkeyedFingerprint("PATCH", "/api/user", JSON.stringify(body)));
+  });
+
+  it("a keyed PCR signature is kept under a keyed fingerprint that leaves the password out", async () => {
+    const signer = await makeUser();
+    const pcr = await createPcrOk(signer);
+    const key = randomUUID();
+    const body = {
+      pcrId: pcr._id,
+      signatures: await chainWith(pcr._id, "Change Originator", { signature: signer.name }),
+    };
+    const raw = JSON.stringify({ ...body, password: PASSWORD });
+    const send = async (text: string) =>
+      serve(
+        signaturesRoute,
+        await buildRequest({
+          method: "POST",
+          path: "/api/pcr/signatures",
+          body: text,
+          token: await tokenOf(signer),
+          headers: { "Idempotency-Key": key },
+        }),
+      );
+    const first = await send(raw);
+    expect(first.status, first.text).toBe(200);
+    const [row] = await rowsOf(key);
+    expect(row).toBeDefined();
+    expect(row!.fingerprint).not.toBe(sha256(raw));
+    expect(row!.fingerprint).not.toBe(unkeyedFingerprint("POST", "/api/pcr/signatures", raw));
+    expect(await storeText()).not.toContain(PASSWORD);
+    // Only the password differs (a guess, or none): the same request, so the fingerprint tests no guess.
+    for (const password of ["a-wrong-guess", undefined]) {
+      const replay = await send(JSON.stringify({ ...body, password }));
+      expect(replay.status, replay.text).toBe(200);
+      expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+      expect(replay.text).toBe(first.text);
+    }
+    expect((await rowsOf(key))[0]!.fingerprint).toBe(row!.fingerprint);
+  });
+
+  it("the same JSON with its keys in another order is the same request; another body is still 422", async () => {
+    const key = randomUUID();
+    const message = { sender: cast.originator._id, message: "Keys in any order", timestamp: new Date().toISOString() };
+    const first = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: `{"chat_id":${JSON.stringify(moc.chat)},"message":${JSON.stringify(message)}}`,
+      key,
+    });
+    expect(first.status, first.text).toBe(200);
+    const reordered = {
+      message: { timestamp: message.timestamp, message: message.message, sender: message.sender },
+      chat_id: moc.chat,
+    };
+    const again = await apiPost(chatRoute, cast.originator, { path: "/api/chat", body: reordered, key });
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.text).toBe(first.text);
+    const other = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: { ...reordered, message: { ...reordered.message, message: "Keys in any order, other text" } },
+      key,
+    });
+    expect(other.status).toBe(422);
+    expect(await messagesSaying(moc.chat, "Keys in any order")).toBe(1);
   });
 });
