@@ -7,6 +7,7 @@
  * purged. Real routes through app/web/idempotency.server.ts, the server's own wrapper.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as loginRoute from "~/routes/_auth+/login";
@@ -14,9 +15,12 @@ import * as chatRoute from "~/routes/api+/chat";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as signaturesRoute from "~/routes/api+/pcr.signatures";
 import * as userRoute from "~/routes/api+/user";
+import * as usersRoute from "~/routes/api+/users";
 import * as mocPage from "~/routes/mocs+/$id._index";
 import * as impactPage from "~/routes/mocs+/$id.impact";
 import { closeDb, getDb } from "~/utils/db.server";
+import { resetEnv } from "~/utils/env.server";
+import { redirectWithFlash } from "~/utils/flash.server";
 import {
   IDEMPOTENCY_FIELD,
   KEY_REUSED_MESSAGE,
@@ -554,5 +558,171 @@ describe("nothing that proves who someone is is kept", () => {
     });
     expect(other.status).toBe(422);
     expect(await messagesSaying(moc.chat, "Keys in any order")).toBe(1);
+  });
+});
+
+describe("what is kept, whatever the route", () => {
+  const timestamp = new Date().toISOString();
+  const keyedChat = async (key: string, text: string) =>
+    buildRequest({
+      method: "POST",
+      path: "/api/chat",
+      body: { chat_id: moc.chat, message: { sender: cast.originator._id, message: text, timestamp } },
+      token: await tokenOf(cast.originator),
+      headers: { "Idempotency-Key": key },
+    });
+
+  it("an answer that sets a session cookie or holds a token is not kept: the key sent again runs again", async () => {
+    const answers = [
+      () => new Response(null, { status: 302, headers: { Location: "/", "Set-Cookie": "session=s3ss10n; Path=/" } }),
+      () => Response.json({ status: 200, data: { access_token: "t0k3n-in-the-answer" } }),
+    ];
+    for (const answer of answers) {
+      const key = randomUUID();
+      let runs = 0;
+      const run = async () => {
+        runs += 1;
+        return answer();
+      };
+      expect((await withIdempotency(await keyedChat(key, "Answer with a credential"), run)).status).toBeLessThan(400);
+      expect(await rowsOf(key)).toEqual([]);
+      const again = await withIdempotency(await keyedChat(key, "Answer with a credential"), run);
+      expect(again.headers.get("Idempotent-Replayed")).toBeNull();
+      expect(runs).toBe(2);
+    }
+    expect(await storeText()).not.toMatch(/s3ss10n|t0k3n-in-the-answer/);
+  });
+
+  it("a page's flash message does not stop its answer being kept (the cookie itself never is)", async () => {
+    const key = randomUUID();
+    let runs = 0;
+    const run = async () => {
+      runs += 1;
+      return redirectWithFlash("/", { kind: "success", message: "Sent" });
+    };
+    expect((await withIdempotency(await keyedChat(key, "Flash"), run)).headers.get("Set-Cookie")).toMatch(/^flash=/);
+    const again = await withIdempotency(await keyedChat(key, "Flash"), run);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.headers.get("Set-Cookie")).toBeNull();
+    expect(runs).toBe(1);
+  });
+
+  it("a new user with a first password (POST /api/users) is not kept; without a password a write is", async () => {
+    const admin = await makeUser({ role: "admin", department: "hseq", access: "full" });
+    const key = randomUUID();
+    const body = {
+      name: "Kept Not",
+      email: `kept-not-${key}@example.com`,
+      password: "a-first-passphrase",
+      department: "fleet",
+    };
+    const created = await apiPost(usersRoute, admin, { path: "/api/users", body, key });
+    expect(created.status, created.text).toBe(201);
+    expect(await rowsOf(key)).toEqual([]);
+    expect(await storeText()).not.toContain(unkeyedFingerprint("POST", "/api/users", JSON.stringify(body)));
+    const renamed = randomUUID();
+    const rename = { _id: (created.body as { data: { _id: string } }).data._id, name: "Kept Now" };
+    expect(
+      (await apiPost(usersRoute, admin, { method: "PUT", path: "/api/users", body: rename, key: renamed })).status,
+    ).toBe(200);
+    expect(await rowsOf(renamed)).toHaveLength(1);
+  });
+
+  it("form fields in another order are the same request", async () => {
+    const key = randomUUID();
+    const post = async (fields: [string, string][]) =>
+      serve(
+        mocPage,
+        new Request(new URL(`/mocs/${moc._id}?index`, BASE), {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Cookie: await sessionCookieHeader(await tokenOf(cast.originator)),
+            Origin: BASE,
+          },
+          body: new URLSearchParams(fields).toString(),
+        }),
+        { id: moc._id },
+      );
+    const first = await post([
+      ["intent", "chat"],
+      ["message", "Fields in any order"],
+      [IDEMPOTENCY_FIELD, key],
+    ]);
+    expect(first.status).toBe(302);
+    const again = await post([
+      [IDEMPOTENCY_FIELD, key],
+      ["message", "Fields in any order"],
+      ["intent", "chat"],
+    ]);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await messagesSaying(moc.chat, "Fields in any order")).toBe(1);
+  });
+
+  it("a row kept under the previous SESSION_SECRET key still replays after a rotation", async () => {
+    const key = randomUUID();
+    const bodies = new Map<string, ReturnType<typeof chatBody>>();
+    const send = (text: string) => {
+      if (!bodies.has(text)) bodies.set(text, chatBody(cast.originator, moc.chat, text));
+      return apiPost(chatRoute, cast.originator, { path: "/api/chat", body: bodies.get(text), key });
+    };
+    expect((await send("Before the rotation")).status).toBe(200);
+    const before = process.env.SESSION_SECRET!;
+    process.env.SESSION_SECRET = `a-new-first-key-0123456789-0123456789,${before}`;
+    resetEnv();
+    try {
+      expect((await send("Before the rotation")).headers.get("Idempotent-Replayed")).toBe("true");
+      expect((await send("After the rotation")).status).toBe(422);
+    } finally {
+      process.env.SESSION_SECRET = before;
+      resetEnv();
+    }
+    expect(await messagesSaying(moc.chat, "Before the rotation")).toBe(1);
+  });
+});
+
+describe("rows kept before decision 048 (migration 0036)", () => {
+  it("removes kept sign-ins and tokens, and no old SHA-256 fingerprint stays or matches", async () => {
+    const file = new URL("../../db/migrations/0036_idempotency_keys_without_credentials.sql", import.meta.url);
+    const statements = readFileSync(file, "utf8").split("--> statement-breakpoint");
+    const who = await makeUser();
+    const body = chatBody(cast.originator, moc.chat, "Sent before the upgrade");
+    const raw = JSON.stringify(body);
+    const login = { key: randomUUID(), token: "eyJhbGciOiJIUzI1NiJ9.kept-before.signature" };
+    const chat = randomUUID();
+    const signed = randomUUID();
+    const row = { userId: who._id, method: "POST", status: 200, headers: { "content-type": "application/json" } };
+    const json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+    await getDb()
+      .insert(idempotencyKeys)
+      .values([
+        {
+          ...row,
+          key: login.key,
+          path: "/login",
+          fingerprint: sha256(`email=a%40b.c&password=${PASSWORD}`),
+          body: json({ token: login.token, admin: false, onboarded: true }),
+        },
+        { ...row, key: chat, path: "/api/chat", fingerprint: unkeyedFingerprint("POST", "/api/chat", raw), body: "" },
+        {
+          ...row,
+          key: signed,
+          path: "/api/pcr/signatures",
+          fingerprint: unkeyedFingerprint("POST", "/api/pcr/signatures", `{"password":"${PASSWORD}"}`),
+          body: json({ status: 200, data: { _id: randomUUID() } }),
+        },
+      ]);
+    for (const statement of statements) await getDb().execute(sql.raw(statement));
+    const left = await getDb().select().from(idempotencyKeys).where(eq(idempotencyKeys.userId, who._id));
+    expect(left.map((r) => r.key).sort()).toEqual([chat, signed].sort());
+    const kept = await storeText();
+    expect(kept).not.toContain(login.token);
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/api/chat", raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/api/pcr/signatures", `{"password":"${PASSWORD}"}`));
+    // The same request again: refused, never applied a second time.
+    await getDb().update(idempotencyKeys).set({ userId: cast.originator._id }).where(eq(idempotencyKeys.key, chat));
+    const again = await apiPost(chatRoute, cast.originator, { path: "/api/chat", body, key: chat });
+    expect(again.status).toBe(422);
+    expect(await messagesSaying(moc.chat, "Sent before the upgrade")).toBe(0);
   });
 });
