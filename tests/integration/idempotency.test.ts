@@ -4,7 +4,9 @@
  * `idempotencyKey` runs once per person and key; the same request again gets the first answer with
  * no second effect, the same key with another body is 422, one person's key is not another's,
  * concurrent duplicates apply once, a refused (4xx) request keeps no key, and keys past a day are
- * purged. Real routes through app/web/idempotency.server.ts, the server's own wrapper.
+ * purged. Nothing that proves who someone is is kept (docs/decisions/048-replays-keep-no-credentials.md):
+ * no sign-in's token, no password or hash of one, a fingerprint keyed and canonical (JSON keys and
+ * form fields in any order). Real routes through app/web/idempotency.server.ts, the server's own wrapper.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -18,6 +20,7 @@ import * as userRoute from "~/routes/api+/user";
 import * as usersRoute from "~/routes/api+/users";
 import * as mocPage from "~/routes/mocs+/$id._index";
 import * as impactPage from "~/routes/mocs+/$id.impact";
+import * as pcrPage from "~/routes/pcrs+/$id";
 import { closeDb, getDb } from "~/utils/db.server";
 import { resetEnv } from "~/utils/env.server";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -532,6 +535,43 @@ describe("nothing that proves who someone is is kept", () => {
       expect(replay.text).toBe(first.text);
     }
     expect((await rowsOf(key))[0]!.fingerprint).toBe(row!.fingerprint);
+  });
+
+  it("a keyed signature on the PCR page is kept the same way: no hash of the password, a guess replays", async () => {
+    const signer = await makeUser();
+    const pcr = await createPcrOk(signer);
+    const key = randomUUID();
+    const fields = (password: string) => ({
+      intent: "sign",
+      slot: "Change Originator",
+      signature: signer.name,
+      password,
+      comments: "",
+      [IDEMPOTENCY_FIELD]: key,
+    });
+    const send = async (password: string) =>
+      serve(
+        pcrPage,
+        new Request(new URL(`/pcrs/${pcr._id}`, BASE), {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Cookie: await sessionCookieHeader(await tokenOf(signer)),
+            Origin: BASE,
+          },
+          body: new URLSearchParams(fields(password)).toString(),
+        }),
+        { id: pcr._id },
+      );
+    const first = await send(PASSWORD);
+    expect(first.status, first.text).toBe(302);
+    const [row] = await rowsOf(key);
+    expect(row).toBeDefined();
+    expect(row!.fingerprint).not.toBe(unkeyedFingerprint("POST", `/pcrs/${pcr._id}`, fields(PASSWORD)));
+    expect(await storeText()).not.toContain(PASSWORD);
+    const guess = await send("a-wrong-guess");
+    expect(guess.status).toBe(302);
+    expect(guess.headers.get("Idempotent-Replayed")).toBe("true");
   });
 
   it("the same JSON with its keys in another order is the same request; another body is still 422", async () => {
