@@ -88,6 +88,7 @@ import { proxyQuery } from "~/models/image-proxy.server";
 import { searchAnswer, searchQuerySchema } from "~/models/search.schema";
 import { TOKEN_EXPIRED, TOKEN_INVALID, TOKEN_NOT_YET_VALID } from "~/utils/token.server";
 import { MAX_PAGE, pageQuery } from "./paging.server";
+import { isCredentialRoute } from "./idempotency.server";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -949,8 +950,9 @@ function operation(method: string, path: string, op: Operation, components: Reco
   // A signed-in write with a session cookie takes only a JSON body (or none): anything else is 415
   // (app/web/auth.server.ts `assertJsonBody`); bearer callers are not asked.
   if (!op.public && method !== "get") errors.add(415);
-  // Every signed-in write takes an Idempotency-Key (app/web/idempotency.server.ts).
-  const keyed = !op.public && method !== "get";
+  // Every signed-in write takes an Idempotency-Key (app/web/idempotency.server.ts), but the
+  // credential routes, which keep nothing (docs/decisions/048-replays-keep-no-credentials.md).
+  const keyed = !op.public && method !== "get" && !isCredentialRoute(new URL(path, "http://api.invalid"));
   if (keyed) errors.add(422);
   op.errors?.forEach((s) => errors.add(s));
   const okSchema = lift(jsonSchema(op.ok, "output"), components);

@@ -4,8 +4,10 @@ import { users } from "./users";
 /**
  * The first answer to a write that carried an idempotency key (app/web/idempotency.server.ts,
  * docs/decisions/040-replays-apply-once.md): per person and key, written in the same transaction
- * as the change, kept 24 hours (the purge job). `fingerprint` is the SHA-256 of the request
- * (method, path, body without the key); a replay with another fingerprint is refused with 422.
+ * as the change, kept 24 hours (the purge job). `fingerprint` is an HMAC-SHA256, under a key
+ * derived from SESSION_SECRET, of the request (method, path, canonical body without the key and
+ * without password fields); a replay with another fingerprint is refused with 422. Nothing that
+ * proves who someone is is kept here (docs/decisions/048-replays-keep-no-credentials.md).
  */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",

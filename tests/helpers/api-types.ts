@@ -1994,13 +1994,7 @@ export interface operations {
   patchUser: {
     parameters: {
       query?: never;
-      header?: {
-        /**
-         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
-         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
-         */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
+      header?: never;
       path?: never;
       cookie?: never;
     };
@@ -2026,8 +2020,6 @@ export interface operations {
       /** @description Success. */
       200: {
         headers: {
-          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -2044,7 +2036,6 @@ export interface operations {
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
-      422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["TooManyRequests"];
     };
   };

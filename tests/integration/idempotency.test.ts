@@ -4,16 +4,26 @@
  * `idempotencyKey` runs once per person and key; the same request again gets the first answer with
  * no second effect, the same key with another body is 422, one person's key is not another's,
  * concurrent duplicates apply once, a refused (4xx) request keeps no key, and keys past a day are
- * purged. Real routes through app/web/idempotency.server.ts, the server's own wrapper.
+ * purged. Nothing that proves who someone is is kept (docs/decisions/048-replays-keep-no-credentials.md):
+ * no sign-in's token, no password or hash of one, a fingerprint keyed and canonical (JSON keys and
+ * form fields in any order). Real routes through app/web/idempotency.server.ts, the server's own wrapper.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as loginRoute from "~/routes/_auth+/login";
 import * as chatRoute from "~/routes/api+/chat";
 import * as newmocRoute from "~/routes/api+/newmoc";
+import * as signaturesRoute from "~/routes/api+/pcr.signatures";
+import * as userRoute from "~/routes/api+/user";
+import * as usersRoute from "~/routes/api+/users";
 import * as mocPage from "~/routes/mocs+/$id._index";
 import * as impactPage from "~/routes/mocs+/$id.impact";
+import * as pcrPage from "~/routes/pcrs+/$id";
 import { closeDb, getDb } from "~/utils/db.server";
+import { resetEnv } from "~/utils/env.server";
+import { redirectWithFlash } from "~/utils/flash.server";
 import {
   IDEMPOTENCY_FIELD,
   KEY_REUSED_MESSAGE,
@@ -26,6 +36,8 @@ import { chatMessages, idempotencyKeys, mocs } from "#db/schema";
 import { BASE, buildRequest, sessionCookieHeader, type CallOptions } from "../helpers/request";
 import { createMocOk, makeCast, tokenOf, type Doc } from "../helpers/moc-flow";
 import { newMocBody } from "../helpers/moc";
+import { makeUser, PASSWORD } from "../helpers/factories";
+import { chainWith, createPcrOk } from "../helpers/pcr";
 import type { Cast } from "../helpers/moc";
 
 type RouteModule = { action?: (args: never) => Promise<unknown> };
@@ -382,5 +394,375 @@ describe("keys are kept a day", () => {
       .where(eq(idempotencyKeys.userId, cast.verifier._id));
     expect(left.map((r) => r.key)).toEqual([fresh]);
     expect(await purgeIdempotencyKeys(new Date(Date.now() + 2 * 3600_000))).toBe(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Credentials (docs/decisions/048-replays-keep-no-credentials.md, issue 40 item 2)
+
+/** The fingerprint before decision 048: an unsalted SHA-256 of the request, which a word list reverses. */
+function unkeyedFingerprint(method: string, path: string, body: string | Record<string, string>): string {
+  const hash = createHash("sha256").update(`${method} ${path}\n`);
+  if (typeof body === "string") return hash.update(body).digest("hex");
+  for (const [name, value] of Object.entries(body)) {
+    if (name === IDEMPOTENCY_FIELD) continue;
+    hash
+      .update(`${name.length}:${name}=`)
+      .update(`s${Buffer.byteLength(value)}:`)
+      .update(value)
+      .update("\n");
+  }
+  return hash.digest("hex");
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** Every row of the store as text, each column, the stored answer's body decoded too. */
+async function storeText(): Promise<string> {
+  const rows = await getDb().select().from(idempotencyKeys);
+  return rows.map((row) => `${JSON.stringify(row)}\n${Buffer.from(row.body, "base64").toString("utf8")}`).join("\n");
+}
+
+async function rowsOf(key: string) {
+  return getDb().select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+}
+
+describe("nothing that proves who someone is is kept", () => {
+  const formRequest = async (
+    path: string,
+    fields: Record<string, string>,
+    options: { who: { _id: string }; key?: string; json?: boolean },
+  ) =>
+    new Request(new URL(path, BASE), {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Cookie: await sessionCookieHeader(await tokenOf(options.who)),
+        Origin: BASE,
+        ...(options.key ? { "Idempotency-Key": options.key } : {}),
+        ...(options.json ? { Accept: "application/json" } : {}),
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  it("a keyed POST /login (an API client's sign-in) keeps neither its token nor a hash of its password", async () => {
+    const key = randomUUID();
+    const other = await makeUser();
+    const fields = { email: other.email, password: PASSWORD };
+    const first = await serve(
+      loginRoute,
+      await formRequest("/login", fields, { who: cast.originator, key, json: true }),
+    );
+    expect(first.status, first.text).toBe(200);
+    const token = (first.body as { token: string }).token;
+    expect(token).toBeTruthy();
+    expect(await rowsOf(key)).toEqual([]);
+    const kept = await storeText();
+    expect(kept).not.toContain(token);
+    expect(kept).not.toContain(PASSWORD);
+    const raw = new URLSearchParams(fields).toString();
+    expect(kept).not.toContain(sha256(raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", fields));
+    // The same key again is a new sign-in, never the first answer (decision 048).
+    const again = await serve(
+      loginRoute,
+      await formRequest("/login", fields, { who: cast.originator, key, json: true }),
+    );
+    expect(again.status).toBe(200);
+    expect(again.headers.get("Idempotent-Replayed")).toBeNull();
+    expect((again.body as { token: string }).token).not.toBe(token);
+  });
+
+  it("a keyed page sign-in (the form's hidden key, someone already signed in) keeps no row and no hash of the password", async () => {
+    const key = randomUUID();
+    const other = await makeUser();
+    const fields = { email: other.email, password: PASSWORD, redirectTo: "/", [IDEMPOTENCY_FIELD]: key };
+    const first = await serve(loginRoute, await formRequest("/login", fields, { who: cast.originator }));
+    expect(first.status, first.text).toBe(302);
+    expect(first.headers.get("Set-Cookie")).toMatch(/^session=/);
+    expect(await rowsOf(key)).toEqual([]);
+    const kept = await storeText();
+    expect(kept).not.toContain(PASSWORD);
+    const raw = new URLSearchParams(fields).toString();
+    expect(kept).not.toContain(sha256(raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", fields));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/login", raw));
+  });
+
+  it("a keyed password change (PATCH /api/user) is not kept: its key is not replayed", async () => {
+    const key = randomUUID();
+    const who = await makeUser();
+    const body = { currentPassword: PASSWORD, password: "a-new-long-passphrase" };
+    const changed = await apiPost(userRoute, who, { method: "PATCH", path: "/api/user", body, key });
+    expect(changed.status, changed.text).toBe(200);
+    expect(await rowsOf(key)).toEqual([]);
+    expect(await storeText()).not.toContain(unkeyedFingerprint("PATCH", "/api/user", JSON.stringify(body)));
+  });
+
+  it("a keyed PCR signature is kept under a keyed fingerprint that leaves the password out", async () => {
+    const signer = await makeUser();
+    const pcr = await createPcrOk(signer);
+    const key = randomUUID();
+    const body = {
+      pcrId: pcr._id,
+      signatures: await chainWith(pcr._id, "Change Originator", { signature: signer.name }),
+    };
+    const raw = JSON.stringify({ ...body, password: PASSWORD });
+    const send = async (text: string) =>
+      serve(
+        signaturesRoute,
+        await buildRequest({
+          method: "POST",
+          path: "/api/pcr/signatures",
+          body: text,
+          token: await tokenOf(signer),
+          headers: { "Idempotency-Key": key },
+        }),
+      );
+    const first = await send(raw);
+    expect(first.status, first.text).toBe(200);
+    const [row] = await rowsOf(key);
+    expect(row).toBeDefined();
+    expect(row!.fingerprint).not.toBe(sha256(raw));
+    expect(row!.fingerprint).not.toBe(unkeyedFingerprint("POST", "/api/pcr/signatures", raw));
+    expect(await storeText()).not.toContain(PASSWORD);
+    // Only the password differs (a guess, or none): the same request, so the fingerprint tests no guess.
+    for (const password of ["a-wrong-guess", undefined]) {
+      const replay = await send(JSON.stringify({ ...body, password }));
+      expect(replay.status, replay.text).toBe(200);
+      expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+      expect(replay.text).toBe(first.text);
+    }
+    expect((await rowsOf(key))[0]!.fingerprint).toBe(row!.fingerprint);
+  });
+
+  it("a keyed signature on the PCR page is kept the same way: no hash of the password, a guess replays", async () => {
+    const signer = await makeUser();
+    const pcr = await createPcrOk(signer);
+    const key = randomUUID();
+    const fields = (password: string) => ({
+      intent: "sign",
+      slot: "Change Originator",
+      signature: signer.name,
+      password,
+      comments: "",
+      [IDEMPOTENCY_FIELD]: key,
+    });
+    const send = async (password: string) =>
+      serve(
+        pcrPage,
+        new Request(new URL(`/pcrs/${pcr._id}`, BASE), {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Cookie: await sessionCookieHeader(await tokenOf(signer)),
+            Origin: BASE,
+          },
+          body: new URLSearchParams(fields(password)).toString(),
+        }),
+        { id: pcr._id },
+      );
+    const first = await send(PASSWORD);
+    expect(first.status, first.text).toBe(302);
+    const [row] = await rowsOf(key);
+    expect(row).toBeDefined();
+    expect(row!.fingerprint).not.toBe(unkeyedFingerprint("POST", `/pcrs/${pcr._id}`, fields(PASSWORD)));
+    expect(await storeText()).not.toContain(PASSWORD);
+    const guess = await send("a-wrong-guess");
+    expect(guess.status).toBe(302);
+    expect(guess.headers.get("Idempotent-Replayed")).toBe("true");
+  });
+
+  it("the same JSON with its keys in another order is the same request; another body is still 422", async () => {
+    const key = randomUUID();
+    const message = { sender: cast.originator._id, message: "Keys in any order", timestamp: new Date().toISOString() };
+    const first = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: `{"chat_id":${JSON.stringify(moc.chat)},"message":${JSON.stringify(message)}}`,
+      key,
+    });
+    expect(first.status, first.text).toBe(200);
+    const reordered = {
+      message: { timestamp: message.timestamp, message: message.message, sender: message.sender },
+      chat_id: moc.chat,
+    };
+    const again = await apiPost(chatRoute, cast.originator, { path: "/api/chat", body: reordered, key });
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.text).toBe(first.text);
+    const other = await apiPost(chatRoute, cast.originator, {
+      path: "/api/chat",
+      body: { ...reordered, message: { ...reordered.message, message: "Keys in any order, other text" } },
+      key,
+    });
+    expect(other.status).toBe(422);
+    expect(await messagesSaying(moc.chat, "Keys in any order")).toBe(1);
+  });
+});
+
+describe("what is kept, whatever the route", () => {
+  const timestamp = new Date().toISOString();
+  const keyedChat = async (key: string, text: string) =>
+    buildRequest({
+      method: "POST",
+      path: "/api/chat",
+      body: { chat_id: moc.chat, message: { sender: cast.originator._id, message: text, timestamp } },
+      token: await tokenOf(cast.originator),
+      headers: { "Idempotency-Key": key },
+    });
+
+  it("an answer that sets a session cookie or holds a token is not kept: the key sent again runs again", async () => {
+    const answers = [
+      () => new Response(null, { status: 302, headers: { Location: "/", "Set-Cookie": "session=s3ss10n; Path=/" } }),
+      () => Response.json({ status: 200, data: { access_token: "t0k3n-in-the-answer" } }),
+    ];
+    for (const answer of answers) {
+      const key = randomUUID();
+      let runs = 0;
+      const run = async () => {
+        runs += 1;
+        return answer();
+      };
+      expect((await withIdempotency(await keyedChat(key, "Answer with a credential"), run)).status).toBeLessThan(400);
+      expect(await rowsOf(key)).toEqual([]);
+      const again = await withIdempotency(await keyedChat(key, "Answer with a credential"), run);
+      expect(again.headers.get("Idempotent-Replayed")).toBeNull();
+      expect(runs).toBe(2);
+    }
+    expect(await storeText()).not.toMatch(/s3ss10n|t0k3n-in-the-answer/);
+  });
+
+  it("a page's flash message does not stop its answer being kept (the cookie itself never is)", async () => {
+    const key = randomUUID();
+    let runs = 0;
+    const run = async () => {
+      runs += 1;
+      return redirectWithFlash("/", { kind: "success", message: "Sent" });
+    };
+    expect((await withIdempotency(await keyedChat(key, "Flash"), run)).headers.get("Set-Cookie")).toMatch(/^flash=/);
+    const again = await withIdempotency(await keyedChat(key, "Flash"), run);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.headers.get("Set-Cookie")).toBeNull();
+    expect(runs).toBe(1);
+  });
+
+  it("a new user with a first password (POST /api/users) is not kept; without a password a write is", async () => {
+    const admin = await makeUser({ role: "admin", department: "hseq", access: "full" });
+    const key = randomUUID();
+    const body = {
+      name: "Kept Not",
+      email: `kept-not-${key}@example.com`,
+      password: "a-first-passphrase",
+      department: "fleet",
+    };
+    const created = await apiPost(usersRoute, admin, { path: "/api/users", body, key });
+    expect(created.status, created.text).toBe(201);
+    expect(await rowsOf(key)).toEqual([]);
+    expect(await storeText()).not.toContain(unkeyedFingerprint("POST", "/api/users", JSON.stringify(body)));
+    const renamed = randomUUID();
+    const rename = { _id: (created.body as { data: { _id: string } }).data._id, name: "Kept Now" };
+    expect(
+      (await apiPost(usersRoute, admin, { method: "PUT", path: "/api/users", body: rename, key: renamed })).status,
+    ).toBe(200);
+    expect(await rowsOf(renamed)).toHaveLength(1);
+  });
+
+  it("form fields in another order are the same request", async () => {
+    const key = randomUUID();
+    const post = async (fields: [string, string][]) =>
+      serve(
+        mocPage,
+        new Request(new URL(`/mocs/${moc._id}?index`, BASE), {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Cookie: await sessionCookieHeader(await tokenOf(cast.originator)),
+            Origin: BASE,
+          },
+          body: new URLSearchParams(fields).toString(),
+        }),
+        { id: moc._id },
+      );
+    const first = await post([
+      ["intent", "chat"],
+      ["message", "Fields in any order"],
+      [IDEMPOTENCY_FIELD, key],
+    ]);
+    expect(first.status).toBe(302);
+    const again = await post([
+      [IDEMPOTENCY_FIELD, key],
+      ["message", "Fields in any order"],
+      ["intent", "chat"],
+    ]);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await messagesSaying(moc.chat, "Fields in any order")).toBe(1);
+  });
+
+  it("a row kept under the previous SESSION_SECRET key still replays after a rotation", async () => {
+    const key = randomUUID();
+    const bodies = new Map<string, ReturnType<typeof chatBody>>();
+    const send = (text: string) => {
+      if (!bodies.has(text)) bodies.set(text, chatBody(cast.originator, moc.chat, text));
+      return apiPost(chatRoute, cast.originator, { path: "/api/chat", body: bodies.get(text), key });
+    };
+    expect((await send("Before the rotation")).status).toBe(200);
+    const before = process.env.SESSION_SECRET!;
+    process.env.SESSION_SECRET = `a-new-first-key-0123456789-0123456789,${before}`;
+    resetEnv();
+    try {
+      expect((await send("Before the rotation")).headers.get("Idempotent-Replayed")).toBe("true");
+      expect((await send("After the rotation")).status).toBe(422);
+    } finally {
+      process.env.SESSION_SECRET = before;
+      resetEnv();
+    }
+    expect(await messagesSaying(moc.chat, "Before the rotation")).toBe(1);
+  });
+});
+
+describe("rows kept before decision 048 (migration 0036)", () => {
+  it("removes kept sign-ins and tokens, and no old SHA-256 fingerprint stays or matches", async () => {
+    const file = new URL("../../db/migrations/0036_idempotency_keys_without_credentials.sql", import.meta.url);
+    const statements = readFileSync(file, "utf8").split("--> statement-breakpoint");
+    const who = await makeUser();
+    const body = chatBody(cast.originator, moc.chat, "Sent before the upgrade");
+    const raw = JSON.stringify(body);
+    const login = { key: randomUUID(), token: "eyJhbGciOiJIUzI1NiJ9.kept-before.signature" };
+    const chat = randomUUID();
+    const signed = randomUUID();
+    const row = { userId: who._id, method: "POST", status: 200, headers: { "content-type": "application/json" } };
+    const json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+    await getDb()
+      .insert(idempotencyKeys)
+      .values([
+        {
+          ...row,
+          key: login.key,
+          path: "/login",
+          fingerprint: sha256(`email=a%40b.c&password=${PASSWORD}`),
+          body: json({ token: login.token, admin: false, onboarded: true }),
+        },
+        { ...row, key: chat, path: "/api/chat", fingerprint: unkeyedFingerprint("POST", "/api/chat", raw), body: "" },
+        {
+          ...row,
+          key: signed,
+          path: "/api/pcr/signatures",
+          fingerprint: unkeyedFingerprint("POST", "/api/pcr/signatures", `{"password":"${PASSWORD}"}`),
+          body: json({ status: 200, data: { _id: randomUUID() } }),
+        },
+      ]);
+    for (const statement of statements) await getDb().execute(sql.raw(statement));
+    const left = await getDb().select().from(idempotencyKeys).where(eq(idempotencyKeys.userId, who._id));
+    expect(left.map((r) => r.key).sort()).toEqual([chat, signed].sort());
+    const kept = await storeText();
+    expect(kept).not.toContain(login.token);
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/api/chat", raw));
+    expect(kept).not.toContain(unkeyedFingerprint("POST", "/api/pcr/signatures", `{"password":"${PASSWORD}"}`));
+    // The same request again: refused, never applied a second time.
+    await getDb().update(idempotencyKeys).set({ userId: cast.originator._id }).where(eq(idempotencyKeys.key, chat));
+    const again = await apiPost(chatRoute, cast.originator, { path: "/api/chat", body, key: chat });
+    expect(again.status).toBe(422);
+    expect(await messagesSaying(moc.chat, "Sent before the upgrade")).toBe(0);
   });
 });
