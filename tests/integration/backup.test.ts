@@ -29,6 +29,7 @@ import {
 } from "#db/backup";
 import { closeDb } from "#db/client";
 import { startEmbeddedPostgres } from "#db/embedded";
+import { runningEmbeddedUrl } from "../../scripts/backup-cli";
 import { migrateDatabase } from "#db/migrate";
 import { startBoss, stopBoss } from "#jobs/boss";
 import { storeAttachment } from "~/models/attachments.server";
@@ -334,6 +335,7 @@ describe("backup and restore", () => {
 
   it("npm run backup copies the running embedded PostgreSQL 18; npm run restore loads it into another server", async () => {
     const dataDir = path.join(dir, "data");
+    const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
     const embedded = await startEmbeddedPostgres({ dataDir });
     const backupFile = path.join(dir, "embedded.cmbackup");
     let source: Record<string, number>;
@@ -345,11 +347,10 @@ describe("backup and restore", () => {
       await migrateDatabase(embedded.url);
       await withDatabaseUrl(embedded.url, async () => {
         const cast = await makeCast();
-        await mocAt("d", cast);
+        await mocAt("b", cast);
         person = cast.originator;
         await tokenFor(person);
       });
-      const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
       const backup = await run("npm", ["run", "-s", "backup", "--", backupFile], { env });
       expect(backup.stdout).toMatch(/rows of \d+ tables written/);
       expect(backup.stdout).toContain(`keyed with audit key ${signingKey().id}`);
@@ -361,33 +362,58 @@ describe("backup and restore", () => {
       expect(sessions.length).toBeGreaterThan(0);
 
       // A restore into the embedded database needs the app stopped: refused while its server runs.
-      const busy = await run("npm", ["run", "-s", "restore", "--", backupFile], { env }).then(
+      // (The same entry as `npm run restore`, without npm's start-up: npm runs it below.)
+      const busy = await run(process.execPath, ["--import", "tsx", "scripts/backup-cli.ts", "restore", backupFile], {
+        env,
+      }).then(
         () => null,
         (error: { code: number; stderr: string }) => error,
       );
       expect(busy?.code).toBe(1);
       expect(busy?.stderr).toMatch(/is in use .*stop the app first/);
+      // Its database dropped, the stopped cluster's next start makes a new, empty one (as a new
+      // DATA_DIR would, without a second initdb).
+      await adminQuery((await runningEmbeddedUrl(dataDir, "postgres"))!, (sql) =>
+        sql.unsafe(`drop database app with (force)`),
+      );
     } finally {
       await embedded.stop();
     }
 
+    // Into the new (empty) embedded database, with the app stopped: every row of the backup is there.
+    const intoEmbedded = await run("npm", ["run", "-s", "restore", "--", backupFile], { env });
+    expect(intoEmbedded.stdout).toMatch(/every row count matches/);
+    expect(intoEmbedded.stdout).toMatch(/Sessions and sign-in counters are not restored: everyone signs in again/);
+    expect(intoEmbedded.stderr).not.toMatch(/WARNING/);
+    const again = await startEmbeddedPostgres({ dataDir });
+    try {
+      const { "public.backup_runs": restoredRuns, ...restored } = await countRows(again.url);
+      expect(restored).toEqual(withoutCarriedOver(source!));
+      expect(restoredRuns).toBe(runs! - 1);
+      expect((await withDatabaseUrl(again.url, () => verifyAuditTrail())).broken).toEqual([]);
+    } finally {
+      await again.stop();
+    }
+
     // A file as written before backups were keyed, with a session in it (as such files carried) and
-    // a person made an admin: restored only with --accept-unkeyed, with a warning; the session stays
-    // behind, and the verification finds the role the trail does not account for.
+    // a person made an admin, into the test server (another PostgreSQL version): restored only with
+    // --accept-unkeyed, with a warning; the session stays behind, and the verification finds the
+    // role the trail does not account for.
     parts!.tables[tableAt(parts!, "public.sessions")] = sessions!;
     setUserColumn(parts!, person!._id, "role", "admin");
     const unkeyedFile = path.join(dir, "unkeyed.cmbackup");
     writeFileSync(unkeyedFile, pack(parts!, { keyLine: null }));
     const target = await newDatabase();
-    const restore = await run("npm", ["run", "-s", "restore", "--", unkeyedFile, "--accept-unkeyed"], {
-      env: { ...process.env, DATABASE_URL: target },
-    });
-    expect(restore.stdout).toMatch(/every row count matches/);
-    expect(restore.stdout).toMatch(/Sessions and sign-in counters are not restored: everyone signs in again/);
-    expect(restore.stderr).toMatch(/WARNING: this backup was written before backups were keyed/);
-    const { "public.backup_runs": restoredRuns, ...restored } = await countRows(target);
-    expect(restored).toEqual(withoutCarriedOver(source!));
-    expect(restoredRuns).toBe(runs! - 1);
+    const unkeyed = await run(
+      process.execPath,
+      ["--import", "tsx", "scripts/backup-cli.ts", "restore", unkeyedFile, "--accept-unkeyed"],
+      { env: { ...process.env, DATABASE_URL: target } },
+    );
+    expect(unkeyed.stdout).toMatch(/every row count matches/);
+    expect(unkeyed.stderr).toMatch(/WARNING: this backup was written before backups were keyed/);
+    const { "public.backup_runs": targetRuns, ...inTarget } = await countRows(target);
+    expect(inTarget).toEqual(withoutCarriedOver(source!));
+    expect(targetRuns).toBe(runs! - 1);
     const audit = await withDatabaseUrl(target, () => verifyAuditTrail());
     expect(audit.broken).toEqual([
       expect.objectContaining({
@@ -396,22 +422,5 @@ describe("backup and restore", () => {
         reason: `its role is "admin", but its audit trail last set it to "user" (changed behind the app's back)`,
       }),
     ]);
-
-    // Into a new (empty) embedded database, with the app stopped: every row of the backup is there.
-    const freshDir = path.join(dir, "fresh-data");
-    const fromEmbedded = await run("npm", ["run", "-s", "restore", "--", backupFile], {
-      env: { ...process.env, DATA_DIR: freshDir, DATABASE_URL: "" },
-    });
-    expect(fromEmbedded.stdout).toMatch(/every row count matches/);
-    expect(fromEmbedded.stderr).not.toMatch(/WARNING/);
-    const fresh = await startEmbeddedPostgres({ dataDir: freshDir });
-    try {
-      const { "public.backup_runs": freshRuns, ...inFresh } = await countRows(fresh.url);
-      expect(inFresh).toEqual(withoutCarriedOver(source!));
-      expect(freshRuns).toBe(runs! - 1);
-      expect((await withDatabaseUrl(fresh.url, () => verifyAuditTrail())).broken).toEqual([]);
-    } finally {
-      await fresh.stop();
-    }
   }, 240_000);
 });
