@@ -35,10 +35,6 @@ import { getConstructionPlans } from "pg-boss";
 import postgres from "postgres";
 import { migrateDatabase } from "./migrate";
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-export const qualified = (t: { schema: string; name: string }) => `${quote(t.schema)}.${quote(t.name)}`;
-export const tableKey = (t: { schema: string; name: string }) => `${t.schema}.${t.name}`;
-
 export const BACKUP_MAGIC = "CM-BACKUP 2\n";
 /** Format 1: the same frames without the K line, closed by a plain SHA-256 (before backups were keyed). */
 export const UNKEYED_BACKUP_MAGIC = "CM-BACKUP 1\n";
@@ -58,14 +54,6 @@ export type BackupManifest = {
   bossVersion: number | null;
   tables: BackupTable[];
 };
-
-/**
- * Tables whose rows a backup does not carry: who is signed in (sessions), the one-time sign-in
- * links, and the sign-in failure counters and lockouts. After a restore everyone signs in again
- * and every budget starts afresh (docs/decisions/030-backups.md).
- */
-export const NOT_CARRIED: readonly string[] = ["public.sessions", "public.sign_in_links", "public.rate_limits"];
-const carried = (t: { schema: string; name: string }) => !NOT_CARRIED.includes(tableKey(t));
 
 /** An HMAC key for the backup's digest: one of AUDIT_KEY's, named by its public id. */
 export type BackupKey = { id: string; secret: string };
@@ -99,6 +87,18 @@ export type RestoreSummary = {
 
 /** A backup file that is not whole, was changed, or does not fit this release. */
 export class BackupError extends Error {}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export const qualified = (t: { schema: string; name: string }) => `${quote(t.schema)}.${quote(t.name)}`;
+export const tableKey = (t: { schema: string; name: string }) => `${t.schema}.${t.name}`;
+
+/**
+ * Tables whose rows a backup does not carry: who is signed in (sessions), the one-time sign-in
+ * links, and the sign-in failure counters and lockouts. After a restore everyone signs in again
+ * and every budget starts afresh (docs/decisions/030-backups.md).
+ */
+export const NOT_CARRIED: readonly string[] = ["public.sessions", "public.sign_in_links", "public.rate_limits"];
+const carried = (t: { schema: string; name: string }) => !NOT_CARRIED.includes(tableKey(t));
 
 /** Every table (partitioned parents, not their partitions) outside PostgreSQL's own schemas. */
 async function listTables(sql: postgres.Sql | postgres.TransactionSql): Promise<BackupTable[]> {
