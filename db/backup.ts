@@ -8,16 +8,23 @@
  *
  * The file: gzip of a framed stream
  *
- *     CM-BACKUP 1\n
+ *     CM-BACKUP 2\n
+ *     K <key id>\n
  *     M <n>\n <manifest JSON, n bytes>
  *     per table, in manifest order: T <index>\n, then D <n>\n <n bytes of COPY text> ..., then E <rows>\n
  *     S <n>\n <sequence values JSON>
- *     Z <sha256 hex of every byte above>\n
+ *     Z <HMAC-SHA256 hex, with the key named by K, of every byte above>\n
  *
- * A restore reads the whole file and checks the digest, the frames and the row counts before it
- * writes anything; a file changed after it was written (or cut short) is refused.
+ * The key is one of AUDIT_KEY's (the caller passes it: db/ reads no app configuration), never in
+ * the file: whoever changes a file without the key cannot make its digest match. A restore reads
+ * the whole file and checks the digest, the frames and the row counts before it writes anything; a
+ * file changed after it was written (or cut short) is refused. Format 1 (`CM-BACKUP 1`, closed by
+ * a plain SHA-256 anyone can recompute) is refused unless the caller accepts unkeyed files.
+ *
+ * Sessions, sign-in links and the sign-in failure counters (`NOT_CARRIED`) are not carried: their
+ * tables are in the manifest with no rows, and a restore loads none of theirs from an older file.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual, type Hmac } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import { once } from "node:events";
@@ -28,7 +35,9 @@ import { getConstructionPlans } from "pg-boss";
 import postgres from "postgres";
 import { migrateDatabase } from "./migrate";
 
-export const BACKUP_MAGIC = "CM-BACKUP 1\n";
+export const BACKUP_MAGIC = "CM-BACKUP 2\n";
+/** Format 1: the same frames without the K line, closed by a plain SHA-256 (before backups were keyed). */
+export const UNKEYED_BACKUP_MAGIC = "CM-BACKUP 1\n";
 const FRAME_BYTES = 1024 * 1024;
 const BOSS_SCHEMA = "pgboss";
 
@@ -46,16 +55,35 @@ export type BackupManifest = {
   tables: BackupTable[];
 };
 
+/** An HMAC key for the backup's digest: one of AUDIT_KEY's, named by its public id. */
+export type BackupKey = { id: string; secret: string };
+
+/**
+ * What a file must be signed with to be read: one of `keys` (every key of the rotation). With
+ * `acceptUnkeyed`, a format-1 file (plain SHA-256) is read too, and the result says so.
+ */
+export type BackupTrust = { keys: readonly BackupKey[]; acceptUnkeyed?: boolean };
+
 export type BackupSummary = {
   file: string;
   bytes: number;
+  /** SHA-256 of the file's content (every byte before the closing line): names the file, proves nothing. */
   sha256: string;
+  /** The audit key whose HMAC closes the file. */
+  keyId: string;
   tables: number;
   rows: number;
   ms: number;
 };
 
-export type RestoreSummary = { tables: number; rows: number; rowsByTable: Record<string, number>; ms: number };
+export type RestoreSummary = {
+  tables: number;
+  rows: number;
+  rowsByTable: Record<string, number>;
+  ms: number;
+  /** The file was format 1 (a plain SHA-256, accepted with `acceptUnkeyed`): nothing proves it unchanged. */
+  unkeyed: boolean;
+};
 
 /** A backup file that is not whole, was changed, or does not fit this release. */
 export class BackupError extends Error {}
@@ -63,6 +91,14 @@ export class BackupError extends Error {}
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export const qualified = (t: { schema: string; name: string }) => `${quote(t.schema)}.${quote(t.name)}`;
 export const tableKey = (t: { schema: string; name: string }) => `${t.schema}.${t.name}`;
+
+/**
+ * Tables whose rows a backup does not carry: who is signed in (sessions), the one-time sign-in
+ * links, and the sign-in failure counters and lockouts. After a restore everyone signs in again
+ * and every budget starts afresh (docs/decisions/030-backups.md).
+ */
+export const NOT_CARRIED: readonly string[] = ["public.sessions", "public.sign_in_links", "public.rate_limits"];
+const carried = (t: { schema: string; name: string }) => !NOT_CARRIED.includes(tableKey(t));
 
 /** Every table (partitioned parents, not their partitions) outside PostgreSQL's own schemas. */
 async function listTables(sql: postgres.Sql | postgres.TransactionSql): Promise<BackupTable[]> {
@@ -102,13 +138,20 @@ async function schemaExists(sql: postgres.Sql | postgres.TransactionSql, schema:
   return Boolean(row?.found);
 }
 
-/** Writes frames into gzip, hashing the uncompressed bytes, honouring backpressure. */
+/** Writes frames into gzip, keyed-hashing (and hashing) the uncompressed bytes, honouring backpressure. */
 class FrameWriter {
   readonly hash = createHash("sha256");
-  constructor(private readonly out: NodeJS.WritableStream) {}
+  readonly mac: Hmac;
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    key: BackupKey,
+  ) {
+    this.mac = createHmac("sha256", key.secret);
+  }
   async write(chunk: Buffer | string): Promise<void> {
     const buffer = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
     this.hash.update(buffer);
+    this.mac.update(buffer);
     if (!this.out.write(buffer)) await once(this.out, "drain");
   }
   async frame(tag: string, body: Buffer | string): Promise<void> {
@@ -119,15 +162,17 @@ class FrameWriter {
 }
 
 /**
- * Writes a backup of the database at `url` to `file`: first to `file.partial`, flushed to disk,
- * then renamed, so `file` is either a whole backup or absent.
+ * Writes a backup of the database at `url` to `file`, its digest keyed with `key` (AUDIT_KEY's
+ * first): first to `file.partial`, flushed to disk, then renamed, so `file` is either a whole
+ * backup or absent.
  */
-export async function writeBackup(url: string, file: string): Promise<BackupSummary> {
+export async function writeBackup(url: string, file: string, key: BackupKey): Promise<BackupSummary> {
+  if (!/^[0-9a-f]{16}$/.test(key.id) || !key.secret) throw new BackupError("a backup needs an audit key");
   const started = Date.now();
   const partial = `${file}.partial`;
   const gzip = createGzip({ level: 6 });
   const done = pipeline(gzip, createWriteStream(partial, { mode: 0o600, flush: true }));
-  const writer = new FrameWriter(gzip);
+  const writer = new FrameWriter(gzip, key);
   const sql = postgres(url, {
     max: 1,
     onnotice: () => {},
@@ -166,9 +211,14 @@ export async function writeBackup(url: string, file: string): Promise<BackupSumm
         tables,
       };
       await writer.write(BACKUP_MAGIC);
+      await writer.write(`K ${key.id}\n`);
       await writer.frame("M", JSON.stringify(manifest));
       for (const [index, table] of tables.entries()) {
         await writer.write(`T ${index}\n`);
+        if (!carried(table)) {
+          await writer.write("E 0\n");
+          continue;
+        }
         const columns = table.columns.map(quote).join(", ");
         const source = table.partitioned
           ? `(select ${columns} from ${qualified(table)})`
@@ -198,11 +248,11 @@ export async function writeBackup(url: string, file: string): Promise<BackupSumm
       await writer.frame("S", JSON.stringify(await listSequences(tx)));
     });
     const sha256 = writer.hash.digest("hex");
-    gzip.end(`Z ${sha256}\n`);
+    gzip.end(`Z ${writer.mac.digest("hex")}\n`);
     await done;
     await fs.rename(partial, file);
     const { size } = await fs.stat(file);
-    return { file, bytes: size, sha256, tables: tableCount, rows, ms: Date.now() - started };
+    return { file, bytes: size, sha256, keyId: key.id, tables: tableCount, rows, ms: Date.now() - started };
   } catch (error) {
     gzip.destroy();
     await done.catch(() => {});
@@ -235,9 +285,16 @@ async function copyFinished(writable: NodeJS.WritableStream, url: string, pid: n
   });
   const watcher = postgres(url, { max: 1, onnotice: () => {} });
   let done = false;
+  // The pause between looks ends early once the load has finished: a table's load does not wait
+  // out the watcher's tick (half a second a table, every restore).
+  let tick: NodeJS.Timeout | undefined;
+  let wake = () => {};
   const watch = (async () => {
     while (!done) {
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        tick = setTimeout(resolve, 500);
+      });
       if (done) return;
       const [row] = await watcher<{ state: string | null }[]>`select state from pg_stat_activity where pid = ${pid}`;
       if (row?.state === "idle in transaction (aborted)") {
@@ -249,6 +306,8 @@ async function copyFinished(writable: NodeJS.WritableStream, url: string, pid: n
     await Promise.race([finished, watch]);
   } finally {
     done = true;
+    clearTimeout(tick);
+    wake();
     await watch.catch(() => {});
     await watcher.end({ timeout: 1 });
   }
@@ -260,6 +319,8 @@ class FrameReader {
   private readonly iterator: AsyncIterator<Buffer>;
   private ended = false;
   readonly hash = createHash("sha256");
+  /** The keyed digest, once the K line named its key (fed everything read before it first). */
+  mac: Hmac | null = null;
   constructor(stream: AsyncIterable<Buffer>) {
     this.iterator = stream[Symbol.asyncIterator]();
   }
@@ -273,6 +334,10 @@ class FrameReader {
     this.buffer = this.buffer.length ? Buffer.concat([this.buffer, next.value]) : next.value;
     return true;
   }
+  private update(bytes: Buffer): void {
+    this.hash.update(bytes);
+    this.mac?.update(bytes);
+  }
   /** The next line without its newline, hashed unless it is the closing digest. */
   async line(hashIt = true): Promise<string> {
     for (;;) {
@@ -280,7 +345,7 @@ class FrameReader {
       if (end !== -1 && end <= 100) {
         const line = this.buffer.subarray(0, end + 1);
         this.buffer = this.buffer.subarray(end + 1);
-        if (hashIt) this.hash.update(line);
+        if (hashIt) this.update(line);
         return line.subarray(0, end).toString("utf8");
       }
       if (this.buffer.length > 100) throw new BackupError("the backup file is not in the expected format");
@@ -300,7 +365,7 @@ class FrameReader {
         throw new BackupError("the backup file ends too early (cut short?)");
       const part = this.buffer.subarray(0, Math.min(left, this.buffer.length));
       this.buffer = this.buffer.subarray(part.length);
-      this.hash.update(part);
+      this.update(part);
       left -= part.length;
       yield part;
     }
@@ -327,19 +392,50 @@ type Visitor = {
   sequences?: (values: SequenceValue[]) => Promise<void>;
 };
 
-/** Walks a backup file, checking frames, row counts and the digest; throws BackupError when any fails. */
-async function readBackup(
-  file: string,
-  visitor: Visitor = {},
-): Promise<{ manifest: BackupManifest; rowsByTable: Record<string, number>; sha256: string }> {
+export type BackupRead = {
+  manifest: BackupManifest;
+  rowsByTable: Record<string, number>;
+  sha256: string;
+  /** The audit key whose HMAC closes the file; null for a format-1 file read with `acceptUnkeyed`. */
+  keyId: string | null;
+};
+
+/** Why a format-1 file is refused, and what to do about it. */
+export const UNKEYED_REFUSAL =
+  "the backup file was written before backups were keyed: its digest is a plain SHA-256, which anyone who " +
+  "changes the file can recompute. Restore it only if it was kept where nobody else could write, with " +
+  "--accept-unkeyed, then run `npm run audit:verify`";
+
+/**
+ * Walks a backup file, checking frames, row counts and the digest (keyed with one of
+ * `trust.keys`); throws BackupError when any fails.
+ */
+async function readBackup(file: string, trust: BackupTrust, visitor: Visitor = {}): Promise<BackupRead> {
   const gunzip = createGunzip();
   const source = createReadStream(file);
   source.on("error", (error) => gunzip.destroy(error));
   source.pipe(gunzip);
   const reader = new FrameReader(gunzip as AsyncIterable<Buffer>);
   try {
-    const magic = await reader.line().catch(() => "");
-    if (`${magic}\n` !== BACKUP_MAGIC) throw new BackupError("this is not a Change Management backup file");
+    const magic = `${await reader.line().catch(() => "")}\n`;
+    let keyId: string | null = null;
+    if (magic === BACKUP_MAGIC) {
+      const named = /^K ([0-9a-f]{16})$/.exec(await reader.line());
+      if (!named) throw new BackupError("the backup file is not in the expected format (no key line)");
+      keyId = named[1]!;
+      const key = trust.keys.find((k) => k.id === keyId);
+      if (!key) {
+        throw new BackupError(
+          `the backup file was written with audit key ${keyId}, which AUDIT_KEY does not hold: ` +
+            "set AUDIT_KEY to the key list of the app that wrote it",
+        );
+      }
+      reader.mac = createHmac("sha256", key.secret).update(`${magic}K ${keyId}\n`, "utf8");
+    } else if (magic === UNKEYED_BACKUP_MAGIC) {
+      if (!trust.acceptUnkeyed) throw new BackupError(UNKEYED_REFUSAL);
+    } else {
+      throw new BackupError("this is not a Change Management backup file");
+    }
     const manifest = JSON.parse(
       (await reader.all(parseFrame(await reader.line(), "M"))).toString("utf8"),
     ) as BackupManifest;
@@ -373,15 +469,21 @@ async function readBackup(
     const sequences = JSON.parse(
       (await reader.all(parseFrame(await reader.line(), "S"))).toString("utf8"),
     ) as SequenceValue[];
-    const digest = reader.hash.digest("hex");
+    const sha256 = reader.hash.digest("hex");
+    const digest = reader.mac ? reader.mac.digest("hex") : sha256;
     const closing = /^Z ([0-9a-f]{64})$/.exec(await reader.line(false));
     if (!closing) throw new BackupError("the backup file has no closing digest (cut short?)");
-    if (closing[1] !== digest)
-      throw new BackupError("the backup file's digest does not match its content: it was changed or damaged");
+    if (!digestsEqual(closing[1]!, digest)) {
+      throw new BackupError(
+        reader.mac
+          ? "the backup file's keyed digest does not match its content: it was changed (or damaged) after it was written"
+          : "the backup file's digest does not match its content: it was changed or damaged",
+      );
+    }
     if (!(await reader.atEnd())) throw new BackupError("the backup file has data after its closing digest");
     // Sequences are applied only once everything, the digest included, has been checked.
     await visitor.sequences?.(sequences);
-    return { manifest, rowsByTable, sha256: digest };
+    return { manifest, rowsByTable, sha256, keyId };
   } catch (error) {
     if (error instanceof BackupError) throw error;
     if (error instanceof SyntaxError) throw new BackupError("the backup file's manifest is damaged");
@@ -396,9 +498,12 @@ async function readBackup(
   }
 }
 
-/** Checks a backup file whole (digest, frames, row counts) without touching any database. */
-export async function verifyBackupFile(file: string) {
-  return readBackup(file);
+const digestsEqual = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+
+/** Checks a backup file whole (keyed digest, frames, row counts) without touching any database. */
+export async function verifyBackupFile(file: string, trust: BackupTrust): Promise<BackupRead> {
+  return readBackup(file, trust);
 }
 
 /** Whether the database holds any relation outside PostgreSQL's own schemas. */
@@ -416,9 +521,9 @@ async function isEmpty(sql: postgres.Sql): Promise<boolean> {
  * schema (this release's migrations, pg-boss's construction plan), then loads every table, sets
  * the sequences, checks every row count and re-checks every foreign key, all in one transaction.
  */
-export async function restoreBackup(url: string, file: string): Promise<RestoreSummary> {
+export async function restoreBackup(url: string, file: string, trust: BackupTrust): Promise<RestoreSummary> {
   const started = Date.now();
-  const { manifest } = await verifyBackupFile(file);
+  const { manifest, keyId } = await verifyBackupFile(file, trust);
   const shipped = shippedMigrations();
   const same = manifest.migrations.length === shipped.length && manifest.migrations.every((m, i) => m === shipped[i]);
   if (!same) {
@@ -481,8 +586,10 @@ export async function restoreBackup(url: string, file: string): Promise<RestoreS
       // What the migrations and pg-boss's plan inserted (their bookkeeping) is replaced by the backup's.
       for (const table of manifest.tables) await tx.unsafe(`delete from ${qualified(table)}`);
 
-      const read = await readBackup(file, {
+      const read = await readBackup(file, trust, {
         async table(table, data) {
+          // Not carried (an older file may hold them): read and checked with the rest, not loaded.
+          if (!carried(table)) return;
           const columns = table.columns.map(quote).join(", ");
           const writable = await tx.unsafe(`copy ${qualified(table)} (${columns}) from stdin`).writable();
           const finished = copyFinished(writable, url, pid, tableKey(table));
@@ -499,7 +606,9 @@ export async function restoreBackup(url: string, file: string): Promise<RestoreS
           }
         },
       });
-      rowsByTable = read.rowsByTable;
+      rowsByTable = Object.fromEntries(
+        Object.entries(read.rowsByTable).map(([name, n]) => [name, NOT_CARRIED.includes(name) ? 0 : n]),
+      );
       for (const table of manifest.tables) {
         const [row] = await tx.unsafe<{ n: string }[]>(`select count(*)::text as n from ${qualified(table)}`);
         const expected = rowsByTable[tableKey(table)] ?? -1;
@@ -513,7 +622,7 @@ export async function restoreBackup(url: string, file: string): Promise<RestoreS
       }
     });
     const rows = Object.values(rowsByTable).reduce((a, b) => a + b, 0);
-    return { tables: manifest.tables.length, rows, rowsByTable, ms: Date.now() - started };
+    return { tables: manifest.tables.length, rows, rowsByTable, ms: Date.now() - started, unkeyed: keyId === null };
   } catch (error) {
     if (built) {
       // The schema built for the load goes again, so the database is as empty as it was found

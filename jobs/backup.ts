@@ -11,6 +11,7 @@ import path from "node:path";
 import { BackupError, writeBackup } from "#db/backup";
 import { getDb } from "#db/client";
 import { backupRuns } from "#db/schema";
+import { signingKey } from "~/models/audit-chain.server";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
 import { countBackup } from "~/utils/metrics.server";
@@ -105,7 +106,7 @@ export async function runScheduledBackup(schedule: BackupSchedule, now = new Dat
   const file = path.join(schedule.dir, backupFileName(now));
   try {
     await fs.mkdir(schedule.dir, { recursive: true, mode: 0o700 });
-    const done = await writeBackup(process.env.DATABASE_URL!, file);
+    const done = await writeBackup(process.env.DATABASE_URL!, file, signingKey());
     await recordBackup({ trigger: "schedule", status: "ok", startedAt, file, bytes: done.bytes, sha256: done.sha256 });
     countBackup({ ok: true, bytes: done.bytes });
     const removed = await pruneBackups(schedule.dir, schedule.keepDaily, schedule.keepWeekly);

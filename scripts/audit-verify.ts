@@ -11,10 +11,9 @@
  * Uses DATABASE_URL; without it, the embedded PostgreSQL under DATA_DIR (default `.data`) that
  * `npm start` uses, which must not be running at the same time.
  */
-import { existsSync } from "node:fs";
-import fs from "node:fs/promises";
 import path from "node:path";
 import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
+import { loadAuditKey } from "~/models/audit-chain.server";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { closeDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";
@@ -32,15 +31,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  if (!process.env.AUDIT_KEY) {
-    const file = path.join(dataDir, "audit-key");
-    if (!existsSync(file)) {
-      console.error("audit:verify needs AUDIT_KEY (the keys the app writes and has written the trail with)");
-      process.exitCode = 1;
-      return;
-    }
-    process.env.AUDIT_KEY = (await fs.readFile(file, "utf8")).trim();
-    resetEnv();
+  if (!(await loadAuditKey(dataDir))) {
+    console.error("audit:verify needs AUDIT_KEY (the keys the app writes and has written the trail with)");
+    process.exitCode = 1;
+    return;
   }
   let embedded: EmbeddedDatabase | undefined;
   if (!process.env.DATABASE_URL) {

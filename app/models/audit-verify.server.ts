@@ -9,7 +9,9 @@
  * - the chain ends where its stored head says, and the head is keyed: a removed tail shows;
  * - the chain holds every head of every seal in DATA_DIR/seals (each seal keyed too);
  * - every MOC has a chain, its status is the one its last move named, and a completed MOC has
- *   its closing entry.
+ *   its closing entry;
+ * - every account's role, department, access, position and active flag are the ones its chain
+ *   last recorded (audit-account.server.ts).
  *
  * It names the first problem of each chain.
  */
@@ -28,6 +30,7 @@ import {
   signatureContent,
   type ChainName,
 } from "./audit-chain.server";
+import { accountProblem, replayAccount, rightsOf } from "./audit-account.server";
 import { readSeal, sealFolder, type Seal } from "./audit-seal.server";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 
@@ -70,8 +73,13 @@ export async function verifyAuditTrail(db: Database = getDb(), sealDir = sealFol
   // One snapshot for the entries, the heads and the states: a step writes its entry and its chain's
   // head in one transaction, and read one statement after the other a step committed in between
   // showed as a chain cut short (a head one entry ahead of the entries read).
-  const { rows, heads, states } = await db.transaction(
-    async (tx) => ({ rows: await chainEntries(tx), heads: await chainHeads(tx), states: await stateProblems(tx) }),
+  const { rows, heads, states, accounts } = await db.transaction(
+    async (tx) => ({
+      rows: await chainEntries(tx),
+      heads: await chainHeads(tx),
+      states: await stateProblems(tx),
+      accounts: await accountRows(tx),
+    }),
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
 
@@ -88,7 +96,7 @@ export async function verifyAuditTrail(db: Database = getDb(), sealDir = sealFol
   const broken: BrokenLink[] = [];
   const problems = new Set<string>();
   // A chain's first problem of each sort: its links and head, a seal, the record's state.
-  const report = (link: BrokenLink, sort: "chain" | "seal" | "state") => {
+  const report = (link: BrokenLink, sort: "chain" | "seal" | "state" | "account") => {
     const key = `${sort}:${link.kind}:${link.recordId}`;
     if (problems.has(key)) return;
     problems.add(key);
@@ -104,6 +112,7 @@ export async function verifyAuditTrail(db: Database = getDb(), sealDir = sealFol
 
   const seals = await checkSeals(sealDir, chains, (link) => report(link, "seal"));
   for (const problem of states) report(problem, "state");
+  for (const problem of accountProblems(accounts, chains)) report(problem, "account");
 
   let chainCount = 0;
   for (const chain of chains.values()) if (chain.entries.length) chainCount += 1;
@@ -287,6 +296,39 @@ async function checkSeals(
     }
   }
   return checks;
+}
+
+type AccountRow = {
+  id: string;
+  role: string;
+  department: string;
+  access: string;
+  position: string | null;
+  active: boolean;
+};
+
+function accountRows(tx: Executor) {
+  return tx.execute<AccountRow>(sql`select id, role, department, access, position, active from users`);
+}
+
+/** Accounts whose rights are not the ones their chain last recorded (audit-account.server.ts). */
+function accountProblems(accounts: AccountRow[], chains: Map<string, Chain>): BrokenLink[] {
+  const problems: BrokenLink[] = [];
+  for (const account of accounts) {
+    const entries = chains.get(`user:${account.id}`)?.entries ?? [];
+    const replay = replayAccount(
+      entries.map((row) => {
+        const c = row.content as (string | null)[];
+        return { action: c[1]!, to: c[3] ?? null, comment: c[4] ?? null };
+      }),
+    );
+    const reason = accountProblem(rightsOf(account), { entries: entries.length, replay });
+    if (reason) {
+      const last = entries.at(-1);
+      problems.push({ kind: "user", recordId: account.id, seq: last?.seq ?? 0, entryId: last?.id ?? "", reason });
+    }
+  }
+  return problems;
 }
 
 /** MOCs whose state the trail does not account for. */

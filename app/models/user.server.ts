@@ -17,7 +17,8 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import { sessions, users } from "#db/schema";
 import { Conflict, databaseErrorCode, Forbidden, Invalid, NotFound, Unauthorized } from "~/utils/errors";
-import { appendAudit, type AuditInput } from "./audit.server";
+import { ACCOUNT_RECORDED, describeAccount } from "./audit-account.server";
+import { appendAudit, appendAuditEntries, type AuditInput } from "./audit.server";
 import { canManageUsers } from "./authz.server";
 import { startPasswordAttempt } from "./password-attempts.server";
 import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
@@ -156,9 +157,38 @@ export const auditUser = (
   entry: Omit<AuditInput, "kind" | "recordId" | "actorId">,
 ) => appendAudit(db, { kind: "user", recordId: userId, actorId, ...entry });
 
-export const describeAccount = (row: UserRow) =>
-  `${row.name} <${row.email}>: role ${row.role}, department ${row.department}, access ${row.access}, ` +
-  `position ${row.position ?? "none"}, ${row.active ? "active" : "inactive"}`;
+export { describeAccount };
+
+/**
+ * Once per database (claimed in `job_runs`), at start: every account whose chain never described
+ * it (made before the audit trail, migration 0010) gets one entry that does, so the verification
+ * can hold each account to its chain from then on (audit-account.server.ts). Returns how many.
+ */
+export async function adoptAccountRecords(): Promise<number> {
+  return getDb().transaction(async (tx) => {
+    const claimed = await tx.execute(sql`insert into job_runs (queue, key) values ('audit-adopt', 'accounts')
+      on conflict do nothing returning key`);
+    if (claimed.length === 0) return 0;
+    const rows = await tx
+      .select()
+      .from(users)
+      .where(
+        sql`not exists (select 1 from audit_entries e where e.record_kind = 'user' and e.record_id = ${users.id}
+          and (e.action like 'Created%' or e.action = ${ACCOUNT_RECORDED}))`,
+      );
+    const entries = rows.map((row) => ({
+      kind: "user" as const,
+      recordId: row.id,
+      actorId: null,
+      action: ACCOUNT_RECORDED,
+      comment: describeAccount(row),
+    }));
+    for (let start = 0; start < entries.length; start += 1000) {
+      await appendAuditEntries(tx, entries.slice(start, start + 1000));
+    }
+    return entries.length;
+  });
+}
 
 /** The audited fields of an account, as they read in its history. */
 const AUDITED_FIELDS = ["name", "email", "role", "department", "access", "position", "active"] as const;

@@ -14,7 +14,7 @@ import { startBoss, stopBoss } from "#jobs/boss";
 import { startWorkers } from "#jobs/workers";
 import { adoptAuditChains } from "~/models/audit-chain.server";
 import { importUploadFolder } from "~/models/uploads-import.server";
-import { ensureFirstAdmin } from "~/models/user.server";
+import { adoptAccountRecords, ensureFirstAdmin } from "~/models/user.server";
 import { closeDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv, type Env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
@@ -78,6 +78,8 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
     if (options.role === "web") {
       const adopted = await adoptAuditChains();
       if (adopted) log.info({ chains: adopted }, "audit chains written before AUDIT_KEY now have keyed heads");
+      const recorded = await adoptAccountRecords();
+      if (recorded) log.info({ accounts: recorded }, "accounts older than their audit trail are now recorded in it");
       const moved = await importUploadFolder(env.DATA_DIR);
       if (moved.imported || moved.skipped.length) {
         log.info(moved, `moved ${moved.imported} file(s) from DATA_DIR/uploads into the database`);

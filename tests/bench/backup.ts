@@ -9,6 +9,7 @@ import { statSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
+import { auditKeyId } from "../../app/models/audit-chain.server";
 import { countRows, restoreBackup, writeBackup } from "../../db/backup";
 import { migrateDatabase } from "../../db/migrate";
 import { adminQuery, dropDatabase } from "../helpers/databases";
@@ -16,6 +17,8 @@ import { insertInsightExtras, insertMocs, insertUsers } from "./data";
 import { openDatabase } from "./server";
 
 const MOCS = 10_000;
+const AUDIT_KEY = "bench-audit-key-0123456789-0123456789-abcdef";
+const key = { id: auditKeyId(AUDIT_KEY), secret: AUDIT_KEY };
 const log = (message: string) => console.log(`[bench:backup] ${message}`);
 
 const database = await openDatabase();
@@ -33,13 +36,13 @@ try {
   await client.end();
 
   const file = path.join(dir, "bench.cmbackup");
-  const backup = await writeBackup(database.url, file);
+  const backup = await writeBackup(database.url, file, key);
   await adminQuery(serverUrl, async (sql) => {
     await sql.unsafe(`drop database if exists ${restoredName} with (force)`);
     await sql.unsafe(`create database ${restoredName}`);
   });
   const restoredUrl = database.url.replace(/\/[^/]*$/, `/${restoredName}`);
-  const restore = await restoreBackup(restoredUrl, file);
+  const restore = await restoreBackup(restoredUrl, file, { keys: [key] });
   const same = JSON.stringify(await countRows(restoredUrl)) === JSON.stringify(await countRows(database.url));
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
   console.log("");

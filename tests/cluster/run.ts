@@ -336,8 +336,10 @@ async function main() {
 
     // A backup under the load: one snapshot of every table, whatever is being written.
     const { writeBackup, verifyBackupFile } = await import("../../db/backup");
+    const { auditKeyId } = await import("../../app/models/audit-chain.server");
+    const backupKey = { id: auditKeyId(AUDIT_KEY), secret: AUDIT_KEY };
     const backupFile = path.join(work, "under-load.cmbackup");
-    const backupDone = writeBackup(databaseUrl, backupFile);
+    const backupDone = writeBackup(databaseUrl, backupFile, backupKey);
 
     log("SIGKILL instance 2");
     const killedAt = Date.now();
@@ -494,7 +496,7 @@ async function main() {
     );
 
     // --- The backup taken under load --------------------------------------------------------------
-    const verified = await verifyBackupFile(backupFile);
+    const verified = await verifyBackupFile(backupFile, { keys: [backupKey] });
     check(
       verified.sha256 === backup.sha256,
       `a backup taken under load checks out whole (${backup.rows} rows, ${(backup.ms / 1000).toFixed(1)} s)`,

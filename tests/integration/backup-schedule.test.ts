@@ -20,6 +20,7 @@ import {
   type BackupSchedule,
 } from "#jobs/backup";
 import { startBoss, stopBoss } from "#jobs/boss";
+import { auditKeys } from "~/models/audit-chain.server";
 import * as adminRoute from "~/routes/admin+/_index";
 import { getDb } from "~/utils/db.server";
 import { resetEnv } from "~/utils/env.server";
@@ -50,7 +51,7 @@ describe("scheduled backups", () => {
   it("writes a whole backup into the folder, records it, and /admin shows it with its size", async () => {
     const file = await runScheduledBackup(schedule(), new Date("2031-05-06T02:30:00Z"));
     expect(path.basename(file)).toBe("cm-backup-20310506T023000Z.cmbackup");
-    const checked = await verifyBackupFile(file);
+    const checked = await verifyBackupFile(file, { keys: auditKeys() });
     expect(checked.manifest.tables.map((t) => `${t.schema}.${t.name}`)).toContain("public.backup_runs");
 
     const page = await adminPage(await makeAdmin());
