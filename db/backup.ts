@@ -29,6 +29,13 @@ import postgres from "postgres";
 import { migrateDatabase } from "./migrate";
 
 export const BACKUP_MAGIC = "CM-BACKUP 1\n";
+
+/**
+ * Tables a backup lists (a restore builds them) but carries no rows of: unfinished resumable
+ * uploads (app/models/resumable-uploads.server.ts), bytes nobody has attached yet, which a client
+ * sends again from the start after a restore.
+ */
+export const ROWS_NOT_BACKED_UP = new Set(["public.resumable_uploads", "public.resumable_upload_parts"]);
 const FRAME_BYTES = 1024 * 1024;
 const BOSS_SCHEMA = "pgboss";
 
@@ -170,9 +177,11 @@ export async function writeBackup(url: string, file: string): Promise<BackupSumm
       for (const [index, table] of tables.entries()) {
         await writer.write(`T ${index}\n`);
         const columns = table.columns.map(quote).join(", ");
-        const source = table.partitioned
-          ? `(select ${columns} from ${qualified(table)})`
-          : `${qualified(table)} (${columns})`;
+        const source = ROWS_NOT_BACKED_UP.has(tableKey(table))
+          ? `(select ${columns} from ${qualified(table)} where false)`
+          : table.partitioned
+            ? `(select ${columns} from ${qualified(table)})`
+            : `${qualified(table)} (${columns})`;
         const stream = await tx.unsafe(`copy ${source} to stdout`).readable();
         let tableRows = 0;
         // postgres.js hands over COPY data a row at a time: frames gather up to 1 MB of rows.
