@@ -166,9 +166,9 @@ describe("a signed PCR's files", () => {
     const kept = await storeAttachment(originator, { pcrId: pcr._id }, "file", file("Before.pdf", PDF));
     await signOk(originator, pcr._id, "Change Originator");
 
-    await expect(
-      storeAttachment(originator, { pcrId: pcr._id }, "file", file("After.pdf", PDF)),
-    ).rejects.toMatchObject({ status: 409, message: SIGNED_PCR_FILES_FROZEN });
+    await expect(storeAttachment(originator, { pcrId: pcr._id }, "file", file("After.pdf", PDF))).rejects.toMatchObject(
+      { status: 409, message: SIGNED_PCR_FILES_FROZEN },
+    );
     await expect(removeAttachment(originator, kept._id)).rejects.toMatchObject({
       status: 409,
       message: SIGNED_PCR_FILES_FROZEN,
