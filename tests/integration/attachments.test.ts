@@ -72,6 +72,13 @@ describe("MOC attachments", () => {
     await expect(as("photo.png", PDF)).rejects.toMatchObject({ status: 400 });
     await expect(as("script.exe", Buffer.from("MZ"))).rejects.toMatchObject({ status: 400 });
     await expect(as("empty.txt")).rejects.toMatchObject({ status: 400 });
+    // A control character in the name is refused, not quietly dropped (NUL, a line break, C1).
+    for (const name of ["a\u0000b.pdf", "line\nbreak.pdf", "c1\u0085.pdf"]) {
+      await expect(as(name, PDF)).rejects.toMatchObject({
+        status: 400,
+        issues: [{ path: "file", message: expect.stringMatching(/control characters/) }],
+      });
+    }
     await expect(as("huge.pdf", PDF, Buffer.alloc(MAX_UPLOAD_BYTES, "x"))).rejects.toMatchObject({ status: 413 });
     expect(await as("ok.png", PNG)).toMatchObject({ contentType: "image/png" });
     // Nothing of the refused ones was kept, not even a chunk.
