@@ -93,11 +93,19 @@ export const qualified = (t: { schema: string; name: string }) => `${quote(t.sch
 export const tableKey = (t: { schema: string; name: string }) => `${t.schema}.${t.name}`;
 
 /**
- * Tables whose rows a backup does not carry: who is signed in (sessions), the one-time sign-in
- * links, and the sign-in failure counters and lockouts. After a restore everyone signs in again
- * and every budget starts afresh (docs/decisions/030-backups.md).
+ * Tables a backup lists (a restore builds them) but carries no rows of: who is signed in
+ * (sessions), the one-time sign-in links, and the sign-in failure counters and lockouts — after a
+ * restore everyone signs in again and every budget starts afresh (docs/decisions/030-backups.md);
+ * and unfinished resumable uploads, bytes nobody has attached yet, which a client sends again from
+ * the start (docs/decisions/047-unfinished-uploads-and-signed-files.md).
  */
-export const NOT_CARRIED: readonly string[] = ["public.sessions", "public.sign_in_links", "public.rate_limits"];
+export const NOT_CARRIED: readonly string[] = [
+  "public.sessions",
+  "public.sign_in_links",
+  "public.rate_limits",
+  "public.resumable_uploads",
+  "public.resumable_upload_parts",
+];
 const carried = (t: { schema: string; name: string }) => !NOT_CARRIED.includes(tableKey(t));
 
 /** Every table (partitioned parents, not their partitions) outside PostgreSQL's own schemas. */

@@ -1,6 +1,6 @@
 /**
  * The hourly clean-up (HOUSEKEEPING_CRON): idempotency keys and their answers older than a day
- * (app/web/idempotency.server.ts) and resumable uploads untouched for a day
+ * (app/web/idempotency.server.ts) and resumable uploads past their lifetime from creation
  * (app/models/resumable-uploads.server.ts), docs/decisions/040-replays-apply-once.md. pg-boss fires
  * each tick once across instances; a run removes everything due, so a missed one is made up by the next.
  */

@@ -31,7 +31,8 @@ import {
 import { loadMocAccess } from "./moc-query.server";
 import { appendAudit } from "./audit.server";
 import { appendLog } from "./moc-store.server";
-import { bidiControlMessage, hasBidiControl } from "./text-rules";
+import { isPcrSigned } from "./pcr.server";
+import { bidiControlMessage, hasBidiControl, hasControlCharacter } from "./text-rules";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export const CHUNK_BYTES = 256 * 1024;
@@ -138,10 +139,23 @@ async function checkMocWrite(tx: Executor, actor: Actor, mocId: string, kind: At
   return moc;
 }
 
-/** PCR files: its originator, the holders of its signature slots and its affected parties, while pending. */
+/** Why a PCR's files no longer change once its first chain slot is signed (docs/security.md, "Attachments"). */
+export const SIGNED_PCR_FILES_FROZEN =
+  "This PCR is signed: its files, like its form, can no longer be attached or removed; clone it to propose a change";
+
+/**
+ * PCR files: its originator, the holders of its signature slots and its affected parties, while
+ * pending and until its first chain signature: files are signed content, frozen with the form
+ * (`isPcrSigned`, docs/decisions/021-records-people-can-trust.md).
+ */
 async function checkPcrWrite(tx: Executor, actor: Actor, pcrId: string) {
   const [row] = await tx
-    .select({ originatorId: pcrs.originatorId, status: pcrs.status, partyIds: pcrs.partyIds })
+    .select({
+      originatorId: pcrs.originatorId,
+      status: pcrs.status,
+      partyIds: pcrs.partyIds,
+      signatures: pcrs.signatures,
+    })
     .from(pcrs)
     .where(eq(pcrs.id, pcrId))
     .for("update");
@@ -150,6 +164,7 @@ async function checkPcrWrite(tx: Executor, actor: Actor, pcrId: string) {
     throw new Forbidden("Only the originator and the signers of this PCR can attach or remove files");
   }
   if (row.status !== "pending") throw new Conflict("This PCR is finished and can no longer change");
+  if (isPcrSigned(row)) throw new Conflict(SIGNED_PCR_FILES_FROZEN);
   return row;
 }
 
@@ -228,13 +243,21 @@ async function writeChunks(tx: Executor, id: string, extension: string, data: As
   return { size, sha256: hash.digest("hex") };
 }
 
-function checkName(name: string): { name: string; extension: string; contentType: string } {
-  // Checked before cleaning: a name that would read differently than it is (`invoice‮fdp.exe`)
-  // is refused, not quietly changed.
+/**
+ * The rules of an attachment's name, for every way in (a multipart upload, a resumable upload when
+ * it is created, an item's evidence): checked before cleaning, so a name that would read
+ * differently than it is (`invoice‮fdp.exe`) or holds a control character (NUL, a line break) is
+ * refused, not quietly changed; then no path, and an accepted type by its extension.
+ */
+export function checkAttachmentName(name: string): { name: string; extension: string; contentType: string } {
   if (hasBidiControl(name)) {
     throw new Invalid(bidiControlMessage("A file name"), [
       { path: "file", message: bidiControlMessage("The file name") },
     ]);
+  }
+  if (hasControlCharacter(name)) {
+    const message = "The file name must not contain control characters (such as NUL, tab or line breaks)";
+    throw new Invalid(message, [{ path: "file", message }]);
   }
   const clean = cleanFileName(name);
   const extension = extensionOf(clean);
@@ -257,7 +280,7 @@ export async function storeAttachment(
   kind: AttachmentKind,
   file: IncomingFile,
 ): Promise<AttachmentView> {
-  const { name, extension, contentType } = checkName(file.name);
+  const { name, extension, contentType } = checkAttachmentName(file.name);
   if (kind === "risk_assessment" && !("mocId" in target)) throw new Invalid("Only a MOC has a risk assessment");
   const id = await getDb().transaction(async (tx) => {
     const moc = "mocId" in target ? await checkMocWrite(tx, actor, target.mocId, kind) : null;
@@ -321,7 +344,7 @@ export async function storeMocFileIn(
   moc: { id: string; status: string },
   file: IncomingFile,
 ): Promise<{ _id: string; name: string; size: number; sha256: string }> {
-  const { name, extension, contentType } = checkName(file.name);
+  const { name, extension, contentType } = checkAttachmentName(file.name);
   const [row] = await tx
     .insert(attachments)
     .values({ mocId: moc.id, pcrId: null, kind: "file", name, contentType, size: 0, sha256: "", uploadedBy: actor._id })

@@ -12,21 +12,33 @@
  * - When the last byte is in, the whole file goes through `storeAttachment` (the caps, the type
  *   checks by name and by bytes, the SHA-256 and the audit entry of every attachment) and the
  *   upload is removed, in every outcome.
- * - An upload untouched for a day is removed (`removeAbandonedUploads`, the hourly housekeeping).
+ * - What may wait unfinished is capped when an upload is created (`reserveUpload`), by declared
+ *   sizes so the bytes that follow can never pass it: RESUMABLE_UPLOADS_PER_PERSON uploads and
+ *   RESUMABLE_UPLOADS_MIB_PER_PERSON per person, RESUMABLE_UPLOADS_MIB_TOTAL in all; beyond, 429
+ *   with `Retry-After` (when the oldest of them expires).
+ * - An upload has RESUMABLE_UPLOAD_HOURS from its creation to finish, however its bytes arrive: a
+ *   piece after that is refused (410, tus's answer for an expired upload) and the upload is removed
+ *   (`removeAbandonedUploads`: the hourly housekeeping, and every creation).
+ * - Backups leave unfinished uploads out (db/backup.ts, `NOT_CARRIED`).
  */
 import type { Readable } from "node:stream";
 import { DataStore, ERRORS, Upload } from "@tus/utils";
-import { and, asc, eq, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
 import { resumableUploadParts, resumableUploads } from "#db/schema";
 import { getDb } from "~/utils/db.server";
+import { env } from "~/utils/env.server";
+import { DomainError } from "~/utils/errors";
 import { storeAttachment, type AttachmentTarget, type AttachmentView } from "./attachments.server";
 import type { Actor } from "./authz.server";
 import type { AttachmentKind } from "#db/schema";
 
 /** How much of a piece is gathered before it is written (and counted as received). */
 export const PART_BYTES = 256 * 1024;
-/** An upload untouched this long is abandoned. */
-export const ABANDONED_AFTER_MS = 24 * 3600_000;
+
+const MIB = 1024 * 1024;
+
+/** How long an upload has to finish, from its creation (RESUMABLE_UPLOAD_HOURS). */
+export const uploadLifetimeMs = () => env().RESUMABLE_UPLOAD_HOURS * 3600_000;
 
 /** What the tus server is told to throw for a piece that does not start where the upload stands. */
 const OFFSET_MISMATCH = ERRORS.INVALID_OFFSET;
@@ -41,10 +53,13 @@ export class PostgresUploadStore extends DataStore {
   async create(upload: Upload): Promise<Upload> {
     const owner = upload.metadata?.owner;
     if (!owner || upload.size === undefined) throw ERRORS.INVALID_METADATA;
-    await getDb()
-      .insert(resumableUploads)
-      .values({ id: upload.id, userId: owner, size: upload.size, offset: 0, metadata: upload.metadata ?? {} });
-    upload.creation_date = new Date().toISOString();
+    const createdAt = await reserveUpload({
+      id: upload.id,
+      userId: owner,
+      size: upload.size,
+      metadata: upload.metadata,
+    });
+    upload.creation_date = createdAt.toISOString();
     return upload;
   }
 
@@ -56,8 +71,8 @@ export class PostgresUploadStore extends DataStore {
       size: row.size,
       offset: row.offset,
       metadata: row.metadata,
-      // The day an upload may wait counts from its last piece (the server's expiry is this + a day).
-      creation_date: row.updatedAt.toISOString(),
+      // Its lifetime counts from its creation, not from its last piece (the server's expiry is this + the lifetime).
+      creation_date: row.createdAt.toISOString(),
     });
   }
 
@@ -100,25 +115,117 @@ export class PostgresUploadStore extends DataStore {
   }
 
   getExpiration(): number {
-    return ABANDONED_AFTER_MS;
+    return uploadLifetimeMs();
   }
 }
 
-/** One part and the offset after it, together; a part that does not follow the offset is refused. */
+const megabytes = (bytes: number) => `${Math.ceil((bytes / MIB) * 10) / 10} MB`;
+const clock = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+/**
+ * Adds the upload's row if the caps leave room for its declared size, else 429 with
+ * `Retry-After` (until the oldest upload in the way expires); returns its creation time. Expired
+ * uploads are removed first, so only live ones count.
+ */
+export async function reserveUpload(
+  upload: { id: string; userId: string; size: number; metadata: Record<string, string | null> | undefined },
+  now = new Date(),
+): Promise<Date> {
+  const config = env();
+  const lifetime = uploadLifetimeMs();
+  await removeAbandonedUploads(now);
+  return getDb().transaction(async (tx) => {
+    // Creations take turns, so two at once cannot both fit under a cap (a piece being written
+    // waits the moment this takes).
+    await tx.execute(sql`lock table ${resumableUploads} in share row exclusive mode`);
+    const live = gt(resumableUploads.createdAt, new Date(now.getTime() - lifetime));
+    const mine = sql`${resumableUploads.userId} = ${upload.userId}`;
+    const [held] = await tx
+      .select({
+        count: sql<number>`count(*) filter (where ${mine})::int`,
+        bytes: sql<number>`coalesce(sum(${resumableUploads.size}) filter (where ${mine}), 0)::float8`,
+        oldest: sql<
+          number | null
+        >`(extract(epoch from min(${resumableUploads.createdAt}) filter (where ${mine})) * 1000)::float8`,
+        total: sql<number>`coalesce(sum(${resumableUploads.size}), 0)::float8`,
+        oldestOfAll: sql<number | null>`(extract(epoch from min(${resumableUploads.createdAt})) * 1000)::float8`,
+      })
+      .from(resumableUploads)
+      .where(live);
+    const count = held?.count ?? 0;
+    const bytes = Number(held?.bytes ?? 0);
+    const total = Number(held?.total ?? 0);
+    /** 429, with `Retry-After` until the oldest upload in the way (created at `oldest`) expires. */
+    const refuse = (oldest: number | null | undefined, message: (frees: string) => string) => {
+      const frees = new Date(Number(oldest ?? now.getTime()) + lifetime);
+      const seconds = Math.max(1, Math.ceil((frees.getTime() - now.getTime()) / 1000));
+      return new DomainError(429, message(clock(frees)), undefined, { "Retry-After": String(seconds) });
+    };
+    const goOn = "send the rest of one (choose its file again) or wait until";
+    if (count >= config.RESUMABLE_UPLOADS_PER_PERSON) {
+      throw refuse(
+        held?.oldest,
+        (frees) =>
+          `You have ${count} unfinished uploads, the most one person may have: ${goOn} ${frees}, when the oldest expires`,
+      );
+    }
+    if (bytes + upload.size > config.RESUMABLE_UPLOADS_MIB_PER_PERSON * MIB) {
+      throw refuse(
+        held?.oldest,
+        (frees) =>
+          `Your unfinished uploads hold ${megabytes(bytes)}, and this file (${megabytes(upload.size)}) would take them past the ${config.RESUMABLE_UPLOADS_MIB_PER_PERSON} MB one person may have waiting: ${goOn} ${frees}, when the oldest expires`,
+      );
+    }
+    if (total + upload.size > config.RESUMABLE_UPLOADS_MIB_TOTAL * MIB) {
+      throw refuse(
+        held?.oldestOfAll,
+        (frees) =>
+          `The server holds as many unfinished uploads as it may (${config.RESUMABLE_UPLOADS_MIB_TOTAL} MB); try again after ${frees}`,
+      );
+    }
+    const [row] = await tx
+      .insert(resumableUploads)
+      .values({
+        id: upload.id,
+        userId: upload.userId,
+        size: upload.size,
+        offset: 0,
+        metadata: upload.metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning({ createdAt: resumableUploads.createdAt });
+    return row!.createdAt;
+  });
+}
+
+/**
+ * One part and the offset after it, together; a part that does not follow the offset is refused
+ * (409), and so is one that comes after the upload's lifetime, or after it was removed (410).
+ */
 async function savePart(id: string, at: number, data: Buffer): Promise<void> {
   await getDb().transaction(async (tx) => {
+    const now = new Date();
+    const live = gt(resumableUploads.createdAt, new Date(now.getTime() - uploadLifetimeMs()));
     const moved = await tx
       .update(resumableUploads)
-      .set({ offset: sql`${resumableUploads.offset} + ${data.byteLength}`, updatedAt: new Date() })
+      .set({ offset: sql`${resumableUploads.offset} + ${data.byteLength}`, updatedAt: now })
       .where(
         and(
           eq(resumableUploads.id, id),
           eq(resumableUploads.offset, at),
+          live,
           sql`${resumableUploads.offset} + ${data.byteLength} <= ${resumableUploads.size}`,
         ),
       )
       .returning({ offset: resumableUploads.offset });
-    if (moved.length === 0) throw OFFSET_MISMATCH;
+    if (moved.length === 0) {
+      const [still] = await tx
+        .select({ id: resumableUploads.id })
+        .from(resumableUploads)
+        .where(and(eq(resumableUploads.id, id), live));
+      throw still ? OFFSET_MISMATCH : ERRORS.FILE_NO_LONGER_EXISTS;
+    }
     await tx.insert(resumableUploadParts).values({ uploadId: id, offset: at, data });
   });
 }
@@ -166,11 +273,11 @@ export async function finishUpload(
   }
 }
 
-/** Removes uploads untouched for a day (their parts go with them); returns how many. */
+/** Removes uploads past their lifetime, counted from creation (their parts go with them); returns how many. */
 export async function removeAbandonedUploads(now = new Date()): Promise<number> {
   const gone = await getDb()
     .delete(resumableUploads)
-    .where(lt(resumableUploads.updatedAt, new Date(now.getTime() - ABANDONED_AFTER_MS)))
+    .where(lt(resumableUploads.createdAt, new Date(now.getTime() - uploadLifetimeMs())))
     .returning({ id: resumableUploads.id });
   return gone.length;
 }

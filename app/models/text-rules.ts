@@ -31,6 +31,9 @@ export const withoutBidiControls = <S extends z.ZodType<string, unknown>>(schema
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** Whether `text` holds a C0 or C1 control character or DEL (a file name: app/models/attachments.server.ts). */
+export const hasControlCharacter = (text: string) => CONTROL.test(text);
+
 export const SEARCH_MAX = 200;
 export const SEARCH_CONTROL_MESSAGE =
   "Search text must not contain control characters (such as NUL, tab or line breaks)";

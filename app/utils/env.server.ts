@@ -45,6 +45,13 @@ const schema = z
     EXPORTS_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(16),
     UPLOADS_PER_PERSON: z.coerce.number().int().min(1).max(20).default(2),
     UPLOADS_MAX_CONCURRENT: z.coerce.number().int().min(1).max(1000).default(16),
+    // Resumable (tus) uploads not finished yet, counted by their declared sizes (docs/security.md,
+    // "Resumable uploads"): per person, in all, and how long one may take from its creation. A
+    // person's MiB are at least one whole file's 10.
+    RESUMABLE_UPLOADS_PER_PERSON: z.coerce.number().int().min(1).max(100).default(4),
+    RESUMABLE_UPLOADS_MIB_PER_PERSON: z.coerce.number().int().min(10).max(10_000).default(25),
+    RESUMABLE_UPLOADS_MIB_TOTAL: z.coerce.number().int().min(10).max(1_000_000).default(512),
+    RESUMABLE_UPLOAD_HOURS: z.coerce.number().min(1).max(720).default(24),
     // A PDF is made in a worker thread within these budgets (one at a time per person).
     PDF_MAX_PAGES: z.coerce.number().int().min(1).max(10_000).default(400),
     PDF_TIME_SECONDS: z.coerce.number().min(1).max(600).default(20),
@@ -125,6 +132,13 @@ const schema = z
     }
     const mapProblem = groupMapProblem(env.OIDC_GROUP_MAP);
     if (mapProblem) ctx.addIssue({ code: "custom", path: ["OIDC_GROUP_MAP"], message: mapProblem });
+    if (env.RESUMABLE_UPLOADS_MIB_PER_PERSON > env.RESUMABLE_UPLOADS_MIB_TOTAL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["RESUMABLE_UPLOADS_MIB_PER_PERSON"],
+        message: "RESUMABLE_UPLOADS_MIB_PER_PERSON cannot be more than RESUMABLE_UPLOADS_MIB_TOTAL",
+      });
+    }
     if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
       ctx.addIssue({ code: "custom", path: ["ADMIN_EMAIL"], message: "ADMIN_EMAIL and ADMIN_PASSWORD go together" });
     }

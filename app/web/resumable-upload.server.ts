@@ -11,7 +11,10 @@
  * Who may: the signed-in person (cookie writes from our own origin only, as everywhere); an upload
  * is its creator's (another person's id is answered as unknown). The cap is declared up front
  * (`Upload-Length` over 10 MB is 413 before a byte is sent) and each request body is capped as it
- * is read (app/web/body-limit.server.ts).
+ * is read (app/web/body-limit.server.ts). At creation, before a byte is sent: the file name's
+ * rules (400), the record's (403, 404, 409), and the caps on unfinished uploads (429 with
+ * `Retry-After`, app/models/resumable-uploads.server.ts). Only the app's own pages use it: no CORS
+ * header is sent (the library's default would be `Access-Control-Allow-Origin: *`).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Server } from "@tus/server";
@@ -19,6 +22,7 @@ import { z } from "zod";
 import { ATTACHMENT_KINDS, type AttachmentKind } from "#db/schema";
 import {
   assertMayAttach,
+  checkAttachmentName,
   extensionOf,
   MAX_UPLOAD_BYTES,
   UPLOAD_TYPES,
@@ -32,10 +36,14 @@ import { assertSameOrigin, authenticate } from "./auth.server";
 
 export const RESUMABLE_UPLOAD_PATH = "/tus/attachments";
 
-const uploader = new AsyncLocalStorage<PublicUser>();
+/** The request's caller, and the headers a refusal adds to the answer (a 429's `Retry-After`). */
+const uploader = new AsyncLocalStorage<{ user: PublicUser; headers: Record<string, string> }>();
 
 /** What a tus hook throws to answer with a status: the server sends `body` as text. */
 const refuse = (status: number, message: string) => ({ status_code: status, body: message });
+
+/** A domain error's answer: the field's message when there is one, as the multipart form shows it. */
+const answerOf = (error: DomainError) => error.issues?.[0]?.message ?? error.message;
 
 const metadataSchema = z.object({
   filename: z.string().min(1).max(255),
@@ -49,7 +57,7 @@ function targetOf(record: string): AttachmentTarget {
 }
 
 function currentUser(): PublicUser {
-  const user = uploader.getStore();
+  const user = uploader.getStore()?.user;
   if (!user) throw refuse(401, "Sign in to continue");
   return user;
 }
@@ -62,6 +70,8 @@ function tusServer(): Server {
     datastore: new PostgresUploadStore(),
     maxSize: MAX_UPLOAD_BYTES,
     relativeLocation: true,
+    // Same origin only: no Access-Control-Allow-Origin on any answer.
+    allowedOrigins: () => false,
     async onUploadCreate(_req, upload) {
       const user = currentUser();
       if (upload.sizeIsDeferred) throw refuse(400, "Declare the file's size (Upload-Length) when creating the upload");
@@ -72,20 +82,17 @@ function tusServer(): Server {
           "Upload-Metadata needs filename, record (moc:<id> or pcr:<id>) and kind (file or risk_assessment)",
         );
       }
+      // Not a byte is sent for a name, or a record, that storing would refuse (checked again then):
+      // the name's rules, then the record's.
       if (!UPLOAD_TYPES[extensionOf(parsed.data.filename)]) {
         throw refuse(400, `This type of file is not accepted: upload a ${Object.keys(UPLOAD_TYPES).join(", ")} file`);
       }
+      checkAttachmentName(parsed.data.filename);
       if (upload.size === 0) throw refuse(400, "The file is empty");
       if (parsed.data.kind === "risk_assessment" && !parsed.data.record.startsWith("moc:")) {
         throw refuse(400, "Only a MOC has a risk assessment");
       }
-      // Not a byte is sent for a file the record would refuse (checked again when it is stored).
-      try {
-        await assertMayAttach(user, targetOf(parsed.data.record), parsed.data.kind);
-      } catch (error) {
-        if (error instanceof DomainError) throw refuse(error.status, error.message);
-        throw error;
-      }
+      await assertMayAttach(user, targetOf(parsed.data.record), parsed.data.kind);
       return { metadata: { ...parsed.data, owner: user._id } };
     },
     async onIncomingRequest(_req, id) {
@@ -97,22 +104,21 @@ function tusServer(): Server {
     async onUploadFinish(_req, upload) {
       const user = currentUser();
       const meta = metadataSchema.parse(upload.metadata ?? {});
-      try {
-        const file = await finishUpload(
-          user,
-          upload.id,
-          targetOf(meta.record),
-          meta.kind as AttachmentKind,
-          meta.filename,
-        );
-        return { headers: { "Attachment-Url": file.url, "Attachment-Sha256": file.sha256 } };
-      } catch (error) {
-        // The field's message when there is one, as the multipart form shows it.
-        if (error instanceof DomainError) throw refuse(error.status, error.issues?.[0]?.message ?? error.message);
-        throw error;
-      }
+      const file = await finishUpload(
+        user,
+        upload.id,
+        targetOf(meta.record),
+        meta.kind as AttachmentKind,
+        meta.filename,
+      );
+      return { headers: { "Attachment-Url": file.url, "Attachment-Sha256": file.sha256 } };
     },
     onResponseError(_req, error) {
+      // A refusal of the app's rules (hooks and store alike): its status and words, and its headers.
+      if (error instanceof DomainError) {
+        Object.assign(uploader.getStore()?.headers ?? {}, error.headers);
+        return { status_code: error.status, body: answerOf(error) };
+      }
       if ("status_code" in error) return undefined;
       logger().error({ err: error }, "resumable upload failed");
       return { status_code: 500, body: "Something went wrong on our side; send the rest again" };
@@ -133,7 +139,9 @@ export async function handleResumableUpload(request: Request): Promise<Response>
       throw error;
     }
   }
-  const response = await uploader.run(who.identity.user, () => tusServer().handleWeb(request));
+  const context = { user: who.identity.user, headers: {} as Record<string, string> };
+  const response = await uploader.run(context, () => tusServer().handleWeb(request));
+  for (const [name, value] of Object.entries(context.headers)) response.headers.set(name, value);
   response.headers.set("Cache-Control", "no-store");
   return response;
 }

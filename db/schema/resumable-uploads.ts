@@ -7,8 +7,9 @@ const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () =>
  * An attachment being uploaded with the tus protocol (app/models/resumable-uploads.server.ts,
  * docs/decisions/040-replays-apply-once.md): its declared size, the bytes received so far
  * (`offset`), what the file is for (`metadata`: name, record, kind) and whose it is. Once the last
- * byte arrives it becomes an attachment and the row goes; one untouched for a day is removed by the
- * hourly housekeeping.
+ * byte arrives it becomes an attachment and the row goes; one not finished within its lifetime
+ * from `created_at` (RESUMABLE_UPLOAD_HOURS) is removed by the hourly housekeeping. Backups carry
+ * neither table's rows (db/backup.ts).
  */
 export const resumableUploads = pgTable(
   "resumable_uploads",

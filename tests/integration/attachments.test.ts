@@ -15,14 +15,17 @@ import {
   MAX_UPLOAD_BYTES,
   openAttachment,
   removeAttachment,
+  SIGNED_PCR_FILES_FROZEN,
   storeAttachment,
 } from "~/models/attachments.server";
+import * as pcrAttachmentsPage from "~/routes/pcrs+/$id_.attachments";
 import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { importUploadFolder } from "~/models/uploads-import.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import { makeCast, mocAt } from "../helpers/moc-flow";
-import { createPcrOk, makeHolders } from "../helpers/pcr";
+import { makeCast, mocAt, tokenOf } from "../helpers/moc-flow";
+import { createPcrOk, makeHolders, signOk } from "../helpers/pcr";
+import { BASE, sessionCookieHeader } from "../helpers/request";
 
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n");
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
@@ -69,6 +72,13 @@ describe("MOC attachments", () => {
     await expect(as("photo.png", PDF)).rejects.toMatchObject({ status: 400 });
     await expect(as("script.exe", Buffer.from("MZ"))).rejects.toMatchObject({ status: 400 });
     await expect(as("empty.txt")).rejects.toMatchObject({ status: 400 });
+    // A control character in the name is refused, not quietly dropped (NUL, a line break, C1).
+    for (const name of ["a\u0000b.pdf", "line\nbreak.pdf", "c1\u0085.pdf"]) {
+      await expect(as(name, PDF)).rejects.toMatchObject({
+        status: 400,
+        issues: [{ path: "file", message: expect.stringMatching(/control characters/) }],
+      });
+    }
     await expect(as("huge.pdf", PDF, Buffer.alloc(MAX_UPLOAD_BYTES, "x"))).rejects.toMatchObject({ status: 413 });
     expect(await as("ok.png", PNG)).toMatchObject({ contentType: "image/png" });
     // Nothing of the refused ones was kept, not even a chunk.
@@ -153,6 +163,44 @@ describe("PCR attachments", () => {
     // A refused removal writes nothing.
     await expect(removeAttachment(originator, stored._id)).rejects.toMatchObject({ status: 409 });
     expect(await historyOf("pcr", pcr._id)).toHaveLength(3);
+  });
+});
+
+describe("a signed PCR's files", () => {
+  it("are frozen with its form from the first signature: attaching (model and the page's multipart form) and removing are 409", async () => {
+    const originator = await makeUser();
+    const pcr = await createPcrOk(originator);
+    const kept = await storeAttachment(originator, { pcrId: pcr._id }, "file", file("Before.pdf", PDF));
+    await signOk(originator, pcr._id, "Change Originator");
+
+    await expect(storeAttachment(originator, { pcrId: pcr._id }, "file", file("After.pdf", PDF))).rejects.toMatchObject(
+      { status: 409, message: SIGNED_PCR_FILES_FROZEN },
+    );
+    await expect(removeAttachment(originator, kept._id)).rejects.toMatchObject({
+      status: 409,
+      message: SIGNED_PCR_FILES_FROZEN,
+    });
+
+    const url = new URL(`/pcrs/${pcr._id}/attachments`, BASE);
+    const cookie = await sessionCookieHeader(await tokenOf(originator));
+    const page = await pcrAttachmentsPage.loader({
+      request: new Request(url, { headers: { Cookie: cookie } }),
+      params: { id: pcr._id },
+      context: {},
+    });
+    expect(page).toMatchObject({ canWrite: false, frozen: SIGNED_PCR_FILES_FROZEN });
+    const form = new FormData();
+    form.append("file", new File([PDF], "After.pdf"));
+    const posted = (await pcrAttachmentsPage.action({
+      request: new Request(url, { method: "POST", headers: { Cookie: cookie }, body: form }),
+      params: { id: pcr._id },
+      context: {},
+    })) as unknown as { data: { error: string }; init: ResponseInit };
+    expect(posted.init.status).toBe(409);
+    expect(posted.data.error).toBe(SIGNED_PCR_FILES_FROZEN);
+
+    expect((await listAttachments({ pcrId: pcr._id })).map((a) => a.name)).toEqual(["Before.pdf"]);
+    expect((await historyOf("pcr", pcr._id)).map((e) => e.action)).not.toContain("Attached After.pdf");
   });
 });
 
