@@ -5,7 +5,8 @@
  * to send", and sent again in the order written when the link returns (the `online` event, and
  * retries with backoff). Each outcome is told; a refusal stays in the list with the server's words
  * until the person discards it or sends it again. A replay carries the key of the first attempt,
- * so a post the server applied but whose answer was lost applies once.
+ * so a post the server applied but whose answer was lost applies once. Signing out deletes the
+ * person's drafts, after asking when there are any.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
 import { decode } from "turbo-stream";
@@ -318,6 +319,11 @@ function onSignOut(event: SubmitEvent, form: HTMLFormElement) {
   if (cleared.delete(form)) return;
   event.preventDefault();
   event.stopImmediatePropagation();
+  // Without a link only the service worker can answer a sign-out (and tell the server later).
+  if (!navigator.onLine && !navigator.serviceWorker?.controller) {
+    announce("Signing out needs the link on this connection: nothing was changed. Try again when it is back.");
+    return;
+  }
   void (async () => {
     const unsent = await drafts();
     if (unsent.length === 0 || (await confirmLoss(unsent))) {
