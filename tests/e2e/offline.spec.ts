@@ -381,3 +381,35 @@ test("signing out without a link warns of unsent drafts, clears this browser at 
   // The draft deleted at sign-out was never sent.
   expect(await roomMessages(request, cast.implementer, moc.chat)).toEqual([]);
 });
+
+test("without a service worker a sign-out without a link is refused with a word, deleting nothing @js", async ({
+  browser,
+  baseURL,
+  cast,
+  mocApi,
+  request,
+}) => {
+  const moc = await mocApi.create(cast);
+  // A browser where the worker cannot run (a ship's server on plain http).
+  const context = await browser.newContext({ serviceWorkers: "block" });
+  try {
+    await context.addCookies([{ name: "session", value: cast.originator.cookie!, url: baseURL! }]);
+    const page = await context.newPage();
+    await open(page, `/mocs/${moc._id}`);
+    await draftsReady(page);
+    await context.setOffline(true);
+    const text = `Kept without a worker ${Date.now()}`;
+    await chat(page).getByLabel("Message", { exact: true }).fill(text);
+    await chat(page).getByRole("button", { name: "Send", exact: true }).click();
+    await expect(drafts(page)).toContainText("Waiting to send (1)");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page.locator(".drafts-status")).toHaveText(/^Signing out needs the link on this connection/);
+    expect(new URL(page.url()).pathname).toBe(`/mocs/${moc._id}`);
+    expect(await storedDrafts(page, cast.originator._id)).toBe(1);
+    await context.setOffline(false);
+    const still = await request.get("/api/myUser", { headers: { Cookie: `session=${cast.originator.cookie}` } });
+    expect(still.status()).toBe(200);
+  } finally {
+    await context.close();
+  }
+});
