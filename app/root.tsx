@@ -24,6 +24,7 @@ import { PrefetchLinkedModules } from "~/components/prefetch-modules";
 import { HeaderSearch } from "~/components/header-search";
 import { canSeeInsights } from "~/models/authz.server";
 import { unreadNotificationCount } from "~/models/notifications.server";
+import { offlineSession } from "~/offline/session.server";
 
 // The icon is written into the page: one request less on a cold load at sea.
 const ICON = `data:image/svg+xml,${"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'><rect width='32' height='32' rx='6' fill='#0b4f6c'/><path d='M8 22V10l8 7 8-7v12' fill='none' stroke='#fff' stroke-width='3' stroke-linejoin='round'/></svg>".replace(/[<>#]/g, encodeURIComponent)}`;
@@ -51,7 +52,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
         unreadNotifications: result.identity.user.onboarded ? await unreadNotificationCount(result.identity.user) : 0,
       }
     : null;
-  return data({ user, flash }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
+  // The session the service worker keeps this person's pages under (app/offline/session.server.ts).
+  const session = result.ok ? offlineSession(result.identity) : null;
+  return data({ user, session, flash }, setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined);
 }
 
 export type RootData = Awaited<ReturnType<typeof loader>>["data"];
@@ -122,7 +125,8 @@ function Navigation({ user }: { user: NonNullable<RootData["user"]> }) {
             <NavLink to="/profile" className="user-name" title={user.email}>
               {user.name}
             </NavLink>
-            <Form method="post" action="/logout">
+            {/* A whole-page post: the service worker answers it without a link too (app/offline/service-worker.ts). */}
+            <Form method="post" action="/logout" reloadDocument>
               <button type="submit" className="button button-quiet">
                 Sign out
               </button>
@@ -148,8 +152,15 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const root = useRouteLoaderData<typeof loader>("root");
   const user = root?.user ?? null;
   return (
-    // The signed-in person's id names the service worker's cache of their pages (app/offline/pages.ts).
-    <html lang="en" suppressHydrationWarning data-offline-user={user?._id}>
+    // The signed-in person and their session: the service worker keeps their pages under the
+    // session and drops them when an answer names another or none (app/offline/pages.ts).
+    <html
+      lang="en"
+      suppressHydrationWarning
+      data-offline-user={user?._id}
+      data-offline-session={root?.session?.id}
+      data-offline-expires={root?.session?.expires}
+    >
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -177,12 +188,13 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
-  const { user } = useLoaderData<typeof loader>();
+  const { user, session } = useLoaderData<typeof loader>();
   const signedIn = !!user;
+  const sessionId = session?.id ?? null;
   // The service worker and the drafts that wait for the link load after the page, on their own.
   useEffect(() => {
-    void import("~/offline/client").then((offline) => offline.start(signedIn));
-  }, [signedIn]);
+    void import("~/offline/client").then((offline) => offline.start(signedIn, sessionId));
+  }, [signedIn, sessionId]);
   return (
     <>
       <Outlet />

@@ -5,7 +5,8 @@
  * to send", and sent again in the order written when the link returns (the `online` event, and
  * retries with backoff). Each outcome is told; a refusal stays in the list with the server's words
  * until the person discards it or sends it again. A replay carries the key of the first attempt,
- * so a post the server applied but whose answer was lost applies once.
+ * so a post the server applied but whose answer was lost applies once. Signing out deletes the
+ * person's drafts, after asking when there are any.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
 import { decode } from "turbo-stream";
@@ -304,6 +305,77 @@ function mount() {
   document.body.append(panel, live);
 }
 
+// ---- signing out ---------------------------------------------------------------------------------
+
+/** Sign-out forms cleared to go (after the warning, or with nothing unsent). */
+const cleared = new WeakSet<HTMLFormElement>();
+
+/**
+ * Signing out deletes the person's drafts from this browser (nothing of theirs stays readable on
+ * it). They are work not yet sent: with any, the person is asked first, with the list, and may
+ * stay signed in to send them.
+ */
+function onSignOut(event: SubmitEvent, form: HTMLFormElement) {
+  if (cleared.delete(form)) return;
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  // Without a link only the service worker can answer a sign-out (and tell the server later).
+  if (!navigator.onLine && !navigator.serviceWorker?.controller) {
+    announce("Signing out needs the link on this connection: nothing was changed. Try again when it is back.");
+    return;
+  }
+  void (async () => {
+    const unsent = await drafts();
+    if (unsent.length === 0 || (await confirmLoss(unsent))) {
+      const store = await database();
+      await Promise.all(unsent.map((draft) => store.delete("drafts", draft.id!)));
+      if (unsent.length) await changed();
+      cleared.add(form);
+      form.requestSubmit();
+    }
+  })();
+}
+
+function confirmLoss(unsent: Draft[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const dialog = el(
+      "dialog",
+      undefined,
+      "max-width:min(30rem,calc(100vw - 2rem));border:2px solid #a4161a;border-radius:.4rem",
+    );
+    dialog.className = "sign-out-warning";
+    dialog.setAttribute("aria-labelledby", "sign-out-warning-title");
+    const title = el(
+      "h2",
+      `Delete ${unsent.length === 1 ? "1 unsent form" : `${unsent.length} unsent forms`}?`,
+      "font-size:1.1rem;margin:0 0 .5rem",
+    );
+    title.id = "sign-out-warning-title";
+    const list = el("ul", undefined, "margin:.4rem 0;padding-left:1.2rem");
+    for (const draft of unsent) list.append(el("li", draft.label, "overflow-wrap:anywhere"));
+    const actions = el("p", undefined, "display:flex;gap:.5rem;flex-wrap:wrap;margin:.8rem 0 0");
+    const done = (answer: boolean) => {
+      dialog.close();
+      dialog.remove();
+      resolve(answer);
+    };
+    const stay = button("Stay signed in", () => done(false));
+    const leave = button("Sign out and delete them", () => done(true));
+    leave.className = "button";
+    actions.append(stay, leave);
+    dialog.append(
+      title,
+      el("p", "These have not reached the server. Signing out deletes them from this device:"),
+      list,
+      actions,
+    );
+    dialog.addEventListener("cancel", () => done(false));
+    document.body.append(dialog);
+    dialog.showModal();
+    stay.focus();
+  });
+}
+
 // ---- catching the submissions ----------------------------------------------------------------
 
 type Pending = { action: URL; kind: DraftKind; fields: [string, string][]; at: number; form: HTMLFormElement };
@@ -315,6 +387,7 @@ function onSubmit(event: SubmitEvent) {
   if ((form.method || "get").toLowerCase() !== "post" || form.enctype === "multipart/form-data") return;
   const action = new URL(form.getAttribute("action") ?? location.href, location.href);
   if (action.origin !== location.origin) return;
+  if (action.pathname === "/logout") return onSignOut(event, form);
   // A form holding a password field (a signature) never waits, whatever the button.
   const fields = fieldsOf(form, event.submitter);
   const kind =

@@ -7,6 +7,12 @@ export const PAGES_CACHE_PREFIX = "offline-pages-";
 export const KEEP_RECORDS = 50;
 /** The attribute of <html> naming the signed-in person (app/root.tsx). */
 export const USER_ATTRIBUTE = "data-offline-user";
+/**
+ * The attributes of <html> naming the session the page was made for (a one-way digest of the
+ * session's id, never its token: app/offline/session.server.ts) and when it ends (ms since 1970).
+ */
+export const SESSION_ATTRIBUTE = "data-offline-session";
+export const EXPIRES_ATTRIBUTE = "data-offline-expires";
 
 /** The dashboard and MOC and PCR record pages are kept; everything else is not. */
 export function recordPath(path: string): boolean {
@@ -17,6 +23,46 @@ export function recordPath(path: string): boolean {
 
 export function userOfPage(html: string): string | null {
   return new RegExp(`<html[^>]*\\s${USER_ATTRIBUTE}="([\\w-]+)"`).exec(html)?.[1] ?? null;
+}
+
+export type PageSession = { id: string; expires: number };
+
+/** The session a page was made for, from its <html>; null on a page of nobody signed in. */
+export function sessionOfPage(html: string): PageSession | null {
+  const tag = /<html\b[^>]*>/i.exec(html)?.[0];
+  if (!tag) return null;
+  const id = new RegExp(`\\s${SESSION_ATTRIBUTE}="([\\w-]+)"`).exec(tag)?.[1];
+  const expires = Number(new RegExp(`\\s${EXPIRES_ATTRIBUTE}="(\\d+)"`).exec(tag)?.[1]);
+  return id && Number.isSafeInteger(expires) ? { id, expires } : null;
+}
+
+/** The page's security headers a saved copy is served with (the CSP tightened by offlinePolicy). */
+export const KEPT_HEADERS = [
+  "Content-Security-Policy",
+  "X-Content-Type-Options",
+  "X-Frame-Options",
+  "Referrer-Policy",
+  "Permissions-Policy",
+  "Cross-Origin-Opener-Policy",
+];
+
+/** The policy of the pages the worker writes itself: no script, nothing loaded but inline styles. */
+export const OFFLINE_PAGE_POLICY =
+  "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * The Content-Security-Policy a saved copy is served with: the page's own, every directive as the
+ * server sent it, except that scripts are forbidden outright (`script-src 'none'`). The copy has
+ * its scripts removed; its nonce was sent once and is now stored, so it must not allow a script
+ * again (a nonce is only worth anything unguessable and used once).
+ */
+export function offlinePolicy(stored: string | null): string {
+  if (!stored) return OFFLINE_PAGE_POLICY;
+  const directives = stored
+    .split(";")
+    .map((directive) => directive.trim())
+    .filter((directive) => directive && !/^script-src(-elem|-attr)?(\s|$)/i.test(directive));
+  return [...directives, "script-src 'none'"].join("; ");
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -46,4 +92,13 @@ export function offlineCopy(html: string | null, fetchedAt: Date | null, now: Da
     .replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "")
     .replace(/<link\b[^>]*rel="modulepreload"[^>]*>/gi, "")
     .replace(/<body([^>]*)>/i, (body) => body + banner);
+}
+
+/**
+ * The sign-in address without a link, or after a sign-out made without one: nothing of the person
+ * is kept any more. `queued`: the server is told when the link returns.
+ */
+export function signedOutPage(queued: boolean): string {
+  const told = queued ? "<p>The server is told that you signed out as soon as the link is back.</p>" : "";
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Signed out</title></head><body style="font-family:system-ui,sans-serif;margin:0"><p class="offline-banner" role="status" style="${BANNER_STYLE}">Offline</p><main style="padding:1rem"><h1>You are signed out</h1><p>Nothing of yours is kept on this device for reading offline.</p>${told}<p>Signing in needs the link. <a href="/login">Sign in</a> when it is back.</p></main></body></html>`;
 }

@@ -5,9 +5,11 @@
  * with the server's words. All about what JavaScript adds (the service worker, IndexedDB): @js.
  */
 import type { Page } from "@playwright/test";
+import postgres from "postgres";
 import { STEP_PATH, stepBody } from "../helpers/moc";
 import { chat, open, roomMessages, message } from "./chat-helpers";
 import { answer, expect, fillRichText, futureDate, ready, test } from "./moc-fixtures";
+import { e2eDatabaseUrl } from "./second-instance";
 
 /** Waits until the service worker controls the page (the first load registers it). */
 async function controlled(page: Page) {
@@ -19,15 +21,46 @@ async function controlled(page: Page) {
   });
 }
 
+/** Every saved page, by cache (one per session): `offline-pages-<session>` → its paths, sorted. */
 const savedPages = (page: Page) =>
   page.evaluate(async () => {
     const out: Record<string, string[]> = {};
     for (const name of await caches.keys()) {
       if (!name.startsWith("offline-pages-")) continue;
-      out[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
+      out[name] = (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname).sort();
     }
     return out;
   });
+
+/** The paths saved for reading offline, whatever the session (sorted). */
+const savedPaths = async (page: Page) =>
+  Object.values(await savedPages(page))
+    .flat()
+    .sort();
+
+/** What a session token says (its claims are plain base64url JSON; the signature is not checked here). */
+const claimsOf = (token: string) =>
+  JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { sid: string; exp: number };
+
+const notSaved = (page: Page) => page.getByRole("heading", { name: "This page was not saved for reading offline" });
+
+/** The person's drafts in this browser's IndexedDB (read from the page, whatever page it is). */
+const storedDrafts = (page: Page, user: string) =>
+  page.evaluate(
+    (user) =>
+      new Promise<number>((resolve, reject) => {
+        const open = indexedDB.open("cm-drafts");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains("drafts")) return resolve(0);
+          const count = db.transaction("drafts").objectStore("drafts").index("user").count(user);
+          count.onsuccess = () => resolve(count.result);
+          count.onerror = () => reject(count.error);
+        };
+      }),
+    user,
+  );
 
 const drafts = (page: Page) => page.locator(".drafts-panel");
 /** Hydrated, and the drafts code loaded (it loads after the page). */
@@ -48,11 +81,10 @@ test("a record opened before is read offline under the banner; another person or
   await controlled(page);
   await page.goto(`/mocs/${moc._id}`);
   await ready(page);
-  await expect.poll(() => savedPages(page)).toEqual({ [`offline-pages-${cast.originator._id}`]: [`/mocs/${moc._id}`] });
+  await expect.poll(() => savedPaths(page)).toEqual([`/mocs/${moc._id}`]);
   await page.goto("/");
-  await expect
-    .poll(async () => (await savedPages(page))[`offline-pages-${cast.originator._id}`]?.sort())
-    .toEqual(["/", `/mocs/${moc._id}`].sort());
+  await expect.poll(() => savedPaths(page)).toEqual(["/", `/mocs/${moc._id}`].sort());
+  const [originatorCache] = Object.keys(await savedPages(page));
 
   await page.context().setOffline(true);
   await page.goto(`/mocs/${moc._id}`);
@@ -77,7 +109,8 @@ test("a record opened before is read offline under the banner; another person or
   const originatorCookie = (await page.context().cookies()).find((c) => c.name === "session")!;
   await page.context().addCookies([implementerCookie]);
   await page.goto("/");
-  await expect.poll(() => savedPages(page)).toEqual({ [`offline-pages-${cast.implementer._id}`]: ["/"] });
+  await expect.poll(() => savedPaths(page)).toEqual(["/"]);
+  expect(Object.keys(await savedPages(page))).not.toContain(originatorCache);
   await page.context().addCookies([originatorCookie]);
 
   // Signing out empties the saved pages; offline, the record is no longer there.
@@ -85,7 +118,7 @@ test("a record opened before is read offline under the banner; another person or
   await ready(page);
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/login$/);
-  expect(await savedPages(page)).toEqual({});
+  await expect.poll(() => savedPages(page)).toEqual({});
   await page.context().setOffline(true);
   await page.goto(`/mocs/${moc._id}`);
   await expect(page.getByRole("heading", { name: "This page was not saved for reading offline" })).toBeVisible();
@@ -197,4 +230,186 @@ test("a chat message whose answer was lost (the server applied it) is sent again
   await expect(drafts(page)).toBeHidden({ timeout: 20_000 });
   expect(cut).toBe(1);
   expect(await roomMessages(request, cast.originator, moc.chat)).toEqual([text]);
+});
+
+test("a session ended on the server drops the saved pages at its next answer, and offline they are gone @js", async ({
+  cast,
+  mocApi,
+  openAs,
+}) => {
+  const moc = await mocApi.create(cast);
+  const page = await openAs(cast.originator);
+  await page.goto("/");
+  await ready(page);
+  await controlled(page);
+  await page.goto(`/mocs/${moc._id}`);
+  await page.goto("/");
+  await ready(page);
+  await expect.poll(() => savedPaths(page)).toEqual(["/", `/mocs/${moc._id}`].sort());
+  // Kept under a name for the session that is neither its token nor its id.
+  const { sid } = claimsOf(cast.originator.token);
+  const [cache] = Object.keys(await savedPages(page));
+  expect(cache).not.toContain(sid);
+  expect(cache).not.toContain(cast.originator.token.split(".")[2]);
+
+  // The session ends on the server (as an admin's revocation or a deactivation does), with no sign-out here.
+  const sql = postgres(await e2eDatabaseUrl(), { max: 1, onnotice: () => {} });
+  try {
+    await sql`delete from sessions where id = ${sid}`;
+  } finally {
+    await sql.end();
+  }
+  // The next answer, to a client-side navigation, sends the page to sign in: the saved pages go.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "MOCs", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  await expect.poll(() => savedPages(page)).toEqual({});
+  await page.context().setOffline(true);
+  await page.goto(`/mocs/${moc._id}`);
+  await expect(notSaved(page)).toBeVisible();
+  await page.goto("/");
+  await expect(notSaved(page)).toBeVisible();
+});
+
+test("an offline copy carries the page's CSP with scripts forbidden, and none is served past the session's end @js", async ({
+  cast,
+  mocApi,
+  openAs,
+}) => {
+  const moc = await mocApi.create(cast);
+  const page = await openAs(cast.originator);
+  await page.goto("/");
+  await ready(page);
+  await controlled(page);
+  const online = (await page.goto(`/mocs/${moc._id}`))!.headers()["content-security-policy"]!;
+  expect(online).toMatch(/script-src 'self' 'nonce-/);
+  await expect.poll(() => savedPaths(page)).toEqual([`/mocs/${moc._id}`]);
+  // Each copy records the end of the session it was saved under: the token's.
+  const expires = await page.evaluate(async () => {
+    const [name] = (await caches.keys()).filter((n) => n.startsWith("offline-pages-"));
+    const cache = await caches.open(name!);
+    return Promise.all((await cache.keys()).map(async (r) => (await cache.match(r))!.headers.get("X-Offline-Expires")));
+  });
+  expect(expires).toEqual([String(claimsOf(cast.originator.token).exp * 1000)]);
+
+  await page.context().setOffline(true);
+  const offline = (await page.goto(`/mocs/${moc._id}`))!;
+  await expect(page.getByRole("status").filter({ hasText: /^Offline — as of/ })).toBeVisible();
+  const policy = offline.headers()["content-security-policy"]!;
+  const directives = (csp: string) =>
+    csp
+      .split(";")
+      .map((d) => d.trim())
+      .filter((d) => !d.startsWith("script-src"))
+      .sort();
+  // The page's own policy, every directive but scripts, which are forbidden outright (its nonce was stored).
+  expect(directives(policy)).toEqual(directives(online));
+  expect(policy).toContain("script-src 'none'");
+  expect(policy).not.toContain("nonce-");
+  expect(offline.headers()["x-frame-options"]).toBe("DENY");
+  // The page that says a page was not saved has a policy too.
+  const missing = (await page.goto("/pcrs"))!;
+  expect(missing.headers()["content-security-policy"]).toContain("script-src 'none'");
+
+  // The session's end passes (a worker's clock cannot be moved from a test: the copy's recorded end is).
+  await page.evaluate(async () => {
+    for (const name of await caches.keys()) {
+      if (!name.startsWith("offline-pages-")) continue;
+      const cache = await caches.open(name);
+      for (const request of await cache.keys()) {
+        const copy = (await cache.match(request))!;
+        const headers = new Headers(copy.headers);
+        headers.set("X-Offline-Expires", String(Date.now() - 1000));
+        await cache.put(request, new Response(await copy.text(), { headers }));
+      }
+    }
+  });
+  await page.goto(`/mocs/${moc._id}`);
+  await expect(notSaved(page)).toBeVisible();
+  expect(await savedPages(page)).toEqual({});
+});
+
+test("signing out without a link warns of unsent drafts, clears this browser at once, and revokes the session when the link returns @js", async ({
+  cast,
+  mocApi,
+  openAs,
+  request,
+}) => {
+  const moc = await mocApi.create(cast);
+  const page = await openAs(cast.originator);
+  await page.goto("/");
+  await ready(page);
+  await controlled(page);
+  await open(page, `/mocs/${moc._id}`);
+  await draftsReady(page);
+  await expect.poll(() => savedPaths(page)).toEqual([`/mocs/${moc._id}`]);
+  const cookie = (await page.context().cookies()).find((c) => c.name === "session")!.value;
+
+  await page.context().setOffline(true);
+  const text = `Unsent at sign-out ${Date.now()}`;
+  await chat(page).getByLabel("Message", { exact: true }).fill(text);
+  await chat(page).getByRole("button", { name: "Send", exact: true }).click();
+  await expect(drafts(page)).toContainText("Waiting to send (1)");
+
+  // Unsent work is not lost without a word: the person may stay signed in to send it.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  const warning = page.getByRole("dialog", { name: "Delete 1 unsent form?" });
+  await expect(warning).toContainText(`Chat message on a MOC: ${text}`);
+  await warning.getByRole("button", { name: "Stay signed in" }).click();
+  await expect(warning).toBeHidden();
+  expect(new URL(page.url()).pathname).toBe(`/mocs/${moc._id}`);
+  expect(await storedDrafts(page, cast.originator._id)).toBe(1);
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await warning.getByRole("button", { name: "Sign out and delete them" }).click();
+  // The signed-out page, at the sign-in address: no error page.
+  await expect(page.getByRole("heading", { name: "You are signed out" })).toBeVisible();
+  expect(new URL(page.url()).pathname).toBe("/login");
+  await expect(page.getByText("The server is told that you signed out as soon as the link is back.")).toBeVisible();
+  // Nothing of the person is readable here any more.
+  expect(await savedPages(page)).toEqual({});
+  expect(await storedDrafts(page, cast.originator._id)).toBe(0);
+  await page.goto(`/mocs/${moc._id}`);
+  await expect(notSaved(page)).toBeVisible();
+
+  // The link returns: the sign-out goes before anything else, and the session is revoked.
+  await page.context().setOffline(false);
+  await page.goto("/login");
+  await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  const old = await request.get("/api/myUser", { headers: { Cookie: `session=${cookie}` } });
+  expect(old.status()).toBe(401);
+  expect((await page.context().cookies()).find((c) => c.name === "session")).toBeUndefined();
+  // The draft deleted at sign-out was never sent.
+  expect(await roomMessages(request, cast.implementer, moc.chat)).toEqual([]);
+});
+
+test("without a service worker a sign-out without a link is refused with a word, deleting nothing @js", async ({
+  browser,
+  baseURL,
+  cast,
+  mocApi,
+  request,
+}) => {
+  const moc = await mocApi.create(cast);
+  // A browser where the worker cannot run (a ship's server on plain http).
+  const context = await browser.newContext({ serviceWorkers: "block" });
+  try {
+    await context.addCookies([{ name: "session", value: cast.originator.cookie!, url: baseURL! }]);
+    const page = await context.newPage();
+    await open(page, `/mocs/${moc._id}`);
+    await draftsReady(page);
+    await context.setOffline(true);
+    const text = `Kept without a worker ${Date.now()}`;
+    await chat(page).getByLabel("Message", { exact: true }).fill(text);
+    await chat(page).getByRole("button", { name: "Send", exact: true }).click();
+    await expect(drafts(page)).toContainText("Waiting to send (1)");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page.locator(".drafts-status")).toHaveText(/^Signing out needs the link on this connection/);
+    expect(new URL(page.url()).pathname).toBe(`/mocs/${moc._id}`);
+    expect(await storedDrafts(page, cast.originator._id)).toBe(1);
+    await context.setOffline(false);
+    const still = await request.get("/api/myUser", { headers: { Cookie: `session=${cast.originator.cookie}` } });
+    expect(still.status()).toBe(200);
+  } finally {
+    await context.close();
+  }
 });

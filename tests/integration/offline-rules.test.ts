@@ -5,7 +5,19 @@
  */
 import { describe, expect, it } from "vitest";
 import { draftKind, draftLabel, flashOutcome, readReplay, SIGNED_OUT } from "~/offline/draft-rules";
-import { asOf, offlineCopy, recordPath, userOfPage } from "~/offline/pages";
+import {
+  asOf,
+  offlineCopy,
+  offlinePolicy,
+  OFFLINE_PAGE_POLICY,
+  recordPath,
+  sessionOfPage,
+  signedOutPage,
+  userOfPage,
+} from "~/offline/pages";
+import { offlineSession } from "~/offline/session.server";
+import { contentSecurityPolicy } from "~/utils/security-headers.server";
+import { SESSION_TTL_SECONDS, signToken } from "~/utils/token.server";
 
 const url = (path: string) => new URL(path, "http://ship.test");
 const ID = "0f7a3c1e-2b4d-4e5f-8a9b-0c1d2e3f4a5b";
@@ -47,6 +59,69 @@ describe("pages kept for reading offline", () => {
     expect(copy).toMatch(/<body class="b"><p class="offline-banner" role="status"[^>]*>Offline — as of 14:05 UTC\./);
     expect(copy).toContain("<main>Record</main>");
     expect(offlineCopy(null, null, new Date())).toContain("This page was not saved for reading offline");
+  });
+});
+
+describe("saved pages bound to their session", () => {
+  const claims = (sid: string) => ({
+    _id: ID,
+    name: "A",
+    email: "a@ship.test",
+    role: "user",
+    department: "fleet",
+    access: "standard",
+    position: null,
+    sid,
+  });
+  const SID = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+
+  it("names the session by a digest of its id, never the id or the token, with the token's end", () => {
+    const now = Date.UTC(2026, 10, 28, 12);
+    const token = signToken(claims(SID), now);
+    const session = offlineSession({ sessionId: SID, token })!;
+    expect(session.id).toMatch(/^[\w-]{22}$/);
+    expect(token).not.toContain(session.id);
+    expect(session.id).not.toContain(SID.slice(0, 8));
+    expect(session.expires).toBe(Math.floor(now / 1000) * 1000 + SESSION_TTL_SECONDS * 1000);
+    // The same session always has the same name; another session another.
+    expect(offlineSession({ sessionId: SID, token: signToken(claims(SID)) })!.id).toBe(session.id);
+    expect(offlineSession({ sessionId: ID, token: signToken(claims(ID)) })!.id).not.toBe(session.id);
+  });
+
+  it("reads the session from <html>, and none from a page of nobody signed in", () => {
+    expect(
+      sessionOfPage(
+        `<!DOCTYPE html><html lang="en" data-offline-user="${ID}" data-offline-session="abc_-123" data-offline-expires="1796000000000"><head>`,
+      ),
+    ).toEqual({ id: "abc_-123", expires: 1796000000000 });
+    expect(sessionOfPage(`<!DOCTYPE html><html lang="en"><body data-offline-session="abc">`)).toBeNull();
+    expect(sessionOfPage(`<html data-offline-session="abc"><head>`)).toBeNull();
+    expect(sessionOfPage("")).toBeNull();
+  });
+
+  it("serves a copy with the page's own policy, scripts forbidden outright", () => {
+    const page = contentSecurityPolicy("bm9uY2U=");
+    const offline = offlinePolicy(page);
+    expect(offline).not.toContain("nonce-");
+    expect(offline).toContain("script-src 'none'");
+    const others = (csp: string) =>
+      csp
+        .split("; ")
+        .filter((d) => !d.startsWith("script-src"))
+        .sort();
+    expect(others(offline)).toEqual(others(page));
+    expect(offlinePolicy("default-src 'self'; script-src-elem 'nonce-x'; script-src-attr 'unsafe-inline'")).toBe(
+      "default-src 'self'; script-src 'none'",
+    );
+    expect(offlinePolicy(null)).toBe(OFFLINE_PAGE_POLICY);
+    expect(OFFLINE_PAGE_POLICY).toContain("script-src 'none'");
+  });
+
+  it("says signed out without a link, and whether the server is still to be told", () => {
+    expect(signedOutPage(true)).toContain("<h1>You are signed out</h1>");
+    expect(signedOutPage(true)).toContain("The server is told that you signed out as soon as the link is back.");
+    expect(signedOutPage(false)).not.toContain("The server is told");
+    expect(signedOutPage(false)).not.toMatch(/<script/);
   });
 });
 
