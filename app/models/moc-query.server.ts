@@ -11,7 +11,6 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
 import { MOC_JSON } from "#db/moc-document";
-import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { lockedHeadSql, parseHead } from "./audit-chain.server";
 import { mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
@@ -325,17 +324,4 @@ const mocDocumentTextQuery = preparedOnce((db) =>
 export async function loadMocDocumentText(id: string) {
   const rows = await mocDocumentTextQuery().execute({ id });
   return rows[0] ?? null;
-}
-
-/** One form document's fields (`{ key: { value } }`), or null. */
-export async function loadForm(
-  mocId: string,
-  kind: MocFormKind,
-  db: Executor = getDb(),
-): Promise<{ id: string; data: Record<string, { value: unknown }>; submittedAt: Date | null } | null> {
-  const rows = await db.execute<{ id: string; data: Record<string, { value: unknown }>; submitted_at: Date | null }>(
-    sql`select id, data, submitted_at from moc_forms where moc_id = ${mocId} and kind = ${kind}`,
-  );
-  const row = rows[0];
-  return row ? { id: row.id, data: row.data, submittedAt: row.submitted_at } : null;
 }

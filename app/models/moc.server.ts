@@ -8,7 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import { iso } from "#db/moc-document";
 import { approvalsChange, getRiskSettings, rerankAction } from "./risk-settings.server";
 import { mocRiskLevel } from "./risk";
-import { mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
+import { mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
@@ -34,7 +34,6 @@ import {
   type MocList,
 } from "./authz.server";
 import {
-  loadForm,
   loadMocAccess,
   loadMocDocument,
   loadMocDocumentText,
@@ -621,7 +620,8 @@ export async function saveImplementerDraft(
       const data = { ...form };
       if (approverId) data["approver-name"] = { value: { _id: approverId, name: people.get(approverId)!.name } };
       if (hseqId) data["hseq-name"] = { value: { _id: hseqId, name: people.get(hseqId)!.name } };
-      const existing = await loadForm(moc.id, "implementer", tx);
+      // A draft's upsert writes the fields only: a Part B submitted before (and returned by HSEQ)
+      // keeps its submission time and submitter (app/models/moc-store.server.ts).
       await saveForm(tx, {
         mocId: moc.id,
         kind: "implementer",
@@ -630,10 +630,6 @@ export async function saveImplementerDraft(
         merge: true,
         data,
       });
-      if (existing?.submittedAt) {
-        // Keep the earlier submission's mark: a saved draft does not un-submit Part B.
-        await tx.update(mocForms).set({ submittedAt: existing.submittedAt }).where(eq(mocForms.id, existing.id));
-      }
       if (approverId) {
         await tx.update(mocs).set({ approverId }).where(eq(mocs.id, moc.id));
         await handOverRole(tx, moc, "approverId", approverId);

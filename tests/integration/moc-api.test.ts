@@ -804,6 +804,49 @@ describe("implementer drafts: POST /api/createImplementer, POST and GET /api/imp
       expect(await mocSnapshot(later._id)).toEqual(snapshot);
     }
   });
+
+  // Issue 40, finding 13: a draft on a MOC whose Part B was submitted before (returned by HSEQ)
+  // answered 500 (`value.toISOString is not a function`): the stored submission time came back
+  // from SQL as text where a Date was promised.
+  it.each([
+    ["createImplementer", createImplementerRoute, "/api/createImplementer"],
+    ["implementer", implementerRoute, "/api/implementer"],
+  ] as const)(
+    "POST /api/%s on a returned MOC saves the draft and keeps Part B's submission",
+    async (_n, route, path) => {
+      const moc = await mocAt("b-returned", cast);
+      const submittedAt = moc.implementer_form.submittedAt;
+      expect(submittedAt).toMatch(ISO_Z);
+      for (const form of [{}, { "decline-reason": { value: "Still thinking" } }]) {
+        const res = await send(route, "POST", path, cast.implementer, { moc_id: moc._id, implementer_form: form });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.data.status).toBe("b");
+        expect(res.body.data.implementer_form.submittedAt).toBe(submittedAt);
+      }
+    },
+  );
+
+  it.each([
+    ["createImplementer", createImplementerRoute, "/api/createImplementer"],
+    ["implementer", implementerRoute, "/api/implementer"],
+  ] as const)("POST /api/%s: a date field that is not a date is 400 naming it", async (_n, route, path) => {
+    for (const stage of ["b", "b-returned"] as const) {
+      const moc = await mocAt(stage, cast);
+      const before = await mocSnapshot(moc._id);
+      for (const value of [20260101, true, { y: 2026 }, ["2026-01-01"], "1 January 2026", "2026-02-30"]) {
+        const res = await send(route, "POST", path, cast.implementer, {
+          moc_id: moc._id,
+          implementer_form: { "target-date": { value } },
+        });
+        expectError(res, 400);
+        expect(res.body.issues, res.text).toContainEqual({
+          path: "implementer_form.target-date.value",
+          message: "Expected a date (YYYY-MM-DD)",
+        });
+      }
+      expect(await mocSnapshot(moc._id)).toEqual(before);
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
