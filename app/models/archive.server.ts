@@ -281,7 +281,7 @@ async function writeRecord(
   }
 }
 
-/** PUT: the whole record; fields left out are cleared. */
+/** The edit page: the whole form, every field as posted. (PUT and PATCH over /api merge: `patchArchiveRecord`.) */
 export function replaceArchiveRecord(
   actor: Actor,
   kind: ArchiveKind,
@@ -291,7 +291,7 @@ export function replaceArchiveRecord(
   return writeRecord(actor, kind, _id, () => record);
 }
 
-/** PATCH: only the fields sent; the merged record must still hold together. */
+/** PUT and PATCH over /api: only the fields sent; the merged record must still hold together. */
 export function patchArchiveRecord(
   actor: Actor,
   kind: ArchiveKind,

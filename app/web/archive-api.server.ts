@@ -14,7 +14,6 @@ import {
   listArchive,
   listArchivePage,
   patchArchiveRecord,
-  replaceArchiveRecord,
 } from "~/models/archive.server";
 import { uuid } from "~/models/moc.schema";
 import { requireApiUser } from "./auth.server";
@@ -23,7 +22,7 @@ import { apiRoute, ok, readJson, readQuery, validate } from "~/utils/http.server
 
 const idOf = (kind: ArchiveKind) => uuid(`${ARCHIVE[kind].label} id`);
 
-/** GET all, POST, PUT (`_id` in the body) and DELETE (`?id=`). */
+/** GET all, POST, PUT (`_id` in the body; merged as PATCH) and DELETE (`?id=`). */
 export function archiveCollectionRoute(kind: ArchiveKind) {
   const schemas = archiveSchemas[kind];
   const idQuery = z.object({ id: idOf(kind) });
@@ -55,7 +54,8 @@ export function archiveCollectionRoute(kind: ArchiveKind) {
     async PUT({ request }) {
       const actor = await requireApiUser(request);
       assertCanWrite(actor, kind);
-      return ok(await replaceArchiveRecord(actor, kind, await readJson(request, schemas.replace)));
+      const { _id, ...fields } = await readJson(request, schemas.replace);
+      return ok(await patchArchiveRecord(actor, kind, _id, fields));
     },
     async DELETE({ request }) {
       const actor = await requireApiUser(request);
