@@ -74,7 +74,7 @@ import {
   withdrawBodySchema,
 } from "~/models/pcr.schema";
 import { pcrListQuerySchema } from "~/models/pcr-list.server";
-import { reviewBodySchema } from "~/models/review.schema";
+import { reviewBodySchema, reviewUpdateSchema } from "~/models/review.schema";
 import {
   loginSchema,
   newUserSchema,
@@ -522,7 +522,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
               example,
             },
             put: {
-              summary: `Replaces a ${what} (admins and HSEQ).`,
+              summary: `Changes the fields sent of a ${what}, named by \`_id\` (admins and HSEQ); the others are kept, as with PATCH. \`status\` is derived from \`date_closed\`: one that disagrees is 400.`,
               body: archiveSchemas[kind].replace,
               ok: one,
               example: { _id: "3fa85f64-5717-4562-b3fc-2c963f66afa6", ...example },
@@ -541,7 +541,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
           {
             get: { summary: `One ${what}.`, ok: one, errors: [404] },
             patch: {
-              summary: `Changes some fields of a ${what} (admins and HSEQ).`,
+              summary: `Changes some fields of a ${what} (admins and HSEQ). \`status\` is derived from \`date_closed\`: one that disagrees is 400.`,
               body: archiveSchemas[kind].patch,
               ok: one,
               errors: [404, 409],
@@ -636,9 +636,10 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       errors: [409],
     },
     put: {
-      summary: "Updates a year-end review (admins and HSEQ).",
+      summary:
+        "Changes the fields sent of a year-end review (admins and HSEQ); the others are kept. `moc_summary` left out is kept (counted again when `year` changes), null is counted again.",
       query: idQuery("review id"),
-      body: reviewBodySchema,
+      body: reviewUpdateSchema,
       ok: okOf(reviewAnswer),
       errors: [404, 409],
     },
