@@ -15,7 +15,6 @@ import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, ty
 import { lockedHeadSql, parseHead } from "./audit-chain.server";
 import { mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
-import { cut, type PageOf, type PageRequest } from "./keyset";
 import { ACTED_SQL } from "./moc-four-eyes.server";
 import { APPROVAL_SQL, type ApprovalState } from "./risk-approval.server";
 
@@ -118,25 +117,6 @@ export async function mocListBody(scope: MocScope, actorId: string, tag?: string
   const body = Buffer.from(`{"data":${row?.data ?? "[]"},"status":200}`);
   if (row?.tag) listCache.set(row.tag, body);
   return { etag: row?.tag ?? null, body };
-}
-
-/**
- * One page of a list (GET /api/newmoc and /api/getAllMoc with `limit` or `cursor`): the documents
- * after `page.after` in the list's order, in one statement.
- */
-export async function mocListPage(scope: MocScope, actorId: string, page: PageRequest): Promise<PageOf<string>> {
-  const after = page.after
-    ? sql`and (m.created_at < ${page.after.at}::timestamptz
-        or (m.created_at = ${page.after.at}::timestamptz and m.id > ${page.after.id}::uuid))`
-    : sql``;
-  const rows = await getDb().execute<{ id: string; at: string; doc: string }>(sql`
-    select m.id, m.created_at::text as at, coalesce(d.doc, build_moc_document(m.id)) as doc
-    from mocs m left join moc_documents d on d.moc_id = m.id
-    where ${mocScopeSql(scope, actorId)} ${after}
-    order by m.created_at desc, m.id
-    limit ${page.limit + 1}`);
-  const { rows: docs, next } = cut([...rows], page.limit, (row) => ({ at: row.at, id: row.id }));
-  return { rows: docs.map((row) => row.doc), next };
 }
 
 /** The same list built from the tables on the spot: the reference the stored documents are checked against. */

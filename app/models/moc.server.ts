@@ -33,17 +33,9 @@ import {
   type Actor,
   type MocList,
 } from "./authz.server";
-import {
-  loadMocAccess,
-  loadMocDocument,
-  loadMocDocumentText,
-  mocListBody,
-  mocListPage,
-  mocListTag,
-} from "./moc-query.server";
+import { loadMocAccess, loadMocDocument, loadMocDocumentText, mocListBody, mocListTag } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
 import { keepItemTrail, tellNewOwners } from "./action-tasks.server";
-import type { PageRequest } from "./keyset";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import { STEPS } from "./moc-steps.server";
 import {
@@ -107,10 +99,6 @@ export const mocListCompanion =
 /** ...then the list's body, from memory when that fingerprint was answered before. */
 export const listMocs = (list: MocList, actor: PublicUser, tag: string | null) =>
   mocListBody(mocScopeOf[list](actor), actor._id, tag);
-
-/** One page of the same list (keyset: app/models/keyset.ts). */
-export const listMocsPage = (list: MocList, actor: PublicUser, page: PageRequest) =>
-  mocListPage(mocScopeOf[list](actor), actor._id, page);
 
 // ---------------------------------------------------------------------------------------------
 // Creating

@@ -202,7 +202,7 @@ export async function listReviewsPage(actor: Actor, page: PageRequest): Promise<
     .where(afterKey(yearEndReviews.createdAt, yearEndReviews.id, page.after))
     .orderBy(desc(yearEndReviews.createdAt), desc(yearEndReviews.id))
     .limit(page.limit + 1);
-  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ values: [r.at], id: r.row.id }));
   return { rows: await documents(taken.map((r) => r.row)), next };
 }
 

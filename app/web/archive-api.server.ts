@@ -7,6 +7,8 @@ import { ARCHIVE, archiveFilterSchema, archiveSchemas, type ArchiveKind } from "
 import { archiveCsv } from "~/models/csv-export.server";
 import { csvResponse, wantsCsv } from "./csv-download.server";
 import {
+  archiveOrderName,
+  archiveOrderSize,
   assertCanWrite,
   createArchiveRecord,
   deleteArchiveRecord,
@@ -29,22 +31,22 @@ export function archiveCollectionRoute(kind: ArchiveKind) {
   return apiRoute({
     async GET({ request }) {
       const user = await requireApiUser(request);
-      // `format=csv` or `Accept: text/csv`: the archive list page's rows, with its filters, as CSV.
-      if (wantsCsv(request)) {
-        const filter = readQuery(request, archiveFilterSchema);
-        return csvResponse(archiveCsv(user, kind, filter), `archive-${kind}s`);
-      }
-      const page = readPage(request);
+      // The list's filters and order (the archive page's query: q, status, department, year, sort,
+      // dir), read once for JSON and CSV alike, and applied in SQL.
+      const filter = readQuery(request, archiveFilterSchema);
+      // `format=csv` or `Accept: text/csv`: the same rows as CSV.
+      if (wantsCsv(request)) return csvResponse(archiveCsv(user, kind, filter), `archive-${kind}s`);
+      const page = readPage(request, archiveOrderName(filter), archiveOrderSize(filter));
       if (page) {
-        const { rows, next } = await listArchivePage(user, kind, page);
+        const { rows, next } = await listArchivePage(user, kind, filter, page);
         return pageResponse(
           request,
           rows.map((row) => JSON.stringify(row)),
           next,
-          page.limit,
+          page,
         );
       }
-      return ok(await listArchive(user, kind));
+      return ok(await listArchive(user, kind, filter));
     },
     async POST({ request }) {
       const actor = await requireApiUser(request);

@@ -31,7 +31,7 @@ const route = apiRoute({
         request,
         rows.map((row) => JSON.stringify(row)),
         next,
-        page.limit,
+        page,
       );
     }
     return ok(await listReviews(actor));
