@@ -684,7 +684,7 @@ describe.each(KINDS)("$path: filters and order, JSON, pages and CSV alike", (k) 
     const cursor = nextCursor(first)!;
     expect(cursor).toBeTruthy();
     const refused = "The cursor belongs to another list/order; start again without it, or keep the list's sort and dir";
-    for (const query of [{ sort: "raised" }, { sort: "title", dir: "desc" }, {}]) {
+    for (const query of [{ sort: "raised" }, { sort: "title", dir: "desc" }, {}] as Record<string, string>[]) {
       const res = await list({ ...query, cursor });
       expectError(res, 400);
       expect(res.body.issues).toEqual([{ path: "cursor", message: refused }]);
