@@ -211,7 +211,8 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     get: {
       summary: "The MOCs the caller works on (all for admins and HSEQ).",
       description:
-        "Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the list page's rows as CSV.",
+        "The list page's filters and `sort` select and order the JSON list, its pages (a cursor of another list or order is 400) and its CSV alike. " +
+        "Without them the whole list answers with an ETag (304 to If-None-Match).",
       ok: okOf(z.array(mocAnswer)),
       csv: mocListQuerySchema,
       paged: true,
@@ -234,7 +235,8 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     get: {
       summary: "All MOCs for admins, HSEQ and full access; otherwise the completed ones.",
       description:
-        "Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the MOC list page's rows for its filters as CSV.",
+        "The MOC list page's filters and `sort` select and order the JSON list and its pages (a cursor of another list or order is 400), " +
+        "and the CSV of the list page's rows. Without them the whole list answers with an ETag (304 to If-None-Match).",
       ok: okOf(z.array(mocAnswer)),
       csv: mocListQuerySchema,
       paged: true,
@@ -508,8 +510,9 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
             get: {
               summary: `Every ${what}.`,
               description:
-                "The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); " +
-                "or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.",
+                "The records the filters select (`q`, `status`, `department`, `year`), in the order `sort`/`dir` ask (latest raised first by default): " +
+                "the whole list, a page with `limit`/`cursor` in the same order (a cursor of another list or order is 400), " +
+                "or, with format=csv or Accept: text/csv, the same rows as CSV.",
               ok: okOf(z.array(archiveAnswer)),
               csv: archiveFilterSchema,
               paged: true,
