@@ -188,38 +188,42 @@ const strictFor = (kind: ArchiveKind) => ({
 const build = (kind: ArchiveKind) => {
   const record = z.strictObject({ ...shapeOf(kind, false), ...READ_ONLY }, strictFor(kind)).check(refineRecord);
   const fill = (r: unknown) => withDefaults(kind, r as Partial<ArchiveInput>);
-  return {
-    /** POST: a new record. */
-    create: record.transform(fill) as z.ZodType<ArchiveInput>,
-    /** PUT: the whole record with its `_id`; fields left out take their defaults. */
-    replace: z
-      .strictObject({ _id: uuid("legacy record id"), ...shapeOf(kind, false), ...READ_ONLY }, strictFor(kind))
-      .check(refineRecord)
-      .transform((r) => ({ ...fill(r), _id: r._id as string })) as z.ZodType<ArchiveInput & { _id: string }>,
-    /** PATCH: some fields (`_id`, when sent, must be the path's). */
-    patch: z
-      .strictObject({ _id: uuid("legacy record id").optional(), ...shapeOf(kind, true), ...READ_ONLY }, strictFor(kind))
+  /** Some fields, merged into the stored record: `_id` names it (PUT) or, when sent, must be the path's (PATCH). */
+  const someFields = (id: z.ZodType<string | undefined>) =>
+    z
+      .strictObject({ _id: id, ...shapeOf(kind, true), ...READ_ONLY }, strictFor(kind))
       .refine((r) => ARCHIVE[kind].fields.some((f) => r[f] !== undefined), {
         error: `Send at least one of: ${ARCHIVE[kind].fields.join(", ")}`,
       })
       .transform((r) => {
         const out: ArchivePatch & { _id?: string } = {};
         for (const f of ARCHIVE[kind].fields) if (r[f] !== undefined) Object.assign(out, { [f]: r[f] });
-        if (r._id) out._id = r._id as string;
+        const { _id } = r as { _id?: string };
+        if (_id) out._id = _id;
         return out;
-      }) as z.ZodType<ArchivePatch & { _id?: string }>,
+      });
+  return {
+    /** POST: a new record. */
+    create: record.transform(fill) as z.ZodType<ArchiveInput>,
+    /** PUT: `_id` and the fields to change; the others keep their stored values (as PATCH). */
+    replace: someFields(uuid("legacy record id")) as z.ZodType<ArchivePatch & { _id: string }>,
+    /** PATCH: some fields (`_id`, when sent, must be the path's). */
+    patch: someFields(uuid("legacy record id").optional()) as z.ZodType<ArchivePatch & { _id?: string }>,
   };
 };
 
 export const archiveSchemas = { moc: build("moc"), pcr: build("pcr") };
 
-/** Applies a patch to a record: a patch that reopens clears the closing date, one that sets it closes. */
+/**
+ * Applies the fields sent to the stored record. `status` is derived from `date_closed` (closed
+ * exactly when there is a closing date: docs/api-contract.md, "Legacy records"): left out, it
+ * follows the merged closing date; sent, it must agree with it, or the write is refused
+ * (`recordIssues`), so `{ "date_closed": null }` reopens and `{ "status": "open" }` alone on a
+ * closed record is a 400.
+ */
 export function mergePatch(current: ArchiveInput, patch: ArchivePatch): ArchiveInput {
   const merged = { ...current, ...patch };
-  if (patch.status === "open" && patch.date_closed === undefined) merged.date_closed = null;
-  if (patch.date_closed !== undefined && patch.status === undefined) {
-    merged.status = patch.date_closed ? "closed" : "open";
-  }
+  if (patch.status === undefined) merged.status = merged.date_closed ? "closed" : "open";
   return merged;
 }
 

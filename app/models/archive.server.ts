@@ -9,7 +9,7 @@ import { iso } from "#db/moc-document";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, databaseErrorCode, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canReadRecords, canWriteArchive, type Actor } from "./authz.server";
-import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
+import { afterSorted, cut, keyOfRow, orderBy, sortValues, type PageOf, type PageRequest, type SortKey } from "./keyset";
 import {
   ARCHIVE,
   defaultDirection,
@@ -85,14 +85,26 @@ function selectDocument(kind: ArchiveKind, extra: SQL = sql``): SQL {
     left join users uu on uu.id = r.updated_by`;
 }
 
-const SORT_COLUMNS: Record<ArchiveSort, (dir: SQL) => SQL> = {
+/** Each sort's keys in direction `desc` (docs/api-contract.md, "Lists"); the record's id breaks ties the same way. */
+const SORT_KEYS: Record<ArchiveSort, (desc: boolean) => SortKey[]> = {
   // "{count}-{year}" serials (with any suffix) in date order: year, then count; other styles after, as text.
-  serial: (dir) =>
-    sql`(substring(r.serial_num from '^[0-9]+-([0-9]{4})(?![0-9])'))::int ${dir} nulls last,
-      (substring(r.serial_num from '^([0-9]+)-[0-9]{4}(?![0-9])'))::numeric ${dir} nulls last, r.serial_num ${dir}`,
-  raised: (dir) => sql`r.date_raised ${dir}, r.serial_num ${dir}`,
-  closed: (dir) => sql`r.date_closed ${dir} nulls last, r.date_raised ${dir}`,
-  title: (dir) => sql`lower(r.title) ${dir}, r.serial_num ${dir}`,
+  serial: (desc) => [
+    { sql: sql`(substring(r.serial_num from '^[0-9]+-([0-9]{4})(?![0-9])'))::int`, type: "int", desc },
+    { sql: sql`(substring(r.serial_num from '^([0-9]+)-[0-9]{4}(?![0-9])'))::numeric`, type: "numeric", desc },
+    { sql: sql`r.serial_num`, type: "text", desc },
+  ],
+  raised: (desc) => [
+    { sql: sql`r.date_raised`, type: "date", desc },
+    { sql: sql`r.serial_num`, type: "text", desc },
+  ],
+  closed: (desc) => [
+    { sql: sql`r.date_closed`, type: "date", desc },
+    { sql: sql`r.date_raised`, type: "date", desc },
+  ],
+  title: (desc) => [
+    { sql: sql`lower(r.title)`, type: "text", desc },
+    { sql: sql`r.serial_num`, type: "text", desc },
+  ],
 };
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -119,29 +131,46 @@ function values(kind: ArchiveKind, input: ArchiveInput): SQL[] {
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-/** GET /api/oldMoc, /api/oldPcr: every record, latest raised first. */
-export async function listArchive(actor: Actor, kind: ArchiveKind): Promise<ArchiveDocument[]> {
+/**
+ * GET /api/oldMoc, /api/oldPcr: every record of the filtered list in its order (latest raised
+ * first unless `sort`/`dir` say otherwise), the same rows and order as its CSV.
+ */
+export async function listArchive(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch): Promise<ArchiveDocument[]> {
   assertCanRead(actor);
   const rows = await getDb().execute<ArchiveDocument>(
-    sql`${selectDocument(kind)} order by r.date_raised desc, r.serial_num`,
+    sql`${selectDocument(kind)} where ${archiveWhere(kind, filter)} order by ${archiveOrder(filter)}`,
   );
   return [...rows];
 }
 
-/** One page of the same list, newest record first (keyset: app/models/keyset.ts), in one query. */
+/** The order a filter asks for, as the cursor names it (`raised.desc`). */
+export const archiveOrderName = (filter: ArchiveSearch) => `${filter.sort ?? "raised"}.${directionOf(filter)}`;
+/** How many sort values a cursor of that order carries. */
+export const archiveOrderSize = (filter: ArchiveSearch) => sortKeys(filter).length;
+
+/** One page of the same list in the same order (keyset: app/models/keyset.ts), in one query. */
 export async function listArchivePage(
   actor: Actor,
   kind: ArchiveKind,
+  filter: ArchiveSearch,
   page: PageRequest,
 ): Promise<PageOf<ArchiveDocument>> {
   assertCanRead(actor);
-  const after = afterKey(sql`r.created_at`, sql`r.id`, page.after) ?? sql`true`;
-  const rows = await getDb().execute<ArchiveDocument & { _at: string }>(
-    sql`${selectDocument(kind, sql`, r.created_at::text as "_at"`)}
-      where ${after} order by r.created_at desc, r.id desc limit ${page.limit + 1}`,
+  const keys = sortKeys(filter);
+  const after = afterSorted(keys, sql`r.id`, page.after, directionOf(filter) === "desc") ?? sql`true`;
+  const rows = await getDb().execute<ArchiveDocument & Record<string, unknown>>(
+    sql`${selectDocument(kind, sql`, ${sortValues(keys)}`)}
+      where ${archiveWhere(kind, filter)} and ${after} order by ${archiveOrder(filter)} limit ${page.limit + 1}`,
   );
-  const { rows: taken, next } = cut([...rows], page.limit, (r) => ({ at: r._at, id: r._id }));
-  return { rows: taken.map(({ _at, ...doc }) => doc as ArchiveDocument), next };
+  const { rows: taken, next } = cut([...rows], page.limit, (r) => keyOfRow(keys, r, r._id));
+  return {
+    rows: taken.map((r) => {
+      const doc = { ...r };
+      keys.forEach((_k, i) => delete doc[`_k${i}`]);
+      return doc as ArchiveDocument;
+    }),
+    next,
+  };
 }
 
 export async function getArchiveRecord(actor: Actor, kind: ArchiveKind, id: string): Promise<ArchiveDocument> {
@@ -177,10 +206,12 @@ function archiveWhere(kind: ArchiveKind, filter: ArchiveSearch): SQL {
   return sql.join(conditions, sql` and `);
 }
 
+const directionOf = (filter: ArchiveSearch) => filter.dir ?? defaultDirection(filter.sort ?? "raised");
+const sortKeys = (filter: ArchiveSearch) => SORT_KEYS[filter.sort ?? "raised"](directionOf(filter) === "desc");
+
+/** The list's order for `filter`: the whole list, its pages, its CSV and the archive page share it. */
 function archiveOrder(filter: ArchiveSearch): SQL {
-  const sort = filter.sort ?? "raised";
-  const dir = sql.raw((filter.dir ?? defaultDirection(sort)) === "asc" ? "asc" : "desc");
-  return sql`${SORT_COLUMNS[sort](dir)}, r.id`;
+  return orderBy(sortKeys(filter), sql`r.id`, directionOf(filter) === "desc");
 }
 
 /** Every record of the filtered archive list, in its order, as documents (for csv-export.server.ts). */
@@ -281,7 +312,7 @@ async function writeRecord(
   }
 }
 
-/** PUT: the whole record; fields left out are cleared. */
+/** The edit page: the whole form, every field as posted. (PUT and PATCH over /api merge: `patchArchiveRecord`.) */
 export function replaceArchiveRecord(
   actor: Actor,
   kind: ArchiveKind,
@@ -291,7 +322,7 @@ export function replaceArchiveRecord(
   return writeRecord(actor, kind, _id, () => record);
 }
 
-/** PATCH: only the fields sent; the merged record must still hold together. */
+/** PUT and PATCH over /api: only the fields sent; the merged record must still hold together. */
 export function patchArchiveRecord(
   actor: Actor,
   kind: ArchiveKind,

@@ -17,7 +17,7 @@ import { env } from "~/utils/env.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { ARCHIVE, type ArchiveKind } from "./archive.schema";
 import { archiveExportQuery, type ArchiveDocument, type ArchiveSearch } from "./archive.server";
-import type { Actor } from "./authz.server";
+import type { Actor, MocList } from "./authz.server";
 import { mocListExportQuery, type MocListFilter } from "./moc-list.server";
 import { riskLabel, type RiskLevel } from "./risk";
 import { mocStatusLabel } from "./moc-status";
@@ -221,7 +221,7 @@ export function csvStream<Row extends Record<string, unknown>>(
 
 const plain = (html: unknown) => (typeof html === "string" && html ? richTextToPlain(html) : "");
 
-export function mocListCsv(actor: Actor, filter: MocListFilter) {
+export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = "visible") {
   type Row = {
     serial: string;
     title: string | null;
@@ -252,7 +252,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter) {
       "Last changed",
       "Risk",
     ],
-    mocListExportQuery(actor, filter),
+    mocListExportQuery(actor, filter, list),
     (r) => [
       r.serial,
       r.title,

@@ -3,7 +3,8 @@ import { sql, type SQL } from "drizzle-orm";
 import { iso } from "#db/moc-document";
 import { getDb } from "~/utils/db.server";
 import { pendingMocIds } from "./actions.server";
-import { mocListScope, type Actor } from "./authz.server";
+import { mocListScope, type Actor, type MocList } from "./authz.server";
+import { afterSorted, cut, keyOfRow, orderBy, sortValues, type PageOf, type PageRequest, type SortKey } from "./keyset";
 
 import { z } from "zod";
 import { searchQuerySchema } from "./text-rules";
@@ -97,8 +98,12 @@ export const mocListFilter = (query: MocListQuery): MocListFilter => ({
   overdue: query.overdue === "1",
 });
 
+const WHOLE_LIST = JSON.stringify(mocListQuerySchema.parse({}));
+/** Whether a query asks for the whole list in its own order (no filter, the default sort). */
+export const isWholeMocList = (query: MocListQuery) => JSON.stringify(query) === WHOLE_LIST;
+
 /** Every MOC of the filtered list, in the list's order, as CSV rows read (for csv-export.server.ts). */
-export function mocListExportQuery(actor: Actor, filter: MocListFilter): SQL {
+export function mocListExportQuery(actor: Actor, filter: MocListFilter, list: MocList = "visible"): SQL {
   return sql`select m.serial_num as "serial", ${TITLE_SQL} as title, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
       m.status, m.completed,
       f.data->'department-of-change'->>'value' as department,
@@ -110,23 +115,38 @@ export function mocListExportQuery(actor: Actor, filter: MocListFilter): SQL {
       ${sql.raw(iso("m.updated_at", "s"))} as "updatedAt",
       m.risk_level as risk
     from mocs m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
-    where ${mocListWhere(actor, filter)}
-    order by ${ORDER[filter.sort ?? "newest"]}`;
+    where ${mocListWhere(actor, filter, list)}
+    order by ${ORDER(filter.sort)}`;
 }
 
-/** Each ends in a unique key, so pages never overlap or skip a MOC. */
-const ORDER: Record<MocSort, SQL> = {
-  newest: sql`m.created_at desc, m.id`,
-  oldest: sql`m.created_at asc, m.id`,
-  serial: sql`m.serial_year desc, m.serial_count desc`,
-  target: sql`m.target_date asc nulls last, m.created_at desc, m.id`,
-  status: sql`m.completed, m.status, m.created_at desc, m.id`,
-  temporary: sql`(m.temporary->>'until')::date asc nulls last, m.created_at desc, m.id`,
+const created = (desc: boolean): SortKey => ({ sql: sql`m.created_at`, type: "timestamptz", desc });
+/** Each sort's keys; the MOC's id ends every order, so pages never overlap or skip a MOC. */
+const SORT_KEYS: Record<MocSort, SortKey[]> = {
+  newest: [created(true)],
+  oldest: [created(false)],
+  serial: [
+    { sql: sql`m.serial_year`, type: "int", desc: true },
+    { sql: sql`m.serial_count`, type: "int", desc: true },
+  ],
+  target: [{ sql: sql`m.target_date`, type: "date", desc: false }, created(true)],
+  status: [
+    { sql: sql`m.completed`, type: "boolean", desc: false },
+    { sql: sql`m.status`, type: "text", desc: false },
+    created(true),
+  ],
+  temporary: [{ sql: sql`(m.temporary->>'until')::date`, type: "date", desc: false }, created(true)],
 };
+const ORDER = (sort: MocSort = "newest") => orderBy(SORT_KEYS[sort], sql`m.id`);
 
-/** The list's conditions for `filter`: the page, its CSV export and the dashboard share them. */
-export function mocListWhere(actor: Actor, filter: MocListFilter): SQL {
-  const conditions: SQL[] = [mocListScope.visible(actor)];
+/** How many sort values a cursor of `sort` carries. */
+export const mocOrderSize = (sort: MocSort = "newest") => SORT_KEYS[sort].length;
+
+/**
+ * The list's conditions for `filter`: the page, its CSV export and the dashboard share them, and
+ * the /api lists' JSON and CSV (`list`: the MOCs that list answers the actor, docs/api-contract.md).
+ */
+export function mocListWhere(actor: Actor, filter: MocListFilter, list: MocList = "visible"): SQL {
+  const conditions: SQL[] = [mocListScope[list](actor)];
   const q = filter.q?.trim();
   if (q) {
     const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -170,7 +190,7 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
   // counts them all) before keeping 25.
   const rows = await getDb().execute<MocListRow & { total: number }>(sql`
     with page as (
-      select m.id, count(*) over ()::int as total, row_number() over (order by ${ORDER[filter.sort ?? "newest"]}) as n
+      select m.id, count(*) over ()::int as total, row_number() over (order by ${ORDER(filter.sort)}) as n
       from mocs m
       where ${where}
       order by n
@@ -229,4 +249,38 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
       order by l.at desc limit 12`),
   ]);
   return { counts: [...counts], temporary: temporary[0]!, expired, overdue, activity: [...activity] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/newmoc and /api/getAllMoc with filters or another order (the whole list in its own
+// order is app/models/moc-query.server.ts's cached body)
+
+const DOC = sql`coalesce(d.doc, build_moc_document(m.id))`;
+
+/** The documents of `list` that `filter` selects, in its order, as a JSON array text, in one query. */
+export async function mocListDocuments(actor: Actor, list: MocList, filter: MocListFilter): Promise<string> {
+  const [row] = await getDb().execute<{ data: string }>(sql`
+    select coalesce('[' || string_agg(${DOC}, ',' order by ${ORDER(filter.sort)}) || ']', '[]') as data
+    from mocs m left join moc_documents d on d.moc_id = m.id
+    where ${mocListWhere(actor, filter, list)}`);
+  return row?.data ?? "[]";
+}
+
+/** One page of the same documents in the same order (keyset: app/models/keyset.ts), in one query. */
+export async function mocListDocumentsPage(
+  actor: Actor,
+  list: MocList,
+  filter: MocListFilter,
+  page: PageRequest,
+): Promise<PageOf<string>> {
+  const keys = SORT_KEYS[filter.sort ?? "newest"];
+  const after = afterSorted(keys, sql`m.id`, page.after) ?? sql`true`;
+  const rows = await getDb().execute<{ id: string; doc: string } & Record<string, unknown>>(sql`
+    select m.id, ${sortValues(keys)}, ${DOC} as doc
+    from mocs m left join moc_documents d on d.moc_id = m.id
+    where ${mocListWhere(actor, filter, list)} and ${after}
+    order by ${ORDER(filter.sort)}
+    limit ${page.limit + 1}`);
+  const { rows: taken, next } = cut([...rows], page.limit, (r) => keyOfRow(keys, r, r.id));
+  return { rows: taken.map((r) => r.doc), next };
 }

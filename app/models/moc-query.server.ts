@@ -11,12 +11,10 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
 import { MOC_JSON } from "#db/moc-document";
-import type { MocFormKind } from "#db/schema/enums";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { lockedHeadSql, parseHead } from "./audit-chain.server";
 import { mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
-import { cut, type PageOf, type PageRequest } from "./keyset";
 import { ACTED_SQL } from "./moc-four-eyes.server";
 import { APPROVAL_SQL, type ApprovalState } from "./risk-approval.server";
 
@@ -119,25 +117,6 @@ export async function mocListBody(scope: MocScope, actorId: string, tag?: string
   const body = Buffer.from(`{"data":${row?.data ?? "[]"},"status":200}`);
   if (row?.tag) listCache.set(row.tag, body);
   return { etag: row?.tag ?? null, body };
-}
-
-/**
- * One page of a list (GET /api/newmoc and /api/getAllMoc with `limit` or `cursor`): the documents
- * after `page.after` in the list's order, in one statement.
- */
-export async function mocListPage(scope: MocScope, actorId: string, page: PageRequest): Promise<PageOf<string>> {
-  const after = page.after
-    ? sql`and (m.created_at < ${page.after.at}::timestamptz
-        or (m.created_at = ${page.after.at}::timestamptz and m.id > ${page.after.id}::uuid))`
-    : sql``;
-  const rows = await getDb().execute<{ id: string; at: string; doc: string }>(sql`
-    select m.id, m.created_at::text as at, coalesce(d.doc, build_moc_document(m.id)) as doc
-    from mocs m left join moc_documents d on d.moc_id = m.id
-    where ${mocScopeSql(scope, actorId)} ${after}
-    order by m.created_at desc, m.id
-    limit ${page.limit + 1}`);
-  const { rows: docs, next } = cut([...rows], page.limit, (row) => ({ at: row.at, id: row.id }));
-  return { rows: docs.map((row) => row.doc), next };
 }
 
 /** The same list built from the tables on the spot: the reference the stored documents are checked against. */
@@ -325,17 +304,4 @@ const mocDocumentTextQuery = preparedOnce((db) =>
 export async function loadMocDocumentText(id: string) {
   const rows = await mocDocumentTextQuery().execute({ id });
   return rows[0] ?? null;
-}
-
-/** One form document's fields (`{ key: { value } }`), or null. */
-export async function loadForm(
-  mocId: string,
-  kind: MocFormKind,
-  db: Executor = getDb(),
-): Promise<{ id: string; data: Record<string, { value: unknown }>; submittedAt: Date | null } | null> {
-  const rows = await db.execute<{ id: string; data: Record<string, { value: unknown }>; submitted_at: Date | null }>(
-    sql`select id, data, submitted_at from moc_forms where moc_id = ${mocId} and kind = ${kind}`,
-  );
-  const row = rows[0];
-  return row ? { id: row.id, data: row.data, submittedAt: row.submitted_at } : null;
 }

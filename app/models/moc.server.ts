@@ -8,7 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import { iso } from "#db/moc-document";
 import { approvalsChange, getRiskSettings, rerankAction } from "./risk-settings.server";
 import { mocRiskLevel } from "./risk";
-import { mocForms, mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
+import { mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
@@ -33,18 +33,9 @@ import {
   type Actor,
   type MocList,
 } from "./authz.server";
-import {
-  loadForm,
-  loadMocAccess,
-  loadMocDocument,
-  loadMocDocumentText,
-  mocListBody,
-  mocListPage,
-  mocListTag,
-} from "./moc-query.server";
+import { loadMocAccess, loadMocDocument, loadMocDocumentText, mocListBody, mocListTag } from "./moc-query.server";
 import type { MocDocument } from "./moc-document";
 import { keepItemTrail, tellNewOwners } from "./action-tasks.server";
-import type { PageRequest } from "./keyset";
 import { refId, type NewMocInput, type userRef } from "./moc.schema";
 import { STEPS } from "./moc-steps.server";
 import {
@@ -108,10 +99,6 @@ export const mocListCompanion =
 /** ...then the list's body, from memory when that fingerprint was answered before. */
 export const listMocs = (list: MocList, actor: PublicUser, tag: string | null) =>
   mocListBody(mocScopeOf[list](actor), actor._id, tag);
-
-/** One page of the same list (keyset: app/models/keyset.ts). */
-export const listMocsPage = (list: MocList, actor: PublicUser, page: PageRequest) =>
-  mocListPage(mocScopeOf[list](actor), actor._id, page);
 
 // ---------------------------------------------------------------------------------------------
 // Creating
@@ -621,7 +608,8 @@ export async function saveImplementerDraft(
       const data = { ...form };
       if (approverId) data["approver-name"] = { value: { _id: approverId, name: people.get(approverId)!.name } };
       if (hseqId) data["hseq-name"] = { value: { _id: hseqId, name: people.get(hseqId)!.name } };
-      const existing = await loadForm(moc.id, "implementer", tx);
+      // A draft's upsert writes the fields only: a Part B submitted before (and returned by HSEQ)
+      // keeps its submission time and submitter (app/models/moc-store.server.ts).
       await saveForm(tx, {
         mocId: moc.id,
         kind: "implementer",
@@ -630,10 +618,6 @@ export async function saveImplementerDraft(
         merge: true,
         data,
       });
-      if (existing?.submittedAt) {
-        // Keep the earlier submission's mark: a saved draft does not un-submit Part B.
-        await tx.update(mocForms).set({ submittedAt: existing.submittedAt }).where(eq(mocForms.id, existing.id));
-      }
       if (approverId) {
         await tx.update(mocs).set({ approverId }).where(eq(mocs.id, moc.id));
         await handOverRole(tx, moc, "approverId", approverId);

@@ -26,16 +26,14 @@ export async function listPcrs(actor: PublicUser): Promise<PcrDocument[]> {
 /** One page of the same list (keyset: app/models/keyset.ts), in two queries. */
 export async function listPcrsPage(actor: PublicUser, page: PageRequest): Promise<PageOf<PcrDocument>> {
   const p = alias(pcrs, "p");
-  const after = page.after
-    ? sql`(${p.createdAt}, ${p.id}) < (${page.after.at}::timestamptz, ${page.after.id}::uuid)`
-    : undefined;
+  const after = afterKey(p.createdAt, p.id, page.after);
   const rows = await getDb()
     .select({ row: p, at: sql<string>`${p.createdAt}::text` })
     .from(p)
     .where(and(pcrListScope(actor), after))
     .orderBy(desc(p.createdAt), desc(p.id))
     .limit(page.limit + 1);
-  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ values: [r.at], id: r.row.id }));
   return { rows: await pcrDocuments(taken.map((r) => r.row)), next };
 }
 
@@ -74,7 +72,7 @@ export async function pcrSummaryPage(actor: PublicUser, page: PageRequest): Prom
     select ${summaryOf}::text as body, p.created_at::text as at, p.id
     from pcrs p where ${pcrListScope(actor)} and ${after}
     order by p.created_at desc, p.id desc limit ${page.limit + 1}`);
-  const { rows: taken, next } = cut([...rows], page.limit, (r) => ({ at: r.at, id: r.id }));
+  const { rows: taken, next } = cut([...rows], page.limit, (r) => ({ values: [r.at], id: r.id }));
   return { rows: taken.map((r) => r.body), next };
 }
 

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
 import { MAX_HTML } from "./moc.schema";
+import { partialUpdate } from "./partial-update";
 import { bidiControlMessage, hasBidiControl } from "./text-rules";
 
 export const MAX_SECTIONS = 50;
@@ -127,15 +128,28 @@ export const mocSummarySchema = z
   });
 
 /**
- * POST and PUT /api/year-end-review: the whole document. PUT replaces every field; a field left
- * out takes its default (empty), and `moc_summary` left out (or null) is counted again from the year's MOCs.
- * `_id`, `createdAt` and `updatedAt` are read-only and ignored.
+ * POST /api/year-end-review: the whole document; a field left out takes its default (empty), and
+ * `moc_summary` left out (or null) is counted from the year's MOCs. `_id`, `createdAt`,
+ * `updatedAt`, `createdBy` and `updatedBy` are read-only and ignored.
  */
 export const reviewBodySchema = z.object(
   { ...reviewShape(apiUserRef), moc_summary: mocSummarySchema.nullish() },
   { error: "The body must be a review object" },
 );
 export type ReviewInput = z.output<typeof reviewBodySchema>;
+
+const REVIEW_FIELDS = Object.keys(reviewBodySchema.shape) as (keyof ReviewInput)[];
+
+/**
+ * PUT /api/year-end-review: the fields to change, each replacing the stored one (a list as a
+ * whole); the others are kept (docs/api-contract.md). `moc_summary` left out keeps the stored
+ * summary, or counts the new year's MOCs when `year` changes; null counts again.
+ */
+export const reviewUpdateSchema = partialUpdate(reviewBodySchema).refine(
+  (body) => REVIEW_FIELDS.some((key) => body[key] !== undefined),
+  { error: `Send at least one of: ${REVIEW_FIELDS.join(", ")}` },
+);
+export type ReviewUpdate = z.output<typeof reviewUpdateSchema>;
 
 /** The new and edit pages' form. */
 export const reviewPageSchema = z.object({

@@ -202,7 +202,7 @@ export async function listReviewsPage(actor: Actor, page: PageRequest): Promise<
     .where(afterKey(yearEndReviews.createdAt, yearEndReviews.id, page.after))
     .orderBy(desc(yearEndReviews.createdAt), desc(yearEndReviews.id))
     .limit(page.limit + 1);
-  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ values: [r.at], id: r.row.id }));
   return { rows: await documents(taken.map((r) => r.row)), next };
 }
 
@@ -273,24 +273,40 @@ export async function createReview(actor: PublicUser, input: ReviewInput): Promi
   });
 }
 
+/** The stored review as an input, for a partial update to merge into. */
+const storedInput = (row: ReviewRow): ReviewInput => ({
+  year: row.year,
+  title: row.title,
+  sections: row.sections,
+  participants: row.participants,
+  effectiveness: row.effectiveness,
+  improvements: row.improvements,
+  issues: row.issues,
+  actions: row.actions,
+});
+
 /**
- * PUT /api/year-end-review: the whole document is replaced. `moc_summary` left out is counted
- * again, unless `keepSummary` (the edit page's default) keeps the stored one for the same year.
+ * PUT /api/year-end-review and the edit page: the fields given replace the stored ones, the
+ * others are kept (docs/api-contract.md). The MOC summary is a snapshot: given, it is stored as
+ * given; null, the year's MOCs are counted again; left out, the stored one stays while the year
+ * does (unless `keepSummary: false`, the edit page's "count again") and a new year is counted.
  */
 export async function updateReview(
   actor: PublicUser,
   id: string,
-  input: ReviewInput,
+  update: Partial<ReviewInput>,
   options: { keepSummary?: boolean } = {},
 ): Promise<ReviewDocument> {
   requireReviewWriter(actor);
   return getDb().transaction(async (tx) => {
     const [current] = await tx.select().from(yearEndReviews).where(eq(yearEndReviews.id, id)).for("update");
     if (!current) throw new NotFound("No year-end review with this id");
+    const defined = Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined));
+    const input: ReviewInput = { ...storedInput(current), ...defined };
     await checkPeople(tx, input, new Set([...current.participants, ...current.actions.map((a) => a.owner)]));
     const counted = input.moc_summary
       ? givenSummary(input.moc_summary)
-      : options.keepSummary && input.year === current.year
+      : input.moc_summary === undefined && (options.keepSummary ?? true) && input.year === current.year
         ? current.mocSummary
         : await countYearMocs(input.year, tx);
     const mocSummary = keepInsights(counted, current, input.year);

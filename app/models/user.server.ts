@@ -125,7 +125,7 @@ export async function listUsersPage(options: { search?: string }, page: PageRequ
     .where(and(searchWhere(options.search), afterKey(users.createdAt, users.id, page.after)))
     .orderBy(desc(users.createdAt), desc(users.id))
     .limit(page.limit + 1);
-  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ at: r.at, id: r.row.id }));
+  const { rows: taken, next } = cut(rows, page.limit, (r) => ({ values: [r.at], id: r.row.id }));
   return { rows: taken.map((r) => toPublicUser(r.row)), next };
 }
 

@@ -7,6 +7,8 @@ import { ARCHIVE, archiveFilterSchema, archiveSchemas, type ArchiveKind } from "
 import { archiveCsv } from "~/models/csv-export.server";
 import { csvResponse, wantsCsv } from "./csv-download.server";
 import {
+  archiveOrderName,
+  archiveOrderSize,
   assertCanWrite,
   createArchiveRecord,
   deleteArchiveRecord,
@@ -14,7 +16,6 @@ import {
   listArchive,
   listArchivePage,
   patchArchiveRecord,
-  replaceArchiveRecord,
 } from "~/models/archive.server";
 import { uuid } from "~/models/moc.schema";
 import { requireApiUser } from "./auth.server";
@@ -23,29 +24,29 @@ import { apiRoute, ok, readJson, readQuery, validate } from "~/utils/http.server
 
 const idOf = (kind: ArchiveKind) => uuid(`${ARCHIVE[kind].label} id`);
 
-/** GET all, POST, PUT (`_id` in the body) and DELETE (`?id=`). */
+/** GET all, POST, PUT (`_id` in the body; merged as PATCH) and DELETE (`?id=`). */
 export function archiveCollectionRoute(kind: ArchiveKind) {
   const schemas = archiveSchemas[kind];
   const idQuery = z.object({ id: idOf(kind) });
   return apiRoute({
     async GET({ request }) {
       const user = await requireApiUser(request);
-      // `format=csv` or `Accept: text/csv`: the archive list page's rows, with its filters, as CSV.
-      if (wantsCsv(request)) {
-        const filter = readQuery(request, archiveFilterSchema);
-        return csvResponse(archiveCsv(user, kind, filter), `archive-${kind}s`);
-      }
-      const page = readPage(request);
+      // The list's filters and order (the archive page's query: q, status, department, year, sort,
+      // dir), read once for JSON and CSV alike, and applied in SQL.
+      const filter = readQuery(request, archiveFilterSchema);
+      // `format=csv` or `Accept: text/csv`: the same rows as CSV.
+      if (wantsCsv(request)) return csvResponse(archiveCsv(user, kind, filter), `archive-${kind}s`);
+      const page = readPage(request, archiveOrderName(filter), archiveOrderSize(filter));
       if (page) {
-        const { rows, next } = await listArchivePage(user, kind, page);
+        const { rows, next } = await listArchivePage(user, kind, filter, page);
         return pageResponse(
           request,
           rows.map((row) => JSON.stringify(row)),
           next,
-          page.limit,
+          page,
         );
       }
-      return ok(await listArchive(user, kind));
+      return ok(await listArchive(user, kind, filter));
     },
     async POST({ request }) {
       const actor = await requireApiUser(request);
@@ -55,7 +56,8 @@ export function archiveCollectionRoute(kind: ArchiveKind) {
     async PUT({ request }) {
       const actor = await requireApiUser(request);
       assertCanWrite(actor, kind);
-      return ok(await replaceArchiveRecord(actor, kind, await readJson(request, schemas.replace)));
+      const { _id, ...fields } = await readJson(request, schemas.replace);
+      return ok(await patchArchiveRecord(actor, kind, _id, fields));
     },
     async DELETE({ request }) {
       const actor = await requireApiUser(request);

@@ -74,7 +74,7 @@ import {
   withdrawBodySchema,
 } from "~/models/pcr.schema";
 import { pcrListQuerySchema } from "~/models/pcr-list.server";
-import { reviewBodySchema } from "~/models/review.schema";
+import { reviewBodySchema, reviewUpdateSchema } from "~/models/review.schema";
 import {
   loginSchema,
   newUserSchema,
@@ -212,7 +212,8 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     get: {
       summary: "The MOCs the caller works on (all for admins and HSEQ).",
       description:
-        "Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the list page's rows as CSV.",
+        "The list page's filters and `sort` select and order the JSON list, its pages (a cursor of another list or order is 400) and its CSV alike. " +
+        "Without them the whole list answers with an ETag (304 to If-None-Match).",
       ok: okOf(z.array(mocAnswer)),
       csv: mocListQuerySchema,
       paged: true,
@@ -235,7 +236,8 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     get: {
       summary: "All MOCs for admins, HSEQ and full access; otherwise the completed ones.",
       description:
-        "Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the MOC list page's rows for its filters as CSV.",
+        "The MOC list page's filters and `sort` select and order the JSON list and its pages (a cursor of another list or order is 400), " +
+        "and the CSV of the list page's rows. Without them the whole list answers with an ETag (304 to If-None-Match).",
       ok: okOf(z.array(mocAnswer)),
       csv: mocListQuerySchema,
       paged: true,
@@ -509,8 +511,9 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
             get: {
               summary: `Every ${what}.`,
               description:
-                "The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); " +
-                "or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.",
+                "The records the filters select (`q`, `status`, `department`, `year`), in the order `sort`/`dir` ask (latest raised first by default): " +
+                "the whole list, a page with `limit`/`cursor` in the same order (a cursor of another list or order is 400), " +
+                "or, with format=csv or Accept: text/csv, the same rows as CSV.",
               ok: okOf(z.array(archiveAnswer)),
               csv: archiveFilterSchema,
               paged: true,
@@ -523,7 +526,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
               example,
             },
             put: {
-              summary: `Replaces a ${what} (admins and HSEQ).`,
+              summary: `Changes the fields sent of a ${what}, named by \`_id\` (admins and HSEQ); the others are kept, as with PATCH. \`status\` is derived from \`date_closed\`: one that disagrees is 400.`,
               body: archiveSchemas[kind].replace,
               ok: one,
               example: { _id: "3fa85f64-5717-4562-b3fc-2c963f66afa6", ...example },
@@ -542,7 +545,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
           {
             get: { summary: `One ${what}.`, ok: one, errors: [404] },
             patch: {
-              summary: `Changes some fields of a ${what} (admins and HSEQ).`,
+              summary: `Changes some fields of a ${what} (admins and HSEQ). \`status\` is derived from \`date_closed\`: one that disagrees is 400.`,
               body: archiveSchemas[kind].patch,
               ok: one,
               errors: [404, 409],
@@ -637,9 +640,10 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
       errors: [409],
     },
     put: {
-      summary: "Updates a year-end review (admins and HSEQ).",
+      summary:
+        "Changes the fields sent of a year-end review (admins and HSEQ); the others are kept. `moc_summary` left out is kept (counted again when `year` changes), null is counted again.",
       query: idQuery("review id"),
-      body: reviewBodySchema,
+      body: reviewUpdateSchema,
       ok: okOf(reviewAnswer),
       errors: [404, 409],
     },

@@ -103,7 +103,7 @@ export interface paths {
     };
     /**
      * The MOCs the caller works on (all for admins and HSEQ).
-     * @description Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the list page's rows as CSV.
+     * @description The list page's filters and `sort` select and order the JSON list, its pages (a cursor of another list or order is 400) and its CSV alike. Without them the whole list answers with an ETag (304 to If-None-Match).
      */
     get: operations["getNewmoc"];
     put?: never;
@@ -141,7 +141,7 @@ export interface paths {
     };
     /**
      * All MOCs for admins, HSEQ and full access; otherwise the completed ones.
-     * @description Answers the whole list with an ETag (304 to If-None-Match), a page with `limit`/`cursor`, or the MOC list page's rows for its filters as CSV.
+     * @description The MOC list page's filters and `sort` select and order the JSON list and its pages (a cursor of another list or order is 400), and the CSV of the list page's rows. Without them the whole list answers with an ETag (304 to If-None-Match).
      */
     get: operations["getGetAllMoc"];
     put?: never;
@@ -903,10 +903,10 @@ export interface paths {
     };
     /**
      * Every legacy MOC record.
-     * @description The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
+     * @description The records the filters select (`q`, `status`, `department`, `year`), in the order `sort`/`dir` ask (latest raised first by default): the whole list, a page with `limit`/`cursor` in the same order (a cursor of another list or order is 400), or, with format=csv or Accept: text/csv, the same rows as CSV.
      */
     get: operations["getOldMoc"];
-    /** Replaces a legacy MOC record (admins and HSEQ). */
+    /** Changes the fields sent of a legacy MOC record, named by `_id` (admins and HSEQ); the others are kept, as with PATCH. `status` is derived from `date_closed`: one that disagrees is 400. */
     put: operations["putOldMoc"];
     /** Adds a legacy MOC record (admins and HSEQ). */
     post: operations["postOldMoc"];
@@ -931,7 +931,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Changes some fields of a legacy MOC record (admins and HSEQ). */
+    /** Changes some fields of a legacy MOC record (admins and HSEQ). `status` is derived from `date_closed`: one that disagrees is 400. */
     patch: operations["patchOldMocById"];
     trace?: never;
   };
@@ -944,10 +944,10 @@ export interface paths {
     };
     /**
      * Every legacy PCR record.
-     * @description The whole list by date raised; a page with `limit`/`cursor` (newest record first, so records added during a walk are neither skipped nor repeated); or, with format=csv or Accept: text/csv, the archive page's rows for its filters as CSV.
+     * @description The records the filters select (`q`, `status`, `department`, `year`), in the order `sort`/`dir` ask (latest raised first by default): the whole list, a page with `limit`/`cursor` in the same order (a cursor of another list or order is 400), or, with format=csv or Accept: text/csv, the same rows as CSV.
      */
     get: operations["getOldPcr"];
-    /** Replaces a legacy PCR record (admins and HSEQ). */
+    /** Changes the fields sent of a legacy PCR record, named by `_id` (admins and HSEQ); the others are kept, as with PATCH. `status` is derived from `date_closed`: one that disagrees is 400. */
     put: operations["putOldPcr"];
     /** Adds a legacy PCR record (admins and HSEQ). */
     post: operations["postOldPcr"];
@@ -972,7 +972,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Changes some fields of a legacy PCR record (admins and HSEQ). */
+    /** Changes some fields of a legacy PCR record (admins and HSEQ). `status` is derived from `date_closed`: one that disagrees is 400. */
     patch: operations["patchOldPcrById"];
     trace?: never;
   };
@@ -1064,7 +1064,7 @@ export interface paths {
      * @description Without `id`: the whole list by year, a page with `limit`/`cursor` (newest review first), or the list as CSV.
      */
     get: operations["getYearEndReview"];
-    /** Updates a year-end review (admins and HSEQ). */
+    /** Changes the fields sent of a year-end review (admins and HSEQ); the others are kept. `moc_summary` left out is kept (counted again when `year` changes), null is counted again. */
     put: operations["putYearEndReview"];
     /** Creates a year-end review (admins and HSEQ). */
     post: operations["postYearEndReview"];
@@ -6240,12 +6240,12 @@ export interface operations {
         "application/json": {
           /** Format: uuid */
           _id: string;
-          serial_num: string;
-          title: string;
+          serial_num?: string;
+          title?: string;
           description?: string;
           department?: string;
-          originator_name: string;
-          date_raised: string;
+          originator_name?: string;
+          date_raised?: string;
           date_closed?: string | null;
           /** @enum {string} */
           status?: "open" | "closed";
@@ -6644,11 +6644,11 @@ export interface operations {
         "application/json": {
           /** Format: uuid */
           _id: string;
-          serial_num: string;
-          title: string;
+          serial_num?: string;
+          title?: string;
           procedure?: string;
-          originator_name: string;
-          date_raised: string;
+          originator_name?: string;
+          date_raised?: string;
           date_closed?: string | null;
           /** @enum {string} */
           status?: "open" | "closed";
@@ -7616,13 +7616,18 @@ export interface operations {
          * @example {
          *       "year": 1900,
          *       "title": "Checked on the bridge",
-         *       "sections": [],
+         *       "sections": [
+         *         {
+         *           "heading": "Checked on the bridge",
+         *           "body": ""
+         *         }
+         *       ],
          *       "participants": [
          *         "3fa85f64-5717-4562-b3fc-2c963f66afa6"
          *       ],
-         *       "effectiveness": "",
-         *       "improvements": "",
-         *       "issues": "",
+         *       "effectiveness": "Checked on the bridge",
+         *       "improvements": "Checked on the bridge",
+         *       "issues": "Checked on the bridge",
          *       "actions": [
          *         {
          *           "description": "Checked on the bridge",
@@ -7643,9 +7648,8 @@ export interface operations {
          *     }
          */
         "application/json": {
-          year: number;
-          title: string;
-          /** @default [] */
+          year?: number;
+          title?: string;
           sections?: {
             heading: string;
             /** @default  */
@@ -7660,11 +7664,8 @@ export interface operations {
                 [key: string]: unknown;
               })
           )[];
-          /** @default  */
           effectiveness?: string;
-          /** @default  */
           improvements?: string;
-          /** @default  */
           issues?: string;
           actions?: {
             description: string;

@@ -257,9 +257,15 @@ describe("keyset paging", () => {
     const created: string[] = [];
     const { seen, pages } = await walk(route, path, token, 2, async () => created.push(await create(admin)));
     expect(new Set(seen).size).toBe(seen.length);
-    expect([...seen].sort()).toEqual([...all].sort());
-    expect(pages).toBe(Math.ceil(all.length / 2));
-    for (const id of created) expect(seen).not.toContain(id);
+    // The archive pages in its list's order (date raised by default: app/models/keyset.ts), where a
+    // record added during the walk may sort after the position and be seen; every other list pages
+    // newest first, where it never is.
+    const inListOrder = path === "/api/oldMoc" || path === "/api/oldPcr";
+    expect(seen.filter((id) => !created.includes(id)).sort()).toEqual([...all].sort());
+    if (!inListOrder) {
+      expect(pages).toBe(Math.ceil(all.length / 2));
+      for (const id of created) expect(seen).not.toContain(id);
+    }
     // Answered whole, the list still has everything, the new rows too.
     const after = await api(route, { path, token });
     expect([...after.body.data.map((d: { _id: string }) => d._id)].sort()).toEqual([...all, ...created].sort());

@@ -17,7 +17,7 @@ import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { tokenOf } from "../helpers/pcr";
-import type { CallOptions, CallResult } from "../helpers/request";
+import { call, type CallOptions, type CallResult } from "../helpers/request";
 
 type Kind = "moc" | "pcr";
 type Who = PublicUser | null;
@@ -179,25 +179,13 @@ describe.each(KINDS)("$path", (k) => {
       }
     });
 
-    it("PUT replaces the whole record (_id in the body); fields left out are cleared", async () => {
+    it("PUT changes only the fields sent (_id in the body); the others are kept", async () => {
       const doc = await created(k);
-      const replacement = {
-        _id: doc._id,
-        serial_num: doc.serial_num,
-        title: "Bilge pump replacement (corrected)",
-        originator_name: "J. de Vries",
-        date_raised: "2014-03-01",
-      };
-      const res = await c.put(people.admin, replacement);
+      const change = { _id: doc._id, title: "Bilge pump replacement (corrected)", originator_name: "J. de Vries" };
+      const res = await c.put(people.admin, change);
       expect(res.status, res.text).toBe(200);
-      expect(res.body.data).toMatchObject({
-        ...replacement,
-        date_closed: null,
-        status: "open",
-        attachments: [],
-        notes: "",
-        ...Object.fromEntries(k.ownKeys.map((key) => [key, ""])),
-      });
+      const { updatedAt: _u, updated_by: _b, ...kept } = doc;
+      expect(res.body.data).toMatchObject({ ...kept, ...change });
       expect(res.body.data.createdAt).toBe(doc.createdAt);
       expect((await c.get(people.standard, doc._id)).body.data).toEqual(res.body.data);
     });
@@ -223,15 +211,26 @@ describe.each(KINDS)("$path", (k) => {
       expect(updatedAt >= doc.updatedAt).toBe(true);
     });
 
-    it("PATCH status open reopens (the closing date goes); PATCH date_closed closes", async () => {
+    it("the status is derived from the closing date: date_closed null reopens, a date closes; a status that disagrees is 400", async () => {
       const doc = await created(k);
-      const reopened = await c.patch(people.admin, doc._id, { status: "open" });
-      expect(reopened.status, reopened.text).toBe(200);
+      for (const write of [
+        () => c.patch(people.admin, doc._id, { status: "open" }),
+        () => c.put(people.admin, { _id: doc._id, status: "open" }),
+      ]) {
+        expectIssue(await unchanged(k, write), "status", /open record has no closing date/);
+      }
+      const reopened = await c.patch(people.admin, doc._id, { date_closed: null });
       expect(reopened.body.data).toMatchObject({ status: "open", date_closed: null });
-      const closed = await c.patch(people.admin, doc._id, { date_closed: "2015-01-31" });
+      expectIssue(
+        await unchanged(k, () => c.put(people.admin, { _id: doc._id, status: "closed" })),
+        "date_closed",
+        /needs its closing date/,
+      );
+      const closed = await c.put(people.admin, { _id: doc._id, date_closed: "2015-01-31" });
       expect(closed.body.data).toMatchObject({ status: "closed", date_closed: "2015-01-31" });
-      const cleared = await c.patch(people.admin, doc._id, { date_closed: null });
-      expect(cleared.body.data).toMatchObject({ status: "open", date_closed: null });
+      // A status that agrees is accepted (a document read can be sent back).
+      const same = await c.patch(people.admin, doc._id, { status: "closed", notes: "Checked" });
+      expect(same.body.data).toMatchObject({ status: "closed", date_closed: "2015-01-31", notes: "Checked" });
     });
 
     it("DELETE ?id= removes the record permanently and answers { _id }", async () => {
@@ -402,7 +401,7 @@ describe.each(KINDS)("$path", (k) => {
       expectIssue(await unchanged(k, () => c.post(people.admin, b)), path, message);
     });
 
-    it.each(CASES.filter((x) => x.path !== "" || !x.change._id))(
+    it.each(CASES.filter((x) => !Object.values(x.change).includes(undefined) && (x.path !== "" || !x.change._id)))(
       "PUT with $name",
       async ({ change, path, message }) => {
         const doc = await created(k);
@@ -412,8 +411,7 @@ describe.each(KINDS)("$path", (k) => {
       },
     );
 
-    // (PATCH { status: "open" } alone reopens the record: see the CRUD tests.)
-    it.each(CASES.filter((x) => !Object.values(x.change).includes(undefined) && !x.change._id && x.path !== "status"))(
+    it.each(CASES.filter((x) => !Object.values(x.change).includes(undefined) && !x.change._id))(
       "PATCH with $name",
       async ({ change, path, message }) => {
         const doc = await created(k);
@@ -447,8 +445,10 @@ describe.each(KINDS)("$path", (k) => {
       expect(same.status, same.text).toBe(200);
     });
 
-    it("PUT without _id is refused", async () => {
+    it("PUT without _id, or with nothing to change, is refused", async () => {
       expectIssue(await unchanged(k, () => c.put(people.admin, body(k))), "_id");
+      const doc = await created(k);
+      expectIssue(await unchanged(k, () => c.put(people.admin, { _id: doc._id })), "", /at least one/);
     });
 
     it.each([
@@ -579,5 +579,126 @@ describe("department filter (legacy MOCs)", () => {
       sort: "raised",
     });
     expect(rows.map((r) => r.department)).toEqual([`Dock ${tag}`]);
+  });
+});
+
+// Issue 40, findings 12 and 15: the documented filters and order apply to the JSON list and its
+// pages as to its CSV (they applied to the CSV only), and a cursor serves only its own list and order.
+describe.each(KINDS)("$path: filters and order, JSON, pages and CSV alike", (k) => {
+  const tag = randomBytes(4).toString("hex");
+  const list = async (query: Record<string, string>) =>
+    as(people.standard, k.route, { path: k.path, query: { q: tag, ...query } });
+  const serialsOf = (res: CallResult) => (res.body.data as { serial_num: string }[]).map((d) => d.serial_num);
+  const nextCursor = (res: CallResult) => {
+    const link = res.headers.get("Link");
+    return link ? new URL(/<([^>]+)>/.exec(link)![1]!, "http://x").searchParams.get("cursor") : null;
+  };
+  /** Every page of `limit` rows, walked by the Link header. */
+  async function walk(query: Record<string, string>, limit: number) {
+    const serials: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await list({ ...query, limit: String(limit), ...(cursor ? { cursor } : {}) });
+      expect(res.status, res.text).toBe(200);
+      serials.push(...serialsOf(res));
+      cursor = nextCursor(res);
+    } while (cursor);
+    return serials;
+  }
+
+  beforeAll(async () => {
+    const make = (n: string, raised: string, closed: string | null, extra: Record<string, unknown> = {}) =>
+      created(k, {
+        serial_num: `${n}-${tag}`,
+        title: `Crew ${tag} ${n}`,
+        date_raised: raised,
+        date_closed: closed,
+        status: undefined,
+        ...extra,
+      });
+    await make("10-2010", "2010-02-01", null, k.kind === "moc" ? { department: `Deck ${tag}` } : {});
+    await make("9-2010", "2010-02-01", "2010-06-01", { title: `Anchor ${tag}` });
+    await make("2-2011", "2011-01-15", "2011-03-01");
+    await make("3-2011", "2011-05-15", null, { title: `zulu ${tag}` });
+    await make("1-2012", "2012-07-01", "2012-09-01");
+    await created(k, { title: "Not matched by the search" });
+  });
+
+  const QUERIES: Record<string, string>[] = [
+    {},
+    { status: "open" },
+    { status: "closed" },
+    { year: "2010" },
+    { sort: "raised", dir: "asc" },
+    { sort: "closed" },
+    { sort: "closed", dir: "asc" },
+    { sort: "serial" },
+    { sort: "serial", dir: "desc" },
+    { sort: "title" },
+    { sort: "title", dir: "desc" },
+    ...(k.kind === "moc" ? [{ department: `Deck ${tag}` }] : []),
+  ];
+
+  it.each(QUERIES)(
+    "%o: the JSON list, its pages and its CSV hold the same rows in the archive page's order",
+    async (query) => {
+      const { rows } = await searchArchive(people.standard, k.kind, {
+        q: tag,
+        ...query,
+        year: query.year ? Number(query.year) : undefined,
+        sort: (query.sort ?? "raised") as never,
+        dir: query.dir as never,
+        pageSize: 100,
+      });
+      const expected = rows.map((r) => r.serial_num);
+      expect(expected.length).toBeGreaterThan(0);
+      const whole = await list(query);
+      expect(whole.status, whole.text).toBe(200);
+      expect(serialsOf(whole)).toEqual(expected);
+      expect(await walk(query, 2)).toEqual(expected);
+      // (A CSV download is `private, no-store`, so not through `api`, which expects JSON's `no-store`.)
+      const csv = await call(k.route, {
+        path: k.path,
+        query: { q: tag, ...query, format: "csv" },
+        token: await tokenOf(people.standard),
+      });
+      expect(csv.status, csv.text).toBe(200);
+      const csvSerials = csv.text
+        .replace(/^\uFEFF/, "")
+        .trim()
+        .split("\r\n")
+        .slice(1)
+        .map((line) => line.split(",")[0]);
+      expect(csvSerials).toEqual(expected);
+    },
+  );
+
+  it("the search filters the JSON list (was every record)", async () => {
+    const res = await list({});
+    expect(serialsOf(res)).toHaveLength(5);
+    expect(serialsOf(await list({ q: `Anchor ${tag}` }))).toEqual([`9-2010-${tag}`]);
+  });
+
+  it("a cursor serves only its own list and order; anything else is 400 and says why", async () => {
+    const first = await list({ sort: "title", limit: "2" });
+    const cursor = nextCursor(first)!;
+    expect(cursor).toBeTruthy();
+    const refused = "The cursor belongs to another list/order; start again without it, or keep the list's sort and dir";
+    for (const query of [{ sort: "raised" }, { sort: "title", dir: "desc" }, {}] as Record<string, string>[]) {
+      const res = await list({ ...query, cursor });
+      expectError(res, 400);
+      expect(res.body.issues).toEqual([{ path: "cursor", message: refused }]);
+    }
+    const other = KINDS.find((x) => x !== k)!;
+    const elsewhere = await as(people.standard, other.route, { path: other.path, query: { sort: "title", cursor } });
+    expectError(elsewhere, 400);
+    expect(elsewhere.body.issues).toEqual([{ path: "cursor", message: refused }]);
+    for (const bad of ["not-a-cursor", Buffer.from('{"at":"2020-01-01","id":"x"}').toString("base64url")]) {
+      expectIssue(await list({ sort: "title", cursor: bad }), "cursor", /Not a cursor this API gave/);
+    }
+    // The same list and order goes on where it stopped.
+    const next = await list({ sort: "title", cursor, limit: "2" });
+    expect(next.status, next.text).toBe(200);
+    expect(serialsOf(next)).not.toContain(serialsOf(first)[0]);
   });
 });

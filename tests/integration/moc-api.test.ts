@@ -23,7 +23,7 @@ import * as singlemocRoute from "~/routes/api+/singlemoc";
 import * as userRoute from "~/routes/api+/user";
 import * as dashboardPage from "~/routes/_index";
 import * as mocListPage from "~/routes/mocs+/_index";
-import { buildRequest } from "../helpers/request";
+import { buildRequest, call } from "../helpers/request";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { searchMocs, type MocListRow } from "~/models/moc-list.server";
@@ -804,6 +804,49 @@ describe("implementer drafts: POST /api/createImplementer, POST and GET /api/imp
       expect(await mocSnapshot(later._id)).toEqual(snapshot);
     }
   });
+
+  // Issue 40, finding 13: a draft on a MOC whose Part B was submitted before (returned by HSEQ)
+  // answered 500 (`value.toISOString is not a function`): the stored submission time came back
+  // from SQL as text where a Date was promised.
+  it.each([
+    ["createImplementer", createImplementerRoute, "/api/createImplementer"],
+    ["implementer", implementerRoute, "/api/implementer"],
+  ] as const)(
+    "POST /api/%s on a returned MOC saves the draft and keeps Part B's submission",
+    async (_n, route, path) => {
+      const moc = await mocAt("b-returned", cast);
+      const submittedAt = moc.implementer_form.submittedAt;
+      expect(submittedAt).toMatch(ISO_Z);
+      for (const form of [{}, { "decline-reason": { value: "Still thinking" } }]) {
+        const res = await send(route, "POST", path, cast.implementer, { moc_id: moc._id, implementer_form: form });
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.data.status).toBe("b");
+        expect(res.body.data.implementer_form.submittedAt).toBe(submittedAt);
+      }
+    },
+  );
+
+  it.each([
+    ["createImplementer", createImplementerRoute, "/api/createImplementer"],
+    ["implementer", implementerRoute, "/api/implementer"],
+  ] as const)("POST /api/%s: a date field that is not a date is 400 naming it", async (_n, route, path) => {
+    for (const stage of ["b", "b-returned"] as const) {
+      const moc = await mocAt(stage, cast);
+      const before = await mocSnapshot(moc._id);
+      for (const value of [20260101, true, { y: 2026 }, ["2026-01-01"], "1 January 2026", "2026-02-30"]) {
+        const res = await send(route, "POST", path, cast.implementer, {
+          moc_id: moc._id,
+          implementer_form: { "target-date": { value } },
+        });
+        expectError(res, 400);
+        expect(res.body.issues, res.text).toContainEqual({
+          path: "implementer_form.target-date.value",
+          message: "Expected a date (YYYY-MM-DD)",
+        });
+      }
+      expect(await mocSnapshot(moc._id)).toEqual(before);
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -933,6 +976,90 @@ describe("the MOC list page's search (searchMocs)", () => {
       originator: crew.originator.name,
       owner: crew.originator.name,
     });
+  });
+});
+
+// Issue 40, findings 12 and 15: the list page's filters and sorts apply to the JSON lists and
+// their pages as to their CSV, and a cursor serves only its own list and order.
+describe("GET /api/newmoc and /api/getAllMoc: filters and order, JSON, pages and CSV alike", () => {
+  let crew: Cast;
+  const STAGES = ["a", "b", "c", "d", "e", "f", "completed", "decline-b"] as const;
+  beforeAll(async () => {
+    crew = await makeCast();
+    for (const stage of STAGES) await mocAt(stage, crew);
+  });
+  const list = async (route: RouteModule, path: string, query: Record<string, string>) =>
+    get(route, path, crew.originator, query);
+  const nextCursor = (res: { headers: Headers }) => {
+    const link = res.headers.get("Link");
+    return link ? new URL(/<([^>]+)>/.exec(link)![1]!, "http://x").searchParams.get("cursor") : null;
+  };
+  const idsOf = (res: { body: { data: { _id: string }[] } }) => res.body.data.map((d) => d._id);
+
+  it.each(MOC_SORTS)("sort=%s: the whole list, its pages and its CSV follow the list page's order", async (sort) => {
+    const expected = (await searchMocs(crew.originator, { mine: true, sort, pageSize: 100 })).rows;
+    expect(expected).toHaveLength(STAGES.length);
+    const whole = await list(newmocRoute, "/api/newmoc", { sort });
+    expect(whole.status, whole.text).toBe(200);
+    expect(idsOf(whole)).toEqual(expected.map((r) => r.id));
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await list(newmocRoute, "/api/newmoc", { sort, limit: "3", ...(cursor ? { cursor } : {}) });
+      expect(res.status, res.text).toBe(200);
+      paged.push(...idsOf(res));
+      cursor = nextCursor(res);
+    } while (cursor);
+    expect(paged).toEqual(expected.map((r) => r.id));
+    const csv = await call(newmocRoute, {
+      path: "/api/newmoc",
+      query: { sort, format: "csv" },
+      token: await tokenOf(crew.originator),
+    });
+    expect(csv.status, csv.text).toBe(200);
+    const serials = csv.text
+      .replace(/^\uFEFF/, "")
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => line.split(",")[0]);
+    expect(serials).toEqual(expected.map((r) => r.serialNum));
+  });
+
+  it("filters apply to the JSON lists (they answered every MOC)", async () => {
+    const open = await list(newmocRoute, "/api/newmoc", { state: "open" });
+    expect(idsOf(open).sort()).toEqual(
+      (await searchMocs(crew.originator, { mine: true, state: "open", pageSize: 100 })).rows.map((r) => r.id).sort(),
+    );
+    expect(idsOf(open).length).toBeLessThan(STAGES.length);
+    const atC = await list(newmocRoute, "/api/newmoc", { status: "c" });
+    expect(atC.body.data.map((d: { status: string }) => d.status)).toEqual(["c"]);
+    const serial = atC.body.data[0].serial_num as string;
+    expect(idsOf(await list(newmocRoute, "/api/newmoc", { q: serial }))).toEqual(idsOf(atC));
+    // getAllMoc answers a standard user the completed MOCs; a filter narrows them.
+    const all = await list(getAllMocRoute, "/api/getAllMoc", {});
+    expect(all.body.data.length).toBeGreaterThan(0);
+    expect((await list(getAllMocRoute, "/api/getAllMoc", { state: "open" })).body.data).toEqual([]);
+    expect((await list(getAllMocRoute, "/api/getAllMoc", { q: `nothing-${randomUUID()}` })).body.data).toEqual([]);
+  });
+
+  it("a cursor of another list or order is 400", async () => {
+    const first = await list(newmocRoute, "/api/newmoc", { limit: "2" });
+    const cursor = nextCursor(first)!;
+    expect(cursor).toBeTruthy();
+    for (const [route, path, query] of [
+      [getAllMocRoute, "/api/getAllMoc", {}],
+      [newmocRoute, "/api/newmoc", { sort: "oldest" }],
+    ] as const) {
+      const res = await list(route, path, { ...query, cursor });
+      expectError(res, 400);
+      expect(res.body.issues).toEqual([
+        {
+          path: "cursor",
+          message: "The cursor belongs to another list/order; start again without it, or keep the list's sort and dir",
+        },
+      ]);
+    }
   });
 });
 

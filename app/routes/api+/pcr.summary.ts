@@ -15,7 +15,7 @@ const route = apiRoute({
     const page = readPage(request);
     if (page) {
       const { rows, next } = await pcrSummaryPage(actor, page);
-      return pageResponse(request, rows, next, page.limit);
+      return pageResponse(request, rows, next, page);
     }
     return okJsonText(await pcrSummary(actor));
   },

@@ -24,7 +24,7 @@ const route = apiRoute({
         request,
         rows.map((row) => JSON.stringify(row)),
         next,
-        page.limit,
+        page,
       );
     }
     return ok(await listUsers({ search }));

@@ -1,5 +1,5 @@
 import { idQuery } from "~/models/moc.schema";
-import { reviewBodySchema } from "~/models/review.schema";
+import { reviewBodySchema, reviewUpdateSchema } from "~/models/review.schema";
 import {
   createReview,
   getReview,
@@ -31,7 +31,7 @@ const route = apiRoute({
         request,
         rows.map((row) => JSON.stringify(row)),
         next,
-        page.limit,
+        page,
       );
     }
     return ok(await listReviews(actor));
@@ -45,7 +45,7 @@ const route = apiRoute({
     const actor = await requireApiUser(request);
     requireReviewWriter(actor);
     const { id } = readQuery(request, requiredId);
-    return ok(await updateReview(actor, id, await readJson(request, reviewBodySchema)));
+    return ok(await updateReview(actor, id, await readJson(request, reviewUpdateSchema)));
   },
 });
 
