@@ -30,6 +30,8 @@ export const withoutBidiControls = <S extends z.ZodType<string, unknown>>(schema
 /** C0 and C1 control characters and DEL: NUL cannot reach PostgreSQL text, the others are never typed. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** The same, every one (to take them out of text shown back). */
+export const CONTROL_CHARACTERS = new RegExp(CONTROL.source, "g");
 
 export const SEARCH_MAX = 200;
 export const SEARCH_CONTROL_MESSAGE =
