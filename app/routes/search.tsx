@@ -5,9 +5,8 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { LegacyStatusBadge } from "~/components/archive";
 import { StatusBadge } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
-import { SEARCH_MAX_LENGTH } from "~/models/search.constants";
+import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/search.constants";
 import { searchQuerySchema } from "~/models/search.schema";
-import { CONTROL_CHARACTERS } from "~/models/text-rules";
 import { search, type SearchGroup, type SearchHit, type SearchResults } from "~/models/search.server";
 import { requirePageUser } from "~/web/auth.server";
 

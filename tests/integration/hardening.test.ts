@@ -5,10 +5,15 @@
  * current assignments; the HTTP answers of issue 40 (a busy PDF, no credentials, an unreachable
  * database). The ones only a listening server gives (TRACE, oversized headers): http-answers.test.ts.
  */
+import { sql } from "drizzle-orm";
+import express from "express";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorHandler } from "../../app/server/request-handler";
 import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import { closeDb } from "#db/client";
 import { emailMessages } from "#db/schema";
@@ -30,6 +35,7 @@ import { PASSWORD_BUDGETS } from "~/models/password-attempts.server";
 import { slotGroup } from "~/models/person-slots.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { getDb } from "~/utils/db.server";
+import { logger } from "~/utils/logger.server";
 import { renderEmail } from "~/utils/email-layout.server";
 import { resetEnv } from "~/utils/env.server";
 import { verifyToken } from "~/utils/token.server";
@@ -436,6 +442,33 @@ describe("HTTP answers (issue 40)", () => {
       const ready = await call(readyzRoute, { path: "/readyz" });
       expect(ready.status).toBe(503);
       expect(ready.body).toMatchObject({ status: "unavailable", database: "unavailable" });
+    });
+
+    it("met before a route runs (the HTTP layer's error handler), it is a 503 too: JSON under /api, a page elsewhere", async () => {
+      const app = express();
+      app.use((_req, res, next) => {
+        getDb()
+          .execute(sql`select 1`)
+          .then(() => res.end(), next);
+      });
+      app.use(errorHandler(logger()));
+      const listening = app.listen(0, "127.0.0.1");
+      await once(listening, "listening");
+      try {
+        const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+        const json = await fetch(`${base}/api/newmoc`, { method: "POST" });
+        expect(json.status).toBe(503);
+        expect(json.headers.get("Retry-After")).toMatch(/^[1-9]\d*$/);
+        expect(await json.json()).toEqual({
+          status: 503,
+          message: "The database cannot be reached just now; try again in a moment",
+        });
+        const page = await fetch(`${base}/mocs`);
+        expect(page.status).toBe(503);
+        expect(await page.text()).toMatch(/<h1>503<\/h1>.*cannot be reached/s);
+      } finally {
+        listening.close();
+      }
     });
 
     it("an /api call is 503 with Retry-After and the message, not a 500", async () => {
