@@ -1208,12 +1208,12 @@ export interface components {
       _id: string;
       name: string;
       email: string;
-      /** @description One of: admin, user. */
-      role: string;
-      /** @description One of: engineering, operations, fleet, hseq. */
-      department: string;
-      /** @description One of: full, standard. */
-      access: string;
+      /** @enum {string} */
+      role: "admin" | "user";
+      /** @enum {string} */
+      department: "engineering" | "operations" | "fleet" | "hseq";
+      /** @enum {string} */
+      access: "full" | "standard";
       position: string | null;
       active: boolean;
     };
@@ -1490,7 +1490,8 @@ export interface components {
         /** Format: email */
         email: string;
         position: string | null;
-        department: string;
+        /** @enum {string} */
+        department: "engineering" | "operations" | "fleet" | "hseq";
       } | null;
       form: {
         /** Format: uuid */
@@ -1525,7 +1526,8 @@ export interface components {
           /** Format: email */
           email: string;
           position: string | null;
-          department: string;
+          /** @enum {string} */
+          department: "engineering" | "operations" | "fleet" | "hseq";
         } | null;
       }[];
       affectedParties: {
@@ -1545,7 +1547,8 @@ export interface components {
           /** Format: email */
           email: string;
           position: string | null;
-          department: string;
+          /** @enum {string} */
+          department: "engineering" | "operations" | "fleet" | "hseq";
         } | null;
       }[];
       signatureManifestations: components["schemas"]["SignatureManifestation"][];
@@ -1698,7 +1701,7 @@ export interface components {
         "application/json": components["schemas"]["ValidationError"];
       };
     };
-    /** @description No valid credentials: no token, or a refused one ("Token has expired", "Token is not yet valid", "Token claim validation failed"). */
+    /** @description No valid credentials: none at all ("Sign in first"; GET /api/myUser: "Token claim validation failed"), or a refused token ("Token has expired", "Token is not yet valid", "Token claim validation failed"). */
     Unauthorized: {
       headers: {
         [name: string]: unknown;
@@ -1719,6 +1722,17 @@ export interface components {
     /** @description No such record (or deleted). */
     NotFound: {
       headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description Answered on this path to a method the document does not list for it (another method, or TRACE, CONNECT or an unknown one): `Allow` names the methods answered. */
+    MethodNotAllowed: {
+      headers: {
+        /** @description The methods answered. */
+        Allow?: string;
         [name: string]: unknown;
       };
       content: {
@@ -1772,9 +1786,29 @@ export interface components {
         "application/json": components["schemas"]["Error"];
       };
     };
+    /** @description The request's headers are too large (more than 16 KiB in all, cookies included). */
+    HeadersTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
     /** @description The other host answered with an error or something that is not an image. */
     BadGateway: {
       headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": components["schemas"]["Error"];
+      };
+    };
+    /** @description The database cannot be reached just now; try again after Retry-After seconds. Nothing was changed. */
+    Unavailable: {
+      headers: {
+        /** @description Seconds to wait. */
+        "Retry-After"?: number;
         [name: string]: unknown;
       };
       content: {
@@ -1841,7 +1875,10 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postVerify: {
@@ -1883,8 +1920,11 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getMyUser: {
@@ -1908,12 +1948,12 @@ export interface operations {
               _id: string;
               name: string;
               email: string;
-              /** @description One of: admin, user. */
-              role: string;
-              /** @description One of: engineering, operations, fleet, hseq. */
-              department: string;
-              /** @description One of: full, standard. */
-              access: string;
+              /** @enum {string} */
+              role: "admin" | "user";
+              /** @enum {string} */
+              department: "engineering" | "operations" | "fleet" | "hseq";
+              /** @enum {string} */
+              access: "full" | "standard";
               position: string | null;
             };
             /** @constant */
@@ -1924,6 +1964,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getUser: {
@@ -1989,6 +2032,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   patchUser: {
@@ -2041,11 +2087,14 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getUserFromDatabase: {
@@ -2073,6 +2122,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putUserFromDatabase: {
@@ -2125,11 +2177,14 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getUsers: {
@@ -2181,6 +2236,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putUsers: {
@@ -2249,10 +2307,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postUsers: {
@@ -2322,10 +2383,13 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   deleteUsers: {
@@ -2377,10 +2441,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getNewmoc: {
@@ -2485,6 +2552,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postNewmoc: {
@@ -2611,9 +2681,12 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postNewImplementer: {
@@ -2740,9 +2813,12 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getGetAllMoc: {
@@ -2847,6 +2923,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getSinglemoc: {
@@ -2877,6 +2956,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   deleteDeleteMoC: {
@@ -2927,9 +3009,12 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postRestoreMoc: {
@@ -2978,10 +3063,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postCloneMoc: {
@@ -3037,9 +3125,12 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postAddUser: {
@@ -3096,10 +3187,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postCreateImplementer: {
@@ -3215,10 +3309,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getImplementer: {
@@ -3260,6 +3357,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putImplementer: {
@@ -3311,10 +3411,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postImplementer: {
@@ -3430,10 +3533,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postImpact: {
@@ -3504,10 +3610,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postRiskAssessment: {
@@ -3558,10 +3667,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postActionTable: {
@@ -3633,10 +3745,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postManualsPlan: {
@@ -3710,10 +3825,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postCancelPlanItem: {
@@ -3769,10 +3887,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getMyActions: {
@@ -3819,6 +3940,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postActionDone: {
@@ -3877,10 +4001,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitOriginator: {
@@ -4015,10 +4142,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitImplementer: {
@@ -4134,10 +4264,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitHseq: {
@@ -4217,10 +4350,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitApprover: {
@@ -4293,10 +4429,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitImplementation: {
@@ -4403,10 +4542,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitDeviationExtention: {
@@ -4471,10 +4613,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitVerifier: {
@@ -4569,10 +4714,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitVerifierReturn: {
@@ -4631,10 +4779,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitTemporaryRestored: {
@@ -4693,10 +4844,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitTemporaryConfirm: {
@@ -4762,10 +4916,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitTemporaryExtension: {
@@ -4831,10 +4988,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitTemporaryExtensionDecision: {
@@ -4900,10 +5060,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postSubmitTemporaryPermanent: {
@@ -4962,10 +5125,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getChat: {
@@ -5018,6 +5184,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postChat: {
@@ -5080,10 +5249,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
       429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putPcr: {
@@ -5177,10 +5349,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postPcr: {
@@ -5285,9 +5460,12 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   deletePcr: {
@@ -5333,9 +5511,12 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getSearch: {
@@ -5455,6 +5636,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getPcrById: {
@@ -5489,6 +5673,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getSinglePcr: {
@@ -5523,6 +5710,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getAllPcr: {
@@ -5594,6 +5784,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getGetAllPcr: {
@@ -5665,6 +5858,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getPcrSummary: {
@@ -5769,7 +5965,8 @@ export interface operations {
                 name: string;
                 /** Format: email */
                 email: string;
-                department: string;
+                /** @enum {string} */
+                department: "engineering" | "operations" | "fleet" | "hseq";
               } | null;
             }[];
           };
@@ -5779,6 +5976,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postPcrSignatures: {
@@ -5882,10 +6082,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postPcrSubstitute: {
@@ -5946,10 +6149,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postPcrWithdraw: {
@@ -6000,10 +6206,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postPcrAffectedParties: {
@@ -6071,10 +6280,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postClonePcr: {
@@ -6128,9 +6340,12 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getOldMoc: {
@@ -6212,6 +6427,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putOldMoc: {
@@ -6287,10 +6505,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postOldMoc: {
@@ -6362,10 +6583,13 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   deleteOldMoc: {
@@ -6411,8 +6635,11 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getOldMocById: {
@@ -6447,6 +6674,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   patchOldMocById: {
@@ -6532,10 +6762,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getOldPcr: {
@@ -6617,6 +6850,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putOldPcr: {
@@ -6690,10 +6926,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postOldPcr: {
@@ -6763,10 +7002,13 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   deleteOldPcr: {
@@ -6812,8 +7054,11 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getOldPcrById: {
@@ -6848,6 +7093,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   patchOldPcrById: {
@@ -6931,10 +7179,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postTitleAndVessel: {
@@ -7001,10 +7252,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getVessels: {
@@ -7079,6 +7333,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putVessels: {
@@ -7163,10 +7420,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postVessels: {
@@ -7244,10 +7504,13 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   deleteVessels: {
@@ -7293,9 +7556,12 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getVesselsAssignments: {
@@ -7353,6 +7619,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postVesselsAssignments: {
@@ -7427,10 +7696,13 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   deleteVesselsAssignments: {
@@ -7476,8 +7748,11 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getInsights: {
@@ -7546,6 +7821,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getYearEndReview: {
@@ -7598,6 +7876,9 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   putYearEndReview: {
@@ -7729,10 +8010,13 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postYearEndReview: {
@@ -7857,10 +8141,13 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getAutoReminder: {
@@ -7895,6 +8182,9 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   getProxy: {
@@ -7924,8 +8214,11 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
       502: components["responses"]["BadGateway"];
+      503: components["responses"]["Unavailable"];
       504: components["responses"]["GatewayTimeout"];
     };
   };
@@ -7953,6 +8246,8 @@ export interface operations {
         };
       };
       400: components["responses"]["BadRequest"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
     };
   };
   getFloor: {
@@ -7989,6 +8284,8 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
     };
   };
   postLogin: {
@@ -8031,8 +8328,10 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
     };
   };
 }
