@@ -1,13 +1,14 @@
 import { Form, useLocation } from "@remix-run/react";
-import { SEARCH_MAX_LENGTH } from "~/models/search.constants";
+import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/search.constants";
 
 /**
  * The search box of every page's header: a GET form to /search (docs/decisions/039-search.md), so it
- * works without JavaScript; on /search it shows the search being read.
+ * works without JavaScript; on /search it shows the search being read (without control characters,
+ * which the search refuses: a NUL cannot be an attribute's value).
  */
 export function HeaderSearch() {
   const { pathname, search } = useLocation();
-  const q = pathname === "/search" ? (new URLSearchParams(search).get("q") ?? "") : "";
+  const q = pathname === "/search" ? (new URLSearchParams(search).get("q") ?? "").replace(CONTROL_CHARACTERS, " ") : "";
   return (
     <Form method="get" action="/search" role="search" className="header-search" key={q}>
       <label htmlFor="header-search-q" className="visually-hidden">

@@ -40,9 +40,9 @@ export const userRefAnswer = z
     _id: id,
     name: z.string(),
     email: z.string(),
-    role: z.string().meta({ description: `One of: ${ROLES.join(", ")}.` }),
-    department: z.string().meta({ description: `One of: ${DEPARTMENTS.join(", ")}.` }),
-    access: z.string().meta({ description: `One of: ${ACCESS_LEVELS.join(", ")}.` }),
+    role: z.enum(ROLES),
+    department: z.enum(DEPARTMENTS),
+    access: z.enum(ACCESS_LEVELS),
     position: z.string().nullable(),
     active: z.boolean(),
   })
@@ -228,7 +228,7 @@ const pcrPerson = z.object({
   name: z.string(),
   email: z.email(),
   position: z.string().nullable(),
-  department: z.string(),
+  department: z.enum(DEPARTMENTS),
 });
 const signature = z
   .union([z.string(), z.literal(false), z.null()])
@@ -302,7 +302,7 @@ export const pcrSummaryAnswer = z.object({
   affectedParties: z.array(
     z.object({ Name: z.object({ value: id }), Signature: z.union([z.boolean(), z.null()]), Comments: z.string() }),
   ),
-  originator: z.object({ _id: id, name: z.string(), email: z.email(), department: z.string() }).nullable(),
+  originator: z.object({ _id: id, name: z.string(), email: z.email(), department: z.enum(DEPARTMENTS) }).nullable(),
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import type {
 } from "./moc.schema";
 import type { z } from "zod";
 // A type only: nothing of the server module reaches the browser.
+import type { Access, Department, Role } from "#db/schema/enums";
 import type { SignatureManifestation } from "./audit.server";
 
 /** A user as documents carry it (never the password hash). */
@@ -29,9 +30,9 @@ export type UserJson = {
   _id: string;
   name: string;
   email: string;
-  role: string;
-  department: string;
-  access: string;
+  role: Role;
+  department: Department;
+  access: Access;
   position: string | null;
   active: boolean;
 };

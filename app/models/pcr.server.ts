@@ -15,7 +15,7 @@ import {
   type StoredAffectedParty,
   type StoredSignature,
 } from "#db/schema";
-import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
+import { PCR_ROLES, type Department, type PcrRole } from "#db/schema/enums";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
@@ -41,7 +41,7 @@ const shownSignature = (state: StoredSignature["state"], signature: string | nul
 /** The contract's `signatureDate` (docs/api-contract.md) is a date (YYYY-MM-DD); the stored timestamp stays in `signedAt`. */
 const dateOf = (at: string | null | undefined): string | null => (at ? at.slice(0, 10) : null);
 
-type UserSummary = { _id: string; name: string; email: string; position: string | null; department: string };
+type UserSummary = { _id: string; name: string; email: string; position: string | null; department: Department };
 
 /** The contract's PCR document (docs/api-contract.md), with the people it names populated alongside. */
 export function toPcrDocument(

@@ -1,13 +1,19 @@
 import { z } from "zod";
 import { SEARCH_MAX_LENGTH, SEARCH_RANK_LIMIT } from "./search.constants";
+import { refuseControlCharacters } from "./text-rules";
 
-/** `q` of GET /api/search and of the /search page: the words, a serial in any usual form, or a name. */
+/**
+ * `q` of GET /api/search and of the /search page: the words, a serial in any usual form, or a name.
+ * Control characters are refused like in every other searched text (NUL cannot reach PostgreSQL).
+ */
 export const searchQuerySchema = z.object({
-  q: z
-    .string({ error: "Give q, what to search for" })
-    .trim()
-    .min(1, { error: "Give q, what to search for" })
-    .max(SEARCH_MAX_LENGTH, { error: `A search is at most ${SEARCH_MAX_LENGTH} characters` }),
+  q: refuseControlCharacters(
+    z
+      .string({ error: "Give q, what to search for" })
+      .trim()
+      .min(1, { error: "Give q, what to search for" })
+      .max(SEARCH_MAX_LENGTH, { error: `A search is at most ${SEARCH_MAX_LENGTH} characters` }),
+  ),
 });
 
 const hit = z.object({

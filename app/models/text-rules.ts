@@ -4,6 +4,7 @@
  * zod schemas of the API, the pages and their browser-side validation, and by the upload path.
  */
 import { z } from "zod";
+import { CONTROL_CHARACTERS } from "./search.constants";
 
 /**
  * Bidirectional formatting characters: the embeddings and overrides (U+202A-U+202E), the isolates
@@ -28,8 +29,7 @@ export const withoutBidiControls = <S extends z.ZodType<string, unknown>>(schema
 // Search text
 
 /** C0 and C1 control characters and DEL: NUL cannot reach PostgreSQL text, the others are never typed. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = new RegExp(CONTROL_CHARACTERS.source);
 
 /** Whether `text` holds a C0 or C1 control character or DEL (a file name: app/models/attachments.server.ts). */
 export const hasControlCharacter = (text: string) => CONTROL.test(text);

@@ -1,11 +1,11 @@
 // /search: one box over the MOCs, PCRs and archive records the reader may read, results grouped by
 // kind (docs/decisions/039-search.md). A GET form: the address is the search, with or without JavaScript.
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { LegacyStatusBadge } from "~/components/archive";
 import { StatusBadge } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
-import { SEARCH_MAX_LENGTH } from "~/models/search.constants";
+import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/search.constants";
 import { searchQuerySchema } from "~/models/search.schema";
 import { search, type SearchGroup, type SearchHit, type SearchResults } from "~/models/search.server";
 import { requirePageUser } from "~/web/auth.server";
@@ -19,8 +19,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const raw = new URL(request.url).searchParams.get("q") ?? "";
   if (raw.trim() === "") return { q: "", error: null, results: null };
   const parsed = searchQuerySchema.safeParse({ q: raw });
-  if (!parsed.success)
-    return { q: raw.slice(0, SEARCH_MAX_LENGTH), error: parsed.error.issues[0]!.message, results: null };
+  // The form again with the message, as a 400 (the API's answer to the same q). The text shown
+  // back loses its control characters: a NUL cannot be an attribute's value.
+  if (!parsed.success) {
+    const shown = raw.replace(CONTROL_CHARACTERS, " ").slice(0, SEARCH_MAX_LENGTH);
+    return data({ q: shown, error: parsed.error.issues[0]!.message, results: null }, { status: 400 });
+  }
   return { q: parsed.data.q, error: null, results: await search(user, parsed.data.q) };
 }
 

@@ -16,7 +16,13 @@ import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
 import { bootServices } from "./boot";
 import { observability } from "./observability";
 import { dynamicCompression, precompressedAssets } from "./compression";
-import { errorHandler, remixRequestHandler } from "./request-handler";
+import {
+  answerClientError,
+  errorHandler,
+  refuseConnect,
+  refuseOtherMethods,
+  remixRequestHandler,
+} from "./request-handler";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const buildEntry = `${root}build/server/index.js`;
@@ -77,6 +83,8 @@ async function main() {
     });
     next();
   });
+  // TRACE, PROPFIND and the like: 405 with Allow (fetch's Request cannot even carry TRACE).
+  app.use(refuseOtherMethods());
   // `use`, not `all("*")`: Express would decode the path itself and answer a malformed one with HTML.
   app.use(remixRequestHandler(build, { appUrl: env.APP_URL }));
   app.use(errorHandler(log));
@@ -98,6 +106,10 @@ async function main() {
   // Node's 300 s for a whole request cut a 10 MiB file posted at 64 kbit/s (about 22 minutes);
   // a body that stops arriving is still cut after CLIENT_STALL_SECONDS (decision 027).
   server.requestTimeout = 30 * 60_000;
+  // What Node's parser refuses (headers too large, an unknown method, a malformed request) and
+  // CONNECT: answered in the app's error shape, not Node's empty bodies or a dropped connection.
+  server.on("clientError", answerClientError);
+  server.on("connect", refuseConnect);
 
   const shutdown = async (signal: string) => {
     if (stopping) return;

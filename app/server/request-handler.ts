@@ -16,10 +16,14 @@
 import type { ServerBuild } from "@remix-run/node";
 import { createRequestHandler } from "@remix-run/node";
 import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from "express";
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import { withRevalidation } from "~/web/revalidation.server";
 import { withIdempotency } from "~/web/idempotency.server";
 import { bodyCap, countedBody, drainBody, refuseStalled, refuseTooLarge } from "~/web/body-limit.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
+import { DatabaseUnavailable, isDatabaseUnavailable } from "~/utils/errors";
+import { errorPage } from "~/utils/http.server";
 import { env } from "~/utils/env.server";
 import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
 import { flushCompressed } from "./compression";
@@ -189,14 +193,43 @@ export function remixRequestHandler(build: ServerBuild, options: { appUrl: strin
   };
 }
 
+const isApiPath = (path: string) => path === "/api" || path.startsWith("/api/");
+
+/** The app's error answer from the HTTP layer: JSON under /api, the short error page elsewhere. */
+function sendError(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  res.status(code).setHeader("Cache-Control", "no-store");
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (!req.complete) res.setHeader("Connection", "close");
+  // A 400 lists its issues like every other (the request as a whole: path "").
+  if (isApiPath(req.path))
+    res.json(code === 400 ? { status: code, message, issues: [{ path: "", message }] } : { status: code, message });
+  else res.type("html").send(errorPage(code, message));
+}
+
 /**
  * Errors that reach Express (a malformed URL, an unusable Host): 4xx as JSON under /api, as a short
- * page elsewhere; anything else is a logged 500.
+ * page elsewhere; an unreachable database (met before a route ran: the idempotency key's lookup) a
+ * 503 with Retry-After; anything else is a logged 500.
  */
-export function errorHandler(log: { error: (obj: object, msg: string) => void }) {
+export function errorHandler(log: {
+  error: (obj: object, msg: string) => void;
+  warn: (obj: object, msg: string) => void;
+}) {
   return (error: unknown, req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     if (res.headersSent) {
       next(error);
+      return;
+    }
+    if (isDatabaseUnavailable(error)) {
+      log.warn({ err: error, method: req.method, path: req.path }, "database unavailable");
+      const unavailable = new DatabaseUnavailable();
+      sendError(req, res, unavailable.status, unavailable.message, unavailable.headers);
       return;
     }
     const status = (error as { status?: unknown }).status;
@@ -209,17 +242,92 @@ export function errorHandler(log: { error: (obj: object, msg: string) => void })
         : clientError
           ? "The request is not valid: its URL or a header is malformed"
           : "Something went wrong on our side";
-    const api = req.path === "/api" || req.path.startsWith("/api/");
-    res.status(code).setHeader("Cache-Control", "no-store");
-    if (!req.complete) res.setHeader("Connection", "close");
-    // A 400 lists its issues like every other (the request as a whole: path "").
-    if (api)
-      res.json(code === 400 ? { status: code, message, issues: [{ path: "", message }] } : { status: code, message });
-    else
-      res
-        .type("html")
-        .send(
-          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head><body><main><h1>${code}</h1><p>${message}</p><p><a href="/">The dashboard</a></p></main></body></html>`,
-        );
+    sendError(req, res, code, message);
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Methods, and what Node's HTTP parser refuses before Express sees a request
+
+/** The methods the app answers. Anything else (TRACE, CONNECT, PROPFIND, an unknown word) is 405. */
+export const ALLOWED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const ALLOW = ALLOWED_METHODS.join(", ");
+const methodMessage = (method: string) => `The ${method} method is not supported here; use ${ALLOW}`;
+
+/**
+ * 405 with `Allow` for a method the app does not answer, before it reaches Remix (fetch's Request
+ * refuses TRACE and CONNECT outright: that was a logged 500).
+ */
+export function refuseOtherMethods() {
+  const allowed = new Set(ALLOWED_METHODS);
+  return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    if (allowed.has(req.method)) next();
+    else sendError(req, res, 405, methodMessage(req.method), { Allow: ALLOW });
+  };
+}
+
+/** A whole HTTP answer written straight to a socket, in the app's error shape; the connection closes. */
+function socketAnswer(status: number, message: string, path: string, headers: Record<string, string> = {}): string {
+  const api = isApiPath(path);
+  const body = api ? JSON.stringify({ status, message }) : errorPage(status, message);
+  const head = {
+    ...BASE_SECURITY_HEADERS,
+    "Content-Type": api ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
+    "Content-Length": String(Buffer.byteLength(body)),
+    "Cache-Control": "no-store",
+    Connection: "close",
+    ...headers,
+  };
+  const lines = Object.entries(head).map(([name, value]) => `${name}: ${value}`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${lines.join("\r\n")}\r\n\r\n${body}`;
+}
+
+/** The target of the request line in what the parser had read ("" when it had not got that far). */
+function targetOf(raw: Buffer | undefined): string {
+  const line = raw?.subarray(0, 2048).toString("latin1").split("\r\n", 1)[0] ?? "";
+  return line.match(/^\S+ (\/\S*)/)?.[1] ?? "";
+}
+
+type ParserError = Error & { code?: string; rawPacket?: Buffer };
+
+/**
+ * Node's `clientError`: what its parser refused. Node's own answers have no body (431 among them);
+ * these carry the app's error shape, JSON when the request line named /api. Same statuses as
+ * Node's, plus 405 for a method its parser does not know. Not logged: the client's doing.
+ */
+export function answerClientError(error: ParserError, socket: Duplex & { bytesWritten?: number }) {
+  if (error.code !== "ECONNRESET" && socket.writable && !socket.bytesWritten) {
+    const path = targetOf(error.rawPacket);
+    let answer: string;
+    switch (error.code) {
+      case "HPE_HEADER_OVERFLOW":
+        answer = socketAnswer(
+          431,
+          `The request's headers are too large (more than ${Math.floor(maxHeaderSize / 1024)} KiB in all): send fewer or shorter headers or cookies`,
+          path,
+        );
+        break;
+      case "HPE_INVALID_METHOD":
+        answer = socketAnswer(405, methodMessage("request's"), path, { Allow: ALLOW });
+        break;
+      case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+        answer = socketAnswer(413, "The request's chunk extensions are too large", path);
+        break;
+      case "ERR_HTTP_REQUEST_TIMEOUT":
+        answer = socketAnswer(408, "The request took too long to arrive", path);
+        break;
+      default:
+        answer = socketAnswer(400, "The request is not valid HTTP", path);
+    }
+    socket.end(answer);
+    socket.once("finish", () => socket.destroy());
+    return;
+  }
+  socket.destroy();
+}
+
+/** A CONNECT request (Node hands its socket over instead of making it a request): 405 too. */
+export function refuseConnect(req: IncomingMessage, socket: Duplex) {
+  socket.end(socketAnswer(405, methodMessage(req.method ?? "CONNECT"), "", { Allow: ALLOW }));
+  socket.once("finish", () => socket.destroy());
 }

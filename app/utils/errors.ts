@@ -6,7 +6,7 @@ export type Issue = { path: string; message: string };
 
 export class DomainError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 503 | 504,
     message: string,
     readonly issues?: Issue[],
     readonly headers?: Record<string, string>,
@@ -66,6 +66,39 @@ export function databaseErrorCode(error: unknown): string | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * The database cannot be reached (refused, unknown host, timed out, closed, shutting down, out of
+ * connections): answered 503 with Retry-After, not 500. Codes of the socket (Node), of postgres.js
+ * and of PostgreSQL (class 08, 57P01-57P03, 53300).
+ */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+]);
+
+export class DatabaseUnavailable extends DomainError {
+  constructor() {
+    super(503, "The database cannot be reached just now; try again in a moment", undefined, { "Retry-After": "5" });
+  }
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = databaseErrorCode(error);
+  return code !== undefined && (UNREACHABLE.has(code) || code.startsWith("08"));
 }
 
 /**

@@ -5,7 +5,15 @@
  */
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z, ZodError } from "zod";
-import { DomainError, Invalid, TooLarge, fromDatabaseError, type Issue } from "./errors";
+import {
+  DatabaseUnavailable,
+  DomainError,
+  Invalid,
+  TooLarge,
+  fromDatabaseError,
+  isDatabaseUnavailable,
+  type Issue,
+} from "./errors";
 import { logger, pathOnly } from "./logger.server";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -34,6 +42,32 @@ export function zodIssues(error: ZodError): Issue[] {
   return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
 }
 
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/**
+ * The short error page of an answer the app's own error page cannot render: one from the HTTP
+ * layer (app/server/request-handler.ts) or from a resource route a browser opens (a PDF).
+ */
+export function errorPage(status: number, message: string): string {
+  const text = message.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Error ${status}</title></head><body><main><h1>${status}</h1><p>${text}</p><p><a href="/">The dashboard</a></p></main></body></html>`;
+}
+
+/**
+ * A refusal from a route that answers a file, not a page (a PDF): the error page for a browser
+ * (`Accept` names text/html), the API's JSON error body for anything else; `headers` (Retry-After)
+ * kept either way.
+ */
+export function refusal(request: Request, error: DomainError): Response {
+  if (!/\btext\/html\b/i.test(request.headers.get("Accept") ?? "")) {
+    return errorResponse(error.status, error.message, error.issues, error.headers);
+  }
+  return new Response(errorPage(error.status, error.message), {
+    status: error.status,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", ...error.headers },
+  });
+}
+
 /** Maps anything thrown in a route to a response; unknown errors are logged and answered 500. */
 export function toErrorResponse(error: unknown, request: Request): Response {
   if (error instanceof Response) return error;
@@ -41,6 +75,11 @@ export function toErrorResponse(error: unknown, request: Request): Response {
   if (error instanceof ZodError) return errorResponse(400, "The request is not valid", zodIssues(error));
   const refused = fromDatabaseError(error);
   if (refused) return errorResponse(refused.status, refused.message);
+  if (isDatabaseUnavailable(error)) {
+    logger().warn({ err: error, method: request.method, path: pathOnly(request.url) }, "database unavailable");
+    const unavailable = new DatabaseUnavailable();
+    return errorResponse(unavailable.status, unavailable.message, undefined, unavailable.headers);
+  }
   logger().error(
     { err: error, method: request.method, path: pathOnly(request.url) },
     "unhandled error in an API route",

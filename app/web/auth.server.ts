@@ -81,11 +81,19 @@ export function assertSameOriginForPage(request: Request): void {
 // ---------------------------------------------------------------------------------------------
 // Identifying the caller
 
-export type AuthResult = { ok: true; identity: Identity } | { ok: false; message: string };
+/**
+ * The 401 of an /api call that carries no credentials at all (no bearer token, no session cookie).
+ * GET /api/myUser keeps the contract's "Token claim validation failed" for it (docs/api-contract.md).
+ */
+export const SIGN_IN_FIRST = "Sign in first";
+
+/** `signedOut`: the request carried no token at all. */
+export type AuthResult = { ok: true; identity: Identity } | { ok: false; message: string; signedOut?: true };
 
 /** Who is calling, or why not (one of the three 401 messages). One query. */
 export async function authenticate(request: Request): Promise<AuthResult> {
   const { token, via } = await tokenFrom(request);
+  if (!token) return { ok: false, message: TOKEN_INVALID, signedOut: true };
   const verified = verifyToken(token);
   if (!verified.ok) return verified;
   const user = await loadSessionUser(verified.payload);
@@ -137,7 +145,7 @@ export async function requireIdentity(
   options: { allowNotOnboarded?: boolean; multipart?: boolean } = {},
 ): Promise<Identity> {
   const result = await authenticate(request);
-  if (!result.ok) throw new Unauthorized(result.message);
+  if (!result.ok) throw new Unauthorized(result.signedOut ? SIGN_IN_FIRST : result.message);
   admit(request, result.identity, options);
   return result.identity;
 }
@@ -157,6 +165,7 @@ export async function requireApiUserWith<T>(
   companionFor: (actor: Actor) => Companion<T>,
 ): Promise<{ user: PublicUser; value: T }> {
   const { token, via } = await tokenFrom(request);
+  if (!token) throw new Unauthorized(SIGN_IN_FIRST);
   const verified = verifyToken(token);
   if (!verified.ok) throw new Unauthorized(verified.message);
   let companion = companionFor(verified.payload);

@@ -87,13 +87,14 @@ import { insightsApiQuery } from "~/models/insights.schema";
 import { proxyQuery } from "~/models/image-proxy.server";
 import { searchAnswer, searchQuerySchema } from "~/models/search.schema";
 import { TOKEN_EXPIRED, TOKEN_INVALID, TOKEN_NOT_YET_VALID } from "~/utils/token.server";
+import { SIGN_IN_FIRST } from "./auth.server";
 import { MAX_PAGE, pageQuery } from "./paging.server";
 import { isCredentialRoute } from "./idempotency.server";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
 /** The error statuses the document describes (each once, in ERRORS). */
-export type ErrorStatus = 304 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 502 | 504;
+export type ErrorStatus = 304 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 431 | 502 | 503 | 504;
 
 /** One operation: what it does, its input schemas, its success answer and its other statuses. */
 export type Operation = {
@@ -878,11 +879,19 @@ const ERRORS: Record<400 | ErrorStatus, [name: string, response: object]> = {
   401: [
     "Unauthorized",
     errorResponse(
-      `No valid credentials: no token, or a refused one ("${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}", "${TOKEN_INVALID}").`,
+      `No valid credentials: none at all ("${SIGN_IN_FIRST}"; GET /api/myUser: "${TOKEN_INVALID}"), or a refused token ("${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}", "${TOKEN_INVALID}").`,
     ),
   ],
   403: ["Forbidden", errorResponse("Not allowed for the caller (or a cross-site write refused).")],
   404: ["NotFound", errorResponse("No such record (or deleted).")],
+  405: [
+    "MethodNotAllowed",
+    errorResponse(
+      "Answered on this path to a method the document does not list for it (another method, or TRACE, CONNECT or an unknown one): `Allow` names the methods answered.",
+      ERROR_BODY,
+      { Allow: { description: "The methods answered.", schema: { type: "string" } } },
+    ),
+  ],
   409: [
     "Conflict",
     errorResponse("The record is not in a state that allows this (a step already taken, a signed PCR)."),
@@ -898,6 +907,18 @@ const ERRORS: Record<400 | ErrorStatus, [name: string, response: object]> = {
   429: [
     "TooManyRequests",
     errorResponse("Too many requests; try again after Retry-After seconds.", ERROR_BODY, RETRY_AFTER),
+  ],
+  431: [
+    "HeadersTooLarge",
+    errorResponse("The request's headers are too large (more than 16 KiB in all, cookies included)."),
+  ],
+  503: [
+    "Unavailable",
+    errorResponse(
+      "The database cannot be reached just now; try again after Retry-After seconds. Nothing was changed.",
+      ERROR_BODY,
+      RETRY_AFTER,
+    ),
   ],
   502: ["BadGateway", errorResponse("The other host answered with an error or something that is not an image.")],
   504: ["GatewayTimeout", errorResponse("The other host did not answer in time.")],
@@ -945,10 +966,15 @@ export function operationIdOf(method: string, path: string): string {
   return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
 }
 
+/** The operations that answer without the database (no 503). */
+const WITHOUT_DATABASE = new Set(["/api/openapi.json", "/api/floor"]);
+
 function operation(method: string, path: string, op: Operation, components: Record<string, unknown>) {
   const errors = new Set<400 | ErrorStatus>();
-  // Any request can be malformed (a URL with a bad percent-encoding is refused before the route).
-  errors.add(400);
+  // Any request can be malformed (a URL with a bad percent-encoding is refused before the route),
+  // carry too many headers (431, from the HTTP server) or use a method its path does not answer (405).
+  [400, 405, 431].forEach((s) => errors.add(s as 400 | ErrorStatus));
+  if (!WITHOUT_DATABASE.has(path) && path !== "/login") errors.add(503);
   if (!op.public) SIGNED_IN_ERRORS.forEach((s) => errors.add(s));
   if (op.body) WRITE_ERRORS.forEach((s) => errors.add(s));
   // A signed-in write with a session cookie takes only a JSON body (or none): anything else is 415
@@ -1086,7 +1112,9 @@ export function openApiDocument(): Record<string, unknown> {
         "(`issues` on every 400, each `{ path, message }` with `path` the dotted path in the body or query). " +
         "Sign in with POST /login (form fields, `Accept: application/json`) for a token; send it as " +
         "`Authorization: Bearer <token>` or let the browser send the `session` cookie. " +
-        `A refused token is 401 with "${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}" or "${TOKEN_INVALID}". ` +
+        `A request without credentials is 401 "${SIGN_IN_FIRST}" (GET /api/myUser: "${TOKEN_INVALID}"); ` +
+        `a refused token is 401 with "${TOKEN_EXPIRED}", "${TOKEN_NOT_YET_VALID}" or "${TOKEN_INVALID}". ` +
+        "Any path answers a method it does not list with 405 and `Allow`, headers over 16 KiB with 431, and, while the database cannot be reached, 503 with `Retry-After`. " +
         "A write sent with the session cookie must carry its body as `Content-Type: application/json` (415 otherwise). " +
         "Every signed-in write takes an `Idempotency-Key` header: a replay of the same request gets the first answer again, applied once. " +
         `Lists with \`limit\` (1 to ${MAX_PAGE}) and \`cursor\` answer one page and a \`Link: <...>; rel="next"\` header; ` +

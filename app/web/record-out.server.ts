@@ -7,7 +7,7 @@ import { listAttachments, type AttachmentView } from "~/models/attachments.serve
 import { renderRecordPdf } from "~/models/record-pdf-worker.server";
 import { mocPrintRecord, pcrPrintRecord, type PrintAttachment, type PrintRecord } from "~/models/record-print.server";
 import { DomainError } from "~/utils/errors";
-import { pageError } from "~/utils/page.server";
+import { refusal } from "~/utils/http.server";
 import { requirePcrForPage } from "./pcr-page.server";
 import { requireMocForPage } from "./moc-page.server";
 
@@ -50,15 +50,19 @@ async function pcrRecordAndReader(request: Request, id: string | undefined) {
 
 /**
  * The record as a PDF download named after it (`MOC-12-2026.pdf`), made on the PDF worker thread
- * (app/models/record-pdf-worker.server.ts): a refusal (429 one at a time, 422 past a budget) is
- * the error page with its message.
+ * (app/models/record-pdf-worker.server.ts). A refusal (429 one at a time, with Retry-After; 422 past
+ * a budget) is answered here, with its message and headers: a resource route cannot render the
+ * app's error page, and Remix answers what it throws as a bare "Unexpected Server Error".
  */
-async function pdfResponse({ record, reader }: { record: PrintRecord; reader: string }): Promise<Response> {
+async function pdfResponse(
+  request: Request,
+  { record, reader }: { record: PrintRecord; reader: string },
+): Promise<Response> {
   let pdf: Uint8Array<ArrayBuffer>;
   try {
     pdf = await renderRecordPdf(record, reader);
   } catch (error) {
-    if (error instanceof DomainError) pageError(error);
+    if (error instanceof DomainError) return refusal(request, error);
     throw error;
   }
   return new Response(pdf, {
@@ -74,8 +78,8 @@ async function pdfResponse({ record, reader }: { record: PrintRecord; reader: st
 
 /** GET /mocs/:id/pdf. */
 export const mocPdfResponse = async (request: Request, id: string | undefined) =>
-  pdfResponse(await mocRecordAndReader(request, id));
+  pdfResponse(request, await mocRecordAndReader(request, id));
 
 /** GET /pcrs/:id/pdf. */
 export const pcrPdfResponse = async (request: Request, id: string | undefined) =>
-  pdfResponse(await pcrRecordAndReader(request, id));
+  pdfResponse(request, await pcrRecordAndReader(request, id));

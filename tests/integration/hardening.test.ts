@@ -2,24 +2,40 @@
  * Findings of the security review (docs/security.md): password failure budgets for every password
  * check, per account and client address; the redirect after sign-in; control characters in names
  * and mail subjects; strict token decoding; the advisory lock registry; MOC access that follows the
- * current assignments.
+ * current assignments; the HTTP answers of issue 40 (a busy PDF, no credentials, an unreachable
+ * database). The ones only a listening server gives (TRACE, oversized headers): http-answers.test.ts.
  */
+import { sql } from "drizzle-orm";
+import express from "express";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorHandler } from "../../app/server/request-handler";
 import { ADVISORY_LOCKS } from "#db/advisory-locks";
+import { closeDb } from "#db/client";
 import { emailMessages } from "#db/schema";
 import { deliverEmail } from "#jobs/email";
 import * as createImplementerRoute from "~/routes/api+/createImplementer";
+import * as getAllMocRoute from "~/routes/api+/getAllMoc";
+import * as searchApiRoute from "~/routes/api+/search";
+import * as myUserRoute from "~/routes/api+/myUser";
+import * as healthzRoute from "~/routes/healthz";
+import * as readyzRoute from "~/routes/readyz";
+import * as mocPdfRoute from "~/routes/mocs+/$id_.pdf";
+import * as pcrPdfRoute from "~/routes/pcrs+/$id_.pdf";
 import * as singlemocRoute from "~/routes/api+/singlemoc";
 import * as userRoute from "~/routes/api+/user";
 import * as usersRoute from "~/routes/api+/users";
 import * as verifyRoute from "~/routes/api+/verify";
 import * as profilePage from "~/routes/profile";
 import { PASSWORD_BUDGETS } from "~/models/password-attempts.server";
+import { slotGroup } from "~/models/person-slots.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { getDb } from "~/utils/db.server";
+import { logger } from "~/utils/logger.server";
 import { renderEmail } from "~/utils/email-layout.server";
 import { resetEnv } from "~/utils/env.server";
 import { verifyToken } from "~/utils/token.server";
@@ -29,7 +45,8 @@ import { startFakeResend, type FakeResend } from "../helpers/fake-resend";
 import { postLogin } from "../helpers/login";
 import { makeCast, mocAt, stepOk, tokenOf } from "../helpers/moc-flow";
 import { implementerForm } from "../helpers/moc";
-import { buildRequest } from "../helpers/request";
+import { createPcrOk } from "../helpers/pcr";
+import { buildRequest, call } from "../helpers/request";
 
 const from = (address: string) => ({ [CLIENT_ADDRESS_HEADER]: clientAddressHeader(address) });
 const login = (email: string, password: string, address = "198.51.100.1") =>
@@ -335,5 +352,133 @@ describe("MOC access follows the current assignments", () => {
     // The audit trail still says who was assigned when.
     const actions = submitted.logs.map((l: { action: string }) => l.action);
     expect(actions).toContain(`Saved Part B as a draft and assigned ${stand_in.name} as the approver`);
+  });
+});
+
+describe("HTTP answers (issue 40)", () => {
+  describe("a PDF asked for while the person's previous one is still being made", () => {
+    // The same slots the PDF worker takes (app/models/person-slots.server.ts): held here, the next
+    // PDF of that person is refused as a second concurrent one is, without racing a real PDF.
+    const pdfSlots = slotGroup("record-pdf", () => "held by the test");
+    const BUSY = "A PDF you asked for is still being made; wait for it to finish, then try again";
+
+    it.each([
+      ["a MOC", "mocs", mocPdfRoute],
+      ["a PCR", "pcrs", pcrPdfRoute],
+    ] as const)(
+      "of %s: 429 with Retry-After and the message, a page for a browser, JSON for a client",
+      async (_, kind, route) => {
+        const cast = await makeCast();
+        const id = kind === "mocs" ? (await mocAt("b", cast))._id : (await createPcrOk(cast.originator))._id;
+        const token = await tokenOf(cast.originator);
+        const release = pdfSlots.acquire(cast.originator._id, { perUser: 1, overall: 4 });
+        try {
+          const ask = (accept: string) =>
+            call(route, {
+              path: `/${kind}/${id}/pdf`,
+              params: { id },
+              token,
+              cookie: true,
+              headers: { Accept: accept },
+            });
+          const page = await ask("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8");
+          expect(page.status).toBe(429);
+          expect(page.headers.get("Retry-After")).toMatch(/^[1-9]\d*$/);
+          expect(page.headers.get("Content-Type")).toMatch(/^text\/html/);
+          expect(page.text).toMatch(/^<!doctype html>/);
+          expect(page.text).toContain(BUSY);
+          const json = await ask("application/json");
+          expect(json.status).toBe(429);
+          expect(json.headers.get("Retry-After")).toMatch(/^[1-9]\d*$/);
+          expect(json.body).toEqual({ status: 429, message: BUSY });
+        } finally {
+          release();
+        }
+        // Once the first is done, the PDF is made.
+        const made = await call(route, { path: `/${kind}/${id}/pdf`, params: { id }, token, cookie: true });
+        expect(made.status).toBe(200);
+        expect(made.headers.get("Content-Type")).toBe("application/pdf");
+      },
+      60_000,
+    );
+  });
+
+  describe("an /api call without credentials", () => {
+    it("is 401 'Sign in first'; a refused token keeps its message, GET /api/myUser the contract's", async () => {
+      // requireApiUser and requireApiUserWith (a list's fingerprint in the session lookup) alike.
+      for (const [route, path] of [
+        [searchApiRoute, "/api/search"],
+        [getAllMocRoute, "/api/getAllMoc"],
+      ] as const) {
+        const none = await api(route, { path, query: { q: "pump" } });
+        expect(none.status).toBe(401);
+        expect(none.body).toEqual({ status: 401, message: "Sign in first" });
+      }
+      const refused = await api(searchApiRoute, { path: "/api/search", query: { q: "pump" }, token: "not-a-token" });
+      expect(refused.body).toEqual({ status: 401, message: "Token claim validation failed" });
+      const myUser = await api(myUserRoute, { path: "/api/myUser" });
+      expect(myUser.body).toEqual({ status: 401, message: "Token claim validation failed" });
+    });
+  });
+
+  describe("an unreachable database", () => {
+    const reachable = process.env.DATABASE_URL!;
+    let token: string;
+    beforeAll(async () => {
+      token = await tokenFor(await makeUser());
+      // Nothing listens on port 1: every connection is refused, as with a stopped server.
+      await closeDb();
+      process.env.DATABASE_URL = "postgres://postgres@127.0.0.1:1/stopped";
+    });
+    afterAll(async () => {
+      await closeDb();
+      process.env.DATABASE_URL = reachable;
+    });
+
+    it("/healthz still answers 200 (the process lives); /readyz answers 503 with the reason", async () => {
+      const live = await call(healthzRoute, { path: "/healthz" });
+      expect(live.status).toBe(200);
+      expect(live.body).toEqual({ status: "ok" });
+      const ready = await call(readyzRoute, { path: "/readyz" });
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatchObject({ status: "unavailable", database: "unavailable" });
+    });
+
+    it("met before a route runs (the HTTP layer's error handler), it is a 503 too: JSON under /api, a page elsewhere", async () => {
+      const app = express();
+      app.use((_req, res, next) => {
+        getDb()
+          .execute(sql`select 1`)
+          .then(() => res.end(), next);
+      });
+      app.use(errorHandler(logger()));
+      const listening = app.listen(0, "127.0.0.1");
+      await once(listening, "listening");
+      try {
+        const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+        const json = await fetch(`${base}/api/newmoc`, { method: "POST" });
+        expect(json.status).toBe(503);
+        expect(json.headers.get("Retry-After")).toMatch(/^[1-9]\d*$/);
+        expect(await json.json()).toEqual({
+          status: 503,
+          message: "The database cannot be reached just now; try again in a moment",
+        });
+        const page = await fetch(`${base}/mocs`);
+        expect(page.status).toBe(503);
+        expect(await page.text()).toMatch(/<h1>503<\/h1>.*cannot be reached/s);
+      } finally {
+        listening.close();
+      }
+    });
+
+    it("an /api call is 503 with Retry-After and the message, not a 500", async () => {
+      const res = await api(getAllMocRoute, { path: "/api/getAllMoc", token });
+      expect(res.status, res.text).toBe(503);
+      expect(res.headers.get("Retry-After")).toMatch(/^[1-9]\d*$/);
+      expect(res.body).toEqual({
+        status: 503,
+        message: "The database cannot be reached just now; try again in a moment",
+      });
+    });
   });
 });

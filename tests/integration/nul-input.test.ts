@@ -4,14 +4,19 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CONTROL_CHARACTERS } from "~/models/search.constants";
+import { SEARCH_CONTROL_MESSAGE } from "~/models/text-rules";
 import * as newmocRoute from "~/routes/api+/newmoc";
+import * as searchApi from "~/routes/api+/search";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as usersRoute from "~/routes/api+/users";
 import * as reviewRoute from "~/routes/api+/year-end-review";
+import * as searchPage from "~/routes/search";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { newMocBody } from "../helpers/moc";
+import { buildRequest } from "../helpers/request";
 
 const NUL = "before\u0000after";
 let adminToken: string;
@@ -88,5 +93,28 @@ describe("a NUL character in the input", () => {
     expect(res.status, res.text).toBe(400);
     expect(res.body.message).toMatch(/NUL|not valid|invalid/i);
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe("a NUL or another control character in a search", () => {
+  const QUERIES = [NUL, "\u0000", "pump\u0007", "pump\ttest", "line\nbreak", "c1\u0085"];
+
+  it.each(QUERIES)("GET /api/search?q=%j: 400 naming q, with the message", async (q) => {
+    const res = await api(searchApi, { path: "/api/search", query: { q }, token: adminToken });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.issues).toEqual([{ path: "q", message: SEARCH_CONTROL_MESSAGE }]);
+  });
+
+  it.each(QUERIES)("the /search page with q=%j: the form again with the message, as a 400", async (q) => {
+    const request = await buildRequest({ path: "/search", query: { q }, token: adminToken, cookie: true });
+    const answer = (await searchPage.loader({ request, params: {}, context: {} })) as unknown as {
+      data: { q: string; error: string; results: unknown };
+      init: { status: number };
+    };
+    expect(answer.init?.status).toBe(400);
+    expect(answer.data.error).toBe(SEARCH_CONTROL_MESSAGE);
+    expect(answer.data.results).toBeNull();
+    // Shown back in the search box without its control characters.
+    expect(answer.data.q).not.toMatch(new RegExp(CONTROL_CHARACTERS.source));
   });
 });

@@ -4,6 +4,7 @@
  * 405), and every path in the document has its route file.
  */
 import { readdirSync } from "node:fs";
+import { ACCESS_LEVELS, DEPARTMENTS, ROLES } from "#db/schema/enums";
 import { describe, expect, it } from "vitest";
 import { API, openApiDocument } from "~/web/openapi.server";
 import * as openapiRoute from "~/routes/api+/openapi[.]json";
@@ -115,5 +116,54 @@ describe("GET /api/openapi.json", () => {
       }
     }
     expect(refused).toEqual([]);
+  });
+
+  it("lists 405, 431 and 503 where they can occur, each with its headers", () => {
+    const doc = openApiDocument() as {
+      paths: Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>;
+      components: { responses: Record<string, { headers?: Record<string, unknown> }> };
+    };
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const statuses = Object.keys(op.responses);
+        expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(["405", "431"]));
+        // Every operation but the two that never ask the database (and /login, a page's action).
+        if (!["/api/openapi.json", "/api/floor", "/login"].includes(path)) expect(statuses, path).toContain("503");
+      }
+    }
+    expect(doc.components.responses.MethodNotAllowed!.headers).toHaveProperty("Allow");
+    expect(doc.components.responses.Unavailable!.headers).toHaveProperty("Retry-After");
+    expect(doc.components.responses.HeadersTooLarge).toBeDefined();
+  });
+
+  it("a person's role, department and access are enums of the values the database takes", () => {
+    const doc = openApiDocument() as {
+      components: { schemas: Record<string, { properties: Record<string, object> }> };
+    };
+    for (const schema of ["User", "UserRef"]) {
+      const { properties } = doc.components.schemas[schema]!;
+      expect(properties.role, schema).toMatchObject({ enum: [...ROLES] });
+      expect(properties.department, schema).toMatchObject({ enum: [...DEPARTMENTS] });
+      expect(properties.access, schema).toMatchObject({ enum: [...ACCESS_LEVELS] });
+    }
+    // No other property of those names in the document is a bare string (the paper archive's free-text
+    // department and a signer's chain role aside).
+    const loose: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "properties" && value && typeof value === "object") {
+          for (const [name, property] of Object.entries(value as Record<string, object>)) {
+            if (["role", "department", "access"].includes(name) && !JSON.stringify(property).includes('"enum"'))
+              loose.push(`${where}/${name}`);
+          }
+        }
+        walk(value, `${where}/${key}`);
+      }
+    };
+    walk(doc, "#");
+    expect(
+      loose.filter((p) => !/LegacyRecord|\/api\/oldMoc|SignatureManifestation|substitutes|Insights/.test(p)),
+    ).toEqual([]);
   });
 });

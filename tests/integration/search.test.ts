@@ -351,16 +351,20 @@ describe("the /search page", () => {
 
   it("answers what the API answers, grouped by kind", async () => {
     const [n, y] = count(open.serial_num);
-    const shown = await page(admin, `MOC ${n}/${y}`);
+    const shown = (await page(admin, `MOC ${n}/${y}`)) as { results: Awaited<ReturnType<typeof find>> };
     expect(shown.results?.mocs.results[0]?._id).toBe(open._id);
     expect(shown.results).toEqual(await find(admin, `MOC ${n}/${y}`));
   });
 
-  it("shows the empty form without q, and the message for a q too long (never a 5xx)", async () => {
+  it("shows the empty form without q, and the form with the message for a q too long, as a 400 (never a 5xx)", async () => {
     expect(await page(admin)).toEqual({ q: "", error: null, results: null });
-    const long = await page(admin, "y".repeat(500));
-    expect(long.results).toBeNull();
-    expect(long.error).toMatch(/at most 200/);
+    const long = (await page(admin, "y".repeat(500))) as unknown as {
+      data: { results: unknown; error: string };
+      init: { status: number };
+    };
+    expect(long.init.status).toBe(400);
+    expect(long.data.results).toBeNull();
+    expect(long.data.error).toMatch(/at most 200/);
   });
 
   it("sends a reader without a session to sign in", async () => {
