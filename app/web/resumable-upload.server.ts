@@ -32,7 +32,7 @@ import { finishUpload, PostgresUploadStore, uploadOwner } from "~/models/resumab
 import type { PublicUser } from "~/models/user.server";
 import { DomainError, Forbidden } from "~/utils/errors";
 import { logger } from "~/utils/logger.server";
-import { assertSameOrigin, authenticate } from "./auth.server";
+import { assertSameOrigin, authenticate, SIGN_IN_FIRST } from "./auth.server";
 
 export const RESUMABLE_UPLOAD_PATH = "/tus/attachments";
 
@@ -130,7 +130,10 @@ function tusServer(): Server {
 /** The tus endpoint: the caller identified, then @tus/server. */
 export async function handleResumableUpload(request: Request): Promise<Response> {
   const who = await authenticate(request);
-  if (!who.ok) return new Response(who.message, { status: 401, headers: { "Cache-Control": "no-store" } });
+  if (!who.ok) {
+    const message = who.signedOut ? SIGN_IN_FIRST : who.message;
+    return new Response(message, { status: 401, headers: { "Cache-Control": "no-store" } });
+  }
   if (who.identity.via === "cookie") {
     try {
       assertSameOrigin(request);

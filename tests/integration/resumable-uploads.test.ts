@@ -214,6 +214,7 @@ describe("tus uploads of attachments", () => {
       context: {},
     });
     expect(anonymous.status).toBe(401);
+    expect(await anonymous.text()).toBe("Sign in first");
   });
 
   it("an upload not finished within its lifetime from creation is refused (410) and removed, though bytes keep coming", async () => {
