@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ADMIN, expect, signIn, test } from "./fixtures";
 import { e2eDatabaseUrl } from "./second-instance";
+import { E2E_SECRETS } from "./secrets";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -20,10 +21,12 @@ test("the administration page shows the last backup, its size and file", async (
   const dir = mkdtempSync(path.join(tmpdir(), "cm-e2e-backup-"));
   const file = path.join(dir, `admin-${testInfo.project.name}.cmbackup`);
   try {
+    // The backup's digest is keyed with the server's audit key (docs/decisions/030-backups.md).
     const env = process.env.DATABASE_URL
-      ? { ...process.env, DATABASE_URL: await e2eDatabaseUrl() }
+      ? { ...process.env, AUDIT_KEY: E2E_SECRETS.AUDIT_KEY, DATABASE_URL: await e2eDatabaseUrl() }
       : {
           ...process.env,
+          AUDIT_KEY: E2E_SECRETS.AUDIT_KEY,
           DATABASE_URL: "",
           DATA_DIR: path.join(root, `.data/e2e${port === "3100" ? "" : `_${port}`}`),
         };

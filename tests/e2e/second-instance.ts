@@ -10,6 +10,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { asAppRole, withDatabase } from "../helpers/databases";
+import { E2E_SECRETS } from "./secrets";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const port = process.env.E2E_PORT ?? "3100";
@@ -75,8 +76,7 @@ export async function startSecondInstance(
     HOST: "127.0.0.1",
     APP_URL: url,
     // The same secret as the first instance (tests/e2e/server.ts): a session works on both.
-    SESSION_SECRET: "e2e-session-secret-0123456789-0123456789",
-    AUDIT_KEY: "e2e-audit-key-0123456789-0123456789-abcdef",
+    ...E2E_SECRETS,
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
     ...options.env,

@@ -6,6 +6,7 @@
  */
 import fs from "node:fs/promises";
 import { createAppDatabase } from "../helpers/databases";
+import { E2E_SECRETS } from "./secrets";
 
 const port = process.env.E2E_PORT ?? "3100";
 // Separate names let two runs (say, on different ports) share a machine without clobbering each other.
@@ -27,8 +28,7 @@ Object.assign(process.env, {
   PORT: port,
   HOST: "127.0.0.1",
   APP_URL: `http://127.0.0.1:${port}`,
-  SESSION_SECRET: "e2e-session-secret-0123456789-0123456789",
-  AUDIT_KEY: "e2e-audit-key-0123456789-0123456789-abcdef",
+  ...E2E_SECRETS,
   ADMIN_EMAIL: "admin@e2e.test",
   ADMIN_PASSWORD: "e2e-admin-password",
   // Errors only: Playwright prints the server's output (tests/e2e/playwright.config.ts), so a
