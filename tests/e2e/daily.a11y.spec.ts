@@ -8,6 +8,8 @@ test("notifications, the user edit page and the delete confirmation have no seri
   page,
   createUser,
 }) => {
+  // Four pages scanned, each a full axe run: more than a minute on two busy cores.
+  test.slow();
   const user = await createUser();
   await signIn(page, ADMIN.email, ADMIN.password);
   await page.goto("/notifications");
