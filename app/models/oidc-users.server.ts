@@ -202,7 +202,9 @@ export async function accountForProvider(claims: ProviderClaims): Promise<Public
         .returning();
       await auditUser(tx, row!.id, null, {
         action: "Created at first sign-in with the identity provider",
-        comment: `${describeAccount(row!)}; linked to ${accountAt(who.issuer, who.subject)}`,
+        // The account's description ends the comment: the audit verification reads the rights from it
+        // (app/models/audit-account.server.ts).
+        comment: `Linked to ${accountAt(who.issuer, who.subject)}; ${describeAccount(row!)}`,
       });
       return toPublicUser(row!);
     }

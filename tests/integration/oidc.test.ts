@@ -17,7 +17,7 @@ import * as verifyRoute from "~/routes/api+/verify";
 import * as signaturesRoute from "~/routes/api+/pcr.signatures";
 import * as adminUsersPage from "~/routes/admin+/users";
 import * as adminUserPage from "~/routes/admin+/users.$id";
-import { historyOf } from "~/models/audit.server";
+import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { getDb } from "~/utils/db.server";
 import { resetEnv } from "~/utils/env.server";
 import { tokenFromCookie } from "~/utils/cookies.server";
@@ -263,6 +263,9 @@ describe("signing in at the identity provider", () => {
     });
     const history = await historyOf("user", me.body.userData._id);
     expect(history.map((h) => h.action)).toContain("Created at first sign-in with the identity provider");
+    // Its creation entry describes the account the way the verification reads it: the chain holds.
+    const broken = (await verifyAuditTrail(getDb(), "/nonexistent/no-seals")).broken;
+    expect(broken.filter((b) => b.recordId === me.body.userData._id)).toEqual([]);
     // The account has no password anyone knows.
     const login = await postLogin({ email: "newcomer@example.com", password: PASSWORD }, { json: true });
     expect(login.status).toBe(401);
