@@ -29,6 +29,8 @@ test("notifications, the user edit page and the delete confirmation have no seri
 });
 
 test("a MOC waiting on a deviation decision, and the decision form with errors", async ({ cast, mocApi, openAs }) => {
+  // Three full axe runs after a MOC is taken to its implementation: the slow budget too.
+  test.slow();
   const at = await mocApi.createAt(cast, "implementation");
   await mocApi.submit("/api/submit/implementation", cast.implementer, {
     moc_id: at._id,
