@@ -485,6 +485,58 @@ export async function withdrawPcr(actor: PublicUser, id: string, reason: string)
   });
 }
 
+const originatorPosition = async (db: Executor, row: Pick<PcrRow, "originatorId">) =>
+  (await db.select({ position: users.position }).from(users).where(eq(users.id, row.originatorId)))[0]?.position ??
+  null;
+
+/**
+ * Why `person` may not sign the `role` slot of this PCR as its substitute (null when they may): the
+ * originator signs as Change Originator, and one person signs one slot.
+ */
+function substituteRefusal(
+  row: Pick<PcrRow, "originatorId" | "signatures">,
+  role: string,
+  person: { id: string; name: string },
+): string | null {
+  if (person.id === row.originatorId)
+    return `${person.name} raised this PCR and signs it as Change Originator; someone else must sign as ${role}`;
+  const signer = slotSignedBy(row, person.id);
+  return signer ? `${person.name} already signed this PCR as ${signer.Name}; one person signs one slot` : null;
+}
+
+/**
+ * What the PCR page offers an admin for naming a substitute (null when there is nothing to name):
+ * the slot of the position its originator holds while it is pending and unsigned, who is named for
+ * it now, and the active people `namePcrSubstitute` would accept, by name.
+ */
+export async function pcrSubstituteOffer(
+  actor: PublicUser,
+  pcrId: string,
+  db: Executor = getDb(),
+): Promise<{
+  role: PcrRole;
+  namedId: string | null;
+  candidates: { id: string; name: string; position: string | null }[];
+} | null> {
+  if (!canNamePcrSubstitutes(actor)) return null;
+  const [row] = await db.select().from(pcrs).where(eq(pcrs.id, pcrId));
+  if (!row || row.status !== "pending") return null;
+  const position = await originatorPosition(db, row);
+  const slot = position ? row.signatures.find((s) => s.Name === position) : undefined;
+  if (!slot || slot.state === "signed") return null;
+  const role = slot.Name as PcrRole;
+  const people = await db
+    .select({ id: users.id, name: users.name, position: users.position })
+    .from(users)
+    .where(eq(users.active, true))
+    .orderBy(asc(users.name), asc(users.email));
+  return {
+    role,
+    namedId: row.substitutes.find((s) => s.role === role)?.userId ?? null,
+    candidates: people.filter((p) => !substituteRefusal(row, role, p)),
+  };
+}
+
 /**
  * POST /api/pcr/substitute: an admin names who signs a position's slot of a PCR raised by a holder
  * of that position (its originator signs as Change Originator and may sign one slot only;
@@ -507,24 +559,14 @@ export async function namePcrSubstitute(
     }
     const slot = row.signatures.find((s) => s.Name === input.role)!;
     if (slot.state === "signed") throw new Conflict(`The ${input.role} slot is already signed`);
-    const [originator] = await tx
-      .select({ position: users.position })
-      .from(users)
-      .where(eq(users.id, row.originatorId));
-    if (originator?.position !== input.role) {
+    if ((await originatorPosition(tx, row)) !== input.role) {
       throw new Conflict(
         `A substitute is named only for the slot of the position the originator holds; holders of ${input.role} sign this one`,
       );
     }
     const people = await requireActiveUsers(tx, [{ path: "userId", id: input.userId }]);
     const name = people.get(input.userId)!.name;
-    const signer = slotSignedBy(row, input.userId);
-    const issue =
-      input.userId === row.originatorId
-        ? `${name} raised this PCR and signs it as Change Originator; someone else must sign as ${input.role}`
-        : signer
-          ? `${name} already signed this PCR as ${signer.Name}; one person signs one slot`
-          : null;
+    const issue = substituteRefusal(row, input.role, { id: input.userId, name });
     if (issue) throw new Invalid(issue, [{ path: "userId", message: issue }]);
     const substitutes = [
       ...row.substitutes.filter((s) => s.role !== input.role),

@@ -15,8 +15,8 @@ import { canEditPcr } from "~/models/authz.server";
 import { historyOf } from "~/models/audit.server";
 import { roomOfPcr } from "~/models/chat.server";
 import { History } from "~/components/signatures";
-import { signPageSchemaWith, withdrawReasonSchema } from "~/models/pcr.schema";
-import { clonePcr, deletePcr, withdrawPcr } from "~/models/pcr.server";
+import { signPageSchemaWith, substituteBodySchema, withdrawReasonSchema } from "~/models/pcr.schema";
+import { clonePcr, deletePcr, namePcrSubstitute, pcrSubstituteOffer, withdrawPcr } from "~/models/pcr.server";
 import { pcrSigningOffer, signPcrSlot } from "~/models/pcr-signing.server";
 import { env } from "~/utils/env.server";
 import {
@@ -77,6 +77,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // A PCR anyone has signed is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md).
     canDelete: canEditPcr(user, rules) && !signed && !pcr.affectedParties.some((p) => typeof p.Signature === "string"),
     canWithdraw: canEditPcr(user, rules) && pcr.status !== "withdrawn",
+    // An admin names who signs the slot of the position the originator holds (docs/decisions/026).
+    substitute: await pcrSubstituteOffer(user, pcr._id),
     chat: await chatPanelData(request, user, roomOfPcr(pcr)),
     reauth: {
       method: reauth,
@@ -89,6 +91,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 const manageSchema = z.object({ intent: z.enum(["clone", "delete"]), confirmed: z.literal("yes").optional() });
 const withdrawSchema = z.object({ intent: z.literal("withdraw"), reason: z.string().optional() });
+const substituteSchema = z.object({ intent: z.literal("substitute"), role: z.string(), userId: z.string() });
 
 /** The `?withdraw` address that asks for the reason before withdrawing, with the card in view. */
 const CONFIRM_WITHDRAW_PARAM = "withdraw";
@@ -108,6 +111,21 @@ export async function action({ request, params }: ActionFunctionArgs) {
     const result = await runForPage(() => withdrawPcr(user, pcr._id, reason.data));
     if (!result.ok) return redirectWithFlash(here, { kind: "error", message: result.error.message });
     return redirectWithFlash(here, { kind: "success", message: `PCR ${pcr.serial_num} was withdrawn.` });
+  }
+  const substitute = substituteSchema.safeParse(Object.fromEntries(form));
+  if (substitute.success) {
+    // The API's body rules and the model's checks, as POST /api/pcr/substitute applies them.
+    const body = substituteBodySchema.safeParse({ pcrId: pcr._id, ...substitute.data });
+    if (!body.success) return data({ substituteError: "Choose who signs in the originator's place" }, { status: 400 });
+    const result = await runForPage(() => namePcrSubstitute(user, body.data));
+    if (!result.ok) {
+      if (result.error.status === 400) return data({ substituteError: result.error.message }, { status: 400 });
+      return redirectWithFlash(here, { kind: "error", message: result.error.message });
+    }
+    return redirectWithFlash(here, {
+      kind: "success",
+      message: `Substitute named: they sign as ${body.data.role} in place of the originator, and have been told.`,
+    });
   }
   const manage = manageSchema.safeParse(Object.fromEntries(form));
   if (manage.success) {
@@ -268,11 +286,13 @@ export default function PcrPage() {
     frozen,
     canDelete,
     canWithdraw,
+    substitute,
     chat,
     history,
   } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const withdrawError = actionData && "withdrawError" in actionData ? actionData.withdrawError : null;
+  const substituteError = actionData && "substituteError" in actionData ? actionData.substituteError : null;
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const confirmingWithdraw = searchParams.has(CONFIRM_WITHDRAW_PARAM) || Boolean(withdrawError);
@@ -377,6 +397,43 @@ export default function PcrPage() {
         <section className="card" aria-labelledby="party-sign-title">
           <h2 id="party-sign-title">Your signature as an affected party</h2>
           <SignForm slot="party" label="Reviewed as an affected party" allowSign />
+        </section>
+      ) : null}
+
+      {substitute ? (
+        <section className="card no-print" aria-labelledby="substitute-title">
+          <h2 id="substitute-title">Who signs as {substitute.role}</h2>
+          <p>
+            {pcr.originator?.name ?? "The originator"} holds the position {substitute.role} and signs this PCR as Change
+            Originator, so someone else signs its {substitute.role} slot. As an admin, name who.
+          </p>
+          <Form method="post" className="stack" preventScrollReset>
+            <input type="hidden" name="role" value={substitute.role} />
+            <div className="field">
+              <label htmlFor="substitute-user">Signs as {substitute.role}</label>
+              <select
+                id="substitute-user"
+                name="userId"
+                required
+                defaultValue={substitute.namedId ?? ""}
+                aria-describedby={substituteError ? "substitute-user-error" : undefined}
+                aria-invalid={substituteError ? true : undefined}
+              >
+                <option value="">Choose a person</option>
+                {substitute.candidates.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.position ? `${p.name} (${p.position})` : p.name}
+                  </option>
+                ))}
+              </select>
+              <ErrorList id="substitute-user-error" errors={substituteError ? [substituteError] : null} />
+            </div>
+            <div className="row">
+              <SubmitButton name="intent" value="substitute" className="button" pendingText="Saving…">
+                {substitute.namedId ? "Name instead" : "Name the substitute"}
+              </SubmitButton>
+            </div>
+          </Form>
         </section>
       ) : null}
 
