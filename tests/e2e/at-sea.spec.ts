@@ -4,6 +4,7 @@
  * that never scroll sideways at 375 px and keep the header on one row at 1280 px for every role.
  */
 import type { Page } from "@playwright/test";
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import zlib from "node:zlib";
 import { ADMIN } from "./fixtures";
@@ -228,6 +229,59 @@ test.describe("layouts", () => {
         expect(sizes[0], `${path} at ${width} px: scrollWidth <= clientWidth`).toBeLessThanOrEqual(sizes[1]!);
       }
     }
+  });
+
+  test("the MOC's pages fit 375 px with the longest title, names and plan items", async ({
+    cast,
+    createUser,
+    mocApi,
+    openAs,
+  }) => {
+    test.setTimeout(180_000);
+    // Words longer than a phone is wide (part numbers, links, German compounds) at every field's limit.
+    const word = (n: number) => "Ballastwasserbehandlungsanlage".repeat(Math.ceil(n / 30)).slice(0, n);
+    const fill = (n: number) => `${word(80)} ${"long text ".repeat(n)}`.slice(0, n);
+    const owner = await createUser({
+      name: `${word(100)} ${randomBytes(3).toString("hex")}`,
+      department: "engineering",
+    });
+    const moc = await mocApi.create(cast, {
+      title: { value: `${word(90)} ${"x".repeat(29)}` },
+      "description-of-change": { value: `<p>${word(200)} https://example.com/${word(150)}</p>` },
+      "reason-for-change": { value: fill(1000) },
+    });
+    const item = { description: fill(2000), owner: owner._id, due: "2030-01-31" };
+    await mocApi.submit("/api/actionTable", cast.implementer, { id: moc._id, action: { items: [item, item] } });
+    await mocApi.submit("/api/manualsPlan", cast.implementer, {
+      id: moc._id,
+      manual_plan: { items: [{ document: fill(500), change: fill(2000), owner: owner._id, due: "2030-01-31" }] },
+    });
+    await mocApi.submit("/api/impact", cast.implementer, {
+      moc_id: moc._id,
+      impact_assessment: [{ category: fill(200), hazards: [fill(1000), word(300)] }],
+    });
+    const editor = await openAs(cast.implementer);
+    // The owner of the plan items, with the longest name: their dashboard lists them as "My actions".
+    const ownerPage = await openAs({ ...owner, token: owner.token! });
+    const page = await openAs(cast.hseq);
+    const visits: [Page, string][] = [
+      [page, `/mocs/${moc._id}`],
+      [page, `/mocs/${moc._id}/print`],
+      [page, "/mocs"],
+      [page, "/"],
+      [editor, `/mocs/${moc._id}/actions`],
+      [editor, `/mocs/${moc._id}/manuals`],
+      [editor, `/mocs/${moc._id}/impact`],
+      [ownerPage, "/"],
+    ];
+    for (const [who, path] of visits) {
+      await who.setViewportSize({ width: 375, height: 800 });
+      const response = await who.goto(path);
+      expect(response?.status(), path).toBeLessThan(400);
+      expect(await overflowing(who), `${path} at 375 px`).toEqual([]);
+    }
+    await page.goto(`/mocs/${moc._id}`);
+    await page.screenshot({ path: `/tmp/moc-longest-375-${test.info().project.name}.png`, fullPage: true });
   });
 
   test("the header is one row at 1280 px for the admin, an HSEQ user and a standard user, and fits at 375 px", async ({
