@@ -9,10 +9,13 @@ import {
   ScrollRestoration,
   useLoaderData,
   useLocation,
+  useNavigate,
   useNavigation,
+  useRevalidator,
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
+import type { DraftsApplied } from "~/offline/draft-rules";
 import { Form } from "~/components/form";
 import { useEffect, useState } from "react";
 import { authenticate } from "~/web/auth.server";
@@ -195,12 +198,31 @@ export default function App() {
   useEffect(() => {
     void import("~/offline/client").then((offline) => offline.start(signedIn, sessionId));
   }, [signedIn, sessionId]);
+  useDraftsApplied();
   return (
     <>
       <Outlet />
       <PrefetchLinkedModules />
     </>
   );
+}
+
+/**
+ * Forms written offline and sent when the link returned (app/offline/drafts.ts) changed what this
+ * page shows: it asks for its data again, or, when the step it is the form of went, shows the record.
+ */
+function useDraftsApplied() {
+  const navigate = useNavigate();
+  const revalidator = useRevalidator();
+  useEffect(() => {
+    const onApplied = (event: Event) => {
+      const { goTo } = (event as CustomEvent<DraftsApplied>).detail;
+      if (goTo !== location.pathname + location.search) navigate(goTo);
+      else revalidator.revalidate();
+    };
+    document.addEventListener("drafts:applied", onApplied);
+    return () => document.removeEventListener("drafts:applied", onApplied);
+  }, [navigate, revalidator]);
 }
 
 export function ErrorBoundary() {

@@ -306,6 +306,13 @@ function Panel({ chat }: { chat: ChatPanelData }) {
           })}
         </ol>
       )}
+      {/* Messages written offline, waiting for the link: filled by app/offline/drafts.ts, never by React. */}
+      <ol
+        className="chat-messages chat-waiting"
+        aria-label="Waiting to send"
+        data-chat-waiting={paths.action.split("?")[0]}
+        hidden
+      />
       {unseen > 0 ? (
         <p className="chat-jump">
           <button type="button" className="button button-small" onClick={jumpToLatest}>

@@ -28,20 +28,30 @@ export function draftKind(action: URL, fields: [string, string][]): DraftKind | 
   return null;
 }
 
-export function draftLabel(kind: DraftKind, action: URL, fields: [string, string][]): string {
+/** Where a form was written, in its page's words: the record's heading, the form's heading. */
+export type DraftPlace = { record?: string; form?: string };
+
+/** What app/offline/drafts.ts tells the page when drafts written on it have gone: where to go next. */
+export type DraftsApplied = { applied: number; goTo: string };
+
+/**
+ * How a draft is named in the list: which record ("MOC 14-2026 — Bilge alarm panel", from the
+ * page it was written on) and which form or what was written.
+ */
+export function draftLabel(kind: DraftKind, action: URL, fields: [string, string][], place: DraftPlace = {}): string {
   // MOC forms name their answers `<field>.value` (the API's `{ value }` shape).
   const value = (name: string) => fields.find(([key]) => key === name || key === `${name}.value`)?.[1] ?? "";
   const short = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  const record = action.pathname.startsWith("/pcrs/") ? "PCR" : "MOC";
+  const record = place.record ? short(place.record) : `a ${action.pathname.startsWith("/pcrs/") ? "PCR" : "MOC"}`;
   switch (kind) {
     case "moc":
       return `New MOC: ${short(value("reason-for-change") || "(no reason given yet)")}`;
     case "chat":
-      return `Chat message on a ${record}: ${short(value("message"))}`;
+      return `Chat message on ${record}: ${short(value("message"))}`;
     case "comment":
-      return `Comment on a PCR: ${short(value("comments"))}`;
+      return `Comment on ${record}: ${short(value("comments"))}`;
     case "step":
-      return `MOC step "${action.pathname.split("/").at(-1)}"`;
+      return `${place.form ?? `The "${action.pathname.split("/").at(-1)}" form`} of ${record}`;
   }
 }
 

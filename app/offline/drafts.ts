@@ -18,6 +18,8 @@ import {
   readReplay,
   SIGNED_OUT,
   type DraftKind,
+  type DraftPlace,
+  type DraftsApplied,
   type ReplayOutcome,
 } from "./draft-rules";
 import { USER_ATTRIBUTE } from "./pages";
@@ -33,6 +35,8 @@ type Draft = {
   createdAt: number;
   state: "waiting" | "refused";
   message?: string;
+  /** Its post went out once (and failed for the network): the server may have applied it. */
+  sent?: boolean;
 };
 
 interface DraftsDb extends DBSchema {
@@ -78,18 +82,39 @@ function fieldsOf(form: HTMLFormElement, submitter: HTMLElement | null): [string
   return fields;
 }
 
+/** Where a form is, in the words of its page: the record's heading and the form's own. */
+function placeOf(form: HTMLFormElement): DraftPlace {
+  const words = (node: Element | null | undefined) => node?.textContent?.replace(/\s+/g, " ").trim() || undefined;
+  return {
+    record: words(document.querySelector("main h1")),
+    form: words(form.closest("section")?.querySelector("h2")),
+  };
+}
+
 /**
  * Keeps a submission as a draft. `sent`: its post went out (and failed for the network): it keeps
  * the form's key, since the server may have applied it. One never sent gets a key of its own: the
- * form on the page keeps its key for the next thing written there, which must not share it.
+ * form on the page keeps its key for the next thing written there, which must not share it. A form
+ * (Part A, a step) sent again before the link returns replaces its unsent draft: one submission.
  */
-async function keep(action: URL, kind: DraftKind, fields: [string, string][], sent: boolean): Promise<void> {
+async function keep(
+  action: URL,
+  kind: DraftKind,
+  fields: [string, string][],
+  sent: boolean,
+  place: DraftPlace,
+): Promise<void> {
   const user = currentUser();
   if (!user) return;
+  const path = action.pathname + action.search;
+  const earlier =
+    sent || kind === "chat" || kind === "comment"
+      ? undefined
+      : (await drafts()).find((d) => d.action === path && d.state === "waiting" && !d.sent);
   // The fields exactly as the form sent them (or would have): the server compares a replay's body
   // with the first one under the same key. A draft never holds a password (draftKind).
   const formKey = fields.find(([name]) => name === IDEMPOTENCY_FIELD)?.[1];
-  const key = sent && formKey ? formKey : newKey();
+  const key = earlier?.key ?? (sent && formKey ? formKey : newKey());
   // Never sent: "via=js" (the chat's "answer with data") goes, so that the replay, a plain form
   // post, gets the short redirect a browser without JavaScript gets instead of a whole page.
   const own = sent ? fields : fields.filter(([name]) => name !== "via");
@@ -97,17 +122,21 @@ async function keep(action: URL, kind: DraftKind, fields: [string, string][], se
     ? own.map(([name, value]) => [name, name === IDEMPOTENCY_FIELD ? key : value])
     : [...own, [IDEMPOTENCY_FIELD, key]];
   const draft: Draft = {
+    ...(earlier?.id !== undefined ? { id: earlier.id } : {}),
     user,
     kind,
-    label: draftLabel(kind, action, kept),
-    action: action.pathname + action.search,
+    label: draftLabel(kind, action, kept, place),
+    action: path,
     fields: kept,
     key,
-    createdAt: Date.now(),
+    createdAt: earlier?.createdAt ?? Date.now(),
     state: "waiting",
+    sent,
   };
-  await (await database()).add("drafts", draft);
-  announce(`Kept: ${draft.label}. Waiting to send; it goes when the link is back.`);
+  await (await database()).put("drafts", draft);
+  announce(
+    `${earlier ? "Replaced" : "Kept"}: ${draft.label}. Waiting to send; it goes when the link is back. The form keeps what you wrote.`,
+  );
   await changed();
 }
 
@@ -184,7 +213,7 @@ async function sendAll(): Promise<void> {
 async function sendInOrder(): Promise<void> {
   if (sending || !navigator.onLine) return;
   sending = true;
-  let applied = 0;
+  const applied: Draft[] = [];
   try {
     for (const draft of await drafts()) {
       if (draft.state !== "waiting") continue;
@@ -196,13 +225,37 @@ async function sendInOrder(): Promise<void> {
         schedule(wait);
         return;
       }
-      if (result === "applied") applied += 1;
+      if (result === "applied") applied.push(draft);
     }
     attempt = 0;
   } finally {
     sending = false;
-    if (applied) document.dispatchEvent(new CustomEvent("drafts:applied", { detail: { applied } }));
+    if (applied.length) afterApplied(applied);
   }
+}
+
+/**
+ * What was written on this page has gone: a form of Part A starts empty again, and the page asks
+ * for its data afresh (app/root.tsx listens): a step sent from its own form leads to the record,
+ * where the MOC's new step shows, as after a post with the link.
+ */
+function afterApplied(applied: Draft[]) {
+  const here = location.pathname + location.search;
+  for (const draft of applied) {
+    if (draft.kind !== "moc") continue;
+    for (const form of document.querySelectorAll("form")) {
+      const target = new URL(form.getAttribute("action") ?? location.href, location.href);
+      if (target.pathname + target.search === draft.action) form.reset();
+    }
+  }
+  const step = applied.find(
+    (d) => d.kind === "step" && new URL(d.action, location.href).pathname === location.pathname,
+  );
+  const detail: DraftsApplied = {
+    applied: applied.length,
+    goTo: step ? new URL(step.action, location.href).pathname.replace(/\/[^/]+$/, "") : here,
+  };
+  document.dispatchEvent(new CustomEvent("drafts:applied", { detail }));
 }
 
 // ---- the list --------------------------------------------------------------------------------
@@ -243,7 +296,7 @@ async function changed(): Promise<void> {
 async function render(): Promise<void> {
   if (!panel || !live) return;
   // An error page of the root route draws the whole document again: the list goes back in.
-  if (!panel.isConnected) document.body.append(panel, live);
+  if (!panel.isConnected) place();
   const list = await drafts();
   panel.hidden = list.length === 0;
   panel.replaceChildren();
@@ -288,13 +341,41 @@ async function render(): Promise<void> {
   }
   details.append(summary, items);
   panel.append(details);
+  showInThreads(list);
+}
+
+/**
+ * A chat message waiting to send shows in its thread, marked so (the chat panel keeps an empty
+ * list for them, `data-chat-waiting` naming its record's address), until it is sent or discarded.
+ */
+function showInThreads(list: Draft[]) {
+  for (const thread of document.querySelectorAll<HTMLElement>("[data-chat-waiting]")) {
+    const mine = list.filter(
+      (d) => d.kind === "chat" && new URL(d.action, location.href).pathname === thread.dataset.chatWaiting,
+    );
+    thread.hidden = mine.length === 0;
+    thread.replaceChildren(
+      ...mine.map((draft) => {
+        const item = el("li");
+        item.className = "chat-message chat-mine chat-waiting-message";
+        const meta = el("p", draft.state === "waiting" ? "Waiting to send" : `Not accepted: ${draft.message ?? ""}`);
+        meta.className = "chat-meta";
+        const text = el("p", draft.fields.find(([name]) => name === "message")?.[1] ?? "");
+        text.className = "chat-text";
+        item.append(meta, text);
+        return item;
+      }),
+    );
+  }
 }
 
 function mount() {
+  // In the page's flow above its content, never over it: on a phone a panel floating over the
+  // form would cover the field being written.
   panel = el(
     "section",
     undefined,
-    "position:fixed;right:.5rem;bottom:.5rem;z-index:60;max-width:min(26rem,calc(100vw - 1rem));background:#fff;color:#111;border:2px solid #7a4b00;border-radius:.4rem;padding:.6rem .8rem;box-shadow:0 2px 8px rgba(0,0,0,.2)",
+    "box-sizing:border-box;max-width:calc(1200px - 2rem);margin:.75rem max(1rem,calc((100% - 1200px) / 2 + 1rem)) 0;background:#fff;color:#111;border:2px solid #7a4b00;border-radius:.4rem;padding:.6rem .8rem",
   );
   panel.className = "drafts-panel";
   panel.setAttribute("aria-labelledby", "drafts-heading");
@@ -302,7 +383,15 @@ function mount() {
   live = el("div", undefined, "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)");
   live.className = "drafts-status";
   live.setAttribute("role", "status");
-  document.body.append(panel, live);
+  place();
+}
+
+/** The list goes just above the page's content (after the navigation). */
+function place() {
+  if (!panel || !live) return;
+  const main = document.getElementById("main");
+  if (main) main.before(panel, live);
+  else document.body.append(panel, live);
 }
 
 // ---- signing out ---------------------------------------------------------------------------------
@@ -378,7 +467,14 @@ function confirmLoss(unsent: Draft[]): Promise<boolean> {
 
 // ---- catching the submissions ----------------------------------------------------------------
 
-type Pending = { action: URL; kind: DraftKind; fields: [string, string][]; at: number; form: HTMLFormElement };
+type Pending = {
+  action: URL;
+  kind: DraftKind;
+  fields: [string, string][];
+  at: number;
+  form: HTMLFormElement;
+  place: DraftPlace;
+};
 let pending: Pending | null = null;
 
 function onSubmit(event: SubmitEvent) {
@@ -399,10 +495,12 @@ function onSubmit(event: SubmitEvent) {
     // Written offline: kept here, and the page's own handler never sees it.
     event.preventDefault();
     event.stopImmediatePropagation();
-    void keep(action, kind, fields, false).then(() => form.reset());
+    // A chat message shows in its thread as waiting: its box is free for the next one. Any other
+    // form keeps what was written until it is sent.
+    void keep(action, kind, fields, false, placeOf(form)).then(() => kind === "chat" && form.reset());
     return;
   }
-  pending = { action, kind, fields, at: Date.now(), form };
+  pending = { action, kind, fields, at: Date.now(), form, place: placeOf(form) };
 }
 
 /** The page's post failed for the network: the submission just made becomes a draft. */
@@ -421,7 +519,7 @@ function watchFailures() {
         !(error instanceof DOMException && error.name === "AbortError")
       ) {
         pending = null;
-        await keep(caught.action, caught.kind, caught.fields, true);
+        await keep(caught.action, caught.kind, caught.fields, true, caught.place);
         // The browser still says it is online: try again after a pause (then with backoff).
         schedule(RETRY_AFTER_FAILURE_MS);
         // The page may draw its error page next (the post failed): show the list again after it.

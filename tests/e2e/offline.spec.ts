@@ -156,7 +156,8 @@ test("a new MOC and a chat message written offline apply exactly once when the l
   await chat(record).getByLabel("Message", { exact: true }).fill(text);
   await chat(record).getByRole("button", { name: "Send", exact: true }).click();
   await expect(drafts(record)).toContainText("Waiting to send (2)");
-  await expect(drafts(record)).toContainText(`Chat message on a MOC: ${text}`);
+  await expect(drafts(record)).toContainText(`Chat message on MOC ${moc.serial_num}`);
+  await expect(drafts(record)).toContainText(text);
 
   // The link returns: both tabs hear it; the drafts go once, in the order written.
   await form.context().setOffline(false);
@@ -168,6 +169,81 @@ test("a new MOC and a chat message written offline apply exactly once when the l
   await form.goto("/mocs?scope=mine");
   // The MOC made through the API and the one written offline: no second copy of it.
   await expect(form.getByRole("link", { name: /^MOC \d+-\d{4}( — .+)?$/ })).toHaveCount(2);
+});
+
+test("a step written offline at 375 px keeps its form, names its record, covers no field, and the page moves on when it is sent @js", async ({
+  cast,
+  mocApi,
+  openAs,
+}) => {
+  const moc = await mocApi.create(cast);
+  const page = await openAs(cast.implementer);
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`/mocs/${moc._id}/implementer`);
+  await draftsReady(page);
+  const thread = await page.context().newPage();
+  await thread.setViewportSize({ width: 375, height: 740 });
+  await open(thread, `/mocs/${moc._id}`);
+  await draftsReady(thread);
+
+  await page.context().setOffline(true);
+  const target = futureDate(30);
+  await answer(page, "Have the details of the change been assessed?", "Yes");
+  await answer(page, "Is the change necessary and justified?", "Yes");
+  await page.getByLabel("Approver", { exact: true }).selectOption(cast.approver._id);
+  await page.getByLabel("HSEQ user", { exact: true }).selectOption(cast.hseq._id);
+  await page.getByLabel("Target date").fill(target);
+  await page.getByRole("button", { name: "Submit assessment" }).click();
+  await expect(drafts(page)).toContainText("Waiting to send (1)");
+  // Named by its record and its form, not by an address.
+  await expect(drafts(page)).toContainText(`Part B — Implementer assessment of MOC ${moc.serial_num}`);
+  // The form keeps what was written until it is sent.
+  await expect(page.getByLabel("Target date")).toHaveValue(target);
+  await expect(page.getByLabel("Approver", { exact: true })).toHaveValue(cast.approver._id);
+  // Sent again before the link returns: the one draft is replaced, not doubled.
+  await page.getByRole("button", { name: "Submit assessment" }).click();
+  await expect(page.locator(".drafts-status")).toContainText("Replaced:");
+  await expect(drafts(page)).toContainText("Waiting to send (1)");
+  // The list covers no field of the form, wherever the page is scrolled.
+  for (const y of [0, 400, 10_000]) {
+    await page.evaluate((y) => window.scrollTo(0, y), y);
+    const covered = await page.evaluate(() => {
+      const list = document.querySelector(".drafts-panel")!.getBoundingClientRect();
+      return [...document.querySelectorAll("main input, main select, main textarea, main button")]
+        .filter((field) => {
+          const box = field.getBoundingClientRect();
+          return (
+            box.width > 0 &&
+            box.left < list.right &&
+            box.right > list.left &&
+            box.top < list.bottom &&
+            box.bottom > list.top
+          );
+        })
+        .map((field) => field.getAttribute("name") ?? field.textContent);
+    });
+    expect(covered, `scrolled to ${y}`).toEqual([]);
+  }
+  await page.screenshot({ path: "/tmp/offline-step-375.png", fullPage: true });
+
+  // A chat message written offline shows in its thread as waiting to send.
+  const text = `Written at sea ${Date.now()}`;
+  await chat(thread).getByLabel("Message", { exact: true }).fill(text);
+  await chat(thread).getByRole("button", { name: "Send", exact: true }).click();
+  const waiting = chat(thread).getByRole("list", { name: "Waiting to send" });
+  await expect(waiting).toContainText("Waiting to send");
+  await expect(waiting).toContainText(text);
+  await thread.screenshot({ path: "/tmp/offline-chat-375.png", fullPage: true });
+
+  // The link returns: the step goes, and its page shows the record at its new step.
+  await page.context().setOffline(false);
+  await expect(drafts(page)).toBeHidden({ timeout: 20_000 });
+  await expect(page).toHaveURL(new RegExp(`/mocs/${moc._id}$`));
+  await expect(page.locator(".owner-line")).toContainText("HSEQ");
+  // The thread shows the message as sent, once.
+  await expect(waiting).toBeHidden({ timeout: 20_000 });
+  await expect(message(thread, text)).toHaveCount(1);
+  expect((await mocApi.get(moc._id)).status).toBe("c");
 });
 
 test("a queued step refused with 409 keeps the draft and shows why @js", async ({ cast, mocApi, openAs }) => {
@@ -353,7 +429,7 @@ test("signing out without a link warns of unsent drafts, clears this browser at 
   // Unsent work is not lost without a word: the person may stay signed in to send it.
   await page.getByRole("button", { name: "Sign out" }).click();
   const warning = page.getByRole("dialog", { name: "Delete 1 unsent form?" });
-  await expect(warning).toContainText(`Chat message on a MOC: ${text}`);
+  await expect(warning).toContainText(`Chat message on MOC ${moc.serial_num}: ${text}`);
   await warning.getByRole("button", { name: "Stay signed in" }).click();
   await expect(warning).toBeHidden();
   expect(new URL(page.url()).pathname).toBe(`/mocs/${moc._id}`);

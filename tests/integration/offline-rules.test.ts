@@ -173,7 +173,21 @@ describe("submissions that may wait for the link", () => {
     expect(draftLabel("chat", url(`/pcrs/${ID}`), [["message", "x".repeat(70)]])).toBe(
       `Chat message on a PCR: ${"x".repeat(60)}…`,
     );
-    expect(draftLabel("step", url(`/mocs/${ID}/hseq`), [])).toBe('MOC step "hseq"');
+    expect(draftLabel("step", url(`/mocs/${ID}/hseq`), [])).toBe('The "hseq" form of a MOC');
+  });
+
+  it("names the record and the form it was written on, from the page's headings", () => {
+    const record = "MOC 14-2026 — Bilge alarm panel";
+    expect(draftLabel("step", url(`/mocs/${ID}/hseq`), [], { record, form: "Part C — HSEQ review" })).toBe(
+      `Part C — HSEQ review of ${record}`,
+    );
+    expect(draftLabel("chat", url(`/mocs/${ID}`), [["message", "On my way"]], { record })).toBe(
+      `Chat message on ${record}: On my way`,
+    );
+    // A long title is cut like a long message: the list names, it does not quote.
+    expect(
+      draftLabel("comment", url(`/pcrs/${ID}`), [["comments", "Fine"]], { record: `PCR 4-2026 — ${"y".repeat(80)}` }),
+    ).toBe(`Comment on PCR 4-2026 — ${"y".repeat(47)}…: Fine`);
   });
 });
 
