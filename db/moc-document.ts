@@ -65,6 +65,7 @@ export const MOC_JSON = `json_build_object(
   'impact_assessment', m.impact_assessment,
   'risk_assessment', m.risk_assessment,
   'risk_level', m.risk_level,
+  'reviewed_risk_level', m.reviewed_risk_level,
   'action', m.action,
   'manual_plan', m.manual_plan,
   'plan_owners', coalesce((select json_agg(json_build_object('_id', u.id, 'name', u.name) order by u.name)

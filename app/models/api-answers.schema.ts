@@ -175,6 +175,10 @@ export const mocAnswer = z
       .nullable()
       .optional()
       .meta({ description: "The MOC's risk: the highest residual level of its impact items; null when not ranked." }),
+    reviewed_risk_level: z.enum(["low", "medium", "high", "extreme"]).nullable().optional().meta({
+      description:
+        "The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review.",
+    }),
     action: z.looseObject({
       items: z.array(
         z.looseObject({

@@ -98,6 +98,8 @@ export type MocDocument = {
   risk_assessment: string | null;
   /** The MOC's risk, the highest residual level of its impact items; null: not ranked (a new key, docs/decisions/037). */
   risk_level?: "low" | "medium" | "high" | "extreme" | null;
+  /** The highest level HSEQ reviewed it at; approvals never follow a lower one (a new key, issue 40 item 3). */
+  reviewed_risk_level?: "low" | "medium" | "high" | "extreme" | null;
   action: ActionPlan;
   manual_plan: ManualPlan;
   /** The people the plans name as owners, by id and name (a new key: an owner need not be on the MOC otherwise). */

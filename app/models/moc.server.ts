@@ -6,9 +6,10 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { iso } from "#db/moc-document";
-import { approvalsChange, getRiskSettings, rerankAction } from "./risk-settings.server";
+import { getRiskSettings, rerankedMoc } from "./risk-settings.server";
 import { mocRiskLevel } from "./risk";
 import { mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
+import type { MocStatus } from "#db/schema/enums";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
@@ -225,7 +226,7 @@ export async function changeMoc(
   actor: PublicUser,
   mocId: string,
   rule: ChangeRule,
-  fn: (tx: Transaction, moc: Moc) => Promise<{ action: string; comment?: string }>,
+  fn: (tx: Transaction, moc: Moc) => Promise<{ action: string; comment?: string; to?: MocStatus }>,
 ): Promise<MocDocument> {
   return getDb().transaction(async (tx) => {
     const moc = await loadMocAccess(mocId, tx, { lock: true });
@@ -236,9 +237,9 @@ export async function changeMoc(
     }
     const frozen = rule.frozenAfterApproval ? approvedContentFrozen(moc) : null;
     if (frozen) throw new Conflict(frozen);
-    const { action, comment } = await fn(tx, moc);
+    const { action, comment, to } = await fn(tx, moc);
     await tx.update(mocs).set({ updatedAt: new Date() }).where(eq(mocs.id, mocId));
-    await appendLog(tx, { mocId, userId: actor._id, action, from: moc.status, to: moc.status, comment });
+    await appendLog(tx, { mocId, userId: actor._id, action, from: moc.status, to: to ?? moc.status, comment });
     return (await loadMocDocument(mocId, tx))!;
   });
 }
@@ -422,17 +423,19 @@ const planRule = (what: string): ChangeRule => ({
 });
 
 export async function setImpactAssessment(actor: PublicUser, mocId: string, items: ImpactItem[]): Promise<MocDocument> {
-  return changeMoc(actor, mocId, planRule("impact assessment"), async (tx) => {
+  return changeMoc(actor, mocId, planRule("impact assessment"), async (tx, moc) => {
     // The MOC's risk follows its items (docs/decisions/037-risk-ranking-and-approvals.md); a change
     // of level is in the trail, with the approvals it adds or drops.
     const settings = await getRiskSettings(tx);
-    const [row] = await tx.select({ level: mocs.riskLevel }).from(mocs).where(eq(mocs.id, mocId));
+    const [row] = await tx
+      .select({ level: mocs.riskLevel, reviewed: mocs.reviewedRiskLevel })
+      .from(mocs)
+      .where(eq(mocs.id, mocId));
     const before = row?.level ?? null;
     const level = mocRiskLevel(items, settings);
     await tx.update(mocs).set({ impactAssessment: items, riskLevel: level }).where(eq(mocs.id, mocId));
     if (level === before) return { action: "Updated the impact assessment" };
-    const comment = [rerankAction(before, level), approvalsChange(before, level, settings)].filter(Boolean).join(". ");
-    return { action: "Updated the impact assessment", comment };
+    return rerankedMoc(tx, actor, moc, { before, level, reviewed: row?.reviewed ?? null }, settings);
   });
 }
 

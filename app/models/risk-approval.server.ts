@@ -9,10 +9,18 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor, MocAccess } from "./authz.server";
-import { APPROVAL_STAGE_ACTION, approvalStages, RISK_LEVEL_LABEL, type ApprovalStage, type RiskLevel } from "./risk";
+import {
+  APPROVAL_STAGE_ACTION,
+  approvalStages,
+  RISK_LEVEL_LABEL,
+  RISK_LEVELS,
+  type ApprovalStage,
+  type RiskLevel,
+} from "./risk";
 
 /** What the approver step reads of a MOC's risk and its approvals (`MocAccess["approval"]`). */
 export type ApprovalState = {
+  /** The level the approvals follow: the ranking, never below the level HSEQ reviewed (`approvalLevel`). */
   level: RiskLevel | null;
   /** Approvals given in this round while the MOC stayed at `d`, oldest first. */
   given: number;
@@ -22,6 +30,15 @@ export type ApprovalState = {
   extremePosition: string;
 };
 
+const LEVELS_SQL = sql.raw(`array[${RISK_LEVELS.map((l) => `'${l}'`).join(", ")}]`);
+
+/** `higherLevel` as SQL: the higher of two level expressions (null below Low). */
+export const higherLevelSql = (a: SQL, b: SQL): SQL =>
+  sql`(case when array_position(${LEVELS_SQL}, ${b}) > coalesce(array_position(${LEVELS_SQL}, ${a}), 0) then ${b} else ${a} end)`;
+
+/** `approvalLevel` as SQL over `m`: the level the MOC's approvals follow. */
+export const APPROVAL_LEVEL_SQL = higherLevelSql(sql`m.risk_level`, sql`m.reviewed_risk_level`);
+
 const LITERAL_PREFIX = sql.raw(`'${APPROVAL_STAGE_ACTION.replace(/'/g, "''")}%'`);
 
 /** The trail entries `l` of this round's approvals given at `d`, as a condition over `m` and `l`. */
@@ -30,7 +47,7 @@ const ROUND_APPROVAL = sql`l.moc_id = m.id and l.from_status = 'd' and l.to_stat
     and r.from_status is distinct from 'd'), 0)`;
 
 /** `ApprovalState` as SQL over `m` (read with the MOC's row, like `ACTED_SQL`). */
-export const APPROVAL_SQL = sql<ApprovalState>`(select json_build_object('level', m.risk_level,
+export const APPROVAL_SQL = sql<ApprovalState>`(select json_build_object('level', ${APPROVAL_LEVEL_SQL},
     'given', (select count(*) from moc_logs l where ${ROUND_APPROVAL}),
     'givenIds', coalesce((select json_agg(p.person) from moc_logs l
       cross join lateral (values (l.user_id), (l.on_behalf_of)) p(person)
@@ -46,8 +63,8 @@ export function pendingApproval(state: ApprovalState | null | undefined): Approv
 /** `pendingApproval` as SQL over `m`: 'approver', 'high', 'extreme' or null. */
 export const PENDING_APPROVAL_SQL = sql`(case (select count(*) from moc_logs l where ${ROUND_APPROVAL})
   when 0 then 'approver'
-  when 1 then case when m.risk_level in ('high', 'extreme') then 'high' end
-  when 2 then case when m.risk_level = 'extreme' then 'extreme' end end)`;
+  when 1 then case when ${APPROVAL_LEVEL_SQL} in ('high', 'extreme') then 'high' end
+  when 2 then case when ${APPROVAL_LEVEL_SQL} = 'extreme' then 'extreme' end end)`;
 
 /** The position whose holder gives the approval of `stage` (null for the approver's own). */
 export const positionOf = (stage: ApprovalStage, state: ApprovalState | null | undefined) =>

@@ -12,9 +12,10 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid } from "~/utils/errors";
 import { appendAudit } from "./audit.server";
 import { isAdmin, type Actor } from "./authz.server";
-import { appendLog } from "./moc-store.server";
+import { appendLog, notifyAboutMoc } from "./moc-store.server";
 import {
   APPROVAL_STAGE_ACTION,
+  approvalLevel,
   approvalStages,
   DEFAULT_THRESHOLDS,
   mocRiskLevel,
@@ -60,7 +61,10 @@ const describe = (s: RiskSettings) =>
  * field otherwise). One transaction: the row, the audit entry, and every MOC still to be approved
  * (status a-d, no approval given yet) re-ranked, each re-ranked one with a trail entry.
  */
-export async function setRiskSettings(actor: Actor, input: RiskSettingsInput): Promise<RiskSettings> {
+export async function setRiskSettings(
+  actor: Actor & { name: string },
+  input: RiskSettingsInput,
+): Promise<RiskSettings> {
   if (!isAdmin(actor)) throw new Forbidden("Only an admin can change the risk matrix");
   return getDb().transaction(async (tx) => {
     await tx.execute(sql`select 1 from risk_settings where id = 1 for update`);
@@ -98,9 +102,13 @@ export async function setRiskSettings(actor: Actor, input: RiskSettingsInput): P
  * Re-ranks every MOC that has not been approved yet (open, status a-d, no approval in its trail)
  * with the thresholds `t`; a MOC whose level changes gets a trail entry saying so.
  */
-async function rerankUnapproved(tx: Executor, actor: Actor, t: RiskSettings, why: string) {
-  const rows = await tx.execute<{ id: string; status: string; level: RiskLevel | null; items: ImpactItem[] }>(
-    sql`select m.id, m.status, m.risk_level as level, m.impact_assessment as items from mocs m
+async function rerankUnapproved(tx: Executor, actor: Actor & { name: string }, t: RiskSettings, why: string) {
+  const rows = await tx.execute<
+    Reranked & { level: RiskLevel | null; reviewed: RiskLevel | null; items: ImpactItem[] }
+  >(
+    sql`select m.id, m.serial_num as "serialNum", m.status, m.originator_id as "originatorId",
+        m.implementer_id as "implementerId", m.approver_id as "approverId", m.hseq_id as "hseqId",
+        m.risk_level as level, m.reviewed_risk_level as reviewed, m.impact_assessment as items from mocs m
       where not m.is_deleted and not m.completed and m.status in ('a', 'b', 'c', 'd')
         and not exists (select 1 from moc_logs l where l.moc_id = m.id and l.from_status = 'd'
           and (l.to_status = 'e' or (l.to_status = 'd' and l.action like ${`${APPROVAL_STAGE_ACTION}%`})))
@@ -110,15 +118,73 @@ async function rerankUnapproved(tx: Executor, actor: Actor, t: RiskSettings, why
     const level = mocRiskLevel(row.items, t);
     if (level === row.level) continue;
     await tx.update(mocs).set({ riskLevel: level }).where(eq(mocs.id, row.id));
+    const moved = await rerankedMoc(tx, actor, row, { before: row.level, level, reviewed: row.reviewed }, t);
     await appendLog(tx, {
       mocId: row.id,
       userId: actor._id,
-      action: rerankAction(row.level, level),
+      action: moved.to ? moved.action : rerankAction(row.level, level),
       from: row.status,
-      to: row.status,
-      comment: [`Re-ranked ${why}`, approvalsChange(row.level, level, t)].filter(Boolean).join(". "),
+      to: moved.to ?? row.status,
+      comment: `Re-ranked ${why}. ${moved.comment}`,
     });
   }
+}
+
+/** The trail's action of a MOC sent back to HSEQ review because its ranking changed after the review. */
+export const RERANKED_AFTER_REVIEW = "Back to HSEQ review: the risk was re-ranked after it";
+
+type Reranked = {
+  id: string;
+  serialNum: string;
+  status: string;
+  originatorId: string;
+  implementerId: string | null;
+  approverId: string | null;
+  hseqId: string | null;
+};
+
+/**
+ * What a change of a MOC's level does, wherever it comes from (its impact assessment, an admin's
+ * new thresholds; issue 38 "the risk gate", issue 40 item 3): the trail says it, with the approvals
+ * it adds or drops, which follow `approvalLevel` (never below the level HSEQ reviewed). After
+ * HSEQ's review (status `d`, before any approval: approved content is frozen) the MOC goes back to
+ * HSEQ review, `d` -> `c`, and its people are told. The caller writes the trail entry.
+ */
+export async function rerankedMoc(
+  tx: Executor,
+  actor: Actor & { name: string },
+  moc: Reranked,
+  change: { before: RiskLevel | null; level: RiskLevel | null; reviewed: RiskLevel | null },
+  s: RiskSettings,
+): Promise<{ action: string; comment: string; to?: "c" }> {
+  const { before, level, reviewed } = change;
+  const floor =
+    reviewed && approvalLevel({ level, reviewed }) !== level
+      ? `Its approvals still follow ${riskLabel(reviewed)}, the level HSEQ reviewed`
+      : "";
+  const comment = [
+    rerankAction(before, level),
+    approvalsChange(approvalLevel({ level: before, reviewed }), approvalLevel({ level, reviewed }), s),
+    floor,
+  ]
+    .filter(Boolean)
+    .join(". ");
+  if (moc.status !== "d") return { action: "Updated the impact assessment", comment };
+  await tx.update(mocs).set({ status: "c" }).where(eq(mocs.id, moc.id));
+  await notifyAboutMoc(
+    tx,
+    moc,
+    {
+      userIds: [moc.hseqId, moc.approverId, moc.originatorId, moc.implementerId].filter((id): id is string => !!id),
+      except: actor._id,
+    },
+    {
+      event: `${actor.name} re-ranked the risk after the HSEQ review (${rerankAction(before, level)}): the MOC is back at HSEQ review.`,
+      expectation: "Next: the assigned HSEQ user reviews the change again (Part C), then the approvals follow.",
+      details: [["Why", comment]],
+    },
+  );
+  return { action: RERANKED_AFTER_REVIEW, comment, to: "c" };
 }
 
 /** The trail's words for a change of a MOC's risk. */

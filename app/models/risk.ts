@@ -58,6 +58,19 @@ export function mocRiskLevel(items: readonly RankedItem[], t: RiskThresholds): R
 
 export const riskLabel = (level: RiskLevel | null | undefined) => (level ? RISK_LEVEL_LABEL[level] : NOT_RANKED);
 
+/** The higher of two levels (null: not ranked, below Low). */
+export function higherLevel(a: RiskLevel | null | undefined, b: RiskLevel | null | undefined): RiskLevel | null {
+  const rank = (level: RiskLevel | null | undefined) => (level ? RISK_LEVELS.indexOf(level) : -1);
+  return (rank(a) >= rank(b) ? a : b) ?? null;
+}
+
+/**
+ * The level a MOC's approvals follow: its ranking now, never below the level HSEQ reviewed it at
+ * (lowering the ranking after the review skips no approval; issue 40 item 3).
+ */
+export const approvalLevel = (moc: { level: RiskLevel | null | undefined; reviewed: RiskLevel | null | undefined }) =>
+  higherLevel(moc.level, moc.reviewed);
+
 /**
  * The approvals a MOC's risk needs, in order: the approver's, then for High and Extreme the holder
  * of the position set for High, and for Extreme the holder of the position set for Extreme too.

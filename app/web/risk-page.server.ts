@@ -5,7 +5,13 @@
  */
 import { sql } from "drizzle-orm";
 import type { MocDocument } from "~/models/moc-document";
-import { APPROVAL_STAGE_ACTION, approvalStages, RISK_LEVEL_LABEL, type ApprovalStage } from "~/models/risk";
+import {
+  APPROVAL_STAGE_ACTION,
+  approvalLevel,
+  approvalStages,
+  RISK_LEVEL_LABEL,
+  type ApprovalStage,
+} from "~/models/risk";
 import { getRiskSettings, type RiskSettings } from "~/models/risk-settings.server";
 import { getDb } from "~/utils/db.server";
 import type { ApprovalLine } from "~/components/risk";
@@ -17,11 +23,11 @@ const label = (stage: ApprovalStage, s: RiskSettings) =>
 
 /** The approvals of the MOC's current (or last) round at `d`, in order; empty when only the approver's is needed. */
 export function approvalLines(
-  doc: Pick<MocDocument, "status" | "logs" | "risk_level" | "approver_id">,
+  doc: Pick<MocDocument, "status" | "logs" | "risk_level" | "reviewed_risk_level" | "approver_id">,
   s: RiskSettings,
   holders: Map<string, string[]>,
 ): ApprovalLine[] {
-  const stages = approvalStages(doc.risk_level);
+  const stages = approvalStages(approvalLevel({ level: doc.risk_level, reviewed: doc.reviewed_risk_level }));
   if (stages.length < 2 || !["d", "e", "f", "decline"].includes(doc.status)) return [];
   const start = doc.logs.findLastIndex((l) => l.to === "d" && l.from !== "d");
   const round = start < 0 ? [] : doc.logs.slice(start + 1);

@@ -194,6 +194,11 @@ export const mocs = pgTable(
      * the impact assessment is saved (docs/decisions/037-risk-ranking-and-approvals.md).
      */
     riskLevel: text("risk_level").$type<"low" | "medium" | "high" | "extreme">(),
+    /**
+     * The highest level HSEQ reviewed the MOC at (null: not reviewed yet): a later lower ranking
+     * never needs fewer approvals than this (issue 40 item 3, docs/decisions/037).
+     */
+    reviewedRiskLevel: text("reviewed_risk_level").$type<"low" | "medium" | "high" | "extreme">(),
     action: jsonb("action").$type<ActionPlan>().notNull().default({ items: [] }),
     manualPlan: jsonb("manual_plan").$type<ManualPlan>().notNull().default({ items: [] }),
     chatId: uuid("chat_id")
@@ -227,6 +232,7 @@ export const mocs = pgTable(
       .using("gin", sql`(${t.manualPlan}->'items') jsonb_path_ops`)
       .where(sql`not ${t.isDeleted} and not ${t.completed}`),
     check("mocs_risk_level_check", sql`${t.riskLevel} in ('low', 'medium', 'high', 'extreme')`),
+    check("mocs_reviewed_risk_level_check", sql`${t.reviewedRiskLevel} in ('low', 'medium', 'high', 'extreme')`),
     check("mocs_status_check", sql`${t.status} in ('a', 'b', 'c', 'd', 'e', 'f', 'decline')`),
   ],
 );

@@ -1323,6 +1323,8 @@ export interface components {
       risk_assessment: string | null;
       /** @description The MOC's risk: the highest residual level of its impact items; null when not ranked. */
       risk_level?: ("low" | "medium" | "high" | "extreme") | null;
+      /** @description The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review. */
+      reviewed_risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       action: {
         items: ({
           _id: string;

@@ -15,11 +15,12 @@
  *   was ranked at since HSEQ reviewed it (lowering it never skips one), each by a different person,
  *   none of them the originator or the implementer (four eyes);
  * - HSEQ's review and the verification are by neither the originator nor the implementer;
- * - the MOC closes only with every plan item done or cancelled;
- * - the stage the MOC's document names agrees with the list's.
+ * - the MOC closes only with every plan item done or cancelled.
  *
- * After each sequence the audit trail verifies. A failing sequence is shrunk and printed by
- * fast-check (its seed and path replay it: `MOC_MODEL_SEED`, `MOC_MODEL_PATH`).
+ * After the sequences the audit trail verifies, and every branch above was taken at least once. A
+ * failing sequence is printed by fast-check (its seed and path replay it: `MOC_MODEL_SEED`,
+ * `MOC_MODEL_PATH`; `MOC_MODEL_TRACE=1` prints each command and its answer). The seed is fixed, so
+ * CI runs the same sequences each time; `MOC_MODEL_SEED=random` explores others.
  */
 import fc from "fast-check";
 import { sql } from "drizzle-orm";
@@ -31,6 +32,7 @@ import * as impactRoute from "~/routes/api+/impact";
 import * as riskAssessmentRoute from "~/routes/api+/risk_assessment";
 import { verifyAuditTrail } from "~/models/audit-verify.server";
 import { APPROVAL_STAGE_ACTION, approvalStages, type RiskLevel } from "~/models/risk";
+import { PENDING_APPROVAL_SQL } from "~/models/risk-approval.server";
 import { DEFAULT_RISK_SETTINGS, setRiskSettings } from "~/models/risk-settings.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
@@ -85,6 +87,9 @@ type Model = {
   items: { id: string; done: boolean; cancelled: boolean }[];
   pending: { deviation: boolean; extension: boolean };
   trackingId: string | null;
+  /** Who the MOC names as its approver and HSEQ reviewer. */
+  approver: Who | null;
+  hseq: Who | null;
 };
 
 const higher = (a: RiskLevel | null, b: RiskLevel | null) => (LEVEL_ORDER.indexOf(a) >= LEVEL_ORDER.indexOf(b) ? a : b);
@@ -101,15 +106,20 @@ type Row = {
   } | null;
   originator_id: string;
   implementer_id: string;
+  approver_id: string | null;
+  hseq_id: string | null;
 };
 
 async function readRow(mocId: string): Promise<Row> {
   const [row] = await getDb().execute<Row>(sql`select m.status, m.completed, m.risk_level, m.action, m.deviations,
-      m.originator_id, m.implementer_id from mocs m where m.id = ${mocId}`);
+      m.originator_id, m.implementer_id, m.approver_id, m.hseq_id from mocs m where m.id = ${mocId}`);
   return row!;
 }
 
-function read(model: Model, row: Row): void {
+function read(model: Model, row: Row, people: People): void {
+  const who = (id: string | null) => (PEOPLE.find((w) => people[w]._id === id) ?? null) as Who | null;
+  model.approver = who(row.approver_id);
+  model.hseq = who(row.hseq_id);
   model.status = row.status;
   model.completed = row.completed;
   model.level = row.risk_level;
@@ -138,7 +148,7 @@ const saw = (what: string) => reached.set(what, (reached.get(what) ?? 0) + 1);
 abstract class Step implements fc.AsyncCommand<Model, Real> {
   /** A stray command is tried whatever the MOC's state (a step at the wrong moment must be refused). */
   stray = false;
-  constructor(readonly who: Who) {}
+  constructor(public who: Who) {}
   abstract readonly kind: string;
   /** Whether the MOC is at a moment where this command is meant to be tried. */
   abstract fits(model: Model): boolean;
@@ -157,7 +167,8 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
     const mustPass = this.mustPass(model);
     const res = await this.send(real, model);
     const what = `${this} at ${from}: ${res.status} ${res.text.slice(0, 300)}`;
-    if (process.env.MOC_MODEL_TRACE) console.log(`${this} at ${from}: ${res.status}`);
+    if (process.env.MOC_MODEL_TRACE)
+      console.log(`${this} at ${from}: ${res.status} ${res.status >= 400 ? res.body?.message : ""}`);
     expect(res.status, what).toBeLessThan(500);
     if (mustPass) expect(res.status, what).toBe(200);
     if (this.who === "outsider") expect(res.status, what).toBeGreaterThanOrEqual(400);
@@ -167,7 +178,7 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
       return;
     }
     const row = await readRow(real.moc._id);
-    read(model, row);
+    read(model, row, real.people);
     saw(`${this.kind} ${from}>${row.status}${row.completed && !wasCompleted ? " (closed)" : ""}`);
     expect(MOVES[this.kind], `${what}: moved ${from} -> ${row.status}`).toContain(`${from}>${row.status}`);
     const entries = await trail(real.moc._id);
@@ -271,6 +282,16 @@ class Hseq extends Step {
   }
 }
 
+/** The person whose approval the MOC waits for (the system's own rule picks the actor; the checks count from the trail). */
+async function approverNow(real: Real): Promise<Who> {
+  const [row] = await getDb().execute<{ stage: string | null; approver: string | null }>(
+    sql`select ${PENDING_APPROVAL_SQL} as stage, m.approver_id as approver from mocs m where m.id = ${real.moc._id}`,
+  );
+  if (row?.stage === "high") return "director";
+  if (row?.stage === "extreme") return "president";
+  return (Object.entries(real.people).find(([, p]) => p._id === row?.approver)?.[0] as Who | undefined) ?? "approver";
+}
+
 class Approve extends Step {
   readonly kind = "approver";
   fits(m: Model) {
@@ -279,15 +300,21 @@ class Approve extends Step {
   constructor(
     who: Who,
     readonly answer: "yes" | "no",
+    /** Whose turn it is, whoever that is (`who` is then filled in when it runs). */
+    readonly turn = false,
   ) {
     super(who);
+  }
+  async run(model: Model, real: Real) {
+    if (this.turn) this.who = await approverNow(real);
+    return super.run(model, real);
   }
   send(real: Real) {
     const form = this.answer === "yes" ? approverForm("yes") : approverForm("no", "Too costly");
     return submitStep("approver", real.people[this.who], { moc_id: real.moc._id, approver_form: form });
   }
   toString() {
-    return `approve(${this.who}, ${this.answer})`;
+    return `approve(${this.turn ? "whose turn: " : ""}${this.who}, ${this.answer})`;
   }
 }
 
@@ -330,7 +357,7 @@ class Decision extends Step {
     super(who);
   }
   mustPass(m: Model) {
-    return m.status === "b" && m.pending[this.type] && (this.who === "approver" || this.who === "hseq");
+    return m.status === "b" && m.pending[this.type] && (this.who === m.approver || this.who === m.hseq);
   }
   send(real: Real, m: Model) {
     return submitStep("deviation-extension", real.people[this.who], {
@@ -357,12 +384,16 @@ class Verify extends Step {
     super(who);
     this.kind = close ? "verifier" : "verifier-return";
   }
+  /** Returning to implementation is always open to the verifier (the HSEQ user when there is none) at `f`. */
+  mustPass(m: Model) {
+    return !this.close && m.status === "f" && !m.completed && this.who === "hseq";
+  }
   send(real: Real) {
     return this.close
       ? submitStep("verifier", real.people[this.who], { moc_id: real.moc._id, verifier_form: verifierForm("yes") })
       : submitStep("verifier-return", real.people[this.who], {
           moc_id: real.moc._id,
-          reason: "The new controller is not labelled",
+          verifier_return: { "return-reason": { value: "The new controller is not labelled" } },
         });
   }
   toString() {
@@ -414,7 +445,7 @@ class Attach extends Step {
 class Plan extends Step {
   readonly kind = "plan";
   fits(m: Model) {
-    return ["b", "c", "d", "e"].includes(m.status) && m.items.length < 4;
+    return ["b", "c", "d", "e"].includes(m.status) && m.items.length < 3;
   }
   constructor(
     who: Who,
@@ -446,6 +477,13 @@ class Plan extends Step {
   }
 }
 
+/** One of the open plan items (by `index`, around them), else any item (a mark on a closed one is refused). */
+function openItem(m: Model, index: number) {
+  const open = m.items.filter((i) => !i.done && !i.cancelled);
+  const from = open.length ? open : m.items;
+  return from[index % Math.max(1, from.length)];
+}
+
 class Done extends Step {
   readonly kind = "done";
   fits(m: Model) {
@@ -458,7 +496,7 @@ class Done extends Step {
     super(who);
   }
   send(real: Real, m: Model) {
-    const item = m.items[this.index % Math.max(1, m.items.length)];
+    const item = openItem(m, this.index);
     return as(real, this.who, actionDoneRoute, "/api/actionDone", {
       moc_id: real.moc._id,
       plan: "action",
@@ -483,7 +521,7 @@ class Cancel extends Step {
     super(who);
   }
   send(real: Real, m: Model) {
-    const item = m.items[this.index % Math.max(1, m.items.length)];
+    const item = openItem(m, this.index);
     return as(real, this.who, cancelPlanItemRoute, "/api/cancelPlanItem", {
       moc_id: real.moc._id,
       plan: "action",
@@ -506,7 +544,7 @@ const intended = [
     .tuple(
       someone("implementer"),
       yesMostly,
-      fc.constantFrom<Who>("approver", "approver", "director", "originator", "implementer"),
+      fc.constantFrom<Who>("approver", "approver", "approver", "approver", "director", "originator", "implementer"),
       fc.constantFrom<Who>("hseq", "hseq", "hseq", "implementer"),
     )
     .map(([who, answer, approver, hseq]) => new PartB(who, answer, approver, hseq)),
@@ -518,13 +556,16 @@ const intended = [
     )
     .map(([who, answer]) => new Approve(who, answer)),
   fc
+    .oneof({ weight: 4, arbitrary: fc.constant("yes" as const) }, fc.constant("no" as const))
+    .map((answer) => new Approve("approver", answer, true)),
+  fc
     .tuple(someone("implementer"), fc.boolean(), fc.boolean())
     .map(([who, deviation, extension]) => new Implementation(who, deviation, extension)),
   fc
     .tuple(someone("approver", "hseq"), fc.constantFrom("deviation" as const, "extension" as const), yesMostly)
     .map(([who, type, approved]) => new Decision(who, type, approved)),
   fc
-    .tuple(someone("hseq"), fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, fc.constant(false)))
+    .tuple(someone("hseq"), fc.oneof({ weight: 2, arbitrary: fc.constant(true) }, fc.constant(false)))
     .map(([who, close]) => new Verify(who, close)),
   fc
     .tuple(someone("implementer"), fc.constantFrom<RiskLevel | null>(null, ...LEVELS))
@@ -535,8 +576,10 @@ const intended = [
   fc.tuple(someone("hseq", "implementer"), fc.nat(3)).map(([who, i]) => new Cancel(who, i)),
 ];
 
-/** Each command, mostly at its moment, sometimes stray. */
-const commands = intended.map((arb) =>
+/** Each command, mostly at its moment, sometimes stray; the steps three times as often as the edits. */
+const STEP_COMMANDS = 7;
+const weighted = [...intended.slice(0, STEP_COMMANDS), ...intended.slice(0, STEP_COMMANDS), ...intended];
+const commands = weighted.map((arb) =>
   fc.tuple(arb, fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, fc.constant(true))).map(([command, stray]) => {
     command.stray = stray;
     return command;
@@ -558,14 +601,14 @@ beforeAll(async () => {
   people = { ...cast, director, president, outsider };
 });
 
-const RUNS = Number(process.env.MOC_MODEL_RUNS ?? 60);
+const RUNS = Number(process.env.MOC_MODEL_RUNS ?? 250);
 
 describe("the MOC process, as random sequences of steps by random people", () => {
   it(
     "keeps its invariants through every branch",
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: "+1" }), async (cmds) => {
+        fc.asyncProperty(fc.commands(commands, { maxCommands: 60, size: "max" }), async (cmds) => {
           const moc = await createMocOk(cast);
           const model: Model = {
             status: "b",
@@ -576,14 +619,17 @@ describe("the MOC process, as random sequences of steps by random people", () =>
             items: [],
             pending: { deviation: false, extension: false },
             trackingId: null,
+            approver: null,
+            hseq: null,
           };
           await fc.asyncModelRun(() => ({ model, real: { people, moc } }), cmds);
         }),
         {
           numRuns: RUNS,
-          seed: process.env.MOC_MODEL_SEED ? Number(process.env.MOC_MODEL_SEED) : undefined,
+          // A fixed seed by default: CI explores the same 250 sequences every time (no run fails by
+          // chance); MOC_MODEL_SEED=random explores new ones, any number replays a printed failure.
+          seed: process.env.MOC_MODEL_SEED === "random" ? undefined : Number(process.env.MOC_MODEL_SEED ?? 7),
           path: process.env.MOC_MODEL_PATH,
-          endOnFailure: true,
         },
       );
       console.log(

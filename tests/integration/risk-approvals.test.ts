@@ -264,16 +264,56 @@ describe("risk decides who approves", () => {
     }
   });
 
-  it("re-ranking below High while the approvals are pending drops the second approval, in the trail", async () => {
-    const moc = await rankedAtApproval(HIGH);
-    const reranked = await rankOk(cast.implementer, moc._id, [item(MEDIUM)]);
-    expect(reranked.risk_level).toBe("medium");
+  it("re-ranking after the HSEQ review sends the MOC back to it, and lowering it skips no approval (issue 40 item 3)", async () => {
+    // An Extreme MOC reviewed by HSEQ; the implementer ranks its only item 1 x 1 at d.
+    const moc = await rankedAtApproval(EXTREME);
+    expect(moc.reviewed_risk_level).toBe("extreme");
+    const { result: lowered, to } = await emailsDuring(moc._id, () =>
+      rankOk(cast.implementer, moc._id, [item([1, 1])]),
+    );
+    expect(lowered).toMatchObject({ status: "c", risk_level: "low", reviewed_risk_level: "extreme" });
     expect((await trail(moc._id)).at(-1)).toMatchObject({
-      action: "Updated the impact assessment",
-      comment: "Risk re-ranked from High to Medium. The approval by the Director HSEQ (High risk) is no longer needed",
+      action: "Back to HSEQ review: the risk was re-ranked after it",
+      from_status: "d",
+      to_status: "c",
+      comment: "Risk re-ranked from Extreme to Low. Its approvals still follow Extreme, the level HSEQ reviewed",
     });
-    const res = await approve(cast.approver, moc);
-    expect(res.body.data.status).toBe("e");
+    // Everyone concerned is told, the one who re-ranked it excepted.
+    expect(to).toEqual(expect.arrayContaining([cast.hseq.email, cast.approver.email, cast.originator.email]));
+    expect(to).not.toContain(cast.implementer.email);
+    // The approver cannot approve it until HSEQ has reviewed it again.
+    expect((await approve(cast.approver, moc)).status).toBe(409);
+    await stepOk("hseq", cast.hseq, {
+      moc_id: moc._id,
+      hseq_form: {
+        "hseq-change-adequately": { value: "yes" },
+        "hseq-justification-satisfactory": { value: "yes" },
+        "hseq-risk-assessment-covered": { value: "yes" },
+      },
+    });
+    // Still the approver, the Director HSEQ and the President, as the Extreme level HSEQ reviewed needs.
+    expect((await approve(cast.approver, moc)).body.data.status).toBe("d");
+    expect((await approve(director, moc)).body.data.status).toBe("d");
+    const last = await approve(president, moc);
+    expect(last.status, last.text).toBe(200);
+    expect(last.body.data.status).toBe("e");
+  });
+
+  it("raising the ranking after the HSEQ review sends it back too, and adds the approval the new level needs", async () => {
+    const moc = await rankedAtApproval(MEDIUM);
+    const raised = await rankOk(cast.implementer, moc._id, [item(HIGH)]);
+    expect(raised).toMatchObject({ status: "c", risk_level: "high", reviewed_risk_level: "medium" });
+    expect((await trail(moc._id)).at(-1)?.comment).toBe(
+      "Risk re-ranked from Medium to High. The approval by the Director HSEQ (High risk) is now needed as well",
+    );
+  });
+
+  it("re-ranking before the HSEQ review moves nothing", async () => {
+    const moc = await mocAt("c", cast);
+    await rankOk(cast.implementer, moc._id, [item(HIGH)]);
+    const lowered = await rankOk(cast.implementer, moc._id, [item(MEDIUM)]);
+    expect(lowered).toMatchObject({ status: "c", risk_level: "medium", reviewed_risk_level: null });
+    expect((await trail(moc._id)).at(-1)).toMatchObject({ action: "Updated the impact assessment", to_status: "c" });
   });
 
   it("after the approver's yes the ranking is frozen until the last approval", async () => {

@@ -166,6 +166,8 @@ export const APPROVAL_STEPS = {
         to: "d",
         action: "HSEQ review passed",
         meaning: "reviewed and found adequate",
+        // The level HSEQ reviewed: approvals never follow a lower one (issue 40 item 3, decision 037).
+        changes: { reviewedRiskLevel: moc.approval?.level ?? null },
         notices: [
           {
             to: { userIds: [moc.approverId, moc.originatorId, moc.implementerId] },
