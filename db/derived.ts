@@ -65,6 +65,24 @@ begin
 end
 $fn$;
 
+-- A change made after the document was refreshed in this transaction (a second step on the same
+-- MOC in one transaction: the demo seed, scripts/seed.ts) marks it stale, so the next refresh, now
+-- or at commit, builds it again instead of keeping the copy made before the change.
+create or replace function moc_document_stale_moc() returns trigger language plpgsql as $fn$
+begin
+  update moc_documents set refreshed_tx = 0 where moc_id = new.id and refreshed_tx = txid_current();
+  return null;
+end
+$fn$;
+
+create or replace function moc_document_stale_part() returns trigger language plpgsql as $fn$
+begin
+  update moc_documents set refreshed_tx = 0
+    where moc_id = (case when tg_op = 'DELETE' then old.moc_id else new.moc_id end) and refreshed_tx = txid_current();
+  return null;
+end
+$fn$;
+
 create or replace function moc_document_touch_moc() returns trigger language plpgsql as $fn$
 begin
   perform refresh_moc_document(new.id);
@@ -116,6 +134,18 @@ create constraint trigger moc_documents_users after insert or update or delete o
 drop trigger if exists moc_documents_logs on moc_logs;
 create constraint trigger moc_documents_logs after insert or update or delete on moc_logs
   deferrable initially deferred for each row execute function moc_document_touch_part();
+drop trigger if exists moc_documents_stale_mocs on mocs;
+create trigger moc_documents_stale_mocs after update on mocs
+  for each row execute function moc_document_stale_moc();
+drop trigger if exists moc_documents_stale_forms on moc_forms;
+create trigger moc_documents_stale_forms after insert or update or delete on moc_forms
+  for each row execute function moc_document_stale_part();
+drop trigger if exists moc_documents_stale_users on moc_users;
+create trigger moc_documents_stale_users after insert or update or delete on moc_users
+  for each row execute function moc_document_stale_part();
+drop trigger if exists moc_documents_stale_logs on moc_logs;
+create trigger moc_documents_stale_logs after insert or update or delete on moc_logs
+  for each row execute function moc_document_stale_part();
 drop trigger if exists moc_documents_people on users;
 create constraint trigger moc_documents_people after update on users
   deferrable initially deferred for each row

@@ -13,7 +13,7 @@
  */
 import path from "node:path";
 import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
-import { loadAuditKey } from "~/models/audit-chain.server";
+import { loadDevelopmentSecrets } from "~/server/secrets";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { closeDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  if (!(await loadAuditKey(dataDir))) {
+  if ((await loadDevelopmentSecrets(dataDir, { create: false, names: ["AUDIT_KEY"] })).length) {
     console.error("audit:verify needs AUDIT_KEY (the keys the app writes and has written the trail with)");
     process.exitCode = 1;
     return;

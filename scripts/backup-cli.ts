@@ -17,7 +17,8 @@ import path from "node:path";
 import postgres from "postgres";
 import { relocatedRoot, runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { BackupError, restoreBackup, writeBackup } from "#db/backup";
-import { auditKeys, loadAuditKey, signingKey } from "~/models/audit-chain.server";
+import { auditKeys, signingKey } from "~/models/audit-chain.server";
+import { loadDevelopmentSecrets } from "~/server/secrets";
 import { env as readEnv, EnvError } from "~/utils/env.server";
 
 /** The URL of the embedded server running on DATA_DIR right now (its port and password), or null. */
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  if (!(await loadAuditKey(dataDir))) {
+  if ((await loadDevelopmentSecrets(dataDir, { create: false, names: ["AUDIT_KEY"] })).length) {
     console.error(
       `${command}: needs AUDIT_KEY, the app's audit key list (a backup's digest is keyed with it; ` +
         "in development, copy DATA_DIR/audit-key of the app that wrote the backup)",

@@ -4,8 +4,9 @@
  * cloneMoc, ...) so their forms, audit logs and queued emails are what the app itself writes.
  *
  * Uses DATABASE_URL; without it, the embedded PostgreSQL under DATA_DIR (default `.data`) that
- * `npm start` uses, which must not be running at the same time. Re-running adds nothing once the
- * demo users exist.
+ * `npm start` uses, which must not be running at the same time. It reads the secrets `npm start`
+ * reads (app/server/secrets.ts). The whole seed is one transaction: a failure leaves nothing, and
+ * running it again starts afresh; once it has run, running it again adds nothing.
  */
 import { eq, inArray, like, sql } from "drizzle-orm";
 import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
@@ -33,7 +34,8 @@ import type { ReviewInput } from "~/models/review.schema";
 import { createReview } from "~/models/review.server";
 import { addAssignment, createVessel, listVessels } from "~/models/vessel.server";
 import { insertUser, toPublicUser, type PublicUser } from "~/models/user.server";
-import { closeDb, getDb } from "~/utils/db.server";
+import { closeDb, getDb, inRequestTransaction } from "~/utils/db.server";
+import { loadDevelopmentSecrets } from "~/server/secrets";
 import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";
 
 export const DEMO_PASSWORD = "demo-password";
@@ -657,6 +659,9 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  // The secrets `npm start` uses (made here if the app never ran): the demo records' audit entries
+  // are keyed with the AUDIT_KEY the app then verifies them with.
+  await loadDevelopmentSecrets(dataDir, { create: true });
   let embedded: EmbeddedDatabase | undefined;
   if (!process.env.DATABASE_URL) {
     const pid = await runningEmbeddedServer(dataDir);
@@ -676,7 +681,9 @@ async function main(): Promise<void> {
 
   try {
     await migrateDatabase(process.env.DATABASE_URL!);
-    await seed();
+    // One transaction: the model functions' own transactions are savepoints of it, so a seed that
+    // fails part way leaves nothing behind and can simply be run again.
+    await inRequestTransaction(() => seed());
   } finally {
     // pg-boss started when the first email was queued; stop it, the pool, then the database.
     await stopBoss();
@@ -686,6 +693,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`db:seed failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  // A failed query's own words are its cause (drizzle wraps the driver's error).
+  const cause = error instanceof Error && error.cause instanceof Error ? `\nCaused by: ${error.cause.message}` : "";
+  console.error(
+    `db:seed failed, nothing was added: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}${cause}`,
+  );
   process.exit(1);
 });

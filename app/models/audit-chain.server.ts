@@ -14,12 +14,9 @@
  * statement instead (moc-query.server.ts, loadMocForStep), so it keeps its round trips.
  */
 import { createHash, createHmac } from "node:crypto";
-import { existsSync } from "node:fs";
-import fs from "node:fs/promises";
-import path from "node:path";
 import { sql, type SQL } from "drizzle-orm";
 import { getDb, preparedSql, statementOnceBy, type Executor, type Transaction } from "~/utils/db.server";
-import { env, resetEnv } from "~/utils/env.server";
+import { env } from "~/utils/env.server";
 
 // ---------------------------------------------------------------------------------------------
 // Keys
@@ -48,19 +45,6 @@ export function auditKeys(): AuditKey[] {
 }
 
 export const signingKey = (): AuditKey => auditKeys()[0]!;
-
-/**
- * For the commands (audit:verify, backup, restore): AUDIT_KEY as the app has it or, without it,
- * the development key the app keeps in DATA_DIR/audit-key. False when there is neither.
- */
-export async function loadAuditKey(dataDir: string): Promise<boolean> {
-  if (process.env.AUDIT_KEY) return true;
-  const file = path.join(dataDir, "audit-key");
-  if (!existsSync(file)) return false;
-  process.env.AUDIT_KEY = (await fs.readFile(file, "utf8")).trim();
-  resetEnv();
-  return true;
-}
 
 export const keyById = (id: string): AuditKey | undefined => auditKeys().find((key) => key.id === id);
 

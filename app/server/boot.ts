@@ -2,10 +2,6 @@
  * What the web process and the worker process both do at start (environment, database,
  * migrations, pg-boss and its workers), and undo at stop.
  */
-import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import fs from "node:fs/promises";
-import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
 import { superuserRefusal, superuserRole } from "#db/role";
@@ -18,18 +14,9 @@ import { adoptAccountRecords, ensureFirstAdmin } from "~/models/user.server";
 import { closeDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv, type Env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
+import { loadDevelopmentSecrets } from "./secrets";
 
 export type Services = { env: Env; stop: () => Promise<void> };
-
-/** Development without SESSION_SECRET (AUDIT_KEY): a random secret kept in the data folder across restarts. */
-async function developmentSecret(dataDir: string, name = "session-secret"): Promise<string> {
-  const file = path.join(dataDir, name);
-  if (existsSync(file)) return (await fs.readFile(file, "utf8")).trim();
-  await fs.mkdir(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString("base64url");
-  await fs.writeFile(file, secret, { mode: 0o600 });
-  return secret;
-}
 
 export async function bootServices(options: { role: "web" | "worker" }): Promise<Services | null> {
   let env: Env;
@@ -46,8 +33,8 @@ export async function bootServices(options: { role: "web" | "worker" }): Promise
   const log = logger();
   log.info({ node: process.version, role: options.role }, `starting on Node ${process.version}`);
 
-  if (!env.SESSION_SECRET) process.env.SESSION_SECRET = await developmentSecret(env.DATA_DIR);
-  if (!env.AUDIT_KEY) process.env.AUDIT_KEY = await developmentSecret(env.DATA_DIR, "audit-key");
+  // Without SESSION_SECRET / AUDIT_KEY: the development secrets every script reads too.
+  await loadDevelopmentSecrets(env.DATA_DIR, { create: true });
 
   let embedded: EmbeddedDatabase | undefined;
   if (!env.DATABASE_URL) {

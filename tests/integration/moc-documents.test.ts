@@ -13,7 +13,8 @@ import * as getAllMocRoute from "~/routes/api+/getAllMoc";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as singlemocRoute from "~/routes/api+/singlemoc";
 import * as usersRoute from "~/routes/api+/users";
-import { getDb } from "~/utils/db.server";
+import { getDb, inRequestTransaction } from "~/utils/db.server";
+import { runStepForDocument } from "~/models/moc-workflow.server";
 import { DERIVED_HASH, syncDerivedObjects } from "#db/derived";
 import { startBoss } from "#jobs/boss";
 import { api } from "../helpers/api";
@@ -21,7 +22,7 @@ import { expectStoredDocumentsFresh } from "../helpers/db-state";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { createSession, revokeSession, sessionClaims } from "~/models/session.server";
 import { signToken } from "~/utils/token.server";
-import type { Cast } from "../helpers/moc";
+import { approverForm, hseqForm, type Cast } from "../helpers/moc";
 import {
   createMocOk,
   deactivate,
@@ -68,6 +69,22 @@ describe("stored documents", () => {
     expect(JSON.parse(row!.doc)).toEqual(JSON.parse(row!.built));
     expect(res.body.data.status).toBe("d");
     expect(res.body.data.logs.at(-1)).toMatchObject({ from: "c", to: "d" });
+    await expectStoredDocumentsFresh();
+  });
+
+  it("two steps on one MOC in one transaction: the second answers, and stores, the document after it", async () => {
+    const moc = await mocAt("c", cast);
+    const [afterHseq, afterApproval] = await inRequestTransaction(async () => [
+      await runStepForDocument("hseq", cast.hseq, moc._id, hseqForm("yes") as never),
+      await runStepForDocument("approver", cast.approver, moc._id, approverForm("yes") as never),
+    ]);
+    expect(afterHseq.status).toBe("d");
+    expect(afterApproval.status).toBe("e");
+    const [row] = await getDb().execute<{ doc: string; built: string }>(
+      sql`select doc, build_moc_document(moc_id) as built from moc_documents where moc_id = ${moc._id}`,
+    );
+    expect(JSON.parse(row!.doc)).toEqual(JSON.parse(row!.built));
+    expect(JSON.parse(row!.doc).status).toBe("e");
     await expectStoredDocumentsFresh();
   });
 
