@@ -5,12 +5,13 @@
 import { z } from "zod";
 import { MAX_TEXT, PLAN_KINDS } from "./moc.schema";
 
+/** What was done: required, so the item's history says it (issue 38 item 7; evidence stays optional). */
+const NOTE_REQUIRED = "Say what was done: a note is required to mark an item done";
 const note = z
-  .string({ error: "The note must be text" })
+  .string({ error: NOTE_REQUIRED })
   .trim()
-  .max(MAX_TEXT, { error: `Keep the note under ${MAX_TEXT} characters` })
-  .optional()
-  .transform((v) => v || null);
+  .min(1, { error: NOTE_REQUIRED })
+  .max(MAX_TEXT, { error: `Keep the note under ${MAX_TEXT} characters` });
 
 /** POST /api/actionDone. `evidence_id`: a file already attached to the MOC (files are uploaded on its page). */
 export const actionDoneSchema = z.object({

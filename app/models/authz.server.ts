@@ -51,7 +51,13 @@ export type MocAccess = {
    * rule judges independence against them: moc-steps.server.ts `isIndependentOf`): the authors of
    * Parts A, B and E and of a temporary change's ends, who took the HSEQ review, who the approval.
    */
-  acted: { makerIds: readonly string[]; reviewerIds: readonly string[]; approverIds: readonly string[] };
+  acted: {
+    makerIds: readonly string[];
+    reviewerIds: readonly string[];
+    approverIds: readonly string[];
+    /** Who cancelled a plan item of it (they do not also close it: moc-four-eyes.server.ts). */
+    cancellerIds?: readonly string[];
+  };
   /** The MOC's risk and the approvals given at `d` (docs/decisions/037); absent: not ranked, none given. */
   approval?: ApprovalState | null;
   /**

@@ -14,9 +14,11 @@ import { literal } from "./workflow/sql-literal";
 /**
  * What a check is judged against: a plain check (a deviation decision, a verification, the end of
  * a temporary change) against the makers of the change; the HSEQ review also against its approval
- * and the approval also against its review (one person may not take both).
+ * and the approval also against its review (one person may not take both); the verification that
+ * closes the MOC also against whoever cancelled one of its plan items (issue 38 item 7: cancelling
+ * what was not done and closing the MOC are two people's decisions).
  */
-export type CheckKind = "check" | "review" | "approval";
+export type CheckKind = "check" | "review" | "approval" | "closing";
 
 /** The words of the trail entries (moc_logs.action) the four-eyes rule reads, written by the steps below. */
 export const TRAIL_ACTIONS = {
@@ -24,6 +26,8 @@ export const TRAIL_ACTIONS = {
   restored: "Reported the original condition restored",
   extensionAsked: "Asked to extend the temporary change to ",
   permanent: "Made the temporary change permanent",
+  /** A plan item cancelled (plan-items.server.ts): "Cancelled the action “…”". */
+  cancelledItem: "Cancelled the ",
 } as const;
 
 /**
@@ -46,6 +50,9 @@ const REVIEW_ENTRY = sql`(l.from_status = 'c' and l.to_status in ('d', 'b'))`;
 const APPROVAL_ENTRY = sql`(l.from_status = 'd' and (l.to_status in ('e', 'decline')
   or (l.to_status = 'd' and l.action like ${literal(`${APPROVAL_STAGE_ACTION}%`)})))`;
 
+/** The trail entries of a plan item cancelled. */
+const CANCEL_ENTRY = sql`(l.action like ${literal(`${TRAIL_ACTIONS.cancelledItem}%`)})`;
+
 /**
  * Everyone who acted on the MOC so far, from its trail and its signature manifestations (the
  * acting person and the absent person they acted for alike), as SQL over `m`: a JSON object of
@@ -54,10 +61,11 @@ const APPROVAL_ENTRY = sql`(l.from_status = 'd' and (l.to_status in ('e', 'decli
 export const ACTED_SQL = sql<MocAccess["acted"]>`(select json_build_object(
     'makerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'maker'), '[]'::json),
     'reviewerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'review'), '[]'::json),
-    'approverIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'approval'), '[]'::json))
+    'approverIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'approval'), '[]'::json),
+    'cancellerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'cancel'), '[]'::json))
   from (
     select case when ${MAKER_ENTRY} then 'maker' when ${REVIEW_ENTRY} then 'review'
-        when ${APPROVAL_ENTRY} then 'approval' end as kind, p.person
+        when ${APPROVAL_ENTRY} then 'approval' when ${CANCEL_ENTRY} then 'cancel' end as kind, p.person
       from moc_logs l cross join lateral (values (l.user_id), (l.on_behalf_of)) p(person)
       where l.moc_id = m.id and p.person is not null
     union all
@@ -84,12 +92,13 @@ export function dependenceOf(userId: string, moc: Independence, kind: CheckKind 
       : null,
     kind === "review" && (userId === moc.approverId || acted.approverIds.includes(userId)) ? "the approver" : null,
     kind === "approval" && acted.reviewerIds.includes(userId) ? "the HSEQ reviewer" : null,
+    kind === "closing" && (acted.cancellerIds ?? []).includes(userId) ? "the one who cancelled a plan item" : null,
   ].filter(Boolean);
   return roles.length ? roles.join(" and ") : null;
 }
 
 /** Nobody acted yet (a record read without its trail). */
-export const NOBODY_ACTED: MocAccess["acted"] = { makerIds: [], reviewerIds: [], approverIds: [] };
+export const NOBODY_ACTED: MocAccess["acted"] = { makerIds: [], reviewerIds: [], approverIds: [], cancellerIds: [] };
 
 /**
  * The person is independent of the MOC for a check of `kind`: neither its originator nor its
@@ -102,7 +111,16 @@ export const isIndependentOf = (userId: string, moc: Independence, kind: CheckKi
 
 /** `isIndependentOf` as SQL over `m` for the person whose id is `userId` (a value or a placeholder). */
 export const independentSql = (userId: unknown, kind: CheckKind = "check"): SQL => {
-  const entries = [MAKER_ENTRY, ...(kind === "review" ? [APPROVAL_ENTRY] : kind === "approval" ? [REVIEW_ENTRY] : [])];
+  const entries = [
+    MAKER_ENTRY,
+    ...(kind === "review"
+      ? [APPROVAL_ENTRY]
+      : kind === "approval"
+        ? [REVIEW_ENTRY]
+        : kind === "closing"
+          ? [CANCEL_ENTRY]
+          : []),
+  ];
   return sql`(m.originator_id <> ${userId} and m.implementer_id is distinct from ${userId}
     ${kind === "review" ? sql`and m.approver_id is distinct from ${userId}` : sql``}
     and not exists (select 1 from moc_logs l where l.moc_id = m.id and ${userId} in (l.user_id, l.on_behalf_of)

@@ -11,6 +11,8 @@ import { mayCancelPlanItems } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 import type { CancelPlanItemInput } from "./moc.schema";
 import { changeMoc } from "./moc.server";
+import { TRAIL_ACTIONS } from "./moc-four-eyes.server";
+import { notifyAboutMoc } from "./moc-store.server";
 import type { PublicUser } from "./user.server";
 
 const PLAN_WORDS = { action: "action", manual_plan: "manuals and drawings item" } as const;
@@ -51,7 +53,7 @@ export async function cancelPlanItem(
       forbidden: "Only the implementer or the assigned HSEQ user can cancel a plan item",
       requireOpen: true,
     },
-    async (tx) => {
+    async (tx, moc) => {
       const plan = await readPlan(tx, input.mocId, input.plan);
       const item = plan.items.find((i) => i._id === input.item_id);
       if (!item) throw new NotFound(`No such ${PLAN_WORDS[input.plan]} in this MOC's plan`);
@@ -68,7 +70,20 @@ export async function cancelPlanItem(
         input.plan === "action"
           ? `the action “${(item as ActionPlan["items"][number]).description}”`
           : `the manuals and drawings item “${(item as ManualPlan["items"][number]).document}”`;
-      return { action: `Cancelled ${what}`, comment: input.reason };
+      // Its owner is told, with the reason (issue 38 item 7): it leaves their "My actions".
+      if (item.owner && item.owner !== actor._id) {
+        await notifyAboutMoc(
+          tx,
+          moc,
+          { userIds: [item.owner] },
+          {
+            event: `${actor.name} cancelled ${what}, which was yours.`,
+            expectation: "Nothing more is needed from you for it; it no longer holds up closing the MOC.",
+            details: [["Reason", input.reason]],
+          },
+        );
+      }
+      return { action: `${TRAIL_ACTIONS.cancelledItem}${what.replace(/^the /, "")}`, comment: input.reason };
     },
   );
 }

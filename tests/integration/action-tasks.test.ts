@@ -26,12 +26,15 @@ import {
   expectError,
   makeCast,
   mocAt,
+  emailsDuring,
   mocSnapshot,
   post,
   stepOk,
+  submitStep,
   tokenOf,
   type Doc,
 } from "../helpers/moc-flow";
+import * as addUserRoute from "~/routes/api+/addUser";
 import { api } from "../helpers/api";
 import { BASE, sessionCookieHeader } from "../helpers/request";
 
@@ -233,9 +236,12 @@ describe("marking an item done", () => {
 
     // Twice: 409; an unknown item: 404; nothing changes either way.
     const before = await mocSnapshot(moc._id);
-    expectError(await markDone(owner, { moc_id: moc._id, plan: "action", item_id: first!._id }), 409);
-    expectError(await markDone(owner, { moc_id: moc._id, plan: "action", item_id: "no-such-item" }), 404);
-    expectError(await markDone(owner, { moc_id: moc._id, plan: "manual_plan", item_id: second!._id }), 404);
+    expectError(await markDone(owner, { moc_id: moc._id, plan: "action", item_id: first!._id, note: "Done" }), 409);
+    expectError(await markDone(owner, { moc_id: moc._id, plan: "action", item_id: "no-such-item", note: "Done" }), 404);
+    expectError(
+      await markDone(owner, { moc_id: moc._id, plan: "manual_plan", item_id: second!._id, note: "Done" }),
+      404,
+    );
     expect(await mocSnapshot(moc._id)).toEqual(before);
 
     // Another MOC's file is not evidence here.
@@ -248,6 +254,7 @@ describe("marking an item done", () => {
       moc_id: moc._id,
       plan: "action",
       item_id: second!._id,
+      note: "Photo attached",
       evidence_id: foreign._id,
     });
     expectError(refused, 400);
@@ -279,20 +286,35 @@ describe("marking an item done", () => {
       { moc_id: moc._id, plan: "action" },
       { moc_id: moc._id, plan: "action", item_id: itemId, note: "x".repeat(5001) },
       { moc_id: moc._id, plan: "action", item_id: itemId, note: 12 },
-      { moc_id: moc._id, plan: "action", item_id: itemId, evidence_id: "file.pdf" },
+      { moc_id: moc._id, plan: "action", item_id: itemId, note: "Done", evidence_id: "file.pdf" },
+      // Marking done says what was done (issue 38 item 7): no note, or a blank one, is refused on `note`.
+      { moc_id: moc._id, plan: "action", item_id: itemId },
+      { moc_id: moc._id, plan: "action", item_id: itemId, note: "   " },
     ]) {
       expectError(await markDone(owner, body), 400);
     }
+    const noNote = await markDone(owner, { moc_id: moc._id, plan: "action", item_id: itemId });
+    expect(noNote.body.issues).toEqual([
+      { path: "note", message: "Say what was done: a note is required to mark an item done" },
+    ]);
     // An HSEQ colleague may read the MOC but does not own the item.
     const colleague = await makeUser({ department: "hseq" });
-    expectError(await markDone(colleague, { moc_id: moc._id, plan: "action", item_id: itemId }), 403);
+    expectError(await markDone(colleague, { moc_id: moc._id, plan: "action", item_id: itemId, note: "Done" }), 403);
     const stranger = await makeUser({ department: "fleet" });
-    expectError(await markDone(stranger, { moc_id: moc._id, plan: "action", item_id: itemId }), 403);
+    expectError(await markDone(stranger, { moc_id: moc._id, plan: "action", item_id: itemId, note: "Done" }), 403);
     expect(await mocSnapshot(moc._id)).toEqual(before);
-    // The implementer may (today's rule), without a note.
-    const res = await markDone(cast.implementer, { moc_id: moc._id, plan: "action", item_id: itemId });
+    // The implementer may (today's rule), with a note like anyone.
+    const res = await markDone(cast.implementer, {
+      moc_id: moc._id,
+      plan: "action",
+      item_id: itemId,
+      note: "Done by the yard",
+    });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data.action.items[0].completion).toMatchObject({ by: cast.implementer._id, note: null });
+    expect(res.body.data.action.items[0].completion).toMatchObject({
+      by: cast.implementer._id,
+      note: "Done by the yard",
+    });
   });
 
   it("before approval the owner is refused (409); a cancelled item cannot be done", async () => {
@@ -303,11 +325,14 @@ describe("marking an item done", () => {
       { description: "Dropped", owner: owner._id, due: null },
     ]);
     const [early, dropped] = saved.body.data.action.items;
-    expectError(await markDone(owner, { moc_id: moc._id, plan: "action", item_id: early._id }), 409);
+    expectError(await markDone(owner, { moc_id: moc._id, plan: "action", item_id: early._id, note: "Done" }), 409);
     await post(cancelItemRoute, "/api/cancelPlanItem", cast.implementer, {
       body: { moc_id: moc._id, plan: "action", item_id: dropped._id, reason: "Not needed" },
     });
-    expectError(await markDone(cast.implementer, { moc_id: moc._id, plan: "action", item_id: dropped._id }), 409);
+    expectError(
+      await markDone(cast.implementer, { moc_id: moc._id, plan: "action", item_id: dropped._id, note: "Done" }),
+      409,
+    );
   });
 
   it("the page marks it done with a note and an uploaded evidence file (multipart, no JavaScript)", async () => {
@@ -431,5 +456,63 @@ describe("Insight: overdue actions by department and by vessel", () => {
     expect(await byVessel()).toBe(vesselBefore + 2);
     const one = await computeInsights({ ...filter, department: "engineering" });
     expect(one.overdueActions!.map((d) => d.department)).toEqual(["engineering"]);
+  });
+});
+
+describe("cancelled actions (issue 38 item 7)", () => {
+  it("the owner is told, with the reason; nobody else is emailed about it", async () => {
+    const owner = await makeUser({ name: "Cora Cancelled", department: "operations" });
+    const moc = await approvedWith([{ description: "Renew the bilge alarm float", owner: owner._id, due: null }]);
+    const itemId = moc.action.items[0]._id;
+    const { result, to } = await emailsDuring(moc._id, () =>
+      post(cancelItemRoute, "/api/cancelPlanItem", cast.hseq, {
+        body: { moc_id: moc._id, plan: "action", item_id: itemId, reason: "The yard renewed it at the docking" },
+      }),
+    );
+    expect(result.status, result.text).toBe(200);
+    expect(to).toEqual([owner.email]);
+    const texts = (
+      await getDb()
+        .select({ text: emailMessages.text })
+        .from(emailMessages)
+        .where(and(eq(emailMessages.toUserId, owner._id), eq(emailMessages.recordId, moc._id)))
+    ).map((m) => m.text);
+    const notice = { text: texts.find((t) => t.includes("cancelled")) ?? texts.join("\n---\n") };
+    expect(notice!.text).toContain("cancelled the action “Renew the bilge alarm float”, which was yours");
+    expect(notice!.text).toContain("The yard renewed it at the docking");
+  });
+
+  it("the one who cancelled an open action does not also close the MOC (four eyes); another verifier does", async () => {
+    const moc = await approvedWith([
+      { description: "Renew the float", owner: cast.implementer._id, due: null },
+      { description: "Brief the crew", owner: cast.implementer._id, due: null },
+    ]);
+    const [renew, brief] = moc.action.items;
+    const cancel = await post(cancelItemRoute, "/api/cancelPlanItem", cast.hseq, {
+      body: { moc_id: moc._id, plan: "action", item_id: brief._id, reason: "Covered by the toolbox talk" },
+    });
+    expect(cancel.status, cancel.text).toBe(200);
+    const done = await markDone(cast.implementer, {
+      moc_id: moc._id,
+      plan: "action",
+      item_id: renew._id,
+      note: "Float renewed and tested",
+    });
+    expect(done.status, done.text).toBe(200);
+    const atF = await stepOk("implementation", cast.implementer, defaultStepBody("implementation", moc, cast));
+    expect(atF.status).toBe("f");
+    // No verifier named: the assigned HSEQ user verifies, but they cancelled an open action.
+    const before = await mocSnapshot(moc._id);
+    const refused = await submitStep("verifier", cast.hseq, defaultStepBody("verifier", atF, cast));
+    expectError(refused, 403);
+    expect(refused.body.message).toContain("the one who cancelled a plan item");
+    expect(await mocSnapshot(moc._id)).toEqual(before);
+    // A verifier who took no part closes it.
+    const named = await post(addUserRoute, "/api/addUser", cast.originator, {
+      body: { userId: cast.verifier._id, mocId: moc._id, role: "verifier" },
+    });
+    expect(named.status, named.text).toBe(200);
+    const closed = await stepOk("verifier", cast.verifier, defaultStepBody("verifier", atF, cast));
+    expect(closed.completed).toBe(true);
   });
 });

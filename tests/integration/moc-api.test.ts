@@ -86,6 +86,8 @@ const MOC_KEYS = [
   "risk_assessment",
   // The MOC's risk, null when not ranked (docs/decisions/037-risk-ranking-and-approvals.md, an addition)
   "risk_level",
+  // The highest level HSEQ reviewed it at: approvals never follow a lower one (decision 037, an addition)
+  "reviewed_risk_level",
   "action",
   "manual_plan",
   "chat",

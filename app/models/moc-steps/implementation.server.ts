@@ -203,6 +203,7 @@ export const IMPLEMENTATION_STEPS = {
         refusal: "Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC",
       },
       "verify",
+      "closing",
     ),
     signs: (_actor, moc) => (moc.verifierId ? "Verifier" : "HSEQ reviewer (verifying)"),
     open: { statuses: ["f"] },

@@ -34,6 +34,7 @@ export default function DonePlanItem() {
             <textarea
               id="done-note"
               name="note"
+              required
               rows={4}
               maxLength={5000}
               aria-describedby="done-note-error"
