@@ -8,24 +8,18 @@
 import { useLoaderData } from "@remix-run/react";
 import type { MocTable } from "~/models/moc-parts.server";
 import { utcText } from "~/models/utc-text";
+import { progressWords } from "~/models/moc-closure";
 import type { DecisionContextData } from "~/web/decision-context.server";
 import { PartFields } from "./moc-parts";
 import { DataTable } from "./data-table";
 
 function FoldedTable({ table, open }: { table: MocTable; open?: boolean }) {
-  const done = table.columns.includes("Done") ? table.rows.filter((r) => r.at(-1) === "Done").length : null;
   return (
     <details className="decision-context-fold" open={open}>
       <summary>
         {table.title}{" "}
         <span className="muted">
-          (
-          {table.rows.length === 0
-            ? "none"
-            : done === null
-              ? table.rows.length
-              : `${done} of ${table.rows.length} done`}
-          )
+          ({table.progress ? progressWords(table.progress) : table.rows.length === 0 ? "none" : table.rows.length})
         </span>
       </summary>
       {table.rows.length === 0 ? (

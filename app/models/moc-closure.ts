@@ -36,6 +36,18 @@ export type ClosureBlocker = {
 /** An item neither done nor cancelled. */
 export const isOpenItem = (item: { done: boolean; cancelled?: unknown }) => !item.done && !item.cancelled;
 
+/** How far a plan is, by the closure gate's own `isOpenItem` (issue 38 item 4: one count everywhere). */
+export type PlanProgress = { total: number; done: number; cancelled: number; open: number };
+export function planProgress(items: readonly { done: boolean; cancelled?: unknown }[]): PlanProgress {
+  const open = items.filter(isOpenItem).length;
+  const cancelled = items.filter((i) => !i.done && i.cancelled).length;
+  return { total: items.length, done: items.length - open - cancelled, cancelled, open };
+}
+
+/** "2 of 3 done", "1 of 3 done, 2 cancelled", "none". */
+export const progressWords = (p: PlanProgress) =>
+  p.total === 0 ? "none" : `${p.done} of ${p.total} done${p.cancelled ? `, ${p.cancelled} cancelled` : ""}`;
+
 /** What in the plans and Part E keeps the MOC from closing (the answers are `answerBlockers`'). */
 export function closureBlockers(plan: PlanForClosure): ClosureBlocker[] {
   const due = (d: string | null) => (d ? `, due ${d}` : "");

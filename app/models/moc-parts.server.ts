@@ -11,7 +11,7 @@
  */
 import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
 import { departmentLabel } from "./labels";
-import { planItemState } from "./moc-closure";
+import { planItemState, planProgress, type PlanProgress } from "./moc-closure";
 import type { MocDocument, UserJson } from "./moc-document";
 import { namesOf, NOT_RECORDED, scopeLabel } from "./moc-names";
 import { utcText } from "./utc-text";
@@ -34,7 +34,15 @@ export type MocPart = {
   /** What happened before the final answers (Part C's returns to the implementer), oldest first. */
   history: { title: string; entries: PartHistoryEntry[] } | null;
 };
-export type MocTable = { id: string; title: string; columns: string[]; rows: string[][]; empty: string };
+export type MocTable = {
+  id: string;
+  title: string;
+  columns: string[];
+  rows: string[][];
+  empty: string;
+  /** A plan's items done, cancelled and open (plans only). */
+  progress?: PlanProgress;
+};
 export type MocPartsDescription = { parts: MocPart[]; tables: MocTable[] };
 
 /** "Submitted 2026-03-04 09:15 UTC by Ann Lee", "Draft", "Not filled in yet." */
@@ -274,6 +282,7 @@ export function describeMocParts(doc: MocDocument): MocPartsDescription {
       columns: ["Action", "Owner", "Due", "Done"],
       rows: planRows(doc.action?.items ?? [], (i) => [i.description]),
       empty: "No actions yet.",
+      progress: planProgress(doc.action?.items ?? []),
     },
     {
       id: "manuals-plan",
@@ -281,6 +290,7 @@ export function describeMocParts(doc: MocDocument): MocPartsDescription {
       columns: ["Document", "Change", "Owner", "Due", "Done"],
       rows: planRows(doc.manual_plan?.items ?? [], (i) => [i.document, i.change]),
       empty: "No manuals or drawings to change yet.",
+      progress: planProgress(doc.manual_plan?.items ?? []),
     },
   ];
   return { parts, tables };

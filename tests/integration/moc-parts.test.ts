@@ -24,6 +24,12 @@ import * as temporaryConfirmPage from "~/routes/mocs+/$id.temporary-confirm";
 import * as temporaryExtensionDecisionPage from "~/routes/mocs+/$id.temporary-extension-decision";
 import * as implementationPage from "~/routes/mocs+/$id.implementation";
 import * as actionTableRoute from "~/routes/api+/actionTable";
+import * as actionDoneRoute from "~/routes/api+/actionDone";
+import * as cancelItemRoute from "~/routes/api+/cancelPlanItem";
+import * as manualsPlanRoute from "~/routes/api+/manualsPlan";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { DecisionContext } from "~/components/decision-context";
 import { createDelegation } from "~/models/delegation.server";
 import { loadMocDocument } from "~/models/moc-query.server";
 import { describeMocParts } from "~/models/moc-parts.server";
@@ -31,7 +37,7 @@ import { drawnImage, type PrintRecord } from "~/models/record-print.server";
 import type { DecisionContextData } from "~/web/decision-context.server";
 import { makeUser, tokenFor } from "../helpers/factories";
 import { daysFromToday, futureDate, hseqForm, implementationForm, implementerForm, resolution } from "../helpers/moc";
-import { makeCast, mocAt, post, stepOk, temporaryMocAt } from "../helpers/moc-flow";
+import { defaultStepBody, makeCast, mocAt, post, stepOk, temporaryMocAt } from "../helpers/moc-flow";
 import type { Cast } from "../helpers/moc";
 import { buildRequest } from "../helpers/request";
 import { createPcrOk, signOk, TINY_PNG } from "../helpers/pcr";
@@ -304,5 +310,59 @@ describe("decision forms show what is decided", () => {
     });
     const acting = await decisionOf(approverPage, "approver", (await mocAt("d", cast))._id, deputy);
     expect(acting?.actingFor).toBe(cast.approver.name);
+  });
+});
+
+describe("the decision forms count the plans as the closure gate does (issue 38 item 4)", () => {
+  it("“Action plan (2 of 4 done, 1 cancelled)” and “Manuals and drawings plan (1 of 1 done)” at verification", async () => {
+    const cast = await makeCast();
+    const atB = await mocAt("b", cast);
+    const planned = await post(actionTableRoute, "/api/actionTable", cast.implementer, {
+      body: {
+        id: atB._id,
+        action: {
+          items: ["Fit the controller", "Test the alarm", "Brief the crew", "Update the PMS"].map((description) => ({
+            description,
+            owner: cast.implementer._id,
+            due: null,
+            done: false,
+          })),
+        },
+      },
+    });
+    expect(planned.status, planned.text).toBe(200);
+    const manuals = await post(manualsPlanRoute, "/api/manualsPlan", cast.implementer, {
+      body: {
+        id: atB._id,
+        manual_plan: {
+          items: [{ document: "Engine room manual", change: "Section 4", owner: cast.implementer._id, due: null }],
+        },
+      },
+    });
+    expect(manuals.status, manuals.text).toBe(200);
+    let doc = await stepOk("implementer", cast.implementer, defaultStepBody("implementer", atB, cast));
+    doc = await stepOk("hseq", cast.hseq, defaultStepBody("hseq", doc, cast));
+    doc = await stepOk("approver", cast.approver, defaultStepBody("approver", doc, cast));
+    const [fit, test, brief] = doc.action.items;
+    for (const item of [fit, test]) {
+      const res = await post(actionDoneRoute, "/api/actionDone", cast.implementer, {
+        body: { moc_id: doc._id, plan: "action", item_id: item._id, note: "Done on board" },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const cancelled = await post(cancelItemRoute, "/api/cancelPlanItem", cast.implementer, {
+      body: { moc_id: doc._id, plan: "action", item_id: brief._id, reason: "Covered by the toolbox talk" },
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const manualDone = await post(actionDoneRoute, "/api/actionDone", cast.implementer, {
+      body: { moc_id: doc._id, plan: "manual_plan", item_id: doc.manual_plan.items[0]._id, note: "Revised" },
+    });
+    expect(manualDone.status, manualDone.text).toBe(200);
+    const atF = await stepOk("implementation", cast.implementer, defaultStepBody("implementation", doc, cast));
+    const decision = await decisionOf(verifierPage, "verifier", atF._id, cast.hseq);
+    const html = renderToStaticMarkup(createElement(DecisionContext, { context: decision! }));
+    const text = html.replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
+    expect(text).toContain("Action plan (2 of 4 done, 1 cancelled)");
+    expect(text).toContain("Manuals and drawings plan (1 of 1 done)");
   });
 });
