@@ -82,14 +82,22 @@ test("the checklist blocks closing until the open action is cancelled with a rea
     "The checklist is already posted on every ship",
   );
 
+  // The HSEQ user who cancelled it does not also close the MOC (four eyes, issue 38 item 7): the
+  // originator names a verifier, who closes it.
   await page.goto(`/mocs/${moc._id}/verifier`);
-  await ready(page);
-  await expect(page.getByRole("region", { name: "Before closing" })).toContainText(
+  await expect(page.getByText(/the one who cancelled a plan item/).first()).toBeVisible();
+  expect(await mocApi.get(moc._id)).toMatchObject({ status: "f", completed: false });
+  await mocApi.submit("/api/addUser", cast.originator, { userId: cast.verifier._id, mocId: moc._id, role: "verifier" });
+  const verifier = await openAs(cast.verifier);
+  await verifier.setViewportSize(PHONE);
+  await verifier.goto(`/mocs/${moc._id}/verifier`);
+  await ready(verifier);
+  await expect(verifier.getByRole("region", { name: "Before closing" })).toContainText(
     "Every plan item is done or cancelled",
   );
-  await answerAllYes(page);
-  await page.getByRole("button", { name: "Submit verification" }).click();
-  await expect(page.getByText(`MOC ${moc.serial_num} is verified and closed.`)).toBeVisible();
+  await answerAllYes(verifier);
+  await verifier.getByRole("button", { name: "Submit verification" }).click();
+  await expect(verifier.getByText(`MOC ${moc.serial_num} is verified and closed.`)).toBeVisible();
   expect(await mocApi.get(moc._id)).toMatchObject({ completed: true });
 });
 
