@@ -3968,7 +3968,7 @@ export interface operations {
           /** @enum {string} */
           plan: "action" | "manual_plan";
           item_id: string;
-          note?: string;
+          note: string;
           /** Format: uuid */
           evidence_id?: string;
         };
