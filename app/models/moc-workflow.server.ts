@@ -12,6 +12,7 @@ import { preparedSql, statementOnce, statementOnceBy, type Executor } from "~/ut
 import { deviationOutstanding, type MocDocument } from "./moc-document";
 import { loadMocForStep, loadMocStepState, type MocStepState } from "./moc-query.server";
 import type { Actor, MocAccess } from "./authz.server";
+import { APPROVAL_STAGE_ACTION } from "./risk";
 import {
   mayAct,
   MOC_WORKFLOW,
@@ -149,8 +150,23 @@ const runMocStep = MOC_WORKFLOW.runner({
     // Each email links its reader to where they act next: the step form now waiting, when they
     // may submit it, else the record.
     const changed = outcome.changes ?? {};
+    // The round of approvals after the move (risk-approval.server.ts): a MOC arriving at `d` starts
+    // one; an approval given at `d` counts in it. So a second approver's notice is their turn,
+    // linking to the approval form (issue 38 item 6), not a notice about someone else's decision.
+    const approvalGiven = moc.status === "d" && outcome.to === "d" && outcome.action.startsWith(APPROVAL_STAGE_ACTION);
+    const approval: MocAccess["approval"] =
+      moc.approval && outcome.to === "d" && moc.status !== "d"
+        ? { ...moc.approval, given: 0, givenIds: [] }
+        : moc.approval && approvalGiven
+          ? {
+              ...moc.approval,
+              given: moc.approval.given + 1,
+              givenIds: [...moc.approval.givenIds, actor._id, ...(onBehalfOf ? [onBehalfOf._id] : [])],
+            }
+          : moc.approval;
     const after: MocAccess = {
       ...moc,
+      approval,
       status: outcome.to,
       completed: Boolean(changed.completed ?? moc.completed),
       implementerId: changed.implementerId ?? moc.implementerId,

@@ -316,6 +316,23 @@ describe("risk decides who approves", () => {
     expect((await trail(moc._id)).at(-1)).toMatchObject({ action: "Updated the impact assessment", to_status: "c" });
   });
 
+  it("a second approval is the holder's turn: a step_waiting notice linking to the approval form (issue 38 item 6)", async () => {
+    const moc = await rankedAtApproval(EXTREME);
+    const noticeOf = async (person: PublicUser) =>
+      (
+        await getDb().execute<{ kind: string; link: string | null }>(
+          sql`select kind, link from email_messages where record_id = ${moc._id} and to_user_id = ${person._id}
+            order by created_at desc limit 1`,
+        )
+      )[0];
+    expect((await approve(cast.approver, moc)).body.data.status).toBe("d");
+    expect(await noticeOf(director)).toEqual({ kind: "step_waiting", link: `/mocs/${moc._id}/approver` });
+    expect((await approve(director, moc)).body.data.status).toBe("d");
+    expect(await noticeOf(president)).toEqual({ kind: "step_waiting", link: `/mocs/${moc._id}/approver` });
+    // The originator is told of it as news about their MOC, linking to the record.
+    expect((await noticeOf(cast.originator))?.kind).toBe("moc_decision");
+  });
+
   it("after the approver's yes the ranking is frozen until the last approval", async () => {
     const moc = await rankedAtApproval(HIGH);
     await approve(cast.approver, moc);
