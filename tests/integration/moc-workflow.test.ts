@@ -62,8 +62,6 @@ beforeAll(async () => {
   await deactivate(hseqInactive);
 });
 
-/** "HSEQ department" in the Events table: every active hseq user (docs/decisions/003-email-outbox.md). */
-const hseqDepartment = () => [cast.hseq, hseqOther];
 
 // ---------------------------------------------------------------------------------------------
 // The table
@@ -215,7 +213,8 @@ function expectedRecipients(step: MocStep, stage: TableStage): { email: string }
       // Part A emails the implementer when it assigns them; re-submitting it unchanged does not.
       return stage === "a" ? [implementer] : [];
     case "implementer":
-      return [...hseqDepartment(), hseq, approver, originator, implementer];
+      // The HSEQ user assigned, not every member of the department (issue 38 item 8).
+      return [hseq, approver, originator, implementer];
     case "hseq":
       return [approver, originator, implementer];
     case "approver":
@@ -471,9 +470,7 @@ describe("declines and returns", () => {
       stepOk("implementer", cast.implementer, defaultStepBody("implementer", moc, cast)),
     );
     expect(result.all_users.map((u: { _id: string }) => u._id)).toContain(watcher._id);
-    expect(to).toEqual(
-      toldBut(cast.implementer, ...hseqDepartment(), cast.hseq, cast.approver, cast.originator, cast.implementer),
-    );
+    expect(to).toEqual(toldBut(cast.implementer, cast.hseq, cast.approver, cast.originator, cast.implementer));
     expect(to).not.toContain(watcher.email);
     expect(new Set(to).size).toBe(to.length);
   });

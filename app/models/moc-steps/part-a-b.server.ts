@@ -170,7 +170,8 @@ export const PART_A_B_STEPS = {
         changes: { approverId, hseqId, targetDate },
         notices: [
           {
-            to: { userIds: [hseqId, approverId, ...moc.allUserIds], departments: ["hseq"] },
+            // The HSEQ user assigned, not the whole department (issue 38 item 8: one review, one person told).
+            to: { userIds: [hseqId, approverId, ...moc.allUserIds] },
             event: `${actor.name} assessed the change and sent it for HSEQ review.`,
             expectation: `Next: HSEQ review (Part C), assigned to ${people.get(hseqId)!.name}. Then approval by ${people.get(approverId)!.name}.`,
             details: [["Target date", targetDate]],
