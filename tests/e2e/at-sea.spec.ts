@@ -273,6 +273,8 @@ test.describe("layouts", () => {
       [editor, `/mocs/${moc._id}/manuals`],
       [editor, `/mocs/${moc._id}/impact`],
       [ownerPage, "/"],
+      // The affected parties to choose from name every person, the longest name among them.
+      [editor, "/pcrs/new"],
     ];
     for (const [who, path] of visits) {
       await who.setViewportSize({ width: 375, height: 800 });

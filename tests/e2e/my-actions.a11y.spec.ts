@@ -30,6 +30,7 @@ test("the dashboard's My actions and the done form have no serious violations", 
   }
   await page.getByRole("link", { name: /^Mark done/ }).click();
   await ready(page);
+  await page.getByLabel("What was done (note)").fill("Fitted the new sensor");
   await page.getByLabel("Evidence file (optional)").setInputFiles({
     name: "photo.png",
     mimeType: "image/png",
