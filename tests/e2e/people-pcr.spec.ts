@@ -3,13 +3,11 @@
  * on the PCR page with JavaScript on and off: the Delete action is gone, Withdraw asks why, and the
  * record stays with its signature, marked withdrawn, the reason in its history.
  */
-import { expect, ready, test } from "./pcr-fixtures";
+import type { APIRequestContext } from "@playwright/test";
+import { expect, ready, test, type Doc, type Person } from "./pcr-fixtures";
 
-test("the originator withdraws a signed PCR, giving a reason", async ({ cast, createPcr, openAs, request }) => {
-  // Several page loads on a shared, slow machine.
-  test.setTimeout(180_000);
-  const { originator } = cast;
-  const doc = await createPcr(originator);
+/** The originator signs the PCR's first slot over /api (typed name, password). */
+async function signAsOriginator(request: APIRequestContext, originator: Person, doc: Doc) {
   const chain = doc.signatures.map((s: { Name: string }, i: number) => ({
     Name: s.Name,
     Signature: i === 0 ? originator.name : false,
@@ -20,6 +18,14 @@ test("the originator withdraws a signed PCR, giving a reason", async ({ cast, cr
     data: { pcrId: doc._id, signatures: chain, password: originator.password },
   });
   expect(signed.status(), await signed.text()).toBe(200);
+}
+
+test("the originator withdraws a signed PCR, giving a reason", async ({ cast, createPcr, openAs, request }) => {
+  // Several page loads on a shared, slow machine.
+  test.setTimeout(180_000);
+  const { originator } = cast;
+  const doc = await createPcr(originator);
+  await signAsOriginator(request, originator, doc);
 
   const page = await openAs(originator);
   await page.goto(`/pcrs/${doc._id}`);
@@ -60,16 +66,7 @@ test("an admin names, on the PCR's page, who signs the slot of the position its 
   const admin = await createUser({ name: `Ada Admin ${Date.now()}`, role: "admin" });
   const originator = { ...raiser, token: raiser.token! };
   const doc = await createPcr(originator);
-  const chain = doc.signatures.map((s: { Name: string }, i: number) => ({
-    Name: s.Name,
-    Signature: i === 0 ? originator.name : false,
-    Comments: "",
-  }));
-  const signed = await request.post("/api/pcr/signatures", {
-    headers: { Authorization: `Bearer ${originator.token}` },
-    data: { pcrId: doc._id, signatures: chain, password: originator.password },
-  });
-  expect(signed.status(), await signed.text()).toBe(200);
+  await signAsOriginator(request, originator, doc);
 
   // The originator is not offered the choice; the admin is.
   const own = await openAs(originator);

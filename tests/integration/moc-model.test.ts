@@ -31,7 +31,8 @@ import * as cancelPlanItemRoute from "~/routes/api+/cancelPlanItem";
 import * as impactRoute from "~/routes/api+/impact";
 import * as riskAssessmentRoute from "~/routes/api+/risk_assessment";
 import { verifyAuditTrail } from "~/models/audit-verify.server";
-import { APPROVAL_STAGE_ACTION, approvalStages, type RiskLevel } from "~/models/risk";
+import { isOpenItem } from "~/models/moc-closure";
+import { APPROVAL_STAGE_ACTION, approvalStages, higherLevel, type RiskLevel } from "~/models/risk";
 import { PENDING_APPROVAL_SQL } from "~/models/risk-approval.server";
 import { DEFAULT_RISK_SETTINGS, setRiskSettings } from "~/models/risk-settings.server";
 import type { PublicUser } from "~/models/user.server";
@@ -53,7 +54,6 @@ const PEOPLE = [
 ] as const;
 type Who = (typeof PEOPLE)[number];
 const LEVELS = ["low", "medium", "high", "extreme"] as const;
-const LEVEL_ORDER: (RiskLevel | null)[] = [null, ...LEVELS];
 /** A residual pair per level under the default thresholds (1-4 Low, 5-9 Medium, 10-14 High, 15-25 Extreme). */
 const RESIDUAL: Record<RiskLevel, [number, number]> = { low: [1, 2], medium: [2, 3], high: [3, 4], extreme: [4, 4] };
 
@@ -92,7 +92,7 @@ type Model = {
   hseq: Who | null;
 };
 
-const higher = (a: RiskLevel | null, b: RiskLevel | null) => (LEVEL_ORDER.indexOf(a) >= LEVEL_ORDER.indexOf(b) ? a : b);
+const higher = higherLevel;
 
 type Row = {
   status: string;
@@ -205,7 +205,7 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
     }
     if (!wasCompleted && row.completed) {
       expect(parties, `${what}: verified by a party to the MOC`).not.toContain(last.user_id);
-      const open = model.items.filter((i) => !i.done && !i.cancelled);
+      const open = model.items.filter(isOpenItem);
       expect(open, `${what}: closed with open plan items`).toEqual([]);
     }
     if (row.status === "c" && from !== "c" && this.kind !== "implementer") {
@@ -479,58 +479,37 @@ class Plan extends Step {
 
 /** One of the open plan items (by `index`, around them), else any item (a mark on a closed one is refused). */
 function openItem(m: Model, index: number) {
-  const open = m.items.filter((i) => !i.done && !i.cancelled);
+  const open = m.items.filter(isOpenItem);
   const from = open.length ? open : m.items;
   return from[index % Math.max(1, from.length)];
 }
 
-class Done extends Step {
-  readonly kind = "done";
-  fits(m: Model) {
-    return m.items.some((i) => !i.done && !i.cancelled) && !m.completed && m.status !== "decline";
-  }
+/** Marking a plan item done (its owner's note) or cancelling it (with a reason). */
+class ItemMark extends Step {
   constructor(
+    readonly kind: "done" | "cancel",
     who: Who,
     readonly index: number,
   ) {
     super(who);
   }
-  send(real: Real, m: Model) {
-    const item = openItem(m, this.index);
-    return as(real, this.who, actionDoneRoute, "/api/actionDone", {
-      moc_id: real.moc._id,
-      plan: "action",
-      item_id: item?.id ?? "no-such-item",
-      note: "Fitted and tested on the bridge panel",
-    });
-  }
-  toString() {
-    return `done(${this.who}, #${this.index})`;
-  }
-}
-
-class Cancel extends Step {
-  readonly kind = "cancel";
   fits(m: Model) {
-    return m.items.some((i) => !i.done && !i.cancelled) && !m.completed && m.status !== "decline";
-  }
-  constructor(
-    who: Who,
-    readonly index: number,
-  ) {
-    super(who);
+    return m.items.some(isOpenItem) && !m.completed && m.status !== "decline";
   }
   send(real: Real, m: Model) {
-    const item = openItem(m, this.index);
-    return as(real, this.who, cancelPlanItemRoute, "/api/cancelPlanItem", {
-      moc_id: real.moc._id,
-      plan: "action",
-      item_id: item?.id ?? "no-such-item",
-      reason: "Superseded by the class society's instruction",
-    });
+    const target = { moc_id: real.moc._id, plan: "action", item_id: openItem(m, this.index)?.id ?? "no-such-item" };
+    return this.kind === "done"
+      ? as(real, this.who, actionDoneRoute, "/api/actionDone", {
+          ...target,
+          note: "Fitted and tested on the bridge panel",
+        })
+      : as(real, this.who, cancelPlanItemRoute, "/api/cancelPlanItem", {
+          ...target,
+          reason: "Superseded by the class society's instruction",
+        });
   }
   toString() {
-    return `cancel(${this.who}, #${this.index})`;
+    return `${this.kind}(${this.who}, #${this.index})`;
   }
 }
 
@@ -572,8 +551,8 @@ const intended = [
     .map(([who, level]) => new Rank(who, level)),
   someone("implementer").map((who) => new Attach(who)),
   fc.tuple(someone("implementer"), fc.integer({ min: 1, max: 2 })).map(([who, n]) => new Plan(who, n)),
-  fc.tuple(someone("implementer"), fc.nat(3)).map(([who, i]) => new Done(who, i)),
-  fc.tuple(someone("hseq", "implementer"), fc.nat(3)).map(([who, i]) => new Cancel(who, i)),
+  fc.tuple(someone("implementer"), fc.nat(3)).map(([who, i]) => new ItemMark("done", who, i)),
+  fc.tuple(someone("hseq", "implementer"), fc.nat(3)).map(([who, i]) => new ItemMark("cancel", who, i)),
 ];
 
 /** Each command, mostly at its moment, sometimes stray; the steps three times as often as the edits. */

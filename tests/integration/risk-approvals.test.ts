@@ -16,7 +16,7 @@ import { mocPrintRecord } from "~/models/record-print.server";
 import { computeInsights } from "~/models/insights.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import { approverForm, type Cast } from "../helpers/moc";
+import { approverForm, hseqForm, type Cast } from "../helpers/moc";
 import { emailsDuring, expectError, makeCast, mocAt, post, stepOk, submitStep, type Doc } from "../helpers/moc-flow";
 
 const item = (residual: [number, number] | null, category = "Safety") => ({
@@ -159,11 +159,7 @@ async function rankedAtApproval(residual: [number, number] | null): Promise<Doc>
   if (residual) await rankOk(cast.implementer, moc._id, [item(residual)]);
   return stepOk("hseq", cast.hseq, {
     moc_id: moc._id,
-    hseq_form: {
-      "hseq-change-adequately": { value: "yes" },
-      "hseq-justification-satisfactory": { value: "yes" },
-      "hseq-risk-assessment-covered": { value: "yes" },
-    },
+    hseq_form: hseqForm("yes"),
   });
 }
 const approve = (actor: PublicUser, moc: Doc, answer: "yes" | "no" = "yes", reason?: string) =>
@@ -283,14 +279,7 @@ describe("risk decides who approves", () => {
     expect(to).not.toContain(cast.implementer.email);
     // The approver cannot approve it until HSEQ has reviewed it again.
     expect((await approve(cast.approver, moc)).status).toBe(409);
-    await stepOk("hseq", cast.hseq, {
-      moc_id: moc._id,
-      hseq_form: {
-        "hseq-change-adequately": { value: "yes" },
-        "hseq-justification-satisfactory": { value: "yes" },
-        "hseq-risk-assessment-covered": { value: "yes" },
-      },
-    });
+    await stepOk("hseq", cast.hseq, { moc_id: moc._id, hseq_form: hseqForm("yes") });
     // Still the approver, the Director HSEQ and the President, as the Extreme level HSEQ reviewed needs.
     expect((await approve(cast.approver, moc)).body.data.status).toBe("d");
     expect((await approve(director, moc)).body.data.status).toBe("d");
