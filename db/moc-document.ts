@@ -66,6 +66,7 @@ export const MOC_JSON = `json_build_object(
   'risk_assessment', m.risk_assessment,
   'risk_level', m.risk_level,
   'reviewed_risk_level', m.reviewed_risk_level,
+  'no_significant_hazard', m.no_significant_hazard,
   'action', m.action,
   'manual_plan', m.manual_plan,
   'plan_owners', coalesce((select json_agg(json_build_object('_id', u.id, 'name', u.name) order by u.name)

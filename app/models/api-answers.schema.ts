@@ -179,6 +179,14 @@ export const mocAnswer = z
       description:
         "The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review.",
     }),
+    no_significant_hazard: z
+      .object({ reason: z.string(), by: id, byName: z.string(), at: z.string() })
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "The implementer's declaration that the change has no significant hazard, with their reason: it ranks a MOC without impact items Low (issue 38's risk gate). Null when not declared.",
+      }),
     action: z.looseObject({
       items: z.array(
         z.looseObject({
@@ -394,6 +402,19 @@ export const loginAnswer = z.object({ token: z.string(), admin: z.boolean(), onb
 
 /** `{ status, data }`: the default success body. */
 export const envelope = <T extends z.ZodType>(data: T, status = 200) => z.object({ status: z.literal(status), data });
+
+/** The risk matrix's settings and the risk gate (GET/PUT /api/riskSettings; docs/decisions/037). */
+export const riskSettingsAnswer = z.object({
+  lowMax: z.number().int(),
+  mediumMax: z.number().int(),
+  highMax: z.number().int(),
+  highPosition: z.string(),
+  extremePosition: z.string(),
+  rankingRequired: z.boolean().meta({
+    description:
+      "A MOC passes the HSEQ review only once ranked (every impact item ranked before and after its controls, or the implementer's no-significant-hazard declaration), and a High or Extreme one only with its risk assessment file attached. On for a new database.",
+  }),
+});
 
 /** A vessel of the register (GET/POST/PUT /api/vessels; docs/decisions/036-vessels-and-crew-access.md). */
 export const vesselAnswer = z.object({

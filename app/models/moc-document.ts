@@ -9,6 +9,7 @@ import type {
   ExtentionsAndDeviations,
   ImpactItem,
   ManualPlan,
+  NoSignificantHazard,
   TemporaryChange,
   TemporaryState,
 } from "#db/schema";
@@ -100,6 +101,8 @@ export type MocDocument = {
   risk_level?: "low" | "medium" | "high" | "extreme" | null;
   /** The highest level HSEQ reviewed it at; approvals never follow a lower one (a new key, issue 40 item 3). */
   reviewed_risk_level?: "low" | "medium" | "high" | "extreme" | null;
+  /** The implementer's "no significant hazard" declaration, which ranks a MOC without impact items Low (a new key, issue 38). */
+  no_significant_hazard?: NoSignificantHazard | null;
   action: ActionPlan;
   manual_plan: ManualPlan;
   /** The people the plans name as owners, by id and name (a new key: an owner need not be on the MOC otherwise). */

@@ -167,13 +167,17 @@ function impactTable(doc: MocDocument): MocTable {
   const items = doc.impact_assessment ?? [];
   const hazards = (i: (typeof items)[number]) => i.hazards.join("; ") || "No hazards listed";
   const ranked = items.some((i) => i.likelihood || i.residualLikelihood || i.controls);
+  const declared = doc.no_significant_hazard;
   if (!ranked) {
     return {
       id: "impact",
-      title: "Impact assessment",
+      title: declared && !items.length ? `Impact assessment (risk: ${riskLabel(doc.risk_level)})` : "Impact assessment",
       columns: ["Category", "Hazards"],
       rows: items.map((i) => [i.category, hazards(i)]),
-      empty: "No impact assessment yet.",
+      // The implementer's declaration stands in for the items (issue 38's risk gate), here and in print.
+      empty: declared
+        ? `No significant hazard, declared by ${declared.byName} on ${declared.at.slice(0, 10)}: ${declared.reason}`
+        : "No impact assessment yet.",
     };
   }
   return {

@@ -449,6 +449,11 @@ export const impactSchema = z.object({
     )
     .max(50)
     .refine(...listTextLimit("The impact assessment")),
+  /**
+   * The implementer's "no significant hazard" declaration, with its reason (a new, optional key;
+   * issue 38): ranks a MOC without impact items Low. null withdraws it; absent leaves it.
+   */
+  no_significant_hazard: text("The reason there is no significant hazard", MAX_TEXT).nullable().optional(),
 });
 export const riskAssessmentSchema = z.object({
   moc_id: uuid("MOC id"),
@@ -600,6 +605,11 @@ export const impactPageSchema = z.object({
     .refine(...listTextLimit("The impact assessment"))
     .default([]),
 });
+/** The impact page's "no significant hazard" form (issue 38's risk gate): a reason declares, withdraw withdraws. */
+export const noHazardPageSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("declare"), reason: text("The reason there is no significant hazard", MAX_TEXT) }),
+  z.object({ intent: z.literal("withdraw") }),
+]);
 export const actionPlanPageSchema = z.object({ items: actionPlanSchema.shape.action.shape.items.default([]) });
 export const manualPlanPageSchema = z.object({ items: manualPlanSchema.shape.manual_plan.shape.items.default([]) });
 

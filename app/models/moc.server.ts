@@ -8,7 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import { iso } from "#db/moc-document";
 import { getRiskSettings, rerankedMoc } from "./risk-settings.server";
 import { mocRiskLevel } from "./risk";
-import { mocs, type ActionPlan, type ImpactItem, type ManualPlan } from "#db/schema";
+import { mocs, type ActionPlan, type ImpactItem, type ManualPlan, type NoSignificantHazard } from "#db/schema";
 import type { MocStatus } from "#db/schema/enums";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
@@ -422,20 +422,68 @@ const planRule = (what: string): ChangeRule => ({
   frozenAfterApproval: true,
 });
 
-export async function setImpactAssessment(actor: PublicUser, mocId: string, items: ImpactItem[]): Promise<MocDocument> {
+/**
+ * POST /api/impact and the impact page: the impact assessment, and the implementer's "no
+ * significant hazard" declaration (`declaration`: a reason declares, null withdraws, undefined
+ * leaves it; issue 38 "the risk gate"). A declaration stands only on a MOC without impact items:
+ * items rank the MOC themselves, and saving some clears it.
+ */
+export async function setImpactAssessment(
+  actor: PublicUser,
+  mocId: string,
+  items: ImpactItem[],
+  declaration?: string | null,
+): Promise<MocDocument> {
   return changeMoc(actor, mocId, planRule("impact assessment"), async (tx, moc) => {
+    if (typeof declaration === "string") {
+      if (moc.implementerId !== actor._id) {
+        throw new Forbidden("Only the MOC's implementer can declare that the change has no significant hazard");
+      }
+      if (items.length) {
+        throw new Invalid(
+          "A MOC with impact items is ranked by them: rank them, or remove them to declare no significant hazard",
+          [
+            {
+              path: "no_significant_hazard",
+              message: "Rank the impact items, or remove them to declare no significant hazard",
+            },
+          ],
+        );
+      }
+    }
     // The MOC's risk follows its items (docs/decisions/037-risk-ranking-and-approvals.md); a change
     // of level is in the trail, with the approvals it adds or drops.
     const settings = await getRiskSettings(tx);
     const [row] = await tx
-      .select({ level: mocs.riskLevel, reviewed: mocs.reviewedRiskLevel })
+      .select({ level: mocs.riskLevel, reviewed: mocs.reviewedRiskLevel, declared: mocs.noSignificantHazard })
       .from(mocs)
       .where(eq(mocs.id, mocId));
+    const declared: NoSignificantHazard | null =
+      typeof declaration === "string"
+        ? { reason: declaration, by: actor._id, byName: actor.name, at: new Date().toISOString() }
+        : declaration === null || items.length
+          ? null
+          : (row?.declared ?? null);
     const before = row?.level ?? null;
-    const level = mocRiskLevel(items, settings);
-    await tx.update(mocs).set({ impactAssessment: items, riskLevel: level }).where(eq(mocs.id, mocId));
-    if (level === before) return { action: "Updated the impact assessment" };
-    return rerankedMoc(tx, actor, moc, { before, level, reviewed: row?.reviewed ?? null }, settings);
+    const level = mocRiskLevel(items, settings, declared !== null);
+    await tx
+      .update(mocs)
+      .set({ impactAssessment: items, riskLevel: level, noSignificantHazard: declared })
+      .where(eq(mocs.id, mocId));
+    const declarationWords =
+      typeof declaration === "string"
+        ? `Declared no significant hazard: ${declaration}`
+        : row?.declared && !declared
+          ? 'The "no significant hazard" declaration no longer stands'
+          : "";
+    const action = typeof declaration === "string" ? "Declared no significant hazard" : "Updated the impact assessment";
+    if (level === before) return { action, comment: declarationWords || undefined };
+    const moved = await rerankedMoc(tx, actor, moc, { before, level, reviewed: row?.reviewed ?? null }, settings);
+    return {
+      ...moved,
+      action: moved.to ? moved.action : action,
+      comment: [declarationWords, moved.comment].filter(Boolean).join(". "),
+    };
   });
 }
 

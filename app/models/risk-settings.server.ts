@@ -27,12 +27,18 @@ import {
 } from "./risk";
 import type { ImpactItem } from "#db/schema";
 
-export type RiskSettings = RiskThresholds & { highPosition: Position; extremePosition: Position };
+export type RiskSettings = RiskThresholds & {
+  highPosition: Position;
+  extremePosition: Position;
+  /** A MOC passes the HSEQ review only once ranked (issue 38 "the risk gate"; `rankingRequired` over /api). */
+  rankingRequired: boolean;
+};
 
 export const DEFAULT_RISK_SETTINGS: RiskSettings = {
   ...DEFAULT_THRESHOLDS,
   highPosition: "Director HSEQ",
   extremePosition: "President",
+  rankingRequired: true,
 };
 
 /** The audit trail's record id of the risk settings (one record). */
@@ -46,6 +52,7 @@ export async function getRiskSettings(db: Executor = getDb()): Promise<RiskSetti
       highMax: riskSettings.highMax,
       highPosition: riskSettings.highPosition,
       extremePosition: riskSettings.extremePosition,
+      rankingRequired: riskSettings.rankingRequired,
     })
     .from(riskSettings)
     .where(eq(riskSettings.id, 1));
@@ -54,7 +61,8 @@ export async function getRiskSettings(db: Executor = getDb()): Promise<RiskSetti
 
 const describe = (s: RiskSettings) =>
   `Low 1-${s.lowMax}, Medium ${s.lowMax + 1}-${s.mediumMax}, High ${s.mediumMax + 1}-${s.highMax}, ` +
-  `Extreme ${s.highMax + 1}-25; High approved also by the ${s.highPosition}, Extreme also by the ${s.extremePosition}`;
+  `Extreme ${s.highMax + 1}-25; High approved also by the ${s.highPosition}, Extreme also by the ${s.extremePosition}; ` +
+  (s.rankingRequired ? "ranking required before HSEQ review" : "ranking not required before HSEQ review");
 
 /**
  * Admins change the settings: the thresholds must keep 1 <= Low < Medium < High < 25 (400 with the
@@ -93,10 +101,14 @@ export async function setRiskSettings(
       from: describe(before),
       to: describe(next),
     });
-    await rerankUnapproved(tx, actor, next, "after an admin changed the risk matrix");
+    if (thresholdsOf(next) !== thresholdsOf(before)) {
+      await rerankUnapproved(tx, actor, next, "after an admin changed the risk matrix");
+    }
     return next;
   });
 }
+
+const thresholdsOf = (s: RiskSettings) => `${s.lowMax}/${s.mediumMax}/${s.highMax}`;
 
 /**
  * Re-ranks every MOC that has not been approved yet (open, status a-d, no approval in its trail)
@@ -104,18 +116,19 @@ export async function setRiskSettings(
  */
 async function rerankUnapproved(tx: Executor, actor: Actor & { name: string }, t: RiskSettings, why: string) {
   const rows = await tx.execute<
-    Reranked & { level: RiskLevel | null; reviewed: RiskLevel | null; items: ImpactItem[] }
+    Reranked & { level: RiskLevel | null; reviewed: RiskLevel | null; items: ImpactItem[]; declared: boolean }
   >(
     sql`select m.id, m.serial_num as "serialNum", m.status, m.originator_id as "originatorId",
         m.implementer_id as "implementerId", m.approver_id as "approverId", m.hseq_id as "hseqId",
-        m.risk_level as level, m.reviewed_risk_level as reviewed, m.impact_assessment as items from mocs m
+        m.risk_level as level, m.reviewed_risk_level as reviewed, m.impact_assessment as items,
+        m.no_significant_hazard is not null as declared from mocs m
       where not m.is_deleted and not m.completed and m.status in ('a', 'b', 'c', 'd')
         and not exists (select 1 from moc_logs l where l.moc_id = m.id and l.from_status = 'd'
           and (l.to_status = 'e' or (l.to_status = 'd' and l.action like ${`${APPROVAL_STAGE_ACTION}%`})))
       for update of m`,
   );
   for (const row of rows) {
-    const level = mocRiskLevel(row.items, t);
+    const level = mocRiskLevel(row.items, t, row.declared);
     if (level === row.level) continue;
     await tx.update(mocs).set({ riskLevel: level }).where(eq(mocs.id, row.id));
     const moved = await rerankedMoc(tx, actor, row, { before: row.level, level, reviewed: row.reviewed }, t);

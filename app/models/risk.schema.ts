@@ -21,9 +21,15 @@ export const riskSettingsSchema = z
     highMax: score("The highest High score"),
     highPosition: position("The position approving High risk"),
     extremePosition: position("The position approving Extreme risk"),
+    rankingRequired: z.boolean({ error: "rankingRequired must be true or false" }),
   })
   .partial();
 export type RiskSettingsInput = z.output<typeof riskSettingsSchema>;
 
-/** The admin page's form: every field. */
-export const riskSettingsFormSchema = riskSettingsSchema.required();
+/** PUT /api/riskSettings: what the body names changes (docs/decisions/053: every PUT merges). */
+export const riskSettingsBodySchema = riskSettingsSchema.strict();
+
+/** The admin page's form: every field, the gate as a checkbox (absent: off). */
+export const riskSettingsFormSchema = riskSettingsSchema.required().extend({
+  rankingRequired: z.boolean().default(false),
+});

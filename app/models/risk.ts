@@ -46,14 +46,53 @@ export function levelOf(
 
 type RankedItem = { residualLikelihood?: number | null; residualSeverity?: number | null };
 
-/** The MOC's risk: the highest residual level of its items, or null when none is ranked. */
-export function mocRiskLevel(items: readonly RankedItem[], t: RiskThresholds): RiskLevel | null {
+/**
+ * The MOC's risk: the highest residual level of its items, or null when none is ranked; Low for a
+ * MOC without items whose implementer declared "no significant hazard" (`declared`; issue 38).
+ */
+export function mocRiskLevel(items: readonly RankedItem[], t: RiskThresholds, declared = false): RiskLevel | null {
+  if (items.length === 0 && declared) return "low";
   let highest: RiskLevel | null = null;
   for (const item of items) {
     const level = levelOf(item.residualLikelihood, item.residualSeverity, t);
     if (level && (!highest || RISK_LEVELS.indexOf(level) > RISK_LEVELS.indexOf(highest))) highest = level;
   }
   return highest;
+}
+
+type FullyRankedItem = RankedItem & { category?: string; likelihood?: number | null; severity?: number | null };
+
+/**
+ * The risk gate (issue 38, docs/decisions/037): why a MOC is not ranked enough to pass the HSEQ
+ * review, or null. Ranked: at least one impact item and every item with its likelihood and
+ * severity before and after the controls, or no item and the implementer's "no significant
+ * hazard" declaration.
+ */
+export function rankingGap(items: readonly FullyRankedItem[], declared: boolean): string | null {
+  if (items.length === 0) {
+    return declared
+      ? null
+      : "The MOC is not ranked: its impact assessment has no item, and its implementer has not declared that the change has no significant hazard";
+  }
+  const unranked = items.findIndex((i) => !(i.likelihood && i.severity && i.residualLikelihood && i.residualSeverity));
+  if (unranked < 0) return null;
+  const item = items[unranked]!;
+  return `The MOC is not fully ranked: impact item ${unranked + 1}${item.category ? ` (${item.category})` : ""} needs its likelihood and severity before and after the controls`;
+}
+
+/** Why HSEQ may not answer "the risk assessment covers the change: yes", or null (the risk gate). */
+export function riskGateRefusal(moc: {
+  items: readonly FullyRankedItem[];
+  declared: boolean;
+  level: RiskLevel | null;
+  riskAssessment: string | null;
+}): string | null {
+  const gap = rankingGap(moc.items, moc.declared);
+  if (gap) return `${gap}, so the risk assessment cannot be said to cover the change yet`;
+  if ((moc.level === "high" || moc.level === "extreme") && !moc.riskAssessment) {
+    return `A ${RISK_LEVEL_LABEL[moc.level]}-risk MOC needs its risk assessment file attached before the risk assessment can be said to cover the change`;
+  }
+  return null;
 }
 
 export const riskLabel = (level: RiskLevel | null | undefined) => (level ? RISK_LEVEL_LABEL[level] : NOT_RANKED);

@@ -54,7 +54,7 @@ export function planPage<Schema extends z.ZodType>(options: {
         options.plan === "action" ? doc.action.items : options.plan === "manuals" ? doc.manual_plan.items : [];
       // Once frozen, the rows whose done mark this viewer may change (the others show as they are).
       const markable = items.filter((item) => canMarkPlanItem(user, access, item)).map((item) => item._id);
-      return { users: await activeUserOptions(), moc: doc, mode, markable };
+      return { users: await activeUserOptions(), moc: doc, mode, markable, userId: user._id };
     },
     async action({ request, params }: ActionFunctionArgs) {
       const { user, doc } = await requirePlanEditor(request, params.id, options.plan);

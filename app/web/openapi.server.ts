@@ -30,6 +30,7 @@ import {
   reviewAnswer,
   signatureManifestationAnswer,
   userRefAnswer,
+  riskSettingsAnswer,
   vesselAnswer,
   vesselAssignmentAnswer,
 } from "~/models/api-answers.schema";
@@ -46,6 +47,7 @@ import {
 } from "~/models/vessel.schema";
 import { archiveFilterSchema, archiveSchemas } from "~/models/archive.schema";
 import { chatPostSchema, chatQuerySchema } from "~/models/chat.schema";
+import { riskSettingsBodySchema } from "~/models/risk.schema";
 import {
   actionPlanSchema,
   addUserSchema,
@@ -311,7 +313,26 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
     },
   },
   "/api/impact": {
-    post: { summary: "Replaces the impact assessment.", body: impactSchema, ok: MOC, errors: [404, 409] },
+    post: {
+      summary:
+        "Replaces the impact assessment. `no_significant_hazard` (optional): the implementer's reason the change has no significant hazard, which ranks a MOC without impact items Low (400 with items; 403 for anyone but the implementer); null withdraws it, and saving items clears it.",
+      body: impactSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+  },
+  "/api/riskSettings": {
+    get: {
+      summary:
+        "The risk matrix's thresholds, the positions giving the second approvals, and the risk gate (anyone signed in).",
+      ok: okOf(riskSettingsAnswer),
+    },
+    put: {
+      summary:
+        "Changes what the body names (admins), audited. New thresholds re-rank the MOCs not yet approved. `rankingRequired` switches the risk gate: HSEQ's `hseq-risk-assessment-covered: yes` is a 400 on a MOC not ranked, or High or Extreme without its risk assessment file.",
+      body: riskSettingsBodySchema,
+      ok: okOf(riskSettingsAnswer),
+    },
   },
   "/api/risk_assessment": {
     post: { summary: "Attaches the risk assessment link.", body: riskAssessmentSchema, ok: MOC, errors: [404, 409] },

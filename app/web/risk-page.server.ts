@@ -9,6 +9,7 @@ import {
   APPROVAL_STAGE_ACTION,
   approvalLevel,
   approvalStages,
+  riskGateRefusal,
   RISK_LEVEL_LABEL,
   type ApprovalStage,
 } from "~/models/risk";
@@ -73,6 +74,18 @@ export async function riskOfRecord(doc: MocDocument) {
   return {
     level: doc.risk_level ?? null,
     approvals,
+    /**
+     * Why HSEQ cannot yet say the risk assessment covers the change (the risk gate, issue 38), or
+     * null: shown on the HSEQ review so the reviewer knows before answering.
+     */
+    gate: settings.rankingRequired
+      ? riskGateRefusal({
+          items: doc.impact_assessment,
+          declared: !!doc.no_significant_hazard,
+          level: doc.risk_level ?? null,
+          riskAssessment: doc.risk_assessment,
+        })
+      : null,
     /** Whom the MOC waits on when it is a second approval (the owner line names them instead of the approver). */
     waitingOn: waiting && waiting.label !== "Approver" ? waiting.who : null,
   };

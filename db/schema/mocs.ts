@@ -124,6 +124,9 @@ export type ImpactItem = {
  * A plan item cancelled instead of done (by the implementer or the assigned HSEQ user, with a
  * reason; docs/decisions/033-closure-gates.md): it no longer holds up closing the MOC.
  */
+/** The implementer's declaration that a change has no significant hazard (it ranks the MOC Low). */
+export type NoSignificantHazard = { reason: string; by: string; byName: string; at: string };
+
 export type PlanItemCancellation = { reason: string; by: string; byName: string; at: string };
 
 /**
@@ -189,6 +192,11 @@ export const mocs = pgTable(
     temporary: jsonb("temporary").$type<TemporaryChange>(),
     impactAssessment: jsonb("impact_assessment").$type<ImpactItem[]>().notNull().default([]),
     riskAssessment: text("risk_assessment"),
+    /**
+     * The implementer's "no significant hazard" declaration (issue 38, docs/decisions/037): a MOC
+     * without impact items ranked Low on their word, with their reason. Null: not declared.
+     */
+    noSignificantHazard: jsonb("no_significant_hazard").$type<NoSignificantHazard>(),
     /**
      * The MOC's risk: the highest residual level of its impact items (null: not ranked), set when
      * the impact assessment is saved (docs/decisions/037-risk-ranking-and-approvals.md).

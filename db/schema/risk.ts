@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { Position } from "./enums";
 import { users } from "./users";
 
@@ -18,6 +18,8 @@ export const riskSettings = pgTable(
     highMax: integer("high_max").notNull().default(14),
     highPosition: text("high_position").$type<Position>().notNull().default("Director HSEQ"),
     extremePosition: text("extreme_position").$type<Position>().notNull().default("President"),
+    /** A MOC passes the HSEQ review only once ranked (issue 38 "the risk gate"); on for a new database. */
+    rankingRequired: boolean("ranking_required").notNull().default(true),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     updatedBy: uuid("updated_by").references(() => users.id),
   },

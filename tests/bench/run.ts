@@ -19,6 +19,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";
 import { migrateDatabase } from "../../db/migrate";
+import { originalProcess } from "../helpers/databases";
 import * as schema from "../../db/schema";
 import { mocListScope } from "../../app/models/authz.server";
 import { buildMocListJson } from "../../app/models/moc-query.server";
@@ -204,6 +205,8 @@ async function main(): Promise<void> {
     database = await openDatabase();
     log(`database: ${database.where}`);
     await migrateDatabase(database.url);
+    // Its journeys follow the original spec's process (tests/helpers/databases.ts `originalProcess`).
+    await originalProcess(database.url);
     client = postgres(database.url, { max: 4, onnotice: () => {} });
     const [{ version }] = (await client`select version()`) as unknown as [{ version: string }];
 

@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { createAppDatabase, dropDatabase, startTestServer } from "../helpers/databases";
+import { createAppDatabase, dropDatabase, originalProcess, startTestServer } from "../helpers/databases";
 import { startFakeResend } from "../helpers/fake-resend";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -142,6 +142,8 @@ async function main() {
     process.env.LOG_LEVEL = "silent";
     const { migrateDatabase } = await import("../../db/migrate");
     await migrateDatabase(databaseUrl);
+    // Its journeys follow the original spec's process (tests/helpers/databases.ts `originalProcess`).
+    await originalProcess(databaseUrl);
     const { makeUser, tokenFor } = await import("../helpers/factories");
     const { sessionCookieHeader } = await import("../helpers/request");
     const { CAST, newMocBody, stepBody, STEP_PATH } = await import("../helpers/moc");

@@ -5,7 +5,7 @@
  * get the port as a suffix (`cm_e2e_3170`, `.data/e2e_3170`).
  */
 import fs from "node:fs/promises";
-import { createAppDatabase } from "../helpers/databases";
+import { createAppDatabase, originalProcess } from "../helpers/databases";
 import { E2E_SECRETS } from "./secrets";
 
 const port = process.env.E2E_PORT ?? "3100";
@@ -38,3 +38,7 @@ Object.assign(process.env, {
 delete process.env.RESEND_API_KEY;
 
 await import("../../app/server/main");
+
+// The journeys here follow the original spec's process: the risk gate is off (tests/helpers/databases.ts
+// `originalProcess`); the gate itself is tested in tests/integration/risk-gate.test.ts.
+await originalProcess(process.env.DATABASE_URL!);

@@ -282,8 +282,26 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Replaces the impact assessment. */
+    /** Replaces the impact assessment. `no_significant_hazard` (optional): the implementer's reason the change has no significant hazard, which ranks a MOC without impact items Low (400 with items; 403 for anyone but the implementer); null withdraws it, and saving items clears it. */
     post: operations["postImpact"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/riskSettings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The risk matrix's thresholds, the positions giving the second approvals, and the risk gate (anyone signed in). */
+    get: operations["getRiskSettings"];
+    /** Changes what the body names (admins), audited. New thresholds re-rank the MOCs not yet approved. `rankingRequired` switches the risk gate: HSEQ's `hseq-risk-assessment-covered: yes` is a 400 on a MOC not ranked, or High or Extreme without its risk assessment file. */
+    put: operations["putRiskSettings"];
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1325,6 +1343,14 @@ export interface components {
       risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       /** @description The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review. */
       reviewed_risk_level?: ("low" | "medium" | "high" | "extreme") | null;
+      /** @description The implementer's declaration that the change has no significant hazard, with their reason: it ranks a MOC without impact items Low (issue 38's risk gate). Null when not declared. */
+      no_significant_hazard?: {
+        reason: string;
+        /** Format: uuid */
+        by: string;
+        byName: string;
+        at: string;
+      } | null;
       action: {
         items: ({
           _id: string;
@@ -3565,7 +3591,8 @@ export interface operations {
          *           "residualLikelihood": 1,
          *           "residualSeverity": 1
          *         }
-         *       ]
+         *       ],
+         *       "no_significant_hazard": "Checked on the bridge"
          *     }
          */
         "application/json": {
@@ -3580,6 +3607,7 @@ export interface operations {
             residualLikelihood?: number;
             residualSeverity?: number;
           }[];
+          no_significant_hazard?: string | null;
         };
       };
     };
@@ -3605,6 +3633,118 @@ export interface operations {
       404: components["responses"]["NotFound"];
       405: components["responses"]["MethodNotAllowed"];
       409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getRiskSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              lowMax: number;
+              mediumMax: number;
+              highMax: number;
+              highPosition: string;
+              extremePosition: string;
+              /** @description A MOC passes the HSEQ review only once ranked (every impact item ranked before and after its controls, or the implementer's no-significant-hazard declaration), and a High or Extreme one only with its risk assessment file attached. On for a new database. */
+              rankingRequired: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  putRiskSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "lowMax": 1,
+         *       "mediumMax": 1,
+         *       "highMax": 1,
+         *       "highPosition": "VP Fleet Management",
+         *       "extremePosition": "VP Fleet Management",
+         *       "rankingRequired": false
+         *     }
+         */
+        "application/json": {
+          lowMax?: number;
+          mediumMax?: number;
+          highMax?: number;
+          /** @enum {string} */
+          highPosition?:
+            "VP Fleet Management" | "HSEQ Coordinator" | "Group HSEQ Manager" | "Director HSEQ" | "President";
+          /** @enum {string} */
+          extremePosition?:
+            "VP Fleet Management" | "HSEQ Coordinator" | "Group HSEQ Manager" | "Director HSEQ" | "President";
+          rankingRequired?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              lowMax: number;
+              mediumMax: number;
+              highMax: number;
+              highPosition: string;
+              extremePosition: string;
+              /** @description A MOC passes the HSEQ review only once ranked (every impact item ranked before and after its controls, or the implementer's no-significant-hazard declaration), and a High or Extreme one only with its risk assessment file attached. On for a new database. */
+              rankingRequired: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];

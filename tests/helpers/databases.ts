@@ -59,7 +59,23 @@ export async function createTemplate(serverUrl: string): Promise<string> {
   const name = `cm_tpl_${randomBytes(4).toString("hex")}`;
   await adminQuery(serverUrl, (sql) => sql.unsafe(`create database "${name}"`));
   await migrateDatabase(withDatabase(serverUrl, name));
+  await originalProcess(withDatabase(serverUrl, name));
   return name;
+}
+
+/**
+ * The suite's tests are clients written to the original spec, which has no risk gate: they run
+ * with "ranking required before HSEQ review" off, as such clients keep working with it off
+ * (issue 38; docs/decisions/037). The gate's own tests switch it on (tests/integration/risk-gate.test.ts),
+ * and a new database has it on (tests/integration/first-run.test.ts).
+ */
+export async function originalProcess(databaseUrl: string): Promise<void> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql`update risk_settings set ranking_required = false where id = 1`;
+  } finally {
+    await sql.end();
+  }
 }
 
 export async function cloneDatabase(serverUrl: string, template: string, prefix = "cm_t"): Promise<string> {

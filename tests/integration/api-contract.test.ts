@@ -20,7 +20,7 @@ import { closeDb } from "#db/client";
 import { stopBoss } from "#jobs/boss";
 import { resetEnv } from "~/utils/env.server";
 import type { PublicUser } from "~/models/user.server";
-import { createAppDatabase, dropDatabase } from "../helpers/databases";
+import { createAppDatabase, dropDatabase, originalProcess } from "../helpers/databases";
 import { PASSWORD, makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast, Doc } from "../helpers/moc";
 import { resolution } from "../helpers/moc";
@@ -78,6 +78,8 @@ beforeAll(async () => {
     // GET /api/floor answers only on a server a benchmark starts (tests/integration/api-answers.test.ts has its 404).
     BENCH_FLOOR: "1",
   });
+  // Its journeys follow the original spec's process (tests/helpers/databases.ts `originalProcess`).
+  await originalProcess(process.env.DATABASE_URL);
   // The document the server itself serves.
   const res = await fetch(`${server.url}/api/openapi.json`);
   expect(res.status).toBe(200);
@@ -526,6 +528,10 @@ describe("the contract of every operation", () => {
     await exercise("post", "/api/vessels", 400, { as: admin, body: { name: "MV Bad", imo: "9074728" } });
     await exercise("post", "/api/vessels", 409, { as: admin, body: { name: "MV Again", imo: "9074729" } });
     await exercise("post", "/api/vessels", 403, { as: standard, body: { name: "MV Other", imo: "9321483" } });
+    await exercise("get", "/api/riskSettings", 200, { as: standard });
+    await exercise("put", "/api/riskSettings", 403, { as: standard, body: { rankingRequired: false } });
+    await exercise("put", "/api/riskSettings", 400, { as: admin, body: { rankingRequired: "no" } });
+    await exercise("put", "/api/riskSettings", 200, { as: admin, body: { rankingRequired: false } });
     await exercise("get", "/api/vessels", 200, { as: standard });
     await exercise("get", "/api/vessels", 200, { as: standard, query: { id } });
     await exercise("get", "/api/vessels", 404, { as: standard, query: { id: crypto.randomUUID() } });

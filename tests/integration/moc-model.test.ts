@@ -571,7 +571,8 @@ let cast: Cast;
 beforeAll(async () => {
   cast = await makeCast();
   const admin = await makeAdmin();
-  await setRiskSettings(admin, DEFAULT_RISK_SETTINGS);
+  // The original process (tests/helpers/databases.ts `originalProcess`); the gate: risk-gate.test.ts.
+  await setRiskSettings(admin, { ...DEFAULT_RISK_SETTINGS, rankingRequired: false });
   const [director, president, outsider] = await Promise.all([
     makeUser({ name: "Dana Director", department: "hseq", position: "Director HSEQ" }),
     makeUser({ name: "Pat President", department: "fleet", position: "President" }),

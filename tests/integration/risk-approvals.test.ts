@@ -57,7 +57,8 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await setRiskSettings(admin, DEFAULT_RISK_SETTINGS);
+  // The original process (tests/helpers/databases.ts `originalProcess`); the gate: risk-gate.test.ts.
+  await setRiskSettings(admin, { ...DEFAULT_RISK_SETTINGS, rankingRequired: false });
 });
 
 describe("the matrix", () => {

@@ -2,13 +2,23 @@
  * The HSEQ review (Part C) and the approval (Part D), with the second approvals a MOC's risk asks
  * for (docs/decisions/037-risk-ranking-and-approvals.md), declared once on the engine.
  */
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { mocs } from "#db/schema";
+import { Invalid } from "~/utils/errors";
 import { type z } from "zod";
 import type { Transaction } from "~/utils/db.server";
 import { isHseq } from "../authz.server";
 import { approverFormSchema, hseqFormSchema } from "../moc.schema";
 import { addMocUsers, saveForm } from "../moc-store.server";
-import { APPROVAL_STAGE_ACTION, approvalStages, riskLabel, RISK_LEVEL_LABEL, type ApprovalStage } from "../risk";
+import {
+  APPROVAL_STAGE_ACTION,
+  approvalStages,
+  riskGateRefusal,
+  riskLabel,
+  RISK_LEVEL_LABEL,
+  type ApprovalStage,
+} from "../risk";
+import { getRiskSettings } from "../risk-settings.server";
 import {
   approvalName,
   mayGiveApproval,
@@ -120,6 +130,26 @@ async function secondApproval(
   };
 }
 
+/**
+ * The risk gate (issue 38, docs/decisions/037): with the admin setting on, why HSEQ may not answer
+ * "the risk assessment covers the change: yes" on this MOC yet (`riskGateRefusal`), or null.
+ */
+async function riskGate(tx: Transaction, moc: Moc): Promise<string | null> {
+  const settings = await getRiskSettings(tx);
+  if (!settings.rankingRequired) return null;
+  const [row] = await tx
+    .select({
+      items: mocs.impactAssessment,
+      declared: mocs.noSignificantHazard,
+      level: mocs.riskLevel,
+      riskAssessment: mocs.riskAssessment,
+    })
+    .from(mocs)
+    .where(eq(mocs.id, moc.id));
+  if (!row) return null;
+  return riskGateRefusal({ ...row, declared: row.declared !== null });
+}
+
 export const APPROVAL_STEPS = {
   hseq: step({
     path: "hseq",
@@ -139,6 +169,10 @@ export const APPROVAL_STEPS = {
     form: hseqFormSchema,
     bodyKey: "hseq_form",
     async apply({ tx, actor, moc, input }) {
+      if (input["hseq-risk-assessment-covered"].value === "yes") {
+        const refusal = await riskGate(tx, moc);
+        if (refusal) throw new Invalid(refusal, [{ path: "hseq-risk-assessment-covered", message: refusal }]);
+      }
       await saveForm(tx, { mocId: moc.id, kind: "hseq", actorId: actor._id, submitted: true, data: input });
       const passes = [
         input["hseq-change-adequately"],

@@ -61,6 +61,7 @@ export default function RiskSettingsPage() {
       highMax: String(settings.highMax),
       highPosition: settings.highPosition,
       extremePosition: settings.extremePosition,
+      rankingRequired: settings.rankingRequired ? "on" : undefined,
     },
     shouldValidate: "onBlur",
   });
@@ -74,7 +75,8 @@ export default function RiskSettingsPage() {
         Each impact-assessment item is ranked for likelihood and severity (1-5) before and after its controls; the score
         is their product. A MOC&apos;s risk is the highest residual level of its items. High needs a second approval
         after the approver&apos;s; Extreme needs that and a third. Changing the thresholds re-ranks the MOCs not yet
-        approved; a MOC already approved keeps the level it was approved at.
+        approved; a MOC already approved keeps the level it was approved at, and one re-ranked after its HSEQ review
+        goes back to HSEQ review.
       </p>
       <RiskMatrix t={settings} />
       <section className="card" aria-labelledby="risk-settings-title">
@@ -104,6 +106,23 @@ export default function RiskSettingsPage() {
             options={positionOptions}
             required
           />
+          <div className="field">
+            <label>
+              <input
+                type="checkbox"
+                name={fields.rankingRequired.name}
+                defaultChecked={settings.rankingRequired}
+                aria-describedby="ranking-required-hint"
+              />{" "}
+              Ranking required before HSEQ review
+            </label>
+            <p className="hint" id="ranking-required-hint">
+              When on, HSEQ can answer &ldquo;the risk assessment covers the change&rdquo; only for a MOC whose impact
+              items are all ranked before and after their controls (or whose implementer declared no significant
+              hazard), and for a High or Extreme MOC only with its risk assessment file attached. Turn it off only for
+              clients that follow the original process.
+            </p>
+          </div>
           <div className="form-actions">
             <SubmitButton pendingText="Saving…">Save</SubmitButton>
           </div>

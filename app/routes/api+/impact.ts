@@ -7,7 +7,7 @@ const route = apiRoute({
   async POST({ request }) {
     const actor = await requireApiUser(request);
     const body = await readJson(request, impactSchema);
-    return ok(await setImpactAssessment(actor, body.moc_id, body.impact_assessment));
+    return ok(await setImpactAssessment(actor, body.moc_id, body.impact_assessment, body.no_significant_hazard));
   },
 });
 

@@ -16,7 +16,7 @@ export const action = page.action;
 
 export default function HseqStep() {
   const { mocId } = useLoaderData<typeof loader>();
-  const { moc } = useMocLayoutData();
+  const { moc, risk } = useMocLayoutData();
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "hseq-step",
@@ -34,6 +34,11 @@ export default function HseqStep() {
     >
       <YesNoField meta={fields["hseq-change-adequately"]} label="Is the change adequately described?" />
       <YesNoField meta={fields["hseq-justification-satisfactory"]} label="Is the justification satisfactory?" />
+      {risk.gate ? (
+        <p className="callout callout-warning" id="risk-gate-note">
+          <strong>Risk gate:</strong> {risk.gate}. Answer no and say what is missing to return it to the implementer.
+        </p>
+      ) : null}
       <YesNoField meta={fields["hseq-risk-assessment-covered"]} label="Does the risk assessment cover the change?" />
       <TextField meta={fields["decline-reason"]} label="Reason for returning it (only when returning)" multiline />
     </StepForm>
