@@ -265,6 +265,17 @@ const verification = (close: boolean): StepInput<"verifier"> => ({
 
 type Made = { doc: MocDocument; story: string };
 
+/** The bunkering changes' risk, ranked before and after its controls (Medium). */
+const BUNKERING_RISK = {
+  category: "Safety",
+  hazards: ["Overflow during topping off", "Slips on the bunker station deck"],
+  likelihood: 3,
+  severity: 4,
+  controls: "Second tank-level check before topping off; non-slip mats at the bunker station",
+  residualLikelihood: 2,
+  residualSeverity: 3,
+};
+
 async function seedMocs(c: Cast): Promise<Made[]> {
   const made: Made[] = [];
   const note = (doc: MocDocument, story: string) => made.push({ doc, story });
@@ -311,8 +322,10 @@ async function seedMocs(c: Cast): Promise<Made[]> {
       inform: ["hseq"],
     });
 
+  // Each is ranked before its HSEQ review, as the risk gate asks on a new database (docs/decisions/037).
   const toC = async (n: number, targetDays: number) => {
     const moc = await createMoc(c.farah, bunkering(n), { submit: true });
+    await setImpactAssessment(c.omar, moc._id, [BUNKERING_RISK]);
     return runStepForDocument("implementer", c.omar, moc._id, assess(c.amir, c.hana, targetDays));
   };
   note(await toC(1, 20), "waiting for the HSEQ review");
@@ -328,8 +341,16 @@ async function seedMocs(c: Cast): Promise<Made[]> {
   // The plans are made before the approval, which freezes them (docs/decisions/034-approved-content-and-deleting.md).
   const atE = await toC(3, 5);
   await setImpactAssessment(c.farah, atE._id, [
-    { category: "Safety", hazards: ["Overflow during topping off", "Slips on the bunker station deck"] },
-    { category: "Environment", hazards: ["Oil spill to sea"] },
+    BUNKERING_RISK,
+    {
+      category: "Environment",
+      hazards: ["Oil spill to sea"],
+      likelihood: 2,
+      severity: 5,
+      controls: "Scuppers plugged, spill kit at the manifold",
+      residualLikelihood: 1,
+      residualSeverity: 4,
+    },
   ]);
   await setActionPlan(c.omar, atE._id, {
     items: [

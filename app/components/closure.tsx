@@ -5,15 +5,10 @@
  */
 import { Link } from "@remix-run/react";
 import type { MocDocument, MocLogJson } from "~/models/moc-document";
-import { closureBlockers, VERIFIER_QUESTIONS } from "~/models/moc-closure";
+import { closureBlockers, planForClosure, VERIFIER_QUESTIONS } from "~/models/moc-closure";
 import { formatDateTime } from "./moc";
 
 /** The plans and Part E as the closure gate reads them, from the populated document. */
-const planOf = (moc: MocDocument) => ({
-  action: moc.action,
-  manualPlan: moc.manual_plan,
-  completionDate: moc.implementation?.["completion-date"]?.value ?? null,
-});
 
 /**
  * The verifier page's checklist: each open plan item (with a link to cancel it for those who may),
@@ -28,7 +23,7 @@ export function ClosureChecklist({
   canCancel: boolean;
   canReturn: boolean;
 }) {
-  const blockers = closureBlockers(planOf(moc));
+  const blockers = closureBlockers(planForClosure(moc));
   const plan = (kind: string) => (kind === "action" ? "action" : "manual_plan");
   return (
     <section

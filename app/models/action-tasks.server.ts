@@ -12,7 +12,7 @@ import { storeMocFileIn, type IncomingFile } from "./attachments.server";
 import { canMarkPlanItem, canViewMoc, mayMarkItemDone, type Actor } from "./authz.server";
 import { notify, type QueuedEmail } from "./email.server";
 import type { MocDocument } from "./moc-document";
-import { mocStatusLabel } from "./moc-status";
+import { MOC_STAGE_SQL } from "./moc-steps.server";
 import { addMocUsers, mocEmailNameOf } from "./moc-store.server";
 import { mocEmailName } from "./moc-names";
 import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
@@ -150,6 +150,7 @@ export async function myActions(
     moc_id: string;
     serial_num: string;
     status: string;
+    stage: string;
     approved: boolean;
     plan: PlanKind;
     item: AnyItem;
@@ -157,7 +158,7 @@ export async function myActions(
     total: number;
   }>(sql`
     with owned as (${ownedItems("action", actor._id)} union all ${ownedItems("manual_plan", actor._id)})
-    select o.moc_id, m.serial_num, m.status, o.plan, o.item,
+    select o.moc_id, m.serial_num, m.status, ${MOC_STAGE_SQL} as stage, o.plan, o.item,
       exists (select 1 from moc_logs l where l.moc_id = m.id and l.from_status = 'd' and l.to_status = 'e') as approved,
       (nullif(o.item->>'due', '')::date - ${today}::date) as days_left,
       count(*) over ()::int as total
@@ -169,7 +170,7 @@ export async function myActions(
     actions: rows.map((r) => ({
       mocId: r.moc_id,
       serialNum: r.serial_num,
-      mocState: mocStatusLabel(r.status),
+      mocState: r.stage,
       plan: r.plan,
       itemId: r.item._id,
       what: itemWords(r.item),

@@ -156,6 +156,21 @@ export const mocAnswer = z
         extension: extensionItem.nullable(),
         requestedAt: z.string(),
         requestedBy: z.string(),
+        completion: z
+          .object({
+            date: z.string(),
+            note: z.string(),
+            by: id,
+            byName: z.string(),
+            at: z.string(),
+            via: z.enum(["report", "implementation"]).optional(),
+          })
+          .nullable()
+          .optional()
+          .meta({
+            description:
+              "The implementer's completion report after the deviation and extension decisions (POST /api/reportCompletion; a new key): when the change was finished and how. Null or absent until reported.",
+          }),
       })
       .nullable(),
     impact_assessment: z.array(

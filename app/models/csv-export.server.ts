@@ -20,7 +20,6 @@ import { archiveExportQuery, type ArchiveDocument, type ArchiveSearch } from "./
 import type { Actor, MocList } from "./authz.server";
 import { mocListExportQuery, type MocListFilter } from "./moc-list.server";
 import { riskLabel, type RiskLevel } from "./risk";
-import { mocStatusLabel } from "./moc-status";
 import { pcrListExportQuery, type PcrListFilter } from "./pcr-list.server";
 import { slotGroup } from "./person-slots.server";
 import { reviewsExportQuery } from "./review.server";
@@ -226,8 +225,8 @@ export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = 
     serial: string;
     title: string | null;
     vessel: string;
-    status: string;
-    completed: boolean;
+    /** Where the MOC stands (`mocStage`'s twin). */
+    stage: string;
     department: string | null;
     description: string;
     originator: string | null;
@@ -257,7 +256,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = 
       r.serial,
       r.title,
       r.vessel,
-      mocStatusLabel(r.status, r.completed),
+      r.stage,
       r.department,
       plain(r.description),
       r.originator,

@@ -13,7 +13,7 @@ export const INSIGHT_STEP_LABELS: Record<InsightStep, string> = {
   c: "HSEQ review (Part C)",
   d: "Approval (Part D)",
   e: "Implementation (Part E)",
-  deviation: "Deviation/extension decision",
+  deviation: "Deviation and extension decision",
   f: "Verification (Part F)",
 };
 

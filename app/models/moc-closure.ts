@@ -6,6 +6,7 @@
  * renders the same words.
  */
 import type { ActionPlan, ManualPlan } from "#db/schema";
+import { completionReportDue, type MocDocument } from "./moc-document";
 
 /** The badge of a MOC back at Part B after the HSEQ review returned it. */
 export const RETURNED_BY_HSEQ = "Returned by HSEQ";
@@ -22,7 +23,25 @@ export const VERIFIER_QUESTIONS = {
 } as const;
 export type VerifierQuestion = keyof typeof VERIFIER_QUESTIONS;
 
-export type PlanForClosure = { action: ActionPlan; manualPlan: ManualPlan; completionDate: string | null };
+/**
+ * What the closure gate reads: the plans, the completion date (Part E's, or the completion report's
+ * after a deviation or extension), and whether that report is still owed (`completionReportDue`).
+ */
+export type PlanForClosure = {
+  action: ActionPlan;
+  manualPlan: ManualPlan;
+  completionDate: string | null;
+  completionReportDue: boolean;
+};
+
+/** The closure gate's reading of a populated MOC (the verifier page); the step reads the same in SQL. */
+export const planForClosure = (moc: MocDocument): PlanForClosure => ({
+  action: moc.action,
+  manualPlan: moc.manual_plan,
+  completionDate:
+    moc.implementation?.["completion-date"]?.value ?? moc.extentionsAndDeviations?.completion?.date ?? null,
+  completionReportDue: completionReportDue(moc.extentionsAndDeviations),
+});
 
 /** One thing that keeps the MOC from closing. `field`: the Part F answer it concerns, if any. */
 export type ClosureBlocker = {
@@ -67,7 +86,9 @@ export function closureBlockers(plan: PlanForClosure): ClosureBlocker[] {
       : [
           {
             kind: "completion-date" as const,
-            message: "Part E (implementation) has no completion date; return the MOC to implementation to record it",
+            message: plan.completionReportDue
+              ? "The implementer has not reported the completion after the deviation/extension decision (when and how the change was finished)"
+              : "Part E (implementation) has no completion date; return the MOC to implementation to record it",
           },
         ]),
   ];

@@ -136,6 +136,19 @@ export type MocFormKey =
 export const deviationOutstanding = (tracking: ExtentionsAndDeviations | null | undefined): boolean =>
   Boolean(tracking && (unresolved(tracking.deviation) || unresolved(tracking.extension)));
 
+/**
+ * After the deviation and extension decisions, the implementer still owes the completion report
+ * (issue 38): every requested item decided, no report yet. The one definition; its SQL twin is
+ * `COMPLETION_REPORT_DUE` in moc-steps/shape.server.ts, tested against this.
+ */
+export const completionReportDue = (tracking: ExtentionsAndDeviations | null | undefined): boolean =>
+  Boolean(
+    tracking &&
+    (tracking.deviation?.requested || tracking.extension?.requested) &&
+    !deviationOutstanding(tracking) &&
+    !tracking.completion,
+  );
+
 /** One requested item that waits for its resolution. */
 export const unresolved = (item: { resolved: boolean } | null | undefined): boolean => Boolean(item && !item.resolved);
 

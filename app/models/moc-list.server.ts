@@ -12,7 +12,7 @@ import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
 import { RISK_LEVELS, type RiskLevel } from "./risk";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
-import { OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
+import { MOC_STAGE_SQL, OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
 import {
   TITLE_SQL,
   VESSEL_LABEL_OR_NOT_RECORDED_SQL,
@@ -105,7 +105,7 @@ export const isWholeMocList = (query: MocListQuery) => JSON.stringify(query) ===
 /** Every MOC of the filtered list, in the list's order, as CSV rows read (for csv-export.server.ts). */
 export function mocListExportQuery(actor: Actor, filter: MocListFilter, list: MocList = "visible"): SQL {
   return sql`select m.serial_num as "serial", ${TITLE_SQL} as title, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
-      m.status, m.completed,
+      ${MOC_STAGE_SQL} as stage,
       f.data->'department-of-change'->>'value' as department,
       coalesce(f.data->'description-of-change'->>'value', '') as description,
       (select name from users where id = m.originator_id) as originator,

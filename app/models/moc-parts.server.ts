@@ -12,7 +12,7 @@
 import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
 import { departmentLabel } from "./labels";
 import { planItemState, planProgress, type PlanProgress } from "./moc-closure";
-import type { MocDocument, UserJson } from "./moc-document";
+import { completionReportDue, type MocDocument, type UserJson } from "./moc-document";
 import { namesOf, NOT_RECORDED, scopeLabel } from "./moc-names";
 import { utcText } from "./utc-text";
 import { riskLabel } from "./risk";
@@ -262,6 +262,17 @@ export function describeMocParts(doc: MocDocument): MocPartsDescription {
         { key: "extension-at", label: "Extension decided", text: utcText(x.resolvedAt) },
       );
     }
+    // The completion reported after the decisions (issue 38), read with them on the page and in print.
+    const c = tracking.completion;
+    fields.push(
+      {
+        key: "completion-date",
+        label: "Completion date",
+        text: c?.date || (completionReportDue(tracking) ? "Not reported yet" : "—"),
+      },
+      { key: "completion-note", label: "How it was finished", text: c?.note || "—" },
+      { key: "completion-by", label: "Completion reported by", text: c ? `${c.byName}, ${utcText(c.at)}` : "—" },
+    );
     parts.push({
       id: "deviations",
       status: "e",

@@ -9,6 +9,11 @@ export const MOC_STATUS_LABELS: Record<string, string> = {
   decline: "Declined",
 };
 
+/**
+ * A status's own words, for a status as such (a trail's from and to, the list's status filter).
+ * Where a MOC stands now is its stage (`mocStage` in moc-steps.server.ts), which names the waiting
+ * step more precisely ("Deviation decision", "Completion report") and falls back on these.
+ */
 export function mocStatusLabel(status: string, completed = false): string {
   if (completed) return "Completed";
   return MOC_STATUS_LABELS[status] ?? status;

@@ -11,7 +11,8 @@ import { z } from "zod";
 import type { UserJson, MocDocument } from "./moc-document";
 import { dependenceOf, independentSql, type CheckKind } from "./moc-four-eyes.server";
 import { uuid } from "./moc.schema";
-import { mocStatusLabel } from "./moc-status";
+import { MOC_STATUS_LABELS, mocStatusLabel } from "./moc-status";
+import type { MocState } from "./moc-steps/shape.server";
 import { APPROVAL_STEPS } from "./moc-steps/approval.server";
 import { IMPLEMENTATION_STEPS } from "./moc-steps/implementation.server";
 import { PART_A_B_STEPS } from "./moc-steps/part-a-b.server";
@@ -44,6 +45,7 @@ export {
   TRAIL_ACTIONS,
   type CheckKind,
 } from "./moc-four-eyes.server";
+import { MOC_CLOSED_ACTION } from "./moc-steps/implementation.server";
 export { MOC_CLOSED_ACTION, RETURNED_TO_IMPLEMENTATION } from "./moc-steps/implementation.server";
 
 /** Every MOC step, by name; `MOC_STEPS` orders them (the first open one is what the MOC waits for). */
@@ -144,6 +146,42 @@ export const WAITING_STEP_SQL: SQL = MOC_WORKFLOW.waitingStepSql;
 
 /** `currentStage`'s label as SQL over `m` (null: the status's own), for the list's status column and the dashboard. */
 export const STAGE_LABEL_SQL: SQL = MOC_WORKFLOW.stageLabelSql;
+
+/**
+ * The stages a move of the trail left and reached, in words (the printed trail): the statuses',
+ * except on the deviation path, where the status (`b`, then `f`) does not say what the MOC waited
+ * on: a request waits on the deviation and extension decision, and the decisions on the completion
+ * report (issue 38 item 3).
+ */
+export function trailStages(log: { from: string; to: string; action: string }): [from: string, to: string] {
+  const decision = STEPS["deviation-extension"].stage!.label;
+  const report = STEPS["completion-report"].stage!.label;
+  const decided = /^(Approved|Rejected) the (deviation|extension)$/.test(log.action);
+  const from = decided && log.from === "b" ? decision : mocStatusLabel(log.from);
+  const to =
+    log.from === "e" && log.to === "b"
+      ? decision
+      : decided && log.to === "f"
+        ? report
+        : mocStatusLabel(log.to, log.action === MOC_CLOSED_ACTION);
+  return [from, to];
+}
+
+/**
+ * Where a MOC stands, in words: the one name of its stage (issue 38 "stages named once") that the
+ * record, lists, CSV, print, reminders and My actions read: the waiting step's own label
+ * ("Deviation decision", "Completion report", "Returned by HSEQ", "Expired, not restored"), else
+ * the status's. `MOC_STAGE_SQL` is its twin over `m`.
+ */
+export const mocStage = (state: MocState): string =>
+  currentStage(state).label ?? mocStatusLabel(state.status, state.completed);
+
+export const MOC_STAGE_SQL: SQL = sql`coalesce(${STAGE_LABEL_SQL}, case when m.completed then 'Completed' else (case m.status ${sql.join(
+  Object.entries(MOC_STATUS_LABELS).map(
+    ([status, label]) => sql`when ${sql.raw(`'${status}'`)} then ${sql.raw(`'${label}'`)}`,
+  ),
+  sql` `,
+)} else m.status end) end)`;
 
 /** Who owns the step the MOC waits for, in words (the record's owner line and stepper). */
 export function currentOwner(doc: MocDocument): string | null {

@@ -9,7 +9,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { mocs } from "#db/schema";
 import { preparedSql, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
-import { deviationOutstanding, type MocDocument } from "./moc-document";
+import { completionReportDue, deviationOutstanding, type MocDocument } from "./moc-document";
+import { undecided } from "./moc-steps/shape.server";
 import { loadMocForStep, loadMocStepState, type MocStepState } from "./moc-query.server";
 import type { Actor, MocAccess } from "./authz.server";
 import { APPROVAL_STAGE_ACTION } from "./risk";
@@ -46,6 +47,8 @@ function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }
     completed: moc.completed,
     isDeleted: moc.isDeleted,
     deviationOutstanding: deviationOutstanding(state.deviations),
+    completionReportDue: completionReportDue(state.deviations),
+    ...undecided(state.deviations),
     implementerSubmitted: state.implementerSubmitted,
     ...temporaryConditions(state.temporary),
   };

@@ -333,6 +333,16 @@ export const deviationExtensionSchema = z
     }
   });
 
+/**
+ * POST /api/reportCompletion and the completion report page (issue 38): after the deviation and
+ * extension decisions, the implementer says when the change was finished and how.
+ */
+export const completionReportSchema = z.object({
+  moc_id: uuid("MOC id"),
+  completion_date: isoDate,
+  note: text("The completion note", MAX_TEXT),
+});
+
 // ---------------------------------------------------------------------------------------------
 // Part F: verification
 

@@ -15,11 +15,10 @@ import type { HistoryEntry } from "./audit.server";
 import type { SignatureManifestation } from "./audit.server";
 import { fillsSlot, type MocDocument, type UserJson } from "./moc-document";
 import { capitalise, departmentLabel } from "./labels";
-import { mocStatusLabel } from "./moc-status";
 import { riskLabel } from "./risk";
 import { mocName, titleOf } from "./moc-names";
 import { utcText } from "./utc-text";
-import { MOC_CLOSED_ACTION } from "./moc-steps.server";
+import { MOC_CLOSED_ACTION, mocStage, stateOfDocument, trailStages } from "./moc-steps.server";
 import { describeMocParts, partNote } from "./moc-parts.server";
 import type { PcrDocument } from "./pcr.server";
 
@@ -302,7 +301,7 @@ export function recordHistory(source: RecordSource): PrintHistoryEntry[] {
       action: log.action,
       detail: joined([
         log.from && log.to && log.from !== log.to
-          ? `${mocStatusLabel(log.from)} → ${mocStatusLabel(log.to, log.action === MOC_CLOSED_ACTION)}`
+          ? trailStages({ from: log.from, to: log.to, action: log.action }).join(" → ")
           : null,
         quoted(log.comment),
       ]),
@@ -339,7 +338,7 @@ const fields = (rows: [string, unknown][]): PrintBlock => ({
 /** A MOC as it is printed. */
 export function mocPrintRecord(doc: MocDocument, attachments: PrintAttachment[], now = new Date()): PrintRecord {
   const source: RecordSource = { kind: "moc", doc };
-  const status = mocStatusLabel(doc.status, doc.completed);
+  const status = mocStage(stateOfDocument(doc));
   const described = describeMocParts(doc);
   const sections: PrintSection[] = [
     {

@@ -16,8 +16,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Invalid, NotFound } from "~/utils/errors";
 import { actionDigestLine, actionReminderEmails, claimDueActions, type ActionReminderRow } from "./action-tasks.server";
 import { queueEmails, type QueuedEmail } from "./email.server";
-import { OWNER_SQL, WAITING_STEP_SQL } from "./moc-steps.server";
-import { mocStatusLabel } from "./moc-status";
+import { MOC_STAGE_SQL, OWNER_SQL } from "./moc-steps.server";
 import { mocEmailName } from "./moc-names";
 import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
 import { sendTemporaryReminders, type TemporaryReminder } from "./temporary.server";
@@ -94,7 +93,8 @@ type ClaimedRow = {
   daysLeft: number;
   targetDate: string;
   status: string;
-  pendingResolution: boolean;
+  /** Where the MOC stands (`mocStage`). */
+  stage: string;
   owner: string | null;
   recipients: { id: string; name: string; email: string; digest: boolean }[];
 };
@@ -110,7 +110,7 @@ async function claimDueMocs(tx: Executor, day: string): Promise<ClaimedRow[]> {
       returning moc_id, urgency, days_left
     )
     select c.moc_id as "mocId", m.serial_num as "serialNum", ${TITLE_AND_VESSEL_OF_M}, c.urgency, c.days_left as "daysLeft",
-      m.target_date::text as "targetDate", m.status, (${WAITING_STEP_SQL}) is not distinct from 'deviation-extension' as "pendingResolution",
+      m.target_date::text as "targetDate", m.status, ${MOC_STAGE_SQL} as stage,
       ${OWNER_SQL} as owner,
       coalesce((
         select json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
@@ -134,7 +134,7 @@ export function dueText(daysLeft: number): string {
 }
 
 function reminderContent(row: ClaimedRow): QueuedEmail["content"] {
-  const step = row.pendingResolution ? "Deviation/extension resolution" : mocStatusLabel(row.status);
+  const step = row.stage;
   const due = dueText(row.daysLeft);
   const label = mocEmailName(row.serialNum, row.title, row.vessel);
   return {
@@ -218,7 +218,7 @@ function digestContent(rows: ClaimedRow[], day: string): QueuedEmail["content"] 
     expectation:
       "Finish the open work before each target date, or ask for an extension. You chose one daily digest on your profile; you can switch back to one email per MOC there.",
     details: rows.map((row) => {
-      const step = row.pendingResolution ? "Deviation/extension resolution" : mocStatusLabel(row.status);
+      const step = row.stage;
       return [
         `${row.urgency} · ${mocEmailName(row.serialNum, row.title, row.vessel)}`,
         `${dueText(row.daysLeft)} (target date ${row.targetDate}); waiting for ${step}${row.owner ? `, owned by ${row.owner}` : ""}`,

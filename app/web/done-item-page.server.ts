@@ -10,7 +10,7 @@ import { actionDonePageSchema } from "~/models/action-tasks.schema";
 import { UPLOAD_TYPES } from "~/models/attachments.server";
 import { canMarkPlanItem, isMocOpen, mayMarkItemDone } from "~/models/authz.server";
 import { PLAN_KINDS } from "~/models/moc.schema";
-import { mocStatusLabel } from "~/models/moc-status";
+import { mocStage, stateOfDocument } from "~/models/moc-steps.server";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError } from "~/utils/page.server";
@@ -57,7 +57,7 @@ export async function doneItemLoader({ request, params }: LoaderFunctionArgs) {
   return {
     mocId: doc._id,
     serial: doc.serial_num,
-    state: mocStatusLabel(doc.status),
+    state: mocStage(stateOfDocument(doc)),
     item,
     settled,
     types: Object.keys(UPLOAD_TYPES),

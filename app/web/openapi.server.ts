@@ -380,7 +380,7 @@ export const API: Record<string, Partial<Record<Method, Operation>>> = {
   // The pipeline: one operation per step, all of it from the step's definition.
   ...Object.fromEntries(
     MOC_STEPS.map((step) => [
-      `/api/submit/${step === "deviation-extension" ? "deviation-extention" : step}`,
+      STEPS[step].apiPath ?? `/api/submit/${step}`,
       {
         post: {
           summary: `Submits ${STEPS[step].part}.`,
@@ -953,7 +953,11 @@ const TAGS: [tag: string, description: string, test: (path: string) => boolean][
     (p) => /^\/api\/(verify|myUser|user|users|UserFromDatabase)$/.test(p),
   ],
   ["Vessels", "The vessel register and crew assignments.", (p) => p.startsWith("/api/vessels")],
-  ["MOC pipeline", "The steps of a MOC, one operation each.", (p) => p.startsWith("/api/submit/")],
+  [
+    "MOC pipeline",
+    "The steps of a MOC, one operation each.",
+    (p) => p.startsWith("/api/submit/") || p === "/api/reportCompletion",
+  ],
   [
     "PCRs",
     "Procedure change requests and their signature chain.",

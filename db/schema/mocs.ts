@@ -70,6 +70,20 @@ export type ExtentionsAndDeviations = {
   extension: ExtensionItem | null;
   requestedAt: string;
   requestedBy: string;
+  /**
+   * The implementer's report that the change is done, after the decisions (issue 38 "the deviation
+   * path tells the truth"): Part E keeps the answers given with the request; this says when it was
+   * finished and how. `via: "implementation"` when a later Part E (after a return) reported it.
+   */
+  completion?: CompletionReport | null;
+};
+export type CompletionReport = {
+  date: string;
+  note: string;
+  by: string;
+  byName: string;
+  at: string;
+  via?: "report" | "implementation";
 };
 /**
  * A temporary change (docs/decisions/023-temporary-changes-and-delegation.md): the date it must end

@@ -539,6 +539,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/reportCompletion": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Submits the completion report.
+     * @description Only the assigned implementer can report the completion. The MOC must be at this step (409 otherwise). After the deviation and extension decisions (status `f`), before verification can close the MOC: when the change was finished (`completion_date`, not in the future) and how (`note`, e.g. done as approved with the deviation). Part E's answers stay as given. 409 when the MOC is not waiting for it.
+     */
+    post: operations["postReportCompletion"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/submit/verifier": {
     parameters: {
       query?: never;
@@ -1325,6 +1345,17 @@ export interface components {
               | null;
             requestedAt: string;
             requestedBy: string;
+            /** @description The implementer's completion report after the deviation and extension decisions (POST /api/reportCompletion; a new key): when the change was finished and how. Null or absent until reported. */
+            completion?: {
+              date: string;
+              note: string;
+              /** Format: uuid */
+              by: string;
+              byName: string;
+              at: string;
+              /** @enum {string} */
+              via?: "report" | "implementation";
+            } | null;
           } & {
             [key: string]: unknown;
           })
@@ -4723,6 +4754,66 @@ export interface operations {
           };
           /** @enum {string} */
           type: "deviation" | "extension";
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postReportCompletion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "completion_date": "2026-11-25",
+         *       "note": "Checked on the bridge"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          /** Format: date */
+          completion_date: string;
+          note: string;
         };
       };
     };

@@ -10,6 +10,7 @@ import * as newmocRoute from "~/routes/api+/newmoc";
 import * as submitApprover from "~/routes/api+/submit.approver";
 import * as submitDeviation from "~/routes/api+/submit.deviation-extention";
 import * as submitHseq from "~/routes/api+/submit.hseq";
+import * as reportCompletion from "~/routes/api+/reportCompletion";
 import * as submitImplementation from "~/routes/api+/submit.implementation";
 import * as submitImplementer from "~/routes/api+/submit.implementer";
 import * as submitOriginator from "~/routes/api+/submit.originator";
@@ -84,6 +85,7 @@ const ROUTES: Record<MocStep, RouteModule> = {
   approver: submitApprover,
   implementation: submitImplementation,
   "deviation-extension": submitDeviation,
+  "completion-report": reportCompletion,
   verifier: submitVerifier,
   "verifier-return": submitVerifierReturn,
   "temporary-restored": submitTemporaryRestored,
@@ -145,6 +147,7 @@ export const STAGES = [
   "d",
   "e",
   "f",
+  "f-report",
   "decline-b",
   "decline-d",
   "completed",
@@ -162,6 +165,7 @@ export const STAGE_STATUS: Record<Stage, string> = {
   d: "d",
   e: "e",
   f: "f",
+  "f-report": "f",
   "decline-b": "decline",
   "decline-d": "decline",
   completed: "f",
@@ -212,6 +216,14 @@ export async function mocAt(
   }
   moc = await stepOk("approver", cast.approver, defaultStepBody("approver", moc, cast));
   if (stage === "e") return moc;
+  if (stage === "f-report") {
+    // A deviation decided: the MOC waits for the implementer's completion report (issue 38).
+    const requested = await stepOk("implementation", cast.implementer, {
+      moc_id: moc._id,
+      implementation: implementationForm({ deviation: true }),
+    });
+    return stepOk("deviation-extension", cast.approver, defaultStepBody("deviation-extension", requested, cast));
+  }
   if (stage === "b-deviation" || stage === "b-extension" || stage === "b-both") {
     const flags = {
       deviation: stage !== "b-extension",

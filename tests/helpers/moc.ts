@@ -115,6 +115,7 @@ export const STEP_PATH: Record<MocStep, string> = {
   approver: "/api/submit/approver",
   implementation: "/api/submit/implementation",
   "deviation-extension": "/api/submit/deviation-extention",
+  "completion-report": "/api/reportCompletion",
   verifier: "/api/submit/verifier",
   "verifier-return": "/api/submit/verifier-return",
   "temporary-restored": "/api/submit/temporary-restored",
@@ -139,6 +140,8 @@ export function stepBody(step: MocStep, moc: Doc, cast: Cast<{ _id: string }>): 
       return { moc_id: moc._id, implementation: implementationForm() };
     case "deviation-extension":
       return resolution(moc, "deviation");
+    case "completion-report":
+      return { moc_id: moc._id, completion_date: daysFromToday(0), note: "Done as approved, with the deviation" };
     case "verifier":
       return { moc_id: moc._id, verifier_form: verifierForm() };
     case "verifier-return":

@@ -352,9 +352,23 @@ describe("the contract of every operation", () => {
     moc = (await step("implementation", cast.implementer, moc)).body.data;
     await step("verifier", cast.hseq, moc);
     const deviation = await mocAt("b-deviation", cast);
-    await exercise("post", "/api/submit/deviation-extention", 200, {
-      as: cast.hseq,
-      body: resolution(deviation, "deviation"),
+    const decided = await exercise<Answer<"/api/submit/deviation-extention", "post">>(
+      "post",
+      "/api/submit/deviation-extention",
+      200,
+      { as: cast.hseq, body: resolution(deviation, "deviation") },
+    );
+    await exercise("post", "/api/reportCompletion", 409, {
+      as: cast.implementer,
+      body: { moc_id: moc._id, completion_date: "2026-01-05", note: "Done" },
+    });
+    await exercise("post", "/api/reportCompletion", 200, {
+      as: cast.implementer,
+      body: {
+        moc_id: decided.body.data._id,
+        completion_date: "2026-01-05",
+        note: "Done as approved with the deviation",
+      },
     });
     const restored = await temporaryMocAt("restoration-reported", cast);
     await step("temporary-confirm", cast.hseq, restored);

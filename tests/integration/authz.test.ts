@@ -391,6 +391,12 @@ const MOC_TABLE: Record<string, Record<MocState, Person[]>> = {
     completed: ["approver", "assigned hseq"],
     declined: ["approver", "assigned hseq"],
   },
+  "mayActOnStep.completion-report": {
+    open: ["implementer"],
+    "open, no verifier": ["implementer"],
+    completed: ["implementer"],
+    declined: ["implementer"],
+  },
   "mayActOnStep.verifier": {
     open: ["verifier"],
     "open, no verifier": ["assigned hseq"],
@@ -576,7 +582,19 @@ describe("mocListScope matches the predicates", () => {
     ]);
     actors = { admin, hseqUser, fullUser, stranger, watcher, hseqAdmin, ...cast };
 
-    const stages: Stage[] = ["a", "b", "c", "d", "e", "f", "b-deviation", "decline-b", "decline-d", "completed"];
+    const stages: Stage[] = [
+      "a",
+      "b",
+      "c",
+      "d",
+      "e",
+      "f",
+      "b-deviation",
+      "f-report",
+      "decline-b",
+      "decline-d",
+      "completed",
+    ];
     for (const stage of stages) await mocAt(stage, cast);
     await mocAt("f", cast, { verifier: true });
     // Temporary changes, closed: in effect, and waiting on HSEQ and on the approver.
@@ -650,7 +668,7 @@ describe("mocListScope matches the predicates", () => {
   )("mocListScope.$scope for $who", async ({ scope, who }) => {
     const person = actors[who]!;
     const all = await everyMoc();
-    expect(all).toHaveLength(19);
+    expect(all).toHaveLength(20);
     const expected = all
       .filter((m) => !m.isDeleted && SCOPES[scope](person, m))
       .map((m) => m.id)

@@ -159,7 +159,8 @@ describe("the closure gate at verification", () => {
     let moc = await mocAt("b-deviation", cast);
     moc = await stepOk("deviation-extension", cast.approver, defaultStepBody("deviation-extension", moc, cast));
     expect(moc.status).toBe("f");
-    await expectRefusedClosing(moc, verifierForm("yes"), /no completion date/, "verifier_form.close-moc");
+    // The completion is owed after the decision (issue 38): the refusal names it.
+    await expectRefusedClosing(moc, verifierForm("yes"), /not reported the completion/, "verifier_form.close-moc");
 
     const { result, to } = await emailsDuring(moc._id, () =>
       stepOk("verifier-return", cast.hseq, {

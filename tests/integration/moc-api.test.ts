@@ -88,6 +88,8 @@ const MOC_KEYS = [
   "risk_level",
   // The highest level HSEQ reviewed it at: approvals never follow a lower one (decision 037, an addition)
   "reviewed_risk_level",
+  // The implementer's "no significant hazard" declaration (issue 38's risk gate, an addition)
+  "no_significant_hazard",
   "action",
   "manual_plan",
   "chat",

@@ -32,6 +32,8 @@ import * as impactRoute from "~/routes/api+/impact";
 import * as riskAssessmentRoute from "~/routes/api+/risk_assessment";
 import { verifyAuditTrail } from "~/models/audit-verify.server";
 import { isOpenItem } from "~/models/moc-closure";
+import { completionReportDue } from "~/models/moc-document";
+import type { ExtentionsAndDeviations } from "#db/schema";
 import { APPROVAL_STAGE_ACTION, approvalStages, higherLevel, type RiskLevel } from "~/models/risk";
 import { PENDING_APPROVAL_SQL } from "~/models/risk-approval.server";
 import { DEFAULT_RISK_SETTINGS, setRiskSettings } from "~/models/risk-settings.server";
@@ -66,6 +68,7 @@ const MOVES: Record<string, string[]> = {
   decision: ["b>b", "b>f"],
   verifier: ["f>f"],
   "verifier-return": ["f>e"],
+  report: ["f>f"],
   // A change of the ranking after HSEQ's review sends the MOC back to it (issue 38).
   rank: ["a>a", "b>b", "c>c", "d>d", "e>e", "f>f", "d>c", "e>c"],
   attach: ["a>a", "b>b", "c>c", "d>d", "e>e", "f>f"],
@@ -87,6 +90,8 @@ type Model = {
   items: { id: string; done: boolean; cancelled: boolean }[];
   pending: { deviation: boolean; extension: boolean };
   trackingId: string | null;
+  /** After the deviation/extension decisions, the implementer owes the completion report (issue 38). */
+  reportDue: boolean;
   /** Who the MOC names as its approver and HSEQ reviewer. */
   approver: Who | null;
   hseq: Who | null;
@@ -103,6 +108,7 @@ type Row = {
     _id?: string;
     deviation?: { requested?: boolean; resolved?: boolean };
     extension?: { requested?: boolean; resolved?: boolean };
+    completion?: unknown;
   } | null;
   originator_id: string;
   implementer_id: string;
@@ -127,6 +133,7 @@ function read(model: Model, row: Row, people: People): void {
   const open = (x?: { requested?: boolean; resolved?: boolean }) => !!x?.requested && !x.resolved;
   model.pending = { deviation: open(row.deviations?.deviation), extension: open(row.deviations?.extension) };
   model.trackingId = row.deviations?._id ?? null;
+  model.reportDue = completionReportDue(row.deviations as ExtentionsAndDeviations | null);
 }
 
 /** The trail entries of the MOC, oldest first. */
@@ -164,6 +171,7 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
     const before = await mocSnapshot(real.moc._id);
     const from = model.status;
     const wasCompleted = model.completed;
+    const reportWasDue = model.reportDue;
     const mustPass = this.mustPass(model);
     const res = await this.send(real, model);
     const what = `${this} at ${from}: ${res.status} ${res.text.slice(0, 300)}`;
@@ -204,6 +212,9 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
       for (const giver of givers) expect(parties, `${what}: approved by a party to the MOC`).not.toContain(giver);
     }
     if (!wasCompleted && row.completed) {
+      // The deviation path tells the truth: closing follows the completion report.
+      expect(reportWasDue, `${what}: closed while the completion report was owed`).toBe(false);
+      if (row.deviations?.completion) saw("closed after a deviation or extension");
       expect(parties, `${what}: verified by a party to the MOC`).not.toContain(last.user_id);
       const open = model.items.filter(isOpenItem);
       expect(open, `${what}: closed with open plan items`).toEqual([]);
@@ -401,6 +412,27 @@ class Verify extends Step {
   }
 }
 
+/** The implementer's completion report after the decisions (issue 38). */
+class Report extends Step {
+  readonly kind = "report";
+  fits(m: Model) {
+    return m.status === "f" && !m.completed && m.reportDue;
+  }
+  mustPass(m: Model) {
+    return this.fits(m) && this.who === "implementer";
+  }
+  send(real: Real) {
+    return submitStep("completion-report", real.people[this.who], {
+      moc_id: real.moc._id,
+      completion_date: new Date().toISOString().slice(0, 10),
+      note: "Done as approved",
+    });
+  }
+  toString() {
+    return `report(${this.who})`;
+  }
+}
+
 class Rank extends Step {
   readonly kind = "rank";
   fits(m: Model) {
@@ -546,6 +578,7 @@ const intended = [
   fc
     .tuple(someone("hseq"), fc.oneof({ weight: 2, arbitrary: fc.constant(true) }, fc.constant(false)))
     .map(([who, close]) => new Verify(who, close)),
+  someone("implementer").map((who) => new Report(who)),
   fc
     .tuple(someone("implementer"), fc.constantFrom<RiskLevel | null>(null, ...LEVELS))
     .map(([who, level]) => new Rank(who, level)),
@@ -556,7 +589,7 @@ const intended = [
 ];
 
 /** Each command, mostly at its moment, sometimes stray; the steps three times as often as the edits. */
-const STEP_COMMANDS = 7;
+const STEP_COMMANDS = 8;
 const weighted = [...intended.slice(0, STEP_COMMANDS), ...intended.slice(0, STEP_COMMANDS), ...intended];
 const commands = weighted.map((arb) =>
   fc.tuple(arb, fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, fc.constant(true))).map(([command, stray]) => {
@@ -599,6 +632,7 @@ describe("the MOC process, as random sequences of steps by random people", () =>
             items: [],
             pending: { deviation: false, extension: false },
             trackingId: null,
+            reportDue: false,
             approver: null,
             hseq: null,
           };
@@ -632,6 +666,8 @@ describe("the MOC process, as random sequences of steps by random people", () =>
         "decision b>f",
         "verifier f>f (closed)",
         "verifier-return f>e",
+        "report f>f",
+        "closed after a deviation or extension",
         "cancel b>b",
         "refused 403",
       ])

@@ -92,6 +92,7 @@ const RIGHT: Record<MocStep, keyof Cast> = {
   approver: "approver",
   implementation: "implementer",
   "deviation-extension": "approver",
+  "completion-report": "implementer",
   verifier: "hseq", // no verifier is set: the assigned HSEQ user verifies
   "verifier-return": "hseq",
   "temporary-restored": "implementer",
@@ -109,6 +110,7 @@ const WRONG_INVOLVED: Record<MocStep, keyof Cast> = {
   approver: "implementer",
   implementation: "originator",
   "deviation-extension": "implementer",
+  "completion-report": "originator",
   verifier: "approver",
   "verifier-return": "implementer",
   "temporary-restored": "originator",
@@ -126,6 +128,8 @@ const FROM: Record<MocStep, TableStage[]> = {
   approver: ["d"],
   implementation: ["e"],
   "deviation-extension": ["b-deviation"],
+  // Only after the deviation/extension decisions (tests/integration/completion-report.test.ts).
+  "completion-report": [],
   verifier: ["f"],
   "verifier-return": ["f"],
   // Never for a permanent change: these MOCs all are (tests/integration/temporary-changes.test.ts).
@@ -144,6 +148,7 @@ const LANDS: Record<MocStep, string> = {
   approver: "e",
   implementation: "f",
   "deviation-extension": "f",
+  "completion-report": "f",
   verifier: "f",
   "verifier-return": "e",
   "temporary-restored": "f",

@@ -21,6 +21,8 @@ import * as userRoute from "~/routes/api+/user";
 import * as userFromDatabaseRoute from "~/routes/api+/UserFromDatabase";
 import * as usersRoute from "~/routes/api+/users";
 import * as vesselsRoute from "~/routes/api+/vessels";
+import * as riskSettingsRoute from "~/routes/api+/riskSettings";
+import { riskSettingsBodySchema } from "~/models/risk.schema";
 import { API } from "~/web/openapi.server";
 import { archiveSchemas } from "~/models/archive.schema";
 import { implementerDraftSchema } from "~/models/moc.schema";
@@ -49,6 +51,7 @@ const PARTIAL_SCHEMAS: [string, z.ZodType, Record<string, unknown>][] = [
   ["PUT /api/oldMoc", archiveSchemas.moc.replace, { _id: ID, title: "Only the title" }],
   ["PUT /api/oldPcr", archiveSchemas.pcr.replace, { _id: ID, title: "Only the title" }],
   ["PUT /api/vessels", vesselUpdateSchema, { flag: "Malta" }],
+  ["PUT /api/riskSettings", riskSettingsBodySchema, { rankingRequired: true }],
 ];
 
 describe("partial schemas", () => {
@@ -398,6 +401,24 @@ const WRITES: Record<string, WriteCase> = {
       active: () => false,
     },
     moving: ["updatedAt"],
+  },
+  "PUT /api/riskSettings": {
+    async make() {
+      const token = await tokenFor(await makeAdmin());
+      return {
+        read: async () => (await api(riskSettingsRoute, { path: "/api/riskSettings", token })).body.data,
+        send: (fields) => api(riskSettingsRoute, { method: "PUT", path: "/api/riskSettings", token, body: fields }),
+      };
+    },
+    changes: {
+      lowMax: () => 3,
+      mediumMax: () => 8,
+      highMax: () => 13,
+      highPosition: () => "Group HSEQ Manager",
+      extremePosition: () => "VP Fleet Management",
+      rankingRequired: () => true,
+    },
+    moving: [],
   },
   // One field besides the MOC's id; the MOC's other people and forms stay.
   "PUT /api/implementer": {

@@ -12,6 +12,7 @@ import type { Actor, MocAccess } from "../authz.server";
 import { deviationOutstanding } from "../moc-document";
 import { answerBlockers, closureBlockers, type PlanForClosure } from "../moc-closure";
 import {
+  completionReportSchema,
   deviationExtensionSchema,
   implementationSchema,
   verifierFormSchema,
@@ -19,7 +20,7 @@ import {
 } from "../moc.schema";
 import { saveForm } from "../moc-store.server";
 import { independent } from "../moc-four-eyes.server";
-import { assigned, everyone, loadDeviations, reopened, step, todayUtc } from "./shape.server";
+import { assigned, COMPLETION_REPORT_DUE, everyone, loadDeviations, reopened, step, todayUtc } from "./shape.server";
 
 /**
  * The audit action of the step that completes a MOC (a verification that closes it, `f` -> `f`):
@@ -40,8 +41,10 @@ export const RETURNED_TO_IMPLEMENTATION = "Returned to implementation by the ver
 async function loadPlanForClosure(tx: Transaction, mocId: string): Promise<PlanForClosure> {
   const [row] = await tx.execute<PlanForClosure>(sql`
     select m.action, m.manual_plan as "manualPlan",
-      (select f.data->'completion-date'->>'value' from moc_forms f
-        where f.moc_id = m.id and f.kind = 'implementation' and f.submitted_at is not null) as "completionDate"
+      coalesce((select f.data->'completion-date'->>'value' from moc_forms f
+        where f.moc_id = m.id and f.kind = 'implementation' and f.submitted_at is not null),
+        m.deviations->'completion'->>'date') as "completionDate",
+      ${COMPLETION_REPORT_DUE} as "completionReportDue"
     from mocs m where m.id = ${mocId}`);
   if (!row) throw new NotFound("No MOC with this id");
   return row;
@@ -70,8 +73,26 @@ export const IMPLEMENTATION_STEPS = {
         data: { ...input, ...(details !== undefined ? { "deviation-details": { value: details } } : {}) },
       });
       if (!deviation && !extension) {
+        // A Part E reported again (after a return) with its completion date answers an earlier
+        // deviation's completion report too.
+        const tracking = await loadDeviations(tx, moc.id);
+        const answered: ExtentionsAndDeviations | null =
+          tracking && !tracking.completion && (tracking.deviation || tracking.extension)
+            ? {
+                ...tracking,
+                completion: {
+                  date: input["completion-date"]!.value,
+                  note: "Reported in Part E (implementation)",
+                  by: actor._id,
+                  byName: actor.name,
+                  at: now.toISOString(),
+                  via: "implementation",
+                },
+              }
+            : null;
         return {
           to: "f",
+          ...(answered ? { changes: { deviations: answered } } : {}),
           action: "Reported the implementation complete",
           notices: [
             {
@@ -139,9 +160,15 @@ export const IMPLEMENTATION_STEPS = {
       requires: [["deviationOutstanding", true, "No deviation or extension is waiting for a decision on this MOC"]],
     },
     owner: { roles: ["approver", "hseq"], all: true },
-    stage: { label: "Deviation/extension decision", part: "e" },
+    stage: { label: "Deviation and extension decision", part: "e" },
+    // One item waiting reads as its own decision; both, as the stage's label.
+    flagged: [
+      ["deviationDecisionOnly", "Deviation decision"],
+      ["extensionDecisionOnly", "Extension decision"],
+    ],
     form: deviationExtensionSchema,
     bodyKey: null,
+    apiPath: "/api/submit/deviation-extention",
     async apply({ tx, actor, moc, input, now }) {
       const tracking = await loadDeviations(tx, moc.id);
       if (!tracking || tracking._id !== input.deviationExtentionId)
@@ -182,12 +209,68 @@ export const IMPLEMENTATION_STEPS = {
             to: { userIds: [moc.implementerId, moc.originatorId, moc.approverId, moc.hseqId] },
             event: `${actor.name} ${verdict} the ${input.type}.`,
             expectation: done
-              ? "Next: verification (Part F) by the verifier or the assigned HSEQ user."
+              ? "Next: the implementer reports the completion (when and how the change was finished), then verification (Part F)."
               : "The other requested item is still waiting for a decision.",
             details:
               input.type === "extension" && input.value.approved === "yes"
                 ? [["New target date", tracking.extension!.new_date]]
                 : [],
+          },
+        ],
+      };
+    },
+  }),
+
+  // After the decisions the implementer reports how the change was finished (issue 38): Part E's
+  // answers stay as given with the request; the closure gate reads this report's date.
+  "completion-report": step({
+    path: "completion",
+    part: "the completion report",
+    button: "Report completion",
+    who: { ...assigned("implementer"), refusal: "Only the assigned implementer can report the completion" },
+    open: {
+      statuses: ["f"],
+      requires: [
+        [
+          "completionReportDue",
+          true,
+          "This MOC is not waiting for a completion report: it is given after the deviation and extension decisions, once",
+        ],
+      ],
+    },
+    owner: { roles: ["implementer"] },
+    stage: { label: "Completion report", part: "e" },
+    form: completionReportSchema,
+    bodyKey: null,
+    apiPath: "/api/reportCompletion",
+    apiNote:
+      "After the deviation and extension decisions (status `f`), before verification can close the MOC: when the change was finished (`completion_date`, not in the future) and how (`note`, e.g. done as approved with the deviation). Part E's answers stay as given. 409 when the MOC is not waiting for it.",
+    async apply({ tx, actor, moc, input, now }) {
+      if (input.completion_date > todayUtc(now)) {
+        throw new Invalid("The completion date cannot be in the future", [
+          { path: "completion_date", message: "Give the day the change was finished (today or earlier)" },
+        ]);
+      }
+      const tracking = (await loadDeviations(tx, moc.id))!;
+      const completion = {
+        date: input.completion_date,
+        note: input.note,
+        by: actor._id,
+        byName: actor.name,
+        at: now.toISOString(),
+        via: "report" as const,
+      };
+      return {
+        to: "f",
+        action: "Reported the completion after the deviation/extension decision",
+        comment: `Completed on ${input.completion_date}: ${input.note}`,
+        changes: { deviations: { ...tracking, completion } },
+        notices: [
+          {
+            to: everyone(moc),
+            event: `${actor.name} reported the change complete on ${input.completion_date}.`,
+            expectation: "Next: verification (Part F) by the verifier or the assigned HSEQ user.",
+            details: [["How it was done", input.note]],
           },
         ],
       };

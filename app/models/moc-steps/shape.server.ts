@@ -11,7 +11,13 @@ import type { Transaction } from "~/utils/db.server";
 import { Conflict } from "~/utils/errors";
 import type { Actor, MocAccess } from "../authz.server";
 import type { Recipients } from "../email.server";
-import { deviationOutstanding, temporaryStateOn, type MocDocument } from "../moc-document";
+import {
+  completionReportDue,
+  deviationOutstanding,
+  temporaryStateOn,
+  unresolved,
+  type MocDocument,
+} from "../moc-document";
 import type { PublicUser } from "../user.server";
 import type { CheckKind } from "../moc-four-eyes.server";
 import type { StepDef } from "../workflow/engine.server";
@@ -23,6 +29,7 @@ export const MOC_STEPS = [
   "approver",
   "implementation",
   "deviation-extension",
+  "completion-report",
   "verifier",
   "verifier-return",
   "temporary-restored",
@@ -43,6 +50,12 @@ export type MocState = {
   isDeleted: boolean;
   /** A requested deviation or extension waits for its resolution. */
   deviationOutstanding: boolean;
+  /** Only the requested deviation waits for its decision (the stage reads "Deviation decision"). */
+  deviationDecisionOnly: boolean;
+  /** Only the requested extension waits for its decision ("Extension decision"). */
+  extensionDecisionOnly: boolean;
+  /** Every requested deviation and extension decided, the implementer's completion report not given yet. */
+  completionReportDue: boolean;
   /** Part B has been submitted at least once. */
   implementerSubmitted: boolean;
   /** A temporary change in effect (or past its end) with nothing recorded about its ending. */
@@ -63,6 +76,17 @@ export const DEVIATION_OUTSTANDING = sql`(m.deviations is not null and (
       (m.deviations->'deviation' is not null and m.deviations->'deviation' <> 'null'::jsonb and not (m.deviations->'deviation'->>'resolved')::boolean)
    or (m.deviations->'extension' is not null and m.deviations->'extension' <> 'null'::jsonb and not (m.deviations->'extension'->>'resolved')::boolean)))`;
 
+/** One requested item of `m`'s tracking (`deviation` or `extension`) waits for its decision: `unresolved` over `m`. */
+const UNDECIDED = (item: "deviation" | "extension") =>
+  sql`coalesce(jsonb_typeof(m.deviations->${sql.raw(`'${item}'`)}) = 'object' and not (m.deviations->${sql.raw(`'${item}'`)}->>'resolved')::boolean, false)`;
+
+/** `completionReportDue` (moc-document.ts) over `m`. */
+export const COMPLETION_REPORT_DUE = sql`(m.deviations is not null and m.deviations <> 'null'::jsonb
+  and (coalesce((m.deviations->'deviation'->>'requested')::boolean, false)
+    or coalesce((m.deviations->'extension'->>'requested')::boolean, false))
+  and not ${DEVIATION_OUTSTANDING}
+  and (m.deviations->'completion' is null or m.deviations->'completion' = 'null'::jsonb))`;
+
 const IMPLEMENTER_SUBMITTED_SQL = sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'implementer' and f.submitted_at is not null)`;
 
 /**
@@ -74,6 +98,9 @@ export const TEMPORARY_EXPIRED_SQL = sql`coalesce(m.temporary->>'state' = 'expir
 
 export const CONDITION_SQL: Record<Condition, SQL> = {
   deviationOutstanding: DEVIATION_OUTSTANDING,
+  completionReportDue: COMPLETION_REPORT_DUE,
+  deviationDecisionOnly: sql`(${UNDECIDED("deviation")} and not ${UNDECIDED("extension")})`,
+  extensionDecisionOnly: sql`(${UNDECIDED("extension")} and not ${UNDECIDED("deviation")})`,
   implementerSubmitted: IMPLEMENTER_SUBMITTED_SQL,
   returnedByHseq: sql`(m.status = 'b' and ${IMPLEMENTER_SUBMITTED_SQL} and not ${DEVIATION_OUTSTANDING})`,
   temporaryExpired: TEMPORARY_EXPIRED_SQL,
@@ -90,6 +117,12 @@ export const temporaryConditions = (temporary: TemporaryChange | null | undefine
   temporaryExpired: temporaryStateOn(temporary, todayUtc(now)) === "expired",
 });
 
+/** Which requested item alone waits for its decision (the deviation step's stage labels). */
+export const undecided = (tracking: ExtentionsAndDeviations | null | undefined) => ({
+  deviationDecisionOnly: unresolved(tracking?.deviation) && !unresolved(tracking?.extension),
+  extensionDecisionOnly: unresolved(tracking?.extension) && !unresolved(tracking?.deviation),
+});
+
 /**
  * Back at Part B after its submission with no deviation waiting: only the HSEQ review's return
  * leads there (a deviation request waits at `b` with its items outstanding).
@@ -104,6 +137,8 @@ export const stateOfDocument = (doc: MocDocument): MocState => {
     completed: doc.completed,
     isDeleted: doc.isDeleted,
     deviationOutstanding: deviationOutstanding(doc.extentionsAndDeviations),
+    completionReportDue: completionReportDue(doc.extentionsAndDeviations),
+    ...undecided(doc.extentionsAndDeviations),
     implementerSubmitted: Boolean(doc.implementer_form?.submittedAt),
     ...temporaryConditions(doc.temporary),
   };

@@ -103,6 +103,8 @@ export type StepDef<K extends KindTypes, Form extends z.ZodType = z.ZodType> = {
   apply(ctx: K["context"] & { input: z.output<Form> }): Promise<K["outcome"]>;
   /** What the API description says of the step beyond who and when. */
   apiNote?: string;
+  /** Its API path when not `/api/submit/<step>` (a spelling clients already use, or one an issue names). */
+  apiPath?: string;
 };
 
 /** The audit entry a move appends, before its link in the chain is computed. */
