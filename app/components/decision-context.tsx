@@ -76,6 +76,24 @@ export function DecisionContext({ context }: { context: DecisionContextData }) {
           ) : (
             <p>Nothing in the forms changed since the return.</p>
           )}
+          {resubmission.since.length ? (
+            <>
+              <p>Also since the return:</p>
+              <ul data-since-return>
+                {resubmission.since.map((entry, i) => (
+                  <li key={i}>
+                    {utcText(entry.at)}, {entry.who}: {entry.action}
+                    {entry.comment ? (
+                      <>
+                        {" "}
+                        — <span className="plain-text">“{entry.comment}”</span>
+                      </>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
         </div>
       ) : null}
       <h3>

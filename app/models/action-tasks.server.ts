@@ -9,7 +9,7 @@ import type { ActionPlan, ManualPlan, PlanItemCompletion } from "#db/schema";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { storeMocFileIn, type IncomingFile } from "./attachments.server";
-import { canMarkPlanItem, canViewMoc, mayMarkItemDone, type Actor } from "./authz.server";
+import { canMarkPlanItem, canViewMoc, mayMarkItemDone, mocOpenSql, type Actor } from "./authz.server";
 import { notify, type QueuedEmail } from "./email.server";
 import type { MocDocument } from "./moc-document";
 import { MOC_STAGE_SQL } from "./moc-steps.server";
@@ -131,7 +131,7 @@ export type MyAction = {
 const ownedItems = (column: "action" | "manual_plan", owner: string) => sql`
   select m.id as moc_id, ${column}::text as plan, e.item
   from mocs m cross join lateral jsonb_array_elements(m.${sql.raw(column)}->'items') e(item)
-  where not m.is_deleted and not m.completed and m.status <> 'decline'
+  where not m.is_deleted and ${mocOpenSql()}
     and (m.${sql.raw(column)}->'items') @> jsonb_build_array(jsonb_build_object('owner', ${owner}::text))
     and e.item->>'owner' = ${owner}::text
     and not coalesce((e.item->>'done')::boolean, false)
@@ -289,7 +289,7 @@ export async function claimDueActions(tx: Executor, day: string): Promise<Action
       from mocs m
       cross join lateral (values ('action', m.action->'items'), ('manual_plan', m.manual_plan->'items')) p(plan, items)
       cross join lateral jsonb_array_elements(p.items) e(item)
-      where not m.is_deleted and not m.completed and m.status <> 'decline'
+      where not m.is_deleted and ${mocOpenSql()}
         and nullif(e.item->>'owner', '') is not null and nullif(e.item->>'due', '') is not null
         and not coalesce((e.item->>'done')::boolean, false)
         and coalesce(e.item->'cancelled', 'null'::jsonb) = 'null'::jsonb
@@ -376,7 +376,7 @@ export const overdueItem = (asOf: string) => sql`nullif(e.item->>'due', '') is n
 export const overdueItemsOfMoc = (asOf: string) => sql<number>`(select count(*)::int
   from (values (m.action->'items'), (m.manual_plan->'items')) p(items)
   cross join lateral jsonb_array_elements(p.items) e(item)
-  where not m.completed and m.status <> 'decline' and ${overdueItem(asOf)})`;
+  where ${mocOpenSql()} and ${overdueItem(asOf)})`;
 
 /**
  * Open items past their due date on `asOf`, per MOC department (`mocsWithDepartment` gives each
@@ -392,7 +392,7 @@ export async function overdueActionsByDepartment(
     from ${mocsWithDepartment} d
     cross join lateral (values (d.action->'items'), (d.manual_plan->'items')) p(items)
     cross join lateral jsonb_array_elements(p.items) e(item)
-    where not d.is_deleted and not d.completed and d.status <> 'decline'
+    where not d.is_deleted and ${mocOpenSql("d")}
       and ${overdueItem(asOf)}
     group by d.department order by d.department`);
   return [...rows];

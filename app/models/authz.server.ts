@@ -69,9 +69,17 @@ export type MocAccess = {
 
 export const isInvolved = (actor: Actor, moc: MocAccess) => moc.allUserIds.includes(actor._id);
 
-/** singlemoc, chat, clone: admin, HSEQ, full access, anyone involved, or anyone once completed. */
+/**
+ * A draft (status `a`: Part A saved, not submitted) is its author's own until submitted: nobody but
+ * its originator and admins reads it, in lists or on its own (issue 38 item 9). SQL twin: `mocScopeSql`'s `notOthersDraft`.
+ */
+export const isOthersDraft = (actor: Actor, moc: Pick<MocAccess, "status" | "originatorId">) =>
+  moc.status === "a" && moc.originatorId !== actor._id && !isAdmin(actor);
+
+/** singlemoc, chat, clone: admin, HSEQ, full access, anyone involved, or anyone once completed; a draft its author (and admins). */
 export const canViewMoc = (actor: Actor, moc: MocAccess) =>
-  isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) || isInvolved(actor, moc) || moc.completed;
+  !isOthersDraft(actor, moc) &&
+  (isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) || isInvolved(actor, moc) || moc.completed);
 
 /**
  * Read a MOC as someone standing in for `principals` today (docs/decisions/023): the MOCs naming
@@ -79,7 +87,7 @@ export const canViewMoc = (actor: Actor, moc: MocAccess) =>
  * department-wide or account-wide powers (HSEQ's, an admin's, full access: docs/decisions/026-four-eyes-by-record.md).
  */
 export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly Actor[]) =>
-  canViewMoc(actor, moc) || principals.some((p) => isInvolved(p, moc));
+  canViewMoc(actor, moc) || (moc.status !== "a" && principals.some((p) => isInvolved(p, moc)));
 
 /**
  * Assigned today to the MOC's vessel (docs/decisions/036-vessels-and-crew-access.md): reads the record, its
@@ -88,7 +96,8 @@ export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly 
 export const isCrewOf = (actor: Actor, moc: Pick<MocAccess, "crewIds">) => (moc.crewIds ?? []).includes(actor._id);
 
 /** Read a MOC (record page, GET /api/singlemoc, files, print, PDF): `canViewMoc`, or its vessel's crew. */
-export const canReadMoc = (actor: Actor, moc: MocAccess) => canViewMoc(actor, moc) || isCrewOf(actor, moc);
+export const canReadMoc = (actor: Actor, moc: MocAccess) =>
+  canViewMoc(actor, moc) || (!isOthersDraft(actor, moc) && isCrewOf(actor, moc));
 
 /** The vessel register and crew assignments (/admin/vessels, writes of /api/vessels): admins. */
 export const canManageVessels = (actor: Actor) => isAdmin(actor);
@@ -96,8 +105,11 @@ export const canManageVessels = (actor: Actor) => isAdmin(actor);
 /** Soft delete, add people, re-assign the implementer: the originator or an admin. */
 export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || moc.originatorId === actor._id;
 
-/** A MOC still open to changes: neither completed nor declined. */
+/** A MOC still open to changes: neither completed nor declined. Its SQL twin is `mocOpenSql`. */
 export const isMocOpen = (moc: Pick<MocAccess, "status" | "completed">) => !moc.completed && moc.status !== "decline";
+
+/** `isMocOpen` over the MOC row `alias` (`m` unless named): the one SQL spelling of "open" (issue 38). */
+export const mocOpenSql = (alias = "m"): SQL => sql.raw(`(not ${alias}.completed and ${alias}.status <> 'decline')`);
 
 /** Who edits impact assessment, risk attachment, action plan and manuals plan. */
 export const isMocPlanEditor = (actor: Actor, moc: MocAccess) =>
@@ -201,18 +213,18 @@ export const canRestoreMoc = (actor: Actor) => isAdmin(actor);
  * Which MOCs a list shows: every one (not deleted), the ones naming the actor in all_users, the
  * completed ones, or those two together. Named, so a hot list can build its query once per scope.
  */
-export type MocScope = "all" | "involved" | "completed" | "involvedOrCompleted";
+export type MocScope = "everything" | "all" | "involved" | "completed" | "involvedOrCompleted";
 
 /** The scope of each list for an actor. */
 export const mocScopeOf = {
   /** GET /api/newmoc: admin and HSEQ see all; others the MOCs listing them in all_users. */
-  newmoc: (actor: Actor): MocScope => (isAdmin(actor) || isHseq(actor) ? "all" : "involved"),
+  newmoc: (actor: Actor): MocScope => (isAdmin(actor) ? "everything" : isHseq(actor) ? "all" : "involved"),
   /** GET /api/getAllMoc: admin, HSEQ and full access see all; others the completed ones. */
   getAllMoc: (actor: Actor): MocScope =>
-    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) ? "all" : "completed",
+    isAdmin(actor) ? "everything" : isHseq(actor) || hasFullAccess(actor) ? "all" : "completed",
   /** Everything `canReadMoc` allows (pages' lists): `canViewMoc`'s MOCs and the crew's vessel's. */
   visible: (actor: Actor): MocScope =>
-    isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) ? "all" : "involvedOrCompleted",
+    isAdmin(actor) ? "everything" : isHseq(actor) || hasFullAccess(actor) ? "all" : "involvedOrCompleted",
 };
 
 export type MocList = keyof typeof mocScopeOf;
@@ -236,19 +248,23 @@ export const crewOfSql = (actorId: unknown) =>
  * placeholder in a query prepared once.
  */
 export function mocScopeSql(scope: MocScope, actorId: unknown): SQL {
+  // Another person's draft is never listed (`isOthersDraft`); admins' scope is `everything`.
+  const notOthersDraft = sql`(m.status <> 'a' or m.originator_id = (select ${actorId}::uuid))`;
   switch (scope) {
-    case "all":
+    case "everything":
       return sql`not m.is_deleted`;
+    case "all":
+      return sql`not m.is_deleted and ${notOthersDraft}`;
     case "involved":
       // The actor's MOC ids first, then those MOCs by primary key; the id behind `select` so the
       // plan does not depend on it: PostgreSQL then plans this once per connection rather than on
       // every call, where planning cost as much as running (docs/performance.md).
       return sql`not m.is_deleted and m.id = any(array(select mu.moc_id from moc_users mu
-        where mu.user_id = (select ${actorId}::uuid)))`;
+        where mu.user_id = (select ${actorId}::uuid))) and ${notOthersDraft}`;
     case "completed":
       return sql`not m.is_deleted and m.completed`;
     case "involvedOrCompleted":
-      return sql`not m.is_deleted and (m.completed or ${involves(actorId)} or ${crewOfSql(actorId)})`;
+      return sql`not m.is_deleted and (m.completed or ${involves(actorId)} or ${crewOfSql(actorId)}) and ${notOthersDraft}`;
   }
 }
 

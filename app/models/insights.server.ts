@@ -10,7 +10,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { DEPARTMENTS, PCR_ROLES } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Forbidden } from "~/utils/errors";
-import { canSeeInsights, type Actor } from "./authz.server";
+import { canSeeInsights, mocOpenSql, type Actor } from "./authz.server";
 import {
   INSIGHT_STEPS,
   INSIGHT_STEP_LABELS,
@@ -154,7 +154,7 @@ async function riskFigures(db: Executor, b: Bounds): Promise<InsightsFigures["ri
     declined: number;
   }>(sql`
     select coalesce(m.risk_level, 'none') as level, count(*)::int as raised,
-      count(*) filter (where not m.completed and m.status <> 'decline')::int as open,
+      count(*) filter (where ${mocOpenSql()})::int as open,
       count(*) filter (where m.completed)::int as completed,
       count(*) filter (where m.status = 'decline')::int as declined
     from ${b.mocs} m
@@ -261,7 +261,7 @@ async function monthlyFlow(db: Executor, b: Bounds) {
     ),
     flows as (
       select date_trunc('month', m.created_at at time zone 'UTC') as m, count(*) as opened,
-        count(*) filter (where not m.completed and m.status <> 'decline') as open_delta, 0 as completed, 0 as declined
+        count(*) filter (where ${mocOpenSql()}) as open_delta, 0 as completed, 0 as declined
       from ${b.mocs} m
       where not m.is_deleted and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)}
       group by 1
@@ -274,7 +274,7 @@ async function monthlyFlow(db: Executor, b: Bounds) {
     select mo.month, coalesce(sum(f.opened), 0)::int as opened,
       coalesce(sum(f.completed), 0)::int as completed, coalesce(sum(f.declined), 0)::int as declined,
       ((select count(*) from ${b.mocs} m
-        where not m.is_deleted and not m.completed and m.status <> 'decline' and m.created_at < ${start(b)})
+        where not m.is_deleted and ${mocOpenSql()} and m.created_at < ${start(b)})
         + sum(coalesce(sum(f.open_delta), 0)) over (order by mo.m))::int as open_at_end
     from months mo left join flows f on f.m = mo.m
     group by mo.m, mo.month order by mo.m`);
@@ -350,7 +350,7 @@ async function departmentFigures(db: Executor, b: Bounds, department: string | n
       from ${source} m
       where m.id in (
           select m.id from mocs m
-          where not m.is_deleted and not m.completed and m.status <> 'decline'
+          where not m.is_deleted and ${mocOpenSql()}
             and m.target_date <= ${b.asOf}::date + 30
           union
           select l.moc_id from moc_logs l join mocs m on m.id = l.moc_id

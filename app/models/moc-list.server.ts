@@ -3,7 +3,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { iso } from "#db/moc-document";
 import { getDb } from "~/utils/db.server";
 import { pendingMocIds } from "./actions.server";
-import { mocListScope, type Actor, type MocList } from "./authz.server";
+import { mocListScope, mocOpenSql, type Actor, type MocList } from "./authz.server";
 import { afterSorted, cut, keyOfRow, orderBy, sortValues, type PageOf, type PageRequest, type SortKey } from "./keyset";
 
 import { z } from "zod";
@@ -167,12 +167,12 @@ export function mocListWhere(actor: Actor, filter: MocListFilter, list: MocList 
   }
   // A temporary change expired and not restored is open work, and overdue (docs/decisions/033-closure-gates.md), though verified.
   if (filter.state === "open") {
-    conditions.push(sql`((not m.completed and m.status <> 'decline') or ${TEMPORARY_EXPIRED_SQL})`);
+    conditions.push(sql`(${mocOpenSql()} or ${TEMPORARY_EXPIRED_SQL})`);
   }
   if (filter.state === "completed") conditions.push(sql`(m.completed and not ${TEMPORARY_EXPIRED_SQL})`);
   if (filter.overdue) {
     conditions.push(
-      sql`((not m.completed and m.status <> 'decline' and m.target_date < (now() at time zone 'UTC')::date) or ${TEMPORARY_EXPIRED_SQL})`,
+      sql`((${mocOpenSql()} and m.target_date < (now() at time zone 'UTC')::date) or ${TEMPORARY_EXPIRED_SQL})`,
     );
   }
   if (filter.temporary) conditions.push(temporaryFilterSql(filter.temporary));

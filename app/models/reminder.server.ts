@@ -16,6 +16,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Invalid, NotFound } from "~/utils/errors";
 import { actionDigestLine, actionReminderEmails, claimDueActions, type ActionReminderRow } from "./action-tasks.server";
 import { queueEmails, type QueuedEmail } from "./email.server";
+import { mocOpenSql } from "./authz.server";
 import { MOC_STAGE_SQL, OWNER_SQL } from "./moc-steps.server";
 import { mocEmailName } from "./moc-names";
 import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
@@ -79,9 +80,8 @@ export function dueMocsQuery(day: string) {
   return sql`
     select m.id as moc_id, ${d} as days_left, case ${urgencyCases(day)} end as urgency
     from mocs m
-    where not m.is_deleted and not m.completed
-      and m.target_date between ${day}::date + ${sql.raw(String(EARLIEST))} and ${day}::date + ${sql.raw(String(LATEST))}
-      and m.status <> 'decline'`;
+    where not m.is_deleted and ${mocOpenSql()}
+      and m.target_date between ${day}::date + ${sql.raw(String(EARLIEST))} and ${day}::date + ${sql.raw(String(LATEST))}`;
 }
 
 type ClaimedRow = {

@@ -46,6 +46,11 @@ export type DecisionContextData = {
     action: string;
     reason: string | null;
     changes: DecisionChange[];
+    /**
+     * Everything else the trail records since the return, oldest first (issue 38 item 5): files
+     * attached, the impact assessment and plans saved, items marked, each with its note.
+     */
+    since: { at: string; who: string; action: string; comment: string | null }[];
   } | null;
 };
 
@@ -110,7 +115,17 @@ export async function decisionContext(
   let resubmission: DecisionContextData["resubmission"] = null;
   const resubmittedSinceReturn =
     lastReturn && COMPARED.some(({ kind }) => (formOf(doc, kind)?.submittedAt ?? "") > lastReturn.at);
-  if (lastReturn && resubmittedSinceReturn) {
+  // Only the decision that follows the return reads it: once someone else has decided since the
+  // resubmission (an HSEQ review before the approval), the return is history, not news.
+  const latest = COMPARED.map(({ kind }) => formOf(doc, kind))
+    .filter((form) => form?.submittedAt)
+    .reduce<ReturnType<typeof formOf>>((a, b) => (!a || b!.submittedAt! > a.submittedAt! ? b : a), null);
+  const resubmittedAt = latest?.submittedAt ?? "";
+  const resubmitter = (latest?.submittedBy as { _id?: string } | undefined)?._id;
+  const decidedSince = doc.signatureManifestations.some(
+    (s) => s.signedAt > resubmittedAt && s.signerId !== resubmitter,
+  );
+  if (lastReturn && resubmittedSinceReturn && !decidedSince) {
     // The forms submitted again since the return, each against its submission before.
     const resubmitted = COMPARED.filter(({ kind }) => {
       const at = formOf(doc, kind)?.submittedAt;
@@ -148,6 +163,9 @@ export async function decisionContext(
       action: lastReturn.action,
       reason: lastReturn.comment,
       changes,
+      since: doc.logs
+        .filter((log) => log.at > lastReturn.at && log !== lastReturn)
+        .map((log) => ({ at: log.at, who: log.userId?.name ?? "—", action: log.action, comment: log.comment })),
     };
   }
 

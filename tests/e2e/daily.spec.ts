@@ -124,7 +124,7 @@ test("6 and 12. a deviation waits on its decision (badge, stepper, list); a reje
   });
   const page = await openAs(cast.approver);
   await page.goto(`/mocs/${at._id}`);
-  await expect(page.locator(".owner-line")).toContainText("Deviation/extension decision");
+  await expect(page.locator(".owner-line")).toContainText("Deviation decision");
   const current = page
     .getByRole("list", { name: "Workflow steps" })
     .getByRole("listitem")
@@ -132,9 +132,7 @@ test("6 and 12. a deviation waits on its decision (badge, stepper, list); a reje
   await expect(current).toContainText("Implementation");
   await expect(current).toContainText(cast.approver.name);
   await page.goto(`/mocs?q=${at.serial_num}`);
-  await expect(page.getByRole("row").filter({ hasText: `MOC ${at.serial_num}` })).toContainText(
-    "Deviation/extension decision",
-  );
+  await expect(page.getByRole("row").filter({ hasText: `MOC ${at.serial_num}` })).toContainText("Deviation decision");
 
   await page.goto(`/mocs/${at._id}/deviation`);
   await ready(page);

@@ -107,13 +107,29 @@ test("a deviation and an extension are resolved by the approver and the HSEQ use
   await answer(hseq, "Approve the extension?", "Approve");
   await extension.getByRole("button", { name: "Record decision on the extension" }).click();
   await expect(
-    hseq.getByText(`Everything requested is resolved: MOC ${moc.serial_num} waits for verification.`),
+    hseq.getByText(
+      `Everything requested is resolved: MOC ${moc.serial_num} waits for the implementer's completion report, then verification.`,
+    ),
   ).toBeVisible();
-  await expect(hseq.locator(".owner-line")).toContainText("Verification");
-  await expectWaitingOn(hseq, cast.hseq.name);
+  // The implementer reports how it was finished (issue 38): Part E keeps the deviation it reported.
+  await expect(hseq.locator(".owner-line")).toContainText("Completion report");
+  await expectWaitingOn(hseq, cast.implementer.name);
+  await (await waitingOnMe(implementer, moc.serial_num, "the completion report")).click();
+  await expect(implementer).toHaveURL(/\/completion$/);
+  await ready(implementer);
+  await implementer.getByLabel("Completion date").fill(new Date().toISOString().slice(0, 10));
+  await implementer.getByLabel("How the change was finished").fill("Done as approved, with the other bracket");
+  await implementer.getByRole("button", { name: "Report completion" }).click();
+  await expect(
+    implementer.getByText(`The completion is reported: MOC ${moc.serial_num} waits for verification.`),
+  ).toBeVisible();
+  await expect(implementer.locator(".owner-line")).toContainText("Verification");
+  await expectWaitingOn(implementer, cast.hseq.name);
 
   const after = await mocApi.get(moc._id);
   expect(after.status).toBe("f");
+  expect(after.extentionsAndDeviations.completion).toMatchObject({ note: "Done as approved, with the other bracket" });
+  expect(after.implementation["deviation-during-implementation"].value).toBe("yes");
   expect(after.implementer_form["target-date"].value).toBe(newDate);
   expect(after.extentionsAndDeviations.deviation).toMatchObject({ resolved: true, approved: "yes" });
   expect(after.extentionsAndDeviations.extension).toMatchObject({ resolved: true, approved: "yes" });

@@ -30,6 +30,8 @@ import {
   isHseq,
   isInvolved,
   isMocOpen,
+  isOthersDraft,
+  mocOpenSql,
   mayCancelPlanItems,
   mayMarkItemDone,
   mocListScope,
@@ -468,8 +470,22 @@ describe("MOC predicates", () => {
     ["f", false, true],
     ["f", true, false],
     ["decline", false, false],
-  ] as const)("isMocOpen(status %s, completed %s) is %s", (status, completed, expected) => {
+  ] as const)("isMocOpen(status %s, completed %s) is %s, as its SQL twin says", async (status, completed, expected) => {
     expect(isMocOpen({ status, completed })).toBe(expected);
+    const [row] = await getDb().execute<{ open: boolean }>(
+      sql`select ${mocOpenSql("x")} as open from (values (${status}, ${completed})) x(status, completed)`,
+    );
+    expect(row!.open).toBe(expected);
+  });
+
+  it("a draft is its author's alone (and admins'): not HSEQ's, full access's, the named implementer's or the crew's (issue 38 item 9)", () => {
+    const draft = record({ status: "a", crewIds: [PEOPLE["standard user"]._id] });
+    const readers = EVERYONE.filter((p) => canReadMoc(PEOPLE[p], draft));
+    expect(readers).toEqual(["admin", "originator"]);
+    expect(EVERYONE.filter((p) => canViewMoc(PEOPLE[p], draft))).toEqual(["admin", "originator"]);
+    // Submitted, the same people read it as any open MOC, the crew included.
+    const submitted = { ...draft, status: "b" };
+    expect(EVERYONE.filter((p) => canReadMoc(PEOPLE[p], submitted))).toEqual(EVERYONE);
   });
 
   it.each([
@@ -642,9 +658,10 @@ describe("mocListScope matches the predicates", () => {
 
   const SCOPES = {
     /** GET /api/newmoc: admin and HSEQ all; others where listed in all_users. */
-    newmoc: (a: Actor, m: MocAccess) => isAdmin(a) || isHseq(a) || isInvolved(a, m),
-    /** GET /api/getAllMoc: admin, HSEQ and full access all; others completed ones. */
-    getAllMoc: (a: Actor, m: MocAccess) => isAdmin(a) || isHseq(a) || hasFullAccess(a) || m.completed,
+    newmoc: (a: Actor, m: MocAccess) => !isOthersDraft(a, m) && (isAdmin(a) || isHseq(a) || isInvolved(a, m)),
+    /** GET /api/getAllMoc: admin, HSEQ and full access all; others completed ones. Another's draft: never. */
+    getAllMoc: (a: Actor, m: MocAccess) =>
+      !isOthersDraft(a, m) && (isAdmin(a) || isHseq(a) || hasFullAccess(a) || m.completed),
     /** Pages' lists: whatever canReadMoc allows (canViewMoc, and crew access: none of these MOCs names a vessel). */
     visible: canReadMoc,
   } as const;
@@ -690,7 +707,11 @@ describe("mocListScope matches the predicates", () => {
       )[0]!.n;
     // Full access widens getAllMoc and visible, not newmoc.
     expect(await count("newmoc", "fullUser")).toBe(0);
-    expect(await count("getAllMoc", "fullUser")).toBe(await count("getAllMoc", "admin"));
+    // ...to all but other people's drafts (the admin sees those too: issue 38 item 9).
+    expect(await count("getAllMoc", "fullUser")).toBe(
+      (await count("getAllMoc", "admin")) -
+        (await getDb().execute(sql`select 1 from mocs where status = 'a' and not is_deleted`)).length,
+    );
     // A stranger sees completed MOCs only, and is listed nowhere.
     expect(await count("newmoc", "stranger")).toBe(0);
     expect(await count("getAllMoc", "stranger")).toBe(await count("visible", "stranger"));

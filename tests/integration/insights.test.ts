@@ -410,7 +410,7 @@ describe("CSV downloads", () => {
     expect(pcrs.text).toContain("\r\nCreation to finished,1,12,12\r\n");
 
     const steps = await get(admin, { ...YEAR, format: "csv", table: "steps" });
-    expect(steps.text).toContain("\r\nDeviation/extension decision,2,5,7.4\r\n");
+    expect(steps.text).toContain("\r\nDeviation and extension decision,2,5,7.4\r\n");
   });
 
   it("a standard user cannot download either", async () => {

@@ -27,6 +27,7 @@ import * as actionTableRoute from "~/routes/api+/actionTable";
 import * as actionDoneRoute from "~/routes/api+/actionDone";
 import * as cancelItemRoute from "~/routes/api+/cancelPlanItem";
 import * as manualsPlanRoute from "~/routes/api+/manualsPlan";
+import * as riskAssessmentRoute from "~/routes/api+/risk_assessment";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { DecisionContext } from "~/components/decision-context";
@@ -263,6 +264,24 @@ describe("decision forms show what is decided", () => {
     const deviation = seen.deviation!;
     expect(deviation.actionPlan.rows).toEqual([["Fit the new controller", "Otto Outsider", futureDate(20), "Open"]]);
     expect(deviation.lastDecision?.action).toMatch(/^Approved/);
+  });
+
+  it("after a return, what else changed (a file attached, with its note) shows on the next decision only", async () => {
+    const cast = await makeCast();
+    const returned = await mocAt("b-returned", cast);
+    const attached = await post(riskAssessmentRoute, "/api/risk_assessment", cast.implementer, {
+      body: { moc_id: returned._id, risk_assessment: "https://docs.example.com/ra-bypass.pdf" },
+    });
+    expect(attached.status, attached.text).toBe(200);
+    const resubmitted = await stepOk("implementer", cast.implementer, defaultStepBody("implementer", returned, cast));
+    const hseq = await decisionOf(hseqPage, "hseq", resubmitted._id, cast.hseq);
+    expect(hseq?.resubmission?.since.map((e) => e.action)).toContain("Attached the risk assessment");
+    const html = renderToStaticMarkup(createElement(DecisionContext, { context: hseq! }));
+    expect(html).toContain("Also since the return");
+    expect(html).toContain("Attached the risk assessment");
+    // HSEQ decides after the resubmission: the approver's form no longer carries the return (issue 38 item 5).
+    const reviewed = await stepOk("hseq", cast.hseq, defaultStepBody("hseq", resubmitted, cast));
+    expect((await decisionOf(approverPage, "approver", reviewed._id, cast.approver))?.resubmission).toBeNull();
   });
 
   it("each decision route's loader returns the context (approver, verifier, temporary decisions), with acting for", async () => {

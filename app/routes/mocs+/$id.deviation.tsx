@@ -16,7 +16,7 @@ const page = stepPage({
   step: "deviation-extension",
   success: (doc) =>
     doc.status === "f"
-      ? `Everything requested is resolved: MOC ${doc.serial_num} waits for verification.`
+      ? `Everything requested is resolved: MOC ${doc.serial_num} waits for the implementer's completion report, then verification.`
       : "Your decision is recorded; the other item still waits for a decision.",
 });
 export const loader = page.loader;
