@@ -239,7 +239,10 @@ async function sendInOrder(): Promise<void> {
  * for its data afresh (app/root.tsx listens): a step sent from its own form leads to the record,
  * where the MOC's new step shows, as after a post with the link.
  */
-function afterApplied(applied: Draft[]) {
+function afterApplied(applied: Pick<Draft, "kind" | "action">[], tell = true) {
+  // Another tab may show the form a draft came from (the tab that sent it need not be the one
+  // that wrote it): each tab moves on from its own form (issue 38 item 10).
+  if (tell) channel?.postMessage({ applied: applied.map(({ kind, action }) => ({ kind, action })) });
   const here = location.pathname + location.search;
   for (const draft of applied) {
     if (draft.kind !== "moc") continue;
@@ -555,7 +558,11 @@ export function startDrafts(): void {
   watchFailures();
   if ("BroadcastChannel" in window) {
     channel = new BroadcastChannel("cm-drafts");
-    channel.addEventListener("message", () => void render());
+    channel.addEventListener("message", (event: MessageEvent) => {
+      const applied = (event.data as { applied?: Pick<Draft, "kind" | "action">[] } | null)?.applied;
+      if (Array.isArray(applied)) afterApplied(applied, false);
+      void render();
+    });
   }
   // Tells the page (and its tests) that submissions are now caught.
   document.documentElement.setAttribute("data-drafts", "ready");

@@ -41,4 +41,14 @@ await import("../../app/server/main");
 
 // The journeys here follow the original spec's process: the risk gate is off (tests/helpers/databases.ts
 // `originalProcess`); the gate itself is tested in tests/integration/risk-gate.test.ts.
+// main() migrates in the background: wait until the server answers, then switch the gate off.
+for (let tries = 0; ; tries++) {
+  const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (up) break;
+  if (tries > 600) throw new Error("The e2e server did not start within 2 minutes");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
 await originalProcess(process.env.DATABASE_URL!);

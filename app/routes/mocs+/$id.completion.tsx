@@ -43,8 +43,8 @@ export default function CompletionReportStep() {
       submitLabel="Report completion"
     >
       <input type="hidden" name="moc_id" value={mocId} />
-      <TextField meta={fields.completion_date} label="Completion date" type="date" />
-      <TextField meta={fields.note} label="How the change was finished" multiline />
+      <TextField meta={fields.completion_date} label="Completion date" type="date" direct />
+      <TextField meta={fields.note} label="How the change was finished" multiline direct />
     </StepForm>
   );
 }
