@@ -9,8 +9,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { mocs } from "#db/schema";
 import { preparedSql, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
-import { completionReportDue, deviationOutstanding, type MocDocument } from "./moc-document";
-import { undecided } from "./moc-steps/shape.server";
+import type { MocDocument } from "./moc-document";
+import { deviationConditions } from "./moc-steps/shape.server";
 import { loadMocForStep, loadMocStepState, type MocStepState } from "./moc-query.server";
 import type { Actor, MocAccess } from "./authz.server";
 import { APPROVAL_STAGE_ACTION } from "./risk";
@@ -46,9 +46,7 @@ function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }
     status: moc.status,
     completed: moc.completed,
     isDeleted: moc.isDeleted,
-    deviationOutstanding: deviationOutstanding(state.deviations),
-    completionReportDue: completionReportDue(state.deviations),
-    ...undecided(state.deviations),
+    ...deviationConditions(state.deviations),
     implementerSubmitted: state.implementerSubmitted,
     ...temporaryConditions(state.temporary),
   };

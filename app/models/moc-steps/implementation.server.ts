@@ -9,7 +9,7 @@ import type { Transaction } from "~/utils/db.server";
 import { Conflict, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import type { Actor, MocAccess } from "../authz.server";
-import { deviationOutstanding } from "../moc-document";
+import { completionReportDue, deviationOutstanding } from "../moc-document";
 import { answerBlockers, closureBlockers, type PlanForClosure } from "../moc-closure";
 import {
   completionReportSchema,
@@ -77,7 +77,7 @@ export const IMPLEMENTATION_STEPS = {
         // deviation's completion report too.
         const tracking = await loadDeviations(tx, moc.id);
         const answered: ExtentionsAndDeviations | null =
-          tracking && !tracking.completion && (tracking.deviation || tracking.extension)
+          tracking && completionReportDue(tracking)
             ? {
                 ...tracking,
                 completion: {

@@ -117,8 +117,13 @@ export const temporaryConditions = (temporary: TemporaryChange | null | undefine
   temporaryExpired: temporaryStateOn(temporary, todayUtc(now)) === "expired",
 });
 
-/** Which requested item alone waits for its decision (the deviation step's stage labels). */
-export const undecided = (tracking: ExtentionsAndDeviations | null | undefined) => ({
+/**
+ * What a MOC's deviation/extension tracking opens and names, as the rules read it (one place for
+ * the page's state and the step's): an item waiting, which one alone, the completion report owed.
+ */
+export const deviationConditions = (tracking: ExtentionsAndDeviations | null | undefined) => ({
+  deviationOutstanding: deviationOutstanding(tracking),
+  completionReportDue: completionReportDue(tracking),
   deviationDecisionOnly: unresolved(tracking?.deviation) && !unresolved(tracking?.extension),
   extensionDecisionOnly: unresolved(tracking?.extension) && !unresolved(tracking?.deviation),
 });
@@ -136,9 +141,7 @@ export const stateOfDocument = (doc: MocDocument): MocState => {
     status: doc.status,
     completed: doc.completed,
     isDeleted: doc.isDeleted,
-    deviationOutstanding: deviationOutstanding(doc.extentionsAndDeviations),
-    completionReportDue: completionReportDue(doc.extentionsAndDeviations),
-    ...undecided(doc.extentionsAndDeviations),
+    ...deviationConditions(doc.extentionsAndDeviations),
     implementerSubmitted: Boolean(doc.implementer_form?.submittedAt),
     ...temporaryConditions(doc.temporary),
   };
