@@ -12,7 +12,7 @@ import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
 import { RISK_LEVELS, type RiskLevel } from "./risk";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
-import { MOC_STAGE_SQL, OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
+import { MOC_STAGE_SQL, MOC_STAGES, OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
 import {
   TITLE_SQL,
   VESSEL_LABEL_OR_NOT_RECORDED_SQL,
@@ -26,6 +26,8 @@ import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } 
 export type MocListFilter = {
   q?: string;
   status?: string;
+  /** Where the MOCs stand: one of `MOC_STAGES` ("Second approval (High risk)", "Completion report"). */
+  stage?: string;
   department?: string;
   /** A vessel's id, "office", "fleet" or "none" (not recorded): docs/decisions/036-vessels-and-crew-access.md. */
   vessel?: VesselFilter;
@@ -75,6 +77,10 @@ export type MocListRow = {
 export const mocListQuerySchema = z.object({
   q: searchQuerySchema,
   status: z.enum(["a", "b", "c", "d", "e", "f", "decline"]).optional().catch(undefined),
+  stage: z
+    .enum(MOC_STAGES as [string, ...string[]])
+    .optional()
+    .catch(undefined),
   department: z.enum(DEPARTMENTS).optional().catch(undefined),
   vessel: vesselFilterSchema,
   scope: z.enum(["mine", "waiting", "all"]).default("all").catch("all"),
@@ -157,6 +163,7 @@ export function mocListWhere(actor: Actor, filter: MocListFilter, list: MocList 
   }
   if (filter.vessel) conditions.push(vesselFilterSql(filter.vessel));
   if (filter.status) conditions.push(sql`m.status = ${filter.status} and not m.completed`);
+  if (filter.stage) conditions.push(sql`${MOC_STAGE_SQL} = ${filter.stage}`);
   if (filter.department) {
     conditions.push(sql`exists (select 1 from moc_forms f where f.moc_id = m.id and f.kind = 'originator'
       and f.data->'department-of-change'->>'value' = ${filter.department})`);
@@ -215,7 +222,8 @@ export async function searchMocs(actor: Actor, filter: MocListFilter): Promise<{
 }
 
 export type Dashboard = {
-  counts: { status: string; completed: boolean; n: number }[];
+  /** How many MOCs stand at each stage (`mocStage`), in the order of `MOC_STAGES`; deleted ones not counted. */
+  counts: { stage: string; n: number }[];
   temporary: { inEffect: number; endingSoon: number; expired: number };
   /** The expired temporary changes (not restored), longest expired first. */
   expired: MocListRow[];
@@ -235,8 +243,8 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
   const db = getDb();
   const scope = mocListScope.visible(actor);
   const [counts, temporary, expired, overdue, activity] = await Promise.all([
-    db.execute<{ status: string; completed: boolean; n: number }>(sql`
-      select m.status, m.completed, count(*)::int as n from mocs m where ${scope} group by 1, 2 order by 1, 2`),
+    db.execute<{ stage: string; n: number }>(sql`
+      select ${MOC_STAGE_SQL} as stage, count(*)::int as n from mocs m where ${scope} group by 1`),
     db.execute<Dashboard["temporary"]>(temporaryCountsSql(scope)),
     searchMocs(actor, { temporary: "expired", sort: "temporary", pageSize: 10 }).then(({ rows }) => rows),
     searchMocs(actor, { overdue: true, sort: "target", pageSize: 10 }).then(({ rows }) => rows),
@@ -248,7 +256,14 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
       where not m.is_deleted and exists (select 1 from moc_users mu where mu.moc_id = m.id and mu.user_id = ${actor._id})
       order by l.at desc limit 12`),
   ]);
-  return { counts: [...counts], temporary: temporary[0]!, expired, overdue, activity: [...activity] };
+  const order = (stage: string) => MOC_STAGES.indexOf(stage);
+  return {
+    counts: [...counts].sort((a, b) => order(a.stage) - order(b.stage)),
+    temporary: temporary[0]!,
+    expired,
+    overdue,
+    activity: [...activity],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -191,6 +191,8 @@ export type MocStepState = {
   deviations: ExtentionsAndDeviations | null;
   temporary: TemporaryChange | null;
   implementerSubmitted: boolean;
+  /** The MOC's round of approvals (read alone, unlocked; a step reads it with the locked row). */
+  approval?: ApprovalState | null;
 };
 
 /**
@@ -223,7 +225,12 @@ export async function loadMocStepState(id: string, db: Executor): Promise<MocSte
 
 const mocStepStateQuery = statementOnce((db) =>
   db
-    .select({ deviations: m.deviations, temporary: m.temporary, implementerSubmitted: IMPLEMENTER_SUBMITTED })
+    .select({
+      deviations: m.deviations,
+      temporary: m.temporary,
+      implementerSubmitted: IMPLEMENTER_SUBMITTED,
+      approval: APPROVAL_SQL,
+    })
     .from(m)
     .where(eq(m.id, sql.placeholder("id")))
     .prepare("moc_step_state"),

@@ -183,6 +183,35 @@ export const MOC_STAGE_SQL: SQL = sql`coalesce(${STAGE_LABEL_SQL}, case when m.c
   sql` `,
 )} else m.status end) end)`;
 
+/**
+ * Every stage a MOC can be in (the names `mocStage` gives), in the order of the process: each
+ * status's own, followed by the stages its steps name while they wait, then "Completed" and
+ * "Declined". The dashboard's tiles and the list's stage filter read it; nothing lists them by hand.
+ */
+export const MOC_STAGES: readonly string[] = (() => {
+  const stages = new Set<string>();
+  for (const status of ["a", "b", "c", "d", "e", "f"]) {
+    stages.add(mocStatusLabel(status));
+    for (const step of MOC_STEPS) {
+      const { open, flagged, stage } = STEPS[step] as {
+        open: { statuses: readonly string[]; completed?: boolean };
+        flagged?: [string, string][];
+        stage?: { label: string };
+      };
+      if (!open.statuses.includes(status) || open.completed) continue;
+      if (stage) stages.add(stage.label);
+      for (const [, label] of flagged ?? []) stages.add(label);
+    }
+  }
+  stages.add(mocStatusLabel("f", true));
+  for (const step of MOC_STEPS) {
+    const { open, flagged } = STEPS[step] as { open: { completed?: boolean }; flagged?: [string, string][] };
+    if (open.completed) for (const [, label] of flagged ?? []) stages.add(label);
+  }
+  stages.add(mocStatusLabel("decline"));
+  return [...stages];
+})();
+
 /** Who owns the step the MOC waits for, in words (the record's owner line and stepper). */
 export function currentOwner(doc: MocDocument): string | null {
   const waiting = stepWaiting(stateOfDocument(doc));

@@ -10,7 +10,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { mocs } from "#db/schema";
 import { preparedSql, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import type { MocDocument } from "./moc-document";
-import { deviationConditions } from "./moc-steps/shape.server";
+import { approvalConditions, deviationConditions } from "./moc-steps/shape.server";
+import { pendingApproval } from "./risk-approval.server";
 import { loadMocForStep, loadMocStepState, type MocStepState } from "./moc-query.server";
 import type { Actor, MocAccess } from "./authz.server";
 import { APPROVAL_STAGE_ACTION } from "./risk";
@@ -37,11 +38,17 @@ export async function loadMocState(
   moc: { id: string; status: string; completed: boolean; isDeleted: boolean },
 ): Promise<MocState> {
   const state = await loadMocStepState(moc.id, db);
-  return stateOf(moc, state ?? { deviations: null, temporary: null, implementerSubmitted: false });
+  return stateOf(
+    { ...moc, approval: state?.approval },
+    state ?? { deviations: null, temporary: null, implementerSubmitted: false },
+  );
 }
 
-/** What opens and closes steps, from the MOC's row fields and its state. */
-function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }, state: MocStepState): MocState {
+/** What opens and closes steps, from the MOC's row fields (and its round of approvals) and its state. */
+function stateOf(
+  moc: { status: string; completed: boolean; isDeleted: boolean; approval?: MocAccess["approval"] },
+  state: MocStepState,
+): MocState {
   const conditions = {
     status: moc.status,
     completed: moc.completed,
@@ -49,6 +56,7 @@ function stateOf(moc: { status: string; completed: boolean; isDeleted: boolean }
     ...deviationConditions(state.deviations),
     implementerSubmitted: state.implementerSubmitted,
     ...temporaryConditions(state.temporary),
+    ...approvalConditions(moc.status, pendingApproval(moc.approval)),
   };
   return { ...conditions, returnedByHseq: returnedByHseq(conditions) };
 }

@@ -11,7 +11,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Actor, MocAccess } from "./authz.server";
 import {
   APPROVAL_STAGE_ACTION,
-  approvalStages,
+  approvalOwed,
   RISK_LEVEL_LABEL,
   RISK_LEVELS,
   type ApprovalStage,
@@ -57,7 +57,7 @@ export const APPROVAL_SQL = sql<ApprovalState>`(select json_build_object('level'
 
 /** The approval the MOC waits for at `d`, or null when every one it needs is given. */
 export function pendingApproval(state: ApprovalState | null | undefined): ApprovalStage | null {
-  return approvalStages(state?.level)[state?.given ?? 0] ?? null;
+  return approvalOwed(state?.level, state?.given ?? 0);
 }
 
 /** `pendingApproval` as SQL over `m`: 'approver', 'high', 'extreme' or null. */

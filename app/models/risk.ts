@@ -120,6 +120,28 @@ export function approvalStages(level: RiskLevel | null | undefined): ApprovalSta
 }
 
 /**
+ * The current round of approvals in a MOC's trail (`ROUND_APPROVAL` in risk-approval.server.ts is
+ * its SQL twin): the entries after the MOC last came to `d` from elsewhere; of them, the approvals
+ * given while it stayed at `d`, and the entry that took it on (or back) from `d`. Empty before the
+ * MOC first reached `d`.
+ */
+export function approvalRound<L extends { from: string | null; to: string; action: string }>(
+  logs: readonly L[],
+): { given: L[]; leaving: L | undefined; started: boolean } {
+  const start = logs.findLastIndex((l) => l.to === "d" && l.from !== "d");
+  const round = start < 0 ? [] : logs.slice(start + 1);
+  return {
+    given: round.filter((l) => l.from === "d" && l.to === "d" && l.action.startsWith(APPROVAL_STAGE_ACTION)),
+    leaving: round.find((l) => l.from === "d" && l.to !== "d"),
+    started: start >= 0,
+  };
+}
+
+/** The approval a MOC at `d` waits for, from its level and the approvals this round gave; null when none is owed. */
+export const approvalOwed = (level: RiskLevel | null | undefined, given: number): ApprovalStage | null =>
+  approvalStages(level)[given] ?? null;
+
+/**
  * The words that start the trail entry of an approval given while the MOC stays at `d` (the
  * approver's yes on a High or Extreme MOC, and the High-risk approval on an Extreme one): how the
  * trail tells the approvals of the current round apart from other entries at `d`.

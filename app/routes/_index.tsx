@@ -9,7 +9,7 @@ import { myActions } from "~/models/action-tasks.server";
 import { dashboard } from "~/models/moc-list.server";
 import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr-signing.server";
 import { mocStatusLabel } from "~/models/moc-status";
-import { stepLink } from "~/models/moc-steps.server";
+import { MOC_STAGES, stepLink } from "~/models/moc-steps.server";
 import { ENDING_SOON_DAYS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
 import { principalsOf } from "~/models/delegation.server";
@@ -17,6 +17,9 @@ import { getDb } from "~/utils/db.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Change Management" }];
+
+/** The stages the dashboard shows even when no MOC stands there: the statuses' own and "Completed". */
+const ALWAYS_SHOWN = new Set([...["a", "b", "c", "d", "e", "f", "decline"].map((s) => mocStatusLabel(s)), "Completed"]);
 
 /** How many of the steps waiting on the user the dashboard shows (the longest-waiting first). */
 const WAITING_SHOWN = 20;
@@ -73,10 +76,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     delegated,
     myActions: mine,
     ...board,
+    // Each status's stage always (a stable grid), the finer stages ("Second approval", "Completion
+    // report") when a MOC stands there: every one from MOC_STAGES, the names mocStage gives.
+    counts: MOC_STAGES.map((stage) => ({ stage, n: board.counts.find((c) => c.stage === stage)?.n ?? 0 })).filter(
+      ({ stage, n }) => n > 0 || ALWAYS_SHOWN.has(stage),
+    ),
   };
 }
-
-const STATUS_ORDER = ["a", "b", "c", "d", "e", "f", "decline"];
 
 export default function Dashboard() {
   const {
@@ -94,11 +100,6 @@ export default function Dashboard() {
     delegated,
     myActions: mine,
   } = useLoaderData<typeof loader>();
-  const open = STATUS_ORDER.map((status) => ({
-    status,
-    n: counts.filter((c) => c.status === status && !c.completed).reduce((sum, c) => sum + c.n, 0),
-  }));
-  const completed = counts.filter((c) => c.completed).reduce((sum, c) => sum + c.n, 0);
   return (
     <>
       <div className="page-header">
@@ -208,18 +209,14 @@ export default function Dashboard() {
       ))}
 
       <section aria-labelledby="counts-title">
-        <h2 id="counts-title">MOCs by status</h2>
+        <h2 id="counts-title">MOCs by stage</h2>
         <div className="stat-grid">
-          {open.map(({ status, n }) => (
-            <Link key={status} to={`/mocs?status=${status}`} className="stat">
+          {counts.map(({ stage, n }) => (
+            <Link key={stage} to={`/mocs?stage=${encodeURIComponent(stage)}`} className="stat">
               <span className="stat-number">{n}</span>
-              {mocStatusLabel(status)}
+              {stage}
             </Link>
           ))}
-          <Link to="/mocs?state=completed" className="stat">
-            <span className="stat-number">{completed}</span>
-            Completed
-          </Link>
         </div>
       </section>
 

@@ -6,8 +6,8 @@
 import { sql } from "drizzle-orm";
 import type { MocDocument } from "~/models/moc-document";
 import {
-  APPROVAL_STAGE_ACTION,
   approvalLevel,
+  approvalRound,
   approvalStages,
   riskGateRefusal,
   RISK_LEVEL_LABEL,
@@ -30,10 +30,7 @@ export function approvalLines(
 ): ApprovalLine[] {
   const stages = approvalStages(approvalLevel({ level: doc.risk_level, reviewed: doc.reviewed_risk_level }));
   if (stages.length < 2 || !["d", "e", "f", "decline"].includes(doc.status)) return [];
-  const start = doc.logs.findLastIndex((l) => l.to === "d" && l.from !== "d");
-  const round = start < 0 ? [] : doc.logs.slice(start + 1);
-  const given = round.filter((l) => l.from === "d" && l.to === "d" && l.action.startsWith(APPROVAL_STAGE_ACTION));
-  const leaving = round.find((l) => l.from === "d" && l.to !== "d");
+  const { given, leaving } = approvalRound(doc.logs);
   const owed = (stage: ApprovalStage) =>
     stage === "approver"
       ? (doc.approver_id?.name ?? null)

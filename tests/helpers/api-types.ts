@@ -2524,6 +2524,27 @@ export interface operations {
          */
         status?: "a" | "b" | "c" | "d" | "e" | "f" | "decline";
         /**
+         * @description The `stage` filter.
+         * @example Draft
+         */
+        stage?:
+          | "Draft"
+          | "Implementer assessment"
+          | "Returned by HSEQ"
+          | "Deviation and extension decision"
+          | "Deviation decision"
+          | "Extension decision"
+          | "HSEQ review"
+          | "Approval"
+          | "Second approval (High risk)"
+          | "Third approval (Extreme risk)"
+          | "Implementation"
+          | "Verification"
+          | "Completion report"
+          | "Completed"
+          | "Expired — not restored"
+          | "Declined";
+        /**
          * @description The `department` filter.
          * @example engineering
          */
@@ -2894,6 +2915,27 @@ export interface operations {
          * @example a
          */
         status?: "a" | "b" | "c" | "d" | "e" | "f" | "decline";
+        /**
+         * @description The `stage` filter.
+         * @example Draft
+         */
+        stage?:
+          | "Draft"
+          | "Implementer assessment"
+          | "Returned by HSEQ"
+          | "Deviation and extension decision"
+          | "Deviation decision"
+          | "Extension decision"
+          | "HSEQ review"
+          | "Approval"
+          | "Second approval (High risk)"
+          | "Third approval (Extreme risk)"
+          | "Implementation"
+          | "Verification"
+          | "Completion report"
+          | "Completed"
+          | "Expired — not restored"
+          | "Declined";
         /**
          * @description The `department` filter.
          * @example engineering

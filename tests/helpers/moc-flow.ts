@@ -21,7 +21,8 @@ import * as submitTemporaryExtension from "~/routes/api+/submit.temporary-extens
 import * as submitTemporaryExtensionDecision from "~/routes/api+/submit.temporary-extension-decision";
 import * as submitTemporaryPermanent from "~/routes/api+/submit.temporary-permanent";
 import * as submitTemporaryRestored from "~/routes/api+/submit.temporary-restored";
-import { MOC_STEPS, STEPS, type MocStep } from "~/models/moc-steps.server";
+import { MOC_STAGE_SQL, MOC_STEPS, mocStage, stateOfDocument, STEPS, type MocStep } from "~/models/moc-steps.server";
+import { mocPrintRecord } from "~/models/record-print.server";
 import { createMoc } from "~/models/moc.server";
 import type { NewMocInput } from "~/models/moc.schema";
 import type { PublicUser } from "~/models/user.server";
@@ -338,3 +339,17 @@ export function expectError(res: CallResult, status: number): void {
 }
 
 export const issuePaths = (res: CallResult): string[] => res.body.issues.map((i: { path: string }) => i.path);
+
+/**
+ * The stage of a MOC as its record names it (`mocStage`), as SQL names it for the lists and CSV
+ * (`MOC_STAGE_SQL`) and as its print (and so its PDF) names it: asserts they agree, and returns it.
+ */
+export async function stageOf(doc: Doc): Promise<string> {
+  const label = mocStage(stateOfDocument(doc));
+  const [row] = await getDb().execute<{ stage: string }>(
+    sql`select ${MOC_STAGE_SQL} as stage from mocs m where m.id = ${doc._id}`,
+  );
+  expect(row!.stage, doc.serial_num).toBe(label);
+  expect(mocPrintRecord(doc, []).status, doc.serial_num).toBe(label);
+  return label;
+}

@@ -6,13 +6,11 @@
  * the reported completion together.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { sql } from "drizzle-orm";
-import { currentStage, MOC_STAGE_SQL, mocStage, stepWaiting } from "~/models/moc-steps.server";
-import { getDb } from "~/utils/db.server";
+import { currentStage, stepWaiting } from "~/models/moc-steps.server";
 import { stateOfDocument } from "~/models/moc-steps/shape.server";
 import { mocPrintRecord } from "~/models/record-print.server";
 import { daysFromToday, resolution, verifierForm, type Cast } from "../helpers/moc";
-import { emailsDuring, makeCast, mocAt, stepOk, submitStep, type Doc } from "../helpers/moc-flow";
+import { emailsDuring, makeCast, mocAt, stageOf, stepOk, submitStep, type Doc } from "../helpers/moc-flow";
 
 let cast: Cast;
 
@@ -105,17 +103,6 @@ describe("after an extension", () => {
     expect(reported.extentionsAndDeviations!.completion!.note).toBe("Finished on time");
   });
 });
-
-/** The stage as the record names it, and as the lists and CSV name it (`MOC_STAGE_SQL`): they agree. */
-async function stageOf(doc: Doc): Promise<string> {
-  const label = mocStage(stateOfDocument(doc));
-  const [row] = await getDb().execute<{ stage: string }>(
-    sql`select ${MOC_STAGE_SQL} as stage from mocs m where m.id = ${doc._id}`,
-  );
-  expect(row!.stage).toBe(label);
-  expect(mocPrintRecord(doc, []).status).toBe(label);
-  return label;
-}
 
 describe("the stage is named once (issue 38 item 3)", () => {
   it("names each decision the MOC waits on, and the completion report, on the record, in SQL and in print", async () => {

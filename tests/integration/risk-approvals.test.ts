@@ -11,13 +11,23 @@ import * as impactRoute from "~/routes/api+/impact";
 import { levelOf, levelOfScore, mocRiskLevel, DEFAULT_THRESHOLDS, thresholdsProblem } from "~/models/risk";
 import { DEFAULT_RISK_SETTINGS, getRiskSettings, setRiskSettings } from "~/models/risk-settings.server";
 import type { PublicUser } from "~/models/user.server";
-import { searchMocs } from "~/models/moc-list.server";
+import { dashboard, mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list.server";
 import { mocPrintRecord } from "~/models/record-print.server";
 import { computeInsights } from "~/models/insights.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { approverForm, hseqForm, type Cast } from "../helpers/moc";
-import { emailsDuring, expectError, makeCast, mocAt, post, stepOk, submitStep, type Doc } from "../helpers/moc-flow";
+import {
+  emailsDuring,
+  expectError,
+  makeCast,
+  mocAt,
+  post,
+  stageOf,
+  stepOk,
+  submitStep,
+  type Doc,
+} from "../helpers/moc-flow";
 
 const item = (residual: [number, number] | null, category = "Safety") => ({
   category,
@@ -211,16 +221,30 @@ describe("risk decides who approves", () => {
 
   it("an Extreme MOC needs the approver, then the Director HSEQ, then the President, in that order", async () => {
     const moc = await rankedAtApproval(EXTREME);
+    expect(await stageOf(moc)).toBe("Approval");
     expect((await approve(president, moc)).status).toBe(403);
-    expect((await approve(cast.approver, moc)).body.data.status).toBe("d");
+    const first = await approve(cast.approver, moc);
+    expect(first.body.data.status).toBe("d");
+    // Each staged approval is its own stage, on the record, in SQL (lists, CSV) and in print (issue 38 item 3).
+    expect(await stageOf(first.body.data)).toBe("Second approval (High risk)");
+    // The list's stage filter and the dashboard's tiles read the same name.
+    const at = async (stage: string) =>
+      (await searchMocs(cast.approver, mocListFilter(mocListQuerySchema.parse({ stage })))).rows.map((r) => r.id);
+    expect(await at("Second approval (High risk)")).toContain(moc._id);
+    expect(await at("Approval")).not.toContain(moc._id);
+    expect(mocListQuerySchema.parse({ stage: "Nowhere" }).stage).toBeUndefined();
+    expect((await dashboard(cast.approver)).counts).toContainEqual({ stage: "Second approval (High risk)", n: 1 });
     const early = await approve(president, moc);
     expect(early.status).toBe(403);
     expect(early.body.message).toMatch(/waits on the High-risk approval by the Director HSEQ/);
-    expect((await approve(director, moc)).body.data.status).toBe("d");
+    const second = await approve(director, moc);
+    expect(second.body.data.status).toBe("d");
+    expect(await stageOf(second.body.data)).toBe("Third approval (Extreme risk)");
     expect((await approve(director, moc)).status).toBe(403);
     const last = await approve(president, moc);
     expect(last.status, last.text).toBe(200);
     expect(last.body.data.status).toBe("e");
+    expect(await stageOf(last.body.data)).toBe("Implementation");
     expect((await trail(moc._id)).slice(-3).map((l) => l.action)).toEqual([
       "Approved as the approver (Extreme risk); next: the High-risk approval by the Director HSEQ",
       "Approved as the Director HSEQ (Extreme risk); next: the Extreme-risk approval by the President",

@@ -230,6 +230,12 @@ export const APPROVAL_STEPS = {
       return stage && stage !== "approver" ? `${RISK_LEVEL_LABEL[stage]}-risk approver` : "Approver";
     },
     open: { statuses: ["d"] },
+    // The staged approvals a High or Extreme MOC needs after the approver's yes read as their own
+    // stage; the owner line names the position's holders.
+    flagged: [
+      ["secondApprovalWaiting", "Second approval (High risk)"],
+      ["thirdApprovalWaiting", "Third approval (Extreme risk)"],
+    ],
     owner: {
       roles: ["approver"],
       sql: sql`case when ${PENDING_APPROVAL_SQL} in ('high', 'extreme') then ${SECOND_APPROVER_SQL} end`,

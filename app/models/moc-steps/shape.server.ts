@@ -18,6 +18,8 @@ import {
   unresolved,
   type MocDocument,
 } from "../moc-document";
+import { approvalLevel, approvalOwed, approvalRound, type ApprovalStage } from "../risk";
+import { PENDING_APPROVAL_SQL } from "../risk-approval.server";
 import type { PublicUser } from "../user.server";
 import type { CheckKind } from "../moc-four-eyes.server";
 import type { StepDef } from "../workflow/engine.server";
@@ -68,6 +70,10 @@ export type MocState = {
   returnedByHseq: boolean;
   /** A temporary change past its end date with nothing recorded about its ending (expired, not restored). */
   temporaryExpired: boolean;
+  /** A High or Extreme MOC at `d` waits on its second approval, by the holder of the position set for High. */
+  secondApprovalWaiting: boolean;
+  /** An Extreme MOC at `d` waits on its third approval, by the holder of the position set for Extreme. */
+  thirdApprovalWaiting: boolean;
 };
 export type Condition = Exclude<keyof MocState, "status" | "completed" | "isDeleted">;
 
@@ -107,7 +113,19 @@ export const CONDITION_SQL: Record<Condition, SQL> = {
   temporaryOpen: sql`coalesce(m.temporary->>'state' in ('in-effect', 'expired'), false)`,
   restorationReported: sql`coalesce(m.temporary->>'state' = 'restoration-reported', false)`,
   temporaryExtensionRequested: sql`coalesce(m.temporary->>'state' = 'extension-requested', false)`,
+  secondApprovalWaiting: sql`(m.status = 'd' and coalesce(${PENDING_APPROVAL_SQL} = 'high', false))`,
+  thirdApprovalWaiting: sql`(m.status = 'd' and coalesce(${PENDING_APPROVAL_SQL} = 'extreme', false))`,
 };
+
+/**
+ * Which of the staged approvals a MOC waits on (docs/decisions/037-risk-ranking-and-approvals.md),
+ * from its status and the approval owed (`pendingApproval`, or `approvalOwed` over a document's
+ * trail): the stage reads "Second approval" or "Third approval" rather than the approver's.
+ */
+export const approvalConditions = (status: string, owed: ApprovalStage | null) => ({
+  secondApprovalWaiting: status === "d" && owed === "high",
+  thirdApprovalWaiting: status === "d" && owed === "extreme",
+});
 
 /** The recorded state of a temporary change as the rules read it (one place for its conditions), on `now`. */
 export const temporaryConditions = (temporary: TemporaryChange | null | undefined, now = new Date()) => ({
@@ -144,6 +162,13 @@ export const stateOfDocument = (doc: MocDocument): MocState => {
     ...deviationConditions(doc.extentionsAndDeviations),
     implementerSubmitted: Boolean(doc.implementer_form?.submittedAt),
     ...temporaryConditions(doc.temporary),
+    ...approvalConditions(
+      doc.status,
+      approvalOwed(
+        approvalLevel({ level: doc.risk_level, reviewed: doc.reviewed_risk_level }),
+        approvalRound(doc.logs).given.length,
+      ),
+    ),
   };
   return { ...state, returnedByHseq: returnedByHseq(state) };
 };

@@ -4,6 +4,7 @@ import { Pagination } from "~/components/pagination";
 import { departmentLabel, formatDate, StatusBadge, TemporaryBadge } from "~/components/moc";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list.server";
+import { MOC_STAGES } from "~/models/moc-steps.server";
 import { ENDING_SOON_DAYS, TEMPORARY_FILTERS, type TemporaryFilter } from "~/models/moc-status";
 import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
 import { requirePageUser } from "~/web/auth.server";
@@ -24,7 +25,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
   const parts = f
     ? [
         f.scope === "waiting" ? "Waiting on me" : f.scope === "mine" ? "Mine" : null,
-        f.status ? MOC_STATUS_LABELS[f.status] : null,
+        f.stage ?? (f.status ? MOC_STATUS_LABELS[f.status] : null),
         f.department ? departmentLabel(f.department) : null,
         f.state === "open" ? "Open" : f.state === "completed" ? "Completed" : null,
         f.overdue ? "Overdue" : null,
@@ -43,13 +44,17 @@ const PAGE_SIZE = 25;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const filter = readPageQuery(request, mocListQuerySchema);
+  const query = readPageQuery(request, mocListQuerySchema);
+  // An older link's `?status=d` reads as that status's stage, shown in the Stage filter.
+  const filter =
+    query.status && !query.stage ? { ...query, status: undefined, stage: MOC_STATUS_LABELS[query.status] } : query;
   const [{ rows, total }, vessels] = await Promise.all([
     searchMocs(user, { ...mocListFilter(filter), pageSize: PAGE_SIZE }),
     listVessels(),
   ]);
   return {
     vessels: vessels.map((v) => [v._id, v.name] as const),
+    stages: MOC_STAGES,
     filter,
     total,
     canSeeDeleted: canSeeDeletedMocs(user),
@@ -76,7 +81,7 @@ const TEMPORARY_FILTER_LABELS: Record<TemporaryFilter, string> = {
 };
 
 export default function MocList() {
-  const { rows, filter, total, pages, today, soon, canSeeDeleted, vessels } = useLoaderData<typeof loader>();
+  const { rows, filter, total, pages, today, soon, canSeeDeleted, vessels, stages } = useLoaderData<typeof loader>();
   const timing = (r: (typeof rows)[number]) =>
     !r.targetDate || r.completed || r.status === "decline"
       ? null
@@ -103,13 +108,14 @@ export default function MocList() {
       {canSeeDeleted ? <MocListTabs current="all" /> : null}
       <FilterForm label="Filter MOCs" resetTo="/mocs" exportTo="/api/getAllMoc">
         <SearchField id="moc-q" value={filter.q} placeholder="Serial, title or description" />
+        {/* Where MOCs stand (mocStage): the statuses' stages and the finer ones, one list. */}
         <FilterSelect
-          id="moc-status"
-          name="status"
-          label="Status"
-          value={filter.status}
-          any="Any status"
-          choices={Object.entries(MOC_STATUS_LABELS)}
+          id="moc-stage"
+          name="stage"
+          label="Stage"
+          value={filter.stage}
+          any="Any stage"
+          choices={stages.map((stage) => [stage, stage] as const)}
         />
         <FilterSelect
           id="moc-department"
