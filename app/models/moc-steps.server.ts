@@ -45,8 +45,8 @@ export {
   TRAIL_ACTIONS,
   type CheckKind,
 } from "./moc-four-eyes.server";
-import { MOC_CLOSED_ACTION } from "./moc-steps/implementation.server";
-export { MOC_CLOSED_ACTION, RETURNED_TO_IMPLEMENTATION } from "./moc-steps/implementation.server";
+import { DEVIATION_DECISION, MOC_CLOSED_ACTION } from "./moc-steps/implementation.server";
+export { DEVIATION_DECISION, MOC_CLOSED_ACTION, RETURNED_TO_IMPLEMENTATION } from "./moc-steps/implementation.server";
 
 /** Every MOC step, by name; `MOC_STEPS` orders them (the first open one is what the MOC waits for). */
 export const STEPS = {
@@ -156,7 +156,7 @@ export const STAGE_LABEL_SQL: SQL = MOC_WORKFLOW.stageLabelSql;
 export function trailStages(log: { from: string; to: string; action: string }): [from: string, to: string] {
   const decision = STEPS["deviation-extension"].stage!.label;
   const report = STEPS["completion-report"].stage!.label;
-  const decided = /^(Approved|Rejected) the (deviation|extension)$/.test(log.action);
+  const decided = DEVIATION_DECISION.test(log.action);
   const from = decided && log.from === "b" ? decision : mocStatusLabel(log.from);
   const to =
     log.from === "e" && log.to === "b"

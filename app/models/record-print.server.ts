@@ -18,7 +18,7 @@ import { capitalise, departmentLabel } from "./labels";
 import { riskLabel } from "./risk";
 import { mocName, titleOf } from "./moc-names";
 import { utcText } from "./utc-text";
-import { MOC_CLOSED_ACTION, mocStage, stateOfDocument, trailStages } from "./moc-steps.server";
+import { DEVIATION_DECISION, MOC_CLOSED_ACTION, mocStage, stateOfDocument, trailStages } from "./moc-steps.server";
 import { describeMocParts, partNote } from "./moc-parts.server";
 import type { PcrDocument } from "./pcr.server";
 
@@ -140,7 +140,7 @@ const LEGACY_MOC_DECISIONS: [RegExp, (action: string) => string][] = [
   [/^Returned to the implementer by HSEQ$/, () => "Returned the change to the implementer (HSEQ)"],
   [/^Approved$/, () => "Approved the change"],
   [/^Declined by the approver$/, () => "Declined the change"],
-  [/^(Approved|Rejected) the (deviation|extension)$/, (action) => action],
+  [DEVIATION_DECISION, (action) => action],
   [new RegExp(`^${MOC_CLOSED_ACTION}$`), () => "Verified the change as effective and closed the MOC"],
   [/^Recorded the verification/, () => "Recorded the verification; the MOC stays open"],
 ];

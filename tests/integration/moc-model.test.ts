@@ -15,7 +15,12 @@
  *   was ranked at since HSEQ reviewed it (lowering it never skips one), each by a different person,
  *   none of them the originator or the implementer (four eyes);
  * - HSEQ's review and the verification are by neither the originator nor the implementer;
- * - the MOC closes only with every plan item done or cancelled.
+ * - the MOC closes only with every plan item done or cancelled, and after a deviation or extension
+ *   only once the implementer reported the completion;
+ * - with the risk gate on (every third sequence), HSEQ passes only a ranked MOC, and a High or
+ *   Extreme one only with its risk assessment file;
+ * - the MOC's stage reads the same on the record (`mocStage`), in the lists and CSV
+ *   (`MOC_STAGE_SQL`) and in print (and so the PDF).
  *
  * After the sequences the audit trail verifies, and every branch above was taken at least once. A
  * failing sequence is printed by fast-check (its seed and path replay it: `MOC_MODEL_SEED`,
@@ -41,7 +46,8 @@ import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { approverForm, hseqForm, implementationForm, implementerForm, verifierForm, type Cast } from "../helpers/moc";
-import { createMocOk, makeCast, mocSnapshot, post, submitStep, type Doc } from "../helpers/moc-flow";
+import { createMocOk, makeCast, mocSnapshot, post, stageOf, submitStep, type Doc } from "../helpers/moc-flow";
+import { loadMocDocument } from "~/models/moc-query.server";
 import type { CallResult } from "../helpers/request";
 
 const PEOPLE = [
@@ -95,6 +101,10 @@ type Model = {
   /** Who the MOC names as its approver and HSEQ reviewer. */
   approver: Who | null;
   hseq: Who | null;
+  /** The risk gate is on for this sequence ("ranking required before HSEQ review", issue 38). */
+  gate: boolean;
+  /** A risk assessment file is attached. */
+  attached: boolean;
 };
 
 const higher = higherLevel;
@@ -103,6 +113,7 @@ type Row = {
   status: string;
   completed: boolean;
   risk_level: RiskLevel | null;
+  risk_assessment: string | null;
   action: { items?: { _id: string; done?: boolean; cancelled?: unknown }[] } | null;
   deviations: {
     _id?: string;
@@ -117,7 +128,8 @@ type Row = {
 };
 
 async function readRow(mocId: string): Promise<Row> {
-  const [row] = await getDb().execute<Row>(sql`select m.status, m.completed, m.risk_level, m.action, m.deviations,
+  const [row] = await getDb()
+    .execute<Row>(sql`select m.status, m.completed, m.risk_level, m.risk_assessment, m.action, m.deviations,
       m.originator_id, m.implementer_id, m.approver_id, m.hseq_id from mocs m where m.id = ${mocId}`);
   return row!;
 }
@@ -129,6 +141,7 @@ function read(model: Model, row: Row, people: People): void {
   model.status = row.status;
   model.completed = row.completed;
   model.level = row.risk_level;
+  model.attached = Boolean(row.risk_assessment);
   model.items = (row.action?.items ?? []).map((i) => ({ id: i._id, done: !!i.done, cancelled: !!i.cancelled }));
   const open = (x?: { requested?: boolean; resolved?: boolean }) => !!x?.requested && !x.resolved;
   model.pending = { deviation: open(row.deviations?.deviation), extension: open(row.deviations?.extension) };
@@ -183,18 +196,31 @@ abstract class Step implements fc.AsyncCommand<Model, Real> {
     if (res.status >= 400) {
       expect(await mocSnapshot(real.moc._id), `${what}: a refusal changed the MOC`).toEqual(before);
       saw(`refused ${res.status}`);
+      if (res.status === 400 && this.kind === "hseq") saw("hseq refused by the risk gate");
       return;
     }
     const row = await readRow(real.moc._id);
     read(model, row, real.people);
     saw(`${this.kind} ${from}>${row.status}${row.completed && !wasCompleted ? " (closed)" : ""}`);
     expect(MOVES[this.kind], `${what}: moved ${from} -> ${row.status}`).toContain(`${from}>${row.status}`);
+    // One stage name: the record's (mocStage), the lists' and CSV's (MOC_STAGE_SQL) and the print's agree.
+    saw(`stage ${await stageOf((await loadMocDocument(real.moc._id))!)}`);
     const entries = await trail(real.moc._id);
     const last = entries.at(-1)!;
     const parties = [row.originator_id, row.implementer_id];
     // HSEQ's review: four eyes, and the level it reviewed is the floor of the approvals.
     if (this.kind === "hseq" && row.status === "d") {
       expect(parties, `${what}: HSEQ reviewed their own MOC`).not.toContain(last.user_id);
+      if (model.gate) {
+        // The risk gate held: ranked, and a High or Extreme MOC with its risk assessment file.
+        expect(row.risk_level, `${what}: HSEQ passed an unranked MOC with the gate on`).not.toBeNull();
+        if (row.risk_level === "high" || row.risk_level === "extreme")
+          expect(
+            row.risk_assessment,
+            `${what}: HSEQ passed a ${row.risk_level} MOC without its risk assessment`,
+          ).toBeTruthy();
+        saw(`hseq passed with the gate on (${row.risk_level})`);
+      }
       model.reviewed = true;
       model.reviewedLevel = row.risk_level;
     }
@@ -600,12 +626,11 @@ const commands = weighted.map((arb) =>
 
 let people: People;
 let cast: Cast;
+let admin: PublicUser;
 
 beforeAll(async () => {
   cast = await makeCast();
-  const admin = await makeAdmin();
-  // The original process (tests/helpers/databases.ts `originalProcess`); the gate: risk-gate.test.ts.
-  await setRiskSettings(admin, { ...DEFAULT_RISK_SETTINGS, rankingRequired: false });
+  admin = await makeAdmin();
   const [director, president, outsider] = await Promise.all([
     makeUser({ name: "Dana Director", department: "hseq", position: "Director HSEQ" }),
     makeUser({ name: "Pat President", department: "fleet", position: "President" }),
@@ -616,12 +641,23 @@ beforeAll(async () => {
 
 const RUNS = Number(process.env.MOC_MODEL_RUNS ?? 250);
 
+/**
+ * Whether a sequence runs with the risk gate on (the setting a new database has) or off (the
+ * original process, which clients written to the spec use): every third sequence on, by count, so
+ * the sequences themselves stay those of the seed, and the branches the gate makes rarer (staged
+ * approvals, closing) are still reached.
+ */
+let sequences = 0;
+const gateFor = () => sequences++ % 3 === 2;
+
 describe("the MOC process, as random sequences of steps by random people", () => {
   it(
     "keeps its invariants through every branch",
     async () => {
       await fc.assert(
         fc.asyncProperty(fc.commands(commands, { maxCommands: 60, size: "max" }), async (cmds) => {
+          const gate = gateFor();
+          await setRiskSettings(admin, { ...DEFAULT_RISK_SETTINGS, rankingRequired: gate });
           const moc = await createMocOk(cast);
           const model: Model = {
             status: "b",
@@ -635,6 +671,8 @@ describe("the MOC process, as random sequences of steps by random people", () =>
             reportDue: false,
             approver: null,
             hseq: null,
+            gate,
+            attached: false,
           };
           await fc.asyncModelRun(() => ({ model, real: { people, moc } }), cmds);
         }),
@@ -670,6 +708,11 @@ describe("the MOC process, as random sequences of steps by random people", () =>
         "closed after a deviation or extension",
         "cancel b>b",
         "refused 403",
+        "hseq refused by the risk gate",
+        "hseq passed with the gate on (high)",
+        "stage Second approval (High risk)",
+        "stage Completion report",
+        "stage Deviation and extension decision",
       ])
         expect(reached.get(branch) ?? 0, `never reached: ${branch}`).toBeGreaterThan(0);
       const audit = await verifyAuditTrail();

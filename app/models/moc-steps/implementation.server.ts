@@ -37,6 +37,14 @@ const VERIFIER_WHO = {
 /** The trail's words for the verifier's return (f -> e). */
 export const RETURNED_TO_IMPLEMENTATION = "Returned to implementation by the verifier";
 
+/**
+ * The trail's words for a decision on a requested deviation or extension; `DEVIATION_DECISION`
+ * recognises them (the printed trail's stages and the print's signatures read it).
+ */
+export const deviationDecisionAction = (approved: boolean, item: "deviation" | "extension") =>
+  `${approved ? "Approved" : "Rejected"} the ${item}`;
+export const DEVIATION_DECISION = /^(Approved|Rejected) the (deviation|extension)$/;
+
 /** What the closure gate reads of the MOC, inside the step's transaction (the row is locked). */
 async function loadPlanForClosure(tx: Transaction, mocId: string): Promise<PlanForClosure> {
   const [row] = await tx.execute<PlanForClosure>(sql`
@@ -200,7 +208,7 @@ export const IMPLEMENTATION_STEPS = {
       const verdict = input.value.approved === "yes" ? "approved" : "rejected";
       return {
         to: done ? "f" : "b",
-        action: `${verdict === "approved" ? "Approved" : "Rejected"} the ${input.type}`,
+        action: deviationDecisionAction(verdict === "approved", input.type),
         meaning: `${verdict} the ${input.type}`,
         comment: input.value.comment || null,
         changes,
