@@ -38,6 +38,7 @@ export function PartAForm({
   defaultValue,
   allowDraft,
   submitLabel,
+  offerAttachments = false,
 }: {
   id: string;
   users: UserOption[];
@@ -46,6 +47,8 @@ export function PartAForm({
   defaultValue?: PartADefaults;
   allowDraft: boolean;
   submitLabel: string;
+  /** "Attach photos or documents next": the new MOC page goes on to the MOC's files page when ticked. */
+  offerAttachments?: boolean;
 }) {
   const [form, fields] = useSchemaForm({
     id,
@@ -84,6 +87,18 @@ export function PartAForm({
         />
         <RichTextField meta={fields["description-of-change"]} label="Description of change" />
         <TextField meta={fields["reason-for-change"]} label="Reason for change" multiline />
+        <TextField
+          meta={fields["hazards-seen"]}
+          label="Hazards seen (optional)"
+          multiline
+          hint="What could go wrong, as you see it on board: the implementer's risk assessment starts from it."
+        />
+        <TextField
+          meta={fields["target-date"]}
+          label="Needed by (optional)"
+          type="date"
+          hint="When the change is needed; the implementer sets the MOC's target date in Part B."
+        />
         <CheckboxGroupField
           meta={fields["affected-departments"]}
           label="Affected departments"
@@ -109,6 +124,11 @@ export function PartAForm({
           type="date"
           hint="A temporary change (a bypass while a spare is on order, a temporary hose) names the date it must end; the approver approves it with the change. By then the original condition is restored, the change extended by the approver, or made permanent with a new MOC."
         />
+        {offerAttachments ? (
+          <label className="checkbox">
+            <input type="checkbox" name="attach-files" value="on" /> Attach photos or documents next
+          </label>
+        ) : null}
       </div>
       <div className="form-actions">
         <SubmitButton name="intent" value="submit" pendingText="Submitting…">
@@ -141,5 +161,9 @@ export function partADefaults(form: OriginatorFormDoc | null | undefined): PartA
     "department-of-change": form["department-of-change"] ?? undefined,
     "affected-departments": form["affected-departments"] ?? undefined,
     "departments-to-inform": form["departments-to-inform"] ?? undefined,
+    "change-type": form["change-type"] ?? undefined,
+    "temporary-until": form["temporary-until"] ?? undefined,
+    "hazards-seen": form["hazards-seen"] ?? undefined,
+    "target-date": form["target-date"] ?? undefined,
   };
 }

@@ -93,6 +93,8 @@ export const PART_FIELDS = {
     ["departments-to-inform", "Departments to inform"],
     ["change-type", "Permanent or temporary"],
     ["temporary-until", "Temporary until"],
+    ["hazards-seen", "Hazards seen", "text"],
+    ["target-date", "Target date (proposed)"],
   ],
   b: [
     ["details-assessed", "Details assessed"],

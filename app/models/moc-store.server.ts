@@ -287,7 +287,21 @@ export async function partAForm(
     "departments-to-inform": input["departments-to-inform"] ?? { value: [] },
     "change-type": { value: input["change-type"]?.value ?? "permanent" },
     "temporary-until": input["change-type"]?.value === "temporary" ? input["temporary-until"] : undefined,
+    "hazards-seen": input["hazards-seen"]?.value ? input["hazards-seen"] : undefined,
+    "target-date": proposedTargetDate(input, new Date()),
   };
+}
+
+/** Part A's proposed target date, which cannot be in the past (a 400 on `target-date`); absent when not given. */
+function proposedTargetDate(input: Pick<z.infer<typeof originatorFieldsSchema>, "target-date">, now: Date) {
+  const date = input["target-date"]?.value;
+  if (!date) return undefined;
+  if (date < now.toISOString().slice(0, 10)) {
+    throw new Invalid("The proposed target date cannot be in the past", [
+      { path: "target-date", message: "Choose today or a later date" },
+    ]);
+  }
+  return { value: date };
 }
 
 /**

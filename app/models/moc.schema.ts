@@ -141,6 +141,13 @@ export const originatorFields = {
   /** Absent: permanent (existing clients). A temporary change names the date it must end. */
   "change-type": optionalField(z.enum(CHANGE_TYPES, { error: "Change type must be permanent or temporary" })),
   "temporary-until": optionalField(isoDate),
+  /**
+   * What the person raising the change saw that could go wrong (optional; issue 38 "Part A for the
+   * ship"): the implementer's impact assessment starts from it.
+   */
+  "hazards-seen": optionalField(text("Hazards seen")),
+  /** When the person raising it needs the change (optional, today or later); Part B sets the MOC's target date. */
+  "target-date": optionalField(isoDate),
 };
 
 export const originatorFieldsSchema = z.object(originatorFields);
@@ -550,6 +557,8 @@ export const partAPageSchema = z
     "departments-to-inform": field(z.array(department).max(DEPARTMENTS.length)).default({ value: [] }),
     // The page's select posts a vessel's id, "office" or "fleet".
     vessel: optionalField(z.preprocess((v) => (typeof v === "string" && !isScope(v) ? { _id: v } : v), vesselRef)),
+    /** The page's "attach photos or documents next": after saving, the MOC's files page. */
+    "attach-files": z.literal("on").optional(),
   })
   .superRefine(
     (form, ctx) => {
@@ -572,6 +581,8 @@ export const toNewMocInput = (form: PartAPage): NewMocInput => ({
   "departments-to-inform": form["departments-to-inform"],
   "change-type": form["change-type"],
   "temporary-until": form["temporary-until"],
+  "hazards-seen": form["hazards-seen"],
+  "target-date": form["target-date"],
   title: form.title,
   vessel: form.vessel,
 });

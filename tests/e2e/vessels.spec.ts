@@ -130,6 +130,33 @@ test("the register, Part A's title and scope, the vessel page and crew read acce
   await expect(crew.getByRole("heading", { level: 1 })).toHaveText(`MOC ${serial} — Bypass of ME2 HT alarm`);
   await expect(crew.locator(".record-header a.button-primary")).toHaveCount(0);
 
+  // Part A for the ship (issue 38 item 9): the person on board raises a change; the vessel is
+  // preset to theirs, they note the hazards seen and the date it is needed, and go on to attach
+  // photos.
+  await crew.goto("/mocs/new");
+  await ready(crew);
+  await expect(crew.getByLabel("Vessel or scope")).toHaveValue(/[0-9a-f-]{36}/);
+  await expect(crew.getByLabel("Vessel or scope").locator("option:checked")).toHaveText(name);
+  await crew.getByLabel("Title").fill("Temporary hose on the fuel transfer line");
+  await crew.getByLabel("Implementer", { exact: true }).selectOption(cast.implementer._id);
+  await crew.getByLabel("Department of change").selectOption({ label: "Engineering" });
+  await fillRichText(crew, "Description of change", "A temporary hose replaces the cracked section of the line");
+  await crew.getByLabel("Reason for change").fill("The section cracked; the spare is on order");
+  await crew.getByLabel("Hazards seen (optional)").fill("Fuel spill on deck\nFire near the hot exhaust");
+  const needed = new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10);
+  await crew.getByLabel("Needed by (optional)").fill(needed);
+  await crew.getByLabel("Attach photos or documents next").check();
+  await noSidewaysScroll(crew);
+  await shot(crew, "part-a-on-board-375");
+  await crew.getByRole("button", { name: "Submit MOC" }).click();
+  await expect(crew).toHaveURL(/\/mocs\/[0-9a-f-]{36}\/attachments$/);
+  await expect(crew.getByText(/is raised; the implementer has been notified\. Attach its photos/)).toBeVisible();
+  await noSidewaysScroll(crew);
+  await shot(crew, "attach-after-part-a-375");
+  await crew.goto(crew.url().replace(/\/attachments$/, ""));
+  await expect(crew.getByText("Fire near the hot exhaust")).toBeVisible();
+  await expect(crew.getByText("Target date (proposed)")).toBeVisible();
+
   // A MOC raised over /api without a title or scope reads "Not recorded" and asks its originator.
   const old = await mocApi.create(cast);
   await originator.goto(`/mocs/${old._id}`);

@@ -2681,6 +2681,12 @@ export interface operations {
          *       },
          *       "temporary-until": {
          *         "value": "2026-11-25"
+         *       },
+         *       "hazards-seen": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "target-date": {
+         *         "value": "2026-11-25"
          *       }
          *     }
          */
@@ -2727,6 +2733,13 @@ export interface operations {
             value: "permanent" | "temporary";
           };
           "temporary-until"?: {
+            /** Format: date */
+            value: string;
+          };
+          "hazards-seen"?: {
+            value: string;
+          };
+          "target-date"?: {
             /** Format: date */
             value: string;
           };
@@ -2813,6 +2826,12 @@ export interface operations {
          *       },
          *       "temporary-until": {
          *         "value": "2026-11-25"
+         *       },
+         *       "hazards-seen": {
+         *         "value": "Checked on the bridge"
+         *       },
+         *       "target-date": {
+         *         "value": "2026-11-25"
          *       }
          *     }
          */
@@ -2859,6 +2878,13 @@ export interface operations {
             value: "permanent" | "temporary";
           };
           "temporary-until"?: {
+            /** Format: date */
+            value: string;
+          };
+          "hazards-seen"?: {
+            value: string;
+          };
+          "target-date"?: {
             /** Format: date */
             value: string;
           };
@@ -4271,6 +4297,12 @@ export interface operations {
          *         },
          *         "temporary-until": {
          *           "value": "2026-11-25"
+         *         },
+         *         "hazards-seen": {
+         *           "value": "Checked on the bridge"
+         *         },
+         *         "target-date": {
+         *           "value": "2026-11-25"
          *         }
          *       }
          *     }
@@ -4321,6 +4353,13 @@ export interface operations {
               value: "permanent" | "temporary";
             };
             "temporary-until"?: {
+              /** Format: date */
+              value: string;
+            };
+            "hazards-seen"?: {
+              value: string;
+            };
+            "target-date"?: {
               /** Format: date */
               value: string;
             };

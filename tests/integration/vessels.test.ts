@@ -7,6 +7,9 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as vesselsRoute from "~/routes/api+/vessels";
+import * as newMocPage from "~/routes/mocs+/new";
+import { describeMocParts } from "~/models/moc-parts.server";
+import { buildRequest } from "../helpers/request";
 import * as assignmentsRoute from "~/routes/api+/vessels.assignments";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as singlemocRoute from "~/routes/api+/singlemoc";
@@ -245,6 +248,93 @@ describe("Part A's title and scope", () => {
     });
     expect(byId.data?.vessel).toEqual({ value: { _id: "00000000-0000-4000-8000-000000000000" } });
     expect(partAPageSchema.safeParse({ ...page, intent: "draft" }).success).toBe(true);
+  });
+});
+
+describe("Part A for the ship (issue 38 item 9)", () => {
+  it("takes the hazards seen and the date the change is needed (optional over /api); a past date is a 400", async () => {
+    const cast = await makeCast();
+    const res = await as(newmocRoute, "/api/newmoc", cast.originator, {
+      method: "POST",
+      body: newMocBody(cast.implementer, {
+        "hazards-seen": { value: "Loss of the HT alarm while the sensor is out\nHot surface near the bypass" },
+        "target-date": { value: daysFromToday(10) },
+      }),
+    });
+    expect(res.status, res.text).toBe(200);
+    const form = res.body.data.originator_form;
+    expect(form["hazards-seen"]).toEqual({
+      value: "Loss of the HT alarm while the sensor is out\nHot surface near the bypass",
+    });
+    expect(form["target-date"]).toEqual({ value: daysFromToday(10) });
+    // The record (and so the print and PDF) shows them in Part A.
+    const partA = describeMocParts(res.body.data).parts.find((p) => p.id === "part-a")!;
+    const rows = partA.fields.map((f) => [f.label, f.text]);
+    expect(rows).toContainEqual(["Target date (proposed)", daysFromToday(10)]);
+    expect(rows.find(([label]) => label === "Hazards seen")?.[1]).toMatch(/Loss of the HT alarm/);
+    // Without them, as before.
+    const plain = await as(newmocRoute, "/api/newmoc", cast.originator, {
+      method: "POST",
+      body: newMocBody(cast.implementer),
+    });
+    expect(plain.body.data.originator_form["hazards-seen"]).toBeUndefined();
+    const [before] = await getDb().execute<{ n: number }>(sql`select count(*)::int as n from mocs`);
+    const past = await as(newmocRoute, "/api/newmoc", cast.originator, {
+      method: "POST",
+      body: newMocBody(cast.implementer, { "target-date": { value: daysFromToday(-1) } }),
+    });
+    expectError(past, 400);
+    expect(issuePaths(past)).toContain("target-date");
+    const long = await as(newmocRoute, "/api/newmoc", cast.originator, {
+      method: "POST",
+      body: newMocBody(cast.implementer, { "hazards-seen": { value: "x".repeat(20_001) } }),
+    });
+    expectError(long, 400);
+    const [after] = await getDb().execute<{ n: number }>(sql`select count(*)::int as n from mocs`);
+    expect(after!.n).toBe(before!.n);
+  });
+
+  it("presets the vessel a person is assigned to today, and goes on to the files page when asked", async () => {
+    const vessel = (await vesselsApi(admin, { method: "POST", body: { name: "MV Preset", imo: "9234563" } })).body.data;
+    const sailor = await makeUser({ name: "Sia Sailor", department: "engineering" });
+    const load = async (who: { _id: string }) =>
+      (await newMocPage.loader({
+        request: await buildRequest({ path: "/mocs/new", token: await tokenOf(who), cookie: true }),
+        params: {},
+        context: {},
+      } as never)) as { defaultValue?: { vessel?: { value: string } } };
+    expect((await load(sailor)).defaultValue).toBeUndefined();
+    expect(
+      (
+        await crewApi(admin, {
+          method: "POST",
+          body: { vessel_id: vessel._id, user_id: sailor._id, from: daysFromToday(-3) },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await load(sailor)).defaultValue).toEqual({ vessel: { value: vessel._id } });
+
+    const form = new URLSearchParams({
+      intent: "draft",
+      "title.value": "Temporary hose on the fuel transfer line",
+      "vessel.value": vessel._id,
+      "hazards-seen.value": "Spill on deck",
+      "attach-files": "on",
+    });
+    const response = (await newMocPage.action({
+      request: await buildRequest({
+        method: "POST",
+        path: "/mocs/new",
+        token: await tokenOf(sailor),
+        cookie: true,
+        body: form.toString(),
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      }),
+      params: {},
+      context: {},
+    } as never)) as Response;
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Location")).toMatch(/^\/mocs\/[0-9a-f-]{36}\/attachments$/);
   });
 });
 

@@ -58,6 +58,12 @@ export default function ImpactEditor() {
         controls, then again after them (residual). The MOC&apos;s risk is its highest residual level; a High or Extreme
         risk needs further approvals after the approver&apos;s.
       </p>
+      {moc.originator_form?.["hazards-seen"]?.value ? (
+        <div className="callout">
+          <h3>Hazards seen when the change was raised (Part A)</h3>
+          <p className="break-anywhere pre-wrap">{moc.originator_form["hazards-seen"].value}</p>
+        </div>
+      ) : null}
       <RowsEditor
         id="impact-editor"
         schema={() => import("~/models/moc.schema").then((m) => m.impactPageSchema)}

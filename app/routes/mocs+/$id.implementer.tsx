@@ -37,6 +37,8 @@ export default function ImplementerStep() {
       ...draft,
       "approver-name": ref("approver-name"),
       "hseq-name": ref("hseq-name"),
+      // Until the implementer sets one, the date Part A asked for.
+      "target-date": moc.implementer_form?.["target-date"] ?? moc.originator_form?.["target-date"] ?? undefined,
     },
   );
   return (

@@ -4,7 +4,7 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { PartAForm } from "~/components/part-a";
 import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
 import { createMoc } from "~/models/moc.server";
-import { listVessels } from "~/models/vessel.server";
+import { listAssignments, listVessels } from "~/models/vessel.server";
 import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
@@ -14,9 +14,19 @@ import { withPlainTextAsHtml } from "~/utils/plain-text";
 export const meta: MetaFunction = () => [{ title: "New MOC · Change Management" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  await requirePageUser(request);
-  const [users, vessels] = await Promise.all([activeUserOptions(), listVessels({ activeOnly: true })]);
-  return { users, vessels: vessels.map((v) => ({ _id: v._id, name: v.name })) };
+  const user = await requirePageUser(request);
+  const [users, vessels, assignments] = await Promise.all([
+    activeUserOptions(),
+    listVessels({ activeOnly: true }),
+    listAssignments(user, { user_id: user._id }),
+  ]);
+  // The vessel the person is assigned to today, preset (most changes are raised on board by its crew).
+  const current = assignments.find((a) => a.current && vessels.some((v) => v._id === a.vessel._id));
+  return {
+    users,
+    vessels: vessels.map((v) => ({ _id: v._id, name: v.name })),
+    defaultValue: current ? { vessel: { value: current.vessel._id } } : undefined,
+  };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -28,16 +38,19 @@ export async function action({ request }: ActionFunctionArgs) {
   if (!result.ok)
     return domainErrorReply(submission, result.error, (p) => (p === "implementer" ? "implementer-name" : p));
   const moc = result.value;
-  return redirectWithFlash(`/mocs/${moc._id}`, {
+  const attach = submission.value["attach-files"] === "on";
+  return redirectWithFlash(attach ? `/mocs/${moc._id}/attachments` : `/mocs/${moc._id}`, {
     kind: "success",
-    message: submit
-      ? `MOC ${moc.serial_num} is raised; the implementer has been notified.`
-      : `MOC ${moc.serial_num} is saved as a draft. Submit it when it is ready.`,
+    message:
+      (submit
+        ? `MOC ${moc.serial_num} is raised; the implementer has been notified.`
+        : `MOC ${moc.serial_num} is saved as a draft. Submit it when it is ready.`) +
+      (attach ? " Attach its photos and documents here." : ""),
   });
 }
 
 export default function NewMoc() {
-  const { users, vessels } = useLoaderData<typeof loader>();
+  const { users, vessels, defaultValue } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   return (
     <>
@@ -55,7 +68,9 @@ export default function NewMoc() {
         users={users}
         vessels={vessels}
         lastResult={lastResult}
+        defaultValue={defaultValue}
         allowDraft
+        offerAttachments
         submitLabel="Submit MOC"
       />
     </>
