@@ -1,5 +1,6 @@
 /**
- * The daily reminder run (08:00 UTC): the same `sendDueReminders` as GET /api/auto_reminder.
+ * The daily reminder run (08:00 UTC): the same `sendDueReminders` as GET /api/auto_reminder, then
+ * the daily digests of optional notices (`sendNoticeDigests`).
  * pg-boss fires each cron tick once across instances; besides, the run claims its UTC day in
  * `job_runs` inside the reminders' own transaction, so a repeated job (a retry after a crash that
  * came after the commit, a manual send) is a no-op, while a run that failed claims nothing and
@@ -7,6 +8,7 @@
  */
 import { sql } from "drizzle-orm";
 import { getDb } from "#db/client";
+import { sendNoticeDigests } from "~/models/notice-digest.server";
 import { sendDueReminders, utcDay } from "~/models/reminder.server";
 import { logger } from "~/utils/logger.server";
 import { countReminderRun } from "~/utils/metrics.server";
@@ -14,7 +16,14 @@ import { REMINDER_QUEUE } from "./queues";
 
 export { utcDay };
 
-export type DailyReminderOutcome = { ran: boolean; day: string; totalReminders: number; emailsSent: number };
+export type DailyReminderOutcome = {
+  ran: boolean;
+  day: string;
+  totalReminders: number;
+  emailsSent: number;
+  /** Daily digests of optional notices queued (notice-digest.server.ts). */
+  digests: number;
+};
 
 export async function runDailyReminder(now = new Date()): Promise<DailyReminderOutcome> {
   try {
@@ -32,10 +41,12 @@ async function dailyReminder(now: Date): Promise<DailyReminderOutcome> {
     const claimed = await tx.execute(sql`
       insert into job_runs (queue, key) values (${REMINDER_QUEUE}, ${day})
       on conflict do nothing returning key`);
-    if (claimed.length === 0) return { ran: false, day, totalReminders: 0, emailsSent: 0 };
+    if (claimed.length === 0) return { ran: false, day, totalReminders: 0, emailsSent: 0, digests: 0 };
     const run = await sendDueReminders({ today: day, tx });
     const emailsSent = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
-    return { ran: true, day, totalReminders: run.totalReminders, emailsSent };
+    // The digests of the notices people chose to read once a day, in the same claimed transaction.
+    const digests = await sendNoticeDigests(tx, now);
+    return { ran: true, day, totalReminders: run.totalReminders, emailsSent, digests };
   });
   countReminderRun(outcome.ran ? "ran" : "already-ran", {
     reminders: outcome.totalReminders,

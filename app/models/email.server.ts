@@ -131,9 +131,10 @@ export type QueuedEmail = {
   /**
    * Which of the recipient's preferences decides: email and in-app, in-app only, or nothing.
    * `account`: a message about the account itself (a sign-in link) or one an admin must keep (the
-   * audit trail's daily seal), always emailed, never unsubscribed.
+   * audit trail's daily seal), always emailed, never unsubscribed. `digest`: the daily digest
+   * itself (notice-digest.server.ts), emailed because its reader chose it.
    */
-  kind: NoticeKind | "account";
+  kind: NoticeKind | "account" | "digest";
 };
 
 /**
@@ -151,11 +152,12 @@ export async function queueEmails(
   // notification without an email (docs/decisions/029-oidc-and-notifications.md).
   const channel = await channelsFor(
     tx,
-    emails.flatMap((e) => (e.kind === "account" ? [] : [{ userId: e.to.id, kind: e.kind }])),
+    emails.flatMap((e) => (e.kind === "account" || e.kind === "digest" ? [] : [{ userId: e.to.id, kind: e.kind }])),
   );
   const rows = emails.flatMap(({ to, content, record, kind }) => {
-    const chosen = kind === "account" ? "email" : channel(to.id, kind);
+    const chosen = kind === "account" || kind === "digest" ? "email" : channel(to.id, kind);
     if (chosen === "off") return [];
+    const preferencesUrl = `${appUrl}${PREFERENCES_PATH}`;
     return [
       {
         id: randomUUID(),
@@ -167,17 +169,21 @@ export async function queueEmails(
           appUrl,
           kind === "account"
             ? undefined
-            : {
-                kind: NOTICE_KIND_INFO[kind].label,
-                preferencesUrl: `${appUrl}${PREFERENCES_PATH}`,
-                unsubscribeUrl: unsubscribeUrl(appUrl, to.id, kind),
-              },
+            : kind === "digest"
+              ? { kind: "daily digest", preferencesUrl, unsubscribeUrl: preferencesUrl }
+              : {
+                  kind: NOTICE_KIND_INFO[kind].label,
+                  preferencesUrl,
+                  unsubscribeUrl: unsubscribeUrl(appUrl, to.id, kind),
+                },
         ),
         record_type: record?.type ?? null,
         record_id: record?.id ?? null,
         link: content.record?.url ?? null,
         kind,
         emailed: chosen === "email",
+        // In the app now; listed in the reader's next daily digest.
+        digest_pending: chosen === "digest",
       },
     ];
   });
@@ -189,12 +195,12 @@ export async function queueEmails(
   await Promise.all([
     tx.execute(sql`
       insert into email_messages (id, to_email, to_user_id, subject, html, text, record_type, record_id, link, kind,
-        emailed, status)
-      select id, to_email, to_user_id, subject, html, text, record_type, record_id, link, kind, emailed,
+        emailed, digest_pending, status)
+      select id, to_email, to_user_id, subject, html, text, record_type, record_id, link, kind, emailed, digest_pending,
         case when emailed then 'queued' else 'sent' end
       from json_to_recordset(${JSON.stringify(rows)}::json) as r(
         id uuid, to_email text, to_user_id uuid, subject text, html text, text text, record_type text, record_id uuid,
-        link text, kind text, emailed boolean)`),
+        link text, kind text, emailed boolean, digest_pending boolean)`),
     sendManyInTransaction(
       tx,
       EMAIL_QUEUE,

@@ -230,14 +230,19 @@ const runMocStep = MOC_WORKFLOW.runner({
     const waiting = stepWaiting(stateOf({ ...moc, ...after }, stateAfter));
     const linkFor = (reader: Actor) =>
       waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
+    // One email per person per event (issue 38 item 8): a person several notices name gets the
+    // first that names them (a step lists its notices most specific first).
+    const told = new Set<string>();
     for (const [index, notice] of notices.entries()) {
+      const reached = recipients[index]!.filter((person) => !told.has(person._id) && told.add(person._id));
+      if (!reached.length) continue;
       await notifyAboutMoc(
         tx,
         moc,
         notice.to,
         { event: notice.event, expectation: notice.expectation, details: notice.details },
         linkFor,
-        recipients[index],
+        reached,
       );
     }
     return storedDocumentNow(tx, moc.id);

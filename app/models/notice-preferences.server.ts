@@ -66,11 +66,15 @@ export const NOTICE_KIND_INFO: Record<
 
 export const CHANNEL_LABEL: Record<NoticeChannel, string> = {
   email: "Email and in-app",
+  digest: "In-app, and one email a day listing them",
   in_app: "In-app only",
   off: "Off",
 };
 
-/** The channels a person may choose for a kind (its floor and above). */
+/**
+ * The channels a person may choose for a kind (its floor and above): a kind that is their work
+ * (a step waiting on them) is emailed at once or shown in the app, never kept for the digest.
+ */
 export const channelsAllowed = (kind: NoticeKind): NoticeChannel[] =>
   NOTICE_KIND_INFO[kind].floor === "in_app" ? ["email", "in_app"] : [...NOTICE_CHANNELS];
 
@@ -126,9 +130,12 @@ export async function setPreferences(actor: Actor, changes: Record<string, unkno
     if (!(NOTICE_KINDS as readonly string[]).includes(kind)) {
       issues.push({ path: kind, message: "Unknown kind of notice" });
     } else if (typeof channel !== "string" || !(NOTICE_CHANNELS as readonly string[]).includes(channel)) {
-      issues.push({ path: kind, message: "Choose email, in_app or off" });
+      issues.push({ path: kind, message: "Choose email, digest, in_app or off" });
     } else if (!channelsAllowed(kind as NoticeKind).includes(channel as NoticeChannel)) {
-      issues.push({ path: kind, message: "A step waiting on you is always shown in the app: choose email or in-app" });
+      issues.push({
+        path: kind,
+        message: "A step waiting on you is told at once: choose email or in-app",
+      });
     } else {
       valid.push({ kind: kind as NoticeKind, channel: channel as NoticeChannel });
     }

@@ -47,6 +47,11 @@ export const emailMessages = pgTable(
     kind: text("kind"),
     /** False for an in-app-only notice: it is never emailed (its status says `sent` at once). */
     emailed: boolean("emailed").notNull().default(true),
+    /**
+     * An in-app notice whose reader chose the daily digest for its kind: the next daily run lists
+     * it in one email to them and clears this (app/models/notice-digest.server.ts).
+     */
+    digestPending: boolean("digest_pending").notNull().default(false),
   },
   (t) => [
     index("email_messages_created_idx").on(t.createdAt),
@@ -54,6 +59,9 @@ export const emailMessages = pgTable(
     // No index on to_email: the outbox's recipient filter is a substring match, which a btree
     // cannot serve; each index costs every insert and every status update (migration 0015).
     index("email_messages_user_idx").on(t.toUserId, t.createdAt),
+    index("email_messages_digest_idx")
+      .on(t.toUserId)
+      .where(sql`${t.digestPending}`),
     index("email_messages_batch_idx")
       .on(t.batchKey)
       .where(sql`${t.batchKey} is not null`),

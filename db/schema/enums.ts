@@ -73,5 +73,5 @@ export const NOTICE_KINDS = [
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 /** email and in-app, in-app only, or nothing. */
-export const NOTICE_CHANNELS = ["email", "in_app", "off"] as const;
+export const NOTICE_CHANNELS = ["email", "digest", "in_app", "off"] as const;
 export type NoticeChannel = (typeof NOTICE_CHANNELS)[number];

@@ -142,8 +142,13 @@ export const notificationPreferences = pgTable(
       "notification_preferences_kind_check",
       sql`${t.kind} in ('step_waiting', 'moc_decision', 'reminder', 'action', 'chat_mention', 'pcr_signature')`,
     ),
-    check("notification_preferences_channel_check", sql`${t.channel} in ('email', 'in_app', 'off')`),
+    check("notification_preferences_channel_check", sql`${t.channel} in ('email', 'digest', 'in_app', 'off')`),
     check("notification_preferences_floor_check", sql`not (${t.kind} = 'step_waiting' and ${t.channel} = 'off')`),
+    // A step waiting on the person is their work: told at once, never a day later (migration 0039).
+    check(
+      "notification_preferences_digest_floor_check",
+      sql`not (${t.kind} = 'step_waiting' and ${t.channel} = 'digest')`,
+    ),
   ],
 );
 

@@ -1,6 +1,8 @@
 // In-app notifications (docs/decisions/024-everyday-use.md): the outbox's message rows read back per user, each linking to
 // where its reader acts; marking read touches only one's own.
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { getDb } from "~/utils/db.server";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   listNotifications,
@@ -70,5 +72,25 @@ describe("notifications", () => {
     const quiet = await makeUser();
     expect(await listNotifications(quiet)).toEqual({ notifications: [], total: 0, unread: 0 });
     expect(await unreadNotificationCount(quiet)).toBe(0);
+  });
+});
+
+describe("one email per person per event (issue 38 item 8)", () => {
+  it("through every path of the pipeline, nobody is emailed twice by one step", async () => {
+    const mocs = [];
+    for (const stage of ["completed", "f-report", "b-returned", "b-both", "decline-d"] as const) {
+      mocs.push(await mocAt(stage, cast, { verifier: stage === "completed" }));
+    }
+    // A step's emails are written in its transaction, so they share its timestamp.
+    const rows = await getDb().execute<{ serial: string; to_email: string; n: number }>(sql`
+      select m.serial_num as serial, e.to_email, count(*)::int as n from email_messages e
+      join mocs m on m.id = e.record_id
+      where e.record_id in ${sql.raw(`(${mocs.map((m) => `'${m._id}'`).join(", ")})`)}
+      group by m.serial_num, e.to_email, e.created_at having count(*) > 1`);
+    expect([...rows]).toEqual([]);
+    const [sent] = await getDb().execute<{ n: number }>(
+      sql`select count(*)::int as n from email_messages where record_id = ${mocs[0]!._id}`,
+    );
+    expect(sent!.n).toBeGreaterThan(5);
   });
 });

@@ -240,6 +240,7 @@ describe("once per MOC per UTC day", () => {
       day,
       totalReminders: 0,
       emailsSent: 0,
+      digests: 0,
     });
     expect(await reminderEmails(mocs.map((m) => m._id))).toHaveLength(4);
     // The endpoint later the same day finds them reminded already.
