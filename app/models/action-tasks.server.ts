@@ -9,7 +9,8 @@ import type { ActionPlan, ManualPlan, PlanItemCompletion } from "#db/schema";
 import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { storeMocFileIn, type IncomingFile } from "./attachments.server";
-import { canMarkPlanItem, canViewMoc, mayMarkItemDone, mocOpenSql, type Actor } from "./authz.server";
+import { canMarkPlanItem, canViewMoc, mayMarkItemDone, mocApprovedSql, mocOpenSql, type Actor } from "./authz.server";
+import { openItemSql } from "./moc-closure";
 import { notify, type QueuedEmail } from "./email.server";
 import type { MocDocument } from "./moc-document";
 import { MOC_STAGE_SQL } from "./moc-steps.server";
@@ -134,8 +135,7 @@ const ownedItems = (column: "action" | "manual_plan", owner: string) => sql`
   where not m.is_deleted and ${mocOpenSql()}
     and (m.${sql.raw(column)}->'items') @> jsonb_build_array(jsonb_build_object('owner', ${owner}::text))
     and e.item->>'owner' = ${owner}::text
-    and not coalesce((e.item->>'done')::boolean, false)
-    and coalesce(e.item->'cancelled', 'null'::jsonb) = 'null'::jsonb`;
+    and ${openItemSql(sql`e.item`)}`;
 
 /**
  * The actor's open action-plan and manuals-plan items across MOCs, soonest due first (undated
@@ -159,7 +159,7 @@ export async function myActions(
   }>(sql`
     with owned as (${ownedItems("action", actor._id)} union all ${ownedItems("manual_plan", actor._id)})
     select o.moc_id, m.serial_num, m.status, ${MOC_STAGE_SQL} as stage, o.plan, o.item,
-      exists (select 1 from moc_logs l where l.moc_id = m.id and l.from_status = 'd' and l.to_status = 'e') as approved,
+      ${mocApprovedSql()} as approved,
       (nullif(o.item->>'due', '')::date - ${today}::date) as days_left,
       count(*) over ()::int as total
     from owned o join mocs m on m.id = o.moc_id
@@ -291,8 +291,7 @@ export async function claimDueActions(tx: Executor, day: string): Promise<Action
       cross join lateral jsonb_array_elements(p.items) e(item)
       where not m.is_deleted and ${mocOpenSql()}
         and nullif(e.item->>'owner', '') is not null and nullif(e.item->>'due', '') is not null
-        and not coalesce((e.item->>'done')::boolean, false)
-        and coalesce(e.item->'cancelled', 'null'::jsonb) = 'null'::jsonb
+        and ${openItemSql(sql`e.item`)}
     ),
     due as (
       select i.* from items i join users u on u.id = (i.item->>'owner')::uuid and u.active
@@ -369,8 +368,7 @@ export function actionReminderEmails(rows: ActionReminderRow[]): QueuedEmail[] {
 /** SQL over a plan item `e.item`: neither done nor cancelled, and due before `asOf`. */
 export const overdueItem = (asOf: string) => sql`nullif(e.item->>'due', '') is not null
   and (e.item->>'due')::date < ${asOf}::date
-  and not coalesce((e.item->>'done')::boolean, false)
-  and coalesce(e.item->'cancelled', 'null'::jsonb) = 'null'::jsonb`;
+  and ${openItemSql(sql`e.item`)}`;
 
 /** SQL: how many plan items of the open MOC `m` are overdue on `asOf` (0 for a closed or declined MOC). */
 export const overdueItemsOfMoc = (asOf: string) => sql<number>`(select count(*)::int

@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { PCR_ROLES } from "#db/schema/enums";
 import type { ExtentionsAndDeviations } from "#db/schema";
 import type { ApprovalState } from "./risk-approval.server";
+import { APPROVAL_STAGE_ACTION } from "./risk";
 
 /**
  * Who may do what: one module of small named predicates, used by pages, lists and the API alike.
@@ -57,6 +58,8 @@ export type MocAccess = {
     approverIds: readonly string[];
     /** Who cancelled a plan item of it (they do not also close it: moc-four-eyes.server.ts). */
     cancellerIds?: readonly string[];
+    /** Every approval its risk needs was given (`isMocApproved`). */
+    approved?: boolean;
   };
   /** The MOC's risk and the approvals given at `d` (docs/decisions/037); absent: not ranked, none given. */
   approval?: ApprovalState | null;
@@ -94,6 +97,20 @@ export const canViewMocAs = (actor: Actor, moc: MocAccess, principals: readonly 
  * files, print and PDF, and finds it in the pages' lists; nothing more (no chat, clone or step).
  */
 export const isCrewOf = (actor: Actor, moc: Pick<MocAccess, "crewIds">) => (moc.crewIds ?? []).includes(actor._id);
+
+/**
+ * A crew assignment holds on `today` (UTC): from its first day to its last, open-ended without one
+ * (docs/decisions/036-vessels-and-crew-access.md). `currentAssignmentSql` is its twin; who is
+ * "crew of the vessel" (`crewIds`, `crewOfSql`) reads it.
+ */
+export const isAssignmentCurrent = (a: { from: string; to: string | null }, today: string) =>
+  a.from <= today && (a.to === null || a.to >= today);
+
+/** `isAssignmentCurrent` over the `vessel_assignments` row `alias`, on today's UTC date. */
+export const currentAssignmentSql = (alias: string): SQL =>
+  sql.raw(
+    `(${alias}.from_date <= (now() at time zone 'UTC')::date and (${alias}.to_date is null or ${alias}.to_date >= (now() at time zone 'UTC')::date))`,
+  );
 
 /** Read a MOC (record page, GET /api/singlemoc, files, print, PDF): `canViewMoc`, or its vessel's crew. */
 export const canReadMoc = (actor: Actor, moc: MocAccess) =>
@@ -136,9 +153,30 @@ export type MocProgress = {
   deviations: ExtentionsAndDeviations | null;
 };
 
-/** The approval is recorded (d -> e, from the trail) and the MOC was not declined. */
-export const isMocApproved = (moc: Pick<MocAccess, "status" | "acted">) =>
+/**
+ * An approval of the MOC is given: the approver's yes, or on a High or Extreme MOC any approval of
+ * its round (docs/decisions/037). Its content is frozen from then on (decision 034), so the later
+ * approvers approve what the first did. `approvalGivenSql` is its twin.
+ */
+export const isApprovalGiven = (moc: Pick<MocAccess, "status" | "acted">) =>
   moc.status !== "decline" && (moc.acted?.approverIds.length ?? 0) > 0;
+
+/** `isApprovalGiven` over the MOC row `m`. */
+export const approvalGivenSql = (): SQL => sql`(m.status <> 'decline' and exists (select 1 from moc_logs l
+  where l.moc_id = m.id and l.from_status = 'd'
+    and (l.to_status = 'e' or (l.to_status = 'd' and l.action like ${`${APPROVAL_STAGE_ACTION}%`}))))`;
+
+/**
+ * The MOC is approved: every approval its risk needs is given (it left `d` for `e`, read from the
+ * trail) and it was not declined. Plan items are marked done from then on (My actions, the plan
+ * pages, the API alike). `mocApprovedSql` is its twin (issue 38: one definition of "approved").
+ */
+export const isMocApproved = (moc: Pick<MocAccess, "status" | "acted">) =>
+  moc.status !== "decline" && Boolean(moc.acted?.approved);
+
+/** `isMocApproved` over the MOC row `m`. */
+export const mocApprovedSql = (): SQL => sql`(m.status <> 'decline' and exists (select 1 from moc_logs l
+  where l.moc_id = m.id and l.from_status = 'd' and l.to_status = 'e'))`;
 
 /** A deviation reported with the implementation waits for its decision. */
 export const isDeviationPending = (moc: Pick<MocProgress, "deviations">) =>
@@ -157,7 +195,7 @@ export const APPROVED_CONTENT_FROZEN =
  * a deviation waits for its decision. The 409 message, or null while they may change.
  */
 export const approvedContentFrozen = (moc: Pick<MocAccess, "status" | "acted"> & Pick<MocProgress, "deviations">) =>
-  isMocApproved(moc) && !isDeviationPending(moc) ? APPROVED_CONTENT_FROZEN : null;
+  isApprovalGiven(moc) && !isDeviationPending(moc) ? APPROVED_CONTENT_FROZEN : null;
 
 /** Marking a plan item done (or open again) on an approved MOC: its owner, the implementer, the assigned HSEQ user, an admin. */
 export const canMarkPlanItem = (actor: Actor, moc: MocAccess, item: { owner: string | null }) =>
@@ -240,8 +278,7 @@ export const crewOfSql = (actorId: unknown) =>
   // The actor's vessels of today once (an uncorrelated subquery), then each MOC's Part A against them.
   sql`exists (select 1 from moc_forms cf where cf.moc_id = m.id and cf.kind = 'originator'
     and (cf.data->'vessel'->'value'->>'_id') = any(array(select va.vessel_id::text from vessel_assignments va
-      where va.user_id = ${actorId}::uuid and va.from_date <= (now() at time zone 'UTC')::date
-        and (va.to_date is null or va.to_date >= (now() at time zone 'UTC')::date))))`;
+      where va.user_id = ${actorId}::uuid and ${currentAssignmentSql("va")})))`;
 
 /**
  * A scope as an SQL condition on `mocs m`, for the actor whose id is `actorId`: a value, or a

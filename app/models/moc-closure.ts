@@ -5,6 +5,7 @@
  * with one issue per open item) and by the verifier page's checklist. No server imports: the page
  * renders the same words.
  */
+import { sql, type SQL } from "drizzle-orm";
 import type { ActionPlan, ManualPlan } from "#db/schema";
 import { completionReportDue, type MocDocument } from "./moc-document";
 
@@ -54,6 +55,13 @@ export type ClosureBlocker = {
 
 /** An item neither done nor cancelled. */
 export const isOpenItem = (item: { done: boolean; cancelled?: unknown }) => !item.done && !item.cancelled;
+
+/**
+ * `isOpenItem` over a plan item held as jsonb (`item`, an SQL expression): the one SQL spelling of
+ * "an open item" that My actions, the action reminders, Insight and the vessel page read (issue 38).
+ */
+export const openItemSql = (item: SQL): SQL =>
+  sql`(not coalesce((${item}->>'done')::boolean, false) and coalesce(${item}->'cancelled', 'null'::jsonb) = 'null'::jsonb)`;
 
 /** How far a plan is, by the closure gate's own `isOpenItem` (issue 38 item 4: one count everywhere). */
 export type PlanProgress = { total: number; done: number; cancelled: number; open: number };

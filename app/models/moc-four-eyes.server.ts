@@ -6,7 +6,7 @@
  * `independence` read these.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { isDecisionPending, type Actor, type MocAccess, type MocProgress } from "./authz.server";
+import { isDecisionPending, mocApprovedSql, type Actor, type MocAccess, type MocProgress } from "./authz.server";
 import { APPROVAL_STAGE_ACTION } from "./risk";
 import type { Role } from "./moc-steps/shape.server";
 import { literal } from "./workflow/sql-literal";
@@ -62,7 +62,8 @@ export const ACTED_SQL = sql<MocAccess["acted"]>`(select json_build_object(
     'makerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'maker'), '[]'::json),
     'reviewerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'review'), '[]'::json),
     'approverIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'approval'), '[]'::json),
-    'cancellerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'cancel'), '[]'::json))
+    'cancellerIds', coalesce(json_agg(distinct x.person) filter (where x.kind = 'cancel'), '[]'::json),
+    'approved', ${mocApprovedSql()})
   from (
     select case when ${MAKER_ENTRY} then 'maker' when ${REVIEW_ENTRY} then 'review'
         when ${APPROVAL_ENTRY} then 'approval' when ${CANCEL_ENTRY} then 'cancel' end as kind, p.person
@@ -98,7 +99,13 @@ export function dependenceOf(userId: string, moc: Independence, kind: CheckKind 
 }
 
 /** Nobody acted yet (a record read without its trail). */
-export const NOBODY_ACTED: MocAccess["acted"] = { makerIds: [], reviewerIds: [], approverIds: [], cancellerIds: [] };
+export const NOBODY_ACTED: MocAccess["acted"] = {
+  makerIds: [],
+  reviewerIds: [],
+  approverIds: [],
+  cancellerIds: [],
+  approved: false,
+};
 
 /**
  * The person is independent of the MOC for a check of `kind`: neither its originator nor its
@@ -133,8 +140,8 @@ export const independentSql = (userId: unknown, kind: CheckKind = "check"): SQL 
 export const FOUR_EYES_ASSIGNMENT = (who: string, role: string) =>
   `${who} cannot be the ${role}: nobody reviews, approves or verifies their own change, and one person does not both review and approve it (four eyes)`;
 
-/** The check of each assignable checker role. */
-const CHECK_OF_ROLE = { approver: "approval", verifier: "check", hseq: "check" } as const;
+/** The check of each assignable checker role: the kind its step judges four eyes by. */
+const CHECK_OF_ROLE = { approver: "approval", verifier: "check", hseq: "review" } as const;
 
 /**
  * Whether putting `userId` in `role` of the MOC would break four eyes: the 400 message, or null.

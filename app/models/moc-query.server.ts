@@ -13,7 +13,7 @@ import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange 
 import { MOC_JSON } from "#db/moc-document";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { lockedHeadSql, parseHead } from "./audit-chain.server";
-import { mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
+import { currentAssignmentSql, mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 import { ACTED_SQL } from "./moc-four-eyes.server";
 import { APPROVAL_SQL, type ApprovalState } from "./risk-approval.server";
@@ -138,8 +138,7 @@ const ALL_USER_IDS = sql<string[]>`coalesce((select array_agg(mu.user_id::text) 
 /** Who is assigned today to the vessel Part A names (`isCrewOf`, docs/decisions/036-vessels-and-crew-access.md). */
 const CREW_IDS = sql<string[]>`coalesce((select array_agg(va.user_id::text) from moc_forms cf
   join vessel_assignments va on va.vessel_id::text = cf.data->'vessel'->'value'->>'_id'
-  where cf.moc_id = m.id and cf.kind = 'originator' and va.from_date <= (now() at time zone 'UTC')::date
-    and (va.to_date is null or va.to_date >= (now() at time zone 'UTC')::date)), '{}')`;
+  where cf.moc_id = m.id and cf.kind = 'originator' and ${currentAssignmentSql("va")}), '{}')`;
 
 const ACCESS_FIELDS = {
   id: m.id,

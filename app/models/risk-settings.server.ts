@@ -11,10 +11,9 @@ import type { RiskSettingsInput } from "./risk.schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid } from "~/utils/errors";
 import { appendAudit } from "./audit.server";
-import { isAdmin, type Actor } from "./authz.server";
+import { approvalGivenSql, isAdmin, type Actor } from "./authz.server";
 import { appendLog, notifyAboutMoc } from "./moc-store.server";
 import {
-  APPROVAL_STAGE_ACTION,
   approvalLevel,
   approvalStages,
   DEFAULT_THRESHOLDS,
@@ -123,8 +122,7 @@ async function rerankUnapproved(tx: Executor, actor: Actor & { name: string }, t
         m.risk_level as level, m.reviewed_risk_level as reviewed, m.impact_assessment as items,
         m.no_significant_hazard is not null as declared from mocs m
       where not m.is_deleted and not m.completed and m.status in ('a', 'b', 'c', 'd')
-        and not exists (select 1 from moc_logs l where l.moc_id = m.id and l.from_status = 'd'
-          and (l.to_status = 'e' or (l.to_status = 'd' and l.action like ${`${APPROVAL_STAGE_ACTION}%`})))
+        and not ${approvalGivenSql()}
       for update of m`,
   );
   for (const row of rows) {

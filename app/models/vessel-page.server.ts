@@ -8,6 +8,7 @@ import { z } from "zod";
 import { getDb } from "~/utils/db.server";
 import { NotFound } from "~/utils/errors";
 import type { Actor } from "./authz.server";
+import { openItemSql } from "./moc-closure";
 import { mocListWhere, searchMocs, type MocListRow } from "./moc-list.server";
 import { getVessel, type VesselJson } from "./vessel.server";
 
@@ -43,16 +44,15 @@ export async function vesselOverview(actor: Actor, id: string): Promise<VesselOv
       left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
       cross join lateral (
         select 'action' as plan, x->>'description' as description, x->>'owner' as owner, x->>'due' as due,
-          (x->>'done')::boolean as done, x->'cancelled' as cancelled
+          x as item
           from jsonb_array_elements(m.action->'items') x
         union all
-        select 'manuals', concat_ws(': ', x->>'document', x->>'change'), x->>'owner', x->>'due',
-          (x->>'done')::boolean, x->'cancelled'
+        select 'manuals', concat_ws(': ', x->>'document', x->>'change'), x->>'owner', x->>'due', x
           from jsonb_array_elements(m.manual_plan->'items') x
       ) i
       left join users u on u.id::text = i.owner
       where ${mocListWhere(actor, { vessel: id, state: "open" })}
-        and not coalesce(i.done, false) and (i.cancelled is null or i.cancelled = 'null'::jsonb)
+        and ${openItemSql(sql`i.item`)}
         and i.due is not null and i.due <> '' and i.due < to_char((now() at time zone 'UTC')::date, 'YYYY-MM-DD')
       order by i.due, m.serial_year, m.serial_count
       limit ${SHOWN}`),

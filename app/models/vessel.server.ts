@@ -8,7 +8,7 @@ import { users, vesselAssignments, vessels } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound, databaseErrorCode } from "~/utils/errors";
 import { appendAudit } from "./audit.server";
-import { canManageVessels, isAdmin, type Actor } from "./authz.server";
+import { canManageVessels, isAdmin, isAssignmentCurrent, type Actor } from "./authz.server";
 import type { AssignmentInput, Scope, VesselInput } from "./vessel.schema";
 
 export type VesselJson = {
@@ -190,7 +190,7 @@ const assignmentJson = (
   user: { _id: r.userId, name: r.userName },
   from: r.from,
   to: r.to,
-  current: r.from <= today && (r.to === null || r.to >= today),
+  current: isAssignmentCurrent(r, today),
 });
 
 /**

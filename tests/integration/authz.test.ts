@@ -39,6 +39,7 @@ import {
   type MocAccess,
 } from "~/models/authz.server";
 import { pendingActions } from "~/models/actions.server";
+import { isOpenItem, openItemSql } from "~/models/moc-closure";
 import { searchMocs } from "~/models/moc-list.server";
 import { loadMocAccess } from "~/models/moc-query.server";
 import { loadMocDocument } from "~/models/moc-query.server";
@@ -313,7 +314,7 @@ const MOC_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
   "mayMarkItemDone, approved": (a, m) =>
     mayMarkItemDone(
       a,
-      { ...m, acted: { ...m.acted!, approverIds: [PEOPLE.approver._id] } },
+      { ...m, acted: { ...m.acted!, approverIds: [PEOPLE.approver._id], approved: true } },
       { owner: PEOPLE.watcher._id },
     ),
   ...Object.fromEntries(MOC_STEPS.map((step) => [`mayActOnStep.${step}`, STEPS[step].who.may])),
@@ -459,6 +460,21 @@ describe("MOC predicates", () => {
 
   it.each(MOC_CASES)("$predicate($who, $state MOC) is $expected", ({ predicate, state, who, expected }) => {
     expect(MOC_PREDICATES[predicate]!(PEOPLE[who], MOCS[state])).toBe(expected);
+  });
+
+  it.each([
+    [{ done: false }, true],
+    [{ done: false, cancelled: null }, true],
+    [{}, true],
+    [{ done: true }, false],
+    [{ done: false, cancelled: { reason: "Not needed", by: "x", at: "2026-11-29T00:00:00.000Z" } }, false],
+    [{ done: true, cancelled: null }, false],
+  ] as const)("isOpenItem(%j) is %s, as its SQL twin says", async (item, expected) => {
+    expect(isOpenItem({ done: false, ...item })).toBe(expected);
+    const [row] = await getDb().execute<{ open: boolean }>(
+      sql`select ${openItemSql(sql`${JSON.stringify(item)}::jsonb`)} as open`,
+    );
+    expect(row!.open).toBe(expected);
   });
 
   it.each([

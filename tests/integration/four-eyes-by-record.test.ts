@@ -14,7 +14,7 @@ import { createDelegation } from "~/models/delegation.server";
 import { pendingActions } from "~/models/actions.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import type { Cast } from "../helpers/moc";
+import { implementerForm, type Cast } from "../helpers/moc";
 import { defaultStepBody, expectError, issuePaths, makeCast, mocAt, post, submitStep } from "../helpers/moc-flow";
 import { api } from "../helpers/api";
 import { tokenOf } from "../helpers/moc-flow";
@@ -162,6 +162,39 @@ describe("one person does not take both the HSEQ review and the approval (item 1
     expect(reviewed.status, reviewed.text).toBe(200);
     const approved = await submitStep("approver", hseqApprover, defaultStepBody("approver", moc, cast));
     expect(approved.status, approved.text).toBe(200);
+  });
+});
+
+describe("Part B judges its picks as their steps will (issue 38)", () => {
+  it("after an HSEQ return, the HSEQ reviewer named as approver is a 400 on approver-name, not a later 403", async () => {
+    const cast = await makeCast();
+    const moc = await mocAt("b-returned", cast);
+    const hseqColleague = await makeUser({ department: "hseq" });
+    const before = await stateOf(moc._id);
+    const res = await submitStep("implementer", cast.implementer, {
+      moc_id: moc._id,
+      implementer_form: implementerForm(cast.hseq, hseqColleague),
+    });
+    expectError(res, 400);
+    expect(issuePaths(res)).toEqual(["implementer_form.approver-name"]);
+    expect(res.body.message).toContain("the HSEQ reviewer");
+    expect(await stateOf(moc._id)).toEqual(before);
+    // One person is not both: the same HSEQ member as approver and HSEQ user is refused on the HSEQ field.
+    const same = await submitStep("implementer", cast.implementer, {
+      moc_id: moc._id,
+      implementer_form: implementerForm(hseqColleague, hseqColleague),
+    });
+    expectError(same, 400);
+    expect(issuePaths(same)).toEqual(["implementer_form.hseq-name"]);
+    expect(same.body.message).toContain("the approver");
+    // The originator's original picks go through.
+    const ok = await submitStep("implementer", cast.implementer, {
+      moc_id: moc._id,
+      implementer_form: implementerForm(cast.approver, cast.hseq, {
+        "changes-since-return": { value: "Attached the RA" },
+      }),
+    });
+    expect(ok.status, ok.text).toBe(200);
   });
 });
 

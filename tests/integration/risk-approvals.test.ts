@@ -15,6 +15,8 @@ import { dashboard, mocListFilter, mocListQuerySchema, searchMocs } from "~/mode
 import { mocPrintRecord } from "~/models/record-print.server";
 import { computeInsights } from "~/models/insights.server";
 import { getDb } from "~/utils/db.server";
+import { approvalGivenSql, isApprovalGiven, isMocApproved, mocApprovedSql } from "~/models/authz.server";
+import { loadMocAccess } from "~/models/moc-query.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { approverForm, hseqForm, type Cast } from "../helpers/moc";
 import {
@@ -173,6 +175,16 @@ async function rankedAtApproval(residual: [number, number] | null): Promise<Doc>
     hseq_form: hseqForm("yes"),
   });
 }
+/** Whether an approval is given and whether the MOC is approved, asserting each predicate agrees with its SQL twin. */
+async function approvedness(mocId: string) {
+  const access = (await loadMocAccess(mocId, getDb()))!;
+  const [row] = await getDb().execute<{ given: boolean; approved: boolean }>(
+    sql`select ${approvalGivenSql()} as given, ${mocApprovedSql()} as approved from mocs m where m.id = ${mocId}`,
+  );
+  expect(row).toEqual({ given: isApprovalGiven(access), approved: isMocApproved(access) });
+  return row!;
+}
+
 const approve = (actor: PublicUser, moc: Doc, answer: "yes" | "no" = "yes", reason?: string) =>
   submitStep("approver", actor, { moc_id: moc._id, approver_form: approverForm(answer, reason) });
 
@@ -240,11 +252,15 @@ describe("risk decides who approves", () => {
     const second = await approve(director, moc);
     expect(second.body.data.status).toBe("d");
     expect(await stageOf(second.body.data)).toBe("Third approval (Extreme risk)");
+    // One "approved" (issue 38): an approval is given (the content frozen), the MOC is not approved
+    // yet (no plan item marked done), by the predicates and their SQL twins alike.
+    expect(await approvedness(moc._id)).toEqual({ given: true, approved: false });
     expect((await approve(director, moc)).status).toBe(403);
     const last = await approve(president, moc);
     expect(last.status, last.text).toBe(200);
     expect(last.body.data.status).toBe("e");
     expect(await stageOf(last.body.data)).toBe("Implementation");
+    expect(await approvedness(moc._id)).toEqual({ given: true, approved: true });
     expect((await trail(moc._id)).slice(-3).map((l) => l.action)).toEqual([
       "Approved as the approver (Extreme risk); next: the High-risk approval by the Director HSEQ",
       "Approved as the Director HSEQ (Extreme risk); next: the Extreme-risk approval by the President",

@@ -15,13 +15,7 @@ import {
   saveForm,
   temporaryOfPartA,
 } from "../moc-store.server";
-import {
-  dependenceOf,
-  FOUR_EYES_ASSIGNMENT,
-  fourEyesAssignment,
-  isIndependentOf,
-  TRAIL_ACTIONS,
-} from "../moc-four-eyes.server";
+import { fourEyesAssignment, TRAIL_ACTIONS } from "../moc-four-eyes.server";
 import { assigned, declined, step, todayUtc } from "./shape.server";
 
 const BLOCKED_BY_DEVIATION =
@@ -123,16 +117,23 @@ export const PART_A_B_STEPS = {
         { path: "approver-name", id: approverId },
         { path: "hseq-name", id: hseqId },
       ]);
-      const notIndependent = [
-        { path: "approver-name", id: approverId, role: "approver" },
-        { path: "hseq-name", id: hseqId, role: "HSEQ reviewer" },
-      ].filter((pick) => !isIndependentOf(pick.id, moc));
+      // The same four eyes as the steps these people will take (issue 38): the approver judged as
+      // the approval step judges, the HSEQ user as the review does, each against the MOC as Part B
+      // leaves it (one person does not both review and approve it).
+      const after = { ...moc, approverId, hseqId };
+      const notIndependent = (
+        [
+          { path: "approver-name", id: approverId, role: "approver" },
+          { path: "hseq-name", id: hseqId, role: "hseq" },
+        ] as const
+      ).flatMap((pick) => {
+        const message = fourEyesAssignment(after, pick.role, pick.id, people.get(pick.id)!.name);
+        return message ? [{ path: pick.path, message }] : [];
+      });
       if (notIndependent.length) {
-        const message = (pick: (typeof notIndependent)[number]) =>
-          FOUR_EYES_ASSIGNMENT(`${people.get(pick.id)!.name}, ${dependenceOf(pick.id, moc)} of this MOC,`, pick.role);
         throw new Invalid(
-          message(notIndependent[0]!),
-          notIndependent.map((pick) => ({ path: pick.path, message: message(pick) })),
+          notIndependent[0]!.message,
+          notIndependent,
         );
       }
       if (people.get(hseqId)!.department !== "hseq") {
