@@ -131,10 +131,7 @@ export const PART_A_B_STEPS = {
         return message ? [{ path: pick.path, message }] : [];
       });
       if (notIndependent.length) {
-        throw new Invalid(
-          notIndependent[0]!.message,
-          notIndependent,
-        );
+        throw new Invalid(notIndependent[0]!.message, notIndependent);
       }
       if (people.get(hseqId)!.department !== "hseq") {
         throw new Invalid("The HSEQ user must belong to the HSEQ department", [
