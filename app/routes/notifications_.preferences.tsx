@@ -1,6 +1,6 @@
 /**
- * Choosing one's notices, per kind: email and in-app, in-app only, or off (a step waiting on the
- * person is never off). A plain form: it works without JavaScript; a partial post changes only the
+ * Choosing one's notices, per kind: email and in-app, in-app with a daily digest email, in-app
+ * only, or off (a step waiting on the person is never off, nor kept for the digest). A plain form: it works without JavaScript; a partial post changes only the
  * kinds it names (docs/decisions/029-oidc-and-notifications.md).
  */
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
@@ -54,8 +54,8 @@ export default function NotificationPreferences() {
         <div>
           <h1>Notification choices</h1>
           <p className="muted">
-            For each kind of notice: by email and in the app, in the app only, or not at all. You are never told about
-            what you did yourself.
+            For each kind of notice: by email and in the app, in the app with one email a day listing them (sent each
+            morning), in the app only, or not at all. You are never told about what you did yourself.
           </p>
         </div>
         <Link to="/notifications">Back to notifications</Link>

@@ -79,9 +79,25 @@ test("a High MOC: ranked in the editor, approved by the approver, then by the Di
   await approver.setViewportSize(WIDE);
   await shot(approver, "waiting-director-1280", false);
 
-  // The Director HSEQ gives the second approval on the same page.
+  // Its stage is the second approval (issue 38): on the record, on the Director's dashboard tile,
+  // and in the list the tile leads to, filtered by that stage.
+  await approver.setViewportSize(PHONE);
+  await expect(approver.getByText("Second approval (High risk)", { exact: true }).first()).toBeVisible();
   const second = await openAs(director);
   await second.setViewportSize(PHONE);
+  await second.goto("/");
+  await second.getByRole("link", { name: /Second approval \(High risk\)$/ }).click();
+  await expect(second).toHaveURL(/[?&]stage=Second(\+|%20)approval/);
+  await expect(second.getByLabel("Stage")).toHaveValue("Second approval (High risk)");
+  await expect(second.getByRole("link", { name: new RegExp(`^MOC ${moc.serial_num}\\b`) })).toBeVisible();
+  const [scroll, client] = await second.evaluate(() => [
+    document.documentElement.scrollWidth,
+    document.documentElement.clientWidth,
+  ]);
+  expect(scroll, "the list scrolls sideways at 375 px").toBeLessThanOrEqual(client!);
+  await shot(second, "list-by-stage");
+
+  // The Director HSEQ gives the second approval on the same page.
   await second.goto(`/mocs/${moc._id}/approver`);
   await ready(second);
   await expect(second.getByText(/after the approver it needs this approval: Director HSEQ/)).toBeVisible();

@@ -189,7 +189,7 @@ export default function MocList() {
               <tr>
                 <th scope="col">Serial</th>
                 <th scope="col">Description</th>
-                <th scope="col">Status</th>
+                <th scope="col">Stage</th>
                 <th scope="col">Waiting on</th>
                 <th scope="col">Department</th>
                 <th scope="col">Vessel</th>
@@ -209,7 +209,7 @@ export default function MocList() {
                     <br />
                     <span className="muted">Raised by {r.originator}</span>
                   </td>
-                  <td data-label="Status">
+                  <td data-label="Stage">
                     <StatusBadge status={r.status} completed={r.completed} stage={r.stage} />
                     {r.riskLevel ? (
                       <>
