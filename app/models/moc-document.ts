@@ -101,6 +101,12 @@ export type MocDocument = {
   risk_level?: "low" | "medium" | "high" | "extreme" | null;
   /** The highest level HSEQ reviewed it at; approvals never follow a lower one (a new key, issue 40 item 3). */
   reviewed_risk_level?: "low" | "medium" | "high" | "extreme" | null;
+  /**
+   * Where the MOC stands, in words (`mocStage`: "Second approval (High risk)", "Completion report"):
+   * a new key of the API's answers about one MOC, read live with the document, never stored; the
+   * lists' documents leave it out (issue 38).
+   */
+  stage?: string;
   /** The implementer's "no significant hazard" declaration, which ranks a MOC without impact items Low (a new key, issue 38). */
   no_significant_hazard?: NoSignificantHazard | null;
   action: ActionPlan;

@@ -17,22 +17,34 @@ import { currentAssignmentSql, mocScopeSql, type MocAccess, type MocProgress, ty
 import type { MocDocument } from "./moc-document";
 import { ACTED_SQL } from "./moc-four-eyes.server";
 import { APPROVAL_SQL, type ApprovalState } from "./risk-approval.server";
+import { MOC_STAGE_SQL } from "./moc-steps.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
 const m = alias(mocs, "m");
 /** `moc_documents d`: the stored document of `m`. */
 const d = alias(mocDocuments, "d");
 
-/** One populated MOC (deleted ones included: callers decide what a deleted MOC means). */
+/** One populated MOC (deleted ones included: callers decide what a deleted MOC means), with its stage. */
 export async function loadMocDocument(id: string, db: Executor = getDb()): Promise<MocDocument | null> {
   const rows = await db
-    .select({ doc: sql<MocDocument>`${sql.raw(MOC_JSON)}` })
+    .select({ doc: sql<MocDocument>`${sql.raw(MOC_JSON)}`, stage: sql<string>`${MOC_STAGE_SQL}` })
     .from(m)
     .where(eq(m.id, id))
     .prepare("moc_document")
     .execute();
-  return rows[0]?.doc ?? null;
+  return rows[0] ? { ...rows[0].doc, stage: rows[0].stage } : null;
 }
+
+/**
+ * One MOC's document as the API answers it (GET /api/singlemoc, a step's answer): the stored (or
+ * built) JSON text of `m` with its `stage` (`MOC_STAGE_SQL`, the one name of where it stands,
+ * issue 38) added as its last key. Read live, not stored: it depends on today's date (a temporary
+ * change past its end). The lists' documents leave it out: computed for each of 10,000 MOCs it
+ * took a cold list from 0.4 s to 1.8 s (docs/decisions/054-one-definition-per-rule.md); their rows
+ * carry it on the list page and in the CSV.
+ */
+export const withStage = (doc: SQL): SQL =>
+  sql`(left(${doc}, -1) || ',"stage":' || to_json(${MOC_STAGE_SQL})::text || '}')`;
 
 /**
  * A list's fingerprint: the MOCs in order, each with the transaction that last built its stored
@@ -296,7 +308,7 @@ const mocAccessQuery = statementOnceBy((db, lock: boolean) => {
 
 const mocDocumentTextQuery = preparedOnce((db) =>
   db
-    .select({ ...ACCESS_FIELDS, doc: sql<string>`coalesce(${d.doc}, build_moc_document(${m.id}))` })
+    .select({ ...ACCESS_FIELDS, doc: sql<string>`${withStage(sql`coalesce(${d.doc}, build_moc_document(${m.id}))`)}` })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
     .where(eq(m.id, sql.placeholder("id")))

@@ -12,7 +12,7 @@ import { preparedSql, statementOnce, statementOnceBy, type Executor } from "~/ut
 import type { MocDocument } from "./moc-document";
 import { approvalConditions, deviationConditions } from "./moc-steps/shape.server";
 import { pendingApproval } from "./risk-approval.server";
-import { loadMocForStep, loadMocStepState, type MocStepState } from "./moc-query.server";
+import { loadMocForStep, loadMocStepState, withStage, type MocStepState } from "./moc-query.server";
 import type { Actor, MocAccess } from "./authz.server";
 import { APPROVAL_STAGE_ACTION } from "./risk";
 import {
@@ -285,7 +285,7 @@ async function storedDocumentNow(tx: Executor, mocId: string): Promise<string> {
 const documentNowStatement = statementOnce((db) =>
   preparedSql<{ doc: string | null }>(
     db,
-    sql`select moc_document_now(${placeholder("id", "uuid")}) as doc`,
+    sql`select ${withStage(sql`moc_document_now(m.id)`)} as doc from mocs m where m.id = ${placeholder("id", "uuid")}`,
     "moc_document_now",
   ),
 );

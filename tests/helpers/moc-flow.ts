@@ -23,6 +23,7 @@ import * as submitTemporaryPermanent from "~/routes/api+/submit.temporary-perman
 import * as submitTemporaryRestored from "~/routes/api+/submit.temporary-restored";
 import { MOC_STAGE_SQL, MOC_STEPS, mocStage, stateOfDocument, STEPS, type MocStep } from "~/models/moc-steps.server";
 import { mocPrintRecord } from "~/models/record-print.server";
+import { loadMocDocumentText } from "~/models/moc-query.server";
 import { createMoc } from "~/models/moc.server";
 import type { NewMocInput } from "~/models/moc.schema";
 import type { PublicUser } from "~/models/user.server";
@@ -342,7 +343,8 @@ export const issuePaths = (res: CallResult): string[] => res.body.issues.map((i:
 
 /**
  * The stage of a MOC as its record names it (`mocStage`), as SQL names it for the lists and CSV
- * (`MOC_STAGE_SQL`) and as its print (and so its PDF) names it: asserts they agree, and returns it.
+ * (`MOC_STAGE_SQL`), as its print (and so its PDF) names it and as the API answers it (`stage`):
+ * asserts they agree, and returns it.
  */
 export async function stageOf(doc: Doc): Promise<string> {
   const label = mocStage(stateOfDocument(doc));
@@ -351,5 +353,8 @@ export async function stageOf(doc: Doc): Promise<string> {
   );
   expect(row!.stage, doc.serial_num).toBe(label);
   expect(mocPrintRecord(doc, []).status, doc.serial_num).toBe(label);
+  // The API's answers carry it (GET /api/singlemoc's text; a step's answer).
+  expect(JSON.parse((await loadMocDocumentText(doc._id))!.doc).stage, doc.serial_num).toBe(label);
+  if (doc.stage !== undefined) expect(doc.stage, doc.serial_num).toBe(label);
   return label;
 }

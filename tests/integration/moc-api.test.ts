@@ -88,6 +88,8 @@ const MOC_KEYS = [
   "risk_level",
   // The highest level HSEQ reviewed it at: approvals never follow a lower one (decision 037, an addition)
   "reviewed_risk_level",
+  // Where it stands, in words, read live (issue 38 "stages named once", an addition)
+  "stage",
   // The implementer's "no significant hazard" declaration (issue 38's risk gate, an addition)
   "no_significant_hazard",
   "action",
@@ -314,8 +316,10 @@ describe("population", () => {
     expect(doc.target_date).toBe(doc.implementer_form["target-date"].value);
   });
 
-  it("GET /api/newmoc and GET /api/getAllMoc carry the same populated document", async () => {
-    const single = (await singlemoc(admin, complete._id)).body;
+  it("GET /api/newmoc and GET /api/getAllMoc carry the same populated document (without the stage)", async () => {
+    // A list's documents leave out the stage, which the single read computes live (decision 054).
+    const { stage, ...single } = (await singlemoc(admin, complete._id)).body;
+    expect(stage).toBe("Completed");
     for (const [route, path] of [
       [newmocRoute, "/api/newmoc"],
       [getAllMocRoute, "/api/getAllMoc"],

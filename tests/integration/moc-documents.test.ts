@@ -54,7 +54,10 @@ describe("stored documents", () => {
   it("every MOC has one from its creation, equal to the built document", async () => {
     const moc = await mocAt("e", cast);
     const [row] = await getDb().execute<{ doc: string }>(sql`select doc from moc_documents where moc_id = ${moc._id}`);
-    expect(JSON.parse(row!.doc)).toEqual(moc);
+    // The answer is the stored document with its stage read live (never stored: it depends on the date).
+    const { stage, ...stored } = moc;
+    expect(JSON.parse(row!.doc)).toEqual(stored);
+    expect(stage).toBe("Implementation");
     await expectStoredDocumentsFresh();
   });
 
@@ -65,7 +68,7 @@ describe("stored documents", () => {
     const [row] = await getDb().execute<{ doc: string; built: string }>(
       sql`select doc, build_moc_document(moc_id) as built from moc_documents where moc_id = ${moc._id}`,
     );
-    expect(res.text).toBe(`{"data":${row!.doc},"status":200}`);
+    expect(res.text).toBe(`{"data":${row!.doc.slice(0, -1)},"stage":"Approval"},"status":200}`);
     expect(JSON.parse(row!.doc)).toEqual(JSON.parse(row!.built));
     expect(res.body.data.status).toBe("d");
     expect(res.body.data.logs.at(-1)).toMatchObject({ from: "c", to: "d" });
