@@ -48,7 +48,7 @@ function pendingSteps(actor: Actor, delegate?: Actor): SQL {
       coalesce((select max(l.at) from moc_logs l where l.moc_id = m.id), m.created_at) as waiting_since
     from mocs m
     cross join lateral (select ${pendingStepSql(actor)} as type) a
-    where not m.is_deleted and m.status <> 'decline' and a.type is not null
+    where a.type is not null
       ${delegate ? sql`and ${actingIndependentSql(sql`a.type`, delegate)} and ${ownedStepSql(sql`a.type`, actor)}` : sql``}
       and (m.id = any(array(select mu.moc_id from moc_users mu where mu.user_id = (select ${actor._id}::uuid)))
            ${isHseq ? sql`or m.status = 'c' or ${TEMPORARY_EXPIRED_SQL}` : sql``})`;

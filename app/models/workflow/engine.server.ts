@@ -396,15 +396,13 @@ end`;
   );
 
   /** The steps that wait on the actor, as a SQL `case` naming the step (null for none). */
-  const pendingStepSql = (actor: Actor): SQL => sql`case
-  ${sql.join(
-    waitingSteps.map((s) => {
-      const who = steps[s]!.who;
-      return sql`when ${waitingSql(s)} and ${(who.waitsOn ?? who).sql(actor)} then ${literal(s)}`;
-    }),
-    sql` `,
-  )}
-end`;
+  const pendingStepSql = (actor: Actor): SQL =>
+    restingCase(
+      waitingSteps.map((s) => {
+        const who = steps[s]!.who;
+        return sql`when ${waitingSql(s)} and ${(who.waitsOn ?? who).sql(actor)} then ${literal(s)}`;
+      }),
+    );
 
   /** The pages' view of a step: path and label, for links and buttons. */
   const stepLink = (s: Name) => ({
