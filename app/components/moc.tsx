@@ -15,7 +15,7 @@ const STATUS_BADGE: Record<string, string> = {
 /**
  * A MOC's status as a readable, coloured label: never a bare letter. `stage` names what it waits
  * for when the status alone would mislead (a deviation decision, though the status is back at B;
- * "Returned by HSEQ"; "Expired — not restored" on a completed temporary change).
+ * "Returned by HSEQ"; "Expired, not restored" on a completed temporary change).
  */
 export function StatusBadge({
   status,

@@ -27,7 +27,7 @@ export type PendingAction = {
   >;
   /** When the MOC reached the step that now waits on the caller. */
   waitingSince: string;
-  /** How the MOC reads while it waits ("Returned by HSEQ", "Expired — not restored"), or null. */
+  /** How the MOC reads while it waits ("Returned by HSEQ", "Expired, not restored"), or null. */
   stage: string | null;
   /** The caller may submit the step (else it waits on them to see it done: an expired temporary change). */
   mayAct: boolean;

@@ -196,7 +196,7 @@ export const mocAnswer = z
     }),
     stage: z.string().optional().meta({
       description:
-        'Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status\'s own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired — not restored"). Read live, not stored: in the answers about one MOC (GET /api/singlemoc, every step and write), not in the lists\' documents.',
+        'Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status\'s own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired, not restored"). Read live, not stored: in the answers about one MOC (GET /api/singlemoc, every step and write), not in the lists\' documents.',
     }),
     no_significant_hazard: z
       .object({ reason: z.string(), by: id, byName: z.string(), at: z.string() })
@@ -243,7 +243,7 @@ export const pendingActionAnswer = z.object({
   moc: z.looseObject({ _id: id, serial_num: z.string(), status: z.string(), completed: z.boolean() }),
   waitingSince: at,
   stage: z.string().nullable().meta({
-    description: 'How the MOC reads while it waits: "Returned by HSEQ", "Expired — not restored", or null.',
+    description: 'How the MOC reads while it waits: "Returned by HSEQ", "Expired, not restored", or null.',
   }),
   mayAct: z.boolean().meta({
     description:

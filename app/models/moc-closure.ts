@@ -7,12 +7,15 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { ActionPlan, ManualPlan } from "#db/schema";
-import { completionReportDue, type MocDocument } from "./moc-document";
+import { completionReportDue, TEMPORARY_STATE_LABELS, type MocDocument } from "./moc-document";
 
 /** The badge of a MOC back at Part B after the HSEQ review returned it. */
 export const RETURNED_BY_HSEQ = "Returned by HSEQ";
-/** The badge of a temporary change past its end with nothing recorded (red, counted open and overdue). */
-export const EXPIRED_NOT_RESTORED = "Expired — not restored";
+/**
+ * The stage of a temporary change past its end with nothing recorded (a red badge, counted open and
+ * overdue): the temporary state's own words, so the badge, the tiles and the lists read the same.
+ */
+export const EXPIRED_NOT_RESTORED = TEMPORARY_STATE_LABELS.expired;
 
 /** The Part F questions, by form field; every one must be answered "yes" to close. */
 export const VERIFIER_QUESTIONS = {

@@ -236,7 +236,7 @@ export default function Dashboard() {
             className={`stat${temporary.expired ? " stat-danger" : ""}`}
           >
             <span className="stat-number">{temporary.expired}</span>
-            Expired, not restored
+            {EXPIRED_NOT_RESTORED}
           </Link>
         </div>
         {expired.length > 0 ? (
@@ -246,7 +246,9 @@ export default function Dashboard() {
                 <Link to={`/mocs/${r.id}`} className="moc-link">
                   {mocName(r.serialNum, r.title)}
                 </Link>
-                <span className="overdue">Expired, not restored: ended {formatDate(r.temporaryUntil)}</span>
+                <span className="overdue">
+                  {EXPIRED_NOT_RESTORED}: ended {formatDate(r.temporaryUntil)}
+                </span>
               </li>
             ))}
           </ul>

@@ -189,17 +189,17 @@ test("an expired temporary change is red and waits on its originator", async ({ 
     .getByRole("region", { name: "Waiting on me" })
     .getByRole("listitem")
     .filter({ hasText: `MOC ${moc.serial_num}:` });
-  await expect(item.locator(".badge-danger")).toHaveText("Expired — not restored");
+  await expect(item.locator(".badge-danger")).toHaveText("Expired, not restored");
   await shot(page, "dashboard-expired");
   // The originator only waits on it: the link leads to the record, whose badge is red, not "Completed".
   await item.getByRole("link", { name: new RegExp(`^MOC ${moc.serial_num}:`) }).click();
   await expect(page.getByRole("heading", { name: `MOC ${moc.serial_num}`, level: 1 })).toBeVisible();
-  await expect(page.locator(".badge-danger").filter({ hasText: "Expired — not restored" }).first()).toBeVisible();
+  await expect(page.locator(".badge-danger").filter({ hasText: "Expired, not restored" }).first()).toBeVisible();
   await expect(page.locator(".badge-success").filter({ hasText: "Completed" })).toHaveCount(0);
   // Listed among the open MOCs, with the same red badge.
   await page.goto("/mocs?state=open&scope=mine");
   const row = page
     .getByRole("row")
     .filter({ has: page.getByRole("link", { name: `MOC ${moc.serial_num}`, exact: true }) });
-  await expect(row.locator(".badge-danger").first()).toHaveText("Expired — not restored");
+  await expect(row.locator(".badge-danger").first()).toHaveText("Expired, not restored");
 });

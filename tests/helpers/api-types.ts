@@ -1374,7 +1374,7 @@ export interface components {
       risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       /** @description The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review. */
       reviewed_risk_level?: ("low" | "medium" | "high" | "extreme") | null;
-      /** @description Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status's own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired — not restored"). Read live, not stored: in the answers about one MOC (GET /api/singlemoc, every step and write), not in the lists' documents. */
+      /** @description Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status's own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired, not restored"). Read live, not stored: in the answers about one MOC (GET /api/singlemoc, every step and write), not in the lists' documents. */
       stage?: string;
       /** @description The implementer's declaration that the change has no significant hazard, with their reason: it ranks a MOC without impact items Low (issue 38's risk gate). Null when not declared. */
       no_significant_hazard?: {
@@ -2081,7 +2081,7 @@ export interface operations {
                  * @description A moment, ISO 8601 (UTC).
                  */
                 waitingSince: string;
-                /** @description How the MOC reads while it waits: "Returned by HSEQ", "Expired — not restored", or null. */
+                /** @description How the MOC reads while it waits: "Returned by HSEQ", "Expired, not restored", or null. */
                 stage: string | null;
                 /** @description The caller may submit the step; false when it waits on them to see it done (an expired temporary change). */
                 mayAct: boolean;
@@ -2544,7 +2544,7 @@ export interface operations {
           | "Verification"
           | "Completion report"
           | "Completed"
-          | "Expired — not restored"
+          | "Expired, not restored"
           | "Declined";
         /**
          * @description The `department` filter.
@@ -2962,7 +2962,7 @@ export interface operations {
           | "Verification"
           | "Completion report"
           | "Completed"
-          | "Expired — not restored"
+          | "Expired, not restored"
           | "Declined";
         /**
          * @description The `department` filter.

@@ -477,13 +477,13 @@ describe("an expired temporary change", () => {
     );
     expect(await waiting(crew.implementer)).toMatchObject({
       type: "temporary-restored",
-      stage: "Expired — not restored",
+      stage: "Expired, not restored",
       mayAct: true,
     });
     for (const who of [crew.originator, otherHseq, crew.hseq]) {
       expect(await waiting(who)).toMatchObject({
         type: "temporary-restored",
-        stage: "Expired — not restored",
+        stage: "Expired, not restored",
         mayAct: false,
       });
     }
@@ -495,7 +495,7 @@ describe("an expired temporary change", () => {
     expect(await ids({ overdue: true })).toContain(moc._id);
     expect(await ids({ state: "completed" })).not.toContain(moc._id);
     const { rows } = await searchMocs(crew.originator, { mine: true, pageSize: 100 });
-    expect(rows.find((r) => r.id === moc._id)).toMatchObject({ completed: true, stage: "Expired — not restored" });
+    expect(rows.find((r) => r.id === moc._id)).toMatchObject({ completed: true, stage: "Expired, not restored" });
 
     // Restored (reported, then confirmed by HSEQ): nobody's work any more.
     await stepOk("temporary-restored", crew.implementer, defaultStepBody("temporary-restored", moc, crew));
