@@ -32,7 +32,7 @@ export async function sendNoticeDigests(tx: Executor, now: Date): Promise<number
     from taken t join users u on u.id = t.to_user_id
     group by u.id, u.name, u.email, u.active`);
   const due = pending.filter((p) => p.active);
-  await queueEmails(
+  const queued = await queueEmails(
     tx,
     due.map((p) => ({
       to: { id: p.userId, name: p.name, email: p.email },
@@ -49,5 +49,13 @@ export async function sendNoticeDigests(tx: Executor, now: Date): Promise<number
       },
     })),
   );
+  // Its notices are in the app already: the digest itself is kept in the reader's list as read, so
+  // it adds nothing to their unread count.
+  if (queued.length) {
+    await tx.execute(
+      sql`update email_messages set read_at = now()
+        where id in (select jsonb_array_elements_text(${JSON.stringify(queued.map((q) => q.id))}::jsonb)::uuid)`,
+    );
+  }
   return due.length;
 }

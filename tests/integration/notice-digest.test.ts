@@ -51,6 +51,11 @@ describe("the daily digest", () => {
     const digests = after.filter((m) => m.subject.includes("Your daily digest"));
     expect(digests).toHaveLength(1);
     expect(digests[0]).toMatchObject({ emailed: true, status: "queued", digest_pending: false });
+    // The digest lists notices already in the app: it is kept there as read, adding nothing unread.
+    const listed = (await listNotifications(cast.originator)).notifications.find((n) =>
+      n.subject.includes("Your daily digest"),
+    );
+    expect(listed?.readAt).toBeTruthy();
     expect(digests[0]!.subject).toBe(
       `[Your notifications] Your daily digest: ${kept.length} ${kept.length === 1 ? "notice" : "notices"}`,
     );
