@@ -38,7 +38,10 @@ function connect(): Client {
     idle_timeout: 20,
     connect_timeout: 10,
     onnotice: () => {},
-    connection: { application_name: "change-management" },
+    // No JIT: the app's statements run in milliseconds, but those over many MOCs (a list's
+    // documents, each with its stage; Insight) pass `jit_above_cost`, and compiling them took
+    // PostgreSQL 1-3 s (docs/performance.md, "JIT").
+    connection: { application_name: "change-management", jit: "off" },
     // Opt-in query counting: only when `globalThis.__cmQueryCounter` exists as the pool is made.
     // (postgres.js's `debug` costs a stack trace per query, so it is never on otherwise.)
     ...(holder.__cmQueryCounter

@@ -194,9 +194,9 @@ export const mocAnswer = z
       description:
         "The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review.",
     }),
-    stage: z.string().optional().meta({
+    stage: z.string().meta({
       description:
-        'Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status\'s own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired, not restored"). Read live, not stored: in the answers about one MOC (GET /api/singlemoc, every step and write), not in the lists\' documents.',
+        'Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status\'s own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired, not restored"). Read live with every answer (GET /api/singlemoc, the lists, every step and write), never stored.',
     }),
     no_significant_hazard: z
       .object({ reason: z.string(), by: id, byName: z.string(), at: z.string() })

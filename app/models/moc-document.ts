@@ -106,7 +106,7 @@ export type MocDocument = {
    * a new key of the API's answers about one MOC, read live with the document, never stored; the
    * lists' documents leave it out (issue 38).
    */
-  stage?: string;
+  stage: string;
   /** The implementer's "no significant hazard" declaration, which ranks a MOC without impact items Low (a new key, issue 38). */
   no_significant_hazard?: NoSignificantHazard | null;
   action: ActionPlan;

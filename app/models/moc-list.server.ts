@@ -4,6 +4,7 @@ import { iso } from "#db/moc-document";
 import { getDb } from "~/utils/db.server";
 import { pendingMocIds } from "./actions.server";
 import { mocListScope, mocOpenSql, type Actor, type MocList } from "./authz.server";
+import { documentsWithStage, withStage } from "./moc-query.server";
 import { afterSorted, cut, keyOfRow, orderBy, sortValues, type PageOf, type PageRequest, type SortKey } from "./keyset";
 
 import { z } from "zod";
@@ -272,13 +273,14 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
 
 const DOC = sql`coalesce(d.doc, build_moc_document(m.id))`;
 
-/** The documents of `list` that `filter` selects, in its order, as a JSON array text, in one query. */
+/** The documents of `list` that `filter` selects, in its order, each with its stage, as a JSON array text, in one query. */
 export async function mocListDocuments(actor: Actor, list: MocList, filter: MocListFilter): Promise<string> {
-  const [row] = await getDb().execute<{ data: string }>(sql`
-    select coalesce('[' || string_agg(${DOC}, ',' order by ${ORDER(filter.sort)}) || ']', '[]') as data
+  const rows = await getDb().execute<{ doc: string; stage: string }>(sql`
+    select ${DOC} as doc, ${MOC_STAGE_SQL} as stage
     from mocs m left join moc_documents d on d.moc_id = m.id
-    where ${mocListWhere(actor, filter, list)}`);
-  return row?.data ?? "[]";
+    where ${mocListWhere(actor, filter, list)}
+    order by ${ORDER(filter.sort)}`);
+  return documentsWithStage([...rows]);
 }
 
 /** One page of the same documents in the same order (keyset: app/models/keyset.ts), in one query. */
@@ -290,12 +292,12 @@ export async function mocListDocumentsPage(
 ): Promise<PageOf<string>> {
   const keys = SORT_KEYS[filter.sort ?? "newest"];
   const after = afterSorted(keys, sql`m.id`, page.after) ?? sql`true`;
-  const rows = await getDb().execute<{ id: string; doc: string } & Record<string, unknown>>(sql`
-    select m.id, ${sortValues(keys)}, ${DOC} as doc
+  const rows = await getDb().execute<{ id: string; doc: string; stage: string } & Record<string, unknown>>(sql`
+    select m.id, ${sortValues(keys)}, ${DOC} as doc, ${MOC_STAGE_SQL} as stage
     from mocs m left join moc_documents d on d.moc_id = m.id
     where ${mocListWhere(actor, filter, list)} and ${after}
     order by ${ORDER(filter.sort)}
     limit ${page.limit + 1}`);
   const { rows: taken, next } = cut([...rows], page.limit, (r) => keyOfRow(keys, r, r.id));
-  return { rows: taken.map((r) => r.doc), next };
+  return { rows: taken.map((r) => withStage(r.doc, r.stage)), next };
 }

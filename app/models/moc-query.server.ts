@@ -7,7 +7,7 @@
  * query text once per connection. Planning a document's score of subqueries costs about as much
  * as running them, and `db.execute` plans on every call (docs/performance.md).
  */
-import { eq, sql, type SQL } from "drizzle-orm";
+import { desc, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange } from "#db/schema";
 import { MOC_JSON } from "#db/moc-document";
@@ -18,6 +18,7 @@ import type { MocDocument } from "./moc-document";
 import { ACTED_SQL } from "./moc-four-eyes.server";
 import { APPROVAL_SQL, type ApprovalState } from "./risk-approval.server";
 import { MOC_STAGE_SQL } from "./moc-steps.server";
+import { TODAY_SQL } from "./temporary.server";
 
 /** `mocs m`: every fragment below refers to the MOC row as `m`. */
 const m = alias(mocs, "m");
@@ -36,24 +37,28 @@ export async function loadMocDocument(id: string, db: Executor = getDb()): Promi
 }
 
 /**
- * One MOC's document as the API answers it (GET /api/singlemoc, a step's answer): the stored (or
- * built) JSON text of `m` with its `stage` (`MOC_STAGE_SQL`, the one name of where it stands,
- * issue 38) added as its last key. Read live, not stored: it depends on today's date (a temporary
- * change past its end). The lists' documents leave it out: computed for each of 10,000 MOCs it
- * took a cold list from 0.4 s to 1.8 s (docs/decisions/054-one-definition-per-rule.md); their rows
- * carry it on the list page and in the CSV.
+ * A MOC's document as the API answers it (GET /api/singlemoc, a step's answer, the lists): the
+ * stored (or built) JSON text of `m` with its `stage` (`MOC_STAGE_SQL`, the one name of where it
+ * stands, issue 38) added as its last key. Read live, not stored: it depends on today's date (a
+ * temporary change past its end), so a list's fingerprint carries the date too (LIST_TAG). Added in
+ * Node, not in SQL: concatenating 10,000 documents in PostgreSQL cost 0.4 s more than sending them
+ * (docs/decisions/054-one-definition-per-rule.md); a slice of a JavaScript string is not a copy.
  */
-export const withStage = (doc: SQL): SQL =>
-  sql`(left(${doc}, -1) || ',"stage":' || to_json(${MOC_STAGE_SQL})::text || '}')`;
+export const withStage = (doc: string, stage: string): string =>
+  `${doc.slice(0, -1)},"stage":${JSON.stringify(stage)}}`;
+
+/** The documents of rows in order, each with its stage, as a JSON array text. */
+export const documentsWithStage = (rows: readonly { doc: string; stage: string }[]): string =>
+  `[${rows.map((r) => withStage(r.doc, r.stage)).join(",")}]`;
 
 /**
- * A list's fingerprint: the MOCs in order, each with the transaction that last built its stored
- * document. Equal fingerprints mean byte-identical lists (a document only changes by a rebuild, and
- * each rebuild carries a new transaction id), so it is both the ETag and the cache key. Null when a
- * MOC has no stored document.
+ * A list's fingerprint: today's date (each document's `stage` may change with it) and the MOCs in
+ * order, each with the transaction that last built its stored document. Equal fingerprints mean
+ * byte-identical lists (a document only changes by a rebuild, and each rebuild carries a new
+ * transaction id), so it is both the ETag and the cache key. Null when a MOC has no stored document.
  */
 const LIST_TAG = sql<string | null>`case when bool_and(${d.mocId} is not null)
-  then md5(coalesce(string_agg(${m.id}::text || ':' || ${d.refreshedTx}::text, ',' order by ${m.createdAt} desc, ${m.id}), ''))
+  then md5(${TODAY_SQL}::text || coalesce(string_agg(${m.id}::text || ':' || ${d.refreshedTx}::text, ',' order by ${m.createdAt} desc, ${m.id}), ''))
   end`;
 
 /** Recently answered lists by fingerprint, bounded in bytes; shared by every user who sees the same list. */
@@ -101,18 +106,35 @@ export const mocListTag = (scope: MocScope, actorId: unknown) =>
   sql<string | null>`(select ${LIST_TAG} from mocs m left join moc_documents d on d.moc_id = m.id
     where ${mocScopeSql(scope, actorId)})`;
 
-/** The documents of a scope and their fingerprint in one statement (one snapshot), built once per scope. */
-const listBodyQuery = preparedOnceBy((db, scope: MocScope) =>
-  db
+/**
+ * The documents of a scope with their stages, each row with the fingerprint of the whole, in one
+ * statement (one snapshot), built once per scope. An empty list is one row with no document.
+ */
+const listBodyQuery = preparedOnceBy((db, scope: MocScope) => {
+  const list = db
     .select({
-      tag: LIST_TAG,
-      data: sql<string>`coalesce('[' || string_agg(coalesce(d.doc, build_moc_document(m.id)), ',' order by m.created_at desc, m.id) || ']', '[]')`,
+      createdAt: m.createdAt,
+      id: m.id,
+      doc: sql<string>`coalesce(${d.doc}, build_moc_document(${m.id}))`.as("doc"),
+      stage: sql<string>`${MOC_STAGE_SQL}`.as("stage"),
     })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
     .where(mocScopeSql(scope, sql.placeholder("actorId")))
-    .prepare(`moc_list_body_${scope}`),
-);
+    .as("r");
+  const tag = db
+    .select({ tag: LIST_TAG.as("tag") })
+    .from(m)
+    .leftJoin(d, eq(d.mocId, m.id))
+    .where(mocScopeSql(scope, sql.placeholder("actorId")))
+    .as("t");
+  return db
+    .select({ tag: tag.tag, doc: list.doc, stage: list.stage })
+    .from(tag)
+    .leftJoinLateral(list, sql`true`)
+    .orderBy(desc(list.createdAt), list.id)
+    .prepare(`moc_list_body_${scope}`);
+});
 
 /**
  * A list's whole response body (`{"data":[...],"status":200}`) as bytes, with its fingerprint.
@@ -125,17 +147,23 @@ const listBodyQuery = preparedOnceBy((db, scope: MocScope) =>
 export async function mocListBody(scope: MocScope, actorId: string, tag?: string | null): Promise<MocListBody> {
   const cached = tag ? listCache.get(tag) : undefined;
   if (cached) return { etag: tag!, body: cached };
-  const [row] = await listBodyQuery(scope).execute({ actorId });
-  const body = Buffer.from(`{"data":${row?.data ?? "[]"},"status":200}`);
-  if (row?.tag) listCache.set(row.tag, body);
-  return { etag: row?.tag ?? null, body };
+  const rows = await listBodyQuery(scope).execute({ actorId });
+  const fingerprint = rows[0]?.tag ?? null;
+  const docs = rows.filter((r): r is typeof r & { doc: string; stage: string } => r.doc !== null);
+  const body = Buffer.from(`{"data":${documentsWithStage(docs)},"status":200}`);
+  if (fingerprint) listCache.set(fingerprint, body);
+  return { etag: fingerprint, body };
 }
 
-/** The same list built from the tables on the spot: the reference the stored documents are checked against. */
+/**
+ * The same list built from the tables on the spot, each document with its stage: the reference the
+ * stored documents are checked against.
+ */
 export async function buildMocListJson(where: SQL, db: Executor = getDb()): Promise<string> {
   const rows = await db
     .select({
-      body: sql<string>`coalesce(json_agg(${sql.raw(MOC_JSON)} order by m.created_at desc, m.id), '[]'::json)::text`,
+      body: sql<string>`coalesce(json_agg((${sql.raw(MOC_JSON)})::jsonb || jsonb_build_object('stage', ${MOC_STAGE_SQL})
+        order by m.created_at desc, m.id), '[]'::json)::text`,
     })
     .from(m)
     .where(where)
@@ -308,7 +336,11 @@ const mocAccessQuery = statementOnceBy((db, lock: boolean) => {
 
 const mocDocumentTextQuery = preparedOnce((db) =>
   db
-    .select({ ...ACCESS_FIELDS, doc: sql<string>`${withStage(sql`coalesce(${d.doc}, build_moc_document(${m.id}))`)}` })
+    .select({
+      ...ACCESS_FIELDS,
+      doc: sql<string>`coalesce(${d.doc}, build_moc_document(${m.id}))`,
+      stage: sql<string>`${MOC_STAGE_SQL}`,
+    })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
     .where(eq(m.id, sql.placeholder("id")))
@@ -320,6 +352,8 @@ const mocDocumentTextQuery = preparedOnce((db) =>
  * (GET /api/singlemoc: the stored document goes out as PostgreSQL holds it, never parsed in Node).
  */
 export async function loadMocDocumentText(id: string) {
-  const rows = await mocDocumentTextQuery().execute({ id });
-  return rows[0] ?? null;
+  const [row] = await mocDocumentTextQuery().execute({ id });
+  if (!row) return null;
+  const { stage, ...rest } = row;
+  return { ...rest, doc: withStage(row.doc, stage) };
 }

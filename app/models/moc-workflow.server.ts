@@ -17,6 +17,7 @@ import type { Actor, MocAccess } from "./authz.server";
 import { APPROVAL_STAGE_ACTION } from "./risk";
 import {
   mayAct,
+  MOC_STAGE_SQL,
   MOC_WORKFLOW,
   returnedByHseq,
   stepWaiting,
@@ -279,13 +280,13 @@ export async function runStepForDocument<S extends MocStep>(
 async function storedDocumentNow(tx: Executor, mocId: string): Promise<string> {
   const [row] = await documentNowStatement(tx).execute({ id: mocId });
   if (!row?.doc) throw new Error(`MOC ${mocId} has no stored document after its step`);
-  return row.doc;
+  return withStage(row.doc, row.stage);
 }
 
 const documentNowStatement = statementOnce((db) =>
-  preparedSql<{ doc: string | null }>(
+  preparedSql<{ doc: string | null; stage: string }>(
     db,
-    sql`select ${withStage(sql`moc_document_now(m.id)`)} as doc from mocs m where m.id = ${placeholder("id", "uuid")}`,
+    sql`select moc_document_now(m.id) as doc, ${MOC_STAGE_SQL} as stage from mocs m where m.id = ${placeholder("id", "uuid")}`,
     "moc_document_now",
   ),
 );

@@ -1374,8 +1374,8 @@ export interface components {
       risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       /** @description The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review. */
       reviewed_risk_level?: ("low" | "medium" | "high" | "extreme") | null;
-      /** @description Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status's own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired, not restored"). Read live, not stored: in the answers about one MOC (GET /api/singlemoc, every step and write), not in the lists' documents. */
-      stage?: string;
+      /** @description Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status's own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired, not restored"). Read live with every answer (GET /api/singlemoc, the lists, every step and write), never stored. */
+      stage: string;
       /** @description The implementer's declaration that the change has no significant hazard, with their reason: it ranks a MOC without impact items Low (issue 38's risk gate). Null when not declared. */
       no_significant_hazard?: {
         reason: string;

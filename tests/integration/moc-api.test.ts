@@ -316,10 +316,10 @@ describe("population", () => {
     expect(doc.target_date).toBe(doc.implementer_form["target-date"].value);
   });
 
-  it("GET /api/newmoc and GET /api/getAllMoc carry the same populated document (without the stage)", async () => {
-    // A list's documents leave out the stage, which the single read computes live (decision 054).
-    const { stage, ...single } = (await singlemoc(admin, complete._id)).body;
-    expect(stage).toBe("Completed");
+  it("GET /api/newmoc and GET /api/getAllMoc carry the same populated document, stage included", async () => {
+    // Every answer reads the stage live with the document (decision 054).
+    const single = (await singlemoc(admin, complete._id)).body;
+    expect(single.stage).toBe("Completed");
     for (const [route, path] of [
       [newmocRoute, "/api/newmoc"],
       [getAllMocRoute, "/api/getAllMoc"],
