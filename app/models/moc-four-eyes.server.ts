@@ -93,10 +93,12 @@ export function dependenceOf(userId: string, moc: Independence, kind: CheckKind 
       : null,
     kind === "review" && (userId === moc.approverId || acted.approverIds.includes(userId)) ? "the approver" : null,
     kind === "approval" && acted.reviewerIds.includes(userId) ? "the HSEQ reviewer" : null,
-    kind === "closing" && (acted.cancellerIds ?? []).includes(userId) ? "the one who cancelled a plan item" : null,
+    kind === "closing" && (acted.cancellerIds ?? []).includes(userId) ? CANCELLER : null,
   ].filter(Boolean);
   return roles.length ? roles.join(" and ") : null;
 }
+
+const CANCELLER = "the one who cancelled a plan item";
 
 /** Nobody acted yet (a record read without its trail). */
 export const NOBODY_ACTED: MocAccess["acted"] = {
@@ -186,11 +188,20 @@ export const independent = (
   refusal: base.refusal,
   conflict: (actor, moc) => {
     const dependence = base.may(actor, moc) ? dependenceOf(actor._id, moc, kind) : null;
-    return dependence
-      ? `You are ${dependence} of this MOC, so you cannot ${doing} it: nobody reviews, approves or verifies their own change, and one person does not both review and approve it (four eyes)`
-      : null;
+    return dependence ? fourEyesRefusal(dependence, doing, kind) : null;
   },
 });
+
+/**
+ * The 403 of a check refused for four eyes: who the person is to the MOC, the rule, and, when they
+ * cancelled one of its plan items, what to do (another person closes it: a verifier can be named
+ * on the MOC's page).
+ */
+export const fourEyesRefusal = (dependence: string, doing: string, kind: CheckKind): string =>
+  `You are ${dependence} of this MOC, so you cannot ${doing} it: nobody reviews, approves or verifies their own change, and one person does not both review and approve it (four eyes)` +
+  (kind === "closing" && dependence.includes(CANCELLER)
+    ? `; deciding that an item need not be done and closing the MOC are two people's decisions, so another person verifies it (the originator or an admin names a verifier on the MOC's page)`
+    : "");
 
 /**
  * Assignments of this MOC that already break four eyes (records from before the rule): one

@@ -236,14 +236,12 @@ export async function notifyAboutMoc(
   moc: { id: string; serialNum: string },
   to: Recipients,
   content: Omit<EmailContent, "record">,
-  linkFor?: NotifyInput["linkFor"],
-  found?: Recipient[],
+  options: Pick<NotifyInput, "linkFor" | "kind"> & { found?: Recipient[] } = {},
 ) {
   const label = await mocEmailNameOf(tx, moc);
   return notify(tx, {
     to,
-    found,
-    linkFor,
+    ...options,
     record: { type: "moc", id: moc.id },
     content: { ...content, record: { label, url: `/mocs/${moc.id}` } },
   });
@@ -423,7 +421,7 @@ export async function cloneMocInto(
         expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
       },
       // The implementer's email links to Part B (the implementer step's page).
-      () => `/mocs/${moc.id}/implementer`,
+      { linkFor: () => `/mocs/${moc.id}/implementer` },
     );
   }
   return moc;

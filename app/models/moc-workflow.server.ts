@@ -242,8 +242,7 @@ const runMocStep = MOC_WORKFLOW.runner({
         moc,
         notice.to,
         { event: notice.event, expectation: notice.expectation, details: notice.details },
-        linkFor,
-        reached,
+        { linkFor, found: reached },
       );
     }
     return storedDocumentNow(tx, moc.id);

@@ -161,7 +161,7 @@ export async function createMoc(
           expectation: "Assess the change (Part B): name the approver and HSEQ user, and set the target date.",
         },
         // The implementer's link opens Part B, where they act.
-        () => `/mocs/${moc.id}/${STEPS.implementer.path}`,
+        { linkFor: () => `/mocs/${moc.id}/${STEPS.implementer.path}` },
       );
     }
     return (await loadMocDocument(moc.id, tx))!;

@@ -46,7 +46,7 @@ export const NOTICE_KIND_INFO: Record<
   },
   action: {
     label: "Actions",
-    description: "Action-plan and manuals-plan items given to you on a MOC.",
+    description: "Action-plan and manuals-plan items given to you on a MOC, or cancelled.",
     default: "email",
     floor: null,
   },

@@ -71,6 +71,7 @@ export async function cancelPlanItem(
           ? `the action “${(item as ActionPlan["items"][number]).description}”`
           : `the manuals and drawings item “${(item as ManualPlan["items"][number]).document}”`;
       // Its owner is told, with the reason (issue 38 item 7): it leaves their "My actions".
+      // A notice of the kind that gave it to them (`action`), so one choice covers both.
       if (item.owner && item.owner !== actor._id) {
         await notifyAboutMoc(
           tx,
@@ -81,6 +82,7 @@ export async function cancelPlanItem(
             expectation: "Nothing more is needed from you for it; it no longer holds up closing the MOC.",
             details: [["Reason", input.reason]],
           },
+          { kind: "action" },
         );
       }
       return { action: `${TRAIL_ACTIONS.cancelledItem}${what.replace(/^the /, "")}`, comment: input.reason };

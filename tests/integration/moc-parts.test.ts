@@ -11,8 +11,6 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import * as mocPdf from "~/routes/mocs+/$id_.pdf";
-import * as mocPrint from "~/routes/mocs+/$id_.print";
 import * as pcrPdf from "~/routes/pcrs+/$id_.pdf";
 import * as pcrPrint from "~/routes/pcrs+/$id_.print";
 import * as hseqPage from "~/routes/mocs+/$id.hseq";
@@ -36,39 +34,12 @@ import { loadMocDocument } from "~/models/moc-query.server";
 import { describeMocParts } from "~/models/moc-parts.server";
 import { drawnImage, type PrintRecord } from "~/models/record-print.server";
 import type { DecisionContextData } from "~/web/decision-context.server";
-import { makeUser, tokenFor } from "../helpers/factories";
+import { makeUser } from "../helpers/factories";
 import { daysFromToday, futureDate, hseqForm, implementationForm, implementerForm, resolution } from "../helpers/moc";
 import { defaultStepBody, makeCast, mocAt, post, stepOk, temporaryMocAt } from "../helpers/moc-flow";
 import type { Cast } from "../helpers/moc";
-import { buildRequest } from "../helpers/request";
+import { folded, pdfTextOf, printOf, requestAs } from "../helpers/record-views";
 import { createPcrOk, signOk, TINY_PNG } from "../helpers/pcr";
-
-const folded = (text: string) => text.replace(/\s+/g, " ");
-
-async function requestAs(user: { _id: string }, url: string) {
-  return buildRequest({ path: url, token: await tokenFor(user as never), cookie: true });
-}
-
-async function printOf(id: string, user: { _id: string }): Promise<PrintRecord> {
-  const value = await mocPrint.loader({
-    request: await requestAs(user, `/mocs/${id}/print`),
-    params: { id },
-    context: {},
-  } as never);
-  return (value as { record: PrintRecord }).record;
-}
-
-async function pdfTextOf(id: string, user: { _id: string }): Promise<string> {
-  const response = await mocPdf.loader({
-    request: await requestAs(user, `/mocs/${id}/pdf`),
-    params: { id },
-    context: {},
-  } as never);
-  expect(response.status).toBe(200);
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "moc-parts-")), "record.pdf");
-  writeFileSync(file, Buffer.from(await response.arrayBuffer()));
-  return folded(execFileSync("pdftotext", ["-raw", file, "-"], { encoding: "utf8" }));
-}
 
 type StepRoute = { loader: (args: never) => unknown };
 async function decisionOf(route: StepRoute, step: string, id: string, user: { _id: string }) {

@@ -28,7 +28,7 @@ import {
   positionOf,
   SECOND_APPROVER_SQL,
 } from "../risk-approval.server";
-import { dependenceOf, independent, independentSql, isIndependentOf } from "../moc-four-eyes.server";
+import { dependenceOf, fourEyesRefusal, independent, independentSql, isIndependentOf } from "../moc-four-eyes.server";
 import { assigned, declined, step, type Moc, type Outcome, type StepContext } from "./shape.server";
 
 // ---------------------------------------------------------------------------------------------
@@ -57,9 +57,7 @@ const secondApprovals = (base: ReturnType<typeof independent>): ReturnType<typeo
         : `This MOC waits on ${approvalName(stage, moc.approval)}; only the holder of that position can give it`;
     }
     const dependence = dependenceOf(actor._id, moc, "approval");
-    return dependence
-      ? `You are ${dependence} of this MOC, so you cannot approve it: nobody reviews, approves or verifies their own change, and one person does not both review and approve it (four eyes)`
-      : null;
+    return dependence ? fourEyesRefusal(dependence, "approve", "approval") : null;
   },
 });
 
