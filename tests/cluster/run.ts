@@ -21,7 +21,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -118,12 +118,14 @@ type Outcome = { id: string; what: string; status: number | null; error?: string
 const outcomes: Outcome[] = [];
 
 async function main() {
-  if (!existsSync(path.join(root, "build/server/index.js"))) {
-    log("building (npm run build)");
-    const build = spawnLogged("npm", ["run", "-s", "build"], process.env);
-    await build.exited;
-    if (build.child.exitCode !== 0) throw new Error(`npm run build failed:\n${build.output()}`);
-  }
+  // The production build, made unless build/ was made from these sources (scripts/build-once.ts).
+  const build = spawnLogged(
+    process.execPath,
+    ["--import", "tsx", path.join(root, "scripts/build-once.ts")],
+    process.env,
+  );
+  await build.exited;
+  if (build.child.exitCode !== 0) throw new Error(`the build failed:\n${build.output()}`);
   const work = mkdtempSync(path.join(tmpdir(), "cm-cluster-"));
   const { serverUrl, embedded } = await startTestServer(path.join(root, ".data/cluster"));
   const database = `cm_cluster_${randomBytes(4).toString("hex")}`;

@@ -44,8 +44,8 @@ export default defineConfig({
     },
   ],
   webServer: {
-    // The production build, on a fresh database, with a known first admin.
-    command: "npm run -s build && node --import tsx tests/e2e/server.ts",
+    // The production build (made once: scripts/build-once.ts), on a fresh database, with a known first admin.
+    command: "node --import tsx scripts/build-once.ts && node --import tsx tests/e2e/server.ts",
     cwd: "../..",
     url: `${BASE_URL}/healthz`,
     reuseExistingServer: !process.env.CI,

@@ -2,10 +2,9 @@
  * The real listening server for integration tests: `app/server/main.ts` (what `npm start` runs)
  * as a child process in production mode, on an ephemeral port, against a database of the test's
  * own owned by the app's role (the app refuses a superuser in production, docs/security.md).
- * The production build it serves is made first when it is missing or older than the sources.
+ * The production build it serves is made first unless build/ was made from these sources.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,30 +12,12 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const BUILD_ENTRY = path.join(root, "build/server/index.js");
 
-/** The newest modification time of the files the production build is made from. */
-function newestSource(): number {
-  let newest = 0;
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else newest = Math.max(newest, statSync(full).mtimeMs);
-    }
-  };
-  walk(path.join(root, "app"));
-  for (const file of ["vite.config.ts", "package.json"])
-    newest = Math.max(newest, statSync(path.join(root, file)).mtimeMs);
-  return newest;
-}
-
-/** `npm run build` unless build/ is newer than every source file (CI's `npm test` built it in `lint`). */
+/** The production build, made unless build/ was made from these sources (scripts/build-once.ts). */
 export async function ensureProductionBuild(): Promise<void> {
-  if (existsSync(BUILD_ENTRY) && statSync(BUILD_ENTRY).mtimeMs >= newestSource()) return;
   // Without vitest's own variables: vite.config.ts leaves the Remix plugin out under VITEST.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST")));
-  await run("npm", ["run", "-s", "build"], {
+  await run(process.execPath, ["--import", "tsx", path.join(root, "scripts/build-once.ts")], {
     cwd: root,
     env: { ...env, NODE_ENV: "production" },
     maxBuffer: 64 * 1024 * 1024,
