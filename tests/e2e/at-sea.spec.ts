@@ -325,46 +325,46 @@ test.describe("layouts", () => {
   });
 });
 
-test("every page carries its styles inline and no stylesheet request; with JavaScript it hydrates without an error", async ({
-  cast,
-  mocApi,
-  openAs,
-}) => {
-  test.setTimeout(240_000);
-  const moc = await mocApi.createAt(cast, "hseq");
-  const page = await openAs(cast.hseq);
-  const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(`console: ${message.text()}`);
-  });
-  const requested: string[] = [];
-  page.on("request", (request) => requested.push(new URL(request.url()).pathname));
-  const paths = ["/", "/mocs", `/mocs/${moc._id}`, `/mocs/${moc._id}/hseq`, "/insights", "/archive/mocs", "/reviews"];
-  for (const path of paths) {
-    requested.length = 0;
-    await page.goto(path);
-    await page.waitForLoadState("networkidle");
-    // The sheet is in the page; nothing else is linked (print views add print.css of their own).
-    expect(await page.locator("style#app-styles").count(), path).toBe(1);
-    expect(await page.locator('link[rel="stylesheet"]').count(), path).toBe(0);
-    expect(
-      requested.filter((p) => p.endsWith(".css") || p.startsWith("/favicon")),
-      path,
-    ).toEqual([]);
-    // The styles apply: the header has its colour, not the browser's default.
-    const background = await page.locator("header.topbar").evaluate((el) => getComputedStyle(el).backgroundColor);
-    expect(background, path).not.toBe("rgba(0, 0, 0, 0)");
-  }
-  // A client-side navigation keeps the sheet (the root never unmounts).
-  if (test.info().project.use.javaScriptEnabled) {
-    await page.goto("/");
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "MOCs" }).click();
-    await page.waitForURL("**/mocs");
-    expect(await page.locator("style#app-styles").count()).toBe(1);
-  }
-  expect(errors).toEqual([]);
-});
+test(
+  "every page carries its styles inline and no stylesheet request; with JavaScript it hydrates without an error",
+  { tag: "@once" },
+  async ({ cast, mocApi, openAs }) => {
+    test.setTimeout(240_000);
+    const moc = await mocApi.createAt(cast, "hseq");
+    const page = await openAs(cast.hseq);
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(`console: ${message.text()}`);
+    });
+    const requested: string[] = [];
+    page.on("request", (request) => requested.push(new URL(request.url()).pathname));
+    const paths = ["/", "/mocs", `/mocs/${moc._id}`, `/mocs/${moc._id}/hseq`, "/insights", "/archive/mocs", "/reviews"];
+    for (const path of paths) {
+      requested.length = 0;
+      await page.goto(path);
+      await page.waitForLoadState("networkidle");
+      // The sheet is in the page; nothing else is linked (print views add print.css of their own).
+      expect(await page.locator("style#app-styles").count(), path).toBe(1);
+      expect(await page.locator('link[rel="stylesheet"]').count(), path).toBe(0);
+      expect(
+        requested.filter((p) => p.endsWith(".css") || p.startsWith("/favicon")),
+        path,
+      ).toEqual([]);
+      // The styles apply: the header has its colour, not the browser's default.
+      const background = await page.locator("header.topbar").evaluate((el) => getComputedStyle(el).backgroundColor);
+      expect(background, path).not.toBe("rgba(0, 0, 0, 0)");
+    }
+    // A client-side navigation keeps the sheet (the root never unmounts).
+    if (test.info().project.use.javaScriptEnabled) {
+      await page.goto("/");
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "MOCs" }).click();
+      await page.waitForURL("**/mocs");
+      expect(await page.locator("style#app-styles").count()).toBe(1);
+    }
+    expect(errors).toEqual([]);
+  },
+);
 
 test(
   "with JavaScript, the code of the pages linked from this one is fetched once it has loaded: a click then waits for data alone",
@@ -394,33 +394,33 @@ test(
   },
 );
 
-test("the record page opens on the step in hand and its owner, with finished parts folded", async ({
-  cast,
-  mocApi,
-  openAs,
-}) => {
-  const moc = await mocApi.createAt(cast, "hseq");
-  const page = await openAs(cast.hseq);
-  await page.goto(`/mocs/${moc._id}`);
-  await expect(page.getByText(new RegExp(`Waiting on\\s+${cast.hseq.name}`)).first()).toBeVisible();
-  // Part A, the change itself, stays open: every later step decides on it.
-  const partA = page.locator("section.part", { has: page.getByRole("heading", { name: "Part A — Originator" }) });
-  await expect(partA.getByText("Reason for change")).toBeVisible();
-  // Part B is finished: folded under its heading, opened on demand (no JavaScript needed).
-  const partB = page.locator("details.part", {
-    has: page.getByRole("heading", { name: "Part B — Implementer assessment" }),
-  });
-  await expect(partB).toBeVisible();
-  await expect(partB).not.toHaveAttribute("open", "");
-  await expect(partB.getByText("Details assessed")).toBeHidden();
-  await partB.locator("summary").click();
-  await expect(partB.getByText("Details assessed")).toBeVisible();
-  // The parts nobody has reached are one short list.
-  const toCome = page.getByRole("region", { name: "Not filled in yet" });
-  await expect(toCome.getByRole("listitem")).toHaveText([
-    "Part C — HSEQ review",
-    "Part D — Approval",
-    "Part E — Implementation",
-    "Part F — Verification",
-  ]);
-});
+test(
+  "the record page opens on the step in hand and its owner, with finished parts folded",
+  { tag: "@once" },
+  async ({ cast, mocApi, openAs }) => {
+    const moc = await mocApi.createAt(cast, "hseq");
+    const page = await openAs(cast.hseq);
+    await page.goto(`/mocs/${moc._id}`);
+    await expect(page.getByText(new RegExp(`Waiting on\\s+${cast.hseq.name}`)).first()).toBeVisible();
+    // Part A, the change itself, stays open: every later step decides on it.
+    const partA = page.locator("section.part", { has: page.getByRole("heading", { name: "Part A — Originator" }) });
+    await expect(partA.getByText("Reason for change")).toBeVisible();
+    // Part B is finished: folded under its heading, opened on demand (no JavaScript needed).
+    const partB = page.locator("details.part", {
+      has: page.getByRole("heading", { name: "Part B — Implementer assessment" }),
+    });
+    await expect(partB).toBeVisible();
+    await expect(partB).not.toHaveAttribute("open", "");
+    await expect(partB.getByText("Details assessed")).toBeHidden();
+    await partB.locator("summary").click();
+    await expect(partB.getByText("Details assessed")).toBeVisible();
+    // The parts nobody has reached are one short list.
+    const toCome = page.getByRole("region", { name: "Not filled in yet" });
+    await expect(toCome.getByRole("listitem")).toHaveText([
+      "Part C — HSEQ review",
+      "Part D — Approval",
+      "Part E — Implementation",
+      "Part F — Verification",
+    ]);
+  },
+);

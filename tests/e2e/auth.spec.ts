@@ -103,7 +103,7 @@ test("admin: deactivate, and a delete that records prevent is explained", async 
   await expect(page.getByText("You cannot delete your own account")).toBeVisible();
 });
 
-test("a standard user gets the 403 page on the admin pages", async ({ page, createUser }) => {
+test("a standard user gets the 403 page on the admin pages", { tag: "@once" }, async ({ page, createUser }) => {
   const user = await createUser();
   await signIn(page, user.email, user.password);
   const response = await page.goto("/admin/users");
@@ -111,13 +111,13 @@ test("a standard user gets the 403 page on the admin pages", async ({ page, crea
   await expect(page.getByRole("heading", { name: "Not allowed" })).toBeVisible();
 });
 
-test("unknown pages get the 404 page", async ({ page }) => {
+test("unknown pages get the 404 page", { tag: "@once" }, async ({ page }) => {
   const response = await page.goto("/no-such-page");
   expect(response?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
 });
 
-test("pages carry the security headers", async ({ page }) => {
+test("pages carry the security headers", { tag: "@once" }, async ({ page }) => {
   const response = await page.goto("/login");
   const headers = response!.headers();
   expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");

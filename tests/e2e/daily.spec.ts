@@ -162,7 +162,7 @@ test("7. the verifier form comes back with the answers saved before", async ({ c
   ).toBeChecked();
 });
 
-test("9. the admin pages fit a phone at 375 px", async ({ page }) => {
+test("9. the admin pages fit a phone at 375 px", { tag: "@once" }, async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 800 });
   await signIn(page, ADMIN.email, ADMIN.password);
   for (const path of ["/admin/users", "/admin/outbox", "/notifications", "/mocs"]) {
@@ -187,7 +187,7 @@ test("10. text typed with line breaks and markup shows as typed", async ({ cast,
   expect(await reason.innerText()).toBe("One\nTwo");
 });
 
-test("11. an unknown address is a 404 inside the usual page", async ({ cast, openAs }) => {
+test("11. an unknown address is a 404 inside the usual page", { tag: "@once" }, async ({ cast, openAs }) => {
   const page = await openAs(cast.originator);
   const response = await page.goto("/no-such-page-here");
   expect(response?.status()).toBe(404);

@@ -26,7 +26,7 @@ async function* chunks(count: number, fill: string) {
 /** `count` chunks of 64 KiB, sent with chunked framing (no Content-Length). */
 const chunked = (count: number, fill = "a") => Readable.from(chunks(count, fill));
 
-test.describe("body caps and keep-alive", () => {
+test.describe("body caps and keep-alive", { tag: "@http" }, () => {
   let client: Client;
   test.beforeEach(({ baseURL }) => {
     client = new Client(baseURL!, { pipelining: 1, connections: 1 } as ConstructorParameters<typeof Client>[1]);
@@ -151,7 +151,7 @@ test("an idle connection stays open across a reading pause, as a ship's next cli
   }
 });
 
-test.describe("origins, paths and headers", () => {
+test.describe("origins, paths and headers", { tag: "@http" }, () => {
   let client: Client;
   test.beforeEach(({ baseURL }) => {
     client = new Client(baseURL!);

@@ -71,7 +71,7 @@ test("an HSEQ user reads, filters and downloads the figures", async ({ cast, moc
   await expect(page.getByRole("img")).toHaveCount(0);
 });
 
-test("a standard user gets the 403 page and no link", async ({ cast, openAs }) => {
+test("a standard user gets the 403 page and no link", { tag: "@once" }, async ({ cast, openAs }) => {
   const page = await openAs(cast.originator);
   await page.goto("/");
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" })).toHaveCount(1);

@@ -55,7 +55,7 @@ test("the sign-in button takes a person through the provider and back where they
   await expect(page.getByText("Crew Member").first()).toBeAttached();
 });
 
-test("a refused sign-in says why on a page of its own", async ({ page }, info) => {
+test("a refused sign-in says why on a page of its own", { tag: "@once" }, async ({ page }, info) => {
   const email = `unverified-${info.project.name}-${Date.now()}@e2e.test`;
   provider.accounts.set(email, { email, email_verified: false });
   provider.loginAs(email);

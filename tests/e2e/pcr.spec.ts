@@ -159,44 +159,44 @@ test("The whole chain signed through the UI by seven users, with JavaScript on (
   }
 });
 
-test("a signer is only offered their own slot, in turn; the dashboard lists a PCR only for the next signer", async ({
-  cast,
-  openAs,
-  createPcr,
-}) => {
-  test.setTimeout(90_000);
-  const { originator, holders } = cast;
-  const doc = await createPcr(originator);
-  const vp = await openAs(holders["VP Fleet Management"]);
-  await vp.goto("/");
-  const waiting = vp.getByRole("region", { name: "Waiting on me" });
-  await expect(waiting).toBeVisible();
-  await expect(
-    waiting.getByRole("link", { name: `PCR ${doc.serial_num}: your signature as VP Fleet Management` }),
-  ).toHaveCount(0);
-  await vp.goto(`/pcrs/${doc._id}`);
-  await ready(vp);
-  await expect(vp.locator(".owner-line")).toContainText("Next signature: Change Originator");
-  await expect(vp.getByRole("region", { name: /^Your signature as/ })).toHaveCount(0);
-  // The originator signs; now it is the VP's turn, and only theirs.
-  const own = await openAs(originator);
-  await own.goto(`/pcrs/${doc._id}`);
-  await ready(own);
-  const section = signSection(own, "Change Originator");
-  await giveSignature(own, section, originator.name);
-  await section.getByLabel("Your password (to confirm it is you)").fill(originator.password);
-  await section.getByRole("button", { name: "Sign", exact: true }).click();
-  await expect(own.locator(".flash")).toContainText("Signed.");
-  await vp.goto("/");
-  await expect(
-    vp
-      .getByRole("region", { name: "Waiting on me" })
-      .getByRole("link", { name: `PCR ${doc.serial_num}: your signature as VP Fleet Management` }),
-  ).toBeVisible();
-  const president = await openAs(holders.President);
-  await president.goto(`/pcrs/${doc._id}`);
-  await expect(president.getByRole("region", { name: /^Your signature as/ })).toHaveCount(0);
-});
+test(
+  "a signer is only offered their own slot, in turn; the dashboard lists a PCR only for the next signer",
+  { tag: "@once" },
+  async ({ cast, openAs, createPcr }) => {
+    test.setTimeout(90_000);
+    const { originator, holders } = cast;
+    const doc = await createPcr(originator);
+    const vp = await openAs(holders["VP Fleet Management"]);
+    await vp.goto("/");
+    const waiting = vp.getByRole("region", { name: "Waiting on me" });
+    await expect(waiting).toBeVisible();
+    await expect(
+      waiting.getByRole("link", { name: `PCR ${doc.serial_num}: your signature as VP Fleet Management` }),
+    ).toHaveCount(0);
+    await vp.goto(`/pcrs/${doc._id}`);
+    await ready(vp);
+    await expect(vp.locator(".owner-line")).toContainText("Next signature: Change Originator");
+    await expect(vp.getByRole("region", { name: /^Your signature as/ })).toHaveCount(0);
+    // The originator signs; now it is the VP's turn, and only theirs.
+    const own = await openAs(originator);
+    await own.goto(`/pcrs/${doc._id}`);
+    await ready(own);
+    const section = signSection(own, "Change Originator");
+    await giveSignature(own, section, originator.name);
+    await section.getByLabel("Your password (to confirm it is you)").fill(originator.password);
+    await section.getByRole("button", { name: "Sign", exact: true }).click();
+    await expect(own.locator(".flash")).toContainText("Signed.");
+    await vp.goto("/");
+    await expect(
+      vp
+        .getByRole("region", { name: "Waiting on me" })
+        .getByRole("link", { name: `PCR ${doc.serial_num}: your signature as VP Fleet Management` }),
+    ).toBeVisible();
+    const president = await openAs(holders.President);
+    await president.goto(`/pcrs/${doc._id}`);
+    await expect(president.getByRole("region", { name: /^Your signature as/ })).toHaveCount(0);
+  },
+);
 
 test("the originator edits a pending PCR on its edit page; an outsider gets the 403 page", async ({
   cast,

@@ -33,14 +33,17 @@ export default defineConfig({
   },
   projects: [
     { name: "js", use: { javaScriptEnabled: true } },
-    // Accessibility scans and live updates (*.live.spec.ts) need JavaScript; raw-socket tests
-    // (*.socket.spec.ts) and tests tagged @http (plain HTTP from the test process) use no browser,
-    // so they run once; tests tagged @js are about what JavaScript adds.
+    // Without JavaScript run the tests whose subject is a form or a page that must work without it
+    // (issue 39). Not here: accessibility scans and live updates (*.live.spec.ts), which need
+    // JavaScript; raw-socket tests (*.socket.spec.ts) and tests tagged @http (plain HTTP from the
+    // test process), which use no browser; tests tagged @js, about what JavaScript adds; and tests
+    // tagged @once, which read what the server renders (a read view, a 403 or 404 page, headers,
+    // a print view), the same bytes with JavaScript off, so one run with it covers them.
     {
       name: "no-js",
       use: { javaScriptEnabled: false },
       testIgnore: /(a11y|live|socket)\.spec\.ts$/,
-      grepInvert: /@(http|js)\b/,
+      grepInvert: /@(http|js|once)\b/,
     },
   ],
   webServer: {

@@ -71,7 +71,7 @@ test("the originator who holds the next position signs once and is offered no se
   await expect(page.getByRole("heading", { name: "As VP Fleet Management" })).toBeVisible();
 });
 
-test("the admin's audit page checks every chain", async ({ browser }) => {
+test("the admin's audit page checks every chain", { tag: "@once" }, async ({ browser }) => {
   const context = await browser.newContext({ javaScriptEnabled: test.info().project.use.javaScriptEnabled });
   const page = await context.newPage();
   await signIn(page, ADMIN.email, ADMIN.password);

@@ -699,24 +699,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/api/chat": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A chat room's latest 100 messages, oldest first. `before=<seq>` pages back, `after=<seq>` reads on, `limit` (1-200) sizes the page; `Link: <...>; rel="next"` names the page beyond, when there is one. */
-    get: operations["getChat"];
-    put?: never;
-    /** Posts a message as the caller (60 a minute per person; 429 with Retry-After beyond). */
-    post: operations["postChat"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   "/api/pcr": {
     parameters: {
       query?: never;
@@ -731,26 +713,6 @@ export interface paths {
     post: operations["postPcr"];
     /** Deletes a PCR nobody has signed (originator while pending, or admin); a signed one answers 409. */
     delete: operations["deletePcr"];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/search": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Searches the MOCs, PCRs and archive records the caller may read, grouped by kind.
-     * @description `q` is words (each also matches as a prefix: `pump ove`), a serial in any usual form (`14-2026`, `MOC 14-2026`, `MOC-14-2026`, `14/2026`; a leading MOC or PCR keeps to that kind) or a person's name. Ranked by PostgreSQL full-text search; a serial matched exactly comes first. Each group has the total the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found; a group of more than 1,000 matches shows its 20 newest instead and answers `ranked: false`.
-     */
-    get: operations["getSearch"];
-    put?: never;
-    post?: never;
-    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1121,6 +1083,44 @@ export interface paths {
     };
     /** Runs today's reminders (Bearer CRON_SECRET, or an admin session). */
     get: operations["getAutoReminder"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/chat": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A chat room's latest 100 messages, oldest first. `before=<seq>` pages back, `after=<seq>` reads on, `limit` (1-200) sizes the page; `Link: <...>; rel="next"` names the page beyond, when there is one. */
+    get: operations["getChat"];
+    put?: never;
+    /** Posts a message as the caller (60 a minute per person; 429 with Retry-After beyond). */
+    post: operations["postChat"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/search": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Searches the MOCs, PCRs and archive records the caller may read, grouped by kind.
+     * @description `q` is words (each also matches as a prefix: `pump ove`), a serial in any usual form (`14-2026`, `MOC 14-2026`, `MOC-14-2026`, `14/2026`; a leading MOC or PCR keeps to that kind) or a person's name. Ranked by PostgreSQL full-text search; a serial matched exactly comes first. Each group has the total the caller may read and its 20 best results, each with a short excerpt whose `match` pieces are what was found; a group of more than 1,000 matches shows its 20 newest instead and answers `ranked: false`.
+     */
+    get: operations["getSearch"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1614,22 +1614,6 @@ export interface components {
       }[];
       signatureManifestations: components["schemas"]["SignatureManifestation"][];
     };
-    Chat: {
-      /** Format: uuid */
-      _id: string;
-      messages: {
-        /** Format: uuid */
-        _id: string;
-        seq: number;
-        sender: components["schemas"]["UserRef"];
-        message: string;
-        /**
-         * Format: date-time
-         * @description A moment, ISO 8601 (UTC).
-         */
-        timestamp: string;
-      }[];
-    };
     LegacyRecord: {
       /** Format: uuid */
       _id: string;
@@ -1741,6 +1725,22 @@ export interface components {
        * @description A moment, ISO 8601 (UTC).
        */
       updatedAt: string;
+    };
+    Chat: {
+      /** Format: uuid */
+      _id: string;
+      messages: {
+        /** Format: uuid */
+        _id: string;
+        seq: number;
+        sender: components["schemas"]["UserRef"];
+        message: string;
+        /**
+         * Format: date-time
+         * @description A moment, ISO 8601 (UTC).
+         */
+        timestamp: string;
+      }[];
     };
   };
   responses: {
@@ -5441,130 +5441,6 @@ export interface operations {
       503: components["responses"]["Unavailable"];
     };
   };
-  getChat: {
-    parameters: {
-      query: {
-        /**
-         * @description The `chat_id` filter.
-         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
-         */
-        chat_id: string;
-        /**
-         * @description The `after` filter.
-         * @example 1
-         */
-        after?: string;
-        /**
-         * @description The `before` filter.
-         * @example 1
-         */
-        before?: string;
-        /**
-         * @description The `limit` filter.
-         * @example 1
-         */
-        limit?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            chatData: components["schemas"]["Chat"];
-            user: {
-              /** Format: uuid */
-              _id: string;
-              name: string;
-            };
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      405: components["responses"]["MethodNotAllowed"];
-      431: components["responses"]["HeadersTooLarge"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  postChat: {
-    parameters: {
-      query?: never;
-      header?: {
-        /**
-         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
-         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
-         */
-        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "chat_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *       "message": {
-         *         "sender": "Checked on the bridge",
-         *         "message": "Checked on the bridge",
-         *         "timestamp": null
-         *       }
-         *     }
-         */
-        "application/json": {
-          /** Format: uuid */
-          chat_id: string;
-          message: {
-            sender?:
-              | string
-              | {
-                  _id: string;
-                };
-            message: string;
-            timestamp?: unknown;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
-          "Idempotent-Replayed"?: "true";
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            status: 200;
-            data: components["schemas"]["Chat"];
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      405: components["responses"]["MethodNotAllowed"];
-      413: components["responses"]["TooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      422: components["responses"]["IdempotencyKeyReused"];
-      429: components["responses"]["TooManyRequests"];
-      431: components["responses"]["HeadersTooLarge"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
   putPcr: {
     parameters: {
       query: {
@@ -5822,128 +5698,6 @@ export interface operations {
       409: components["responses"]["Conflict"];
       415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["IdempotencyKeyReused"];
-      431: components["responses"]["HeadersTooLarge"];
-      503: components["responses"]["Unavailable"];
-    };
-  };
-  getSearch: {
-    parameters: {
-      query: {
-        /**
-         * @description The `q` filter.
-         * @example Checked on the bridge
-         */
-        q: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Success. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            /** @constant */
-            status: 200;
-            data: {
-              q: string;
-              mocs: {
-                /** @description Every match the caller may read. */
-                total: number;
-                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
-                ranked: boolean;
-                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
-                results: {
-                  /** @enum {string} */
-                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
-                  /** Format: uuid */
-                  _id: string;
-                  serial_num: string;
-                  /** @description The record's title; empty when it has none. */
-                  title: string;
-                  status: string;
-                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
-                  completed: boolean;
-                  /** @description The serial is the one asked for (in any usual form): listed first. */
-                  exactSerial: boolean;
-                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
-                  excerpt: {
-                    text: string;
-                    match: boolean;
-                  }[];
-                  /** @description The record's page on this site. */
-                  link: string;
-                }[];
-              };
-              pcrs: {
-                /** @description Every match the caller may read. */
-                total: number;
-                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
-                ranked: boolean;
-                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
-                results: {
-                  /** @enum {string} */
-                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
-                  /** Format: uuid */
-                  _id: string;
-                  serial_num: string;
-                  /** @description The record's title; empty when it has none. */
-                  title: string;
-                  status: string;
-                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
-                  completed: boolean;
-                  /** @description The serial is the one asked for (in any usual form): listed first. */
-                  exactSerial: boolean;
-                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
-                  excerpt: {
-                    text: string;
-                    match: boolean;
-                  }[];
-                  /** @description The record's page on this site. */
-                  link: string;
-                }[];
-              };
-              archive: {
-                /** @description Every match the caller may read. */
-                total: number;
-                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
-                ranked: boolean;
-                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
-                results: {
-                  /** @enum {string} */
-                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
-                  /** Format: uuid */
-                  _id: string;
-                  serial_num: string;
-                  /** @description The record's title; empty when it has none. */
-                  title: string;
-                  status: string;
-                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
-                  completed: boolean;
-                  /** @description The serial is the one asked for (in any usual form): listed first. */
-                  exactSerial: boolean;
-                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
-                  excerpt: {
-                    text: string;
-                    match: boolean;
-                  }[];
-                  /** @description The record's page on this site. */
-                  link: string;
-                }[];
-              };
-            };
-          };
-        };
-      };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      405: components["responses"]["MethodNotAllowed"];
       431: components["responses"]["HeadersTooLarge"];
       503: components["responses"]["Unavailable"];
     };
@@ -8484,6 +8238,252 @@ export interface operations {
               urgency: "CRITICAL" | "URGENT" | "HIGH" | "MEDIUM" | "LOW";
               emailsSent: number;
             }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getChat: {
+    parameters: {
+      query: {
+        /**
+         * @description The `chat_id` filter.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        chat_id: string;
+        /**
+         * @description The `after` filter.
+         * @example 1
+         */
+        after?: string;
+        /**
+         * @description The `before` filter.
+         * @example 1
+         */
+        before?: string;
+        /**
+         * @description The `limit` filter.
+         * @example 1
+         */
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            chatData: components["schemas"]["Chat"];
+            user: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postChat: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "chat_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "message": {
+         *         "sender": "Checked on the bridge",
+         *         "message": "Checked on the bridge",
+         *         "timestamp": null
+         *       }
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          chat_id: string;
+          message: {
+            sender?:
+              | string
+              | {
+                  _id: string;
+                };
+            message: string;
+            timestamp?: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Chat"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      429: components["responses"]["TooManyRequests"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getSearch: {
+    parameters: {
+      query: {
+        /**
+         * @description The `q` filter.
+         * @example Checked on the bridge
+         */
+        q: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              q: string;
+              mocs: {
+                /** @description Every match the caller may read. */
+                total: number;
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
+                results: {
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+                  /** Format: uuid */
+                  _id: string;
+                  serial_num: string;
+                  /** @description The record's title; empty when it has none. */
+                  title: string;
+                  status: string;
+                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
+                  completed: boolean;
+                  /** @description The serial is the one asked for (in any usual form): listed first. */
+                  exactSerial: boolean;
+                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
+                  excerpt: {
+                    text: string;
+                    match: boolean;
+                  }[];
+                  /** @description The record's page on this site. */
+                  link: string;
+                }[];
+              };
+              pcrs: {
+                /** @description Every match the caller may read. */
+                total: number;
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
+                results: {
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+                  /** Format: uuid */
+                  _id: string;
+                  serial_num: string;
+                  /** @description The record's title; empty when it has none. */
+                  title: string;
+                  status: string;
+                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
+                  completed: boolean;
+                  /** @description The serial is the one asked for (in any usual form): listed first. */
+                  exactSerial: boolean;
+                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
+                  excerpt: {
+                    text: string;
+                    match: boolean;
+                  }[];
+                  /** @description The record's page on this site. */
+                  link: string;
+                }[];
+              };
+              archive: {
+                /** @description Every match the caller may read. */
+                total: number;
+                /** @description The results are the best ranked by relevance; false when the group has more than 1,000 matches and they are the newest (exact serials still first). */
+                ranked: boolean;
+                /** @description The best-ranked matches (the newest when `ranked` is false), at most 20. */
+                results: {
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+                  /** Format: uuid */
+                  _id: string;
+                  serial_num: string;
+                  /** @description The record's title; empty when it has none. */
+                  title: string;
+                  status: string;
+                  /** @description A completed MOC (its status stays its last step's); false for the other kinds. */
+                  completed: boolean;
+                  /** @description The serial is the one asked for (in any usual form): listed first. */
+                  exactSerial: boolean;
+                  /** @description A short excerpt as plain-text pieces; `match` pieces are what the query found. */
+                  excerpt: {
+                    text: string;
+                    match: boolean;
+                  }[];
+                  /** @description The record's page on this site. */
+                  link: string;
+                }[];
+              };
+            };
           };
         };
       };

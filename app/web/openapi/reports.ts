@@ -1,0 +1,54 @@
+/**
+ * Insight, year-end reviews and the daily reminder run.
+ * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
+ */
+import { z } from "zod";
+import { insightsAnswer, reminderRunAnswer, reviewAnswer } from "~/models/api-answers.schema";
+import { idQuery } from "~/models/moc.schema";
+import { reviewBodySchema, reviewUpdateSchema } from "~/models/review.schema";
+import { insightsApiQuery } from "~/models/insights.schema";
+import { okOf, type Operations } from "./operation";
+
+export const REPORT_OPERATIONS: Operations = {
+  "/api/insights": {
+    get: {
+      summary: "The /insights figures for a period and department (admins, HSEQ, full access).",
+      description: "Or one table as CSV with format=csv&table=<id>.",
+      query: insightsApiQuery,
+      ok: okOf(insightsAnswer),
+      csv: z.object({}),
+    },
+  },
+  "/api/year-end-review": {
+    get: {
+      summary: "Every year-end review, or one with `id`.",
+      description:
+        "Without `id`: the whole list by year, a page with `limit`/`cursor` (newest review first), or the list as CSV.",
+      query: idQuery("review id").partial(),
+      ok: okOf(z.union([reviewAnswer, z.array(reviewAnswer)])),
+      csv: z.object({}),
+      paged: true,
+      errors: [404],
+    },
+    post: {
+      summary: "Creates a year-end review (admins and HSEQ).",
+      body: reviewBodySchema,
+      ok: okOf(reviewAnswer),
+      errors: [409],
+    },
+    put: {
+      summary:
+        "Changes the fields sent of a year-end review (admins and HSEQ); the others are kept. `moc_summary` left out is kept (counted again when `year` changes), null is counted again.",
+      query: idQuery("review id"),
+      body: reviewUpdateSchema,
+      ok: okOf(reviewAnswer),
+      errors: [404, 409],
+    },
+  },
+  "/api/auto_reminder": {
+    get: {
+      summary: "Runs today's reminders (Bearer CRON_SECRET, or an admin session).",
+      ok: reminderRunAnswer,
+    },
+  },
+};
