@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: seed 10,000 MOCs with their forms, users and logs into a fresh database, start
  * the production server on it, and measure (autocannon) each endpoint beside the framework floor:
- * a Remix resource route that returns a constant 2 KB JSON. Prints one table; exits non-zero only
+ * a Remix resource route that returns a constant 2 KB JSON, itself set beside bare references run
+ * in the same minutes (node:http, Express, a bare Remix route: tests/bench/bare.ts); every row is
+ * given as a share of the floor and of bare Remix. Prints one table; exits non-zero only
  * when something crashes, never for a missed target (those print MISSED).
  *
  * BENCH_SECONDS (default 10) per scenario, BENCH_PORT (3200), BENCH_SKIP_BUILD=1 to reuse build/,
@@ -31,6 +33,7 @@ import { emailBench } from "./email";
 import { myActionsBench, OWNED_ITEMS } from "./my-actions";
 import { insertSearchRecords, searchBench } from "./search";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
+import { BARE_KINDS, measureBare, type BareKind } from "./bare";
 
 const MOCS = 10_000;
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
@@ -79,6 +82,8 @@ type Row = {
   p99: number;
   /** The floor's req/s measured just before this scenario, on the same server. */
   floorRps?: number;
+  /** This row is a bare reference (no share of the bare Remix route of its own). */
+  bare?: true;
   target: string;
   pass?: boolean;
   note?: string;
@@ -148,6 +153,11 @@ async function timeGet(url: string, headers: Record<string, string>): Promise<{ 
   return { ms, bytes: Buffer.byteLength(body) };
 }
 
+/** The bare Remix resource route's req/s in this run (tests/bench/bare.ts), once measured. */
+let bareRemixRps: number | undefined;
+/** The issue 43 target: the app's floor at least this share of bare Remix. */
+const FLOOR_OF_BARE_REMIX = 0.6;
+
 function printTable(rows: Row[]): string {
   const header = [
     "scenario",
@@ -157,6 +167,7 @@ function printTable(rows: Row[]): string {
     "p99 ms",
     "floor req/s just before",
     "% of floor",
+    "% of bare Remix",
     "target",
     "result",
   ];
@@ -168,6 +179,7 @@ function printTable(rows: Row[]): string {
     String(round(r.p99)),
     r.floorRps === undefined ? "" : rate(r.floorRps),
     r.floorRps === undefined ? "" : `${round((100 * r.rps) / r.floorRps)}%`,
+    bareRemixRps && !r.bare ? `${round((100 * r.rps) / bareRemixRps)}%` : "",
     r.target,
     r.pass === undefined ? "" : r.pass ? "pass" : "MISSED",
   ]);
@@ -199,7 +211,7 @@ async function main(): Promise<void> {
 
   try {
     if (process.env.BENCH_SKIP_BUILD !== "1") {
-      log("building (npm run build)");
+      log("building (unless build/ was made from these sources)");
       await build();
     }
     database = await openDatabase();
@@ -314,6 +326,23 @@ async function main(): Promise<void> {
     //    A first, unreported run warms the freshly started server up (JIT, pools, pg-boss start).
     const floorRequests = () => [{ method: "GET", path: "/api/floor" }];
     await cannon(base, { title: "warm-up", connections: CONNECTIONS, seconds: 5, requests: floorRequests() });
+    // The bare references, in the same minutes (issue 43): what node:http, Express and Remix alone
+    // cost here, each in its own process on a port of its own.
+    const bareRows: Row[] = [];
+    for (const kind of Object.keys(BARE_KINDS) as BareKind[]) {
+      const bare = await measureBare(kind, { port: PORT + 1, connections: CONNECTIONS, seconds: SECONDS });
+      log(`${BARE_KINDS[kind]}: ${round(bare.requests.average)} req/s, p50 ${bare.latency.p50} ms`);
+      if (kind === "remix") bareRemixRps = bare.requests.average;
+      bareRows.push({
+        scenario: BARE_KINDS[kind],
+        connections: CONNECTIONS,
+        rps: bare.requests.average,
+        p50: bare.latency.p50,
+        p99: bare.latency.p99,
+        target: "reference",
+        bare: true,
+      });
+    }
     const floors: autocannon.Result[] = [];
     let floorRps = 0;
     const measureFloor = async () => {
@@ -597,8 +626,10 @@ async function main(): Promise<void> {
       rps: typical.requests.average,
       p50: typical.latency.p50,
       p99: typical.latency.p99,
-      target: "reference",
+      target: `>= ${100 * FLOOR_OF_BARE_REMIX}% of bare Remix`,
+      pass: typical.requests.average >= FLOOR_OF_BARE_REMIX * bareRemixRps!,
     });
+    rows.unshift(...bareRows);
 
     // 7. Email: bursts through a worker process, latency on an idle queue, the reminder at scale.
     //    The web server runs workers too, so it stops first: the bench's worker alone takes the jobs.

@@ -47,16 +47,18 @@ export async function openDatabase(): Promise<BenchDatabase> {
   };
 }
 
-/** `npm run build`, quietly; its output is shown only when it fails. */
+/** The production build unless build/ was made from these sources (scripts/build-once.ts), quietly; its output is shown only when it fails. */
 export async function build(): Promise<void> {
-  const child = spawn("npm", ["run", "-s", "build"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/build-once.ts"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   if (code !== 0) {
     const head = output.trim().split("\n").slice(0, 30).join("\n");
-    throw new Error(`npm run build failed (BENCH_SKIP_BUILD=1 reuses an existing build/):\n${head}`);
+    throw new Error(`the build failed (BENCH_SKIP_BUILD=1 reuses an existing build/):\n${head}`);
   }
 }
 
