@@ -9,8 +9,10 @@
  * computeScore and rankRouteBranches); then each route tried compiled its path's regular expression
  * again (24 %). The route arrays the server passes are built once from the build and never change,
  * so this patch keeps the ranked branches of each array (a WeakMap keyed by the array; recomputed
- * if its length changes), and each path's compiled expression (a pure function of the path and two
- * flags; the expressions have no `g` flag, so sharing them is safe; at most 2,000 kept). Only the
+ * if its length changes), each path's compiled expression (a pure function of the path and two
+ * flags; the expressions have no `g` flag, so sharing them is safe; at most 2,000 kept), and each
+ * array's matches by pathname (at most 1,000 per array; every caller gets a fresh copy of the
+ * matches and their params, so nothing a request does reaches another). Only the
  * CommonJS file, which the server loads,
  * is patched; the browser bundle (the ES module) is left as it is, since the browser's router
  * adds routes as it discovers them.
@@ -42,14 +44,34 @@ if ([CALL, IMPL, COMPILE].some((code) => source.split(code).length !== 2)) {
   process.exit(0);
 }
 const CACHE = `${MARKER}
-const rankedBranchesByRoutes = new WeakMap();
+const keptByRoutes = new WeakMap();
+function keptOf(routes) {
+  let kept = keptByRoutes.get(routes);
+  if (!kept || kept.length !== routes.length) {
+    let branches = flattenRoutes(routes);
+    rankRouteBranches(branches);
+    kept = { length: routes.length, branches, matches: new Map() };
+    keptByRoutes.set(routes, kept);
+  }
+  return kept;
+}
 function rankedBranchesOf(routes) {
-  let kept = rankedBranchesByRoutes.get(routes);
-  if (kept && kept.length === routes.length) return kept.branches;
-  let branches = flattenRoutes(routes);
-  rankRouteBranches(branches);
-  rankedBranchesByRoutes.set(routes, { length: routes.length, branches });
-  return branches;
+  return keptOf(routes).branches;
+}
+function matchRoutesImpl(routes, locationArg, basename, allowPartial) {
+  let pathname = (typeof locationArg === "string" ? parsePath(locationArg) : locationArg).pathname || "/";
+  let kept = keptOf(routes);
+  let key = (allowPartial ? "1" : "0") + basename + "#" + pathname;
+  let found = kept.matches.get(key);
+  if (found === undefined) {
+    found = matchRoutesImplUncached(routes, locationArg, basename, allowPartial);
+    if (kept.matches.size >= 1000) kept.matches.clear();
+    kept.matches.set(key, found);
+  }
+  if (!found) return found;
+  // A fresh copy for each caller: the entries share one params object, as the router makes them.
+  let params = Object.assign({}, found[0] && found[0].params);
+  return found.map((match) => Object.assign({}, match, { params }));
 }
 const compiledPaths = new Map();
 function compilePath(path, caseSensitive, end) {
@@ -71,5 +93,5 @@ writeFileSync(
     // The original is renamed first: the cached `compilePath` added next has the same first line.
     .replace(COMPILE, "function compilePathUncached(path, caseSensitive, end) {")
     .replace(CALL, "  let branches = rankedBranchesOf(routes);\n  let matches = null;")
-    .replace(IMPL, `${CACHE}${IMPL}`),
+    .replace(IMPL, `${CACHE}${IMPL.replace("matchRoutesImpl(", "matchRoutesImplUncached(")}`),
 );

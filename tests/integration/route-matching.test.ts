@@ -1,6 +1,7 @@
 /**
- * The server's route matching keeps each route array's ranked branches and each path's compiled
- * expression (scripts/patch-remix-router.mjs, docs/performance.md "Route matching"): the patch is
+ * The server's route matching keeps each route array's ranked branches, each path's compiled
+ * expression and each pathname's matches (scripts/patch-remix-router.mjs, docs/performance.md
+ * "Route matching"): the patch is
  * applied by `npm install`, and the patched matcher answers exactly as the unpatched one (the
  * browser's ES module, which is left as it is) for every kind of route path, on first and repeated
  * calls, and after the array changes.
@@ -76,6 +77,19 @@ describe("route matching on the server", () => {
       for (const path of PATHS) {
         expect(summary(patched.matchRoutes(routes, path)), path).toEqual(summary(unpatched.matchRoutes(routes, path)));
       }
+    }
+    // Each caller gets its own copy: its entries share one params object, as the router makes
+    // them, and what one request does to it does not reach the next.
+    const first = patched.matchRoutes(routes, "/mocs/123")!;
+    expect(first[0]!.params).toBe(first[1]!.params);
+    (first[1]!.params as Record<string, string>).id = "changed";
+    expect(summary(patched.matchRoutes(routes, "/mocs/123"))).toEqual(
+      summary(unpatched.matchRoutes(routes, "/mocs/123")),
+    );
+    // More distinct paths than are kept (1,000 per array): still the same answers.
+    for (let n = 0; n < 1_500; n++) {
+      const path = `/mocs/${n}/step-${n % 7}`;
+      expect(summary(patched.matchRoutes(routes, path))).toEqual(summary(unpatched.matchRoutes(routes, path)));
     }
     // A route added to the array: ranked again, not the kept branches.
     routes.push({ id: "late", path: "late/:x" });
