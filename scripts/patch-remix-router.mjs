@@ -11,8 +11,9 @@
  * so this patch keeps the ranked branches of each array (a WeakMap keyed by the array; recomputed
  * if its length changes), each path's compiled expression (a pure function of the path and two
  * flags; the expressions have no `g` flag, so sharing them is safe; at most 2,000 kept), and each
- * array's matches by pathname (at most 1,000 per array; every caller gets a fresh copy of the
- * matches and their params, so nothing a request does reaches another). Only the
+ * array's matches of a static pathname (one that matched without parameters, so never an id or a
+ * token from a sign-in link; at most 1,000 per array; every caller gets a fresh copy of the matches
+ * and their params, so nothing a request does reaches another). Only the
  * CommonJS file, which the server loads,
  * is patched; the browser bundle (the ES module) is left as it is, since the browser's router
  * adds routes as it discovers them.
@@ -65,8 +66,12 @@ function matchRoutesImpl(routes, locationArg, basename, allowPartial) {
   let found = kept.matches.get(key);
   if (found === undefined) {
     found = matchRoutesImplUncached(routes, locationArg, basename, allowPartial);
-    if (kept.matches.size >= 1000) kept.matches.clear();
-    kept.matches.set(key, found);
+    // Kept only for a path that matched without parameters (a route's own static path, like
+    // /api/floor or /mocs): a pathname carrying an id or a token (a sign-in link) is never kept.
+    if (found && Object.keys(found[0].params).length === 0) {
+      if (kept.matches.size >= 1000) kept.matches.clear();
+      kept.matches.set(key, found);
+    }
   }
   if (!found) return found;
   // A fresh copy for each caller: the entries share one params object, as the router makes them.
