@@ -79,7 +79,7 @@ export default defineConfig(({ isSsrBuild }) => ({
     // The service worker (docs/decisions/045-offline-shell-and-drafts.md), written before the
     // compressed copies are made (writeBundle runs before closeBundle).
     !process.env.VITEST && serviceWorker(),
-    // Brotli and gzip copies of the browser build, served by app/server/compression.ts.
+    // Brotli and gzip copies of the browser build, served by app/server/client-files.ts.
     !process.env.VITEST && precompress(),
   ],
 }));

@@ -2,7 +2,7 @@
  * Build-time compression of the browser build (docs/decisions/032-pages-at-sea.md): every text
  * file of build/client over 1 KB gets a `.br` (brotli, quality 11) and a `.gz` (gzip, level 9)
  * sibling, written once by node:zlib, so the server sends them without compressing on each request
- * (app/server/compression.ts). A Vite plugin (vite.config.ts) runs it after the client build.
+ * (app/server/client-files.ts). A Vite plugin (vite.config.ts) runs it after the client build.
  */
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";

@@ -11,11 +11,12 @@ import express from "express";
 import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { trustProxySetting } from "~/utils/client-address.server";
-import { logger } from "~/utils/logger.server";
+import { logger, requestLogger } from "~/utils/logger.server";
 import { BASE_SECURITY_HEADERS } from "~/utils/security-headers.server";
 import { bootServices } from "./boot";
 import { observability } from "./observability";
-import { dynamicCompression, precompressedAssets } from "./compression";
+import { clientBuild } from "./client-files";
+import { dynamicCompression } from "./compression";
 import {
   answerClientError,
   errorHandler,
@@ -43,46 +44,35 @@ async function main() {
   let stopping = false;
   const app = express();
   app.disable("x-powered-by");
-  // Once stopping, an answer closes its connection: a kept-alive one would hold the exit back.
+  // Headers every answer carries, set from one list made once; once stopping, an answer closes its
+  // connection: a kept-alive one would hold the exit back.
+  const baseHeaders = Object.entries(BASE_SECURITY_HEADERS);
   app.use((_req, res, next) => {
+    for (const [name, value] of baseHeaders) res.setHeader(name, value);
     if (stopping) res.setHeader("Connection", "close");
     next();
   });
   // X-Forwarded-* are believed only from the proxies TRUST_PROXY names (docs/security.md).
   app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
-  app.use((_req, res, next) => {
-    for (const [name, value] of Object.entries(BASE_SECURITY_HEADERS)) res.setHeader(name, value);
-    next();
-  });
   // Request ids, HTTP metrics and GET /metrics (app/server/observability.ts).
   app.use(observability(build, { metricsToken: env.METRICS_TOKEN }));
-  // Compression (docs/decisions/032-pages-at-sea.md): build-time .br/.gz files, then everything else.
-  app.use(precompressedAssets(`${root}build/client`));
+  // Compression (docs/decisions/032-pages-at-sea.md): the build's files were compressed by the
+  // build and are served as they are (app/server/client-files.ts); everything else on the fly.
   app.use(dynamicCompression());
-  // A name under /assets carries its content's hash and is cached as immutable: it is never
-  // revalidated, so ETag, Last-Modified and Accept-Ranges would be bytes for nothing on every file
-  // of a cold load (docs/decisions/032-pages-at-sea.md).
-  app.use(
-    "/assets",
-    express.static(`${root}build/client/assets`, {
-      immutable: true,
-      maxAge: "1y",
-      index: false,
-      etag: false,
-      lastModified: false,
-      acceptRanges: false,
-    }),
-  );
-  app.use(express.static(`${root}build/client`, { maxAge: "1h", index: false }));
-  app.use((req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on("finish", () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // Path only: query strings can carry credentials (GET /api/verify).
-      log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request");
+  app.use(clientBuild(`${root}build/client`));
+  // One line per request at `info` (the default); nothing is registered when that level is off.
+  const requests = requestLogger();
+  if (requests.enabled) {
+    app.use((req, res, next) => {
+      const started = process.hrtime.bigint();
+      res.on("finish", () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        // Path only: query strings can carry credentials (GET /api/verify).
+        requests.line({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
+      });
+      next();
     });
-    next();
-  });
+  }
   // TRACE, PROPFIND and the like: 405 with Allow (fetch's Request cannot even carry TRACE).
   app.use(refuseOtherMethods());
   // `use`, not `all("*")`: Express would decode the path itself and answer a malformed one with HTML.

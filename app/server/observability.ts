@@ -54,10 +54,34 @@ export function routePatterns(routes: ServerBuild["routes"]): Pattern[] {
   );
 }
 
+/**
+ * The pattern a path is counted under: the first of `patterns` (in their order) that matches it.
+ * A path that spells a pattern without parameters (`/api/floor`, `/mocs/new`, in any case, with or
+ * without a trailing slash) has its answer worked out once, here; any other path is tried against
+ * the patterns with parameters only. Nothing is kept per path a client sends.
+ */
+export function routeResolver(patterns: Pattern[]): (path: string) => string {
+  const scan = (list: Pattern[], path: string) => list.find((p) => p.regex.test(path))?.pattern ?? "unmatched";
+  const dynamic = patterns.filter((p) => p.splat || p.pattern.includes(":"));
+  // What a static pattern's expression (`^/a/b/?$`, case-insensitive) matches, as one key.
+  const keyOf = (path: string) => {
+    const lower = path.toLowerCase();
+    return lower.length > 1 && lower.endsWith("/") ? lower.slice(0, -1) : lower;
+  };
+  const statics = new Map<string, string>();
+  for (const p of patterns) {
+    const key = keyOf(p.pattern);
+    if (!dynamic.includes(p) && !statics.has(key)) statics.set(key, scan(patterns, p.pattern));
+  }
+  return (path) => {
+    if (path.startsWith("/assets/")) return "/assets/*";
+    return statics.get(keyOf(path)) ?? scan(dynamic, path);
+  };
+}
+
+/** A path's pattern (tests and one-off callers; a server keeps one `routeResolver`). */
 export function routeOf(patterns: Pattern[], path: string): string {
-  if (path.startsWith("/assets/")) return "/assets/*";
-  for (const p of patterns) if (p.regex.test(path)) return p.pattern;
-  return "unmatched";
+  return routeResolver(patterns)(path);
 }
 
 function sameToken(given: string, expected: string): boolean {
@@ -90,8 +114,22 @@ export function metricsAccess(req: Request, token: string | undefined): { ok: tr
 
 /** Express middleware: request id, HTTP metrics, and GET /metrics. Mount before everything else. */
 export function observability(build: ServerBuild, options: { metricsToken?: string }) {
-  const patterns = routePatterns(build.routes);
+  const routeOfPath = routeResolver(routePatterns(build.routes));
   const { http, registry } = metrics();
+  // One child per (method, route, status), bound once: prom-client hashes a label object on every
+  // call otherwise. Routes are the build's patterns, so the set stays that of the route table.
+  type Bound = { count: { inc: () => void }; time: { observe: (seconds: number) => void } };
+  const bound = new Map<string, Bound>();
+  const record = (method: string, route: string, status: string, seconds: number) => {
+    const key = `${method} ${status} ${route}`;
+    let child = bound.get(key);
+    if (!child) {
+      child = { count: http.requests.labels(method, route, status), time: http.duration.labels(method, route, status) };
+      bound.set(key, child);
+    }
+    child.count.inc();
+    child.time.observe(seconds);
+  };
   return async (req: Request, res: Response, next: NextFunction) => {
     const trust = req.app.get("trust proxy fn") as (address: string, hop: number) => boolean;
     const fromProxy = trust(req.socket.remoteAddress ?? "", 0);
@@ -101,13 +139,12 @@ export function observability(build: ServerBuild, options: { metricsToken?: stri
 
     const started = process.hrtime.bigint();
     res.once("finish", () => {
-      const labels = {
-        method: METHODS.has(req.method) ? req.method : "other",
-        route: req.path === "/metrics" ? "/metrics" : routeOf(patterns, req.path),
-        status: String(res.statusCode),
-      };
-      http.requests.inc(labels);
-      http.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      record(
+        METHODS.has(req.method) ? req.method : "other",
+        req.path === "/metrics" ? "/metrics" : routeOfPath(req.path),
+        String(res.statusCode),
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
     });
 
     if (req.path === "/metrics" && (req.method === "GET" || req.method === "HEAD")) {

@@ -20,7 +20,7 @@ import { maxHeaderSize, STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { withRevalidation } from "~/web/revalidation.server";
 import { withIdempotency } from "~/web/idempotency.server";
-import { bodyCap, countedBody, drainBody, refuseStalled, refuseTooLarge } from "~/web/body-limit.server";
+import { bodyCap, countedBody, drainBody, FORM_CAP, refuseStalled, refuseTooLarge } from "~/web/body-limit.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { DatabaseUnavailable, isDatabaseUnavailable } from "~/utils/errors";
 import { errorPage } from "~/utils/http.server";
@@ -136,8 +136,8 @@ export function remixRequestHandler(build: ServerBuild, options: { appUrl: strin
     let refused = false;
     try {
       const url = requestUrl(req);
-      const cap = bodyCap(url.pathname);
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
+      const cap = hasBody ? bodyCap(url.pathname) : FORM_CAP;
       const declared = Number(req.headers["content-length"]);
       if (hasBody && Number.isFinite(declared) && declared > cap.bytes) {
         refuseTooLarge(req, res, url.pathname, cap);

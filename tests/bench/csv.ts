@@ -5,8 +5,8 @@
  * CSV_BATCH rows (app/models/csv-export.server.ts), so the peak should stay near the baseline
  * instead of growing with the list. Not a timed target: one row of numbers for docs/performance.md.
  */
-import fs from "node:fs/promises";
 import { performance } from "node:perf_hooks";
+import { rssMiB, sampling } from "./memory";
 
 export type CsvBenchResult = {
   rows: number;
@@ -18,35 +18,21 @@ export type CsvBenchResult = {
   jsonPeakMiB: number;
 };
 
-async function rssMiB(pid: number): Promise<number> {
-  const status = await fs.readFile(`/proc/${pid}/status`, "utf8");
-  const kb = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1] ?? 0);
-  return kb / 1024;
-}
-
 /** Reads `url` to its end, sampling the server's memory meanwhile; the body's bytes, lines and peak. */
 async function readSampling(url: string, headers: Record<string, string>, pid: number) {
-  let peak = await rssMiB(pid);
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssMiB(pid));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
   const started = performance.now();
-  const response = await fetch(url, { headers });
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
-  let bytes = 0;
-  let lines = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    bytes += chunk.byteLength;
-    for (const byte of chunk) if (byte === 0x0a) lines += 1;
-  }
-  const ms = performance.now() - started;
-  sampling = false;
-  await sampler;
-  return { bytes, lines, ms, peak };
+  const { result, peakMiB } = await sampling(pid, async () => {
+    const response = await fetch(url, { headers });
+    if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`);
+    let bytes = 0;
+    let lines = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.byteLength;
+      for (const byte of chunk) if (byte === 0x0a) lines += 1;
+    }
+    return { bytes, lines };
+  });
+  return { ...result, ms: performance.now() - started, peak: peakMiB };
 }
 
 export async function csvBench(base: string, token: string, pid: number): Promise<CsvBenchResult> {

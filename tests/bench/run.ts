@@ -34,6 +34,7 @@ import { myActionsBench, OWNED_ITEMS } from "./my-actions";
 import { insertSearchRecords, searchBench } from "./search";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 import { BARE_KINDS, measureBare, type BareKind } from "./bare";
+import { peakMiB, resetPeak, rssMiB, sampling } from "./memory";
 
 const MOCS = 10_000;
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
@@ -353,6 +354,9 @@ async function main(): Promise<void> {
     };
 
     let adminSummary = "";
+    /** Memory rows (issue 43), printed in a table of their own after the main one. */
+    const memory: { measure: string; mib: number; target: string; pass?: boolean }[] = [];
+    let readsPeak: number[] = [];
     if (!ONLY_EMAIL) {
       // 2. The standard user's list (~50 MOCs).
       const standardBytes = (await timeGet(`${base}/api/newmoc`, auth(standardToken))).bytes;
@@ -423,14 +427,19 @@ async function main(): Promise<void> {
         sqlBytes = Buffer.byteLength(await buildMocListJson(where, db));
         sqlTimes.push(performance.now() - t0);
       }
-      await timeGet(`${base}/api/newmoc`, auth(adminToken)); // warm-up
+      // Memory (issue 43): the peak of the read scenarios so far, then the admin list's growth.
+      readsPeak = [await peakMiB(server.pid)];
+      const adminRssBefore = await rssMiB(server.pid);
       const httpTimes: number[] = [];
       let adminBytes = 0;
-      for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
-        const { ms, bytes } = await timeGet(`${base}/api/newmoc`, auth(adminToken));
-        httpTimes.push(ms);
-        adminBytes = bytes;
-      }
+      const adminSequential = await sampling(server.pid, async () => {
+        await timeGet(`${base}/api/newmoc`, auth(adminToken)); // warm-up
+        for (let i = 0; i < SEQUENTIAL_RUNS; i++) {
+          const { ms, bytes } = await timeGet(`${base}/api/newmoc`, auth(adminToken));
+          httpTimes.push(ms);
+          adminBytes = bytes;
+        }
+      });
       const sqlMs = median(sqlTimes);
       const httpMs = median(httpTimes);
       const ratio = httpMs / sqlMs;
@@ -441,12 +450,30 @@ async function main(): Promise<void> {
         `admin list: ${(adminBytes / 1e6).toFixed(1)} MB; HTTP median ${round(httpMs)} ms, SQL median ${round(sqlMs)} ms` +
           ` (${(sqlBytes / 1e6).toFixed(1)} MB), ratio ${ratio.toFixed(2)}`,
       );
-      const adminLoad = await cannon(base, {
-        title: "GET /api/newmoc (admin)",
-        connections: ADMIN_CONNECTIONS,
-        amount: ADMIN_REQUESTS,
-        requests: [{ method: "GET", path: "/api/newmoc", headers: auth(adminToken) }],
-      });
+      const adminConcurrent = await sampling(server.pid, () =>
+        cannon(base, {
+          title: "GET /api/newmoc (admin)",
+          connections: ADMIN_CONNECTIONS,
+          amount: ADMIN_REQUESTS,
+          requests: [{ method: "GET", path: "/api/newmoc", headers: auth(adminToken) }],
+        }),
+      );
+      const adminLoad = adminConcurrent.result;
+      // The pages and Insight below are read scenarios too: their peak apart from the admin list's.
+      const peakReset = await resetPeak(server.pid);
+      memory.push(
+        {
+          measure: `admin list (${(adminBytes / 1e6).toFixed(1)} MB) sent ${SEQUENTIAL_RUNS + 1} times one at a time: RSS growth while it is sent (${round(adminRssBefore, 0)} MiB before, peak ${round(adminSequential.peakMiB, 0)} MiB)`,
+          mib: adminSequential.peakMiB - adminRssBefore,
+          target: "< 100 MiB",
+          pass: adminSequential.peakMiB - adminRssBefore < 100,
+        },
+        {
+          measure: `admin list, ${ADMIN_REQUESTS} requests ${ADMIN_CONNECTIONS} at a time: RSS growth (peak ${round(adminConcurrent.peakMiB, 0)} MiB)`,
+          mib: adminConcurrent.peakMiB - adminRssBefore,
+          target: "report",
+        },
+      );
       log(
         `GET /api/newmoc (admin), ${ADMIN_REQUESTS} requests over ${ADMIN_CONNECTIONS} connections: ` +
           `p50 ${adminLoad.latency.p50} ms, p99 ${adminLoad.latency.p99} ms`,
@@ -503,13 +530,16 @@ async function main(): Promise<void> {
         }
         const p50 = median(times);
         log(`page ${path} as ${who}: median ${round(p50)} ms (${round(bytes / 1024, 0)} KB)`);
+        // Issue 43: the two pages a standard user opens most, at most 20 ms and 25 KB.
+        const targeted = who === "standard user" && (path === "/" || path === "/mocs");
         rows.push({
           scenario: `GET ${path} (${label} page, ${round(bytes / 1024, 0)} KB), ${who}, sequential`,
           connections: 1,
           rps: 1000 / p50,
           p50: round(p50),
           p99: round(Math.max(...times)),
-          target: "report",
+          target: targeted ? "<= 20 ms, <= 25 KB" : "report",
+          pass: targeted ? p50 <= 20 && bytes <= 25 * 1024 : undefined,
         });
       }
 
@@ -546,8 +576,8 @@ async function main(): Promise<void> {
           rps: 1000 / httpMs,
           p50: round(httpMs),
           p99: round(Math.max(...httpTimes)),
-          target: "< 300 ms",
-          pass: httpMs < 300,
+          target: "< 100 ms",
+          pass: httpMs < 100,
         });
         rows.push({
           scenario: "the same figures' SQL alone (computeInsights), sequential",
@@ -558,6 +588,17 @@ async function main(): Promise<void> {
           target: "reference",
         });
       }
+      // The read scenarios' peak without the admin list: before it, and (the mark reset) after it.
+      if (peakReset) readsPeak.push(await peakMiB(server.pid));
+      const readsPeakMiB = Math.max(...readsPeak);
+      memory.unshift({
+        measure:
+          `server RSS high-water mark over the read scenarios, the admin list left out (` +
+          `${readsPeak.map((m) => `${round(m, 0)} MiB`).join(" before it, ")}${peakReset ? " after it" : "; the mark could not be reset, so the pages and Insight are not in it"})`,
+        mib: readsPeakMiB,
+        target: "< 300 MiB",
+        pass: readsPeakMiB < 300,
+      });
     }
 
     // 6. One pipeline step, each request on its own MOC waiting at c.
@@ -644,7 +685,14 @@ async function main(): Promise<void> {
     );
     printTable(rows);
     if (adminSummary) console.log(adminSummary);
-    const missed = rows.filter((r) => r.pass === false);
+    if (memory.length) {
+      const lines = memory.map(
+        (m) =>
+          `| ${m.measure} | ${round(m.mib, 0)} | ${m.target} | ${m.pass === undefined ? "" : m.pass ? "pass" : "MISSED"} |`,
+      );
+      console.log(`\n| memory | MiB | target | result |\n| --- | --- | --- | --- |\n${lines.join("\n")}\n`);
+    }
+    const missed = [...rows, ...memory.map((m) => ({ ...m, scenario: m.measure }))].filter((r) => r.pass === false);
     console.log(
       missed.length
         ? `MISSED ${missed.length} target(s): ${missed.map((r) => r.scenario).join("; ")}`

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { observability, routeOf, routePatterns } from "../../app/server/observability";
+import { observability, routeOf, routePatterns, routeResolver } from "../../app/server/observability";
 import { sendInTransaction, stopBoss } from "#jobs/boss";
 import { deliverEmail } from "#jobs/email";
 import { EMAIL_QUEUE } from "#jobs/queues";
@@ -199,6 +199,27 @@ describe("GET /metrics", () => {
     expect(routeOf(patterns, "/api/anything/at/all")).toBe("/api/*");
     expect(routeOf(patterns, "/assets/entry-abc.js")).toBe("/assets/*");
     expect(routeOf(patterns, "/nowhere")).toBe("unmatched");
+  });
+
+  it("answers each path as trying every pattern in order would, static paths from a table made once", () => {
+    // An optional parameter ranks /reports/:year? before /reports; splats, cases and trailing slashes.
+    const routes = {
+      ...ROUTES,
+      "routes/reports": { id: "routes/reports", parentId: "root", path: "reports" },
+      "routes/reports.$year": { id: "routes/reports.$year", parentId: "root", path: "reports/:year?" },
+      "routes/api+/floor": { id: "routes/api+/floor", parentId: "root", path: "api/floor" },
+      "routes/api+/mocs.$id": { id: "routes/api+/mocs.$id", parentId: "root", path: "api/mocs/:id" },
+      "routes/$": { id: "routes/$", parentId: "root", path: "*" },
+    } as unknown as ServerBuild["routes"];
+    const patterns = routePatterns(routes);
+    const resolve = routeResolver(patterns);
+    const everyPattern = (path: string) => patterns.find((p) => p.regex.test(path))?.pattern ?? "unmatched";
+    const paths = ["/", "//", "/reports", "/Reports/", "/reports/2026", "/api/floor", "/API/Floor/", "/api/mocs/1"];
+    paths.push("/api/mocs", "/api/other/x", "/mocs/new", "/mocs/NEW/", "/mocs/9", "/nowhere", "/a/b/c", "/assets/x.js");
+    for (const path of paths)
+      expect(resolve(path), path).toBe(path.startsWith("/assets/") ? "/assets/*" : everyPattern(path));
+    expect(resolve("/reports")).toBe("/reports/:year?");
+    expect(resolve("/api/floor")).toBe("/api/floor");
   });
 });
 
