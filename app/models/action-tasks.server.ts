@@ -369,29 +369,3 @@ export function actionReminderEmails(rows: ActionReminderRow[]): QueuedEmail[] {
 export const overdueItem = (asOf: string) => sql`nullif(e.item->>'due', '') is not null
   and (e.item->>'due')::date < ${asOf}::date
   and ${openItemSql(sql`e.item`)}`;
-
-/** SQL: how many plan items of the open MOC `m` are overdue on `asOf` (0 for a closed or declined MOC). */
-export const overdueItemsOfMoc = (asOf: string) => sql<number>`(select count(*)::int
-  from (values (m.action->'items'), (m.manual_plan->'items')) p(items)
-  cross join lateral jsonb_array_elements(p.items) e(item)
-  where ${mocOpenSql()} and ${overdueItem(asOf)})`;
-
-/**
- * Open items past their due date on `asOf`, per MOC department (`mocsWithDepartment` gives each
- * MOC's `department`). By vessel: Part A's vessel column is one more grouping of the same rows.
- */
-export async function overdueActionsByDepartment(
-  db: Executor,
-  mocsWithDepartment: unknown,
-  asOf: string,
-): Promise<{ department: string; overdue: number; owners: number }[]> {
-  const rows = await db.execute<{ department: string; overdue: number; owners: number }>(sql`
-    select d.department, count(*)::int as overdue, count(distinct e.item->>'owner')::int as owners
-    from ${mocsWithDepartment} d
-    cross join lateral (values (d.action->'items'), (d.manual_plan->'items')) p(items)
-    cross join lateral jsonb_array_elements(p.items) e(item)
-    where not d.is_deleted and ${mocOpenSql("d")}
-      and ${overdueItem(asOf)}
-    group by d.department order by d.department`);
-  return [...rows];
-}

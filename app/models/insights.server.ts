@@ -23,7 +23,7 @@ import {
 } from "./insights.schema";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
 import { urgencyCases } from "./reminder.server";
-import { overdueActionsByDepartment, overdueItemsOfMoc } from "./action-tasks.server";
+import { overdueItem } from "./action-tasks.server";
 import { NOT_RECORDED, scopeLabel } from "./moc-names";
 import { VESSEL_LABEL_OR_NOT_RECORDED_SQL, vesselFilterSql } from "./moc-scope.server";
 
@@ -49,7 +49,12 @@ const CLOSED = sql.raw(`'${MOC_CLOSED_ACTION}'`);
  */
 const MOVES = (l: string) =>
   sql`(${sql.raw(l)}.from_status is distinct from ${sql.raw(l)}.to_status or ${sql.raw(l)}.action = ${CLOSED})`;
-/** An audit entry `l` that ends a MOC: its decline, or the verification that completed it. */
+/**
+ * An audit entry `l` that ends a MOC: its decline, or the verification that completed it. Written
+ * exactly as the predicate of the partial index moc_logs_ends_at_idx (db/migrations/
+ * 0040_insight_ends_index.sql), a few thousand entries: every read of the ends or of the closing
+ * entries says ENDS.
+ */
 const ENDS = (l: string) =>
   sql`${MOVES(l)} and (${sql.raw(l)}.action = ${CLOSED} or (${sql.raw(l)}.to_status = 'decline' and ${sql.raw(l)}.from_status is distinct from 'decline'))`;
 
@@ -68,8 +73,13 @@ export function requireInsightsReader(actor: Actor): void {
   }
 }
 
-/** The period, the as-of day, and the MOCs to count: `mocs`, or one department's. */
-type Bounds = { from: string; to: string; asOf: string; mocs: SQL };
+/**
+ * The period, the as-of day, and the MOCs to count: `mocs`, or one department's (or vessel's).
+ * For a row `m` of mocs: `among` holds for the MOCs any figure counts, `inScope` for those in
+ * `mocs`, `inDepartments` for those the per-department figures count (every MOC unless a
+ * department is chosen: they ignore a vessel filter alone).
+ */
+type Bounds = { from: string; to: string; asOf: string; mocs: SQL; among: SQL; inScope: SQL; inDepartments: SQL };
 
 /** Every figure for the period and department, read in one repeatable-read snapshot. */
 export async function getInsights(actor: Actor, filter: InsightsFilter): Promise<InsightsFigures> {
@@ -96,20 +106,13 @@ export async function computeInsights(
         set_config('plan_cache_mode', 'force_custom_plan', true)`,
     );
     const vessel = filter.vessel ?? null;
-    const b: Bounds = { from: filter.from, to: filter.to, asOf, mocs: await mocsOf(tx, filter.department, vessel) };
+    const b: Bounds = { from: filter.from, to: filter.to, asOf, ...(await mocsOf(tx, filter.department, vessel)) };
     const monthly = await monthlyFlow(tx, b);
     const steps = await stepTimes(tx, b);
-    const departments = await departmentFigures(tx, b, filter.department);
+    const { departments, overdueActions, risk, vessels } = await mocFigures(tx, b, filter.department);
     const deviations = await deviationFigures(tx, b);
     const pcrs = await pcrFigures(tx, b, filter.department);
     const reminders = await reminderFigures(tx, b);
-    const overdueActions = await overdueActionsByDepartment(
-      tx,
-      filter.department ? b.mocs : MOCS_WITH_DEPARTMENT,
-      asOf,
-    );
-    const risk = await riskFigures(tx, b);
-    const vessels = await vesselFigures(tx, b);
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -144,42 +147,36 @@ export async function computeInsights(
 
 const RISK_ORDER = ["low", "medium", "high", "extreme", "none"] as const;
 
-/** MOCs raised in the period by risk level (every level a row, zeros included). */
-async function riskFigures(db: Executor, b: Bounds): Promise<InsightsFigures["risk"]> {
-  const rows = await db.execute<{
-    level: (typeof RISK_ORDER)[number];
-    raised: number;
-    open: number;
-    completed: number;
-    declined: number;
-  }>(sql`
-    select coalesce(m.risk_level, 'none') as level, count(*)::int as raised,
-      count(*) filter (where ${mocOpenSql()})::int as open,
-      count(*) filter (where m.completed)::int as completed,
-      count(*) filter (where m.status = 'decline')::int as declined
-    from ${b.mocs} m
-    where not m.is_deleted and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)}
-    group by 1`);
-  const byLevel = new Map(rows.map((r) => [r.level, r]));
-  return RISK_ORDER.map((level) => byLevel.get(level) ?? { level, raised: 0, open: 0, completed: 0, declined: 0 });
-}
-
 /**
  * The MOCs to count: all, or one department's. A department's MOCs are found once (its rule needs
  * every MOC's Part A, a join over the whole table) and every figure then reads them by id, rather
  * than each statement working the department out again for every MOC.
  */
-async function mocsOf(db: Executor, department: string | null, vessel: string | null = null): Promise<SQL> {
+async function mocsOf(
+  db: Executor,
+  department: string | null,
+  vessel: string | null = null,
+): Promise<Pick<Bounds, "mocs" | "among" | "inScope" | "inDepartments">> {
   if (!department) {
-    if (!vessel) return sql`mocs`;
+    if (!vessel) return { mocs: sql`mocs`, among: sql`true`, inScope: sql`true`, inDepartments: sql`true` };
     const [row] = await db.execute<{ ids: string }>(sql`
       select coalesce(array_agg(m.id), '{}')::text as ids from mocs m where ${vesselFilterSql(vessel)}`);
-    return sql`(select m.* from mocs m where m.id = any(${row!.ids}::uuid[]))`;
+    return {
+      mocs: sql`(select m.* from mocs m where m.id = any(${row!.ids}::uuid[]))`,
+      among: sql`true`,
+      inScope: sql`m.id = any(${row!.ids}::uuid[])`,
+      inDepartments: sql`true`,
+    };
   }
   const [row] = await db.execute<{ ids: string }>(sql`
     select coalesce(array_agg(d.id), '{}')::text as ids from ${MOCS_WITH_DEPARTMENT} d where d.department = ${department}
       ${vessel ? sql`and d.id in (select m.id from mocs m where ${vesselFilterSql(vessel)})` : sql``}`);
-  return sql`(select m.*, ${department}::text as department from mocs m where m.id = any(${row!.ids}::uuid[]))`;
+  return {
+    mocs: sql`(select m.*, ${department}::text as department from mocs m where m.id = any(${row!.ids}::uuid[]))`,
+    among: sql`m.id = any(${row!.ids}::uuid[])`,
+    inScope: sql`true`,
+    inDepartments: sql`true`,
+  };
 }
 
 /** How the vessel filter reads. */
@@ -188,42 +185,6 @@ async function vesselFilterLabel(db: Executor, vessel: string): Promise<string> 
   if (vessel === "none") return NOT_RECORDED;
   const [row] = await db.execute<{ name: string }>(sql`select name from vessels where id = ${vessel}`);
   return row?.name ?? "Unknown vessel";
-}
-
-/**
- * By vessel (docs/decisions/036-vessels-and-crew-access.md), one row per vessel or scope the counted MOCs name: opened and
- * completed in the period, open on the as-of day (open now, or ended after it) and, of those, past
- * their target date then. One statement over the counted MOCs and their Part A.
- */
-async function vesselFigures(db: Executor, b: Bounds) {
-  const rows = await db.execute<{
-    vessel: string;
-    opened: number;
-    completed: number;
-    open: number;
-    overdue: number;
-    overdueActions: number;
-  }>(sql`
-    with counted as (
-      select m.id, m.created_at, m.target_date, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
-        ${overdueItemsOfMoc(b.asOf)} as overdue_actions,
-        (select min(l.at) from moc_logs l where l.moc_id = m.id and ${ENDS("l")}) as ended_at,
-        exists (select 1 from moc_logs l where l.moc_id = m.id and ${MOVES("l")} and l.action = ${CLOSED}
-          and l.at >= ${start(b)} and l.at < ${endOf(b.to)}) as completed_in_period
-      from ${b.mocs} m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
-      where not m.is_deleted
-    )
-    select vessel,
-      (count(*) filter (where created_at >= ${start(b)} and created_at < ${endOf(b.to)}))::int as opened,
-      (count(*) filter (where completed_in_period))::int as completed,
-      (count(*) filter (where created_at < ${endOf(b.asOf)} and (ended_at is null or ended_at >= ${endOf(b.asOf)})))::int as open,
-      (count(*) filter (where created_at < ${endOf(b.asOf)} and (ended_at is null or ended_at >= ${endOf(b.asOf)})
-        and target_date < ${b.asOf}::date))::int as overdue,
-      coalesce(sum(overdue_actions), 0)::int as "overdueActions"
-    from counted group by vessel
-    having count(*) filter (where created_at < ${endOf(b.to)}) > 0
-    order by vessel = ${NOT_RECORDED}, vessel`);
-  return [...rows];
 }
 
 // The period's bounds as timestamptz: UTC midnight of `from`, and of the day after `to`.
@@ -304,8 +265,9 @@ async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["step
       from moc_logs l
       where ${MOVES("l")} and l.at < ${endOf(b.to)}
         and l.moc_id in (
-          select p.moc_id from moc_logs p join ${b.mocs} m on m.id = p.moc_id
-          where ${MOVES("p")} and p.at >= ${start(b)} and p.at < ${endOf(b.to)} and not m.is_deleted)
+          select m.id from ${b.mocs} m
+          where not m.is_deleted and m.id in (
+            select p.moc_id from moc_logs p where ${MOVES("p")} and p.at >= ${start(b)} and p.at < ${endOf(b.to)}))
       window w as (partition by l.moc_id order by l.at, l.seq)
     ) s
     where s.at >= ${start(b)} and s.step is not null
@@ -324,55 +286,131 @@ async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["step
 }
 
 /**
- * Per department: MOCs completed in the period and how many on or before their target date (which
- * approved extensions have moved); and the MOCs open on the as-of day (the period's end, or today)
- * by how their target date stands then, in the reminders' urgency bands.
+ * The figures that count MOCs, in one pass over them (issue 43): per department, the MOCs completed
+ * in the period and how many on or before their target date (which approved extensions have moved),
+ * the MOCs open on the as-of day (the period's end, or today) by how their target date stands then,
+ * in the reminders' urgency bands, and their open plan items past due; the MOCs raised in the
+ * period by risk level; and by vessel (docs/decisions/036-vessels-and-crew-access.md), one row per
+ * vessel or scope the counted MOCs name: opened and completed in the period, open on the as-of day
+ * and, of those, past their target date then, and their overdue plan items.
+ *
+ * Each MOC's department, vessel, risk level and standing on the as-of day are worked out once
+ * (`counted`, materialized); the closing entries of the period and the overdue plan items are read
+ * once each, and every figure is an aggregate over these sets, returned as JSON in one row.
  */
-async function departmentFigures(db: Executor, b: Bounds, department: string | null) {
-  // One department's MOCs carry their department already; all of them need it worked out.
-  const source = department ? b.mocs : MOCS_WITH_DEPARTMENT;
-  const closed = await db.execute<{ department: string; completed: number; on_time: number }>(sql`
-    select x.department, count(*)::int as completed,
-      (count(*) filter (where (x.at at time zone 'UTC')::date <= x.target_date))::int as on_time
-    from (
-      select m.department, l.at, m.target_date
-      from moc_logs l join ${source} m on m.id = l.moc_id
-      where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and ${MOVES("l")} and l.action = ${CLOSED} and not m.is_deleted
-    ) x
-    group by x.department`);
-  // Open on the as-of day: open now, or ended after it. Both halves are small (the open MOCs through
-  // mocs_target_date_idx, the recent ends through moc_logs_moves_at_idx), whatever the history's length.
-  const bands = await db.execute<{ department: string; band: OverdueBand; n: number }>(sql`
-    select x.department, x.band, count(*)::int as n
-    from (
-      select m.department,
-        case when m.target_date < ${b.asOf}::date - 14 then 'OVERDUE_LONG' ${urgencyCases(b.asOf)} end as band
-      from ${source} m
-      where m.id in (
-          select m.id from mocs m
-          where not m.is_deleted and ${mocOpenSql()}
-            and m.target_date <= ${b.asOf}::date + 30
-          union
-          select l.moc_id from moc_logs l join mocs m on m.id = l.moc_id
-          where l.at >= ${endOf(b.asOf)} and ${ENDS("l")} and m.target_date <= ${b.asOf}::date + 30)
-        and not m.is_deleted and m.created_at < ${endOf(b.asOf)}
-    ) x
-    where x.band is not null
-    group by x.department, x.band`);
+async function mocFigures(db: Executor, b: Bounds, department: string | null) {
+  const [row] = await db.execute<{
+    closed: { department: string; completed: number; on_time: number }[];
+    bands: { department: string; band: OverdueBand; n: number }[];
+    overdue_actions: { department: string; overdue: number; owners: number }[];
+    risk: { level: (typeof RISK_ORDER)[number]; raised: number; open: number; completed: number; declined: number }[];
+    vessels: {
+      vessel: string;
+      opened: number;
+      completed: number;
+      open: number;
+      overdue: number;
+      overdueActions: number;
+    }[];
+  }>(sql`
+    with items as (
+      -- the open MOCs' plan items past due on the as-of day, per MOC: how many, and their owners
+      select m.id, count(*)::int as n, array_agg(e.item->>'owner') as owners
+      from mocs m
+      cross join lateral (values (m.action->'items'), (m.manual_plan->'items')) p(items)
+      cross join lateral jsonb_array_elements(p.items) e(item)
+      where not m.is_deleted and ${mocOpenSql()} and ${b.among} and ${overdueItem(b.asOf)}
+      group by m.id
+    ),
+    counted as materialized (
+      select m.id, m.created_at, m.target_date, coalesce(m.risk_level, 'none') as level,
+        ${mocOpenSql()} as open_now, m.completed, m.status = 'decline' as declined,
+        coalesce(nullif(f.data->'department-of-change'->>'value', ''), u.department) as department,
+        f.data->'vessel'->'value' as vessel_value,
+        ${b.inScope} as in_scope, ${b.inDepartments} as in_departments,
+        -- open on the as-of day: created by then and not ended before its end
+        m.created_at < ${endOf(b.asOf)} and not exists (select 1 from moc_logs l
+          where ${ENDS("l")} and l.at < ${endOf(b.asOf)} and l.moc_id = m.id) as open_on_as_of,
+        -- the bands count the MOCs open now, or ended after the as-of day, created by then
+        case when m.created_at < ${endOf(b.asOf)} and m.target_date <= ${b.asOf}::date + 30
+            and (${mocOpenSql()} or exists (select 1 from moc_logs l
+              where ${ENDS("l")} and l.at >= ${endOf(b.asOf)} and l.moc_id = m.id))
+          then case when m.target_date < ${b.asOf}::date - 14 then 'OVERDUE_LONG' ${urgencyCases(b.asOf)} end
+        end as band,
+        i.n as overdue_items, i.owners as overdue_owners
+      from mocs m
+      join users u on u.id = m.originator_id
+      left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
+      left join items i on i.id = m.id
+      where not m.is_deleted and ${b.among}
+    ),
+    closed as materialized (
+      select l.moc_id, l.at from moc_logs l
+      where l.at >= ${start(b)} and l.at < ${endOf(b.to)} and ${ENDS("l")} and l.action = ${CLOSED}
+    )
+    select
+      (select coalesce(json_agg(x order by x.department), '[]') from (
+        select c.department, count(*)::int as completed,
+          (count(*) filter (where (l.at at time zone 'UTC')::date <= c.target_date))::int as on_time
+        from closed l join counted c on c.id = l.moc_id
+        where c.in_departments group by c.department) x) as closed,
+      (select coalesce(json_agg(x order by x.department, x.band), '[]') from (
+        select c.department, c.band, count(*)::int as n
+        from counted c where c.in_departments and c.band is not null
+        group by c.department, c.band) x) as bands,
+      (select coalesce(json_agg(x order by x.department), '[]') from (
+        -- a row per overdue item (its owner, or null)
+        select c.department, count(*)::int as overdue, count(distinct o.owner)::int as owners
+        from counted c cross join lateral unnest(c.overdue_owners) o(owner)
+        where c.in_departments group by c.department) x) as overdue_actions,
+      (select coalesce(json_agg(x), '[]') from (
+        select c.level, count(*)::int as raised,
+          (count(*) filter (where c.open_now))::int as open,
+          (count(*) filter (where c.completed))::int as completed,
+          (count(*) filter (where c.declined))::int as declined
+        from counted c
+        where c.in_scope and c.created_at >= ${start(b)} and c.created_at < ${endOf(b.to)}
+        group by c.level) x) as risk,
+      (select coalesce(json_agg(x order by x.vessel = ${NOT_RECORDED}, x.vessel), '[]') from (
+        select v.vessel, sum(v.opened)::int as opened, sum(v.completed)::int as completed, sum(v.open)::int as open,
+          sum(v.overdue)::int as overdue, sum(v.overdue_actions)::int as "overdueActions"
+        from (
+          -- counted by Part A's recorded value, then named: the label is worked out once per value
+          select (select ${VESSEL_LABEL_OR_NOT_RECORDED_SQL}
+              from (select jsonb_build_object('vessel', jsonb_build_object('value', c.vessel_value)) as data) f) as vessel,
+            count(*) filter (where c.created_at >= ${start(b)} and c.created_at < ${endOf(b.to)}) as opened,
+            count(*) filter (where c.id in (select l.moc_id from closed l)) as completed,
+            count(*) filter (where c.open_on_as_of) as open,
+            count(*) filter (where c.open_on_as_of and c.target_date < ${b.asOf}::date) as overdue,
+            coalesce(sum(c.overdue_items), 0) as overdue_actions,
+            count(*) filter (where c.created_at < ${endOf(b.to)}) as counted_in_period
+          from counted c
+          where c.in_scope
+          group by c.vessel_value
+        ) v
+        group by v.vessel
+        having sum(v.counted_in_period) > 0) x) as vessels`);
+  const { closed, bands, risk, vessels } = row!;
   const departments = department ? [department] : [...DEPARTMENTS];
-  for (const row of [...closed, ...bands]) if (!departments.includes(row.department)) departments.push(row.department);
-  return departments.map((name) => {
-    const c = [...closed].find((r) => r.department === name);
-    const overdue = Object.fromEntries(OVERDUE_BANDS.map((band) => [band, 0])) as Record<OverdueBand, number>;
-    for (const row of bands) if (row.department === name) overdue[row.band] = row.n;
-    return {
-      department: name,
-      completed: c?.completed ?? 0,
-      onTime: c?.on_time ?? 0,
-      onTimeRate: percent(c?.on_time ?? 0, c?.completed ?? 0),
-      overdue,
-    };
-  });
+  for (const r of [...closed, ...bands]) if (!departments.includes(r.department)) departments.push(r.department);
+  const byLevel = new Map(risk.map((r) => [r.level, r]));
+  return {
+    departments: departments.map((name) => {
+      const c = closed.find((r) => r.department === name);
+      const overdue = Object.fromEntries(OVERDUE_BANDS.map((band) => [band, 0])) as Record<OverdueBand, number>;
+      for (const r of bands) if (r.department === name) overdue[r.band] = r.n;
+      return {
+        department: name,
+        completed: c?.completed ?? 0,
+        onTime: c?.on_time ?? 0,
+        onTimeRate: percent(c?.on_time ?? 0, c?.completed ?? 0),
+        overdue,
+      };
+    }),
+    overdueActions: row!.overdue_actions,
+    risk: RISK_ORDER.map((level) => byLevel.get(level) ?? { level, raised: 0, open: 0, completed: 0, declined: 0 }),
+    vessels,
+  };
 }
 
 /**

@@ -5,7 +5,8 @@
  * already claimed that day (by another instance, another call) is skipped by the primary key. The
  * emails are queued in the same transaction, so a failed run claims nothing. The statement count
  * is fixed and the scan is the partial index on the target date: the cost follows the number of
- * MOCs due, not the number of MOCs.
+ * MOCs due, not the number of MOCs (the stage and owner's "Part B submitted" reads the partial index
+ * of migration 0041, not every form). `npm run bench:reminder` times it over 100,000 MOCs.
  */
 import { sql } from "drizzle-orm";
 import { z } from "zod";
@@ -19,7 +20,7 @@ import { queueEmails, type QueuedEmail } from "./email.server";
 import { mocOpenSql } from "./authz.server";
 import { MOC_STAGE_SQL, OWNER_SQL } from "./moc-steps.server";
 import { mocEmailName } from "./moc-names";
-import { TITLE_AND_VESSEL_OF_M } from "./moc-scope.server";
+import { TITLE_SQL, VESSEL_LABEL_SQL } from "./moc-scope.server";
 import { sendTemporaryReminders, type TemporaryReminder } from "./temporary.server";
 
 export type ReminderResult = { moc_id: string; serial_num: string; urgency: ReminderUrgency; emailsSent: number };
@@ -99,28 +100,42 @@ type ClaimedRow = {
   recipients: { id: string; name: string; email: string; digest: boolean }[];
 };
 
-/** Claims the due MOCs of `day` not yet reminded that day, with everything the emails need. */
-async function claimDueMocs(tx: Executor, day: string): Promise<ClaimedRow[]> {
-  const rows = await tx.execute<ClaimedRow>(sql`
+/**
+ * The statement that claims the due MOCs of `day` not yet reminded that day and returns everything
+ * the emails need (exported for the bench, tests/bench/reminder.ts, which explains it). Its cost
+ * follows the MOCs claimed (docs/performance.md, "Email at production volume (decision 020)"): the
+ * recipients of all of them are gathered in one grouped join (a subquery per MOC rebuilt the same
+ * hash of the users ten thousand times), and Part A's title and scope come from one look-up of the
+ * originator form per MOC instead of two.
+ */
+export function claimDueMocsSql(day: string) {
+  return sql`
     with due as (${dueMocsQuery(day)}),
     claimed as (
       insert into moc_reminders (moc_id, day, urgency, days_left)
       select moc_id, ${day}::date, urgency, days_left from due where urgency is not null order by moc_id
       on conflict do nothing
       returning moc_id, urgency, days_left
+    ),
+    recipients as (
+      select mu.moc_id, json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
+        'digest', u.reminder_preference = 'digest') order by u.email) as recipients
+      from claimed c join moc_users mu on mu.moc_id = c.moc_id join users u on u.id = mu.user_id
+      where u.active
+      group by mu.moc_id
     )
-    select c.moc_id as "mocId", m.serial_num as "serialNum", ${TITLE_AND_VESSEL_OF_M}, c.urgency, c.days_left as "daysLeft",
-      m.target_date::text as "targetDate", m.status, ${MOC_STAGE_SQL} as stage,
-      ${OWNER_SQL} as owner,
-      coalesce((
-        select json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
-          'digest', u.reminder_preference = 'digest') order by u.email)
-        from moc_users mu join users u on u.id = mu.user_id
-        where mu.moc_id = c.moc_id and u.active
-      ), '[]'::json) as recipients
+    select c.moc_id as "mocId", m.serial_num as "serialNum", ${TITLE_SQL} as title, ${VESSEL_LABEL_SQL} as vessel,
+      c.urgency, c.days_left as "daysLeft", m.target_date::text as "targetDate", m.status, ${MOC_STAGE_SQL} as stage,
+      ${OWNER_SQL} as owner, coalesce(r.recipients, '[]'::json) as recipients
     from claimed c join mocs m on m.id = c.moc_id
-    order by c.days_left, m.serial_year, m.serial_count`);
-  return [...rows];
+      left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
+      left join recipients r on r.moc_id = c.moc_id
+    order by c.days_left, m.serial_year, m.serial_count`;
+}
+
+/** Claims the due MOCs of `day` not yet reminded that day, with everything the emails need. */
+async function claimDueMocs(tx: Executor, day: string): Promise<ClaimedRow[]> {
+  return [...(await tx.execute<ClaimedRow>(claimDueMocsSql(day)))];
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -452,9 +452,10 @@ describe("the indexes the figures read", () => {
     // The figures say MOVES with the action as a literal so PostgreSQL can prove a query stays
     // inside these indexes; a renamed action would silently fall back to reading every entry.
     const rows = await getDb().execute<{ indexdef: string }>(
-      sql`select indexdef from pg_indexes where indexname in ('moc_logs_moves_at_idx', 'moc_logs_moves_moc_idx')`,
+      sql`select indexdef from pg_indexes
+        where indexname in ('moc_logs_moves_at_idx', 'moc_logs_moves_moc_idx', 'moc_logs_ends_at_idx')`,
     );
-    expect(rows.length).toBe(2);
+    expect(rows.length).toBe(3);
     for (const row of rows) expect(row.indexdef).toContain(`'${MOC_CLOSED_ACTION}'`);
   });
 });

@@ -340,6 +340,37 @@ describe("the emails", () => {
     ]);
   });
 
+  it("name each MOC by Part A's title and scope, or by its number without Part A; each MOC to its own people", async () => {
+    const day = freshDay();
+    const [first, second] = await Promise.all([makeCast(), makeCast()]);
+    const named = await dueMoc(day, 1, 31, first);
+    const bare = await dueMoc(day, 1, 31, second);
+    await getDb().execute(sql`
+      update moc_forms set data = data || '{"title": {"value": "Second level check"}, "vessel": {"value": "fleet"}}'::jsonb
+      where moc_id = ${named._id} and kind = 'originator'`);
+    await getDb().execute(sql`delete from moc_forms where moc_id = ${bare._id} and kind = 'originator'`);
+
+    const run = await sendDueReminders({ today: day });
+    expect(run.results.map((r) => [r.moc_id, r.emailsSent]).sort()).toEqual(
+      [
+        [named._id, 2],
+        [bare._id, 2],
+      ].sort(),
+    );
+    const emails = await reminderEmails([named._id, bare._id]);
+    const of = (id: string) => emails.filter((e) => e.recordId === id);
+    expect(of(named._id).map((e) => e.toEmail)).toEqual(emailsOf(first.originator, first.implementer));
+    expect(of(bare._id).map((e) => e.toEmail)).toEqual(emailsOf(second.originator, second.implementer));
+    for (const email of of(named._id)) {
+      expect(email.subject).toContain(
+        `URGENT reminder: MOC ${named.serial_num} — Second level check · Fleet-wide is due tomorrow`,
+      );
+    }
+    for (const email of of(bare._id)) {
+      expect(email.subject).toContain(`URGENT reminder: MOC ${bare.serial_num} is due tomorrow`);
+    }
+  });
+
   it("a MOC whose users are all deactivated is claimed with no email", async () => {
     const day = freshDay();
     const people = await makeCast();
