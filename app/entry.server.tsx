@@ -7,7 +7,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { logger, pathOnly } from "~/utils/logger.server";
 import { NonceProvider } from "~/utils/nonce";
 import { InlineStylesheetProvider } from "~/utils/stylesheet";
-import { inlineStylesheet } from "~/utils/stylesheet.server";
+import { stylesheetFor } from "~/utils/stylesheet.server";
 import { contentSecurityPolicy } from "~/utils/security-headers.server";
 
 export const streamTimeout = 5_000;
@@ -21,12 +21,15 @@ const handleRequest: HandleDocumentRequestFunction = (
   const json = jsonActionResponse(request, responseStatusCode, responseHeaders, remixContext);
   if (json) return json;
   const nonce = randomBytes(16).toString("base64");
+  // The stylesheet linked, or in the page for a browser that has not had it yet (app/utils/stylesheet.server.ts).
+  const stylesheet = stylesheetFor(request);
+  if (stylesheet.setCookie) responseHeaders.append("Set-Cookie", stylesheet.setCookie);
   return new Promise((resolve, reject) => {
     let failed = false;
     // Pages are small: render completely before answering, so status codes are always right.
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <InlineStylesheetProvider value={inlineStylesheet()}>
+        <InlineStylesheetProvider value={stylesheet.inline}>
           <RemixServer context={remixContext} url={request.url} nonce={nonce} />
         </InlineStylesheetProvider>
       </NonceProvider>,

@@ -227,8 +227,8 @@ export type Dashboard = {
   counts: { stage: string; n: number }[];
   temporary: { inEffect: number; endingSoon: number; expired: number };
   /** The expired temporary changes (not restored), longest expired first. */
-  expired: MocListRow[];
-  overdue: MocListRow[];
+  expired: DashboardMoc[];
+  overdue: DashboardMoc[];
   activity: {
     mocId: string;
     serialNum: string;
@@ -240,6 +240,29 @@ export type Dashboard = {
   }[];
 };
 
+/** A MOC as the dashboard's short lists name it: what they show, not a list row. */
+export type DashboardMoc = Pick<
+  MocListRow,
+  "id" | "serialNum" | "title" | "targetDate" | "temporaryState" | "temporaryUntil"
+>;
+
+/**
+ * The first ten MOCs of the list `filter` selects, with only what the dashboard shows of them: the
+ * list page's conditions and order, without its total, names, owner and stage (searchMocs), whose
+ * large query took longer to plan than to run, twice per dashboard (docs/decisions/032-pages-at-sea.md).
+ */
+function dashboardList(actor: Actor, filter: MocListFilter) {
+  return getDb().execute<DashboardMoc>(sql`
+    select m.id, m.serial_num as "serialNum",
+      (select ${TITLE_SQL} from moc_forms f where f.moc_id = m.id and f.kind = 'originator') as title,
+      m.target_date::text as "targetDate",
+      ${temporaryStateSql(TODAY_SQL)} as "temporaryState", m.temporary->>'until' as "temporaryUntil"
+    from mocs m
+    where ${mocListWhere(actor, filter)}
+    order by ${ORDER(filter.sort)}
+    limit 10`);
+}
+
 export async function dashboard(actor: Actor): Promise<Dashboard> {
   const db = getDb();
   const scope = mocListScope.visible(actor);
@@ -247,8 +270,8 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
     db.execute<{ stage: string; n: number }>(sql`
       select ${MOC_STAGE_SQL} as stage, count(*)::int as n from mocs m where ${scope} group by 1`),
     db.execute<Dashboard["temporary"]>(temporaryCountsSql(scope)),
-    searchMocs(actor, { temporary: "expired", sort: "temporary", pageSize: 10 }).then(({ rows }) => rows),
-    searchMocs(actor, { overdue: true, sort: "target", pageSize: 10 }).then(({ rows }) => rows),
+    dashboardList(actor, { temporary: "expired", sort: "temporary" }),
+    dashboardList(actor, { overdue: true, sort: "target" }),
     db.execute<Dashboard["activity"][number]>(sql`
       select l.moc_id as "mocId", m.serial_num as "serialNum",
         (select nullif(f.data->'title'->>'value', '') from moc_forms f where f.moc_id = m.id and f.kind = 'originator') as title, l.action, u.name as by, l.to_status as to,
@@ -261,8 +284,8 @@ export async function dashboard(actor: Actor): Promise<Dashboard> {
   return {
     counts: [...counts].sort((a, b) => order(a.stage) - order(b.stage)),
     temporary: temporary[0]!,
-    expired,
-    overdue,
+    expired: [...expired],
+    overdue: [...overdue],
     activity: [...activity],
   };
 }

@@ -94,6 +94,25 @@ export function offlineCopy(html: string | null, fetchedAt: Date | null, now: Da
     .replace(/<body([^>]*)>/i, (body) => body + banner);
 }
 
+/** The page's linked stylesheet (app/utils/stylesheet.tsx): a file of the build under /assets. */
+const STYLESHEET_LINK = /<link rel="stylesheet" href="(\/assets\/[^"<>]+\.css)"\/?>/;
+
+/** The address of the stylesheet `html` links, null when it links none (or carries it inline). */
+export function linkedStylesheet(html: string): string | null {
+  return STYLESHEET_LINK.exec(html)?.[1] ?? null;
+}
+
+/**
+ * The page to keep with its linked stylesheet written in: the next deploy's worker no longer holds
+ * that file (its precache keeps the new build's), and a copy read offline after it must still draw
+ * as it did (docs/decisions/045-offline-shell-and-drafts.md). Unchanged when the sheet's text could
+ * end the element early.
+ */
+export function withStylesheetInline(html: string, css: string): string {
+  if (/<\/style/i.test(css)) return html;
+  return html.replace(STYLESHEET_LINK, (link, href: string) => `<style data-href="${href}">${css}</style>`);
+}
+
 /**
  * The sign-in address without a link, or after a sign-out made without one: nothing of the person
  * is kept any more. `queued`: the server is told when the link returns.

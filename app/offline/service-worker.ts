@@ -17,11 +17,12 @@
  *   else once the link is back: the session cookie is the browser's, it goes with that post.
  * Pages work without it: nothing here is needed to use the app.
  */
-import { cleanupOutdatedCaches, precacheAndRoute } from "workbox-precaching";
+import { cleanupOutdatedCaches, matchPrecache, precacheAndRoute } from "workbox-precaching";
 import { registerRoute } from "workbox-routing";
 import {
   KEEP_RECORDS,
   KEPT_HEADERS,
+  linkedStylesheet,
   OFFLINE_PAGE_POLICY,
   offlineCopy,
   offlinePolicy,
@@ -29,6 +30,7 @@ import {
   recordPath,
   sessionOfPage,
   signedOutPage,
+  withStylesheetInline,
 } from "./pages";
 
 type ManifestEntry = { url: string; revision: string | null };
@@ -78,7 +80,7 @@ const isPage = (response: Response) => (response.headers.get("Content-Type") ?? 
 
 /** Keeps a copy of a signed-in page under its session's cache (and drops every other session's). */
 async function keep(path: string, response: Response): Promise<void> {
-  const html = await response.text();
+  const html = await withOwnStylesheet(await response.text());
   const session = sessionOfPage(html);
   await sessionIs(session?.id ?? null);
   if (!session || session.expires <= Date.now()) return;
@@ -97,6 +99,18 @@ async function keep(path: string, response: Response): Promise<void> {
   await cache.put(path, new Response(html, { headers }));
   const records = (await cache.keys()).filter((request) => new URL(request.url).pathname !== "/");
   await Promise.all(records.slice(0, Math.max(0, records.length - KEEP_RECORDS)).map((r) => cache.delete(r)));
+}
+
+/** The page with the stylesheet it links written in, from the precache (or the network); as it is when neither has it. */
+async function withOwnStylesheet(html: string): Promise<string> {
+  const href = linkedStylesheet(html);
+  if (!href) return html;
+  try {
+    const sheet = (await matchPrecache(href)) ?? (await fetch(href));
+    return sheet.ok ? withStylesheetInline(html, await sheet.text()) : html;
+  } catch {
+    return html;
+  }
 }
 
 /** What a page's answer says of the session: kept when it is a saved page, the others dropped. */

@@ -58,9 +58,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     now: Math.floor(Date.now() / 60_000) * 60_000,
     today,
     waitingTotal: waiting.total,
+    // What the page shows of each, no more: the data travels in the page too (docs/decisions/032-pages-at-sea.md).
     waiting: waiting.actions.map((item) => {
+      const { step, part, path } = stepLink(item.type);
       return {
-        ...stepLink(item.type),
+        step,
+        part,
         mocId: item.moc._id,
         serial: item.moc.serial_num,
         title: titleOf(item.moc.originator_form),
@@ -69,13 +72,35 @@ export async function loader({ request }: LoaderFunctionArgs) {
         waitingSince: item.waitingSince,
         stage: item.stage,
         // Waiting on them to see it done, not theirs to submit (an expired temporary change): the record.
-        to: item.mayAct ? `/mocs/${item.moc._id}/${stepLink(item.type).path}` : `/mocs/${item.moc._id}`,
+        to: item.mayAct ? `/mocs/${item.moc._id}/${path}` : `/mocs/${item.moc._id}`,
       };
     }),
     signatures,
     delegated,
     myActions: mine,
-    ...board,
+    temporary: board.temporary,
+    expired: board.expired.map((r) => ({
+      id: r.id,
+      serialNum: r.serialNum,
+      title: r.title,
+      temporaryUntil: r.temporaryUntil,
+    })),
+    overdue: board.overdue.map((r) => ({
+      id: r.id,
+      serialNum: r.serialNum,
+      title: r.title,
+      targetDate: r.targetDate,
+      temporaryState: r.temporaryState,
+      temporaryUntil: r.temporaryUntil,
+    })),
+    activity: board.activity.map((a) => ({
+      mocId: a.mocId,
+      serialNum: a.serialNum,
+      title: a.title,
+      action: a.action,
+      by: a.by,
+      at: a.at,
+    })),
     // Each status's stage always (a stable grid), the finer stages ("Second approval", "Completion
     // report") when a MOC stands there: every one from MOC_STAGES, the names mocStage gives.
     counts: MOC_STAGES.map((stage) => ({ stage, n: board.counts.find((c) => c.stage === stage)?.n ?? 0 })).filter(

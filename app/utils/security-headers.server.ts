@@ -19,7 +19,8 @@ export function contentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
-    // style attributes (React `style`) need 'unsafe-inline'; no inline <style> blocks are used.
+    // The stylesheet is a file of this origin ('self'); style attributes (React `style`) and the
+    // sheet written into a first visit's page (app/utils/stylesheet.server.ts) need 'unsafe-inline'.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self'",

@@ -1,18 +1,20 @@
 /**
- * The app's one stylesheet (app/styles/all.css), written into the page itself when the server has
- * its text (the production build), otherwise linked (the Vite dev server). Over a ship's link a
- * cold load then needs no second round trip before the page can be drawn, and a revalidated page
- * (304) brings its styles with it (docs/decisions/032-pages-at-sea.md).
+ * The app's one stylesheet (app/styles/all.css): a file under /assets named by its content's hash,
+ * cached as immutable, linked from every page (docs/decisions/032-pages-at-sea.md, "The stylesheet
+ * linked, inlined on a first visit"). A browser that has not named this sheet yet (its first page,
+ * or the first after a deploy: app/utils/stylesheet.server.ts) gets its text in the page instead, so a cold load over a ship's link still needs no second round trip before the page can
+ * be drawn; the file reaches the browser's cache afterwards, for the next page.
  *
- * Hydration renders the same text: on the server it comes from the context the document request
+ * Hydration renders the same: on the server the choice comes from the context the document request
  * fills (app/entry.server.tsx), in the browser from the element the server wrote.
  */
 import { createContext, useContext, useState } from "react";
 import href from "~/styles/all.css?url";
 
 export const stylesheetHref = href;
-const ELEMENT_ID = "app-styles";
+export const STYLESHEET_ELEMENT_ID = "app-styles";
 
+/** The sheet's text when this page carries it inline, null when it links the file. */
 const InlineStylesheetContext = createContext<string | null>(null);
 export const InlineStylesheetProvider = InlineStylesheetContext.Provider;
 
@@ -21,8 +23,17 @@ export function AppStylesheet() {
   const [text] = useState(
     () =>
       fromServer ??
-      (typeof document === "undefined" ? null : (document.getElementById(ELEMENT_ID)?.textContent ?? null)),
+      (typeof document === "undefined" ? null : (document.getElementById(STYLESHEET_ELEMENT_ID)?.textContent ?? null)),
   );
   if (text === null) return <link rel="stylesheet" href={href} />;
-  return <style id={ELEMENT_ID} data-href={href} dangerouslySetInnerHTML={{ __html: text }} />;
+  // Without JavaScript the file is fetched for the next page once the browser is idle; with it, the
+  // service worker's precache brings it (app/offline/service-worker.ts), not competing with the page's code.
+  return (
+    <>
+      <style id={STYLESHEET_ELEMENT_ID} data-href={href} dangerouslySetInnerHTML={{ __html: text }} />
+      <noscript>
+        <link rel="prefetch" href={href} as="style" />
+      </noscript>
+    </>
+  );
 }

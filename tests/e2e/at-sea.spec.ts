@@ -112,7 +112,8 @@ test.describe("compression and revalidation", { tag: "@http" }, () => {
       const preloads = preloadsIn(head);
       // Over a ship's link the browser asks for them with the page's first bytes, not its last.
       expect(preloads.length, path).toBeGreaterThan(0);
-      expect(head.indexOf('rel="modulepreload"'), path).toBeLessThan(head.indexOf("<style"));
+      // The stylesheet after them: in the page on a first visit, linked afterwards (app/utils/stylesheet.tsx).
+      expect(head.indexOf('rel="modulepreload"'), path).toBeLessThan(head.search(/<style|rel="stylesheet"/));
       expect(
         preloads.some((url) => /\/assets\/entry\.client-/.test(url)),
         path,
@@ -326,43 +327,132 @@ test.describe("layouts", () => {
 });
 
 test(
-  "every page carries its styles inline and no stylesheet request; with JavaScript it hydrates without an error",
+  "the stylesheet is one immutable file a signed-in page links, written into the page only on a first visit; with JavaScript it hydrates without an error",
   { tag: "@once" },
-  async ({ cast, mocApi, openAs }) => {
+  async ({ browser, baseURL, cast, mocApi, openAs }) => {
     test.setTimeout(240_000);
+    const javaScriptEnabled = test.info().project.use.javaScriptEnabled;
+    const errors: string[] = [];
+    const watch = (page: Page) => {
+      page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(`console: ${message.text()}`);
+      });
+    };
+    const styled = async (page: Page, path: string) => {
+      // The styles apply: the page has the sheet's colours, not the browser's default.
+      const background = await page.locator("html").evaluate((el) => getComputedStyle(el).backgroundColor);
+      expect(background, path).not.toBe("rgba(0, 0, 0, 0)");
+    };
+
+    // A first visit (a new browser): the sheet is in the page, no stylesheet request before it is
+    // drawn; the file is fetched once the page has loaded (prefetch), for the next.
+    const fresh = await browser.newContext({ javaScriptEnabled });
+    const first = await fresh.newPage();
+    watch(first);
+    const answer = await first.goto("/login");
+    await first.waitForLoadState("networkidle");
+    expect(await first.locator("style#app-styles").count()).toBe(1);
+    expect(await first.locator('link[rel="stylesheet"]').count()).toBe(0);
+    const href = await first.locator("style#app-styles").getAttribute("data-href");
+    expect(href).toMatch(/^\/assets\/all-[\w-]+\.css$/);
+    // Without JavaScript the page asks for the file once idle; with it, the service worker's precache does.
+    expect(await answer!.text()).toContain(`<noscript><link rel="prefetch" href="${href}" as="style"/></noscript>`);
+    expect(await answer!.headerValue("set-cookie")).toContain(`sheet=${href!.slice("/assets/".length)}`);
+    await styled(first, "/login");
+    // The page names this sheet now: the next one links it.
+    expect((await fresh.cookies()).find((c) => c.name === "sheet")?.value).toBe(href!.slice("/assets/".length));
+    await first.goto("/login");
+    expect(await first.locator("style#app-styles").count()).toBe(0);
+    expect(await first.locator('link[rel="stylesheet"]').getAttribute("href")).toBe(href);
+    await styled(first, "/login again");
+    await fresh.close();
+
+    // The file: immutable, a year, no validators, compressed (app/server/client-files.ts).
+    const sheet = await rawGet(href!, { "Accept-Encoding": "br" });
+    expect(sheet.status).toBe(200);
+    expect(sheet.headers["content-type"]).toContain("text/css");
+    expect(sheet.headers["cache-control"]).toContain("immutable");
+    expect(sheet.headers["cache-control"]).toContain("max-age=31536000");
+    expect(sheet.headers.etag).toBeUndefined();
+    expect(sheet.headers["content-encoding"]).toBe("br");
+
+    // Signed in (a browser whose first page this is): the sheet in the first page, then every page
+    // links the same file and carries no sheet of its own.
     const moc = await mocApi.createAt(cast, "hseq");
     const page = await openAs(cast.hseq);
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
-    page.on("console", (message) => {
-      if (message.type() === "error") errors.push(`console: ${message.text()}`);
+    watch(page);
+    await page.goto("/");
+    expect(await page.locator("style#app-styles").count()).toBe(1);
+    await styled(page, "/ first");
+    await page.waitForLoadState("networkidle");
+    const sheets: string[] = [];
+    page.on("response", (response) => {
+      if (new URL(response.url()).pathname.endsWith(".css")) sheets.push(response.headers()["cache-control"] ?? "");
     });
-    const requested: string[] = [];
-    page.on("request", (request) => requested.push(new URL(request.url()).pathname));
     const paths = ["/", "/mocs", `/mocs/${moc._id}`, `/mocs/${moc._id}/hseq`, "/insights", "/archive/mocs", "/reviews"];
     for (const path of paths) {
-      requested.length = 0;
       await page.goto(path);
       await page.waitForLoadState("networkidle");
-      // The sheet is in the page; nothing else is linked (print views add print.css of their own).
-      expect(await page.locator("style#app-styles").count(), path).toBe(1);
-      expect(await page.locator('link[rel="stylesheet"]').count(), path).toBe(0);
-      expect(
-        requested.filter((p) => p.endsWith(".css") || p.startsWith("/favicon")),
-        path,
-      ).toEqual([]);
-      // The styles apply: the header has its colour, not the browser's default.
-      const background = await page.locator("header.topbar").evaluate((el) => getComputedStyle(el).backgroundColor);
-      expect(background, path).not.toBe("rgba(0, 0, 0, 0)");
+      expect(await page.locator("style#app-styles").count(), path).toBe(0);
+      expect(await page.locator('link[rel="stylesheet"]').count(), path).toBe(1);
+      expect(await page.locator('link[rel="stylesheet"]').getAttribute("href"), path).toBe(href);
+      await styled(page, path);
     }
+    // Fetched once, as immutable; later pages take it from the browser's cache.
+    expect(sheets.length).toBeGreaterThan(0);
+    for (const cacheControl of sheets) expect(cacheControl).toContain("immutable");
+
+    // A cookie naming another build's sheet (a deploy since): the page carries the new one again.
+    await page.context().addCookies([{ name: "sheet", value: "all-0ld.css", url: baseURL! }]);
+    await page.goto("/");
+    expect(await page.locator("style#app-styles").count()).toBe(1);
+    expect(await page.locator('link[rel="stylesheet"]').count()).toBe(0);
+    await styled(page, "/ after a deploy");
+    await page.goto("/mocs");
+    expect(await page.locator('link[rel="stylesheet"]').getAttribute("href")).toBe(href);
+
     // A client-side navigation keeps the sheet (the root never unmounts).
-    if (test.info().project.use.javaScriptEnabled) {
+    if (javaScriptEnabled) {
       await page.goto("/");
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "MOCs" }).click();
       await page.waitForURL("**/mocs");
-      expect(await page.locator("style#app-styles").count()).toBe(1);
+      expect(await page.locator('link[rel="stylesheet"]').count()).toBe(1);
+      await styled(page, "/mocs, navigated");
     }
     expect(errors).toEqual([]);
+  },
+);
+
+test(
+  "with JavaScript, a page's route manifest names only the routes it renders; the routes it links to are discovered and navigate client-side",
+  { tag: "@js" },
+  async ({ cast, openAs }) => {
+    const page = await openAs(cast.originator);
+    const manifestPaths: string[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === "/__manifest") manifestPaths.push(...url.searchParams.getAll("p"));
+    });
+    await page.goto("/");
+    // Written into the page: the root and the dashboard (Remix v2's lazy route discovery), not the app's ~200 routes.
+    const html = await (await page.request.get("/")).text();
+    const from = html.indexOf("window.__remixManifest");
+    const inPage = html.slice(from, html.indexOf("</script>", from));
+    expect(inPage).toContain('"routes/_index"');
+    expect(inPage).not.toContain('"routes/mocs+/_index"');
+    expect(inPage.match(/"id":\s*"/g)?.length).toBeLessThan(5);
+    // The links the page shows are discovered after it loads, in one request.
+    await expect.poll(() => manifestPaths.includes("/mocs"), { timeout: 15_000 }).toBe(true);
+    await page.waitForLoadState("networkidle");
+    let documents = 0;
+    page.on("request", (request) => {
+      if (request.resourceType() === "document") documents++;
+    });
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "MOCs" }).click();
+    await page.waitForURL("**/mocs");
+    await expect(page.getByRole("heading", { level: 1, name: "MOCs" })).toBeVisible();
+    expect(documents, "a client-side navigation, not a new page").toBe(0);
   },
 );
 

@@ -122,6 +122,8 @@ test("pages carry the security headers", { tag: "@once" }, async ({ page }) => {
   const headers = response!.headers();
   expect(headers["content-security-policy"]).toContain("frame-ancestors 'none'");
   expect(headers["content-security-policy"]).toMatch(/script-src 'self' 'nonce-/);
+  // The stylesheet is a file of this origin (app/utils/stylesheet.tsx).
+  expect(headers["content-security-policy"]).toMatch(/style-src 'self'/);
   expect(headers["x-content-type-options"]).toBe("nosniff");
   expect(headers["x-frame-options"]).toBe("DENY");
   expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");

@@ -94,6 +94,12 @@ test("a record opened before is read offline under the banner; another person or
   await expect(chat(page)).toBeVisible();
   // A read-only copy: nothing of the page's JavaScript runs on it.
   expect(await page.locator("script").count()).toBe(0);
+  // Kept with the stylesheet it linked written in (a later deploy's worker no longer holds that file), and drawn with it.
+  expect(await page.locator('link[rel="stylesheet"]').count()).toBe(0);
+  expect(await page.locator('style[data-href^="/assets/all-"]').count()).toBe(1);
+  expect(await page.locator("header.topbar").evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe(
+    "rgba(0, 0, 0, 0)",
+  );
   await page.goto("/");
   await expect(banner).toBeVisible();
   // A page never opened is not there: said so, not an error of the browser.

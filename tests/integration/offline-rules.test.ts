@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { draftKind, draftLabel, flashOutcome, readReplay, SIGNED_OUT } from "~/offline/draft-rules";
 import {
   asOf,
+  linkedStylesheet,
   offlineCopy,
   offlinePolicy,
   OFFLINE_PAGE_POLICY,
@@ -14,6 +15,7 @@ import {
   sessionOfPage,
   signedOutPage,
   userOfPage,
+  withStylesheetInline,
 } from "~/offline/pages";
 import { offlineSession } from "~/offline/session.server";
 import { contentSecurityPolicy } from "~/utils/security-headers.server";
@@ -59,6 +61,18 @@ describe("pages kept for reading offline", () => {
     expect(copy).toMatch(/<body class="b"><p class="offline-banner" role="status"[^>]*>Offline — as of 14:05 UTC\./);
     expect(copy).toContain("<main>Record</main>");
     expect(offlineCopy(null, null, new Date())).toContain("This page was not saved for reading offline");
+  });
+
+  it("keeps a page with the stylesheet it links written in, so a copy read after a deploy still draws", () => {
+    const page = `<!DOCTYPE html><html lang="en"><head><link rel="modulepreload" href="/assets/root.js"/><link rel="stylesheet" href="/assets/all-AbC_1.css"/></head><body><main>Record</main></body></html>`;
+    expect(linkedStylesheet(page)).toBe("/assets/all-AbC_1.css");
+    const kept = withStylesheetInline(page, "body{color:red}");
+    expect(kept).toContain('<style data-href="/assets/all-AbC_1.css">body{color:red}</style>');
+    expect(kept).not.toContain('rel="stylesheet"');
+    expect(offlineCopy(kept, new Date(), new Date())).toContain("<style data-href");
+    // A page that carries the sheet already, and a sheet that would end the element early.
+    expect(linkedStylesheet(`<head><style id="app-styles">body{}</style></head>`)).toBeNull();
+    expect(withStylesheetInline(page, "a{}</style><script>x()</script>")).toBe(page);
   });
 });
 

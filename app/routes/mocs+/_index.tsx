@@ -61,7 +61,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     pages: Math.max(1, Math.ceil(total / PAGE_SIZE)),
     today: new Date().toISOString().slice(0, 10),
     soon: new Date(Date.now() + DUE_SOON_DAYS * 86_400_000).toISOString().slice(0, 10),
-    rows: rows.map((r) => ({ ...r, description: richTextToPlain(r.description).slice(0, 160) })),
+    // What the table shows of each, no more: the data travels in the page too (docs/decisions/032-pages-at-sea.md).
+    rows: rows.map(({ createdAt: _created, updatedAt: _updated, ...r }) => ({
+      ...r,
+      description: richTextToPlain(r.description).slice(0, 160),
+    })),
   };
 }
 
