@@ -52,10 +52,15 @@ type Kind = {
   fields: Field[];
 };
 
-/** MOCs: from their stored document `d` (db/moc-document.ts), kept fresh by db/derived.ts. */
+/**
+ * MOCs: from their stored document `d` (db/moc-document.ts), kept fresh by db/derived.ts. The
+ * document is parsed once per row: `offset 0` keeps the planner from pulling the subquery up and
+ * writing `md.doc::jsonb` into each of the fields below, which parsed the whole document once per
+ * field (some twenty times for one entry, most of a workflow step's time: docs/performance.md).
+ */
 const MOC: Kind = {
   kind: "moc",
-  from: "moc_documents md cross join lateral (select md.doc::jsonb as d) doc",
+  from: "moc_documents md cross join lateral (select md.doc::jsonb as d offset 0) doc",
   id: "md.moc_id",
   serial: "d->>'serial_num'",
   title: partA("title"),
@@ -130,7 +135,11 @@ const vector = (k: Kind) =>
     ...k.fields.map((f) => `setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(${f.sql}, '')), '${f.weight}')`),
   ].join("\n    || ");
 
-/** The entry rows of one kind, for the rows `where` picks. */
+/**
+ * The entry rows of one kind, for the rows `where` picks. An entry that would not change is left as
+ * it is: most changes to a record (a workflow step: its status, forms and trail) leave its entry
+ * alike, and rewriting it then only adds a dead row and its WAL.
+ */
 const entries = (k: Kind, where: string) => `
   insert into search_entries (kind, record_id, serial_num, serial_key, title, excerpt_text, search)
   select '${k.kind}', ${k.id}, coalesce(${k.serial}, ''), search_serial_key(${k.serial}), coalesce(${k.title}, ''),
@@ -139,7 +148,10 @@ const entries = (k: Kind, where: string) => `
   from ${k.from}
   where ${where}
   on conflict (kind, record_id) do update set serial_num = excluded.serial_num, serial_key = excluded.serial_key,
-    title = excluded.title, excerpt_text = excluded.excerpt_text, search = excluded.search`;
+    title = excluded.title, excerpt_text = excluded.excerpt_text, search = excluded.search
+  where (search_entries.serial_num, search_entries.serial_key, search_entries.title, search_entries.excerpt_text,
+      search_entries.search)
+    is distinct from (excluded.serial_num, excluded.serial_key, excluded.title, excluded.excerpt_text, excluded.search)`;
 
 const table = (k: Kind) => k.from.split(" ")[0]!;
 const key = (k: Kind) => (k.kind === "moc" ? "moc_id" : "id");

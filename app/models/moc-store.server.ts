@@ -61,13 +61,6 @@ export async function saveForm(
     { value: unknown }
   >;
   const now = new Date();
-  if (input.submitted) {
-    // A submitted form submitted again keeps its previous submission (moc_form_revisions), so the
-    // next decision can show what changed (app/web/decision-context.server.ts).
-    await tx.execute(sql`insert into moc_form_revisions (moc_id, kind, data, submitted_at, submitted_by, replaced_at)
-      select moc_id, kind, data, submitted_at, submitted_by, ${now.toISOString()}::timestamptz from moc_forms
-      where moc_id = ${input.mocId} and kind = ${input.kind} and submitted_at is not null`);
-  }
   await saveFormStatement(tx, { merge: Boolean(input.merge), submitted: input.submitted }).execute({
     mocId: input.mocId,
     kind: input.kind,
@@ -79,10 +72,16 @@ export async function saveForm(
   });
 }
 
-/** saveForm's upsert, one statement per way: merged or replaced data, submitted or a draft. */
+/**
+ * saveForm's upsert, one statement per way: merged or replaced data, submitted or a draft. A
+ * submitted form submitted again keeps its previous submission (moc_form_revisions), so the next
+ * decision can show what changed (app/web/decision-context.server.ts): the same statement copies it
+ * first, reading the row as it was before the upsert (every part of a statement sees the rows as
+ * they were when it began), so a step's save is one round trip (docs/performance.md).
+ */
 const saveFormStatement = statementOnceBy(
-  (db, way: { merge: boolean; submitted: boolean }) =>
-    db
+  (db, way: { merge: boolean; submitted: boolean }) => {
+    const upsert = db
       .insert(mocForms)
       .values({
         mocId: sql.placeholder("mocId"),
@@ -102,8 +101,19 @@ const saveFormStatement = statementOnceBy(
             ? { submittedAt: sql`excluded.submitted_at`, submittedBy: sql`excluded.submitted_by` }
             : {}),
         },
-      })
-      .prepare(`save_moc_form${way.merge ? "_merged" : ""}${way.submitted ? "_submitted" : ""}`),
+      });
+    const name = `save_moc_form${way.merge ? "_merged" : ""}${way.submitted ? "_submitted" : ""}`;
+    if (!way.submitted) return upsert.prepare(name);
+    return preparedSql<never>(
+      db,
+      sql`with revision as (
+          insert into moc_form_revisions (moc_id, kind, data, submitted_at, submitted_by, replaced_at)
+          select moc_id, kind, data, submitted_at, submitted_by, ${sql.placeholder("nowIso")}::timestamptz from moc_forms
+          where moc_id = ${sql.placeholder("mocId")}::uuid and kind = ${sql.placeholder("kind")} and submitted_at is not null)
+        ${upsert.getSQL()}`,
+      name,
+    );
+  },
   (way) => `${way.merge}:${way.submitted}`,
 );
 
@@ -236,12 +246,17 @@ export async function notifyAboutMoc(
   moc: { id: string; serialNum: string },
   to: Recipients,
   content: Omit<EmailContent, "record">,
-  options: Pick<NotifyInput, "linkFor" | "kind"> & { found?: Recipient[] } = {},
+  options: Pick<NotifyInput, "linkFor" | "kind"> & {
+    found?: Recipient[];
+    /** `mocEmailNameOf(tx, moc)` when the caller read it already (in a flight of its own). */
+    label?: string;
+  } = {},
 ) {
-  const label = await mocEmailNameOf(tx, moc);
+  const { label: known, ...rest } = options;
+  const label = known ?? (await mocEmailNameOf(tx, moc));
   return notify(tx, {
     to,
-    ...options,
+    ...rest,
     record: { type: "moc", id: moc.id },
     content: { ...content, record: { label, url: `/mocs/${moc.id}` } },
   });

@@ -27,7 +27,7 @@ import {
   type MocStep,
   type StepInput,
 } from "./moc-steps.server";
-import { mocLogLink, notifyAboutMoc } from "./moc-store.server";
+import { mocEmailNameOf, mocLogLink, notifyAboutMoc } from "./moc-store.server";
 import { signatureLink, signatureRow } from "./audit.server";
 import { principalsOf } from "./delegation.server";
 import { findRecipients } from "./email.server";
@@ -196,9 +196,10 @@ const runMocStep = MOC_WORKFLOW.runner({
         at: now,
       });
     const signed = signature && signatureLink(signature, heads.signature);
-    // One flight: the move, then (not waiting for it) who each notice reaches.
+    // One flight: the move, then (not waiting for it) who each notice reaches and the MOC's name
+    // in the emails (Part A's title and vessel, which the move does not change).
     const notices = outcome.notices ?? [];
-    const [[stateAfter], recipients] = await Promise.all([
+    const [[stateAfter], recipients, label] = await Promise.all([
       moveStatement(tx, { changes: changed, signs: Boolean(signature) }).execute({
         ...changed,
         status: outcome.to,
@@ -226,6 +227,7 @@ const runMocStep = MOC_WORKFLOW.runner({
       }),
       // Nobody is told of their own action (docs/decisions/029-oidc-and-notifications.md).
       Promise.all(notices.map((notice) => findRecipients(tx, { ...notice.to, except: actor._id }))),
+      notices.length ? mocEmailNameOf(tx, moc) : undefined,
     ]);
     if (!stateAfter) return null;
     const waiting = stepWaiting(stateOf({ ...moc, ...after }, stateAfter));
@@ -233,6 +235,11 @@ const runMocStep = MOC_WORKFLOW.runner({
       waiting && mayAct(waiting, reader, after) ? `/mocs/${moc.id}/${STEPS[waiting].path}` : null;
     // One email per person per event (issue 38 item 8): a person several notices name gets the
     // first that names them (a step lists its notices most specific first).
+    // The document is asked for now, in one flight with the notices (email rows and jobs, which no
+    // document shows): it is still the last write to the MOC's rows. Its answer is awaited after
+    // the notices, so the transaction ends only once all of them are done.
+    const document = storedDocumentNow(tx, moc.id);
+    document.catch(() => {});
     const told = new Set<string>();
     for (const [index, notice] of notices.entries()) {
       const reached = recipients[index]!.filter((person) => !told.has(person._id) && told.add(person._id));
@@ -242,10 +249,10 @@ const runMocStep = MOC_WORKFLOW.runner({
         moc,
         notice.to,
         { event: notice.event, expectation: notice.expectation, details: notice.details },
-        { linkFor, found: reached },
+        { linkFor, found: reached, label },
       );
     }
-    return storedDocumentNow(tx, moc.id);
+    return document;
   },
 });
 
@@ -270,11 +277,11 @@ export async function runStepForDocument<S extends MocStep>(
 }
 
 /**
- * The step's answer, and its last statement: the MOC's stored document, built now rather than at
- * commit (moc_document_now in db/derived.ts), so PostgreSQL builds it once, for both the stored
- * copy and the answer, and it goes out as the text it stores, never parsed in Node. A refresh done
- * in a transaction is not repeated at its commit, so nothing may write the MOC after this: it is
- * the end of `runStep`'s transaction.
+ * The step's answer, and its last write to the MOC: the MOC's stored document, built now rather
+ * than at commit (moc_document_now in db/derived.ts), so PostgreSQL builds it once, for both the
+ * stored copy and the answer, and it goes out as the text it stores, never parsed in Node. A
+ * refresh done in a transaction is not repeated at its commit, so nothing may write the MOC (its
+ * row, forms, people or trail) after this: only the notices' email rows and jobs go beside it.
  */
 async function storedDocumentNow(tx: Executor, mocId: string): Promise<string> {
   const [row] = await documentNowStatement(tx).execute({ id: mocId });

@@ -182,6 +182,19 @@ function sameRequest(stored: string, material: Buffer): boolean {
 
 type Keyed = { key: string | null; request: Request; material: Buffer };
 
+const contentType = (request: Request) =>
+  request.headers.get("Content-Type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+
+/**
+ * Whether a write may carry a key: an `Idempotency-Key` header, or a page form (its hidden field).
+ * Known from the headers alone; a write that cannot carry one runs as it would without this layer.
+ */
+function mayCarryKey(request: Request, url: URL): boolean {
+  return (
+    request.headers.get(IDEMPOTENCY_HEADER) !== null || (!isApi(url.pathname) && FORM_TYPES.has(contentType(request)))
+  );
+}
+
 const unkeyed = (request: Request): Keyed => ({ key: null, request, material: Buffer.alloc(0) });
 
 /** A body as JSON when it is JSON, else undefined. */
@@ -202,10 +215,9 @@ function parsedJson(bytes: Uint8Array): unknown {
  */
 async function keyOf(request: Request): Promise<Keyed | null> {
   const url = new URL(request.url);
-  const type = request.headers.get("Content-Type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+  const type = contentType(request);
   const header = request.headers.get(IDEMPOTENCY_HEADER);
-  const form = !isApi(url.pathname) && FORM_TYPES.has(type);
-  if (header === null && !form) return null;
+  if (!mayCarryKey(request, url)) return null;
 
   const bytes = new Uint8Array(await request.arrayBuffer());
   const copy = new Request(request.url, {
@@ -359,6 +371,9 @@ export async function withIdempotency(
   const url = new URL(request.url);
   // What proves, sets or hands out who someone is is never kept: such a write runs unkeyed.
   if (isCredentialRoute(url)) return handle(request);
+  // Nor is a write that cannot carry a key (an /api call without the header: a workflow step, say)
+  // looked into: it runs unkeyed without the session lookup here, which the route makes itself.
+  if (!mayCarryKey(request, url)) return handle(request);
   const who = await authenticate(request);
   if (!who.ok) return handle(request);
   // A multipart page form is an upload: the person's upload slot is taken before its body is read

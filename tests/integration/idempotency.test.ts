@@ -234,6 +234,26 @@ describe("Idempotency-Key under /api", () => {
     await apiPost(chatRoute, cast.originator, { path: "/api/chat", body });
     expect(await messagesSaying(moc.chat, "No key, twice")).toBe(2);
   });
+
+  it("without a key an /api write goes to the route as it came, its body unread, and keeps nothing", async () => {
+    const body = chatBody(cast.originator, moc.chat, "No key, passed through");
+    const request = await buildRequest({
+      method: "POST",
+      path: "/api/chat",
+      body,
+      token: await tokenOf(cast.originator),
+    });
+    const before = await getDb().$count(idempotencyKeys);
+    let seen: Request | null = null;
+    const response = await withIdempotency(request, async (keyed) => {
+      seen = keyed;
+      return new Response(null, { status: 204 });
+    });
+    expect(response.status).toBe(204);
+    expect(seen).toBe(request);
+    expect(request.bodyUsed).toBe(false);
+    expect(await getDb().$count(idempotencyKeys)).toBe(before);
+  });
 });
 
 describe("a page form's hidden idempotencyKey", () => {

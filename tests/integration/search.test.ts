@@ -16,8 +16,8 @@ import { parseSearchQuery, search, toPrefixQuery, type SearchHit } from "~/model
 import { updateUser, type PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
-import type { Cast } from "../helpers/moc";
-import { createMocOk, makeCast, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
+import { stepBody, type Cast } from "../helpers/moc";
+import { createMocOk, makeCast, mocAt, stepOk, tokenOf, type Doc } from "../helpers/moc-flow";
 import { createPcrOk } from "../helpers/pcr";
 import { buildRequest, call } from "../helpers/request";
 
@@ -175,6 +175,33 @@ describe("people's names", () => {
     await updateUser(admin, { _id: implementer._id, name: "Henrik Solberg" });
     expect(ids((await find(admin, "Solberg")).mocs.results)).toEqual([open._id]);
     expect((await find(admin, "Olsen")).mocs.total).toBe(0);
+  });
+});
+
+describe("entries kept by the stored documents", () => {
+  it("a workflow step leaves a MOC's entry as it was, unwritten; a change to what finds it rewrites it", async () => {
+    const people = await castNamed("Nils Nieminen", "Olga Ostrowska");
+    const moc = await mocAt("c", people);
+    const entry = async () => {
+      const [row] = await getDb().execute<{ version: string; title: string; excerpt: string; search: string }>(
+        sql`select xmin::text as version, title, excerpt_text as excerpt, search::text as search
+          from search_entries where kind = 'moc' and record_id = ${moc._id}`,
+      );
+      return row!;
+    };
+    const before = await entry();
+    expect(before.search).toContain("nieminen");
+    // The step changes the stored document (status, Part C, trail), not what the entry is made of.
+    const after = await stepOk("hseq", people.hseq, stepBody("hseq", moc, people));
+    expect(after.status).toBe("d");
+    expect(await entry()).toEqual(before);
+    // A renamed person named by the MOC: the entry is written again, with the new name.
+    await updateUser(admin, { _id: people.originator._id, name: "Nils Aaltonen" });
+    const renamed = await entry();
+    expect(renamed.version).not.toBe(before.version);
+    expect(renamed.search).toContain("aaltonen");
+    expect(renamed.search).not.toContain("nieminen");
+    expect(ids((await find(admin, "Aaltonen")).mocs.results)).toEqual([moc._id]);
   });
 });
 
