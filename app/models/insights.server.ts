@@ -32,8 +32,11 @@ import { VESSEL_LABEL_OR_NOT_RECORDED_SQL, vesselFilterSql } from "./moc-scope.s
  * originator's department (the year-end review counts by the same rule, docs/decisions/011). A
  * join, not a lookup per row, so a department filter over thousands of MOCs stays one hash join.
  */
+/** That department as SQL, over a MOC's Part A row `f` and its originator `u`. */
+const DEPARTMENT_OF_F_U = sql`coalesce(nullif(f.data->'department-of-change'->>'value', ''), u.department)`;
+
 export const MOCS_WITH_DEPARTMENT = sql`(select m.*,
-    coalesce(nullif(f.data->'department-of-change'->>'value', ''), u.department) as department
+    ${DEPARTMENT_OF_F_U} as department
   from mocs m
   join users u on u.id = m.originator_id
   left join moc_forms f on f.moc_id = m.id and f.kind = 'originator')`;
@@ -325,7 +328,7 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null) {
     counted as materialized (
       select m.id, m.created_at, m.target_date, coalesce(m.risk_level, 'none') as level,
         ${mocOpenSql()} as open_now, m.completed, m.status = 'decline' as declined,
-        coalesce(nullif(f.data->'department-of-change'->>'value', ''), u.department) as department,
+        ${DEPARTMENT_OF_F_U} as department,
         f.data->'vessel'->'value' as vessel_value,
         ${b.inScope} as in_scope, ${b.inDepartments} as in_departments,
         -- open on the as-of day: created by then and not ended before its end

@@ -11,12 +11,15 @@ import { SESSION_TTL_SECONDS, sessionSecrets } from "./token.server";
 
 export const SESSION_COOKIE = "session";
 
+/** Whether the app's cookies carry Secure: when APP_URL is https. */
+export const secureCookies = (): boolean => env().APP_URL.startsWith("https:");
+
 const options = (): CookieOptions => ({
   httpOnly: true,
   sameSite: "lax",
   path: "/",
   secrets: sessionSecrets(),
-  secure: env().APP_URL.startsWith("https:"),
+  secure: secureCookies(),
 });
 
 // Made per call: the secrets come from the environment, which rotation changes between starts

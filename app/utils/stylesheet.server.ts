@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { stylesheetHref } from "~/utils/stylesheet";
-import { env } from "~/utils/env.server";
+import { secureCookies } from "~/utils/cookies.server";
 
 export const STYLESHEET_COOKIE = "sheet";
 const YEAR_SECONDS = 365 * 86_400;
@@ -58,7 +58,7 @@ export function stylesheetFor(request: Request): { inline: string | null; setCoo
   if (text === null) return { inline: null, setCookie: null };
   const current = sheetName();
   if (namedSheet(request) === current) return { inline: null, setCookie: null };
-  const secure = env().APP_URL.startsWith("https:") ? "; Secure" : "";
+  const secure = secureCookies() ? "; Secure" : "";
   return {
     inline: text,
     setCookie: `${STYLESHEET_COOKIE}=${current}; Max-Age=${YEAR_SECONDS}; Path=/; HttpOnly; SameSite=Lax${secure}`,

@@ -19,6 +19,7 @@ import {
 import type { PublicUser } from "~/models/user.server";
 import { env } from "~/utils/env.server";
 import { DomainError, Forbidden, Invalid } from "~/utils/errors";
+import { secureCookies } from "~/utils/cookies.server";
 import { logger } from "~/utils/logger.server";
 import { sessionSecrets } from "~/utils/token.server";
 import { safeRedirect, sessionCookie, type Identity } from "./auth.server";
@@ -95,7 +96,7 @@ const flowCookie = () =>
     sameSite: "lax",
     path: "/auth/oidc",
     secrets: sessionSecrets(),
-    secure: env().APP_URL.startsWith("https:"),
+    secure: secureCookies(),
     maxAge: FLOW_SECONDS,
   });
 
