@@ -16,3 +16,4 @@ export * from "./idempotency";
 export * from "./resumable-uploads";
 export * from "./risk";
 export * from "./vessels";
+export * from "./circulations";

@@ -1,0 +1,2 @@
+-- Ranks on board (issue 41): filled by the ranks work.
+SELECT 1;
