@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, date, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { ReminderUrgency } from "./enums";
 import { mocs } from "./mocs";
+import { users } from "./users";
 
 /**
  * A MOC reminded on a UTC day. The primary key is what makes "at most once per MOC per day" hold
@@ -68,4 +69,22 @@ export const actionReminders = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.mocId, t.itemId, t.day] })],
+);
+
+/**
+ * A person reminded on a UTC day of the acknowledgements past their due date (issue 41,
+ * docs/decisions/055-circulations.md): one email (or digest lines) listing `circulations` of them;
+ * the primary key keeps it to once per person per day, whatever the number of runs.
+ */
+export const acknowledgementReminders = pgTable(
+  "acknowledgement_reminders",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    circulations: integer("circulations").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] })],
 );
