@@ -7,11 +7,12 @@
 /** The hidden field of every page form carrying the submission's idempotency key. */
 export const IDEMPOTENCY_FIELD = "idempotencyKey";
 
-export type DraftKind = "moc" | "step" | "chat" | "comment";
+export type DraftKind = "moc" | "step" | "chat" | "comment" | "acknowledgement";
 
 /**
  * The kind of draft a POST to `action` with these fields is, or null when it may not wait:
- * Part A of a new MOC, a MOC step form, a chat message (MOC or PCR), a PCR comment. A signature
+ * Part A of a new MOC, a MOC step form, a chat message (MOC or PCR), a PCR comment, an
+ * acknowledgement of a circulated change. A signature
  * that needs a password (any submission carrying a password, or a PCR "sign") never waits.
  */
 export function draftKind(action: URL, fields: [string, string][]): DraftKind | null {
@@ -23,6 +24,8 @@ export function draftKind(action: URL, fields: [string, string][]): DraftKind | 
   if (path === "/mocs/new") return "moc";
   if (/^\/(mocs|pcrs)\/[^/]+$/.test(path) && intent === "chat") return "chat";
   if (/^\/pcrs\/[^/]+$/.test(path) && intent === "comment") return "comment";
+  // "Read and understood" on a circulation's page (docs/decisions/055-circulations.md): it applies once.
+  if (/^\/circulations\/[^/]+$/.test(path) && intent === "acknowledge") return "acknowledgement";
   const step = /^\/mocs\/[^/]+\/([a-z-]+)$/.exec(path)?.[1];
   if (step && step !== "attachments") return "step";
   return null;
@@ -52,6 +55,8 @@ export function draftLabel(kind: DraftKind, action: URL, fields: [string, string
       return `Comment on ${record}: ${short(value("comments"))}`;
     case "step":
       return `${place.form ?? `The "${action.pathname.split("/").at(-1)}" form`} of ${record}`;
+    case "acknowledgement":
+      return `Read and understood: ${place.record ? short(place.record) : "a circulated change"}`;
   }
 }
 

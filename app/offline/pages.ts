@@ -14,11 +14,16 @@ export const USER_ATTRIBUTE = "data-offline-user";
 export const SESSION_ATTRIBUTE = "data-offline-session";
 export const EXPIRES_ATTRIBUTE = "data-offline-expires";
 
-/** The dashboard and MOC and PCR record pages are kept; everything else is not. */
+/**
+ * The dashboard, MOC and PCR record pages and their print views, the list of what waits to be
+ * acknowledged and each circulation's page (read and acknowledged on board: docs/decisions/055-circulations.md)
+ * are kept; everything else is not.
+ */
 export function recordPath(path: string): boolean {
-  if (path === "/") return true;
-  const match = /^\/(mocs|pcrs)\/([^/]+)$/.exec(path);
-  return !!match && !["new", "deleted"].includes(match[2]!);
+  if (path === "/" || path === "/acknowledgements") return true;
+  const match = /^\/(mocs|pcrs|circulations)\/([^/]+)(\/print)?$/.exec(path);
+  if (!match || ["new", "deleted"].includes(match[2]!)) return false;
+  return match[1] !== "circulations" || !match[3];
 }
 
 export function userOfPage(html: string): string | null {

@@ -88,7 +88,7 @@ test("a High MOC: ranked in the editor, approved by the approver, then by the Di
   await second.goto("/");
   await second.getByRole("link", { name: /Second approval \(High risk\)$/ }).click();
   await expect(second).toHaveURL(/[?&]stage=Second(\+|%20)approval/);
-  await expect(second.getByLabel("Stage")).toHaveValue("Second approval (High risk)");
+  await expect(second.getByRole("combobox", { name: "Stage", exact: true })).toHaveValue("Second approval (High risk)");
   await expect(second.getByRole("link", { name: new RegExp(`^MOC ${moc.serial_num}\\b`) })).toBeVisible();
   const [scroll, client] = await second.evaluate(() => [
     document.documentElement.scrollWidth,

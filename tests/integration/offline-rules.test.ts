@@ -29,12 +29,20 @@ describe("pages kept for reading offline", () => {
     expect(recordPath("/")).toBe(true);
     expect(recordPath(`/mocs/${ID}`)).toBe(true);
     expect(recordPath(`/pcrs/${ID}`)).toBe(true);
+    // What a crew member reads and acknowledges on board (docs/decisions/055-circulations.md).
+    expect(recordPath(`/mocs/${ID}/print`)).toBe(true);
+    expect(recordPath(`/pcrs/${ID}/print`)).toBe(true);
+    expect(recordPath(`/circulations/${ID}`)).toBe(true);
+    expect(recordPath("/acknowledgements")).toBe(true);
     for (const path of [
       "/mocs",
       "/mocs/new",
       "/mocs/deleted",
       `/mocs/${ID}/hseq`,
       "/pcrs/new",
+      "/circulations/new",
+      `/circulations/${ID}/print`,
+      `/mocs/${ID}/pdf`,
       "/admin/users",
       "/login",
     ]) {
@@ -140,7 +148,7 @@ describe("saved pages bound to their session", () => {
 });
 
 describe("submissions that may wait for the link", () => {
-  it("Part A, step forms, chat messages and PCR comments wait; signatures and uploads do not", () => {
+  it("Part A, step forms, chat messages, PCR comments and acknowledgements wait; signatures and uploads do not", () => {
     expect(draftKind(url("/mocs/new"), [["reason-for-change.value", "Pump"]])).toBe("moc");
     expect(draftKind(url(`/mocs/${ID}/hseq`), [["answer", "yes"]])).toBe("step");
     expect(
@@ -162,6 +170,13 @@ describe("submissions that may wait for the link", () => {
         ["password", ""],
       ]),
     ).toBe("comment");
+    expect(
+      draftKind(url(`/circulations/${ID}`), [
+        ["intent", "acknowledge"],
+        ["comment", "Which tank?"],
+      ]),
+    ).toBe("acknowledgement");
+    expect(draftKind(url(`/circulations/${ID}`), [["intent", "close"]])).toBeNull();
     expect(
       draftKind(url(`/pcrs/${ID}`), [
         ["intent", "sign"],
@@ -188,6 +203,12 @@ describe("submissions that may wait for the link", () => {
       `Chat message on a PCR: ${"x".repeat(60)}…`,
     );
     expect(draftLabel("step", url(`/mocs/${ID}/hseq`), [])).toBe('The "hseq" form of a MOC');
+    expect(draftLabel("acknowledgement", url(`/circulations/${ID}`), [["intent", "acknowledge"]])).toBe(
+      "Read and understood: a circulated change",
+    );
+    expect(
+      draftLabel("acknowledgement", url(`/circulations/${ID}`), [], { record: "Circulation of PCR 12 — Bilge" }),
+    ).toBe("Read and understood: Circulation of PCR 12 — Bilge");
   });
 
   it("names the record and the form it was written on, from the page's headings", () => {
