@@ -5,7 +5,7 @@
  */
 import { Link } from "@remix-run/react";
 import type { MocDocument, MocLogJson } from "~/models/moc-document";
-import { closureBlockers, planForClosure, VERIFIER_QUESTIONS } from "~/models/moc-closure";
+import { closureBlockers, openTrainings, planForClosure, VERIFIER_QUESTIONS } from "~/models/moc-closure";
 import { formatDateTime } from "./moc";
 
 /** The plans and Part E as the closure gate reads them, from the populated document. */
@@ -54,6 +54,18 @@ export function ClosureChecklist({
       ) : (
         <p>Every plan item is done or cancelled and Part E has its completion date.</p>
       )}
+      {openTrainings(moc.action).length ? (
+        <>
+          <p>“Are trainings complete?” cannot be answered yes while these trainings are open:</p>
+          <ul data-testid="open-trainings">
+            {openTrainings(moc.action).map((b) => (
+              <li key={b.itemId}>
+                {b.message} <Link to={`/mocs/${moc._id}/trainings`}>Trainings and attendance</Link>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       <p className="muted">
         Closing also needs “yes” to every question below: {Object.values(VERIFIER_QUESTIONS).join(" ")}
       </p>

@@ -102,10 +102,12 @@ export function keepItemTrail<T extends { _id: string; done?: boolean }>(
   const before = new Map(stored.map((item) => [item._id, item]));
   return items.map((item) => {
     const { cancelled: _c, completion: _d, ...rest } = item as T & { cancelled?: unknown; completion?: unknown };
-    const old = before.get(item._id);
+    const old = before.get(item._id) as (typeof stored)[number] & { training?: unknown };
     const kept: Record<string, unknown> = { ...rest };
     if (old?.cancelled) kept.cancelled = old.cancelled;
     if (item.done && old?.done && old.completion) kept.completion = old.completion;
+    // A training stays one, done exactly as its attendance says (docs/decisions/056-training.md).
+    if (old?.training) Object.assign(kept, { training: old.training, done: old.done, completion: old.completion });
     return kept as T;
   });
 }
@@ -229,6 +231,11 @@ export async function markItemDone(actor: PublicUser, input: MarkDoneInput): Pro
         );
       }
       if (item.cancelled) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is cancelled; it cannot be done`);
+      if (item.training) {
+        throw new Conflict(
+          "This action is a training: it is done when everyone who must attend has attended (record the attendance)",
+        );
+      }
       if (item.done) throw new Conflict(`This ${PLAN_WORDS[input.plan]} is already done`);
       const evidence = !input.evidence
         ? null

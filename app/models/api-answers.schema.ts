@@ -125,6 +125,31 @@ const planItemCompletion = z
   .optional()
   .meta({ description: "Who marked the item done, when, with which note and evidence file." });
 
+/** A training's people and attendance (docs/decisions/056-training.md); absent or null on an action that is not one. */
+const planItemTraining = z
+  .object({
+    attendees: z.array(z.object({ _id: id, name: z.string() })),
+    attendance: z.array(
+      z.object({
+        _id: id,
+        user: id,
+        name: z.string(),
+        attended: z.boolean(),
+        on: z.string(),
+        note: z.string().nullable(),
+        by: id,
+        byName: z.string(),
+        at: z.string(),
+      }),
+    ),
+  })
+  .nullable()
+  .optional()
+  .meta({
+    description:
+      "A training (a new key): who must attend, and each attendance record as added (a person's latest decides; `attended: false` is a correction).",
+  });
+
 export const mocAnswer = z
   .object({
     _id: id,
@@ -213,6 +238,7 @@ export const mocAnswer = z
           description: z.string(),
           cancelled: planItemCancelled,
           completion: planItemCompletion,
+          training: planItemTraining,
         }),
       ),
     }),

@@ -197,6 +197,22 @@ export const APPROVED_CONTENT_FROZEN =
 export const approvedContentFrozen = (moc: Pick<MocAccess, "status" | "acted"> & Pick<MocProgress, "deviations">) =>
   isApprovalGiven(moc) && !isDeviationPending(moc) ? APPROVED_CONTENT_FROZEN : null;
 
+/**
+ * Trainings (issue 41, docs/decisions/056-training.md). Naming who must attend a training item:
+ * the plan editors (from approval on they may only add people). Whether the MOC is open is
+ * checked beside it.
+ */
+export const canSetTrainingAttendees = (actor: Actor, moc: MocAccess) => isMocPlanEditor(actor, moc);
+
+/**
+ * Recording who attended a training: someone who may read the MOC and is the item's owner, the
+ * implementer, the assigned HSEQ user or of the HSEQ department (not an admin as such: the record
+ * says who witnessed it). Whether the MOC is open and approved is checked beside it (409).
+ */
+export const canRecordAttendance = (actor: Actor, moc: MocAccess, item: { owner: string | null }) =>
+  canViewMoc(actor, moc) &&
+  (item.owner === actor._id || actor._id === moc.implementerId || actor._id === moc.hseqId || isHseq(actor));
+
 /** Marking a plan item done (or open again) on an approved MOC: its owner, the implementer, the assigned HSEQ user, an admin. */
 export const canMarkPlanItem = (actor: Actor, moc: MocAccess, item: { owner: string | null }) =>
   isAdmin(actor) || actor._id === moc.implementerId || actor._id === moc.hseqId || item.owner === actor._id;

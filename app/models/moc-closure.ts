@@ -49,7 +49,7 @@ export const planForClosure = (moc: MocDocument): PlanForClosure => ({
 
 /** One thing that keeps the MOC from closing. `field`: the Part F answer it concerns, if any. */
 export type ClosureBlocker = {
-  kind: "action" | "manual" | "completion-date" | "answer";
+  kind: "action" | "manual" | "completion-date" | "answer" | "training";
   message: string;
   /** The plan item, for a link to cancel it. */
   itemId?: string;
@@ -115,6 +115,53 @@ export function answerBlockers(answers: Partial<Record<VerifierQuestion, { value
       message: `“${VERIFIER_QUESTIONS[field]}” is answered no; every answer must be yes to close the MOC`,
     }));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Trainings (issue 41, docs/decisions/056-training.md)
+
+type TrainingItem = ActionPlan["items"][number];
+
+/**
+ * Where a training stands: each required attendee with their latest attendance record (a
+ * correction is a later record; `attended: false` undoes a mistaken one), and who has not attended.
+ */
+export function trainingState(training: NonNullable<TrainingItem["training"]>) {
+  const latest = new Map<string, (typeof training.attendance)[number]>();
+  for (const record of training.attendance ?? []) latest.set(record.user, record);
+  const attendees = training.attendees.map((person) => {
+    const record = latest.get(person._id);
+    return { ...person, attendedOn: record?.attended ? record.on : null };
+  });
+  const missing = attendees.filter((a) => !a.attendedOn);
+  return { attendees, missing, complete: missing.length === 0 };
+}
+
+/** An action-plan item that is a training, neither cancelled nor attended by everyone it names. */
+export const isOpenTraining = (item: TrainingItem) =>
+  Boolean(item.training) && !item.cancelled && !trainingState(item.training!).complete;
+
+/** The open trainings of an action plan, each naming who has not attended yet. */
+export function openTrainings(action: ActionPlan | null | undefined): ClosureBlocker[] {
+  return (action?.items ?? []).filter(isOpenTraining).map((item) => {
+    const missing = trainingState(item.training!).missing.map((a) => a.name);
+    return {
+      kind: "training",
+      itemId: item._id,
+      field: "trainings-complete",
+      message: `Training “${item.description}”${item.due ? `, due ${item.due}` : ""}: not attended yet by ${missing.join(", ")}`,
+    };
+  });
+}
+
+/**
+ * The training gate: Part F's "Are trainings complete?" is answered "yes" only when no training is
+ * open (every required attendee attended, or the item cancelled). The verifier step refuses such a
+ * "yes" (409, one issue per open training on `trainings-complete`), whether it closes or not.
+ */
+export const trainingBlockers = (
+  action: ActionPlan | null | undefined,
+  answers: Partial<Record<VerifierQuestion, { value: string } | undefined>>,
+): ClosureBlocker[] => (answers["trainings-complete"]?.value === "yes" ? openTrainings(action) : []);
 
 /** How a plan item stands, in words (the record page and the print view): done, cancelled (who, when, why) or open. */
 export function planItemState(item: {

@@ -11,7 +11,7 @@
  */
 import { richTextToPlain, sanitizeRichText } from "~/utils/sanitize.server";
 import { departmentLabel } from "./labels";
-import { planItemState, planProgress, type PlanProgress } from "./moc-closure";
+import { planItemState, planProgress, trainingState, type PlanProgress } from "./moc-closure";
 import { completionReportDue, type MocDocument, type UserJson } from "./moc-document";
 import { namesOf, NOT_RECORDED, scopeLabel } from "./moc-names";
 import { utcText } from "./utc-text";
@@ -156,6 +156,39 @@ const whoOf = (log: { userId: Pick<UserJson, "name"> | null; onBehalfOf?: Pick<U
 
 const decisionText = (item: { resolved: boolean; approved: "yes" | "no" | null } | null | undefined) =>
   !item ? "—" : item.resolved ? (item.approved === "yes" ? "Approved" : "Rejected") : "Waiting for a decision";
+
+/**
+ * The action plan's trainings (docs/decisions/056-training.md), when it has any: what, who must
+ * attend, by when, and each person's attendance with who recorded it (their latest record).
+ */
+function trainingsTable(doc: MocDocument): MocTable[] {
+  const items = (doc.action?.items ?? []).filter((item) => item.training);
+  if (!items.length) return [];
+  const attendance = (item: (typeof items)[number]) => {
+    const latest = new Map(item.training!.attendance.map((r) => [r.user, r]));
+    const people = trainingState(item.training!).attendees.map((a) => {
+      const r = latest.get(a._id);
+      return a.attendedOn && r
+        ? `${a.name}: attended ${a.attendedOn} (recorded by ${r.byName} ${utcText(r.at)})`
+        : `${a.name}: not attended yet`;
+    });
+    return [...(item.cancelled ? [planItemState(item)] : []), ...people].join("; ");
+  };
+  return [
+    {
+      id: "trainings",
+      title: "Trainings",
+      columns: ["Training", "Must attend", "By", "Attendance"],
+      rows: items.map((item) => [
+        item.description,
+        item.training!.attendees.map((a) => a.name).join(", "),
+        item.due ?? "—",
+        attendance(item),
+      ]),
+      empty: "No trainings.",
+    },
+  ];
+}
 
 /** The description of a MOC's parts, plans and decisions (see the module comment). */
 /** A likelihood and severity pair as the record shows it: "4 × 3 = 12", or "—". */
@@ -309,6 +342,7 @@ export function describeMocParts(doc: MocDocument): MocPartsDescription {
       empty: "No manuals or drawings to change yet.",
       progress: planProgress(doc.manual_plan?.items ?? []),
     },
+    ...trainingsTable(doc),
   ];
   return { parts, tables };
 }

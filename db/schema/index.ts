@@ -17,3 +17,4 @@ export * from "./resumable-uploads";
 export * from "./risk";
 export * from "./vessels";
 export * from "./circulations";
+export * from "./training";

@@ -17,6 +17,7 @@ import {
 } from "drizzle-orm/pg-core";
 import type { MocFormKind, MocStatus } from "./enums";
 import { users } from "./users";
+import type { PlanItemTraining } from "./training";
 
 const timestamps = {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -164,6 +165,8 @@ export type ActionPlan = {
     done: boolean;
     cancelled?: PlanItemCancellation | null;
     completion?: PlanItemCompletion | null;
+    /** A training: who must attend and the attendance recorded (db/schema/training.ts). Absent otherwise. */
+    training?: PlanItemTraining | null;
   }[];
 };
 export type ManualPlan = {

@@ -34,6 +34,8 @@ import {
   mocOpenSql,
   mayCancelPlanItems,
   mayMarkItemDone,
+  canRecordAttendance,
+  canSetTrainingAttendees,
   mocListScope,
   type Actor,
   type MocAccess,
@@ -317,6 +319,9 @@ const MOC_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
       { ...m, acted: { ...m.acted!, approverIds: [PEOPLE.approver._id], approved: true } },
       { owner: PEOPLE.watcher._id },
     ),
+  // Trainings (docs/decisions/056-training.md): a training item the watcher owns.
+  canSetTrainingAttendees,
+  canRecordAttendance: (a, m) => canRecordAttendance(a, m, { owner: PEOPLE.watcher._id }),
   ...Object.fromEntries(MOC_STEPS.map((step) => [`mayActOnStep.${step}`, STEPS[step].who.may])),
 };
 
@@ -355,6 +360,16 @@ const MOC_TABLE: Record<string, Record<MocState, Person[]>> = {
     completed: ["admin", "implementer", "assigned hseq", "watcher"],
     // A declined MOC is not approved, whoever said yes before.
     declined: ["admin", "implementer", "assigned hseq"],
+  },
+  // Who must attend a training: the plan editors (open and approval are checked beside it).
+  canSetTrainingAttendees: { open: EDITORS, "open, no verifier": EDITORS, completed: EDITORS, declined: EDITORS },
+  // Recording attendance: the item's owner (the watcher), the implementer, the assigned HSEQ user and
+  // the HSEQ department, if they may read the MOC; not an admin as such.
+  canRecordAttendance: {
+    open: ["hseq user", "implementer", "assigned hseq", "watcher"],
+    "open, no verifier": ["hseq user", "implementer", "assigned hseq", "watcher"],
+    completed: ["hseq user", "implementer", "assigned hseq", "watcher"],
+    declined: ["hseq user", "implementer", "assigned hseq", "watcher"],
   },
   // Someone else has decided on each of these: only an admin deletes, and never a completed MOC.
   canDeleteMoc: { open: ["admin"], "open, no verifier": ["admin"], completed: [], declined: ["admin"] },

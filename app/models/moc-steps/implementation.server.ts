@@ -10,7 +10,7 @@ import { Conflict, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRequiredRichText } from "~/utils/sanitize.server";
 import type { Actor, MocAccess } from "../authz.server";
 import { completionReportDue, deviationOutstanding } from "../moc-document";
-import { answerBlockers, closureBlockers, type PlanForClosure } from "../moc-closure";
+import { answerBlockers, closureBlockers, trainingBlockers, type PlanForClosure } from "../moc-closure";
 import {
   completionReportSchema,
   deviationExtensionSchema,
@@ -304,12 +304,23 @@ export const IMPLEMENTATION_STEPS = {
     apiNote:
       '`close-moc` "yes" closes the MOC only when every action-plan and manuals-plan item is done or cancelled, ' +
       'Part E has a completion date and every other answer is "yes"; otherwise 409 with `issues`, one per open ' +
-      "item (path `verifier_form.close-moc`, or the answer's own field). `/api/submit/verifier-return` sends it back instead.",
+      'item (path `verifier_form.close-moc`, or the answer\'s own field). `trainings-complete` "yes" is refused (409, ' +
+      "one issue per open training on `verifier_form.trainings-complete`, naming who has not attended) while a training " +
+      "item is open. `/api/submit/verifier-return` sends it back instead.",
     async apply({ tx, actor, moc, input, now }) {
       const close = input["close-moc"].value === "yes";
+      const plan = await loadPlanForClosure(tx, moc.id);
+      // "Are trainings complete?" is not "yes" while a training is open (docs/decisions/056-training.md).
+      const trainings = trainingBlockers(plan.action, input);
+      if (trainings.length && !close) {
+        throw new Conflict(
+          `“Are trainings complete?” cannot be answered yes: ${trainings.length === 1 ? "a training is" : `${trainings.length} trainings are`} still open. Record the attendance, or cancel the training with a reason`,
+          trainings.map((b) => ({ path: b.field!, message: b.message })),
+        );
+      }
       if (close) {
         // The closure gate (docs/decisions/033-closure-gates.md): every open item is named.
-        const blockers = [...closureBlockers(await loadPlanForClosure(tx, moc.id)), ...answerBlockers(input)];
+        const blockers = [...closureBlockers(plan), ...answerBlockers(input), ...trainings];
         if (blockers.length) {
           throw new Conflict(
             `This MOC cannot be closed yet: ${blockers.length === 1 ? "one thing is" : `${blockers.length} things are`} still open. Finish or cancel them, or return the MOC to implementation`,

@@ -236,7 +236,12 @@ export default function MocRecord() {
   // Part A is never folded: it says what the change is, which every later step decides on.
   const folded = (part: MocPart) => part.status !== "a" && part.status !== current && part.state === "submitted";
   const notReached = described.parts.filter((part) => part.state === "empty");
-  const [impactTable, actionTable, manualsTable] = described.tables as [MocTable, MocTable, MocTable];
+  const [impactTable, actionTable, manualsTable, trainingsTable] = described.tables as [
+    MocTable,
+    MocTable,
+    MocTable,
+    MocTable | undefined,
+  ];
   return (
     <div className="parts">
       {fourEyes.length ? (
@@ -365,7 +370,23 @@ export default function MocRecord() {
         {permissions.canCancelPlanItems ? (
           <CancelLinks items={moc.action?.items ?? []} plan="action" name={(item) => item.description} />
         ) : null}
+        {!trainingsTable && permissions.planAccess.action === "edit" && moc.action?.items?.length ? (
+          <p className="no-print">
+            <Link to="trainings">Make an action a training…</Link>
+          </p>
+        ) : null}
       </TableView>
+
+      {trainingsTable ? (
+        <TableView
+          table={trainingsTable}
+          extra={
+            <Link to="trainings" className="button button-small no-print">
+              Trainings and attendance
+            </Link>
+          }
+        />
+      ) : null}
 
       <TableView
         table={manualsTable}

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { deletedAnswer, mocAnswer, riskSettingsAnswer } from "~/models/api-answers.schema";
 import { actionDoneSchema, myActionAnswer } from "~/models/action-tasks.schema";
+import { trainingAttendanceSchema, trainingSchema } from "~/models/training.schema";
 import { riskSettingsBodySchema } from "~/models/risk.schema";
 import {
   actionPlanSchema,
@@ -166,6 +167,38 @@ export const MOC_OPERATIONS: Operations = {
         "(`cancelled`), the audit trail records it, and it no longer holds up closing the MOC. 404 for an unknown " +
         "item; 409 for one already done or cancelled, or a closed MOC.",
       body: cancelPlanItemSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+  },
+  "/api/training": {
+    post: {
+      summary: "Makes an action-plan item a training, naming who must attend.",
+      description:
+        "docs/decisions/056-training.md. The originator, the implementer, the assigned HSEQ user or an admin, while " +
+        "the MOC is open. `attendees` is the whole list of user ids (active users; 400 otherwise); the item's " +
+        "description says what and its `due` by when. Before approval an empty list makes it a plain action again; " +
+        "from approval on people are only added (409 when one is left out). The item gains `training` " +
+        "(`attendees`, `attendance`); those newly named are told. 404 for an unknown item; 409 for a cancelled one " +
+        "or a closed MOC.",
+      body: trainingSchema,
+      ok: MOC,
+      errors: [404, 409],
+    },
+  },
+  "/api/trainingAttendance": {
+    post: {
+      summary: "Records who attended a training on a date.",
+      description:
+        "docs/decisions/056-training.md. The item's owner, the implementer, the assigned HSEQ user or the HSEQ " +
+        "department, once the MOC is approved and while it is open. Each of `attendees` must be one of those who " +
+        "must attend, and `date` not later than today (400 otherwise, on `attendees.N` or `date`). Records are " +
+        "added, never changed: `attended: false` records a correction (they did not attend after all); a person's " +
+        "latest record decides. The item's `training.attendance` gains the records (who recorded them and when), " +
+        "the audit trail an entry, and the item is done exactly when everyone who must attend has attended. While a " +
+        "training is open, Part F's `trainings-complete` cannot be answered yes (409). 404 for an unknown item; 409 " +
+        "for an item that is not a training, a cancelled one, a MOC not yet approved or a closed MOC.",
+      body: trainingAttendanceSchema,
       ok: MOC,
       errors: [404, 409],
     },
