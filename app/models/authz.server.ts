@@ -357,10 +357,16 @@ export const seesAllPcrs = (actor: Actor) =>
   hasPcrPosition(actor) || isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
 
 export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
+  /**
+   * Recipients of a circulation of this PCR (issue 41, docs/decisions/055-circulations.md): they
+   * read what they are asked to acknowledge. A loader may list only the reader, when they are one.
+   */
+  circulatedTo?: readonly string[];
   seesAllPcrs(actor) ||
   pcr.originatorId === actor._id ||
   pcr.partyIds.includes(actor._id) ||
-  (pcr.substitutes ?? []).some((s) => s.userId === actor._id);
+  (pcr.substitutes ?? []).some((s) => s.userId === actor._id) ||
+  (pcr.circulatedTo ?? []).includes(actor._id);
 
 /**
  * `canViewPcr`, or through an absent person the actor stands in for today: a PCR that is theirs to
@@ -392,7 +398,33 @@ export const pcrListScope = (actor: Actor) =>
   seesAllPcrs(actor)
     ? sql`true`
     : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids)
-        or p.substitutes @> ${JSON.stringify([{ userId: actor._id }])}::jsonb)`;
+        or p.substitutes @> ${JSON.stringify([{ userId: actor._id }])}::jsonb
+        or exists (select 1 from circulation_recipients cr join circulations c on c.id = cr.circulation_id
+          where c.pcr_id = p.id and cr.user_id = ${actor._id}::uuid))`;
+
+// ---------------------------------------------------------------------------------------------
+// Circulations for "read and understood" (issue 41, docs/decisions/055-circulations.md)
+
+/**
+ * Circulate a finished record for acknowledgement, and close its circulation: the record's
+ * originator, the HSEQ department or an admin. Whether it is finished is checked beside it (409).
+ */
+export const canCirculate = (actor: Actor, record: { originatorId: string }) =>
+  isAdmin(actor) || isHseq(actor) || record.originatorId === actor._id;
+
+/** Acknowledge a circulation: its recipients (whom it reached, or a crew change added), nobody else. */
+export const canAcknowledge = (actor: Actor, circulation: { recipientIds: readonly string[] }) =>
+  circulation.recipientIds.includes(actor._id);
+
+/** The record a circulation belongs to, as its read rule sees it. */
+export type CirculatedRecord = { kind: "moc"; moc: MocAccess } | { kind: "pcr"; pcr: PcrAccess };
+
+/**
+ * A circulation's tracking: whoever may read its record (`canReadMoc`, `canViewPcr`). A recipient
+ * reads a circulated PCR (`circulatedTo`); a circulated MOC is completed, which everyone reads.
+ */
+export const canSeeCirculation = (actor: Actor, record: CirculatedRecord) =>
+  record.kind === "moc" ? canReadMoc(actor, record.moc) : canViewPcr(actor, record.pcr);
 
 // ---------------------------------------------------------------------------------------------
 // Legacy archive and year-end reviews

@@ -28,7 +28,8 @@ export const NOTICE_KIND_INFO: Record<
 > = {
   step_waiting: {
     label: "Steps waiting on me",
-    description: "A MOC step, PCR signature or affected-party signature that only you can do now.",
+    description:
+      "A MOC step, PCR signature or affected-party signature that only you can do now, or a finished change circulated for you to read and acknowledge.",
     default: "email",
     floor: "in_app",
   },

@@ -193,7 +193,16 @@ export const pcrAccessOf = (pcr: {
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
   const [row] = await getDb().select().from(pcrs).where(eq(pcrs.id, id));
   if (!row) throw new NotFound("No PCR with this id");
-  if (!(await mayViewPcr(getDb(), actor, rowAccess(row)))) throw new Forbidden("You have no access to this PCR");
+  const rules = rowAccess(row);
+  if (!canViewPcr(actor, rules)) {
+    // A recipient of one of its circulations reads it (issue 41): asked only of those who need it.
+    const [circulated] = await getDb().execute<{
+      yes: boolean;
+    }>(sql`select exists (select 1 from circulation_recipients cr
+      join circulations c on c.id = cr.circulation_id where c.pcr_id = ${row.id} and cr.user_id = ${actor._id}) as yes`);
+    if (circulated?.yes) rules.circulatedTo = [actor._id];
+  }
+  if (!(await mayViewPcr(getDb(), actor, rules))) throw new Forbidden("You have no access to this PCR");
   return (await pcrDocuments([row]))[0]!;
 }
 

@@ -9,6 +9,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound, databaseErrorCode } from "~/utils/errors";
 import { appendAudit } from "./audit.server";
 import { canManageVessels, isAdmin, isAssignmentCurrent, type Actor } from "./authz.server";
+import { addJoinerToCirculations } from "./circulations.server";
 import type { AssignmentInput, Scope, VesselInput } from "./vessel.schema";
 
 export type VesselJson = {
@@ -258,6 +259,13 @@ export async function addAssignment(actor: Actor, input: AssignmentInput): Promi
       actorId: actor._id,
       action: "Crew assigned",
       comment: `${input.user_id} from ${input.from} to ${to ?? "(open)"}`,
+    });
+    // A crew change: the joiner gets the vessel's open circulations to acknowledge (issue 41).
+    await addJoinerToCirculations(tx, {
+      userId: input.user_id,
+      vesselId: input.vessel_id,
+      fromDate: input.from,
+      toDate: to,
     });
     const [full] = await tx
       .select(ASSIGNMENT_COLUMNS)

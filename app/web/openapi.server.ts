@@ -36,6 +36,7 @@ import { ARCHIVE_OPERATIONS } from "./openapi/archive";
 import { FLEET_OPERATIONS } from "./openapi/fleet";
 import { REPORT_OPERATIONS } from "./openapi/reports";
 import { SERVICE_OPERATIONS } from "./openapi/service";
+import { CIRCULATION_OPERATIONS } from "./openapi/circulations";
 
 export type { ErrorStatus, Operation };
 
@@ -48,6 +49,7 @@ export const API: Operations = {
   ...FLEET_OPERATIONS,
   ...REPORT_OPERATIONS,
   ...SERVICE_OPERATIONS,
+  ...CIRCULATION_OPERATIONS,
 };
 
 /** The sign-in: not under /api, but how an API client gets its token. */
@@ -315,6 +317,11 @@ const TAGS: [tag: string, description: string, test: (path: string) => boolean][
     (p) => /^\/api\/(pcr|singlePcr|allPcr|getAllPcr|clonePcr)\b/.test(p),
   ],
   ["Legacy archive", "Paper-era MOC and PCR records.", (p) => /^\/api\/old(Moc|Pcr)\b/.test(p)],
+  [
+    "Circulations",
+    "Finished changes circulated to vessels and departments for read-and-understood acknowledgement.",
+    (p) => /^\/api\/(circulations|acknowledge|myAcknowledgements)$/.test(p),
+  ],
   ["Chat", "The chat room of each MOC and PCR.", (p) => p === "/api/chat"],
   [
     "Reports",
@@ -417,6 +424,9 @@ function operation(method: string, path: string, op: Operation, components: Reco
           : {}),
         content: okContent,
       },
+      ...(op.alsoOk
+        ? { [String(op.alsoOk)]: { description: "Done before: nothing changed.", content: okContent } }
+        : {}),
       ...Object.fromEntries(
         [...errors]
           .sort((a, b) => a - b)

@@ -42,7 +42,16 @@ import {
 } from "~/models/authz.server";
 import { pendingActions } from "~/models/actions.server";
 import { isOpenItem, openItemSql } from "~/models/moc-closure";
+import {
+  canAcknowledge,
+  canCirculate,
+  canSeeCirculation,
+  canViewPcr,
+  pcrListScope,
+  type PcrAccess,
+} from "~/models/authz.server";
 import { searchMocs } from "~/models/moc-list.server";
+import { createPcrOk } from "../helpers/pcr";
 import { loadMocAccess } from "~/models/moc-query.server";
 import { loadMocDocument } from "~/models/moc-query.server";
 import {
@@ -824,5 +833,86 @@ describe("mocListScope matches the predicates", () => {
     // Drafts too (a draft waits on its originator); a temporary change in effect waits on nobody
     // until its end is recorded, or until it expires.
     expect([...kinds].sort()).toEqual(MOC_STEPS.filter((step) => !STEPS[step].open.notWaiting).sort());
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Circulations for "read and understood" (issue 41, docs/decisions/055-circulations.md)
+
+const CIRCULATION_PEOPLE = {
+  admin: actor({ role: "admin", department: "operations" }),
+  "hseq user": actor({ department: "hseq" }),
+  "full-access user": actor({ access: "full" }),
+  "standard user": actor({}),
+  "position holder": actor({ position: "President" }),
+  originator: actor({}),
+  recipient: actor({ department: "fleet" }),
+} as const;
+type CirculationPerson = keyof typeof CIRCULATION_PEOPLE;
+const CIRCULATION_EVERYONE = Object.keys(CIRCULATION_PEOPLE) as CirculationPerson[];
+const P = CIRCULATION_PEOPLE;
+
+const finishedPcr: PcrAccess = {
+  originatorId: P.originator._id,
+  status: "finished",
+  partyIds: [],
+  substitutes: [],
+  circulatedTo: [P.recipient._id],
+};
+const completedMoc = record({ status: "f", completed: true, originatorId: P.originator._id });
+const CIRCULATION_RECORDS = { "finished PCR": finishedPcr, "completed MOC": completedMoc } as const;
+type CirculationRecordName = keyof typeof CIRCULATION_RECORDS;
+const circulated = (name: CirculationRecordName) =>
+  name === "finished PCR"
+    ? ({ kind: "pcr", pcr: finishedPcr } as const)
+    : ({ kind: "moc", moc: completedMoc } as const);
+
+const CIRCULATION_PREDICATES: Record<string, (a: Actor, r: CirculationRecordName) => boolean> = {
+  canCirculate: (a, r) => canCirculate(a, { originatorId: CIRCULATION_RECORDS[r].originatorId }),
+  canAcknowledge: (a) => canAcknowledge(a, { recipientIds: [P.recipient._id] }),
+  canSeeCirculation: (a, r) => canSeeCirculation(a, circulated(r)),
+};
+const CIRCULATION_TABLE: Record<string, Record<CirculationRecordName, CirculationPerson[]>> = {
+  // Its originator, the HSEQ department or an admin (whether it is finished is checked beside it).
+  canCirculate: {
+    "finished PCR": ["admin", "hseq user", "originator"],
+    "completed MOC": ["admin", "hseq user", "originator"],
+  },
+  // Its recipients, nobody else (not an admin, not HSEQ).
+  canAcknowledge: { "finished PCR": ["recipient"], "completed MOC": ["recipient"] },
+  // Whoever reads the record: a PCR's recipients through `circulatedTo`; a completed MOC everyone.
+  canSeeCirculation: {
+    "finished PCR": ["admin", "hseq user", "full-access user", "position holder", "originator", "recipient"],
+    "completed MOC": CIRCULATION_EVERYONE,
+  },
+};
+const CIRCULATION_CASES = Object.entries(CIRCULATION_TABLE).flatMap(([predicate, records]) =>
+  (Object.keys(records) as CirculationRecordName[]).flatMap((state) =>
+    CIRCULATION_EVERYONE.map((who) => ({ predicate, state, who, expected: records[state].includes(who) })),
+  ),
+);
+
+describe("circulation predicates", () => {
+  it("the table covers every predicate, record and person", () => {
+    expect(Object.keys(CIRCULATION_TABLE).sort()).toEqual(Object.keys(CIRCULATION_PREDICATES).sort());
+    expect(CIRCULATION_CASES).toHaveLength(3 * 2 * CIRCULATION_EVERYONE.length);
+  });
+  it.each(CIRCULATION_CASES)("$predicate($who, $state) is $expected", ({ predicate, state, who, expected }) => {
+    expect(CIRCULATION_PREDICATES[predicate]!(CIRCULATION_PEOPLE[who], state)).toBe(expected);
+  });
+  it("without its circulation the recipient does not read the PCR", () => {
+    expect(canViewPcr(P.recipient, { ...finishedPcr, circulatedTo: [] })).toBe(false);
+  });
+  it("pcrListScope lists a circulated PCR to its recipients (the SQL twin of `circulatedTo`)", async () => {
+    const [originator, recipient, other] = await Promise.all([makeUser(), makeUser(), makeUser()]);
+    const pcr = { id: (await createPcrOk(originator))._id as string };
+    const [circulation] = await getDb().execute<{ id: string }>(sql`insert into circulations (pcr_id, departments, due,
+        note, created_by) values (${pcr.id}, '{fleet}', '2099-01-01', 'note', ${originator._id}) returning id`);
+    await getDb().execute(sql`insert into circulation_recipients (circulation_id, user_id, due)
+      values (${circulation!.id}, ${recipient._id}, '2099-01-01')`);
+    const listed = async (who: PublicUser) =>
+      (await getDb().execute(sql`select 1 from pcrs p where p.id = ${pcr.id} and ${pcrListScope(who)}`)).length === 1;
+    expect(await listed(recipient)).toBe(true);
+    expect(await listed(other)).toBe(false);
   });
 });

@@ -27,7 +27,7 @@ import {
   reauthMethodFor,
 } from "~/web/reauth.server";
 import { useLazyValidation } from "~/components/lazy-validation";
-import { Unauthorized } from "~/utils/errors";
+import { Forbidden, Unauthorized } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
@@ -79,7 +79,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canWithdraw: canEditPcr(user, rules) && pcr.status !== "withdrawn",
     // An admin names who signs the slot of the position the originator holds (docs/decisions/026).
     substitute: await pcrSubstituteOffer(user, pcr._id),
-    chat: await chatPanelData(request, user, roomOfPcr(pcr)),
+    // A recipient of a circulation reads the PCR but does not join its chat (issue 41): no panel.
+    chat: await chatPanelData(request, user, roomOfPcr(pcr)).catch((error: unknown) => {
+      if (error instanceof Forbidden) return null;
+      throw error;
+    }),
     reauth: {
       method: reauth,
       href: reauthLink(`/pcrs/${pcr._id}`),
@@ -508,7 +512,7 @@ export default function PcrPage() {
         <History entries={history} />
       </section>
 
-      <ChatPanel chat={chat} />
+      {chat ? <ChatPanel chat={chat} /> : null}
 
       <section className="card no-print" aria-labelledby="pcr-actions-title">
         <h2 id="pcr-actions-title">Actions</h2>

@@ -22,6 +22,8 @@ export type Operation = {
   ok: z.ZodType;
   /** The success status when it is not 200. */
   okStatus?: 201;
+  /** A second success status with the same body: the write was made before and nothing changed (POST /api/acknowledge). */
+  alsoOk?: 200;
   /** Also answers the list as CSV, with these filters (format=csv or Accept: text/csv). */
   csv?: z.ZodObject;
   /** Answers the image's bytes instead of JSON. */
