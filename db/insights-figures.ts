@@ -91,4 +91,19 @@ export type InsightsFigures = {
     /** Plan items of the vessel's open MOCs overdue on `asOf` (docs/decisions/038); absent from earlier copies. */
     overdueActions?: number;
   }[];
+  /**
+   * Acknowledgement compliance by vessel (issue 41): the circulation recipients due in the period,
+   * per vessel that brought them ("Office (by department)" for the rest), acknowledged, of those on
+   * or before their due date, overdue, left the vessel, and `compliance`: on time in percent of those
+   * acknowledged or overdue (null when none). Absent from copies stored before it was counted.
+   */
+  acknowledgementCompliance?: {
+    vessel: string;
+    recipients: number;
+    acknowledged: number;
+    onTime: number;
+    overdue: number;
+    left: number;
+    compliance: number | null;
+  }[];
 };

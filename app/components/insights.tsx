@@ -274,6 +274,19 @@ export function InsightsView({
         </section>
       ) : null}
 
+      {f.acknowledgementCompliance ? (
+        <section className="insights-block" aria-labelledby="insights-acknowledgements">
+          <H id="insights-acknowledgements">Acknowledgement compliance by vessel</H>
+          <p className="muted">
+            Everyone a circulated change was due to be read by in the period, by the vessel that brought them;
+            compliance is those who acknowledged on or before their due date, of those who acknowledged or are overdue
+            (crew who left the vessel and those not yet due are not counted).
+            {f.acknowledgementCompliance.length === 0 ? " Nobody was due to acknowledge a change in the period." : ""}
+          </p>
+          <InsightTableView table={tables.acknowledgements} csvHref={link("acknowledgements")} />
+        </section>
+      ) : null}
+
       <p className="muted insights-note">
         {f.vesselOrOffice === "recorded"
           ? "Departments are each MOC's Part A department of change; vessels its Part A vessel or scope."

@@ -1,5 +1,6 @@
 /** A MOC or PCR laid out for paper (A4): the same record the PDF prints (app/models/record-print.server.ts). */
 import { Link } from "@remix-run/react";
+import { PRINT_KINDS } from "~/models/print-kinds";
 import type { PrintBlock, PrintRecord } from "~/models/record-print.server";
 import { useHydrated } from "./use-hydrated";
 import { DataTable } from "./data-table";
@@ -45,12 +46,13 @@ function PrintControl() {
 }
 
 export function RecordPrint({ record, back }: { record: PrintRecord; back: string }) {
-  const base = record.kind === "MOC" ? `/mocs/${record.id}` : `/pcrs/${record.id}`;
+  const kind = PRINT_KINDS[record.kind];
+  const base = `${kind.path}/${record.id}`;
   return (
     <article className="record-print" aria-labelledby="print-title">
       <div className="row no-print print-toolbar">
         <Link to={back} className="button">
-          ← Back to the {record.kind}
+          ← {kind.back}
         </Link>
         <a href={`${base}/pdf`} className="button">
           Download PDF
@@ -58,7 +60,7 @@ export function RecordPrint({ record, back }: { record: PrintRecord; back: strin
         <PrintControl />
       </div>
       <header className="print-header">
-        <p className="muted">{record.kind === "MOC" ? "Management of change" : "Procedure change request"}</p>
+        <p className="muted">{kind.label}</p>
         <h1 id="print-title">{record.title}</h1>
         <p>
           Status: <strong>{record.status}</strong> · Printed {utc(record.generatedAt)}
@@ -73,131 +75,145 @@ export function RecordPrint({ record, back }: { record: PrintRecord; back: strin
           ))}
         </section>
       ))}
-      <section className="print-section" aria-labelledby="print-signatures">
-        <h2 id="print-signatures">Signatures</h2>
-        {record.signatures.length === 0 ? (
-          <p className="muted">No signatures yet.</p>
-        ) : (
-          <ol className="print-signatures">
-            {record.signatures.map((s, i) => (
-              <li key={i} className={`print-signature print-signature-${s.state}`}>
-                <p className="print-signature-role">
-                  <strong>{s.role}</strong>
-                  {s.state === "unsigned" ? " — not signed" : s.state === "commented" ? " — commented, not signed" : ""}
-                </p>
-                <dl className="print-fields">
-                  <div className="print-field">
-                    <dt>Name</dt>
-                    <dd>{s.name ?? "—"}</dd>
-                  </div>
-                  <div className="print-field">
-                    <dt>Position or role</dt>
-                    <dd>{s.position ?? s.role}</dd>
-                  </div>
-                  <div className="print-field">
-                    <dt>Time (UTC)</dt>
-                    <dd>{utc(s.at)}</dd>
-                  </div>
-                  <div className="print-field">
-                    <dt>Meaning</dt>
-                    <dd>{s.meaning}</dd>
-                  </div>
-                  {s.image ? (
-                    <div className="print-field">
-                      <dt>Signature</dt>
-                      <dd>
-                        <img src={s.image} alt={`Drawn signature of ${s.name ?? s.role}`} className="signature-image" />
-                      </dd>
-                    </div>
-                  ) : s.mark ? (
-                    <div className="print-field">
-                      <dt>Signature</dt>
-                      <dd className={s.mark.startsWith("Drawn signature") ? undefined : "signature-typed"}>{s.mark}</dd>
-                    </div>
-                  ) : null}
-                  {s.comment ? (
-                    <div className="print-field">
-                      <dt>Comment</dt>
-                      <dd>{s.comment}</dd>
-                    </div>
-                  ) : null}
-                  {s.reconstructed ? (
-                    <div className="print-field">
-                      <dt>Record</dt>
-                      <dd>{s.reconstructed}</dd>
-                    </div>
-                  ) : null}
-                </dl>
-              </li>
-            ))}
-          </ol>
-        )}
-      </section>
-      <section className="print-section" aria-labelledby="print-history">
-        <h2 id="print-history">Audit trail</h2>
-        {record.history.length === 0 ? (
-          <p className="muted">No activity yet.</p>
-        ) : (
-          <table className="print-table">
-            <thead>
-              <tr>
-                <th scope="col">Time (UTC)</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {record.history.map((entry, i) => (
-                <tr key={i}>
-                  <td className="nowrap">{utc(entry.at)}</td>
-                  <td>{entry.who}</td>
-                  <td>{entry.action}</td>
-                  <td>{entry.detail ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
-      <section className="print-section" aria-labelledby="print-attachments">
-        <h2 id="print-attachments">Attachments</h2>
-        {record.attachments.length === 0 ? (
-          <p className="muted">No attachments.</p>
-        ) : (
-          <table className="print-table">
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Size</th>
-                <th scope="col">Uploaded</th>
-                <th scope="col">SHA-256</th>
-              </tr>
-            </thead>
-            <tbody>
-              {record.attachments.map((a, i) => (
-                <tr key={i}>
-                  <td>
-                    {a.name}
-                    {a.removed ? " (removed)" : ""}
-                    <br />
-                    <span className="muted">{a.contentType}</span>
-                  </td>
-                  <td>{a.kind}</td>
-                  <td className="nowrap">{fileSize(a.size)}</td>
-                  <td>
-                    {a.uploadedBy ?? "—"}
-                    <br />
-                    {utc(a.uploadedAt)}
-                  </td>
-                  <td className="hash">{a.sha256 ?? "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      {kind.recordParts ? (
+        <>
+          <section className="print-section" aria-labelledby="print-signatures">
+            <h2 id="print-signatures">Signatures</h2>
+            {record.signatures.length === 0 ? (
+              <p className="muted">No signatures yet.</p>
+            ) : (
+              <ol className="print-signatures">
+                {record.signatures.map((s, i) => (
+                  <li key={i} className={`print-signature print-signature-${s.state}`}>
+                    <p className="print-signature-role">
+                      <strong>{s.role}</strong>
+                      {s.state === "unsigned"
+                        ? " — not signed"
+                        : s.state === "commented"
+                          ? " — commented, not signed"
+                          : ""}
+                    </p>
+                    <dl className="print-fields">
+                      <div className="print-field">
+                        <dt>Name</dt>
+                        <dd>{s.name ?? "—"}</dd>
+                      </div>
+                      <div className="print-field">
+                        <dt>Position or role</dt>
+                        <dd>{s.position ?? s.role}</dd>
+                      </div>
+                      <div className="print-field">
+                        <dt>Time (UTC)</dt>
+                        <dd>{utc(s.at)}</dd>
+                      </div>
+                      <div className="print-field">
+                        <dt>Meaning</dt>
+                        <dd>{s.meaning}</dd>
+                      </div>
+                      {s.image ? (
+                        <div className="print-field">
+                          <dt>Signature</dt>
+                          <dd>
+                            <img
+                              src={s.image}
+                              alt={`Drawn signature of ${s.name ?? s.role}`}
+                              className="signature-image"
+                            />
+                          </dd>
+                        </div>
+                      ) : s.mark ? (
+                        <div className="print-field">
+                          <dt>Signature</dt>
+                          <dd className={s.mark.startsWith("Drawn signature") ? undefined : "signature-typed"}>
+                            {s.mark}
+                          </dd>
+                        </div>
+                      ) : null}
+                      {s.comment ? (
+                        <div className="print-field">
+                          <dt>Comment</dt>
+                          <dd>{s.comment}</dd>
+                        </div>
+                      ) : null}
+                      {s.reconstructed ? (
+                        <div className="print-field">
+                          <dt>Record</dt>
+                          <dd>{s.reconstructed}</dd>
+                        </div>
+                      ) : null}
+                    </dl>
+                  </li>
+                ))}
+              </ol>
+            )}
+          </section>
+          <section className="print-section" aria-labelledby="print-history">
+            <h2 id="print-history">Audit trail</h2>
+            {record.history.length === 0 ? (
+              <p className="muted">No activity yet.</p>
+            ) : (
+              <table className="print-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Time (UTC)</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">What</th>
+                    <th scope="col">Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {record.history.map((entry, i) => (
+                    <tr key={i}>
+                      <td className="nowrap">{utc(entry.at)}</td>
+                      <td>{entry.who}</td>
+                      <td>{entry.action}</td>
+                      <td>{entry.detail ?? ""}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+          <section className="print-section" aria-labelledby="print-attachments">
+            <h2 id="print-attachments">Attachments</h2>
+            {record.attachments.length === 0 ? (
+              <p className="muted">No attachments.</p>
+            ) : (
+              <table className="print-table">
+                <thead>
+                  <tr>
+                    <th scope="col">File</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Size</th>
+                    <th scope="col">Uploaded</th>
+                    <th scope="col">SHA-256</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {record.attachments.map((a, i) => (
+                    <tr key={i}>
+                      <td>
+                        {a.name}
+                        {a.removed ? " (removed)" : ""}
+                        <br />
+                        <span className="muted">{a.contentType}</span>
+                      </td>
+                      <td>{a.kind}</td>
+                      <td className="nowrap">{fileSize(a.size)}</td>
+                      <td>
+                        {a.uploadedBy ?? "—"}
+                        <br />
+                        {utc(a.uploadedAt)}
+                      </td>
+                      <td className="hash">{a.sha256 ?? "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+        </>
+      ) : null}
     </article>
   );
 }

@@ -83,6 +83,28 @@ export function insightTables(f: InsightsFigures): Record<InsightTableId, Insigh
       columns: ["Vessel or scope", "Opened", "Completed", "Open", "Overdue", "Overdue actions"],
       rows: (f.vessels ?? []).map((v) => [v.vessel, v.opened, v.completed, v.open, v.overdue, v.overdueActions ?? 0]),
     },
+    acknowledgements: {
+      id: "acknowledgements",
+      title: `Acknowledgement compliance by vessel: recipients due in the period, as they stand on ${f.period.asOf}`,
+      columns: [
+        "Vessel",
+        "Recipients",
+        "Acknowledged",
+        "Acknowledged on time",
+        "Overdue",
+        "Left the vessel",
+        "Compliance %",
+      ],
+      rows: (f.acknowledgementCompliance ?? []).map((v) => [
+        v.vessel,
+        v.recipients,
+        v.acknowledged,
+        v.onTime,
+        v.overdue,
+        v.left,
+        v.compliance,
+      ]),
+    },
     reminders: {
       id: "reminders",
       title: "Reminders sent per day",

@@ -69,6 +69,7 @@ export const INSIGHT_TABLES = [
   "overdue-actions",
   "risk",
   "vessels",
+  "acknowledgements",
 ] as const;
 export type InsightTableId = (typeof INSIGHT_TABLES)[number];
 

@@ -26,6 +26,7 @@ import { urgencyCases } from "./reminder.server";
 import { overdueItem } from "./action-tasks.server";
 import { NOT_RECORDED, scopeLabel } from "./moc-names";
 import { VESSEL_LABEL_OR_NOT_RECORDED_SQL, vesselFilterSql } from "./moc-scope.server";
+import { recipientStateSql } from "./circulations.server";
 
 /**
  * `mocs` with each MOC's department as `department`: its Part A `department-of-change`, else its
@@ -116,6 +117,7 @@ export async function computeInsights(
     const deviations = await deviationFigures(tx, b);
     const pcrs = await pcrFigures(tx, b, filter.department);
     const reminders = await reminderFigures(tx, b);
+    const acknowledgementCompliance = await acknowledgementFigures(tx, b, filter.department, vessel);
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -139,6 +141,7 @@ export async function computeInsights(
       vesselOrOffice: "recorded",
       vessel: vessel ? await vesselFilterLabel(tx, vessel) : null,
       vessels,
+      acknowledgementCompliance,
     };
   };
   // Inside a caller's transaction (a review pulling its year's figures) it reads there; alone, in
@@ -522,4 +525,74 @@ async function reminderFigures(db: Executor, b: Bounds): Promise<InsightsFigures
     total: { mocs: days.reduce((n, d) => n + d.mocs, 0), emails: days.reduce((n, d) => n + d.emails, 0) },
     days,
   };
+}
+
+/** How a recipient reached through an office department (no vessel) is named in the compliance figures. */
+export const OFFICE_RECIPIENTS = "Office (by department)";
+
+/**
+ * Acknowledgement compliance by vessel (issue 41, docs/decisions/055-circulations.md): the
+ * circulation recipients whose due date falls in the period, per vessel that brought them (office
+ * departments together), each in its state as the tracking page shows it now (`recipientStateSql`):
+ * acknowledged (and of those, on or before their due date, UTC), overdue, left the vessel.
+ * Compliance is acknowledged on time in percent of those whose answer was due (acknowledged or
+ * overdue: neither those still waiting nor those who left count). The vessel filter is the
+ * recipient's vessel ("office": reached through a department; "fleet": through any vessel; "none":
+ * nobody), the department filter the circulated record's (a MOC's as everywhere here, a PCR's
+ * originator's as for PCRs). One statement over the period's recipients.
+ */
+async function acknowledgementFigures(
+  db: Executor,
+  b: Bounds,
+  department: string | null,
+  vessel: string | null,
+): Promise<NonNullable<InsightsFigures["acknowledgementCompliance"]>> {
+  const byVessel =
+    vessel === null
+      ? sql`true`
+      : vessel === "office"
+        ? sql`r.vessel_id is null`
+        : vessel === "fleet"
+          ? sql`r.vessel_id is not null`
+          : vessel === "none"
+            ? sql`false`
+            : sql`r.vessel_id = ${vessel}::uuid`;
+  const byDepartment = department
+    ? sql`(case when c.moc_id is not null
+        then (select ${DEPARTMENT_OF_F_U} from mocs m join users u on u.id = m.originator_id
+          left join moc_forms f on f.moc_id = m.id and f.kind = 'originator' where m.id = c.moc_id)
+        else (select u.department::text from pcrs p join users u on u.id = p.originator_id where p.id = c.pcr_id)
+      end) = ${department}`
+    : sql`true`;
+  const rows = await db.execute<{
+    vessel: string | null;
+    recipients: number;
+    acknowledged: number;
+    on_time: number;
+    overdue: number;
+    left: number;
+  }>(sql`
+    select v.name as vessel, count(*)::int as recipients,
+      (count(*) filter (where s.state = 'acknowledged'))::int as acknowledged,
+      (count(*) filter (where s.state = 'acknowledged' and s.acknowledged_on <= s.due))::int as on_time,
+      (count(*) filter (where s.state = 'overdue'))::int as overdue,
+      (count(*) filter (where s.state = 'left'))::int as left
+    from (
+      select r.vessel_id, r.due, (a.at at time zone 'UTC')::date as acknowledged_on, ${recipientStateSql("r", "a")} as state
+      from circulation_recipients r
+        join circulations c on c.id = r.circulation_id
+        left join acknowledgements a on a.circulation_id = r.circulation_id and a.user_id = r.user_id
+      where r.due >= ${b.from}::date and r.due <= ${b.to}::date and ${byVessel} and ${byDepartment}
+    ) s left join vessels v on v.id = s.vessel_id
+    group by s.vessel_id, v.name
+    order by v.name is null, v.name, s.vessel_id`);
+  return [...rows].map((r) => ({
+    vessel: r.vessel ?? OFFICE_RECIPIENTS,
+    recipients: r.recipients,
+    acknowledged: r.acknowledged,
+    onTime: r.on_time,
+    overdue: r.overdue,
+    left: r.left,
+    compliance: percent(r.on_time, r.acknowledged + r.overdue),
+  }));
 }

@@ -11,6 +11,7 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import PDFDocument from "pdfkit";
+import { PRINT_KINDS } from "./print-kinds";
 import type { PrintBlock, PrintRecord } from "./record-print.server";
 import { utcText } from "./utc-text";
 
@@ -45,7 +46,7 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
     bufferPages: true,
     info: {
       Title: `${record.title} — ${record.status}`,
-      Subject: record.kind === "MOC" ? "Management of change" : "Procedure change request",
+      Subject: PRINT_KINDS[record.kind].label,
       Creator: "Change Management",
       CreationDate: new Date(record.generatedAt),
     },
@@ -149,11 +150,7 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
   };
 
   // Title
-  doc
-    .font("body")
-    .fontSize(9)
-    .fillColor(GREY)
-    .text(record.kind === "MOC" ? "Management of change" : "Procedure change request");
+  doc.font("body").fontSize(9).fillColor(GREY).text(PRINT_KINDS[record.kind].label);
   doc.font("bold").fontSize(18).fillColor("black").text(record.title);
   doc.font("body").fontSize(10).text(`Status: ${record.status}`);
 
@@ -163,8 +160,10 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
     section.blocks.forEach(block);
   }
 
-  heading("Signatures");
-  if (record.signatures.length === 0) note("No signatures yet.");
+  // A circulation's tracking has none of a record's signatures, trail or attachments (its lists are empty).
+  const recordParts = PRINT_KINDS[record.kind].recordParts;
+  if (recordParts) heading("Signatures");
+  if (recordParts && record.signatures.length === 0) note("No signatures yet.");
   for (const s of record.signatures) {
     if (doc.y > doc.page.height - MARGIN.bottom - 90) doc.addPage();
     doc
@@ -188,27 +187,29 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
     doc.moveDown(0.4);
   }
 
-  heading("Audit trail");
-  table(
-    ["Time (UTC)", "Who", "What", "Details"],
-    record.history.map((h) => [utcText(h.at), h.who, h.action, h.detail ?? ""]),
-    "No activity yet.",
-    [90, 100, 130, width - 320],
-  );
+  if (recordParts) heading("Audit trail");
+  if (recordParts)
+    table(
+      ["Time (UTC)", "Who", "What", "Details"],
+      record.history.map((h) => [utcText(h.at), h.who, h.action, h.detail ?? ""]),
+      "No activity yet.",
+      [90, 100, 130, width - 320],
+    );
 
-  heading("Attachments");
-  table(
-    ["File", "Kind", "Size", "Uploaded", "SHA-256"],
-    record.attachments.map((a) => [
-      `${a.name}${a.removed ? " (removed)" : ""}\n${a.contentType}`,
-      a.kind,
-      fileSize(a.size),
-      `${a.uploadedBy ?? "—"}\n${utcText(a.uploadedAt)}`,
-      a.sha256 ?? "—",
-    ]),
-    "No attachments.",
-    [130, 65, 50, 100, width - 345],
-  );
+  if (recordParts) heading("Attachments");
+  if (recordParts)
+    table(
+      ["File", "Kind", "Size", "Uploaded", "SHA-256"],
+      record.attachments.map((a) => [
+        `${a.name}${a.removed ? " (removed)" : ""}\n${a.contentType}`,
+        a.kind,
+        fileSize(a.size),
+        `${a.uploadedBy ?? "—"}\n${utcText(a.uploadedAt)}`,
+        a.sha256 ?? "—",
+      ]),
+      "No attachments.",
+      [130, 65, 50, 100, width - 345],
+    );
 
   // Header and footer on every page, once the page count is known.
   const { start, count } = doc.bufferedPageRange();

@@ -18,6 +18,7 @@ import { capitalise, departmentLabel } from "./labels";
 import { riskLabel } from "./risk";
 import { mocName, titleOf } from "./moc-names";
 import { utcText } from "./utc-text";
+import type { PrintKind } from "./print-kinds";
 import { DEVIATION_DECISION, MOC_CLOSED_ACTION, mocStage, stateOfDocument, trailStages } from "./moc-steps.server";
 import { describeMocParts, partNote } from "./moc-parts.server";
 import type { PcrDocument } from "./pcr.server";
@@ -62,7 +63,8 @@ export type PrintAttachment = {
 };
 
 export type PrintRecord = {
-  kind: "MOC" | "PCR";
+  /** "Circulation": one circulation's acknowledgement tracking (circulation-outputs.server.ts), without signatures, trail or attachments. */
+  kind: PrintKind;
   id: string;
   serial: string;
   /** "MOC 12-2026". */

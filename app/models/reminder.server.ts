@@ -16,6 +16,12 @@ import { REMINDER_PREFERENCES, type ReminderPreference } from "#db/schema/enums"
 import { getDb, type Executor } from "~/utils/db.server";
 import { Invalid, NotFound } from "~/utils/errors";
 import { actionDigestLine, actionReminderEmails, claimDueActions, type ActionReminderRow } from "./action-tasks.server";
+import {
+  acknowledgementReminderEmails,
+  claimOverdueAcknowledgements,
+  withAcknowledgements,
+  type AcknowledgementReminderRow,
+} from "./acknowledgement-reminders.server";
 import { queueEmails, type QueuedEmail } from "./email.server";
 import { mocOpenSql } from "./authz.server";
 import { MOC_STAGE_SQL, OWNER_SQL } from "./moc-steps.server";
@@ -173,10 +179,21 @@ function reminderContent(row: ClaimedRow): QueuedEmail["content"] {
  * One email per person who chose the daily digest, listing all of their MOCs due today, most
  * urgent first (the claimed rows come ordered by days left, which orders the urgencies).
  */
-function digestEmails(claimed: ClaimedRow[], day: string, actions: ActionReminderRow[] = []): QueuedEmail[] {
-  const byPerson = new Map<string, { to: QueuedEmail["to"]; rows: ClaimedRow[]; actions: ActionReminderRow[] }>();
+function digestEmails(
+  claimed: ClaimedRow[],
+  day: string,
+  actions: ActionReminderRow[] = [],
+  acknowledgements: AcknowledgementReminderRow[] = [],
+): QueuedEmail[] {
+  type Entry = {
+    to: QueuedEmail["to"];
+    rows: ClaimedRow[];
+    actions: ActionReminderRow[];
+    acknowledgements: AcknowledgementReminderRow["items"];
+  };
+  const byPerson = new Map<string, Entry>();
   const entryOf = (person: QueuedEmail["to"]) => {
-    const entry = byPerson.get(person.id) ?? { to: person, rows: [], actions: [] };
+    const entry = byPerson.get(person.id) ?? { to: person, rows: [], actions: [], acknowledgements: [] };
     byPerson.set(person.id, entry);
     return entry;
   };
@@ -190,11 +207,23 @@ function digestEmails(claimed: ClaimedRow[], day: string, actions: ActionReminde
     const { id, name, email, digest } = row.owner;
     if (digest) entryOf({ id, name, email }).actions.push(row);
   }
-  return [...byPerson.values()].map(({ to, rows, actions: items }) => ({
-    to,
-    content: items.length === 0 ? digestContent(rows, day) : withActions(digestContent(rows, day), rows, items, day),
-    kind: "reminder" as const,
-  }));
+  // Overdue acknowledgements (issue 41) too: one digest a day says everything.
+  for (const { to: person, items } of acknowledgements) {
+    if (person.digest) entryOf({ id: person.id, name: person.name, email: person.email }).acknowledgements = items;
+  }
+  return [...byPerson.values()].map(({ to, rows, actions: items, acknowledgements: acks }) => {
+    const content =
+      rows.length === 0 && items.length === 0
+        ? null
+        : items.length === 0
+          ? digestContent(rows, day)
+          : withActions(digestContent(rows, day), rows, items, day);
+    return {
+      to,
+      content: acks.length === 0 ? content! : withAcknowledgements(content, acks, day),
+      kind: "reminder" as const,
+    };
+  });
 }
 
 /** A digest that also lists the person's plan items due within 3 days or overdue. */
@@ -302,7 +331,10 @@ export async function sendDueReminders(
     // Plan items due within 3 days or overdue, to their owners (docs/decisions/038-actions-as-tasks.md).
     const actions = await claimDueActions(tx, day);
     emails.push(...actionReminderEmails(actions));
-    emails.push(...digestEmails(claimed, day, actions));
+    // Overdue acknowledgements, one reminder per person per day (acknowledgement-reminders.server.ts).
+    const acknowledgements = await claimOverdueAcknowledgements(tx, day);
+    emails.push(...acknowledgementReminderEmails(acknowledgements, day));
+    emails.push(...digestEmails(claimed, day, actions, acknowledgements));
     await queueEmails(tx, emails);
     const counts = claimed.map((row) => ({ moc_id: row.mocId, n: row.recipients.length }));
     if (counts.some((c) => c.n > 0)) {
@@ -321,6 +353,9 @@ export async function sendDueReminders(
     }));
     const emailCount = emails.length;
     const actionText = actions.length ? `; ${plural(actions.length, "action")} due soon or overdue reminded` : "";
+    const acknowledgementText = acknowledgements.length
+      ? `; ${acknowledgements.length === 1 ? "1 person" : `${acknowledgements.length} people`} reminded of overdue acknowledgements`
+      : "";
     const temporaryText = temporary.results.length
       ? `; ${plural(temporary.emails, "email")} about ${plural(temporary.results.length, "temporary change")}`
       : "";
@@ -330,6 +365,7 @@ export async function sendDueReminders(
           ? `Sent ${plural(emailCount, "reminder email")} about ${plural(results.length, "MOC")} for ${day}`
           : `No reminders due for ${day} (nothing due, or already reminded today)`) +
         actionText +
+        acknowledgementText +
         temporaryText,
       totalReminders: results.length,
       results,

@@ -54,7 +54,7 @@ async function pcrRecordAndReader(request: Request, id: string | undefined) {
  * a budget) is answered here, with its message and headers: a resource route cannot render the
  * app's error page, and Remix answers what it throws as a bare "Unexpected Server Error".
  */
-async function pdfResponse(
+export async function pdfResponse(
   request: Request,
   { record, reader }: { record: PrintRecord; reader: string },
 ): Promise<Response> {

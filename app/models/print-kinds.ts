@@ -1,0 +1,18 @@
+/**
+ * What the print view and the PDF say of each kind of printed record (record-print.server.ts): the
+ * line above its title, where "Back" leads, and whether it has the signatures, trail and
+ * attachments of a MOC or PCR. Its own module: the browser and the PDF worker thread load it
+ * without the print model.
+ */
+export type PrintKind = "MOC" | "PCR" | "Circulation";
+
+export const PRINT_KINDS: Record<PrintKind, { label: string; path: string; back: string; recordParts: boolean }> = {
+  MOC: { label: "Management of change", path: "/mocs", back: "Back to the MOC", recordParts: true },
+  PCR: { label: "Procedure change request", path: "/pcrs", back: "Back to the PCR", recordParts: true },
+  Circulation: {
+    label: "Read and understood: acknowledgement tracking",
+    path: "/circulations",
+    back: "Back to the tracking",
+    recordParts: false,
+  },
+};
