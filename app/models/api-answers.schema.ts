@@ -421,6 +421,22 @@ export const insightsAnswer = z
     period: z.object({ from: day, to: day, department: z.string().nullable(), asOf: day }),
     totals: z.looseObject({ opened: z.number(), completed: z.number(), declined: z.number() }),
     monthly: z.array(z.looseObject({ month: z.string() })),
+    acknowledgementCompliance: z
+      .array(
+        z.object({
+          vessel: z.string(),
+          recipients: z.number().int(),
+          acknowledged: z.number().int(),
+          onTime: z.number().int(),
+          overdue: z.number().int(),
+          left: z.number().int(),
+          compliance: z.number().nullable(),
+        }),
+      )
+      .meta({
+        description:
+          "Acknowledgement compliance by vessel (issue 41): recipients due in the period, acknowledged, on time, overdue, left the vessel; compliance = on time in percent of acknowledged + overdue.",
+      }),
   })
   .meta({ id: "Insights", description: "The /insights figures (docs/decisions/017-insights.md)." });
 
