@@ -29,6 +29,7 @@ export const publicUserAnswer = z
     department: z.enum(DEPARTMENTS),
     access: z.enum(ACCESS_LEVELS),
     position: z.enum(POSITIONS).nullable(),
+    rank: z.string().nullable().meta({ description: "Rank on board (GET /api/ranks lists them), null for none." }),
     active: z.boolean(),
     onboarded: z.boolean(),
   })

@@ -119,6 +119,16 @@ export const canReadMoc = (actor: Actor, moc: MocAccess) =>
 /** The vessel register and crew assignments (/admin/vessels, writes of /api/vessels): admins. */
 export const canManageVessels = (actor: Actor) => isAdmin(actor);
 
+/** The list of ranks on board (/admin/ranks: add, rename, reorder, deactivate; issue 41): admins. */
+export const canManageRanks = (actor: Actor) => isAdmin(actor);
+
+/**
+ * Who is on board a vessel today, with their ranks (the vessel page, "My vessel"): admins, the
+ * HSEQ department and full access (the office that runs the fleet), and the vessel's own crew.
+ */
+export const canSeeCrewList = (actor: Actor, vessel: { crewIds: readonly string[] }) =>
+  isAdmin(actor) || isHseq(actor) || hasFullAccess(actor) || vessel.crewIds.includes(actor._id);
+
 /** Soft delete, add people, re-assign the implementer: the originator or an admin. */
 export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || moc.originatorId === actor._id;
 

@@ -5,7 +5,8 @@
  * linked is found by a verified email and linked then. An email whose person is linked to another
  * account at the provider is refused, and the attempt kept for the admins to re-link or dismiss.
  * Unknown people are refused or, with OIDC_AUTO_CREATE=1, created; role, department, access and
- * position follow OIDC_GROUP_MAP at every sign-in, each change recorded in the user's audit trail.
+ * position follow OIDC_GROUP_MAP at every sign-in, and the rank on board when the map names ranks,
+ * each change recorded in the user's audit trail.
  * A deactivated account is refused whatever the provider says. One transaction per sign-in.
  */
 import { randomBytes } from "node:crypto";
@@ -61,19 +62,42 @@ function groupsOf(claims: ProviderClaims): string[] {
  * no position) overlaid by every mapped group the person is in, in the map's order. Null when no
  * map is configured: accounts are then managed here only.
  */
-export function mappedFields(claims: ProviderClaims): Required<MappedFields> | null {
+export function mappedFields(claims: ProviderClaims): Mapped | null {
   const map = parseGroupMap(env().OIDC_GROUP_MAP);
   const names = Object.keys(map);
   if (names.length === 0) return null;
   const member = new Set(groupsOf(claims));
-  const fields: Required<MappedFields> = {
+  // The rank follows the groups only when the map names ranks at all (a map of roles alone leaves
+  // the ranks admins set); then a person in no rank group has none.
+  const ranked = names.some((name) => map[name]!.rank !== undefined);
+  const fields: Mapped = {
     role: "user",
     department: env().OIDC_DEFAULT_DEPARTMENT,
     access: "standard",
     position: null,
+    rank: ranked ? null : undefined,
   };
   for (const name of names) if (member.has(name)) Object.assign(fields, map[name]);
   return fields;
+}
+
+/** The fields the groups set; `rank` undefined when the map leaves ranks alone. */
+type Mapped = Required<Omit<MappedFields, "rank">> & { rank: string | null | undefined };
+
+/**
+ * The mapped rank as the list allows it: a rank of the list (a deactivated one only for its
+ * holder); one the list does not have is left out, with a warning for the operators, rather than
+ * refusing the sign-in.
+ */
+async function allowedRank(tx: Executor, fields: Mapped, holds: string | null): Promise<Mapped> {
+  if (fields.rank === undefined || fields.rank === null || fields.rank === holds) return fields;
+  const [row] = await tx.execute<{ active: boolean }>(sql`select active from ranks where name = ${fields.rank}`);
+  if (row?.active) return fields;
+  logger().warn(
+    { rank: fields.rank },
+    "OIDC_GROUP_MAP names a rank that is not in the list of ranks (or is deactivated); left unchanged",
+  );
+  return { ...fields, rank: undefined };
 }
 
 const nameOf = (claims: ProviderClaims, email: string) => {
@@ -174,7 +198,7 @@ async function recordConflict(tx: Executor, row: UserRow, who: ProviderAccount, 
  */
 export async function accountForProvider(claims: ProviderClaims): Promise<PublicUser> {
   const who = providerAccount(claims);
-  const fields = mappedFields(claims);
+  const mapped = mappedFields(claims);
   const config = env();
   // An account made here has no usable password: a random one nobody knows, hashed.
   const unusable = config.OIDC_AUTO_CREATE === "1" ? await hashPassword(randomBytes(32).toString("base64url")) : "";
@@ -182,6 +206,8 @@ export async function accountForProvider(claims: ProviderClaims): Promise<Public
   const outcome = await getDb().transaction(async (tx): Promise<PublicUser | { refused: string }> => {
     await lockUserAdministration(tx);
     const found = await matchAccount(tx, who, claims);
+    const holds = found.kind === "none" ? null : found.row.rank;
+    const fields = mapped && (await allowedRank(tx, mapped, holds));
     if (found.kind === "none") {
       if (config.OIDC_AUTO_CREATE !== "1") throw new Forbidden(NO_ACCOUNT);
       const [row] = await tx
@@ -194,6 +220,7 @@ export async function accountForProvider(claims: ProviderClaims): Promise<Public
           department: fields?.department ?? config.OIDC_DEFAULT_DEPARTMENT,
           access: fields?.access ?? "standard",
           position: fields?.position ?? null,
+          rank: fields?.rank ?? null,
           onboarded: true,
           oidcIssuer: who.issuer,
           oidcSubject: who.subject,
@@ -206,6 +233,8 @@ export async function accountForProvider(claims: ProviderClaims): Promise<Public
         // (app/models/audit-account.server.ts).
         comment: `Linked to ${accountAt(who.issuer, who.subject)}; ${describeAccount(row!)}`,
       });
+      if (row!.rank)
+        await auditUser(tx, row!.id, null, { action: "Changed rank", from: null, to: row!.rank, comment: FROM_GROUPS });
       return toPublicUser(row!);
     }
     const current = found.row;
@@ -392,12 +421,13 @@ export async function resolveConflict(
   });
 }
 
-function changedFields(current: UserRow, fields: Required<MappedFields>): Partial<typeof users.$inferInsert> {
+function changedFields(current: UserRow, fields: Mapped): Partial<typeof users.$inferInsert> {
   const changes: Partial<typeof users.$inferInsert> = {};
   if (current.role !== fields.role) changes.role = fields.role;
   if (current.department !== fields.department) changes.department = fields.department;
   if (current.access !== fields.access) changes.access = fields.access;
   if ((current.position ?? null) !== fields.position) changes.position = fields.position;
+  if (fields.rank !== undefined && (current.rank ?? null) !== fields.rank) changes.rank = fields.rank;
   return changes;
 }
 

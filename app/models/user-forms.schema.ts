@@ -34,12 +34,21 @@ export const profilePasswordSchema = z
   .refine((v) => v.password === v.confirm, { path: ["confirm"], message: "The two passwords do not match" });
 export const profileSchema = z.discriminatedUnion("intent", [profileDetailsSchema, profilePasswordSchema]);
 
+/** The rank select: empty means "no rank" (the model checks the name against the list). */
+const rankField = z
+  .string()
+  .trim()
+  .max(60)
+  .optional()
+  .transform((v) => v || null);
+
 /** The admin's create form: an empty position select means "no position". */
 export const userFormSchema = newUserSchema.extend({
   position: z
     .enum(POSITIONS)
     .optional()
     .transform((v) => v ?? null),
+  rank: rankField,
 });
 
 /** The admin's edit form: the password only when it changes. */
@@ -49,5 +58,6 @@ export const userEditSchema = newUserSchema.extend({
     .enum(POSITIONS)
     .optional()
     .transform((v) => v ?? null),
+  rank: rankField,
   active: z.boolean().default(false),
 });

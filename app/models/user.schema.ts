@@ -27,6 +27,13 @@ export const nameSchema = z
   })
   .refine((name) => !hasBidiControl(name), { error: bidiControlMessage("Name") });
 const positionSchema = z.enum(POSITIONS, { error: `Position must be one of: ${POSITIONS.join(", ")}` }).nullable();
+/** A rank on board (issue 41): a name from the admins' list (checked against it by the model), or null. */
+export const rankSchema = z
+  .string({ error: "Rank must be a rank's name or null" })
+  .trim()
+  .min(1, { error: "Rank must be a rank's name or null" })
+  .max(60, { error: "Rank must be at most 60 characters" })
+  .nullable();
 
 export const newUserSchema = z.object({
   name: nameSchema,
@@ -36,6 +43,7 @@ export const newUserSchema = z.object({
   department: z.enum(DEPARTMENTS, { error: `Department must be one of: ${DEPARTMENTS.join(", ")}` }),
   access: z.enum(ACCESS_LEVELS, { error: "Access must be full or standard" }).default("standard"),
   position: positionSchema.optional().default(null),
+  rank: rankSchema.optional().default(null),
 });
 export type NewUserInput = z.input<typeof newUserSchema>;
 
@@ -45,11 +53,12 @@ export const userUpdateSchema = partialUpdate(newUserSchema)
     _id: z.uuid({ error: "_id must be a user id" }),
     active: z.boolean({ error: "active must be true or false" }).optional(),
     position: positionSchema.optional(),
+    rank: rankSchema.optional(),
   })
   .strict();
 export type UserUpdateInput = z.input<typeof userUpdateSchema>;
 
-const ADMIN_ONLY_FIELDS = ["role", "department", "access", "position", "active", "onboarded"] as const;
+const ADMIN_ONLY_FIELDS = ["role", "department", "access", "position", "rank", "active", "onboarded"] as const;
 
 export const ownProfileSchema = z
   .object({

@@ -20,6 +20,7 @@ import { Conflict, databaseErrorCode, Forbidden, Invalid, NotFound, Unauthorized
 import { ACCOUNT_RECORDED, describeAccount } from "./audit-account.server";
 import { appendAudit, appendAuditEntries, type AuditInput } from "./audit.server";
 import { canManageUsers } from "./authz.server";
+import { checkRankOffered } from "./ranks.server";
 import { startPasswordAttempt } from "./password-attempts.server";
 import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
 
@@ -34,6 +35,8 @@ export type PublicUser = {
   department: UserRow["department"];
   access: UserRow["access"];
   position: UserRow["position"];
+  /** Rank on board (issue 41), null for none. */
+  rank: string | null;
   active: boolean;
   onboarded: boolean;
 };
@@ -47,6 +50,7 @@ export const PUBLIC_USER_COLUMNS = {
   department: users.department,
   access: users.access,
   position: users.position,
+  rank: users.rank,
   active: users.active,
   onboarded: users.onboarded,
 };
@@ -60,6 +64,7 @@ export function toPublicUser(row: Pick<UserRow, keyof typeof PUBLIC_USER_COLUMNS
     department: row.department,
     access: row.access,
     position: row.position ?? null,
+    rank: row.rank ?? null,
     active: row.active,
     onboarded: row.onboarded,
   };
@@ -191,7 +196,7 @@ export async function adoptAccountRecords(): Promise<number> {
 }
 
 /** The audited fields of an account, as they read in its history. */
-const AUDITED_FIELDS = ["name", "email", "role", "department", "access", "position", "active"] as const;
+const AUDITED_FIELDS = ["name", "email", "role", "department", "access", "position", "rank", "active"] as const;
 
 /** One entry per changed field ("Changed role", from "user" to "admin"). */
 export async function auditFieldChanges(
@@ -225,11 +230,13 @@ export async function createUser(actor: PublicUser, input: NewUserInput): Promis
   const passwordHash = await hashPassword(data.password);
   try {
     return await getDb().transaction(async (tx) => {
+      await checkRankOffered(tx, data.rank);
       const [row] = await tx
         .insert(users)
         .values({ ...data, passwordHash, onboarded: false })
         .returning();
       await auditUser(tx, row!.id, actor._id, { action: "Created", comment: describeAccount(row!) });
+      if (row!.rank) await auditUser(tx, row!.id, actor._id, { action: "Changed rank", from: null, to: row!.rank });
       return toPublicUser(row!);
     });
   } catch (error) {
@@ -285,6 +292,7 @@ export async function updateUser(actor: PublicUser, input: UserUpdateInput): Pro
     await lockDocumentsShowing(tx, _id);
     const [current] = await tx.select().from(users).where(eq(users.id, _id)).for("update");
     if (!current) throw new NotFound("No user with this id");
+    await checkRankOffered(tx, fields.rank, current.rank);
     const losesAdmin =
       current.role === "admin" && current.active && (fields.role === "user" || fields.active === false);
     if (losesAdmin && (await activeAdminCount(tx, _id)) === 0) {

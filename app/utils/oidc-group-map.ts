@@ -2,7 +2,8 @@
  * OIDC_GROUP_MAP: JSON from a group name (as the identity provider's groups claim names it) to the
  * account fields membership sets, e.g. `{"moc-admins":{"role":"admin"},"hseq-team":{"department":"hseq"}}`.
  * Groups apply in the map's order, a later one overriding an earlier one's field
- * (docs/decisions/029-oidc-and-notifications.md).
+ * (docs/decisions/029-oidc-and-notifications.md). `rank` (a rank on board, issue 41) names a rank
+ * of the admins' list; it is checked against the list at sign-in, not at boot.
  */
 import { z } from "zod";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
@@ -13,6 +14,7 @@ const fieldsSchema = z
     department: z.enum(DEPARTMENTS).optional(),
     access: z.enum(ACCESS_LEVELS).optional(),
     position: z.enum(POSITIONS).nullable().optional(),
+    rank: z.string().trim().min(1).max(60).nullable().optional(),
   })
   .strict();
 

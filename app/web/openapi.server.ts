@@ -302,8 +302,8 @@ const TAGS: [tag: string, description: string, test: (path: string) => boolean][
   ["Sign-in", "Getting a session token.", (p) => p === "/login"],
   [
     "Users",
-    "People, their own profile and credentials.",
-    (p) => /^\/api\/(verify|myUser|user|users|UserFromDatabase)$/.test(p),
+    "People, their own profile and credentials, and the ranks on board.",
+    (p) => /^\/api\/(verify|myUser|user|users|UserFromDatabase|ranks)$/.test(p),
   ],
   ["Vessels", "The vessel register and crew assignments.", (p) => p.startsWith("/api/vessels")],
   [

@@ -1,5 +1,6 @@
 export * from "./enums";
 export * from "./users";
+export * from "./ranks";
 export * from "./email";
 export * from "./mocs";
 export * from "./pcrs";

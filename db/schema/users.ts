@@ -14,6 +14,7 @@ import {
 } from "drizzle-orm/pg-core";
 
 import type { Access, Department, NoticeChannel, NoticeKind, Position, ReminderPreference, Role } from "./enums";
+import { ranks } from "./ranks";
 
 export const users = pgTable(
   "users",
@@ -27,6 +28,8 @@ export const users = pgTable(
     department: text("department").$type<Department>().notNull(),
     access: text("access").$type<Access>().notNull().default("standard"),
     position: text("position").$type<Position | null>(),
+    /** Rank on board (issue 41): one of `ranks`, a rename following it; null for none (office staff). */
+    rank: text("rank").references(() => ranks.name, { onUpdate: "cascade" }),
     active: boolean("active").notNull().default(true),
     /** False until a user whose password was set by an admin has chosen their own. */
     onboarded: boolean("onboarded").notNull().default(false),
@@ -49,6 +52,9 @@ export const users = pgTable(
     index("users_department_idx")
       .on(t.department)
       .where(sql`${t.active}`),
+    index("users_rank_idx")
+      .on(t.rank)
+      .where(sql`${t.rank} is not null`),
     check("users_role_check", sql`${t.role} in ('admin', 'user')`),
     check("users_department_check", sql`${t.department} in ('engineering', 'operations', 'fleet', 'hseq')`),
     check("users_reminder_preference_check", sql`${t.reminderPreference} in ('per_moc', 'digest')`),

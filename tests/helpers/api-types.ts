@@ -71,6 +71,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/ranks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The ranks on board in the list's order (anyone signed in); a deactivated one (`active: false`) stays with the people who hold it but is no longer accepted as a new `rank`. */
+    get: operations["getRanks"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/users": {
     parameters: {
       query?: never;
@@ -83,9 +100,9 @@ export interface paths {
      * @description The whole list by name, a page with `limit`/`cursor` (newest account first, so accounts created during a walk are neither skipped nor repeated), or the list as CSV.
      */
     get: operations["getUsers"];
-    /** Updates a user (admins): only the fields sent change. */
+    /** Updates a user (admins): only the fields sent change. `rank`: an active rank of GET /api/ranks, the one they hold, or null for none (400 otherwise). */
     put: operations["putUsers"];
-    /** Creates a user (admins). */
+    /** Creates a user (admins). `rank` names an active rank of GET /api/ranks, or null (400 otherwise). */
     post: operations["postUsers"];
     /** Deletes a user (admins). */
     delete: operations["deleteUsers"];
@@ -379,6 +396,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/training": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Makes an action-plan item a training, naming who must attend.
+     * @description docs/decisions/056-training.md. The originator, the implementer, the assigned HSEQ user or an admin, while the MOC is open. `attendees` is the whole list of user ids (active users; 400 otherwise); the item's description says what and its `due` by when. Before approval an empty list makes it a plain action again; from approval on people are only added (409 when one is left out). The item gains `training` (`attendees`, `attendance`); those newly named are told. 404 for an unknown item; 409 for a cancelled one or a closed MOC.
+     */
+    post: operations["postTraining"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/trainingAttendance": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Records who attended a training on a date.
+     * @description docs/decisions/056-training.md. The item's owner, the implementer, the assigned HSEQ user or the HSEQ department, once the MOC is approved and while it is open. Each of `attendees` must be one of those who must attend, and `date` not later than today (400 otherwise, on `attendees.N` or `date`). Records are added, never changed: `attended: false` records a correction (they did not attend after all); a person's latest record decides. The item's `training.attendance` gains the records (who recorded them and when), the audit trail an entry, and the item is done exactly when everyone who must attend has attended. While a training is open, Part F's `trainings-complete` cannot be answered yes (409). 404 for an unknown item; 409 for an item that is not a training, a cancelled one, a MOC not yet approved or a closed MOC.
+     */
+    post: operations["postTrainingAttendance"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/myActions": {
     parameters: {
       query?: never;
@@ -570,7 +627,7 @@ export interface paths {
     put?: never;
     /**
      * Submits Part F (verification).
-     * @description Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC. The MOC must be at this step (409 otherwise). `close-moc` "yes" closes the MOC only when every action-plan and manuals-plan item is done or cancelled, Part E has a completion date and every other answer is "yes"; otherwise 409 with `issues`, one per open item (path `verifier_form.close-moc`, or the answer's own field). `/api/submit/verifier-return` sends it back instead.
+     * @description Only the verifier (or the assigned HSEQ user when there is none) can verify this MOC. The MOC must be at this step (409 otherwise). `close-moc` "yes" closes the MOC only when every action-plan and manuals-plan item is done or cancelled, Part E has a completion date and every other answer is "yes"; otherwise 409 with `issues`, one per open item (path `verifier_form.close-moc`, or the answer's own field). `trainings-complete` "yes" is refused (409, one issue per open training on `verifier_form.trainings-complete`, naming who has not attended) while a training item is open. `/api/submit/verifier-return` sends it back instead.
      */
     post: operations["postSubmitVerifier"];
     delete?: never;
@@ -1180,6 +1237,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/circulations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A record's circulations, newest first, each with its tracking: totals, figures by vessel and rank, the first 50 recipients and the questions asked (whoever may read the record). */
+    get: operations["getCirculations"];
+    put?: never;
+    /** Circulates a finished record for acknowledgement (its originator, the HSEQ department or an admin): to everyone assigned to the vessels (only the ranks given, if any) and every active person of the departments, with a due date and a note of what changed. 409 when the record is not finished (a MOC completed, a PCR with its last signature) or when it would reach nobody. Each recipient gets one notice; an entry in the record's audit trail. */
+    post: operations["postCirculations"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/acknowledge": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Acknowledges a circulation, "read and understood", with an optional question or comment for the author (its recipients only). 201 the first time; 200 with `created: false` after, changing nothing. An entry in the record's audit trail with the person's name, rank and vessel. */
+    post: operations["postAcknowledge"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/myAcknowledgements": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What waits for the caller to read and acknowledge (open circulations they have not answered, not left the vessel), soonest due first, with how many there are; `page` and `limit` (50 by default). */
+    get: operations["getMyAcknowledgements"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/login": {
     parameters: {
       query?: never;
@@ -1238,6 +1347,8 @@ export interface components {
       access: "full" | "standard";
       position:
         ("VP Fleet Management" | "HSEQ Coordinator" | "Group HSEQ Manager" | "Director HSEQ" | "President") | null;
+      /** @description Rank on board (GET /api/ranks lists them), null for none. */
+      rank: string | null;
       active: boolean;
       onboarded: boolean;
     };
@@ -1410,6 +1521,28 @@ export interface components {
               sha256: string;
               size: number;
             } | null;
+          } | null;
+          /** @description A training (a new key): who must attend, and each attendance record as added (a person's latest decides; `attended: false` is a correction). */
+          training?: {
+            attendees: {
+              /** Format: uuid */
+              _id: string;
+              name: string;
+            }[];
+            attendance: {
+              /** Format: uuid */
+              _id: string;
+              /** Format: uuid */
+              user: string;
+              name: string;
+              attended: boolean;
+              on: string;
+              note: string | null;
+              /** Format: uuid */
+              by: string;
+              byName: string;
+              at: string;
+            }[];
           } | null;
         } & {
           [key: string]: unknown;
@@ -1686,6 +1819,16 @@ export interface components {
       } & {
         [key: string]: unknown;
       })[];
+      /** @description Acknowledgement compliance by vessel (issue 41): recipients due in the period, acknowledged, on time, overdue, left the vessel; compliance = on time in percent of acknowledged + overdue. */
+      acknowledgementCompliance: {
+        vessel: string;
+        recipients: number;
+        acknowledged: number;
+        onTime: number;
+        overdue: number;
+        left: number;
+        compliance: number | null;
+      }[];
     } & {
       [key: string]: unknown;
     };
@@ -2063,6 +2206,8 @@ export interface operations {
               position:
                 | ("VP Fleet Management" | "HSEQ Coordinator" | "Group HSEQ Manager" | "Director HSEQ" | "President")
                 | null;
+              /** @description Rank on board (GET /api/ranks lists them), null for none. */
+              rank: string | null;
               active: boolean;
               onboarded: boolean;
               actions: {
@@ -2239,6 +2384,40 @@ export interface operations {
       503: components["responses"]["Unavailable"];
     };
   };
+  getRanks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              name: string;
+              sort: number;
+              active: boolean;
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
   getUsers: {
     parameters: {
       query?: {
@@ -2317,6 +2496,7 @@ export interface operations {
          *       "department": "engineering",
          *       "access": "full",
          *       "position": "VP Fleet Management",
+         *       "rank": "Checked on the bridge",
          *       "_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
          *       "active": false
          *     }
@@ -2333,6 +2513,7 @@ export interface operations {
           access?: "full" | "standard";
           position?:
             ("VP Fleet Management" | "HSEQ Coordinator" | "Group HSEQ Manager" | "Director HSEQ" | "President") | null;
+          rank?: string | null;
           /** Format: uuid */
           _id: string;
           active?: boolean;
@@ -2391,7 +2572,8 @@ export interface operations {
          *       "role": "user",
          *       "department": "engineering",
          *       "access": "standard",
-         *       "position": null
+         *       "position": null,
+         *       "rank": null
          *     }
          */
         "application/json": {
@@ -2413,6 +2595,8 @@ export interface operations {
           /** @default null */
           position?:
             ("VP Fleet Management" | "HSEQ Coordinator" | "Group HSEQ Manager" | "Director HSEQ" | "President") | null;
+          /** @default null */
+          rank?: string | null;
         };
       };
     };
@@ -4098,6 +4282,136 @@ export interface operations {
           plan: "action" | "manual_plan";
           item_id: string;
           reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postTraining: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "item_id": "Checked on the bridge",
+         *       "attendees": [
+         *         "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+         *       ]
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          item_id: string;
+          attendees: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["Moc"];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postTrainingAttendance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "moc_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "item_id": "Checked on the bridge",
+         *       "attendees": [
+         *         "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+         *       ],
+         *       "date": "2026-11-25",
+         *       "attended": true,
+         *       "note": "Checked on the bridge"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          moc_id: string;
+          item_id: string;
+          attendees: string[];
+          /** Format: date */
+          date: string;
+          /** @default true */
+          attended?: boolean;
+          note?: string;
         };
       };
     };
@@ -7857,7 +8171,8 @@ export interface operations {
           | "reminders"
           | "overdue-actions"
           | "risk"
-          | "vessels";
+          | "vessels"
+          | "acknowledgements";
       };
       header?: never;
       path?: never;
@@ -8594,6 +8909,370 @@ export interface operations {
       404: components["responses"]["NotFound"];
       405: components["responses"]["MethodNotAllowed"];
       431: components["responses"]["HeadersTooLarge"];
+    };
+  };
+  getCirculations: {
+    parameters: {
+      query: {
+        /**
+         * @description The record: "moc:<id>" or "pcr:<id>".
+         * @example pcr:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+         */
+        record: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              circulations: {
+                circulation: {
+                  _id: string;
+                  record: {
+                    /** @enum {string} */
+                    kind: "moc" | "pcr";
+                    _id: string;
+                    /** @example PCR 12-2026 */
+                    label: string;
+                    title: string;
+                    /** @example /pcrs/0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b */
+                    href: string;
+                  };
+                  vessels: {
+                    _id: string;
+                    name: string;
+                  }[];
+                  ranks: string[];
+                  departments: string[];
+                  due: string;
+                  note: string;
+                  createdBy: {
+                    _id: string;
+                    name: string;
+                  };
+                  createdAt: string;
+                  closedAt: string | null;
+                };
+                totals: {
+                  total: number;
+                  acknowledged: number;
+                  waiting: number;
+                  overdue: number;
+                  left: number;
+                };
+                byVesselAndRank: {
+                  vessel: {
+                    _id: string;
+                    name: string;
+                  } | null;
+                  rank: string | null;
+                  total: number;
+                  acknowledged: number;
+                  waiting: number;
+                  overdue: number;
+                  left: number;
+                }[];
+                /** @description The first page of recipients (50), by vessel, rank and name. */
+                recipients: {
+                  user: {
+                    _id: string;
+                    name: string;
+                    rank: string | null;
+                  };
+                  vessel: {
+                    _id: string;
+                    name: string;
+                  } | null;
+                  due: string;
+                  /** @enum {string} */
+                  state: "acknowledged" | "waiting" | "overdue" | "left";
+                  acknowledgedAt: string | null;
+                  comment: string | null;
+                }[];
+                questions: {
+                  user: {
+                    _id: string;
+                    name: string;
+                    rank: string | null;
+                  };
+                  vessel: {
+                    _id: string;
+                    name: string;
+                  } | null;
+                  at: string;
+                  comment: string;
+                }[];
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postCirculations: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "record": "pcr:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b",
+         *       "vessels": [
+         *         "5d3c1a9e-2f4b-4c8d-9e7a-1b2c3d4e5f60"
+         *       ],
+         *       "ranks": [
+         *         "Master",
+         *         "Chief Officer"
+         *       ],
+         *       "departments": [
+         *         "hseq"
+         *       ],
+         *       "due": "2026-12-31",
+         *       "note": "The mooring procedure now requires a toolbox talk before each operation."
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description The record: "moc:<id>" or "pcr:<id>".
+           * @example pcr:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+           */
+          record: string;
+          /** @description Vessels whose crew (everyone assigned to them, today or from a later day) it reaches. */
+          vessels: string[];
+          /** @description Only these ranks of the vessels' crews (names of the rank list); empty or absent: every rank. */
+          ranks: string[];
+          /** @description Office departments: every active person of each. */
+          departments: ("engineering" | "operations" | "fleet" | "hseq")[];
+          /** Format: date */
+          due: string;
+          note: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 201;
+            data: {
+              _id: string;
+              record: {
+                /** @enum {string} */
+                kind: "moc" | "pcr";
+                _id: string;
+                /** @example PCR 12-2026 */
+                label: string;
+                title: string;
+                /** @example /pcrs/0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b */
+                href: string;
+              };
+              vessels: {
+                _id: string;
+                name: string;
+              }[];
+              ranks: string[];
+              departments: string[];
+              due: string;
+              note: string;
+              createdBy: {
+                _id: string;
+                name: string;
+              };
+              createdAt: string;
+              closedAt: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postAcknowledge: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "circulation_id": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "comment": "Checked on the bridge"
+         *     }
+         */
+        "application/json": {
+          /** Format: uuid */
+          circulation_id: string;
+          /** @description A question or comment for the author (optional), kept as plain text. */
+          comment?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Done before: nothing changed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            status: 201 | 200;
+            data: {
+              /** @constant */
+              acknowledged: true;
+              at: string;
+              /** @description False when the person had acknowledged already (nothing changed). */
+              created: boolean;
+            };
+          };
+        };
+      };
+      /** @description Success. */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            status: 201 | 200;
+            data: {
+              /** @constant */
+              acknowledged: true;
+              at: string;
+              /** @description False when the person had acknowledged already (nothing changed). */
+              created: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getMyAcknowledgements: {
+    parameters: {
+      query?: {
+        /**
+         * @description The page, from 1 (default 1).
+         * @example 1
+         */
+        page?: number;
+        /**
+         * @description Page size (1 to 500, default 50).
+         * @example 1
+         */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              items: {
+                circulationId: string;
+                record: {
+                  /** @enum {string} */
+                  kind: "moc" | "pcr";
+                  _id: string;
+                  /** @example PCR 12-2026 */
+                  label: string;
+                  title: string;
+                  /** @example /pcrs/0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b */
+                  href: string;
+                };
+                note: string;
+                due: string;
+                overdue: boolean;
+                vessel: {
+                  _id: string;
+                  name: string;
+                } | null;
+              }[];
+              total: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
     };
   };
   postLogin: {

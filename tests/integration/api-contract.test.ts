@@ -568,6 +568,8 @@ describe("the contract of every operation", () => {
     await exercise("delete", "/api/vessels/assignments", 200, { as: admin, query: { id: assignment.body.data._id } });
     await exercise("delete", "/api/vessels/assignments", 404, { as: admin, query: { id: assignment.body.data._id } });
     await exercise("delete", "/api/vessels", 200, { as: admin, query: { id } });
+    // The ranks on board (issue 41), any signed-in user.
+    await exercise("get", "/api/ranks", 200, { as: standard });
     const mocOf = await exercise<Answer<"/api/newmoc", "post">>("post", "/api/newmoc", 200, {
       as: standard,
       body: {

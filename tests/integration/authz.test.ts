@@ -20,6 +20,8 @@ import {
   canReadMoc,
   isCrewOf,
   canManageVessels,
+  canManageRanks,
+  canSeeCrewList,
   canDeleteMoc,
   canReassignPendingDecider,
   canRestoreMoc,
@@ -116,6 +118,7 @@ const PREDICATES = {
   canSeeDeletedMocs,
   canRestoreMoc,
   canReassignPendingDecider,
+  canManageRanks,
 } as const;
 
 /** Expected answer per predicate, per actor. */
@@ -203,6 +206,14 @@ const TABLE: Record<keyof typeof PREDICATES, Record<ActorName, boolean>> = {
   canReassignPendingDecider: {
     admin: true,
     "hseq user": true,
+    "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  // The list of ranks on board (/admin/ranks, issue 41).
+  canManageRanks: {
+    admin: true,
+    "hseq user": false,
     "full-access user": false,
     "standard user": false,
     "position holder": false,
@@ -572,6 +583,8 @@ const CREW_PREDICATES: Record<string, (a: Actor, m: MocAccess) => boolean> = {
   canManageMoc,
   canEditMocPlans,
   canManageVessels: (a) => canManageVessels(a),
+  // The vessel's crew list with ranks (the vessel page, "My vessel"): the MOC's crew stands for the vessel's.
+  canSeeCrewList: (a, m) => canSeeCrewList(a, { crewIds: m.crewIds ?? [] }),
 };
 const CREW_TABLE: Record<string, Record<CrewMoc, CrewPerson[]>> = {
   isCrewOf: { "open, vessel": ["crew on board"], "completed, vessel": ["crew on board"], "open, office": [] },
@@ -597,6 +610,11 @@ const CREW_TABLE: Record<string, Record<CrewMoc, CrewPerson[]>> = {
     "open, office": ["admin", "originator"],
   },
   canManageVessels: { "open, vessel": ["admin"], "completed, vessel": ["admin"], "open, office": ["admin"] },
+  canSeeCrewList: {
+    "open, vessel": ["admin", "crew on board"],
+    "completed, vessel": ["admin", "crew on board"],
+    "open, office": ["admin"],
+  },
 };
 const CREW_CASES = Object.entries(CREW_TABLE).flatMap(([predicate, records]) =>
   (Object.keys(records) as CrewMoc[]).flatMap((state) =>
@@ -616,6 +634,11 @@ describe("crew read access", () => {
   });
   it.each(CREW_CASES)("$predicate($who, $state MOC) is $expected", ({ predicate, state, who, expected }) => {
     expect(CREW_PREDICATES[predicate]!(CREW[who], CREW_MOCS[state])).toBe(expected);
+  });
+  it("the office that runs the fleet sees a vessel's crew list it is not on; a standard user does not", () => {
+    const vessel = { crewIds: [CREW["crew on board"]._id] };
+    const seeing = (Object.keys(ACTORS) as ActorName[]).filter((who) => canSeeCrewList(ACTORS[who], vessel));
+    expect(seeing).toEqual(["admin", "hseq user", "full-access user"]);
   });
 });
 

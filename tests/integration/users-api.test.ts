@@ -23,7 +23,7 @@ import type { CallResult } from "../helpers/request";
 type RouteModule = Parameters<typeof api>[0];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const PUBLIC_KEYS = ["_id", "access", "active", "department", "email", "name", "onboarded", "position", "role"];
+const PUBLIC_KEYS = ["_id", "access", "active", "department", "email", "name", "onboarded", "position", "rank", "role"];
 const TOKEN_INVALID = "Token claim validation failed";
 const SIGN_IN_FIRST = "Sign in first";
 
@@ -38,6 +38,7 @@ function publicView(user: PublicUser, changes: Partial<PublicUser> = {}) {
     department: merged.department,
     access: merged.access,
     position: merged.position,
+    rank: merged.rank,
     active: merged.active,
     onboarded: merged.onboarded,
   };
@@ -234,6 +235,7 @@ describe("POST /api/users", () => {
         department: "operations",
         access: "standard",
         position: null,
+        rank: null,
         active: true,
         onboarded: false,
       },

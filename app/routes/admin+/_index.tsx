@@ -32,6 +32,7 @@ export default function Administration() {
         <Link to="/admin/outbox">Outbox</Link>
         <Link to="/admin/delegations">Delegations</Link>
         <Link to="/admin/vessels">Vessels</Link>
+        <Link to="/admin/ranks">Ranks</Link>
         <Link to="/admin/audit">Audit trail</Link>
         <Link to="/admin/risk">Risk matrix</Link>
       </nav>

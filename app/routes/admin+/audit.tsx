@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import type { ChainName } from "~/models/audit-chain.server";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { canVerifyAudit } from "~/models/authz.server";
+import { RANKS_RECORD } from "~/models/ranks.schema";
 import { requirePageUserWho } from "~/web/auth.server";
 import { countAuditVerification } from "~/utils/metrics.server";
 
@@ -19,7 +20,7 @@ const RECORD_URL: Record<ChainName, (id: string) => string> = {
   "archive-pcr": (id) => `/archive/pcrs/${id}`,
   review: (id) => `/reviews/${id}`,
   delegation: () => "/admin/delegations",
-  settings: () => "/admin/risk",
+  settings: (id) => (id === RANKS_RECORD ? "/admin/ranks" : "/admin/risk"),
   vessel: (id) => `/vessels/${id}`,
 };
 

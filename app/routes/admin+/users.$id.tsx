@@ -18,8 +18,10 @@ import {
   departmentOptions,
   positionOptions,
   ProviderConflicts,
+  rankOptions,
   roleOptions,
 } from "~/routes/admin+/users";
+import { offeredRanks } from "~/models/ranks.server";
 import { listOpenConflicts, providerLinkOf } from "~/models/oidc-users.server";
 import { oidcSettings } from "~/web/oidc.server";
 import { formatDateTime } from "~/components/moc";
@@ -42,6 +44,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const link = await providerLinkOf(user._id);
   return {
     user,
+    ranks: rankOptions(await offeredRanks(), user.rank),
     // The company sign-in: shown when configured, or when the person is linked from before.
     provider: oidcSettings() || link ? { link, conflicts: await listOpenConflicts(actor, user._id) } : null,
   };
@@ -71,12 +74,17 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EditUser() {
-  const { user, provider } = useLoaderData<typeof loader>();
+  const { user, ranks, provider } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useSchemaForm({
     id: `edit-user-${user._id}`,
     lastResult,
-    defaultValue: { ...user, position: user.position ?? "", active: user.active ? "on" : undefined },
+    defaultValue: {
+      ...user,
+      position: user.position ?? "",
+      rank: user.rank ?? "",
+      active: user.active ? "on" : undefined,
+    },
     schema: () => import("~/models/user-forms.schema").then((m) => m.userEditSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
@@ -111,6 +119,7 @@ export default function EditUser() {
               options={positionOptions}
               placeholder="None"
             />
+            <SelectField meta={fields.rank} label="Rank on board" options={ranks} placeholder="None" />
             <div className="field">
               <span className="checkbox">
                 <input {...getInputProps(fields.active, { type: "checkbox" })} key={fields.active.key} />

@@ -14,6 +14,7 @@ import { userFormSchema } from "~/models/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
 import { createUser, deleteUser, listUsers, updateUser, type PublicUser } from "~/models/user.server";
 import { listOpenConflicts, resolveConflict, type OidcConflict } from "~/models/oidc-users.server";
+import { offeredRanks } from "~/models/ranks.server";
 import { formatDateTime } from "~/components/moc";
 import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -35,6 +36,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     users: await listUsers({ search }),
     conflicts: await listOpenConflicts(actor),
+    ranks: await offeredRanks(),
     search,
     confirmDelete: params.get(CONFIRM_DELETE_PARAM),
   };
@@ -123,6 +125,12 @@ export const roleOptions = ROLES.map((r) => ({ value: r, label: r === "admin" ? 
 export const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
 export const accessOptions = ACCESS_LEVELS.map((a) => ({ value: a, label: capitalise(a) }));
 export const positionOptions = POSITIONS.map((p) => ({ value: p, label: p }));
+/** The rank select: the offered ranks, and the one the person holds if it is no longer offered. */
+export const rankOptions = (offered: string[], holds: string | null = null) =>
+  [...offered, ...(holds && !offered.includes(holds) ? [holds] : [])].map((r) => ({
+    value: r,
+    label: offered.includes(r) ? r : `${r} (no longer offered)`,
+  }));
 
 export default function AdminUsers() {
   const outlet = useOutlet();
@@ -220,7 +228,7 @@ export function ProviderConflicts({ conflicts, back }: { conflicts: OidcConflict
 }
 
 function UserList() {
-  const { users, conflicts, search, confirmDelete } = useLoaderData<typeof loader>();
+  const { users, conflicts, ranks, search, confirmDelete } = useLoaderData<typeof loader>();
   const toDelete = confirmDelete ? users.find((u) => u._id === confirmDelete) : undefined;
   const lastResult = useActionData<typeof action>();
   const [searchParams] = useSearchParams();
@@ -300,6 +308,7 @@ function UserList() {
               options={positionOptions}
               placeholder="None"
             />
+            <SelectField meta={fields.rank} label="Rank on board" options={rankOptions(ranks)} placeholder="None" />
           </div>
           <div className="form-actions">
             <SubmitButton pendingText="Creating…">Create user</SubmitButton>
@@ -330,6 +339,7 @@ function UserList() {
                 <tr key={user._id}>
                   <td data-label="Name" className="break-anywhere">
                     <strong>{user.name}</strong>
+                    {user.rank ? <span className="muted">, {user.rank}</span> : null}
                     <br />
                     <span className="muted">{user.email}</span>
                   </td>

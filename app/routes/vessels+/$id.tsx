@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, StatusBadge, TemporaryBadge } from "~/components/moc";
+import { CrewList } from "~/components/crew-list";
 import { canManageVessels } from "~/models/authz.server";
 import { mocName } from "~/models/moc-names";
 import { vesselOverview } from "~/models/vessel-page.server";
@@ -20,7 +21,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export default function VesselPage() {
-  const { vessel, open, temporary, overdue, admin } = useLoaderData<typeof loader>();
+  const { vessel, open, temporary, overdue, crew, admin } = useLoaderData<typeof loader>();
   return (
     <>
       <p>
@@ -82,6 +83,23 @@ export default function VesselPage() {
           </ul>
         )}
       </section>
+      {crew ? (
+        <section className="card" aria-labelledby="crew-title">
+          <h2 id="crew-title">On board today ({crew.total})</h2>
+          <CrewList crew={crew} />
+          {crew.total > crew.rows.length ? (
+            <p className="muted">
+              The first {crew.rows.length} of {crew.total} by rank.
+              {admin ? (
+                <>
+                  {" "}
+                  <Link to="/admin/vessels">All crew assignments</Link>
+                </>
+              ) : null}
+            </p>
+          ) : null}
+        </section>
+      ) : null}
       <section className="card" aria-labelledby="overdue-title">
         <h2 id="overdue-title">Overdue actions</h2>
         {overdue.length === 0 ? (

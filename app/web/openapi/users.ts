@@ -64,6 +64,13 @@ export const USER_OPERATIONS: Operations = {
       errors: [409, 429],
     },
   },
+  "/api/ranks": {
+    get: {
+      summary:
+        "The ranks on board in the list's order (anyone signed in); a deactivated one (`active: false`) stays with the people who hold it but is no longer accepted as a new `rank`.",
+      ok: okOf(z.array(z.object({ name: z.string(), sort: z.number().int(), active: z.boolean() }))),
+    },
+  },
   "/api/users": {
     get: {
       summary: "The user directory (any signed-in user); `search` filters by name or email.",
@@ -76,14 +83,15 @@ export const USER_OPERATIONS: Operations = {
       paged: true,
     },
     post: {
-      summary: "Creates a user (admins).",
+      summary: "Creates a user (admins). `rank` names an active rank of GET /api/ranks, or null (400 otherwise).",
       body: newUserSchema,
       ok: envelope(publicUserAnswer, 201),
       okStatus: 201,
       errors: [409],
     },
     put: {
-      summary: "Updates a user (admins): only the fields sent change.",
+      summary:
+        "Updates a user (admins): only the fields sent change. `rank`: an active rank of GET /api/ranks, the one they hold, or null for none (400 otherwise).",
       body: userUpdateSchema,
       ok: ONE_USER,
       errors: [404, 409],
