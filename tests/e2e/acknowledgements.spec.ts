@@ -1,0 +1,140 @@
+/**
+ * Issue 41 in the browser, with JavaScript on and off, at 375 px: a crew member to whom a finished
+ * PCR was circulated (six times, over /api) finds "To read and acknowledge" on the dashboard (the
+ * five due soonest, each with its record, note, due date and a link to the circulation) and "See
+ * all" leads to the full list; someone with nothing to read sees no such section; the tracking's
+ * print view lists the recipient. Screenshots go under /tmp.
+ */
+import type { APIRequestContext, Page } from "@playwright/test";
+import { randomBytes } from "node:crypto";
+import { expect, jsEnabled, ready, test, type Doc, type Person } from "./pcr-fixtures";
+
+const PHONE = { width: 375, height: 800 };
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `/tmp/acknowledgements-${name}-${jsEnabled() ? "js" : "no-js"}.png`, fullPage: true });
+
+/** The page is no wider than the screen (nothing to scroll sideways). */
+async function fitsWidth(page: Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+/** A valid IMO number: six random digits and their check digit. */
+function imo(): string {
+  const digits = Array.from(randomBytes(6), (b) => b % 10);
+  digits[0] = digits[0] || 1;
+  const check = digits.reduce((sum, d, i) => sum + d * (7 - i), 0) % 10;
+  return `${digits.join("")}${check}`;
+}
+
+/** Every slot of the PCR's chain signed over /api by its holder, in order: the PCR is finished. */
+async function finish(request: APIRequestContext, doc: Doc, signers: Person[]): Promise<void> {
+  let current = doc;
+  for (const [i, signer] of signers.entries()) {
+    const chain = current.signatures.map((s: { Name: string; Signature: unknown; Comments: string }, j: number) => ({
+      Name: s.Name,
+      Signature: j === i ? signer.name : (s.Signature ?? false),
+      Comments: s.Comments ?? "",
+    }));
+    const signed = await request.post("/api/pcr/signatures", {
+      headers: { Authorization: `Bearer ${signer.token}` },
+      data: { pcrId: doc._id, signatures: chain, password: signer.password },
+    });
+    expect(signed.status(), await signed.text()).toBe(200);
+    current = ((await signed.json()) as { data: Doc }).data;
+  }
+  expect(current.status).toBe("finished");
+}
+
+test("a crew member finds what to read and acknowledge on the dashboard, and the full list", async ({
+  cast,
+  createPcr,
+  createUser,
+  openAs,
+  request,
+  adminToken,
+}) => {
+  test.setTimeout(180_000);
+  const tag = randomBytes(3).toString("hex");
+  const admin = { Authorization: `Bearer ${adminToken}` };
+  const vessel = await request.post("/api/vessels", { headers: admin, data: { name: `MV Reader ${tag}`, imo: imo() } });
+  expect(vessel.status(), await vessel.text()).toBe(200);
+  const vesselId = ((await vessel.json()) as { data: { _id: string } }).data._id;
+  const made = await createUser({ name: `Rita Reader ${tag}`, department: "fleet" });
+  const reader = { ...made, token: made.token! };
+  const assigned = await request.post("/api/vessels/assignments", {
+    headers: admin,
+    data: { vessel_id: vesselId, user_id: reader._id, from: day(-1) },
+  });
+  expect(assigned.status(), await assigned.text()).toBe(200);
+
+  const { originator, holders } = cast;
+  const doc = await createPcr(originator);
+  await finish(request, doc, [originator, ...Object.values(holders)]);
+  const circulations: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    const response = await request.post("/api/circulations", {
+      headers: { Authorization: `Bearer ${originator.token}` },
+      data: {
+        record: `pcr:${doc._id}`,
+        vessels: [vesselId],
+        due: day(10 + i),
+        note: `Second lookout in restricted visibility, part ${i + 1} ${tag}`,
+      },
+    });
+    expect(response.status(), await response.text()).toBe(201);
+    circulations.push(((await response.json()) as { data: { _id: string } }).data._id);
+  }
+
+  const page = await openAs(reader);
+  await page.setViewportSize(PHONE);
+  await page.goto("/");
+  await ready(page);
+  const section = page.getByRole("region", { name: "To read and acknowledge" });
+  const items = section.getByRole("listitem");
+  await expect(items).toHaveCount(5);
+  // Due soonest first: the record, the note, the due date, the link to the circulation.
+  await expect(items.nth(0)).toContainText(`PCR ${doc.serial_num}`);
+  await expect(items.nth(0)).toContainText(`part 1 ${tag}`);
+  await expect(items.nth(0)).toContainText("Due ");
+  await expect(items.nth(0)).toContainText(`MV Reader ${tag}`);
+  await expect(items.nth(0).getByRole("link", { name: `Read and acknowledge PCR ${doc.serial_num}` })).toHaveAttribute(
+    "href",
+    `/circulations/${circulations[0]}`,
+  );
+  await fitsWidth(page);
+  await shot(page, "dashboard-375");
+
+  await section.getByRole("link", { name: "See all 6 to read and acknowledge" }).click();
+  await expect(page).toHaveURL(/\/acknowledgements$/);
+  await expect(page.getByRole("heading", { level: 1, name: "To read and acknowledge" })).toBeVisible();
+  const all = page.getByRole("list", { name: "Changes waiting for me to read and acknowledge" }).getByRole("listitem");
+  await expect(all).toHaveCount(6);
+  await expect(all.nth(5)).toContainText(`part 6 ${tag}`);
+  await fitsWidth(page);
+  await shot(page, "list-375");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await shot(page, "list-1280");
+
+  // Someone with nothing to read: no section at all.
+  const other = await openAs(cast.outsider);
+  await other.goto("/");
+  await ready(other);
+  await expect(other.getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(other.getByRole("region", { name: "To read and acknowledge" })).toHaveCount(0);
+
+  // The tracking's print view, as its originator reads it: the reader is a recipient, waiting.
+  const author = await openAs(originator);
+  await author.setViewportSize(PHONE);
+  await author.goto(`/circulations/${circulations[0]}/print`);
+  await ready(author);
+  await expect(author.getByRole("heading", { level: 1 })).toContainText(`Acknowledgements: PCR ${doc.serial_num}`);
+  const recipients = author.getByRole("region", { name: "Recipients" });
+  await expect(recipients).toContainText(reader.name);
+  await expect(recipients).toContainText("Waiting");
+  await expect(author.getByRole("region", { name: "Totals" })).toContainText("Recipients");
+  await expect(author.getByRole("heading", { name: "Signatures" })).toHaveCount(0);
+  await shot(author, "print-375");
+});
