@@ -182,3 +182,11 @@ export const pendingAcknowledgementsAnswer = z.object({
   ),
   total: z.number().int(),
 });
+
+/** A recipient's state in words (the pages; "left the vessel", not overdue). */
+export const RECIPIENT_STATE_WORDS = {
+  acknowledged: "Acknowledged",
+  waiting: "Waiting",
+  overdue: "Overdue",
+  left: "Left the vessel",
+} as const;

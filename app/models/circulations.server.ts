@@ -896,3 +896,107 @@ export async function addJoinerToCirculations(
     ),
   );
 }
+
+// ---------------------------------------------------------------------------------------------
+// What the pages show
+
+/** The new-circulation form: the record (who may circulate it, 403; finished, 409) and the choices. */
+export async function circulationDraft(
+  actor: Actor,
+  ref: RecordRef,
+  db: Executor = getDb(),
+): Promise<{ record: CirculationJson["record"]; vessels: Ref[]; ranks: string[] }> {
+  const record = await loadRecord(db, ref, actor);
+  if (!canCirculate(actor, record)) {
+    throw new Forbidden("Only the record's originator, the HSEQ department or an admin circulates it");
+  }
+  if (record.notFinished) throw new Conflict(record.notFinished);
+  const choices = await circulationChoices(db);
+  return {
+    record: { kind: ref.kind, _id: ref.id, label: record.label, title: record.title, href: record.href },
+    ...choices,
+  };
+}
+
+/** A record page's "Circulation" section: null while the record is not finished (or not readable). */
+export async function circulationsPanel(
+  actor: Actor,
+  ref: RecordRef,
+  db: Executor = getDb(),
+): Promise<{
+  mayCirculate: boolean;
+  circulations: (Pick<CirculationJson, "_id" | "due" | "note" | "createdAt" | "closedAt" | "createdBy"> & {
+    totals: Counts;
+  })[];
+} | null> {
+  const record = await loadRecord(db, ref, actor);
+  if (record.notFinished || !canSeeCirculation(actor, record.access)) return null;
+  const rows = await db.execute<{
+    id: string;
+    due: string;
+    note: string;
+    created_at: string;
+    closed_at: string | null;
+    created_by: string;
+    created_by_name: string;
+    total: number;
+    acknowledged: number;
+    waiting: number;
+    overdue: number;
+    left: number;
+  }>(sql`select c.id, c.due::text as due, c.note, ${iso("c.created_at")} as created_at,
+      case when c.closed_at is null then null else ${iso("c.closed_at")} end as closed_at,
+      c.created_by, u.name as created_by_name,
+      count(s.state)::int as total,
+      count(*) filter (where s.state = 'acknowledged')::int as acknowledged,
+      count(*) filter (where s.state = 'waiting')::int as waiting,
+      count(*) filter (where s.state = 'overdue')::int as overdue,
+      count(*) filter (where s.state = 'left')::int as left
+    from circulations c
+      join users u on u.id = c.created_by
+      left join lateral (select ${recipientStateSql("r", "a")} as state from circulation_recipients r
+        left join acknowledgements a on a.circulation_id = r.circulation_id and a.user_id = r.user_id
+        where r.circulation_id = c.id) s on true
+    where ${sql.raw(ref.kind === "moc" ? "c.moc_id" : "c.pcr_id")} = ${ref.id}
+    group by c.id, u.name
+    order by c.created_at desc, c.id`);
+  return {
+    mayCirculate: canCirculate(actor, record),
+    circulations: rows.map((r) => ({
+      _id: r.id,
+      due: r.due,
+      note: r.note,
+      createdAt: r.created_at,
+      closedAt: r.closed_at,
+      createdBy: { _id: r.created_by, name: r.created_by_name },
+      totals: { total: r.total, acknowledged: r.acknowledged, waiting: r.waiting, overdue: r.overdue, left: r.left },
+    })),
+  };
+}
+
+/**
+ * A circulation's page: its tracking (one page of recipients), the viewer's own answer when they
+ * are a recipient, and whether they may close it.
+ */
+export async function circulationPage(
+  actor: Actor,
+  circulationId: string,
+  options: { page?: number; pageSize?: number } = {},
+  db: Executor = getDb(),
+): Promise<{
+  tracking: CirculationTracking;
+  me: { recipient: boolean; acknowledgedAt: string | null; comment: string | null };
+  mayClose: boolean;
+}> {
+  const { record, closed } = await circulationRecord(db, circulationId, actor);
+  if (!canSeeCirculation(actor, record.access)) throw new Forbidden(SEE_REFUSAL);
+  const [[tracking], mine] = await Promise.all([
+    trackingOf(db, [circulationId], options),
+    myAcknowledgement(actor, circulationId, db),
+  ]);
+  return {
+    tracking: tracking!,
+    me: { recipient: mine.recipient, acknowledgedAt: mine.at, comment: mine.comment },
+    mayClose: !closed && canCirculate(actor, record),
+  };
+}

@@ -16,11 +16,15 @@ import * as assignmentsRoute from "~/routes/api+/vessels.assignments";
 import * as pcrPage from "~/routes/pcrs+/$id";
 import * as pcrPrint from "~/routes/pcrs+/$id_.print";
 import * as mocPrint from "~/routes/mocs+/$id_.print";
+import * as newPage from "~/routes/circulations+/new";
+import * as trackingPage from "~/routes/circulations+/$id";
 import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { pcrListScope } from "~/models/authz.server";
 import {
   acknowledge,
+  circulationPage,
   circulationsOfRecord,
+  circulationsPanel,
   circulationTracking,
   closeCirculation,
   pendingAcknowledgements,
@@ -566,5 +570,90 @@ describe("reading rights", () => {
     const [mocCirculation] = await circulationsOfRecord(hseq, { kind: "moc", id: moc._id });
     expect(mocCirculation!.recipients.map((r) => r.user._id)).toContain(auroraBosun._id);
     expect(await load(mocPrint, `/mocs/${moc._id}/print`, moc._id, auroraBosun)).toBe(200);
+  });
+});
+
+describe("the pages", () => {
+  const post = async (
+    route: { action: (args: never) => unknown },
+    url: string,
+    id: string | undefined,
+    user: { _id: string },
+    form: Record<string, string | string[]>,
+  ) => {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const one of [v].flat()) body.append(k, one);
+    const request = await buildRequest({
+      method: "POST",
+      path: url,
+      token: await tokenOf(user),
+      cookie: true,
+      body: body.toString(),
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "http://localhost:3000" },
+    });
+    try {
+      const value = await route.action({ request, params: id ? { id } : {}, context: {} } as never);
+      return value instanceof Response
+        ? { status: value.status, location: value.headers.get("Location"), data: null }
+        : { status: (value as { init?: { status?: number } }).init?.status ?? 200, location: null, data: value };
+    } catch (thrown) {
+      if (thrown instanceof Response) return { status: thrown.status, location: null, data: null };
+      const init = (thrown as { init?: { status?: number } }).init;
+      if (!init) throw thrown;
+      return { status: init.status ?? 500, location: null, data: null };
+    }
+  };
+
+  it("the form circulates (errors by field, 403 and 409 pages), the page acknowledges once and closes", async () => {
+    const url = `/circulations/new?record=pcr:${pcr._id}`;
+    expect(await load(newPage, url, "", hseq)).toBe(200);
+    expect(await load(newPage, url, "", stranger)).toBe(403);
+    const pending = await createPcrOk(pcrOriginator);
+    expect(await load(newPage, `/circulations/new?record=pcr:${pending._id}`, "", hseq)).toBe(409);
+    expect(await load(newPage, `/circulations/new?record=nonsense`, "", hseq)).toBe(400);
+
+    const refused = await post(newPage, url, undefined, hseq, {
+      record: `pcr:${pcr._id}`,
+      vessels: [polaris, laid],
+      due: day(5),
+      note: "",
+    });
+    expect(refused.status).toBe(400);
+    const errors = (refused.data as { data: { error: Record<string, string[]> } }).data.error;
+    expect(Object.keys(errors)).toContain("note");
+
+    const made = await post(newPage, url, undefined, hseq, {
+      record: `pcr:${pcr._id}`,
+      vessels: polaris,
+      ranks: "Cook",
+      due: day(5),
+      note: "Galley: new allergen labels.",
+    });
+    expect(made.status).toBe(302);
+    const id = made.location!.split("/").pop()!;
+    expect(await load(trackingPage, `/circulations/${id}`, id, hseq)).toBe(200);
+    expect(await load(trackingPage, `/circulations/${id}`, id, polarisCook)).toBe(200);
+
+    const first = await post(trackingPage, `/circulations/${id}`, id, polarisCook, {
+      intent: "acknowledge",
+      comment: "",
+    });
+    expect(first.status).toBe(302);
+    const again = await post(trackingPage, `/circulations/${id}`, id, polarisCook, { intent: "acknowledge" });
+    expect(again.status).toBe(302);
+    const acks = await getDb().execute(sql`select 1 from acknowledgements where circulation_id = ${id}`);
+    expect(acks).toHaveLength(1);
+    const page = await circulationPage(polarisCook, id);
+    expect(page.me.acknowledgedAt).not.toBeNull();
+    expect(page.mayClose).toBe(false);
+    expect((await circulationPage(hseq, id)).mayClose).toBe(true);
+    expect((await post(trackingPage, `/circulations/${id}`, id, hseq, { intent: "close" })).status).toBe(302);
+    expect((await circulationPage(hseq, id)).tracking.circulation.closedAt).not.toBeNull();
+
+    // The record page's section.
+    const panel = await circulationsPanel(hseq, { kind: "pcr", id: pcr._id });
+    expect(panel?.mayCirculate).toBe(true);
+    expect(panel?.circulations.find((c) => c._id === id)?.totals).toMatchObject({ total: 2, acknowledged: 1 }); // Cid, and Kit who joins in three days
+    expect(await circulationsPanel(hseq, { kind: "pcr", id: pending._id })).toBeNull();
   });
 });

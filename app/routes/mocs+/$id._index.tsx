@@ -23,14 +23,18 @@ import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { runForPage } from "~/utils/page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
+import { CirculationsSection } from "~/components/circulations";
+import { circulationsPanel } from "~/models/circulations.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, access, doc, principals } = await requireMocForPage(request, params.id);
   const { assign } = mocPermissions(user, access, doc, principals);
-  const [users, chat] = await Promise.all([
+  const [users, chat, circulations] = await Promise.all([
     Object.values(assign).some(Boolean) ? activeUserOptions() : [],
     // A delegate who sees the MOC only through the absent person does not join its chat.
     canViewMoc(user, access) ? chatPanelData(request, user, roomOfMoc(access)) : null,
+    // Circulated for acknowledgement once completed (issue 41).
+    access.completed ? circulationsPanel(user, { kind: "moc", id: access.id }) : null,
   ]);
   // Four eyes: each role's picker offers only the people who may hold it.
   const pickers = Object.fromEntries(
@@ -41,7 +45,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       ),
     ]),
   ) as Record<(typeof ASSIGNABLE)[number], typeof users>;
-  return { pickers, chat, fourEyes: fourEyesConflicts(access), described: describeMocParts(doc) };
+  return { pickers, chat, circulations, fourEyes: fourEyesConflicts(access), described: describeMocParts(doc) };
 }
 
 const ASSIGNABLE = ["verifier", "approver", "implementer", "hseq"] as const;
@@ -221,7 +225,7 @@ function TemporaryPanel({
 
 export default function MocRecord() {
   const { moc, permissions, today } = useMocLayoutData();
-  const { pickers, chat, fourEyes, described } = useLoaderData<typeof loader>();
+  const { pickers, chat, circulations, fourEyes, described } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const people = moc;
@@ -401,6 +405,8 @@ export default function MocRecord() {
         <h2 id="signatures-title">Signatures</h2>
         <SignatureBlocks signatures={moc.signatureManifestations ?? []} empty="No decisions signed yet." />
       </section>
+
+      <CirculationsSection record={`moc:${moc._id}`} panel={circulations} />
 
       <section className="card" aria-labelledby="log-title">
         <h2 id="log-title">History</h2>

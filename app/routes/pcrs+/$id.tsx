@@ -35,6 +35,8 @@ import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.serve
 import { requirePcrForPage } from "~/web/pcr-page.server";
 import { fillsSlot } from "~/models/moc-document";
 import { capitalise } from "~/models/labels";
+import { CirculationsSection } from "~/components/circulations";
+import { circulationsPanel } from "~/models/circulations.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {
@@ -74,6 +76,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canEdit: canEditPcr(user, rules) && pcr.status === "pending" && !signed,
     frozen: signed,
     history: await historyOf("pcr", pcr._id),
+    // Circulated for acknowledgement once finished (issue 41).
+    circulations: pcr.status === "finished" ? await circulationsPanel(user, { kind: "pcr", id: pcr._id }) : null,
     // A PCR anyone has signed is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md).
     canDelete: canEditPcr(user, rules) && !signed && !pcr.affectedParties.some((p) => typeof p.Signature === "string"),
     canWithdraw: canEditPcr(user, rules) && pcr.status !== "withdrawn",
@@ -293,6 +297,7 @@ export default function PcrPage() {
     substitute,
     chat,
     history,
+    circulations,
   } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const withdrawError = actionData && "withdrawError" in actionData ? actionData.withdrawError : null;
@@ -506,6 +511,8 @@ export default function PcrPage() {
           {isParty && !canSignAsParty ? <SignForm slot="party" label="Affected party" allowSign={false} /> : null}
         </section>
       ) : null}
+
+      <CirculationsSection record={`pcr:${pcr._id}`} panel={circulations} />
 
       <section className="card" aria-labelledby="history-title">
         <h2 id="history-title">History</h2>
