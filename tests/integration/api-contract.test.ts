@@ -321,6 +321,48 @@ describe("the contract of every operation", () => {
     await exercise("post", "/api/actionDone", 404, { as: cast.implementer, body: { ...doneBody, item_id: "none" } });
     await exercise("post", "/api/actionDone", 200, { as: cast.implementer, body: doneBody });
     await exercise("post", "/api/actionDone", 409, { as: cast.implementer, body: doneBody });
+    // Trainings (docs/decisions/056-training.md): an action made a training, its attendance once approved.
+    let trained = (
+      await exercise<Answer<"/api/actionTable", "post">>("post", "/api/actionTable", 200, {
+        as: cast.implementer,
+        body: { id: (await mocAt("b", cast))._id, action: { items: [{ description: "Pump drill", owner: null }] } },
+      })
+    ).body.data as Doc;
+    const course = { moc_id: trained._id, item_id: trained.action.items[0]._id };
+    await exercise("post", "/api/training", 403, { as: standard, body: { ...course, attendees: [standard._id] } });
+    await exercise("post", "/api/training", 400, { as: cast.implementer, body: { ...course, attendees: ["x"] } });
+    await exercise("post", "/api/training", 404, {
+      as: cast.implementer,
+      body: { ...course, item_id: "none", attendees: [] },
+    });
+    await exercise("post", "/api/training", 200, {
+      as: cast.implementer,
+      body: { ...course, attendees: [standard._id] },
+    });
+    const attendance = { ...course, attendees: [standard._id], date: new Date().toISOString().slice(0, 10) };
+    await exercise("post", "/api/trainingAttendance", 409, { as: cast.implementer, body: attendance });
+    for (const [name, by] of [
+      ["implementer", cast.implementer],
+      ["hseq", cast.hseq],
+      ["approver", cast.approver],
+    ] as const) {
+      trained = (
+        await exercise<Answer<"/api/submit/hseq", "post">>("post", `/api/submit/${name}`, 200, {
+          as: by,
+          body: defaultStepBody(name, trained, cast),
+        })
+      ).body.data as Doc;
+    }
+    await exercise("post", "/api/trainingAttendance", 403, { as: standard, body: attendance });
+    await exercise("post", "/api/trainingAttendance", 400, {
+      as: cast.implementer,
+      body: { ...attendance, date: "2999-01-01" },
+    });
+    await exercise("post", "/api/trainingAttendance", 404, {
+      as: cast.implementer,
+      body: { ...attendance, item_id: "none" },
+    });
+    await exercise("post", "/api/trainingAttendance", 200, { as: cast.implementer, body: attendance });
     const other = await makeUser({ department: "fleet" });
     await exercise("put", "/api/implementer", 200, {
       as: cast.originator,

@@ -166,8 +166,10 @@ function AttendanceForm({
         {training.attendees.map((a) => (
           <label key={a._id} className="checkbox">
             <input type="checkbox" name="attendees" value={a._id} />
-            {a.name}
-            {a.attendedOn ? <span className="muted"> (attended {formatDate(a.attendedOn)})</span> : null}
+            <span>
+              {a.name}
+              {a.attendedOn ? <span className="muted"> (attended {formatDate(a.attendedOn)})</span> : null}
+            </span>
           </label>
         ))}
         <ErrorList id={`${prefix}-people-error`} errors={answer?.errors.attendees} />
@@ -287,7 +289,10 @@ export default function Trainings() {
               </ul>
             </details>
           ) : null}
-          {t.mayRecord ? <AttendanceForm training={t} today={today} latest={latest} /> : null}
+          {t.mayRecord ? (
+            // A new form (boxes unticked) once a record is added.
+            <AttendanceForm key={t.records.length} training={t} today={today} latest={latest} />
+          ) : null}
           {maySet && !t.cancelled ? (
             <details>
               <summary>Change who must attend</summary>
