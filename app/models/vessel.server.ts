@@ -144,7 +144,7 @@ export async function updateVessel(actor: Actor, id: string, input: Partial<Vess
   );
 }
 
-/** DELETE: a vessel no MOC names (409 otherwise: deactivate it instead); its assignments go with it. */
+/** DELETE: a vessel no MOC or circulation names (409 otherwise: deactivate it instead); its assignments go with it. */
 export async function deleteVessel(actor: Actor, id: string): Promise<{ _id: string }> {
   requireManager(actor);
   return getDb().transaction(async (tx) => {
@@ -154,6 +154,13 @@ export async function deleteVessel(actor: Actor, id: string): Promise<{ _id: str
       where kind = 'originator' and data->'vessel'->'value'->>'_id' = ${id}`);
     if ((named?.n ?? 0) > 0) {
       throw new Conflict(`${named!.n} MOC(s) name this vessel; deactivate it instead of deleting it`);
+    }
+    // A circulation's tracking names it too (issue 41): kept, like the MOCs.
+    const [circulated] = await tx.execute<{ n: number }>(
+      sql`select count(*)::int as n from circulations where ${id}::uuid = any(vessel_ids)`,
+    );
+    if ((circulated?.n ?? 0) > 0) {
+      throw new Conflict(`${circulated!.n} circulation(s) name this vessel; deactivate it instead of deleting it`);
     }
     await tx.delete(vessels).where(eq(vessels.id, id));
     await appendAudit(tx, { kind: "vessel", recordId: id, actorId: actor._id, action: "Deleted", from: row.name });

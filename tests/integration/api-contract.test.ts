@@ -25,7 +25,7 @@ import { PASSWORD, makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast, Doc } from "../helpers/moc";
 import { resolution } from "../helpers/moc";
 import { defaultStepBody, makeCast, mocAt, temporaryMocAt, tokenOf } from "../helpers/moc-flow";
-import { chainWith, pcrBody } from "../helpers/pcr";
+import { chainWith, createPcrOk, makeHolders, pcrBody, signChain } from "../helpers/pcr";
 import { ensureProductionBuild, startRealServer, type RealServer } from "../helpers/real-server";
 import { sessionCookieHeader, type CallResult } from "../helpers/request";
 import type { Answer } from "../helpers/api-types-use";
@@ -630,6 +630,44 @@ describe("the contract of every operation", () => {
       as: standard,
       body: { moc_id: mocOf.body.data._id, vessel: { value: "fleet" } },
     });
+  });
+
+  it("circulations and acknowledgements (issue 41)", async () => {
+    const holders = await makeHolders("contract");
+    const originator = await makeUser({ department: "fleet" });
+    const reader = await makeUser({ department: "operations" });
+    const stranger = await makeUser({ department: "engineering" });
+    const pcr = await createPcrOk(originator);
+    await signChain(pcr._id, { "Change Originator": originator, ...holders });
+    const body = {
+      record: `pcr:${pcr._id}`,
+      vessels: [],
+      departments: ["operations"],
+      due: "2099-12-31",
+      note: "The bunkering checklist gains a second sounding.",
+    };
+    const made = await exercise<Answer<"/api/circulations", "post", 201>>("post", "/api/circulations", 201, {
+      as: originator,
+      body,
+    });
+    const id = made.body.data._id;
+    await exercise("post", "/api/circulations", 403, { as: reader, body });
+    const pending = await createPcrOk(originator);
+    await exercise("post", "/api/circulations", 409, {
+      as: originator,
+      body: { ...body, record: `pcr:${pending._id}` },
+    });
+    await exercise("post", "/api/circulations", 404, {
+      as: originator,
+      body: { ...body, record: `pcr:${crypto.randomUUID()}` },
+    });
+    await exercise("get", "/api/circulations", 200, { as: originator, query: { record: `pcr:${pcr._id}` } });
+    await exercise("get", "/api/circulations", 403, { as: stranger, query: { record: `pcr:${pcr._id}` } });
+    await exercise("get", "/api/myAcknowledgements", 200, { as: reader, query: { limit: "5" } });
+    await exercise("post", "/api/acknowledge", 201, { as: reader, body: { circulation_id: id, comment: "Read it." } });
+    await exercise("post", "/api/acknowledge", 200, { as: reader, body: { circulation_id: id } });
+    await exercise("post", "/api/acknowledge", 403, { as: admin, body: { circulation_id: id } });
+    await exercise("post", "/api/acknowledge", 404, { as: reader, body: { circulation_id: crypto.randomUUID() } });
   });
 
   it("the image proxy, this document and the benchmark floor", async () => {

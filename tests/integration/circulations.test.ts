@@ -33,6 +33,7 @@ import {
   type CirculationJson,
 } from "~/models/circulations.server";
 import type { PublicUser } from "~/models/user.server";
+import { deleteVessel } from "~/models/vessel.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
@@ -655,5 +656,11 @@ describe("the pages", () => {
     expect(panel?.mayCirculate).toBe(true);
     expect(panel?.circulations.find((c) => c._id === id)?.totals).toMatchObject({ total: 2, acknowledged: 1 }); // Cid, and Kit who joins in three days
     expect(await circulationsPanel(hseq, { kind: "pcr", id: pending._id })).toBeNull();
+  });
+});
+
+describe("the vessel register", () => {
+  it("a vessel a circulation names is not deleted (409), it is deactivated", async () => {
+    await expect(deleteVessel(admin, aurora)).rejects.toMatchObject({ status: 409 });
   });
 });
