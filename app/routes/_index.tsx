@@ -5,6 +5,8 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
 import { MyActions } from "~/components/my-actions";
+import { DASHBOARD_ACKNOWLEDGEMENTS, PendingAcknowledgements } from "~/components/pending-acknowledgements";
+import { pendingAcknowledgements } from "~/models/circulations.server";
 import { myActions } from "~/models/action-tasks.server";
 import { dashboard } from "~/models/moc-list.server";
 import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr-signing.server";
@@ -30,12 +32,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const today = new Date().toISOString().slice(0, 10);
   const allActions = new URL(request.url).searchParams.get("actions") === "all";
-  const [waiting, signatures, board, principals, mine] = await Promise.all([
+  const [waiting, signatures, board, principals, mine, acknowledgements] = await Promise.all([
     pendingActions(user, { limit: WAITING_SHOWN }),
     pendingPcrSignatures(user),
     dashboard(user),
     principalsOf(getDb(), user._id, today),
     myActions(user, { limit: allActions ? undefined : MY_ACTIONS_SHOWN, today }),
+    // "To read and acknowledge" (issue 41): one query; the section shows only when something waits.
+    pendingAcknowledgements(user, { pageSize: DASHBOARD_ACKNOWLEDGEMENTS }),
   ]);
   // The work of the people this user stands in for today, shown apart ("on behalf of B").
   const delegated = await Promise.all(
@@ -53,6 +57,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
   return {
     name: user.name,
+    acknowledgements,
     // To the minute, the resolution "waiting 5 min" shows: the page stays the same (and answers 304
     // to a revalidation, app/web/revalidation.server.ts) until something on it changes.
     now: Math.floor(Date.now() / 60_000) * 60_000,
@@ -124,6 +129,7 @@ export default function Dashboard() {
     expired,
     delegated,
     myActions: mine,
+    acknowledgements,
   } = useLoaderData<typeof loader>();
   return (
     <>
@@ -199,6 +205,8 @@ export default function Dashboard() {
           </p>
         ) : null}
       </section>
+
+      <PendingAcknowledgements items={acknowledgements.items} total={acknowledgements.total} />
 
       <MyActions actions={mine.actions} total={mine.total} />
 
