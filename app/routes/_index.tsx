@@ -7,6 +7,8 @@ import { pendingActions } from "~/models/actions.server";
 import { MyActions } from "~/components/my-actions";
 import { DASHBOARD_ACKNOWLEDGEMENTS, PendingAcknowledgements } from "~/components/pending-acknowledgements";
 import { pendingAcknowledgements } from "~/models/circulations.server";
+import { MyVessel } from "~/components/my-vessel";
+import { myVessel } from "~/models/my-vessel.server";
 import { myActions } from "~/models/action-tasks.server";
 import { dashboard } from "~/models/moc-list.server";
 import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr-signing.server";
@@ -32,12 +34,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const today = new Date().toISOString().slice(0, 10);
   const allActions = new URL(request.url).searchParams.get("actions") === "all";
-  const [waiting, signatures, board, principals, mine, acknowledgements] = await Promise.all([
+  const [waiting, signatures, board, principals, mine, vessel, acknowledgements] = await Promise.all([
     pendingActions(user, { limit: WAITING_SHOWN }),
     pendingPcrSignatures(user),
     dashboard(user),
     principalsOf(getDb(), user._id, today),
     myActions(user, { limit: allActions ? undefined : MY_ACTIONS_SHOWN, today }),
+    // "My vessel" (issue 41): one query for people on no vessel today.
+    myVessel(user, new URL(request.url).searchParams.get("vessel")),
     // "To read and acknowledge" (issue 41): one query; the section shows only when something waits.
     pendingAcknowledgements(user, { pageSize: DASHBOARD_ACKNOWLEDGEMENTS }),
   ]);
@@ -57,6 +61,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   );
   return {
     name: user.name,
+    myVessel: vessel,
     acknowledgements,
     // To the minute, the resolution "waiting 5 min" shows: the page stays the same (and answers 304
     // to a revalidation, app/web/revalidation.server.ts) until something on it changes.
@@ -129,6 +134,7 @@ export default function Dashboard() {
     expired,
     delegated,
     myActions: mine,
+    myVessel: vessel,
     acknowledgements,
   } = useLoaderData<typeof loader>();
   return (
@@ -147,6 +153,8 @@ export default function Dashboard() {
           </Link>
         </div>
       </div>
+
+      <MyVessel data={vessel} />
 
       <section className="card" aria-labelledby="waiting-title">
         <h2 id="waiting-title">Waiting on me</h2>

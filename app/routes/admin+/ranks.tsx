@@ -147,7 +147,8 @@ export default function RanksPage() {
       </section>
       <section className="card" aria-labelledby="add-rank-title">
         <h2 id="add-rank-title">Add a rank</h2>
-        <Form method="post" className="row">
+        {/* A fresh form after each addition (the last one's name and error are gone). */}
+        <Form method="post" className="row" key={ranks.length}>
           <input type="hidden" name="intent" value="add" />
           <div className="field">
             <label htmlFor="new-rank">Name</label>
