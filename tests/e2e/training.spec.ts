@@ -7,6 +7,7 @@
  */
 import type { Page } from "@playwright/test";
 import { PIPELINE, STEP_PATH, stepBody } from "../helpers/moc";
+import { expectNoSeriousA11yViolations } from "./axe";
 import { answer, expect, futureDate, jsEnabled, ready, test, type Cast, type Doc, type MocApi } from "./moc-fixtures";
 
 const PHONE = { width: 375, height: 800 };
@@ -80,6 +81,8 @@ test("an open training refuses “trainings complete”; attendance recorded on 
   await ready(page);
   const training = page.getByRole("article", { name: TRAINING });
   await expect(training).toContainText("0 of 2 attended");
+  // axe runs as a script in the page: with JavaScript on (the markup is the same server-rendered HTML).
+  if (jsEnabled()) await expectNoSeriousA11yViolations(page);
 
   // A date in the future is refused beside its field; nothing recorded.
   const form = training.getByRole("form", { name: "Record attendance" });

@@ -16,6 +16,7 @@ import * as attendanceRoute from "~/routes/api+/trainingAttendance";
 import * as trainingsPage from "~/routes/mocs+/$id.trainings";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { describeMocParts } from "~/models/moc-parts.server";
+import { mocPrintRecord } from "~/models/record-print.server";
 import { loadMocDocument } from "~/models/moc-query.server";
 import type { PublicUser } from "~/models/user.server";
 import { getDb } from "~/utils/db.server";
@@ -339,8 +340,12 @@ describe("the training gate at verification", () => {
     expect(logs[2]!.comment).toContain("Did not attend (correction)");
     expect((await verifyAuditTrail()).broken.filter((b) => b.recordId === moc._id)).toEqual([]);
 
-    // The record (and so its print and PDF) shows the training with each person's attendance.
-    const described = describeMocParts((await loadMocDocument(moc._id))!);
+    // The record, its print and its PDF show the training with each person's attendance.
+    const closedDoc = (await loadMocDocument(moc._id))!;
+    const described = describeMocParts(closedDoc);
+    const printed = mocPrintRecord(closedDoc, []).sections.find((section) => section.id === "trainings");
+    expect(printed?.title).toBe("Trainings");
+    expect(JSON.stringify(printed?.blocks)).toContain("Una Deckhand: attended");
     const table = described.tables.find((t) => t.id === "trainings")!;
     expect(table.rows).toEqual([
       [
