@@ -35,8 +35,9 @@ test("an HSEQ user reads, filters and downloads the figures", async ({ cast, moc
   const opened = page.locator(".stat").filter({ hasText: "MOCs opened" }).locator("dd");
   expect(Number(await opened.textContent())).toBeGreaterThanOrEqual(1);
   // Six tables, the overdue actions by department (docs/decisions/038-actions-as-tasks.md), the MOCs
-  // by risk (037) and "By vessel" (036).
-  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(9);
+  // by risk (037), "By vessel" (036) and acknowledgement compliance by vessel (issue 41).
+  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(10);
+  await expect(page.getByRole("table", { name: /^Acknowledgement compliance by vessel/ })).toHaveCount(1);
   await expect(page.getByRole("table", { name: /^Open action and manuals items past their due date/ })).toHaveCount(1);
 
   // A CSV download, with the page's session.
