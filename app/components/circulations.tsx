@@ -5,6 +5,7 @@
  */
 import { Link } from "@remix-run/react";
 import { formatDate } from "~/components/moc";
+import { ErrorList } from "~/components/submit";
 
 type Totals = { total: number; acknowledged: number; waiting: number; overdue: number; left: number };
 
@@ -74,5 +75,41 @@ export function CirculationsSection({ record, panel }: { record: string; panel: 
         </p>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * A group of checkboxes posting `name` once per ticked box (a plain list, not Part A's `{ value }`
+ * fields); its errors and those of its items (`vessels[1]`) shown under the group.
+ */
+export function Checkboxes({
+  name,
+  id,
+  legend,
+  options,
+  checked,
+  errors,
+}: {
+  name: string;
+  id: string;
+  legend: string;
+  options: readonly { value: string; label: string }[];
+  checked: readonly string[];
+  errors: string[];
+}) {
+  const errorId = `${id}-error`;
+  return (
+    <fieldset className="field" aria-describedby={errors.length ? errorId : undefined}>
+      <legend>{legend}</legend>
+      <div className="choice-row">
+        {options.map((o) => (
+          <label key={o.value}>
+            <input type="checkbox" name={name} value={o.value} defaultChecked={checked.includes(o.value)} />
+            {o.label}
+          </label>
+        ))}
+      </div>
+      <ErrorList id={errorId} errors={errors} />
+    </fieldset>
   );
 }

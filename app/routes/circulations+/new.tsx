@@ -1,10 +1,10 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from "@conform-to/react";
+import { getFormProps, getInputProps, getTextareaProps, useForm, type FieldMetadata } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
-import { CheckboxGroupField } from "~/components/fields";
+import { Checkboxes } from "~/components/circulations";
 import { Form } from "~/components/form";
 import { ErrorList, SubmitButton } from "~/components/submit";
 import { departmentLabel } from "~/models/labels";
@@ -49,6 +49,17 @@ export async function action({ request }: ActionFunctionArgs) {
   });
 }
 
+/** A checkbox group's name, ticked values and errors (its own and its items') from conform. */
+function group(meta: FieldMetadata<unknown>) {
+  const initial = meta.initialValue;
+  return {
+    name: meta.name,
+    id: meta.id,
+    checked: Array.isArray(initial) ? initial.map(String) : typeof initial === "string" ? [initial] : [],
+    errors: [...new Set(Object.values(meta.allErrors).flat())],
+  };
+}
+
 /** Circulate a finished MOC or PCR for "read and understood" (issue 41): works without JavaScript. */
 export default function NewCirculation() {
   const { record, vessels, ranks, departments } = useLoaderData<typeof loader>();
@@ -74,22 +85,22 @@ export default function NewCirculation() {
         <ErrorList id={form.errorId} errors={form.errors} />
         <ErrorList errors={fields.record.errors} />
         {vessels.length ? (
-          <CheckboxGroupField
-            meta={fields.vessels}
-            label="Vessels"
+          <Checkboxes
+            {...group(fields.vessels)}
+            legend="Vessels"
             options={vessels.map((v) => ({ value: v._id, label: v.name }))}
           />
         ) : (
           <p className="muted">No active vessel is in the register.</p>
         )}
         {ranks.length ? (
-          <CheckboxGroupField
-            meta={fields.ranks}
-            label="Only these ranks on board (none ticked: every rank)"
+          <Checkboxes
+            {...group(fields.ranks)}
+            legend="Only these ranks on board (none ticked: every rank)"
             options={ranks.map((r) => ({ value: r, label: r }))}
           />
         ) : null}
-        <CheckboxGroupField meta={fields.departments} label="Office departments" options={departments} />
+        <Checkboxes {...group(fields.departments)} legend="Office departments" options={departments} />
         <div className="field">
           <label htmlFor={fields.due.id}>Due date</label>
           <input
