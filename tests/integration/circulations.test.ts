@@ -16,6 +16,7 @@ import * as assignmentsRoute from "~/routes/api+/vessels.assignments";
 import * as pcrPage from "~/routes/pcrs+/$id";
 import * as pcrPrint from "~/routes/pcrs+/$id_.print";
 import * as mocPrint from "~/routes/mocs+/$id_.print";
+import * as mocPage from "~/routes/mocs+/$id._index";
 import * as newPage from "~/routes/circulations+/new";
 import * as trackingPage from "~/routes/circulations+/$id";
 import { historyOf, verifyAuditTrail } from "~/models/audit.server";
@@ -571,6 +572,13 @@ describe("reading rights", () => {
     const [mocCirculation] = await circulationsOfRecord(hseq, { kind: "moc", id: moc._id });
     expect(mocCirculation!.recipients.map((r) => r.user._id)).toContain(auroraBosun._id);
     expect(await load(mocPrint, `/mocs/${moc._id}/print`, moc._id, auroraBosun)).toBe(200);
+    expect(await load(mocPage, `/mocs/${moc._id}`, moc._id, auroraBosun)).toBe(200);
+    // The MOC page's Circulation section: its figures; the link to circulate for its originator.
+    const panel = await circulationsPanel(mocCast.originator, { kind: "moc", id: moc._id });
+    expect(panel?.mayCirculate).toBe(true);
+    expect(panel?.circulations).toHaveLength(1);
+    expect(panel?.circulations[0]!.totals.acknowledged).toBe(1);
+    expect((await circulationsPanel(auroraBosun, { kind: "moc", id: moc._id }))?.mayCirculate).toBe(false);
   });
 });
 
