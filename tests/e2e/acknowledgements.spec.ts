@@ -2,8 +2,9 @@
  * Issue 41 in the browser, with JavaScript on and off, at 375 px: a crew member to whom a finished
  * PCR was circulated (six times, over /api) finds "To read and acknowledge" on the dashboard (the
  * five due soonest, each with its record, note, due date and a link to the circulation) and "See
- * all" leads to the full list; someone with nothing to read sees no such section; the tracking's
- * print view lists the recipient. Screenshots go under /tmp.
+ * all" leads to the full list; someone with nothing to read sees no such section; the tracking
+ * page's export links lead to its CSV, PDF and print view, which lists the recipient. Screenshots
+ * go under /tmp.
  */
 import type { APIRequestContext, Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
@@ -128,7 +129,19 @@ test("a crew member finds what to read and acknowledge on the dashboard, and the
   // The tracking's print view, as its originator reads it: the reader is a recipient, waiting.
   const author = await openAs(originator);
   await author.setViewportSize(PHONE);
-  await author.goto(`/circulations/${circulations[0]}/print`);
+  await author.goto(`/circulations/${circulations[0]}`);
+  await ready(author);
+  const exports = author.getByRole("navigation", { name: "Export" });
+  await expect(exports.getByRole("link", { name: "Download CSV" })).toHaveAttribute(
+    "href",
+    `/circulations/${circulations[0]}/csv`,
+  );
+  await expect(exports.getByRole("link", { name: "Download PDF" })).toHaveAttribute(
+    "href",
+    `/circulations/${circulations[0]}/pdf`,
+  );
+  await exports.getByRole("link", { name: "Print the tracking" }).click();
+  await expect(author).toHaveURL(new RegExp(`/circulations/${circulations[0]}/print$`));
   await ready(author);
   await expect(author.getByRole("heading", { level: 1 })).toContainText(`Acknowledgements: PCR ${doc.serial_num}`);
   const recipients = author.getByRole("region", { name: "Recipients" });
