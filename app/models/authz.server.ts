@@ -357,6 +357,11 @@ export type PcrAccess = {
   partyIds: readonly string[];
   /** People an admin named to sign a position's slot of this PCR (docs/decisions/026-four-eyes-by-record.md). */
   substitutes?: readonly { role: string; userId: string }[];
+  /**
+   * Recipients of a circulation of this PCR (issue 41, docs/decisions/055-circulations.md): they
+   * read what they are asked to acknowledge. A loader may list only the reader, when they are one.
+   */
+  circulatedTo?: readonly string[];
 };
 
 const hasPcrPosition = (actor: Actor) =>
@@ -367,11 +372,6 @@ export const seesAllPcrs = (actor: Actor) =>
   hasPcrPosition(actor) || isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
 
 export const canViewPcr = (actor: Actor, pcr: PcrAccess) =>
-  /**
-   * Recipients of a circulation of this PCR (issue 41, docs/decisions/055-circulations.md): they
-   * read what they are asked to acknowledge. A loader may list only the reader, when they are one.
-   */
-  circulatedTo?: readonly string[];
   seesAllPcrs(actor) ||
   pcr.originatorId === actor._id ||
   pcr.partyIds.includes(actor._id) ||
