@@ -41,12 +41,14 @@ const plainText = (what: string, required: boolean) =>
     what,
   );
 
-/** A checkbox group or a JSON array: one value becomes a list of one. */
+/** A checkbox group or a JSON array: one value becomes a list of one; absent, an empty list. */
 const list = <T extends z.ZodType>(item: T, max: number, what: string) =>
-  z.preprocess(
-    (v) => (v === undefined || v === null || v === "" ? [] : Array.isArray(v) ? v : [v]),
-    z.array(item).max(max, { error: `At most ${max} ${what}` }),
-  );
+  z
+    .preprocess(
+      (v) => (v === null || v === "" ? [] : Array.isArray(v) ? v : [v]),
+      z.array(item).max(max, { error: `At most ${max} ${what}` }),
+    )
+    .default([]);
 
 /** POST /api/circulations and the /circulations/new form. */
 export const circulationBodySchema = z

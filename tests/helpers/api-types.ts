@@ -9066,11 +9066,11 @@ export interface operations {
            */
           record: string;
           /** @description Vessels whose crew (everyone assigned to them, today or from a later day) it reaches. */
-          vessels: string[];
+          vessels?: string[];
           /** @description Only these ranks of the vessels' crews (names of the rank list); empty or absent: every rank. */
-          ranks: string[];
+          ranks?: string[];
           /** @description Office departments: every active person of each. */
-          departments: ("engineering" | "operations" | "fleet" | "hseq")[];
+          departments?: ("engineering" | "operations" | "fleet" | "hseq")[];
           /** Format: date */
           due: string;
           note: string;
