@@ -42,8 +42,6 @@ import {
   type Actor,
   type MocAccess,
 } from "~/models/authz.server";
-import { pendingActions } from "~/models/actions.server";
-import { isOpenItem, openItemSql } from "~/models/moc-closure";
 import {
   canAcknowledge,
   canCirculate,
@@ -52,8 +50,10 @@ import {
   pcrListScope,
   type PcrAccess,
 } from "~/models/authz.server";
-import { searchMocs } from "~/models/moc-list.server";
+import { pendingActions } from "~/models/actions.server";
 import { createPcrOk } from "../helpers/pcr";
+import { isOpenItem, openItemSql } from "~/models/moc-closure";
+import { searchMocs } from "~/models/moc-list.server";
 import { loadMocAccess } from "~/models/moc-query.server";
 import { loadMocDocument } from "~/models/moc-query.server";
 import {
