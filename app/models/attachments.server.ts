@@ -31,7 +31,7 @@ import {
 import { loadMocAccess } from "./moc-query.server";
 import { appendAudit } from "./audit.server";
 import { appendLog } from "./moc-store.server";
-import { isPcrSigned } from "./pcr.server";
+import { isPcrRecipient, isPcrSigned } from "./pcr.server";
 import { bidiControlMessage, hasBidiControl, hasControlCharacter } from "./text-rules";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -190,7 +190,13 @@ async function mayViewOwner(actor: Actor, owner: { mocId: string | null; pcrId: 
     .select({ originatorId: pcrs.originatorId, status: pcrs.status, partyIds: pcrs.partyIds })
     .from(pcrs)
     .where(eq(pcrs.id, owner.pcrId!));
-  return Boolean(row && canViewPcr(actor, row));
+  if (!row) return false;
+  if (canViewPcr(actor, row)) return true;
+  // A recipient of one of its circulations reads its files as its page (issue 41).
+  return canViewPcr(actor, {
+    ...row,
+    circulatedTo: (await isPcrRecipient(db, owner.pcrId!, actor._id)) ? [actor._id] : [],
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

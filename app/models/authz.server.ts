@@ -403,14 +403,21 @@ export const holdsPcrRole = (actor: Actor, pcr: PcrAccess, role: string) =>
 /** Name substitutes for a PCR's position slots: admins. */
 export const canNamePcrSubstitutes = (actor: Actor) => isAdmin(actor);
 
+/**
+ * Whether the person is a recipient of a circulation of the PCR (`PcrAccess.circulatedTo`), as SQL:
+ * the lists read it over `p.id`, a single PCR's page and its files with the id itself.
+ */
+export const pcrRecipientSql = (pcrId: SQL | string, actorId: string): SQL =>
+  sql`exists (select 1 from circulation_recipients cr join circulations c on c.id = cr.circulation_id
+    where c.pcr_id = ${pcrId} and cr.user_id = ${actorId}::uuid)`;
+
 /** The PCR lists as SQL over `p`, mirroring `canViewPcr`. */
 export const pcrListScope = (actor: Actor) =>
   seesAllPcrs(actor)
     ? sql`true`
     : sql`(p.originator_id = ${actor._id} or ${actor._id}::uuid = any(p.party_ids)
         or p.substitutes @> ${JSON.stringify([{ userId: actor._id }])}::jsonb
-        or exists (select 1 from circulation_recipients cr join circulations c on c.id = cr.circulation_id
-          where c.pcr_id = p.id and cr.user_id = ${actor._id}::uuid))`;
+        or ${pcrRecipientSql(sql`p.id`, actor._id)})`;
 
 // ---------------------------------------------------------------------------------------------
 // Circulations for "read and understood" (issue 41, docs/decisions/055-circulations.md)

@@ -7,8 +7,8 @@
  * the figures by vessel and rank, every recipient (all pages of them) and the questions asked.
  */
 import type { Actor } from "./authz.server";
-import { circulationTracking, type CirculationTracking, type RecipientState } from "./circulations.server";
-import { MAX_CIRCULATION_PAGE } from "./circulations.schema";
+import { circulationTracking, type CirculationTracking } from "./circulations.server";
+import { MAX_CIRCULATION_PAGE, RECIPIENT_STATE_WORDS } from "./circulations.schema";
 import { csvCell } from "./csv-export.server";
 import { departmentLabel } from "./labels";
 import type { PrintBlock, PrintRecord, PrintSection } from "./record-print.server";
@@ -16,13 +16,6 @@ import { utcText } from "./utc-text";
 
 /** Recipients read per call while gathering every page of them: the largest page there is. */
 const RECIPIENTS_PER_READ = MAX_CIRCULATION_PAGE;
-
-export const RECIPIENT_STATE_LABEL: Record<RecipientState, string> = {
-  acknowledged: "Acknowledged",
-  waiting: "Waiting",
-  overdue: "Overdue",
-  left: "Left the vessel",
-};
 
 /**
  * The tracking with every recipient, not one page of them: `circulationTracking` read page by page
@@ -122,7 +115,7 @@ export function circulationPrintRecord(tracking: CirculationTracking, now = new 
             r.user.rank ?? "—",
             r.vessel?.name ?? "Office",
             r.due,
-            RECIPIENT_STATE_LABEL[r.state],
+            RECIPIENT_STATE_WORDS[r.state],
             r.acknowledgedAt ? utcText(r.acknowledgedAt) : "—",
             r.comment ?? "",
           ]),

@@ -20,7 +20,15 @@ import { getDb, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { appendAudit, onBehalfOfManifestation, type AuditInput, type SignatureManifestation } from "./audit.server";
-import { canEditPcr, canNamePcrSubstitutes, canViewPcr, canViewPcrAs, isAdmin, type PcrAccess } from "./authz.server";
+import {
+  canEditPcr,
+  canNamePcrSubstitutes,
+  canViewPcr,
+  canViewPcrAs,
+  isAdmin,
+  pcrRecipientSql,
+  type PcrAccess,
+} from "./authz.server";
 import { principalsOf } from "./delegation.server";
 import { notify, type Recipients } from "./email.server";
 import { nextSerial, requireActiveUsers } from "./moc-store.server";
@@ -190,17 +198,19 @@ export const pcrAccessOf = (pcr: {
   substitutes: pcr.substitutes ?? [],
 });
 
+/** Whether the person is a recipient of a circulation of the PCR (asked only of those with no other right). */
+export async function isPcrRecipient(db: Executor, pcrId: string, actorId: string): Promise<boolean> {
+  const [row] = await db.execute<{ yes: boolean }>(sql`select ${pcrRecipientSql(pcrId, actorId)} as yes`);
+  return Boolean(row?.yes);
+}
+
 export async function getPcr(actor: PublicUser, id: string): Promise<PcrDocument> {
   const [row] = await getDb().select().from(pcrs).where(eq(pcrs.id, id));
   if (!row) throw new NotFound("No PCR with this id");
   const rules = rowAccess(row);
   if (!canViewPcr(actor, rules)) {
     // A recipient of one of its circulations reads it (issue 41): asked only of those who need it.
-    const [circulated] = await getDb().execute<{
-      yes: boolean;
-    }>(sql`select exists (select 1 from circulation_recipients cr
-      join circulations c on c.id = cr.circulation_id where c.pcr_id = ${row.id} and cr.user_id = ${actor._id}) as yes`);
-    if (circulated?.yes) rules.circulatedTo = [actor._id];
+    if (await isPcrRecipient(getDb(), row.id, actor._id)) rules.circulatedTo = [actor._id];
   }
   if (!(await mayViewPcr(getDb(), actor, rules))) throw new Forbidden("You have no access to this PCR");
   return (await pcrDocuments([row]))[0]!;

@@ -5,12 +5,12 @@
  * understood" with a question; the tracking then shows one of one acknowledged and the question,
  * and the record's Circulation section its figures. Screenshots at 375 px go under /tmp.
  */
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
-import { expect, jsEnabled, ready, test, type Doc, type Person } from "./pcr-fixtures";
+import { assignToVessel, day, finishPcr, makeVessel } from "./circulation-fixtures";
+import { expect, jsEnabled, ready, test } from "./pcr-fixtures";
 
 const PHONE = { width: 375, height: 800 };
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `/tmp/circulations-${name}-${jsEnabled() ? "js" : "no-js"}.png`, fullPage: true });
@@ -19,33 +19,6 @@ const shot = (page: Page, name: string) =>
 async function fitsWidth(page: Page) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
-}
-
-/** A valid IMO number: six random digits and their check digit. */
-function imo(): string {
-  const digits = Array.from(randomBytes(6), (b) => b % 10);
-  digits[0] = digits[0] || 1;
-  const check = digits.reduce((sum, d, i) => sum + d * (7 - i), 0) % 10;
-  return `${digits.join("")}${check}`;
-}
-
-/** Every slot of the PCR's chain signed over /api by its holder, in order: the PCR is finished. */
-async function finish(request: APIRequestContext, doc: Doc, signers: Person[]): Promise<void> {
-  let current = doc;
-  for (const [i, signer] of signers.entries()) {
-    const chain = current.signatures.map((s: { Name: string; Signature: unknown; Comments: string }, j: number) => ({
-      Name: s.Name,
-      Signature: j === i ? signer.name : (s.Signature ?? false),
-      Comments: s.Comments ?? "",
-    }));
-    const signed = await request.post("/api/pcr/signatures", {
-      headers: { Authorization: `Bearer ${signer.token}` },
-      data: { pcrId: doc._id, signatures: chain, password: signer.password },
-    });
-    expect(signed.status(), await signed.text()).toBe(200);
-    current = ((await signed.json()) as { data: Doc }).data;
-  }
-  expect(current.status).toBe("finished");
 }
 
 test("a finished PCR is circulated from its page and a crew member acknowledges it", async ({
@@ -58,22 +31,15 @@ test("a finished PCR is circulated from its page and a crew member acknowledges 
 }) => {
   test.setTimeout(180_000);
   const tag = randomBytes(3).toString("hex");
-  const admin = { Authorization: `Bearer ${adminToken}` };
   const vesselName = `MV Polaris ${tag}`;
-  const vessel = await request.post("/api/vessels", { headers: admin, data: { name: vesselName, imo: imo() } });
-  expect(vessel.status(), await vessel.text()).toBe(200);
-  const vesselId = ((await vessel.json()) as { data: { _id: string } }).data._id;
+  const vesselId = await makeVessel(request, adminToken, vesselName);
   const made = await createUser({ name: `Ann Lee ${tag}`, department: "fleet" });
   const crew = { ...made, token: made.token! };
-  const assigned = await request.post("/api/vessels/assignments", {
-    headers: admin,
-    data: { vessel_id: vesselId, user_id: crew._id, from: day(-1) },
-  });
-  expect(assigned.status(), await assigned.text()).toBe(200);
+  await assignToVessel(request, adminToken, vesselId, crew._id);
 
   const { originator, holders } = cast;
   const doc = await createPcr(originator);
-  await finish(request, doc, [originator, ...Object.values(holders)]);
+  await finishPcr(request, doc, [originator, ...Object.values(holders)]);
 
   // The originator circulates it from the PCR's page.
   const author = await openAs(originator);

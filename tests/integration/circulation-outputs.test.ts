@@ -29,7 +29,8 @@ import {
   pendingAcknowledgements,
   type CirculationJson,
 } from "~/models/circulations.server";
-import { RECIPIENT_STATE_LABEL, recordName } from "~/models/circulation-outputs.server";
+import { recordName } from "~/models/circulation-outputs.server";
+import { RECIPIENT_STATE_WORDS } from "~/models/circulations.schema";
 import { computeInsights } from "~/models/insights.server";
 import type { PrintRecord } from "~/models/record-print.server";
 import { sendDueReminders } from "~/models/reminder.server";
@@ -208,7 +209,7 @@ describe("the tracking's CSV, print view and PDF", () => {
     for (const r of t.recipients) {
       expect(
         lines.some(
-          (l) => l.startsWith(`${r.user.name},`) && l.includes(`,${r.due},${RECIPIENT_STATE_LABEL[r.state]},`),
+          (l) => l.startsWith(`${r.user.name},`) && l.includes(`,${r.due},${RECIPIENT_STATE_WORDS[r.state]},`),
         ),
       ).toBe(true);
     }
@@ -236,7 +237,7 @@ describe("the tracking's CSV, print view and PDF", () => {
     );
     const recipients = record.sections[3]!.blocks[0]!;
     expect(recipients.kind === "table" && recipients.rows.map((r) => [r[0], r[4]])).toEqual(
-      t.recipients.map((r) => [r.user.name, RECIPIENT_STATE_LABEL[r.state]]),
+      t.recipients.map((r) => [r.user.name, RECIPIENT_STATE_WORDS[r.state]]),
     );
     const questions = record.sections[4]!.blocks[0]!;
     expect(questions.kind === "table" && questions.rows.map((r) => r[4])).toEqual([QUESTION]);

@@ -19,6 +19,7 @@ import * as mocPrint from "~/routes/mocs+/$id_.print";
 import * as mocPage from "~/routes/mocs+/$id._index";
 import * as newPage from "~/routes/circulations+/new";
 import * as trackingPage from "~/routes/circulations+/$id";
+import { openAttachment, storeAttachment } from "~/models/attachments.server";
 import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { pcrListScope } from "~/models/authz.server";
 import {
@@ -566,6 +567,28 @@ describe("reading rights", () => {
     // Their tracking: whoever reads the record.
     await expect(circulationTracking(outsider, res.body.data._id)).rejects.toMatchObject({ status: 403 });
     expect((await circulationTracking(reader, res.body.data._id)).totals.total).toBeGreaterThan(0);
+  });
+
+  it("a recipient with no other right opens the circulated PCR's files; a non-recipient still cannot", async () => {
+    const reader = await makeUser({ name: "Fay Files", department: "engineering" });
+    const outsider = await makeUser({ name: "Ned Nofiles", department: "fleet" });
+    const withFile = await createPcrOk(pcrOriginator);
+    async function* bytes() {
+      yield new TextEncoder().encode("Revised mooring procedure, rev. 4");
+    }
+    const stored = await storeAttachment(pcrOriginator, { pcrId: withFile._id }, "file", {
+      name: "Mooring.txt",
+      data: bytes(),
+    });
+    await signChain(withFile._id, { "Change Originator": pcrOriginator, ...(await makeHolders("files")) });
+    await expect(openAttachment(reader, { id: stored._id })).rejects.toMatchObject({ status: 403 });
+    const res = await circulationsApi(hseq, {
+      method: "POST",
+      body: pcrBody({ record: `pcr:${withFile._id}`, vessels: [], ranks: [], departments: ["engineering"] }),
+    });
+    expect(res.status, res.text).toBe(201);
+    expect((await openAttachment(reader, { id: stored._id })).name).toBe("Mooring.txt");
+    await expect(openAttachment(outsider, { id: stored._id })).rejects.toMatchObject({ status: 403 });
   });
 
   it("a recipient of a circulated MOC opens its print view (a completed MOC is everyone's to read)", async () => {
