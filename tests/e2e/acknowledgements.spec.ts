@@ -6,48 +6,15 @@
  * page's export links lead to its CSV, PDF and print view, which lists the recipient. Screenshots
  * go under /tmp.
  */
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
-import { expect, jsEnabled, ready, test, type Doc, type Person } from "./pcr-fixtures";
+import { day, finishPcr, fitsWidth, imo } from "./circulation-fixtures";
+import { expect, jsEnabled, ready, test } from "./pcr-fixtures";
 
 const PHONE = { width: 375, height: 800 };
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `/tmp/acknowledgements-${name}-${jsEnabled() ? "js" : "no-js"}.png`, fullPage: true });
-
-/** The page is no wider than the screen (nothing to scroll sideways). */
-async function fitsWidth(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-}
-
-/** A valid IMO number: six random digits and their check digit. */
-function imo(): string {
-  const digits = Array.from(randomBytes(6), (b) => b % 10);
-  digits[0] = digits[0] || 1;
-  const check = digits.reduce((sum, d, i) => sum + d * (7 - i), 0) % 10;
-  return `${digits.join("")}${check}`;
-}
-
-/** Every slot of the PCR's chain signed over /api by its holder, in order: the PCR is finished. */
-async function finish(request: APIRequestContext, doc: Doc, signers: Person[]): Promise<void> {
-  let current = doc;
-  for (const [i, signer] of signers.entries()) {
-    const chain = current.signatures.map((s: { Name: string; Signature: unknown; Comments: string }, j: number) => ({
-      Name: s.Name,
-      Signature: j === i ? signer.name : (s.Signature ?? false),
-      Comments: s.Comments ?? "",
-    }));
-    const signed = await request.post("/api/pcr/signatures", {
-      headers: { Authorization: `Bearer ${signer.token}` },
-      data: { pcrId: doc._id, signatures: chain, password: signer.password },
-    });
-    expect(signed.status(), await signed.text()).toBe(200);
-    current = ((await signed.json()) as { data: Doc }).data;
-  }
-  expect(current.status).toBe("finished");
-}
 
 test("a crew member finds what to read and acknowledge on the dashboard, and the full list", async ({
   cast,
@@ -73,7 +40,7 @@ test("a crew member finds what to read and acknowledge on the dashboard, and the
 
   const { originator, holders } = cast;
   const doc = await createPcr(originator);
-  await finish(request, doc, [originator, ...Object.values(holders)]);
+  await finishPcr(request, doc, [originator, ...Object.values(holders)]);
   const circulations: string[] = [];
   for (let i = 0; i < 6; i++) {
     const response = await request.post("/api/circulations", {

@@ -1,10 +1,17 @@
 /**
- * What the circulation browser tests share (issue 41, docs/decisions/055-circulations.md): a finished
- * PCR, a vessel with a crew member assigned, and a circulation, each made over /api.
+ * What the browser tests of issue 41 share (docs/decisions/055-circulations.md): a finished PCR, a
+ * vessel and a crew member assigned to it, each made over /api, and the 375 px width check.
  */
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
-import { expect, type Doc, type Person } from "./pcr-fixtures";
+import { expect } from "./fixtures";
+import type { Doc, Person } from "./pcr-fixtures";
+
+/** The page is no wider than the screen (nothing to scroll sideways). */
+export async function fitsWidth(page: Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
 
 /** The UTC day `offset` days from today, as YYYY-MM-DD. */
 export const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);

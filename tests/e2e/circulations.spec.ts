@@ -7,19 +7,13 @@
  */
 import type { Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
-import { assignToVessel, day, finishPcr, makeVessel } from "./circulation-fixtures";
+import { assignToVessel, day, finishPcr, fitsWidth, makeVessel } from "./circulation-fixtures";
 import { expect, jsEnabled, ready, test } from "./pcr-fixtures";
 
 const PHONE = { width: 375, height: 800 };
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `/tmp/circulations-${name}-${jsEnabled() ? "js" : "no-js"}.png`, fullPage: true });
-
-/** The page is no wider than the screen (nothing to scroll sideways). */
-async function fitsWidth(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-}
 
 test("a finished PCR is circulated from its page and a crew member acknowledges it", async ({
   cast,

@@ -7,28 +7,14 @@
  */
 import type { Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
+import { day, fitsWidth, imo } from "./circulation-fixtures";
 import { expect, jsEnabled, ready, test, type Person } from "./moc-fixtures";
 
 const PHONE = { width: 375, height: 800 };
 const DESKTOP = { width: 1280, height: 900 };
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `/tmp/my-vessel-${name}-${jsEnabled() ? "js" : "no-js"}.png`, fullPage: true });
-
-/** The page is no wider than the screen (nothing to scroll sideways). */
-async function fitsWidth(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  expect(overflow).toBeLessThanOrEqual(0);
-}
-
-/** A valid IMO number: six random digits and their check digit. */
-function imo(): string {
-  const digits = Array.from(randomBytes(6), (b) => b % 10);
-  digits[0] = digits[0] || 1;
-  const check = digits.reduce((sum, d, i) => sum + d * (7 - i), 0) % 10;
-  return `${digits.join("")}${check}`;
-}
 
 test("a crew member's dashboard leads with their vessel; an office user's does not show it", async ({
   cast,
