@@ -7,12 +7,14 @@ import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { withoutBidiControls } from "./text-rules";
 
-/** The note's and a comment's limit. */
-export const CIRCULATION_TEXT_MAX = 2000;
-/** Recipients on one page of the tracking (the page and `circulationTracking`'s default). */
-export const RECIPIENTS_PAGE_SIZE = 50;
-/** The largest page a caller may ask for. */
-export const MAX_CIRCULATION_PAGE = 500;
+import {
+  CIRCULATION_TEXT_MAX,
+  MAX_CIRCULATION_PAGE,
+  RECIPIENT_STATE_WORDS,
+  RECIPIENTS_PAGE_SIZE,
+} from "./circulations.constants";
+
+export { CIRCULATION_TEXT_MAX, MAX_CIRCULATION_PAGE, RECIPIENT_STATE_WORDS, RECIPIENTS_PAGE_SIZE };
 
 /** "moc:<uuid>" or "pcr:<uuid>". */
 export const RECORD_REF = /^(moc|pcr):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
@@ -184,11 +186,3 @@ export const pendingAcknowledgementsAnswer = z.object({
   ),
   total: z.number().int(),
 });
-
-/** A recipient's state in words (the pages; "left the vessel", not overdue). */
-export const RECIPIENT_STATE_WORDS = {
-  acknowledged: "Acknowledged",
-  waiting: "Waiting",
-  overdue: "Overdue",
-  left: "Left the vessel",
-} as const;

@@ -5,8 +5,9 @@
 import { z } from "zod";
 import { bidiControlMessage, hasBidiControl } from "./text-rules";
 
-/** The audit trail's record id of the list of ranks (one record, kind "settings"). */
-export const RANKS_RECORD = "00000000-0000-0000-0000-000000000041";
+import { RANKS_RECORD } from "./ranks.constants";
+
+export { RANKS_RECORD };
 
 export const rankNameSchema = z
   .string({ error: "Enter the rank's name" })

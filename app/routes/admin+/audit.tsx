@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import type { ChainName } from "~/models/audit-chain.server";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { canVerifyAudit } from "~/models/authz.server";
-import { RANKS_RECORD } from "~/models/ranks.schema";
+import { RANKS_RECORD } from "~/models/ranks.constants";
 import { requirePageUserWho } from "~/web/auth.server";
 import { countAuditVerification } from "~/utils/metrics.server";
 

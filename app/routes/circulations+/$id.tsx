@@ -9,12 +9,8 @@ import { formatDate, formatDateTime } from "~/components/moc";
 import { Pagination } from "~/components/pagination";
 import { ErrorList, SubmitButton } from "~/components/submit";
 import { departmentLabel } from "~/models/labels";
-import {
-  acknowledgeFormSchema,
-  CIRCULATION_TEXT_MAX,
-  RECIPIENT_STATE_WORDS,
-  RECIPIENTS_PAGE_SIZE,
-} from "~/models/circulations.schema";
+import { CIRCULATION_TEXT_MAX, RECIPIENT_STATE_WORDS, RECIPIENTS_PAGE_SIZE } from "~/models/circulations.constants";
+import { acknowledgeFormSchema } from "~/models/circulations.schema";
 import { acknowledge, circulationPage, closeCirculation } from "~/models/circulations.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, readPageQuery, runForPage } from "~/utils/page.server";
