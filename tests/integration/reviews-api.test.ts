@@ -228,7 +228,7 @@ describe("the document", () => {
     ]);
     for (const person of [...doc.participants, doc.actions[0].owner, doc.createdBy, doc.updatedBy]) {
       expect(Object.keys(person).sort()).toEqual(
-        ["_id", "access", "active", "department", "email", "name", "onboarded", "position", "role"].sort(),
+        ["_id", "access", "active", "department", "email", "name", "onboarded", "position", "rank", "role"].sort(),
       );
     }
     expect(doc.createdAt).toMatch(ISO_Z);

@@ -158,7 +158,7 @@ export default function CirculationPage() {
       <section className="card" aria-labelledby="figures-title">
         <h2 id="figures-title">By vessel and rank</h2>
         <div className="table-wrap">
-          <table>
+          <table className="stack-on-phone">
             <thead>
               <tr>
                 <th scope="col">Vessel</th>
@@ -173,13 +173,13 @@ export default function CirculationPage() {
             <tbody>
               {byVesselAndRank.map((g) => (
                 <tr key={`${g.vessel?._id ?? "office"}-${g.rank ?? ""}`}>
-                  <td>{g.vessel ? g.vessel.name : "Office"}</td>
-                  <td>{g.rank ?? "—"}</td>
-                  <td>{g.total}</td>
-                  <td>{g.acknowledged}</td>
-                  <td>{g.waiting}</td>
-                  <td>{g.overdue}</td>
-                  <td>{g.left}</td>
+                  <td data-label="Vessel">{g.vessel ? g.vessel.name : "Office"}</td>
+                  <td data-label="Rank">{g.rank ?? "—"}</td>
+                  <td data-label="People">{g.total}</td>
+                  <td data-label="Acknowledged">{g.acknowledged}</td>
+                  <td data-label="Waiting">{g.waiting}</td>
+                  <td data-label="Overdue">{g.overdue}</td>
+                  <td data-label="Left the vessel">{g.left}</td>
                 </tr>
               ))}
             </tbody>
@@ -190,7 +190,7 @@ export default function CirculationPage() {
       <section className="card" aria-labelledby="recipients-title">
         <h2 id="recipients-title">People ({totals.total})</h2>
         <div className="table-wrap">
-          <table>
+          <table className="stack-on-phone">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -202,13 +202,13 @@ export default function CirculationPage() {
             <tbody>
               {recipients.map((r) => (
                 <tr key={r.user._id}>
-                  <td>
+                  <td data-label="Name">
                     {r.user.name}
                     {r.user.rank ? <span className="muted">, {r.user.rank}</span> : null}
                   </td>
-                  <td>{r.vessel ? r.vessel.name : "Office"}</td>
-                  <td>{formatDate(r.due)}</td>
-                  <td>
+                  <td data-label="Vessel">{r.vessel ? r.vessel.name : "Office"}</td>
+                  <td data-label="Due">{formatDate(r.due)}</td>
+                  <td data-label="State">
                     <span className={r.state === "overdue" ? "overdue" : undefined}>
                       {RECIPIENT_STATE_WORDS[r.state]}
                     </span>
