@@ -92,7 +92,7 @@ export const acknowledgementLine = (item: OverdueAcknowledgement): [string, stri
 ];
 
 const EXPECTATION =
-  "Open each one, read what changed and acknowledge it as read and understood (with a question for the author if you have one). Crew who have left the vessel are not reminded.";
+  "Open each one, read what changed and acknowledge it as read and understood (with a question for the author if you have one).";
 
 /** One email per person who wants one email each, listing all of their overdue acknowledgements. */
 export function acknowledgementReminderEmails(rows: AcknowledgementReminderRow[], day: string): QueuedEmail[] {
