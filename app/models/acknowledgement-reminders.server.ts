@@ -9,7 +9,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";
-import { pendingRecipientSql } from "./circulations.server";
+import { CIRCULATED_KIND_SQL, CIRCULATED_TITLE_SQL, pendingRecipientSql } from "./circulations.server";
 import type { QueuedEmail } from "./email.server";
 import { mocLabel } from "./moc-store.server";
 
@@ -57,11 +57,9 @@ export async function claimOverdueAcknowledgements(tx: Executor, day: string): P
         'digest', u.reminder_preference = 'digest') as "to",
       json_agg(json_build_object(
         'circulationId', c.id,
-        'kind', case when c.moc_id is not null then 'moc' else 'pcr' end,
+        'kind', ${CIRCULATED_KIND_SQL},
         'serial', coalesce(m.serial_num, p.serial_num),
-        'title', case when c.moc_id is not null
-          then (select nullif(f.data->'title'->>'value', '') from moc_forms f where f.moc_id = c.moc_id and f.kind = 'originator')
-          else nullif(p.form->>'title', '') end,
+        'title', ${CIRCULATED_TITLE_SQL},
         'note', c.note, 'due', o.due::text, 'daysOverdue', ${day}::date - o.due, 'vessel', v.name)
         order by o.due, c.created_at, c.id) as items
     from claimed cl

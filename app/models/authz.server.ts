@@ -134,6 +134,9 @@ export const canManageMoc = (actor: Actor, moc: MocAccess) => isAdmin(actor) || 
 
 /** A MOC still open to changes: neither completed nor declined. Its SQL twin is `mocOpenSql`. */
 export const isMocOpen = (moc: Pick<MocAccess, "status" | "completed">) => !moc.completed && moc.status !== "decline";
+/** Completed: verified and closed, not declined (a MOC finished, as circulations ask: decision 055). */
+export const isMocCompleted = (moc: Pick<MocAccess, "status" | "completed">) =>
+  moc.completed && moc.status !== "decline";
 
 /** `isMocOpen` over the MOC row `alias` (`m` unless named): the one SQL spelling of "open" (issue 38). */
 export const mocOpenSql = (alias = "m"): SQL => sql.raw(`(not ${alias}.completed and ${alias}.status <> 'decline')`);

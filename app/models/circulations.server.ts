@@ -20,6 +20,7 @@ import {
   canSeeCirculation,
   currentAssignmentSql,
   isAssignmentCurrent,
+  isMocCompleted,
   type Actor,
   type CirculatedRecord,
 } from "./authz.server";
@@ -33,7 +34,15 @@ import {
 import { queueEmails, type QueuedEmail } from "./email.server";
 import { departmentLabel } from "./labels";
 import { loadMocAccess } from "./moc-query.server";
+import { TITLE_SQL } from "./moc-scope.server";
 import { appendLog, mocLabel } from "./moc-store.server";
+
+/** A circulation's record kind over `c` (the circulation): "moc" or "pcr". */
+export const CIRCULATED_KIND_SQL = sql.raw(`(case when c.moc_id is not null then 'moc' else 'pcr' end)`);
+/** The circulated record's title over `c` and `p` (its PCR, left-joined): Part A's title or the PCR's. */
+export const CIRCULATED_TITLE_SQL = sql`(case when c.moc_id is not null
+  then (select ${TITLE_SQL} from moc_forms f where f.moc_id = c.moc_id and f.kind = 'originator')
+  else nullif(p.form->>'title', '') end)`;
 
 export type { CirculationInput };
 
@@ -184,7 +193,7 @@ async function loadRecord(db: Executor, ref: RecordRef, actor?: Actor): Promise<
   if (ref.kind === "moc") {
     const access = await loadMocAccess(ref.id, db);
     if (!access || access.isDeleted) throw new NotFound("No MOC with this id");
-    const [row] = await db.execute<{ title: string | null }>(sql`select nullif(f.data->'title'->>'value', '') as title
+    const [row] = await db.execute<{ title: string | null }>(sql`select ${TITLE_SQL} as title
       from moc_forms f where f.moc_id = ${ref.id} and f.kind = 'originator'`);
     return {
       ref,
@@ -192,10 +201,9 @@ async function loadRecord(db: Executor, ref: RecordRef, actor?: Actor): Promise<
       title: row?.title ?? "",
       href: recordHref(ref),
       originatorId: access.originatorId,
-      notFinished:
-        access.completed && access.status !== "decline"
-          ? null
-          : `${mocLabel(access.serialNum)} is not completed: a MOC is circulated for acknowledgement once it is completed`,
+      notFinished: isMocCompleted(access)
+        ? null
+        : `${mocLabel(access.serialNum)} is not completed: a MOC is circulated for acknowledgement once it is completed`,
       status: access.status,
       access: { kind: "moc", moc: access },
     };
@@ -282,11 +290,9 @@ type CirculationRow = {
 /** The circulations `ids`, newest first, in one statement. */
 async function circulationRows(db: Executor, ids: readonly string[]): Promise<CirculationRow[]> {
   if (ids.length === 0) return [];
-  return db.execute<CirculationRow>(sql`select c.id, case when c.moc_id is not null then 'moc' else 'pcr' end as kind,
+  return db.execute<CirculationRow>(sql`select c.id, ${CIRCULATED_KIND_SQL} as kind,
       coalesce(c.moc_id, c.pcr_id) as record_id, coalesce(m.serial_num, p.serial_num) as serial,
-      case when c.moc_id is not null
-        then (select nullif(f.data->'title'->>'value', '') from moc_forms f where f.moc_id = c.moc_id and f.kind = 'originator')
-        else nullif(p.form->>'title', '') end as title,
+      ${CIRCULATED_TITLE_SQL} as title,
       (select coalesce(json_agg(json_build_object('_id', v.id, 'name', v.name) order by v.name), '[]'::json)
         from vessels v where v.id = any(c.vessel_ids)) as vessels,
       c.ranks, c.departments, c.due::text as due, c.note, c.created_by, u.name as created_by_name,
@@ -516,11 +522,9 @@ export async function pendingAcknowledgements(
     vessel_id: string | null;
     vessel_name: string | null;
     total: number;
-  }>(sql`select c.id as circulation_id, case when c.moc_id is not null then 'moc' else 'pcr' end as kind,
+  }>(sql`select c.id as circulation_id, ${CIRCULATED_KIND_SQL} as kind,
       coalesce(c.moc_id, c.pcr_id) as record_id, coalesce(m.serial_num, p.serial_num) as serial,
-      case when c.moc_id is not null
-        then (select nullif(f.data->'title'->>'value', '') from moc_forms f where f.moc_id = c.moc_id and f.kind = 'originator')
-        else nullif(p.form->>'title', '') end as title,
+      ${CIRCULATED_TITLE_SQL} as title,
       c.note, r.due::text as due, r.due < ${sql.raw(TODAY_SQL)} as overdue, r.vessel_id, v.name as vessel_name,
       count(*) over ()::int as total
     from circulation_recipients r
@@ -871,11 +875,9 @@ export async function addJoinerToCirculations(
       on conflict do nothing
       returning circulation_id, user_id, vessel_id, due)
     select added.circulation_id, u.id, u.name, u.email, added.vessel_id, added.due::text as due, c.note,
-      case when c.moc_id is not null then 'moc' else 'pcr' end as kind, coalesce(c.moc_id, c.pcr_id) as record_id,
+      ${CIRCULATED_KIND_SQL} as kind, coalesce(c.moc_id, c.pcr_id) as record_id,
       case when c.moc_id is not null then 'MOC ' || m.serial_num else 'PCR ' || p.serial_num end
-        || coalesce(' — ' || case when c.moc_id is not null
-          then (select nullif(f.data->'title'->>'value', '') from moc_forms f where f.moc_id = c.moc_id and f.kind = 'originator')
-          else nullif(p.form->>'title', '') end, '') as label,
+        || coalesce(' — ' || ${CIRCULATED_TITLE_SQL}, '') as label,
       creator.name as by
     from added
       join users u on u.id = added.user_id

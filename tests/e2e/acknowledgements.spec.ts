@@ -8,7 +8,7 @@
  */
 import type { Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
-import { day, finishPcr, fitsWidth, imo } from "./circulation-fixtures";
+import { assignToVessel, day, finishPcr, fitsWidth, makeVessel } from "./circulation-fixtures";
 import { expect, jsEnabled, ready, test } from "./pcr-fixtures";
 
 const PHONE = { width: 375, height: 800 };
@@ -26,17 +26,10 @@ test("a crew member finds what to read and acknowledge on the dashboard, and the
 }) => {
   test.setTimeout(180_000);
   const tag = randomBytes(3).toString("hex");
-  const admin = { Authorization: `Bearer ${adminToken}` };
-  const vessel = await request.post("/api/vessels", { headers: admin, data: { name: `MV Reader ${tag}`, imo: imo() } });
-  expect(vessel.status(), await vessel.text()).toBe(200);
-  const vesselId = ((await vessel.json()) as { data: { _id: string } }).data._id;
+  const vesselId = await makeVessel(request, adminToken, `MV Reader ${tag}`);
   const made = await createUser({ name: `Rita Reader ${tag}`, department: "fleet" });
   const reader = { ...made, token: made.token! };
-  const assigned = await request.post("/api/vessels/assignments", {
-    headers: admin,
-    data: { vessel_id: vesselId, user_id: reader._id, from: day(-1) },
-  });
-  expect(assigned.status(), await assigned.text()).toBe(200);
+  await assignToVessel(request, adminToken, vesselId, reader._id);
 
   const { originator, holders } = cast;
   const doc = await createPcr(originator);

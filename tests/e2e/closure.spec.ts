@@ -8,7 +8,17 @@
 import type { Page } from "@playwright/test";
 import postgres from "postgres";
 import { PIPELINE, STEP_PATH, stepBody, temporaryPartA } from "../helpers/moc";
-import { answer, expect, futureDate, jsEnabled, ready, test, type Cast, type Doc, type MocApi } from "./moc-fixtures";
+import {
+  answerAllYes,
+  expect,
+  futureDate,
+  jsEnabled,
+  ready,
+  test,
+  type Cast,
+  type Doc,
+  type MocApi,
+} from "./moc-fixtures";
 import { e2eDatabaseUrl } from "./second-instance";
 
 const PHONE = { width: 375, height: 800 };
@@ -28,19 +38,6 @@ async function atVerification(mocApi: MocApi, cast: Cast, action: string): Promi
     moc = await mocApi.submit(STEP_PATH[step], cast[by], stepBody(step, moc, cast));
   }
   return moc;
-}
-
-async function answerAllYes(page: Page) {
-  for (const question of [
-    "Was the action plan correct and completed?",
-    "Have manuals and drawings been changed?",
-    "Are trainings complete?",
-    "Is feedback complete?",
-    "Was the MOC effective?",
-    "Close the MOC?",
-  ]) {
-    await answer(page, question, "Yes");
-  }
 }
 
 test("the checklist blocks closing until the open action is cancelled with a reason", async ({

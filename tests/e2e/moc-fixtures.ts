@@ -135,6 +135,20 @@ export async function answer(page: Page, question: string, choice: string) {
   await page.getByRole("group", { name: question, exact: true }).getByLabel(choice, { exact: true }).check();
 }
 
+/** Part F (verification): every question answered "Yes", closing the MOC. */
+export async function answerAllYes(page: Page) {
+  for (const question of [
+    "Was the action plan correct and completed?",
+    "Have manuals and drawings been changed?",
+    "Are trainings complete?",
+    "Is feedback complete?",
+    "Was the MOC effective?",
+    "Close the MOC?",
+  ]) {
+    await answer(page, question, "Yes");
+  }
+}
+
 /** The owner line under the record's heading and the stepper's current step. */
 export async function expectWaitingOn(page: Page, who: string | RegExp) {
   await expect(page.locator(".owner-line")).toContainText(typeof who === "string" ? `Waiting on ${who}` : who);

@@ -8,7 +8,17 @@
 import type { Page } from "@playwright/test";
 import { PIPELINE, STEP_PATH, stepBody } from "../helpers/moc";
 import { expectNoSeriousA11yViolations } from "./axe";
-import { answer, expect, futureDate, jsEnabled, ready, test, type Cast, type Doc, type MocApi } from "./moc-fixtures";
+import {
+  answerAllYes,
+  expect,
+  futureDate,
+  jsEnabled,
+  ready,
+  test,
+  type Cast,
+  type Doc,
+  type MocApi,
+} from "./moc-fixtures";
 
 const PHONE = { width: 375, height: 800 };
 const TRAINING = "Toolbox talk on the new bunkering checklist";
@@ -33,19 +43,6 @@ async function atVerification(mocApi: MocApi, cast: Cast, attendees: string[]): 
     moc = await mocApi.submit(STEP_PATH[step], cast[by], stepBody(step, moc, cast));
   }
   return moc;
-}
-
-async function answerAllYes(page: Page) {
-  for (const question of [
-    "Was the action plan correct and completed?",
-    "Have manuals and drawings been changed?",
-    "Are trainings complete?",
-    "Is feedback complete?",
-    "Was the MOC effective?",
-    "Close the MOC?",
-  ]) {
-    await answer(page, question, "Yes");
-  }
 }
 
 test("an open training refuses “trainings complete”; attendance recorded on the page lets the MOC close", async ({
