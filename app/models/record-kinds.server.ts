@@ -19,6 +19,14 @@ import { computeInsights } from "./insights.server";
 import { MOC_WORKFLOW } from "./moc-steps.server";
 import { recordPdf } from "./record-pdf.server";
 import { mocPrintRecord, pcrPrintRecord } from "./record-print.server";
+import {
+  describeArchiveMocs,
+  describeArchivePcrs,
+  describeMocs,
+  describePcrs,
+  describeReviews,
+  type RecordDescriber,
+} from "./record-ref-kinds.server";
 import { sendDueReminders } from "./reminder.server";
 
 /** A function the registry points at; each field says which module's it is. */
@@ -55,6 +63,12 @@ export type RecordKind = {
   api: string[];
   /** Its workflow on the engine (workflow/engine.server.ts), when its steps are declared there. */
   workflow: { kind: string; order: readonly string[] } | null;
+  /**
+   * Named as "<kind>:<id>" (links, references: record-refs.server.ts): how a batch of its records is
+   * described (label, title, page) and read by the kind's own reading rule, one statement
+   * (record-ref-kinds.server.ts); null for a kind that is not linked.
+   */
+  linkable: { describe: RecordDescriber } | null;
 };
 
 const auditOnly = (label: string, table: string | null, kind: AuditKind, extra: Partial<RecordKind> = {}) =>
@@ -74,6 +88,7 @@ const auditOnly = (label: string, table: string | null, kind: AuditKind, extra: 
     search: null,
     api: [],
     workflow: null,
+    linkable: null,
     ...extra,
   }) satisfies RecordKind;
 
@@ -95,6 +110,7 @@ export const RECORD_KINDS = {
     search: "moc",
     api: ["/api/getAllMoc", "/api/singlemoc", "/api/newmoc"],
     workflow: MOC_WORKFLOW,
+    linkable: { describe: describeMocs },
   },
   pcr: {
     label: "PCR",
@@ -112,13 +128,23 @@ export const RECORD_KINDS = {
     search: "pcr",
     api: ["/api/pcr", "/api/getAllPcr", "/api/singlePcr"],
     workflow: null,
+    linkable: { describe: describePcrs },
   },
   user: auditOnly("user", "users", "user", { export: usersCsv, api: ["/api/users"] }),
-  "archive-moc": auditOnly("archived MOC", "legacy_mocs", "archive-moc", { export: archiveCsv, search: "legacy_moc" }),
-  "archive-pcr": auditOnly("archived PCR", "legacy_pcrs", "archive-pcr", { export: archiveCsv, search: "legacy_pcr" }),
+  "archive-moc": auditOnly("archived MOC", "legacy_mocs", "archive-moc", {
+    export: archiveCsv,
+    search: "legacy_moc",
+    linkable: { describe: describeArchiveMocs },
+  }),
+  "archive-pcr": auditOnly("archived PCR", "legacy_pcrs", "archive-pcr", {
+    export: archiveCsv,
+    search: "legacy_pcr",
+    linkable: { describe: describeArchivePcrs },
+  }),
   review: auditOnly("year-end review", "year_end_reviews", "review", {
     export: reviewsCsv,
     api: ["/api/year-end-review"],
+    linkable: { describe: describeReviews },
   }),
   delegation: auditOnly("delegation", "delegations", "delegation"),
   settings: auditOnly("settings", null, "settings"),

@@ -4,10 +4,12 @@
  * place it claims must know it, and every kind those places know must be registered. A kind added
  * to one without the other fails here, naming the place.
  */
+import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { AUDIT_KINDS, CHAIN_NAMES } from "~/models/audit-chain.server";
 import { RECORD_KINDS, recordKinds } from "~/models/record-kinds.server";
+import { RECORD_REF_KINDS } from "~/models/record-refs.constants";
 import { getDb } from "~/utils/db.server";
 import { API } from "~/web/openapi.server";
 
@@ -96,6 +98,13 @@ describe("every kind a cross-cutting place knows is registered", () => {
         join information_schema.constraint_column_usage cu on cu.constraint_name = tc.constraint_name
       where tc.constraint_type = 'FOREIGN KEY' and cu.table_name = 'chat_rooms' and tc.table_name <> 'chat_messages'`);
     expect(rooms.map((r) => r.table_name).sort()).toEqual(registered.flatMap((k) => (k.chat ? [k.table!] : [])).sort());
+  });
+
+  it("linkable kinds: the record references' kinds, each described by its table (none for an unknown id)", async () => {
+    const linkable = registered.filter((k) => k.linkable);
+    expect(linkable.map((k) => k.name).sort()).toEqual([...RECORD_REF_KINDS].sort());
+    const admin = { _id: randomUUID(), role: "admin", department: "hseq", access: "full", position: null };
+    for (const kind of linkable) expect(await kind.linkable!.describe(getDb(), admin, [randomUUID()])).toEqual([]);
   });
 
   it("search entry kinds", async () => {

@@ -154,6 +154,7 @@ const PERMIT_KIND = {
   search: null,
   api: [],
   workflow: PERMITS,
+  linkable: null,
 } satisfies Omit<RecordKind, "audit"> & { audit: { kind: string; table: string } };
 
 // ---------------------------------------------------------------------------------------------
