@@ -106,4 +106,16 @@ export type InsightsFigures = {
     left: number;
     compliance: number | null;
   }[];
+  /**
+   * The MOCs raised in the period by where they stand now (the MOC list's stage names), most first,
+   * and by change type (permanent, temporary); absent from copies stored before they were counted.
+   */
+  states?: { state: string; mocs: number }[];
+  types?: { type: string; mocs: number }[];
+  /**
+   * On the as-of day: MOCs open and past their target date, MOCs with overdue plan items, temporary
+   * changes in effect (or waiting on an extension) and expired, not restored
+   * (docs/decisions/023-temporary-changes-and-delegation.md). Absent from earlier copies.
+   */
+  standing?: { overdue: number; withOverdueActions: number; temporaryInEffect: number; temporaryExpired: number };
 };

@@ -27,6 +27,8 @@ import { overdueItem } from "./action-tasks.server";
 import { NOT_RECORDED, scopeLabel } from "./moc-names";
 import { VESSEL_LABEL_OR_NOT_RECORDED_SQL, vesselFilterSql } from "./moc-scope.server";
 import { recipientStateSql } from "./circulations.server";
+import { MOC_STAGE_SQL } from "./moc-steps.server";
+import { temporaryFilterSql } from "./temporary.server";
 
 /**
  * `mocs` with each MOC's department as `department`: its Part A `department-of-change`, else its
@@ -96,6 +98,21 @@ export async function computeInsights(
   filter: InsightsFilter,
   options: { now?: Date; db?: Executor } = {},
 ): Promise<InsightsFigures> {
+  return (await computeInsightsWithMocs(filter, options)).figures;
+}
+
+/**
+ * The figures, and with `cap` the MOCs behind the MOC-counting ones (the management review pack,
+ * docs/decisions/059-management-review-pack.md): for each figure and key, at most `cap` MOC ids
+ * (newest first), chosen in the same statement by the same predicate that counts the figure, and
+ * the longest stays of each step. Without `cap`, `mocs` is null and nothing more is read.
+ */
+export async function computeInsightsWithMocs(
+  filter: InsightsFilter,
+  options: { now?: Date; db?: Executor; cap?: number } = {},
+): Promise<{ figures: InsightsFigures; mocs: InsightMocLists | null }> {
+  const cap = options.cap ?? null;
+  let mocs: InsightMocLists | null = null;
   const now = options.now ?? new Date();
   const today = now.toISOString().slice(0, 10);
   const asOf = filter.to < today ? filter.to : today;
@@ -112,8 +129,14 @@ export async function computeInsights(
     const vessel = filter.vessel ?? null;
     const b: Bounds = { from: filter.from, to: filter.to, asOf, ...(await mocsOf(tx, filter.department, vessel)) };
     const monthly = await monthlyFlow(tx, b);
-    const steps = await stepTimes(tx, b);
-    const { departments, overdueActions, risk, vessels } = await mocFigures(tx, b, filter.department);
+    const { steps, longest } = await stepTimes(tx, b, cap);
+    const { departments, overdueActions, risk, vessels, states, types, standing, lists } = await mocFigures(
+      tx,
+      b,
+      filter.department,
+      cap,
+    );
+    if (cap !== null) mocs = { figures: lists ?? [], steps: longest };
     const deviations = await deviationFigures(tx, b);
     const pcrs = await pcrFigures(tx, b, filter.department);
     const reminders = await reminderFigures(tx, b);
@@ -142,14 +165,34 @@ export async function computeInsights(
       vessel: vessel ? await vesselFilterLabel(tx, vessel) : null,
       vessels,
       acknowledgementCompliance,
+      states,
+      types,
+      standing,
     };
   };
   // Inside a caller's transaction (a review pulling its year's figures) it reads there; alone, in
   // one read-only snapshot so the figures agree with each other.
-  return options.db
+  const figures = await (options.db
     ? compute(options.db)
-    : getDb().transaction(compute, { isolationLevel: "repeatable read", accessMode: "read only" });
+    : getDb().transaction(compute, { isolationLevel: "repeatable read", accessMode: "read only" }));
+  return { figures, mocs };
 }
+
+/** The MOC-counting figures' lists: their name (`InsightMocFigure`), the key within it, the MOC ids. */
+export type InsightMocLists = {
+  figures: { figure: InsightMocFigure; key: string; ids: string[] }[];
+  /** Per step, the MOCs of its longest stays in the period, longest first. */
+  steps: { step: InsightStep; ids: string[] }[];
+};
+export type InsightMocFigure =
+  | "state"
+  | "type"
+  | "risk"
+  | "vessel"
+  | "overdue"
+  | "overdueActions"
+  | "temporaryInEffect"
+  | "temporaryExpired";
 
 const RISK_ORDER = ["low", "medium", "high", "extreme", "none"] as const;
 
@@ -262,12 +305,17 @@ async function monthlyFlow(db: Executor, b: Bounds) {
  * in order (moc_logs_moves_moc_idx) and paired with the one before by a window, rather than a
  * look-up of the previous entry for every entry.
  */
-async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["steps"]> {
-  const rows = await db.execute<{ step: InsightStep } & Spread>(sql`
-    select s.step, ${spread(sql`s.days`)}
+async function stepTimes(
+  db: Executor,
+  b: Bounds,
+  cap: number | null = null,
+): Promise<{ steps: InsightsFigures["steps"]; longest: InsightMocLists["steps"] }> {
+  const rows = await db.execute<{ step: InsightStep; longest: string[] | null } & Spread>(sql`
+    select s.step, ${spread(sql`s.days`)},
+      ${cap === null ? sql`null` : sql`(array_agg(s.moc_id::text order by s.days desc, s.moc_id))[1:${cap}]`} as longest
     from (
       select lag(case when l.to_status = 'b' and l.from_status = 'e' then 'deviation' else l.to_status end) over w as step,
-        ${days(sql`l.at - lag(l.at) over w`)} as days, l.at
+        ${days(sql`l.at - lag(l.at) over w`)} as days, l.at, l.moc_id
       from moc_logs l
       where ${MOVES("l")} and l.at < ${endOf(b.to)}
         and l.moc_id in (
@@ -279,7 +327,7 @@ async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["step
     where s.at >= ${start(b)} and s.step is not null
     group by s.step`);
   const byStep = new Map([...rows].map((r) => [r.step, r]));
-  return INSIGHT_STEPS.map((step) => {
+  const steps = INSIGHT_STEPS.map((step) => {
     const row = byStep.get(step);
     return {
       step,
@@ -289,6 +337,7 @@ async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["step
       p90: row?.p90 ?? null,
     };
   });
+  return { steps, longest: INSIGHT_STEPS.map((step) => ({ step, ids: byStep.get(step)?.longest ?? [] })) };
 }
 
 /**
@@ -304,8 +353,20 @@ async function stepTimes(db: Executor, b: Bounds): Promise<InsightsFigures["step
  * (`counted`, materialized); the closing entries of the period and the overdue plan items are read
  * once each, and every figure is an aggregate over these sets, returned as JSON in one row.
  */
-async function mocFigures(db: Executor, b: Bounds, department: string | null) {
+async function mocFigures(db: Executor, b: Bounds, department: string | null, cap: number | null = null) {
+  // Who each MOC-counting figure counts, over a row `c` of `counted`: one predicate per figure, read
+  // by the figure's count and by its list of MOCs (the review pack's), never written twice.
+  const overdueOnAsOf = sql`c.in_scope and c.open_on_as_of and c.target_date < ${b.asOf}::date`;
+  const withOverdueActions = sql`c.in_departments and c.overdue_items is not null`;
+  const temporaryInEffect = sql`c.in_scope and c.temporary_in_effect`;
+  const temporaryExpired = sql`c.in_scope and c.temporary_expired`;
+  const vesselLabel = sql`(select ${VESSEL_LABEL_OR_NOT_RECORDED_SQL}
+    from (select jsonb_build_object('vessel', jsonb_build_object('value', c.vessel_value)) as data) f)`;
   const [row] = await db.execute<{
+    states: { state: string; mocs: number }[];
+    types: { type: string; mocs: number }[];
+    standing: NonNullable<InsightsFigures["standing"]>;
+    lists: { figure: InsightMocFigure; key: string; ids: string[] }[] | null;
     closed: { department: string; completed: number; on_time: number }[];
     bands: { department: string; band: OverdueBand; n: number }[];
     overdue_actions: { department: string; overdue: number; owners: number }[];
@@ -334,6 +395,12 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null) {
         ${DEPARTMENT_OF_F_U} as department,
         f.data->'vessel'->'value' as vessel_value,
         ${b.inScope} as in_scope, ${b.inDepartments} as in_departments,
+        -- raised in the period: the MOCs the figures by state, type, risk and vessel count
+        (${b.inScope}) and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)} as raised,
+        ${MOC_STAGE_SQL} as stage,
+        coalesce(nullif(f.data->'change-type'->>'value', ''), 'permanent') as change_type,
+        coalesce(${temporaryFilterSql("in-effect", sql`${b.asOf}::date`)}, false) as temporary_in_effect,
+        coalesce(${temporaryFilterSql("expired", sql`${b.asOf}::date`)}, false) as temporary_expired,
         -- open on the as-of day: created by then and not ended before its end
         m.created_at < ${endOf(b.asOf)} and not exists (select 1 from moc_logs l
           where ${ENDS("l")} and l.at < ${endOf(b.asOf)} and l.moc_id = m.id) as open_on_as_of,
@@ -375,8 +442,32 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null) {
           (count(*) filter (where c.completed))::int as completed,
           (count(*) filter (where c.declined))::int as declined
         from counted c
-        where c.in_scope and c.created_at >= ${start(b)} and c.created_at < ${endOf(b.to)}
+        where c.raised
         group by c.level) x) as risk,
+      (select coalesce(json_agg(x order by x.mocs desc, x.state), '[]') from (
+        select c.stage as state, count(*)::int as mocs from counted c where c.raised group by c.stage) x) as states,
+      (select coalesce(json_agg(x order by x.type), '[]') from (
+        select c.change_type as type, count(*)::int as mocs from counted c where c.raised group by c.change_type) x) as types,
+      (select json_build_object(
+          'overdue', count(*) filter (where ${overdueOnAsOf}),
+          'withOverdueActions', count(*) filter (where ${withOverdueActions}),
+          'temporaryInEffect', count(*) filter (where ${temporaryInEffect}),
+          'temporaryExpired', count(*) filter (where ${temporaryExpired}))
+        from counted c) as standing,
+      ${
+        cap === null
+          ? sql`null`
+          : sql`(select coalesce(json_agg(x order by x.figure, x.key), '[]') from (
+        select k.figure, k.key, (array_agg(c.id::text order by c.created_at desc, c.id))[1:${cap}] as ids
+        from counted c cross join lateral (values
+          ('state', c.stage, c.raised), ('type', c.change_type, c.raised), ('risk', c.level, c.raised),
+          ('vessel', case when c.raised then ${vesselLabel} end, c.raised),
+          ('overdue', '', ${overdueOnAsOf}), ('overdueActions', '', ${withOverdueActions}),
+          ('temporaryInEffect', '', ${temporaryInEffect}), ('temporaryExpired', '', ${temporaryExpired})
+        ) k(figure, key, member)
+        where k.member
+        group by k.figure, k.key) x)`
+      } as lists,
       (select coalesce(json_agg(x order by x.vessel = ${NOT_RECORDED}, x.vessel), '[]') from (
         select v.vessel, sum(v.opened)::int as opened, sum(v.completed)::int as completed, sum(v.open)::int as open,
           sum(v.overdue)::int as overdue, sum(v.overdue_actions)::int as "overdueActions"
@@ -384,10 +475,10 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null) {
           -- counted by Part A's recorded value, then named: the label is worked out once per value
           select (select ${VESSEL_LABEL_OR_NOT_RECORDED_SQL}
               from (select jsonb_build_object('vessel', jsonb_build_object('value', c.vessel_value)) as data) f) as vessel,
-            count(*) filter (where c.created_at >= ${start(b)} and c.created_at < ${endOf(b.to)}) as opened,
+            count(*) filter (where c.raised) as opened,
             count(*) filter (where c.id in (select l.moc_id from closed l)) as completed,
             count(*) filter (where c.open_on_as_of) as open,
-            count(*) filter (where c.open_on_as_of and c.target_date < ${b.asOf}::date) as overdue,
+            count(*) filter (where ${overdueOnAsOf}) as overdue,
             coalesce(sum(c.overdue_items), 0) as overdue_actions,
             count(*) filter (where c.created_at < ${endOf(b.to)}) as counted_in_period
           from counted c
@@ -396,7 +487,7 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null) {
         ) v
         group by v.vessel
         having sum(v.counted_in_period) > 0) x) as vessels`);
-  const { closed, bands, risk, vessels } = row!;
+  const { closed, bands, risk, vessels, states, types, standing, lists } = row!;
   const departments = department ? [department] : [...DEPARTMENTS];
   for (const r of [...closed, ...bands]) if (!departments.includes(r.department)) departments.push(r.department);
   const byLevel = new Map(risk.map((r) => [r.level, r]));
@@ -416,6 +507,10 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null) {
     overdueActions: row!.overdue_actions,
     risk: RISK_ORDER.map((level) => byLevel.get(level) ?? { level, raised: 0, open: 0, completed: 0, declined: 0 }),
     vessels,
+    states,
+    types,
+    standing,
+    lists,
   };
 }
 
