@@ -1,14 +1,21 @@
-/** A table of text cells under column headings: the record page, a decision's context and the print view. */
+import type { ReactNode } from "react";
+
+/**
+ * A table of text cells under column headings: the record page, a decision's context and the print
+ * view; `cell` renders a cell otherwise than as its text (a link).
+ */
 export function DataTable({
   columns,
   rows,
   className,
   caption,
+  cell,
 }: {
   columns: string[];
   rows: string[][];
   className?: string;
   caption?: string | null;
+  cell?: (text: string, row: number, column: number) => ReactNode;
 }) {
   return (
     <table className={className}>
@@ -25,8 +32,8 @@ export function DataTable({
       <tbody>
         {rows.map((row, i) => (
           <tr key={i}>
-            {row.map((cell, j) => (
-              <td key={j}>{cell}</td>
+            {row.map((text, j) => (
+              <td key={j}>{cell ? cell(text, i, j) : text}</td>
             ))}
           </tr>
         ))}

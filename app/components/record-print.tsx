@@ -16,7 +16,8 @@ export const fileSize = (bytes: number) =>
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-function Block({ block }: { block: PrintBlock }) {
+/** One block of a printed record; a table's `links` make its first cells links, its `more` a line after it. */
+export function Block({ block }: { block: PrintBlock }) {
   if (block.kind === "fields") {
     return (
       <dl className="print-fields">
@@ -30,11 +31,33 @@ function Block({ block }: { block: PrintBlock }) {
     );
   }
   if (block.rows.length === 0) return <p className="muted">{block.empty}</p>;
-  return <DataTable className="print-table" caption={block.title} columns={block.columns} rows={block.rows} />;
+  const more = block.more ? (
+    <p className="muted">{block.more.href ? <Link to={block.more.href}>{block.more.text}</Link> : block.more.text}</p>
+  ) : null;
+  const links = block.links;
+  return (
+    <>
+      <DataTable
+        className="print-table"
+        caption={block.title}
+        columns={block.columns}
+        rows={block.rows}
+        cell={
+          links
+            ? (text, row, column) => {
+                const href = column === 0 ? links[row] : null;
+                return href ? <Link to={href}>{text}</Link> : text;
+              }
+            : undefined
+        }
+      />
+      {more}
+    </>
+  );
 }
 
 /** With JavaScript a Print button; without, how to print. */
-function PrintControl() {
+export function PrintControl() {
   const enhanced = useHydrated();
   return enhanced ? (
     <button type="button" className="button button-primary" onClick={() => window.print()}>

@@ -441,6 +441,55 @@ export const insightsAnswer = z
   })
   .meta({ id: "Insights", description: "The /insights figures (docs/decisions/017-insights.md)." });
 
+/** GET /api/reviewPack (issue 42, docs/decisions/059-management-review-pack.md). */
+export const reviewPackAnswer = z
+  .object({
+    figures: insightsAnswer,
+    bottleneck: z
+      .object({
+        step: z.string(),
+        label: z.string(),
+        median: z.number(),
+        p90: z.number().nullable(),
+        count: z.number().int(),
+      })
+      .nullable()
+      .meta({ description: "The step whose stays ended in the period took longest (median, then 90th percentile)." }),
+    lists: z
+      .array(
+        z.object({
+          figure: z.enum([
+            "state",
+            "type",
+            "risk",
+            "vessel",
+            "overdue",
+            "overdueActions",
+            "temporaryInEffect",
+            "temporaryExpired",
+            "step",
+          ]),
+          key: z.string().meta({ description: "The figure's row: a state, type, risk level, vessel or step; empty for one-number figures." }),
+          count: z.number().int().meta({ description: "The figure's own count." }),
+          mocs: z.array(
+            z.object({
+              id,
+              number: z.string(),
+              title: z.string().nullable(),
+              vessel: z.string(),
+              state: z.string(),
+              risk: z.enum(["low", "medium", "high", "extreme"]).nullable(),
+            }),
+          ),
+          more: z.number().int().meta({ description: "How many of the figure's MOCs are not listed (at most 10 are, newest first)." }),
+        }),
+      )
+      .meta({ description: "The MOCs behind each figure." }),
+    filter: z.object({ from: day, to: day, department: z.string().nullable(), vessel: z.string().nullable().optional() }),
+    generatedAt: z.string(),
+  })
+  .meta({ id: "ReviewPack", description: "The management review pack: Insight's figures with the MOCs behind each." });
+
 export const reminderRunAnswer = z.object({
   message: z.string(),
   totalReminders: z.number().int(),

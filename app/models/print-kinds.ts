@@ -4,7 +4,7 @@
  * attachments of a MOC or PCR. Its own module: the browser and the PDF worker thread load it
  * without the print model.
  */
-export type PrintKind = "MOC" | "PCR" | "Circulation";
+export type PrintKind = "MOC" | "PCR" | "Circulation" | "ReviewPack";
 
 export const PRINT_KINDS: Record<PrintKind, { label: string; path: string; back: string; recordParts: boolean }> = {
   MOC: { label: "Management of change", path: "/mocs", back: "Back to the MOC", recordParts: true },
@@ -13,6 +13,13 @@ export const PRINT_KINDS: Record<PrintKind, { label: string; path: string; back:
     label: "Read and understood: acknowledgement tracking",
     path: "/circulations",
     back: "Back to the tracking",
+    recordParts: false,
+  },
+  // The management review pack (docs/decisions/059-management-review-pack.md): figures, no record parts.
+  ReviewPack: {
+    label: "Management review (ISM Code 12, ISO 9001 9.3)",
+    path: "/insights/review",
+    back: "Back to Insight",
     recordParts: false,
   },
 };

@@ -129,6 +129,7 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
     if (b.title)
       doc.moveDown(0.3).font("bold").fontSize(9.5).fillColor("black").text(b.title, MARGIN.left, doc.y, { width });
     table(b.columns, b.rows, b.empty);
+    if (b.more) note(b.more.text);
   };
   /** A drawn signature as its image (a PNG or JPEG data URL), beside its label. */
   const signatureImage = (label: string, dataUrl: string) => {

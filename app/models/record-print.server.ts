@@ -28,7 +28,17 @@ export { utcText };
 export type PrintField = { label: string; value: string };
 export type PrintBlock =
   | { kind: "fields"; fields: PrintField[] }
-  | { kind: "table"; title?: string; columns: string[]; rows: string[][]; empty: string };
+  | {
+      kind: "table";
+      title?: string;
+      columns: string[];
+      rows: string[][];
+      empty: string;
+      /** The page's link for each row's first cell (the review pack's MOCs); paper and PDF print the text. */
+      links?: (string | null)[];
+      /** A line after the table: what it leaves out ("and 230 more"), and where the page links for them. */
+      more?: { text: string; href: string | null };
+    };
 export type PrintSection = { id: string; title: string; note: string | null; blocks: PrintBlock[] };
 
 /** One signature block: who, in which role or position, when (UTC) and what their signature means. */

@@ -1,16 +1,13 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
-import { DEPARTMENTS } from "#db/schema/enums";
+import { Link, useLoaderData } from "@remix-run/react";
 import { InsightsView } from "~/components/insights";
-import { FilterForm, FilterSelect } from "~/components/list-filters";
+import { InsightsFilterForm } from "~/components/insights-filters";
 import { departmentLabel, formatDate } from "~/components/moc";
 import type { InsightTableId } from "~/models/insights-tables";
 import { insightsQuerySchema } from "~/models/insights.schema";
 import { getInsights, requireInsightsReader } from "~/models/insights.server";
 import { requirePageUser } from "~/web/auth.server";
 import { listVessels } from "~/models/vessel.server";
-import { SCOPE_LABELS } from "~/models/vessel.constants";
-import { NOT_RECORDED } from "~/models/moc-names";
 import { Forbidden } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
 
@@ -58,30 +55,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
 }
 
-function DateField({ name, label, value, error }: { name: string; label: string; value: string; error?: string }) {
-  return (
-    <div className="field">
-      <label htmlFor={`insights-${name}`}>{label}</label>
-      <input
-        id={`insights-${name}`}
-        type="date"
-        name={name}
-        defaultValue={value}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `insights-${name}-error` : undefined}
-      />
-      {error ? (
-        <p className="field-error" id={`insights-${name}-error`}>
-          {error}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
 export default function InsightsPage() {
   const { figures, values, errors, query, vessels } = useLoaderData<typeof loader>();
-  const errorOf = (field: string) => errors.find((e) => e.field === field)?.message;
   const csvHref = (table: InsightTableId) => `/api/insights?${query}&format=csv&table=${table}`;
   return (
     <>
@@ -95,43 +70,20 @@ export default function InsightsPage() {
             : "Choose a period and a department."}
         </p>
       </header>
-      <FilterForm label="Insight filters" resetTo="/insights">
-        <div className="insights-filters">
-          <DateField name="from" label="From" value={values.from} error={errorOf("from")} />
-          <DateField name="to" label="To" value={values.to} error={errorOf("to")} />
-          <FilterSelect
-            id="insights-department"
-            name="department"
-            label="Department"
-            value={values.department}
-            choices={DEPARTMENTS.map((d) => [d, departmentLabel(d)] as const)}
-            any="All departments"
-          />
-          <FilterSelect
-            id="insights-vessel"
-            name="vessel"
-            label="Vessel"
-            value={values.vessel}
-            choices={[
-              ...vessels,
-              ["office", SCOPE_LABELS.office],
-              ["fleet", SCOPE_LABELS.fleet],
-              ["none", NOT_RECORDED],
-            ]}
-            any="All vessels and scopes"
-          />
-        </div>
-        {errorOf("vessel") ? (
-          <p className="field-error" role="alert">
-            {errorOf("vessel")}
-          </p>
-        ) : null}
-        {errorOf("department") ? (
-          <p className="field-error" role="alert">
-            {errorOf("department")}
-          </p>
-        ) : null}
-      </FilterForm>
+      <InsightsFilterForm
+        label="Insight filters"
+        resetTo="/insights"
+        values={values}
+        errors={errors}
+        vessels={vessels}
+      />
+      {figures ? (
+        <p className="no-print">
+          <Link to={`/insights/review?${query}`} className="button">
+            Management review pack
+          </Link>
+        </p>
+      ) : null}
       {figures ? (
         <InsightsView figures={figures} csvHref={csvHref} />
       ) : (

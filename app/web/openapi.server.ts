@@ -326,7 +326,7 @@ const TAGS: [tag: string, description: string, test: (path: string) => boolean][
   [
     "Reports",
     "Insights, year-end reviews and reminders.",
-    (p) => /^\/api\/(insights|year-end-review|auto_reminder)$/.test(p),
+    (p) => /^\/api\/(insights|reviewPack|year-end-review|auto_reminder)$/.test(p),
   ],
   [
     "Service",

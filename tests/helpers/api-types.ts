@@ -1109,6 +1109,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/reviewPack": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The management review pack: the /insights figures for a period, vessel and department with the MOCs behind each (admins, HSEQ, full access).
+     * @description The same figures as /api/insights (the same statements), plus the bottleneck step and, per figure, at most 10 MOCs (newest first) and how many more; /insights/review is the page and /insights/review/pdf the PDF.
+     */
+    get: operations["getReviewPack"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/year-end-review": {
     parameters: {
       query?: never;
@@ -1831,6 +1851,62 @@ export interface components {
       }[];
     } & {
       [key: string]: unknown;
+    };
+    /** @description The management review pack: Insight's figures with the MOCs behind each. */
+    ReviewPack: {
+      figures: components["schemas"]["Insights"];
+      /** @description The step whose stays ended in the period took longest (median, then 90th percentile). */
+      bottleneck: {
+        step: string;
+        label: string;
+        median: number;
+        p90: number | null;
+        count: number;
+      } | null;
+      /** @description The MOCs behind each figure. */
+      lists: {
+        /** @enum {string} */
+        figure:
+          | "state"
+          | "type"
+          | "risk"
+          | "vessel"
+          | "overdue"
+          | "overdueActions"
+          | "temporaryInEffect"
+          | "temporaryExpired"
+          | "step";
+        /** @description The figure's row: a state, type, risk level, vessel or step; empty for one-number figures. */
+        key: string;
+        /** @description The figure's own count. */
+        count: number;
+        mocs: {
+          /** Format: uuid */
+          id: string;
+          number: string;
+          title: string | null;
+          vessel: string;
+          state: string;
+          risk: ("low" | "medium" | "high" | "extreme") | null;
+        }[];
+        /** @description How many of the figure's MOCs are not listed (at most 10 are, newest first). */
+        more: number;
+      }[];
+      filter: {
+        /**
+         * Format: date
+         * @description A day, YYYY-MM-DD.
+         */
+        from: string;
+        /**
+         * Format: date
+         * @description A day, YYYY-MM-DD.
+         */
+        to: string;
+        department: string | null;
+        vessel?: string | null;
+      };
+      generatedAt: string;
     };
     YearEndReview: {
       /** Format: uuid */
@@ -5279,6 +5355,9 @@ export interface operations {
          *         },
          *         "close-moc": {
          *           "value": "yes"
+         *         },
+         *         "review-date": {
+         *           "value": "2026-11-25"
          *         }
          *       }
          *     }
@@ -5310,6 +5389,10 @@ export interface operations {
             "close-moc": {
               /** @enum {string} */
               value: "yes" | "no";
+            };
+            "review-date"?: {
+              /** Format: date */
+              value: string;
             };
           };
         };
@@ -8192,6 +8275,57 @@ export interface operations {
             data: components["schemas"]["Insights"];
           };
           "text/csv": string;
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getReviewPack: {
+    parameters: {
+      query?: {
+        /**
+         * @description The `from` filter.
+         * @example 2026-11-25
+         */
+        from?: string;
+        /**
+         * @description The `to` filter.
+         * @example 2026-11-25
+         */
+        to?: string;
+        /**
+         * @description The `department` filter.
+         * @example
+         */
+        department?: "" | "all" | ("engineering" | "operations" | "fleet" | "hseq");
+        /**
+         * @description The `vessel` filter.
+         * @example
+         */
+        vessel?: "" | "all" | ("office" | "fleet" | "none") | string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: components["schemas"]["ReviewPack"];
+          };
         };
       };
       400: components["responses"]["BadRequest"];

@@ -3,10 +3,10 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { insightsAnswer, reminderRunAnswer, reviewAnswer } from "~/models/api-answers.schema";
+import { insightsAnswer, reminderRunAnswer, reviewAnswer, reviewPackAnswer } from "~/models/api-answers.schema";
 import { idQuery } from "~/models/moc.schema";
 import { reviewBodySchema, reviewUpdateSchema } from "~/models/review.schema";
-import { insightsApiQuery } from "~/models/insights.schema";
+import { insightsApiQuery, insightsQuerySchema } from "~/models/insights.schema";
 import { okOf, type Operations } from "./operation";
 
 export const REPORT_OPERATIONS: Operations = {
@@ -17,6 +17,15 @@ export const REPORT_OPERATIONS: Operations = {
       query: insightsApiQuery,
       ok: okOf(insightsAnswer),
       csv: z.object({}),
+    },
+  },
+  "/api/reviewPack": {
+    get: {
+      summary: "The management review pack: the /insights figures for a period, vessel and department with the MOCs behind each (admins, HSEQ, full access).",
+      description:
+        "The same figures as /api/insights (the same statements), plus the bottleneck step and, per figure, at most 10 MOCs (newest first) and how many more; /insights/review is the page and /insights/review/pdf the PDF.",
+      query: insightsQuerySchema,
+      ok: okOf(reviewPackAnswer),
     },
   },
   "/api/year-end-review": {
