@@ -38,6 +38,16 @@ const PCR_PEOPLE = `(select string_agg(u.name, ', ' order by u.name) from users 
 const PCR_TITLE = `case jsonb_typeof(p.form->'title') when 'string' then p.form->>'title'
   when 'object' then p.form->'title'->>'value' end`;
 
+/**
+ * The numbers of a record's live external references (issue 42,
+ * docs/decisions/057-record-links-and-references.md), as words: "WO-1234" is indexed as "WO 1234"
+ * and "WO1234" (the parser reads "-1234" as a signed number, which the query's "1234" would not
+ * find). Kept by the trigger on `record_references` below.
+ */
+const REFERENCES = (recordKind: string, id: string) => `(select string_agg(regexp_replace(rr.ref, '[^[:alnum:]]+', ' ', 'g')
+    || ' ' || regexp_replace(rr.ref, '[^[:alnum:]]+', '', 'g'), ' ')
+  from record_references rr where rr.record_kind = '${recordKind}' and rr.record_id = ${id} and rr.removed_at is null)`;
+
 type Kind = {
   /** `search_entries.kind`. */
   kind: string;
@@ -73,6 +83,7 @@ const MOC: Kind = {
     { weight: "B", sql: partA("reason-for-change") },
     { weight: "C", sql: MOC_PEOPLE },
     { weight: "D", sql: partA("department-of-change") },
+    { weight: "A", sql: REFERENCES("moc", "md.moc_id") },
   ],
 };
 
@@ -89,6 +100,7 @@ const PCR: Kind = {
     { weight: "B", sql: plain("p.form->>'reason-for-change'") },
     { weight: "B", sql: plain("p.form->>'manual-procedure'") },
     { weight: "C", sql: PCR_PEOPLE },
+    { weight: "A", sql: REFERENCES("pcr", "p.id") },
   ],
 };
 
@@ -105,6 +117,7 @@ const LEGACY_MOC: Kind = {
     { weight: "C", sql: "r.originator_name" },
     { weight: "D", sql: "r.department" },
     { weight: "D", sql: "r.notes" },
+    { weight: "A", sql: REFERENCES("archive-moc", "r.id") },
   ],
 };
 
@@ -120,10 +133,19 @@ const LEGACY_PCR: Kind = {
     { weight: "B", sql: "r.procedure" },
     { weight: "C", sql: "r.originator_name" },
     { weight: "D", sql: "r.notes" },
+    { weight: "A", sql: REFERENCES("archive-pcr", "r.id") },
   ],
 };
 
 export const SEARCH_KINDS = [MOC, PCR, LEGACY_MOC, LEGACY_PCR] as const;
+
+/** The search kind of each record kind that carries external references (the year-end reviews are not searched). */
+const REFERENCE_KINDS: [string, Kind][] = [
+  ["moc", MOC],
+  ["pcr", PCR],
+  ["archive-moc", LEGACY_MOC],
+  ["archive-pcr", LEGACY_PCR],
+];
 
 /** The text search configuration of every field and query (app/models/search.server.ts). */
 export const SEARCH_CONFIG = "english";
@@ -196,6 +218,24 @@ $fn$;
 drop trigger if exists search_entries_person on users;
 create trigger search_entries_person after update of name on users
   for each row when (old.name is distinct from new.name) execute function search_entries_person();
+
+-- A reference added to or removed from a record (issue 42): that record's entry.
+create or replace function search_entries_reference() returns trigger language plpgsql as $fn$
+declare
+  changed record_references;
+begin
+  changed := case when tg_op = 'DELETE' then old else new end;
+${REFERENCE_KINDS.map(
+  ([recordKind, k], i) => `  ${i === 0 ? "if" : "elsif"} changed.record_kind = '${recordKind}' then
+    ${entries(k, `${k.id} = changed.record_id`)};`,
+).join("\n")}
+  end if;
+  return null;
+end
+$fn$;
+drop trigger if exists search_entries_reference on record_references;
+create trigger search_entries_reference after insert or update or delete on record_references
+  for each row execute function search_entries_reference();
 
 -- Every entry rebuilt from this definition; MOCs' by the trigger above as db/derived.ts then
 -- rebuilds every stored document.

@@ -9,6 +9,7 @@ import { iso } from "#db/moc-document";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, databaseErrorCode, DomainError, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canReadRecords, canWriteArchive, type Actor } from "./authz.server";
+import { referencesTextSql } from "./references-sql.server";
 import { afterSorted, cut, keyOfRow, orderBy, sortValues, type PageOf, type PageRequest, type SortKey } from "./keyset";
 import {
   ARCHIVE,
@@ -217,7 +218,9 @@ function archiveOrder(filter: ArchiveSearch): SQL {
 /** Every record of the filtered archive list, in its order, as documents (for csv-export.server.ts). */
 export function archiveExportQuery(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch): SQL {
   assertCanRead(actor);
-  return sql`${selectDocument(kind)} where ${archiveWhere(kind, filter)} order by ${archiveOrder(filter)}`;
+  const references = referencesTextSql(kind === "moc" ? "archive-moc" : "archive-pcr", sql`r.id`);
+  return sql`${selectDocument(kind, sql`, ${references} as "references"`)} where ${archiveWhere(kind, filter)}
+    order by ${archiveOrder(filter)}`;
 }
 
 /** The archive pages' list: search, filters, sort and a page, with the total, in one query. */

@@ -447,6 +447,38 @@ export const canSeeCirculation = (actor: Actor, record: CirculatedRecord) =>
   record.kind === "moc" ? canReadMoc(actor, record.moc) : canViewPcr(actor, record.pcr);
 
 // ---------------------------------------------------------------------------------------------
+// External references (issue 42, docs/decisions/057-record-links-and-references.md)
+
+/** Keep the list of reference types (/admin/references): admins. */
+export const canManageReferenceTypes = (actor: Actor) => isAdmin(actor);
+
+/** A record carrying references, as the rule below sees it. */
+export type ReferencedRecord =
+  | { kind: "moc"; moc: MocAccess }
+  | { kind: "pcr"; pcr: PcrAccess }
+  | { kind: "archive-moc" | "archive-pcr" | "review" };
+
+/**
+ * Add or remove a record's external references (in any state: an incident or a work order is often
+ * known after the change): admins and the HSEQ department, and per kind those who keep the record —
+ * a MOC's people (anyone it names, not its vessel's crew; another's draft stays its author's), a
+ * PCR's originator, the archive's and the year-end reviews' writers. Reading them is reading the record.
+ */
+export const canManageReferences = (actor: Actor, record: ReferencedRecord) => {
+  switch (record.kind) {
+    case "moc":
+      return !isOthersDraft(actor, record.moc) && (isAdmin(actor) || isHseq(actor) || isInvolved(actor, record.moc));
+    case "pcr":
+      return isAdmin(actor) || isHseq(actor) || record.pcr.originatorId === actor._id;
+    case "archive-moc":
+    case "archive-pcr":
+      return canWriteArchive(actor);
+    case "review":
+      return canWriteReviews(actor);
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
 // Legacy archive and year-end reviews
 
 /** Read legacy records and year-end reviews: any signed-in user. */

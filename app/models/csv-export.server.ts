@@ -235,6 +235,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = 
     createdAt: string;
     updatedAt: string;
     risk: RiskLevel | null;
+    references: string;
   };
   return csvStream<Row>(
     [
@@ -250,6 +251,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = 
       "Raised",
       "Last changed",
       "Risk",
+      "References",
     ],
     mocListExportQuery(actor, filter, list),
     (r) => [
@@ -265,6 +267,7 @@ export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = 
       r.createdAt,
       r.updatedAt,
       riskLabel(r.risk),
+      r.references,
     ],
     actor._id,
   );
@@ -281,6 +284,7 @@ export function pcrListCsv(actor: PublicUser, filter: PcrListFilter) {
     signed: number;
     createdAt: string;
     finishedAt: string | null;
+    references: string;
   };
   return csvStream<Row>(
     [
@@ -293,6 +297,7 @@ export function pcrListCsv(actor: PublicUser, filter: PcrListFilter) {
       "Signatures",
       "Raised",
       "Finished",
+      "References",
     ],
     pcrListExportQuery(actor, filter),
     (r) => [
@@ -305,6 +310,7 @@ export function pcrListCsv(actor: PublicUser, filter: PcrListFilter) {
       `${r.signed} of 6`,
       r.createdAt,
       r.finishedAt,
+      r.references,
     ],
     actor._id,
   );
@@ -326,8 +332,8 @@ const ARCHIVE_HEADERS: Record<string, string> = {
 
 export function archiveCsv(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch) {
   const fields = ARCHIVE[kind].fields;
-  return csvStream<ArchiveDocument>(
-    [...fields.map((f) => ARCHIVE_HEADERS[f] ?? f), "Entered by", "Entered"],
+  return csvStream<ArchiveDocument & { references: string }>(
+    [...fields.map((f) => ARCHIVE_HEADERS[f] ?? f), "Entered by", "Entered", "References"],
     archiveExportQuery(actor, kind, filter),
     (r) => [
       ...fields.map((f) => {
@@ -336,6 +342,7 @@ export function archiveCsv(actor: Actor, kind: ArchiveKind, filter: ArchiveSearc
       }),
       r.created_by?.name ?? null,
       r.createdAt,
+      r.references,
     ],
     actor._id,
   );

@@ -3,6 +3,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { iso } from "#db/moc-document";
 import { getDb } from "~/utils/db.server";
 import { pendingMocIds } from "./actions.server";
+import { referencesTextSql } from "./references-sql.server";
 import { mocListScope, mocOpenSql, type Actor, type MocList } from "./authz.server";
 import { documentsWithStage, withStage } from "./moc-query.server";
 import { afterSorted, cut, keyOfRow, orderBy, sortValues, type PageOf, type PageRequest, type SortKey } from "./keyset";
@@ -120,7 +121,8 @@ export function mocListExportQuery(actor: Actor, filter: MocListFilter, list: Mo
       m.target_date::text as "targetDate",
       ${sql.raw(iso("m.created_at", "s"))} as "createdAt",
       ${sql.raw(iso("m.updated_at", "s"))} as "updatedAt",
-      m.risk_level as risk
+      m.risk_level as risk,
+      ${referencesTextSql("moc", sql`m.id`)} as "references"
     from mocs m left join moc_forms f on f.moc_id = m.id and f.kind = 'originator'
     where ${mocListWhere(actor, filter, list)}
     order by ${ORDER(filter.sort)}`;

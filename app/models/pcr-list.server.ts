@@ -12,6 +12,7 @@ import { getDb } from "~/utils/db.server";
 import { pcrListScope } from "./authz.server";
 import { afterKey, cut, type PageOf, type PageRequest } from "./keyset";
 import { nextSlotSql } from "./pcr-chain.server";
+import { referencesTextSql } from "./references-sql.server";
 import { pcrDocuments, type PcrDocument } from "./pcr.server";
 import { searchQuerySchema } from "./text-rules";
 import type { PublicUser } from "./user.server";
@@ -109,7 +110,8 @@ const LIST_COLUMNS = sql`nullif(p.form->>'title', '') as title, p.status,
 /** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
 export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
   return sql`select p.serial_num as serial, ${LIST_COLUMNS},
-      ${sql.raw(iso("p.finished_at"))} as "finishedAt"
+      ${sql.raw(iso("p.finished_at"))} as "finishedAt",
+      ${referencesTextSql("pcr", sql`p.id`)} as "references"
     from pcrs p where ${pcrListWhere(actor, filter)}
     order by p.created_at desc, p.id`;
 }

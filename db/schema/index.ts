@@ -19,3 +19,4 @@ export * from "./risk";
 export * from "./vessels";
 export * from "./circulations";
 export * from "./training";
+export * from "./references";

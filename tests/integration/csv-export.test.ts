@@ -92,10 +92,13 @@ describe("MOC list CSV", () => {
       "Last changed",
       // docs/decisions/037-risk-ranking-and-approvals.md (an addition, last)
       "Risk",
+      // docs/decisions/057-record-links-and-references.md (an addition, last)
+      "References",
     ]);
     expect(rows).toHaveLength(2);
-    const [serial, title, vessel, status, , description, originator, owner, , raised, , risk] = rows[1]!;
+    const [serial, title, vessel, status, , description, originator, owner, , raised, , risk, references] = rows[1]!;
     expect(risk).toBe("Not ranked");
+    expect(references).toBe("");
     expect(serial).toBe(target.serial_num);
     // A MOC raised without a title or scope (an /api client of the original contract).
     expect(title).toBe("");

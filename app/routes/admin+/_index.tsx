@@ -33,6 +33,7 @@ export default function Administration() {
         <Link to="/admin/delegations">Delegations</Link>
         <Link to="/admin/vessels">Vessels</Link>
         <Link to="/admin/ranks">Ranks</Link>
+        <Link to="/admin/references">Reference types</Link>
         <Link to="/admin/audit">Audit trail</Link>
         <Link to="/admin/risk">Risk matrix</Link>
       </nav>

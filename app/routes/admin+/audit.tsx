@@ -4,6 +4,7 @@ import type { ChainName } from "~/models/audit-chain.server";
 import { verifyAuditTrail } from "~/models/audit.server";
 import { canVerifyAudit } from "~/models/authz.server";
 import { RANKS_RECORD } from "~/models/ranks.constants";
+import { REFERENCE_TYPES_RECORD } from "~/models/references.constants";
 import { requirePageUserWho } from "~/web/auth.server";
 import { countAuditVerification } from "~/utils/metrics.server";
 
@@ -20,7 +21,8 @@ const RECORD_URL: Record<ChainName, (id: string) => string> = {
   "archive-pcr": (id) => `/archive/pcrs/${id}`,
   review: (id) => `/reviews/${id}`,
   delegation: () => "/admin/delegations",
-  settings: (id) => (id === RANKS_RECORD ? "/admin/ranks" : "/admin/risk"),
+  settings: (id) =>
+    id === RANKS_RECORD ? "/admin/ranks" : id === REFERENCE_TYPES_RECORD ? "/admin/references" : "/admin/risk",
   vessel: (id) => `/vessels/${id}`,
 };
 
