@@ -2,7 +2,9 @@
  * `npm run bench:insights`: the insight figures alone, at any size, without the server. Seeds
  * BENCH_MOCS MOCs (default 10,000) as `npm run bench` does, plus their reminders and one PCR per ten
  * MOCs, into BENCH_DATABASE (default cm_bench_insights), then times computeInsights for the last
- * year and for each department, sequentially (median and max of 10 runs after 3 warm-ups).
+ * year and for each department, sequentially (median and max of 10 runs after 3 warm-ups); then the
+ * management review pack for the same year (docs/decisions/059-management-review-pack.md): its
+ * figures and MOC lists, and its description laid out as the PDF (on this thread, not the worker).
  * Used for docs/performance.md's figures at 10,000 and 100,000 MOCs.
  */
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -13,6 +15,8 @@ import * as schema from "../../db/schema";
 import { migrateDatabase } from "../../db/migrate";
 import { preparing } from "../../db/client";
 import { computeInsights } from "../../app/models/insights.server";
+import { computeReviewPack, reviewPackRecord } from "../../app/models/review-pack.server";
+import { recordPdf } from "../../app/models/record-pdf.server";
 import { insertInsightExtras, insertMocs, insertUsers } from "./data";
 
 process.env.BENCH_DATABASE ??= "cm_bench_insights";
@@ -55,6 +59,26 @@ try {
     console.log(
       `insights ${from}..${today}, ${department ?? "all departments"} (${opened} MOCs opened): ` +
         `median ${round(median(times))} ms, max ${round(Math.max(...times))} ms`,
+    );
+  }
+  {
+    const filter = { from, to: today, department: null };
+    const once = async () => {
+      const t0 = performance.now();
+      const pack = await db.transaction((tx) => computeReviewPack(filter, { db: tx }));
+      const t1 = performance.now();
+      const doc = recordPdf(reviewPackRecord(pack));
+      let bytes = 0;
+      for await (const chunk of doc) bytes += (chunk as Buffer).length;
+      return { figures: t1 - t0, total: performance.now() - t0, bytes, json: JSON.stringify(pack).length };
+    };
+    for (let i = 0; i < 3; i++) await once();
+    const runs: Awaited<ReturnType<typeof once>>[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await once());
+    console.log(
+      `review pack ${from}..${today}, all departments: figures and MOC lists median ${round(median(runs.map((r) => r.figures)))} ms` +
+        ` (max ${round(Math.max(...runs.map((r) => r.figures)))} ms, JSON ${round(runs[0]!.json / 1024)} KB);` +
+        ` with the PDF laid out median ${round(median(runs.map((r) => r.total)))} ms (max ${round(Math.max(...runs.map((r) => r.total)))} ms, PDF ${round(runs[0]!.bytes / 1024)} KB)`,
     );
   }
 } finally {

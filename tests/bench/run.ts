@@ -601,6 +601,32 @@ async function main(): Promise<void> {
           target: "reference",
         });
       }
+      // 5c. The management review pack for the same year (docs/decisions/059-management-review-pack.md):
+      //     Insight's figures with the MOCs behind each, GET /api/reviewPack end to end (target < 2 s).
+      {
+        const today = new Date().toISOString().slice(0, 10);
+        const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
+        const url = `${base}/api/reviewPack?from=${from}&to=${today}`;
+        for (let i = 0; i < 3; i++) await timeGet(url, auth(adminToken)); // warm-up
+        const times: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < PAGE_RUNS; i++) {
+          const got = await timeGet(url, auth(adminToken));
+          times.push(got.ms);
+          bytes = got.bytes;
+        }
+        const ms = median(times);
+        log(`review pack for ${from}..${today}: HTTP median ${round(ms)} ms`);
+        rows.push({
+          scenario: `GET /api/reviewPack, a year of ${MOCS} MOCs (figures and MOC lists, ${round(bytes / 1024, 0)} KB), admin, sequential`,
+          connections: 1,
+          rps: 1000 / ms,
+          p50: round(ms),
+          p99: round(Math.max(...times)),
+          target: "< 2000 ms",
+          pass: ms < 2000,
+        });
+      }
       // The read scenarios' peak without the admin list: before it, and (the mark reset) after it.
       if (peakReset) readsPeak.push(await peakMiB(server.pid));
       const readsPeakMiB = Math.max(...readsPeak);
