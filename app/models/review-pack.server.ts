@@ -411,23 +411,37 @@ const order = (stage: string) => {
   return i < 0 ? MOC_STAGES.length : i;
 };
 
-/** Effectiveness results (the verifications' reviews after closure), when Insight counts them. */
+/** Insight's effectiveness figure (docs/decisions/058-effectiveness-review.md), as its copies carry it. */
+type EffectivenessFigure = {
+  due: number;
+  answered: number;
+  effective: number;
+  partly: number;
+  notEffective: number;
+  overdue: number;
+};
+
+/** Effectiveness results: the reviews after closure due in the period, when Insight counts them. */
 function effectivenessSection(f: InsightsFigures): PrintSection {
-  const figure = (f as { effectiveness?: unknown }).effectiveness;
+  const e = (f as { effectiveness?: EffectivenessFigure | null }).effectiveness;
   return {
     id: "effectiveness",
     title: REVIEW_PACK_SECTIONS.effectiveness,
-    note: "The effectiveness reviews after closure: effective, partly effective, not effective.",
+    note: "The effectiveness reviews due in the period (set at closure), by their answer; overdue: not answered by the as-of day.",
     blocks: [
-      figure && typeof figure === "object"
+      e
         ? {
             kind: "fields",
-            fields: Object.entries(figure as Record<string, unknown>).map(([label, value]) => ({
-              label,
-              value: typeof value === "object" ? JSON.stringify(value) : String(value),
-            })),
+            fields: [
+              { label: "Reviews due", value: num(e.due) },
+              { label: "Answered", value: num(e.answered) },
+              { label: "Effective", value: num(e.effective) },
+              { label: "Partly effective", value: num(e.partly) },
+              { label: "Not effective", value: num(e.notEffective) },
+              { label: "Overdue", value: num(e.overdue) },
+            ],
           }
-        : { kind: "fields", fields: [{ label: "Results", value: "Not counted by Insight yet." }] },
+        : { kind: "fields", fields: [{ label: "Reviews due", value: "Not counted for this period." }] },
     ],
   };
 }

@@ -26,7 +26,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export default function ReviewPackPage() {
   const { record, query, values, errors, vessels } = useLoaderData<typeof loader>();
   return (
-    <article className="record-print" aria-labelledby="print-title">
+    <article className="record-print review-pack" aria-labelledby="print-title">
       <div className="row no-print print-toolbar">
         <Link to={query ? `/insights?${query}` : "/insights"} className="button">
           ← {PRINT_KINDS.ReviewPack.back}
