@@ -488,6 +488,25 @@ export const canWriteArchive = (actor: Actor) => isAdmin(actor) || isHseq(actor)
 /** Create and edit year-end reviews: admins and the HSEQ department. */
 export const canWriteReviews = (actor: Actor) => isAdmin(actor) || isHseq(actor);
 
+// ---------------------------------------------------------------------------------------------
+// Links between records (issue 42, docs/decisions/057-record-links-and-references.md)
+
+/**
+ * One end of a link as the link rules see it (record-ref-kinds.server.ts works both out per kind in
+ * SQL): `readable`, the reader may read the record by its kind's rule (`canReadMoc`, `canViewPcr`,
+ * `canReadRecords`); `worksOn`, the reader works on it (a MOC's people `isInvolved` or its
+ * originator, a PCR's originator, `canWriteArchive` for archive records, `canWriteReviews` for reviews).
+ */
+export type LinkEnd = { readable: boolean; worksOn: boolean };
+
+/** Link two records: whoever may read both ends and is an admin, in HSEQ, or works on one of them. */
+export const canLinkRecords = (actor: Actor, from: LinkEnd, to: LinkEnd) =>
+  from.readable && to.readable && (isAdmin(actor) || isHseq(actor) || from.worksOn || to.worksOn);
+
+/** Remove a link: whoever may make it between its ends, or its creator while they may read both ends. */
+export const canUnlinkRecords = (actor: Actor, link: { createdBy: string }, from: LinkEnd, to: LinkEnd) =>
+  canLinkRecords(actor, from, to) || (from.readable && to.readable && link.createdBy === actor._id);
+
 /** The /insights page and GET /api/insights (KPIs over every MOC and PCR): admins, HSEQ, full access. */
 export const canSeeInsights = (actor: Actor) => isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
 

@@ -61,6 +61,8 @@ export type RecordDescription = {
   path: string;
   /** The reader may read it (its kind's own reading rule). */
   readable: boolean;
+  /** The reader works on it (record-ref-kinds.server.ts `DescribedRecord`; `canLinkRecords` reads it). */
+  worksOn: boolean;
 };
 
 const describerOf = (kind: RecordRefKind) => {
@@ -88,17 +90,16 @@ export async function describeRecords(
   }
   const described = await Promise.all(
     [...byKind].map(async ([kind, ids]) =>
-      (await describerOf(kind)(db, actor, [...ids])).map(
-        (row): RecordDescription => ({
-          ref: recordRefText({ kind, id: row.id }),
-          kind,
-          id: row.id,
-          label: row.label,
-          title: row.title ?? "",
-          path: row.path,
-          readable: Boolean(row.readable),
-        }),
-      ),
+      (await describerOf(kind)(db, actor, [...ids])).map((row): RecordDescription => ({
+        ref: recordRefText({ kind, id: row.id }),
+        kind,
+        id: row.id,
+        label: row.label,
+        title: row.title ?? "",
+        path: row.path,
+        readable: Boolean(row.readable),
+        worksOn: Boolean(row.worksOn),
+      })),
     ),
   );
   return new Map(described.flat().map((d) => [d.ref, d]));

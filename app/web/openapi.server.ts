@@ -37,6 +37,7 @@ import { FLEET_OPERATIONS } from "./openapi/fleet";
 import { REPORT_OPERATIONS } from "./openapi/reports";
 import { SERVICE_OPERATIONS } from "./openapi/service";
 import { CIRCULATION_OPERATIONS } from "./openapi/circulations";
+import { LINK_OPERATIONS } from "./openapi/links";
 
 export type { ErrorStatus, Operation };
 
@@ -50,6 +51,7 @@ export const API: Operations = {
   ...REPORT_OPERATIONS,
   ...SERVICE_OPERATIONS,
   ...CIRCULATION_OPERATIONS,
+  ...LINK_OPERATIONS,
 };
 
 /** The sign-in: not under /api, but how an API client gets its token. */
@@ -322,6 +324,7 @@ const TAGS: [tag: string, description: string, test: (path: string) => boolean][
     "Finished changes circulated to vessels and departments for read-and-understood acknowledgement.",
     (p) => /^\/api\/(circulations|acknowledge|myAcknowledgements)$/.test(p),
   ],
+  ["Links", "Links between records, read both ways.", (p) => p === "/api/links"],
   ["Chat", "The chat room of each MOC and PCR.", (p) => p === "/api/chat"],
   [
     "Reports",

@@ -19,4 +19,5 @@ export * from "./risk";
 export * from "./vessels";
 export * from "./circulations";
 export * from "./training";
+export * from "./record-links";
 export * from "./references";

@@ -550,6 +550,9 @@ describe("the contract of every operation", () => {
       query: { from: "2026-01-01", to: "2026-06-30", format: "csv", table: "monthly" },
     });
     await exercise("get", "/api/insights", 403, { as: standard });
+    await exercise("get", "/api/reviewPack", 200, { as: admin, query: { from: "2026-01-01", to: "2026-06-30" } });
+    await exercise("get", "/api/reviewPack", 400, { as: admin, query: { from: "2026-06-30", to: "2026-01-01" } });
+    await exercise("get", "/api/reviewPack", 403, { as: standard });
     const review = {
       year: 1991,
       title: "Year-end review 1991",
@@ -668,6 +671,26 @@ describe("the contract of every operation", () => {
     await exercise("post", "/api/acknowledge", 200, { as: reader, body: { circulation_id: id } });
     await exercise("post", "/api/acknowledge", 403, { as: admin, body: { circulation_id: id } });
     await exercise("post", "/api/acknowledge", 404, { as: reader, body: { circulation_id: crypto.randomUUID() } });
+  });
+
+  it("links between records (issue 42)", async () => {
+    const originator = await makeUser({ department: "fleet" });
+    const stranger = await makeUser({ department: "engineering" });
+    const pcr = await createPcrOk(originator);
+    const other = await createPcrOk(originator);
+    const body = { from: `pcr:${pcr._id}`, to: `pcr:${other._id}`, kind: "replaces" };
+    const made = await exercise<Answer<"/api/links", "post", 201>>("post", "/api/links", 201, { as: originator, body });
+    await exercise("post", "/api/links", 200, { as: originator, body });
+    await exercise("post", "/api/links", 403, { as: stranger, body });
+    await exercise("post", "/api/links", 404, { as: originator, body: { ...body, to: `pcr:${crypto.randomUUID()}` } });
+    await exercise("post", "/api/links", 409, { as: originator, body: { ...body, from: body.to, to: body.from } });
+    await exercise("post", "/api/links", 400, { as: originator, body: { ...body, kind: "replaced by" } });
+    await exercise("get", "/api/links", 200, { as: originator, query: { record: `pcr:${pcr._id}` } });
+    await exercise("get", "/api/links", 403, { as: stranger, query: { record: `pcr:${pcr._id}` } });
+    await exercise("get", "/api/links", 404, { as: originator, query: { record: `moc:${crypto.randomUUID()}` } });
+    await exercise("delete", "/api/links", 404, { as: stranger, query: { id: made.body.data._id } });
+    await exercise("delete", "/api/links", 200, { as: originator, query: { id: made.body.data._id } });
+    await exercise("delete", "/api/links", 409, { as: originator, query: { id: made.body.data._id } });
   });
 
   it("the image proxy, this document and the benchmark floor", async () => {

@@ -50,6 +50,7 @@ import {
   pcrListScope,
   type PcrAccess,
 } from "~/models/authz.server";
+import { canLinkRecords, canUnlinkRecords, type LinkEnd } from "~/models/authz.server";
 import { pendingActions } from "~/models/actions.server";
 import { createPcrOk } from "../helpers/pcr";
 import { isOpenItem, openItemSql } from "~/models/moc-closure";
@@ -937,5 +938,61 @@ describe("circulation predicates", () => {
       (await getDb().execute(sql`select 1 from pcrs p where p.id = ${pcr.id} and ${pcrListScope(who)}`)).length === 1;
     expect(await listed(recipient)).toBe(true);
     expect(await listed(other)).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Links between records (issue 42, docs/decisions/057-record-links-and-references.md)
+
+const LINK_ENDS: Record<string, [LinkEnd, LinkEnd]> = {
+  "reads both, works on neither": [
+    { readable: true, worksOn: false },
+    { readable: true, worksOn: false },
+  ],
+  "reads both, works on one": [
+    { readable: true, worksOn: false },
+    { readable: true, worksOn: true },
+  ],
+  "reads one only (works on it)": [
+    { readable: true, worksOn: true },
+    { readable: false, worksOn: false },
+  ],
+};
+type LinkSituation = keyof typeof LINK_ENDS;
+const LINK_CREATOR = actor({});
+const LINK_PEOPLE = { ...ACTORS, "the link's creator": LINK_CREATOR } as const;
+type LinkPerson = keyof typeof LINK_PEOPLE;
+const LINK_PREDICATES: Record<string, (a: Actor, s: LinkSituation) => boolean> = {
+  canLinkRecords: (a, s) => canLinkRecords(a, ...LINK_ENDS[s]!),
+  canUnlinkRecords: (a, s) => canUnlinkRecords(a, { createdBy: LINK_CREATOR._id }, ...LINK_ENDS[s]!),
+};
+const ALL_LINK_PEOPLE = Object.keys(LINK_PEOPLE) as LinkPerson[];
+const LINK_TABLE: Record<string, Record<LinkSituation, LinkPerson[]>> = {
+  // Reads both ends, and is an admin, in HSEQ, or works on one of them.
+  canLinkRecords: {
+    "reads both, works on neither": ["admin", "hseq user"],
+    "reads both, works on one": ALL_LINK_PEOPLE,
+    "reads one only (works on it)": [],
+  },
+  // The same, or the link's creator while they read both ends.
+  canUnlinkRecords: {
+    "reads both, works on neither": ["admin", "hseq user", "the link's creator"],
+    "reads both, works on one": ALL_LINK_PEOPLE,
+    "reads one only (works on it)": [],
+  },
+};
+const LINK_CASES = Object.entries(LINK_TABLE).flatMap(([predicate, situations]) =>
+  (Object.keys(situations) as LinkSituation[]).flatMap((situation) =>
+    ALL_LINK_PEOPLE.map((who) => ({ predicate, situation, who, expected: situations[situation].includes(who) })),
+  ),
+);
+
+describe("link predicates", () => {
+  it("the table covers every predicate, situation and person", () => {
+    expect(Object.keys(LINK_TABLE).sort()).toEqual(Object.keys(LINK_PREDICATES).sort());
+    expect(LINK_CASES).toHaveLength(2 * 3 * ALL_LINK_PEOPLE.length);
+  });
+  it.each(LINK_CASES)("$predicate($who, $situation) is $expected", ({ predicate, situation, who, expected }) => {
+    expect(LINK_PREDICATES[predicate]!(LINK_PEOPLE[who], situation)).toBe(expected);
   });
 });

@@ -1,0 +1,320 @@
+/**
+ * Links between records (issue 42, docs/decisions/057-record-links-and-references.md), through the
+ * model and /api/links on a real database: a MOC linked to a PCR, an archive record and a review;
+ * bad input (400), unknown records (404), who may not (403), the same pair the other way (409),
+ * each changing nothing; a replay and concurrent duplicates make one link; both records' chains get
+ * an entry and verify; the inverse wording on the other end; a reader of only one end sees nothing
+ * of the link; removal keeps the history; record references parsed and described.
+ */
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as linksRoute from "~/routes/api+/links";
+import { historyOf, verifyAuditTrail } from "~/models/audit.server";
+import { linkRecords, linksOf } from "~/models/record-links.server";
+import { describeRecords, mayReadRecord, parseRecordRef } from "~/models/record-refs.server";
+import type { PublicUser } from "~/models/user.server";
+import { closeDb, getDb } from "~/utils/db.server";
+import { api } from "../helpers/api";
+import { makeAdmin, makeUser } from "../helpers/factories";
+import { makeCast, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
+import { createPcrOk, type PcrDoc } from "../helpers/pcr";
+import type { CallOptions } from "../helpers/request";
+
+const linksApi = async (who: { _id: string } | null, options: CallOptions & { query?: string } = {}) =>
+  api(linksRoute, {
+    ...options,
+    path: `/api/links${options.query ?? ""}`,
+    token: who ? await tokenOf(who) : undefined,
+  });
+
+const linkCount = async () =>
+  (await getDb().execute<{ n: number }>(sql`select count(*)::int as n from record_links`))[0]!.n;
+
+let admin: PublicUser;
+let hseq: PublicUser;
+let stranger: PublicUser;
+let pcrOriginator: PublicUser;
+let cast: Awaited<ReturnType<typeof makeCast>>;
+let moc: Doc;
+let pcr: PcrDoc;
+let archiveMoc: string;
+let review: string;
+
+beforeAll(async () => {
+  [admin, hseq, stranger, pcrOriginator] = await Promise.all([
+    makeAdmin({ name: "Ada Admin" }),
+    makeUser({ name: "Hal Hseq", department: "hseq" }),
+    makeUser({ name: "Sam Stranger", department: "engineering" }),
+    makeUser({ name: "Pia Pcr", department: "fleet" }),
+  ]);
+  cast = await makeCast();
+  moc = await mocAt("c", cast);
+  pcr = await createPcrOk(pcrOriginator);
+  const [a] = await getDb().execute<{
+    id: string;
+  }>(sql`insert into legacy_mocs (serial_num, title, originator_name, date_raised)
+    values ('7/2009', 'Ballast pump replaced', 'J. Smith', '2009-03-01') returning id::text as id`);
+  archiveMoc = a!.id;
+  const [r] = await getDb().execute<{ id: string }>(sql`insert into year_end_reviews (year, title, moc_summary)
+    values (2025, 'Review of 2025', '{"total":0,"completed":0,"declined":0,"open":0,"by_department":{}}'::jsonb) returning id::text as id`);
+  review = r!.id;
+}, 120_000);
+afterAll(async () => closeDb());
+
+const mocRef = () => `moc:${moc._id}`;
+const pcrRef = () => `pcr:${pcr._id}`;
+
+describe("record references", () => {
+  it("parses <kind>:<id>, saying whether the form, the kind or the id is wrong", () => {
+    expect(parseRecordRef(`MOC:${moc._id.toUpperCase()}`)).toEqual({ kind: "moc", id: moc._id });
+    expect(() => parseRecordRef("moc")).toThrow(/Expected a record as "<kind>:<id>"/);
+    expect(() => parseRecordRef(`mcr:${moc._id}`)).toThrow(/"mcr" is not a kind of record/);
+    expect(() => parseRecordRef("pcr:12")).toThrow(/"12" is not a record id/);
+  });
+
+  it("describes a batch, one statement per kind, by each kind's reading rule", async () => {
+    const refs = [
+      { kind: "moc" as const, id: moc._id },
+      { kind: "pcr" as const, id: pcr._id },
+      { kind: "archive-moc" as const, id: archiveMoc },
+      { kind: "review" as const, id: review },
+      { kind: "pcr" as const, id: randomUUID() },
+    ];
+    const forStranger = await describeRecords(getDb(), stranger, refs);
+    expect(forStranger.size).toBe(4);
+    expect(forStranger.get(mocRef())).toMatchObject({
+      label: `MOC ${moc.serial_num}`,
+      path: `/mocs/${moc._id}`,
+      readable: false,
+    });
+    expect(forStranger.get(pcrRef())).toMatchObject({ label: `PCR ${pcr.serial_num}`, readable: false });
+    expect(forStranger.get(`archive-moc:${archiveMoc}`)).toMatchObject({
+      label: "Legacy MOC 7/2009",
+      title: "Ballast pump replaced",
+      path: `/archive/mocs/${archiveMoc}`,
+      readable: true,
+    });
+    expect(forStranger.get(`review:${review}`)).toMatchObject({ label: "Year-end review 2025", readable: true });
+    const forOriginator = await describeRecords(getDb(), cast.originator, refs);
+    expect(forOriginator.get(mocRef())).toMatchObject({ readable: true, worksOn: true });
+    expect(await mayReadRecord(pcrOriginator, { kind: "pcr", id: pcr._id })).toBe(true);
+    expect(await mayReadRecord(cast.originator, { kind: "pcr", id: pcr._id })).toBe(false);
+  });
+});
+
+describe("POST /api/links", () => {
+  it("refuses bad input (400), unknown records (404) and who may not (403), each changing nothing", async () => {
+    const before = await linkCount();
+    const bad: [unknown, string][] = [
+      [{ from: "moc", to: pcrRef(), kind: "related" }, "from"],
+      [{ from: `mcr:${moc._id}`, to: pcrRef(), kind: "related" }, "from"],
+      [{ from: mocRef(), to: "pcr:12", kind: "related" }, "to"],
+      [{ from: mocRef(), to: pcrRef(), kind: "relates" }, "kind"],
+      [{ from: mocRef(), to: mocRef(), kind: "related" }, "to"],
+    ];
+    for (const [body, path] of bad) {
+      const res = await linksApi(admin, { method: "POST", body });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.issues.map((i: { path: string }) => i.path)).toContain(path);
+    }
+    const unknown = await linksApi(admin, {
+      method: "POST",
+      body: { from: mocRef(), to: `pcr:${randomUUID()}`, kind: "related" },
+    });
+    expect(unknown.status).toBe(404);
+    // The MOC's originator may not read the PCR; the stranger reads neither; the PCR's originator not the MOC.
+    for (const who of [cast.originator, stranger, pcrOriginator]) {
+      const res = await linksApi(who, {
+        method: "POST",
+        body: { from: mocRef(), to: pcrRef(), kind: "procedure changed by" },
+      });
+      expect(res.status, res.text).toBe(403);
+    }
+    // Reads both (archive and review: everyone), works on neither.
+    const neither = await linksApi(stranger, {
+      method: "POST",
+      body: { from: `archive-moc:${archiveMoc}`, to: `review:${review}`, kind: "related" },
+    });
+    expect(neither.status).toBe(403);
+    expect(neither.body.message).toMatch(/admins, the HSEQ department and the people who work on one of the records/);
+    expect(await linkCount()).toBe(before);
+  });
+
+  it("links a MOC to a PCR (201), in both records' chains, which verify; again it answers the link (200, created: false)", async () => {
+    const res = await linksApi(hseq, {
+      method: "POST",
+      body: { from: mocRef(), to: pcrRef(), kind: "procedure changed by" },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({
+      from: mocRef(),
+      to: pcrRef(),
+      kind: "procedure changed by",
+      createdBy: { _id: hseq._id, name: "Hal Hseq" },
+      removedAt: null,
+      created: true,
+    });
+    const again = await linksApi(hseq, {
+      method: "POST",
+      body: { from: mocRef(), to: pcrRef(), kind: "procedure changed by" },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ _id: res.body.data._id, created: false });
+    const mocTrail = (await historyOf("moc", moc._id)).filter((h) => h.action === "Linked");
+    expect(mocTrail.map((h) => h.comment)).toEqual([
+      expect.stringMatching(`^procedure changed by PCR ${pcr.serial_num}`),
+    ]);
+    const pcrTrail = (await historyOf("pcr", pcr._id)).filter((h) => h.action === "Linked");
+    expect(pcrTrail.map((h) => h.comment)).toEqual([
+      expect.stringMatching(`^changes the procedure of MOC ${moc.serial_num}`),
+    ]);
+    const broken = (await verifyAuditTrail()).broken.filter((b) => b.recordId === moc._id || b.recordId === pcr._id);
+    expect(broken).toEqual([]);
+  });
+
+  it("refuses the same pair and kind the other way (409); another kind is another link", async () => {
+    const reverse = await linksApi(admin, {
+      method: "POST",
+      body: { from: pcrRef(), to: mocRef(), kind: "procedure changed by" },
+    });
+    expect(reverse.status, reverse.text).toBe(409);
+    expect(reverse.body.message).toMatch(/already linked the other way/i);
+    const related = await linksApi(admin, { method: "POST", body: { from: pcrRef(), to: mocRef(), kind: "related" } });
+    expect(related.status).toBe(201);
+    // "related" reads the same both ways: made again the other way, it is the same link.
+    const relatedBack = await linksApi(admin, {
+      method: "POST",
+      body: { from: mocRef(), to: pcrRef(), kind: "related" },
+    });
+    expect(relatedBack.status).toBe(200);
+    expect(relatedBack.body.data._id).toBe(related.body.data._id);
+  });
+
+  it("makes concurrent duplicates once, with one entry in each chain", async () => {
+    const before = (await historyOf("archive-moc", archiveMoc)).length;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        linksApi(hseq, {
+          method: "POST",
+          body: { from: mocRef(), to: `archive-moc:${archiveMoc}`, kind: "replaces" },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    expect(new Set(results.map((r) => r.body.data._id)).size).toBe(1);
+    expect((await historyOf("archive-moc", archiveMoc)).length).toBe(before + 1);
+    const rows = await getDb().execute(
+      sql`select 1 from record_links where to_kind = 'archive-moc' and to_id = ${archiveMoc}::uuid and removed_at is null`,
+    );
+    expect(rows.length).toBe(1);
+  });
+
+  it("is usable inside another transaction, which it joins (rolled back with it)", async () => {
+    const before = await linkCount();
+    await expect(
+      getDb().transaction(async (tx) => {
+        await linkRecords(tx, admin, {
+          from: { kind: "review", id: review },
+          to: { kind: "moc", id: moc._id },
+          kind: "follow-up of",
+        });
+        throw new Error("the caller's transaction fails");
+      }),
+    ).rejects.toThrow(/caller's transaction fails/);
+    expect(await linkCount()).toBe(before);
+  });
+});
+
+describe("GET /api/links", () => {
+  it("answers a record's links from its side, both ends described, the inverse wording on the other end", async () => {
+    const fromMoc = await linksApi(hseq, { query: `?record=${mocRef()}` });
+    expect(fromMoc.status, fromMoc.text).toBe(200);
+    expect(fromMoc.body.data.record).toMatchObject({ ref: mocRef(), label: `MOC ${moc.serial_num}` });
+    const seen = fromMoc.body.data.links.map(
+      (l: { seen: string; other: { ref: string } }) => `${l.seen} ${l.other.ref}`,
+    );
+    expect(seen).toEqual([
+      `procedure changed by ${pcrRef()}`,
+      `related ${pcrRef()}`,
+      `replaces archive-moc:${archiveMoc}`,
+    ]);
+    const first = fromMoc.body.data.links[0];
+    expect(first.from).toMatchObject({ ref: mocRef(), path: `/mocs/${moc._id}` });
+    expect(first.to).toMatchObject({ ref: pcrRef(), label: `PCR ${pcr.serial_num}`, path: `/pcrs/${pcr._id}` });
+    expect(first.kind).toBe("procedure changed by");
+
+    const fromPcr = await linksApi(hseq, { query: `?record=${pcrRef()}` });
+    expect(fromPcr.body.data.links.map((l: { seen: string }) => l.seen)).toEqual([
+      "changes the procedure of",
+      "related",
+    ]);
+    const fromArchive = await linksApi(stranger, { query: `?record=archive-moc:${archiveMoc}` });
+    // The stranger reads the archive record but not the MOC: nothing of the link.
+    expect(fromArchive.status).toBe(200);
+    expect(fromArchive.body.data.links).toEqual([]);
+    const fromArchiveHseq = await linksApi(hseq, { query: `?record=archive-moc:${archiveMoc}` });
+    expect(fromArchiveHseq.body.data.links.map((l: { seen: string }) => l.seen)).toEqual(["replaced by"]);
+  });
+
+  it("shows a reader of only one end nothing of the link", async () => {
+    // The MOC's originator reads the MOC (and the archive), not the PCR; the PCR's originator the PCR, not the MOC.
+    const mocSide = await linksApi(cast.originator, { query: `?record=${mocRef()}` });
+    expect(mocSide.status).toBe(200);
+    expect(mocSide.body.data.links.map((l: { other: { ref: string } }) => l.other.ref)).toEqual([
+      `archive-moc:${archiveMoc}`,
+    ]);
+    expect(mocSide.text).not.toContain(pcr._id);
+    const pcrSide = await linksApi(pcrOriginator, { query: `?record=${pcrRef()}` });
+    expect(pcrSide.status).toBe(200);
+    expect(pcrSide.body.data.links).toEqual([]);
+    expect(pcrSide.text).not.toContain(moc._id);
+    const unreadable = await linksApi(pcrOriginator, { query: `?record=${mocRef()}` });
+    expect(unreadable.status).toBe(403);
+    expect((await linksApi(hseq, { query: `?record=moc:${randomUUID()}` })).status).toBe(404);
+    const bad = await linksApi(hseq, { query: "?record=moc:1" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues[0].path).toBe("record");
+  });
+});
+
+describe("DELETE /api/links", () => {
+  it("removes a link, keeping it in the history of both records; who may not gets 403; again 409", async () => {
+    const made = await linksApi(cast.originator, {
+      method: "POST",
+      body: { from: mocRef(), to: `review:${review}`, kind: "follow-up of" },
+    });
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.data._id;
+    const refused = await linksApi(stranger, { method: "DELETE", query: `?id=${id}` });
+    expect(refused.status).toBe(404); // the stranger may not read the MOC: no such link for them
+    // Reads both ends (full access), works on neither, did not make it.
+    const reader = await makeUser({ name: "Fay Full", department: "engineering", access: "full" });
+    const refused2 = await linksApi(reader, { method: "DELETE", query: `?id=${id}` });
+    expect(refused2.status, refused2.text).toBe(403);
+    const removed = await linksApi(cast.originator, { method: "DELETE", query: `?id=${id}` });
+    expect(removed.status, removed.text).toBe(200);
+    expect(removed.body.data).toMatchObject({ _id: id, removedBy: { _id: cast.originator._id } });
+    expect(removed.body.data.removedAt).toMatch(/Z$/);
+    expect((await linksApi(cast.originator, { method: "DELETE", query: `?id=${id}` })).status).toBe(409);
+    expect((await linksApi(admin, { method: "DELETE", query: `?id=${randomUUID()}` })).status).toBe(404);
+    expect((await linksApi(admin, { method: "DELETE", query: "?id=x" })).status).toBe(400);
+    const [row] = await getDb().execute(sql`select removed_at from record_links where id = ${id}::uuid`);
+    expect(row).toBeDefined();
+    const reviewTrail = (await historyOf("review", review)).map((h) => `${h.action}: ${h.comment}`);
+    expect(reviewTrail).toEqual([
+      expect.stringMatching(/^Linked: followed up by MOC /),
+      expect.stringMatching(/^Link removed: followed up by MOC /),
+    ]);
+    const mocTrail = (await historyOf("moc", moc._id)).filter((h) => h.action.startsWith("Link")).map((h) => h.action);
+    expect(mocTrail.slice(-2)).toEqual(["Linked", "Link removed"]);
+    expect((await linksOf(admin, { kind: "review", id: review })).links).toEqual([]);
+    // Made again after its removal: a new link.
+    const remade = await linksApi(admin, {
+      method: "POST",
+      body: { from: mocRef(), to: `review:${review}`, kind: "follow-up of" },
+    });
+    expect(remade.status).toBe(201);
+    expect(remade.body.data._id).not.toBe(id);
+  });
+});
