@@ -118,4 +118,17 @@ export type InsightsFigures = {
    * (docs/decisions/023-temporary-changes-and-delegation.md). Absent from earlier copies.
    */
   standing?: { overdue: number; withOverdueActions: number; temporaryInEffect: number; temporaryExpired: number };
+  /**
+   * Effectiveness reviews (issue 42, docs/decisions/058-effectiveness-review.md): those due in the
+   * period, answered, by result, and overdue on `asOf` (due in the period, not answered, due before
+   * it). Absent from copies stored before it was counted.
+   */
+  effectiveness?: {
+    due: number;
+    answered: number;
+    effective: number;
+    partly: number;
+    notEffective: number;
+    overdue: number;
+  };
 };

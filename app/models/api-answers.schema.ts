@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { ACCESS_LEVELS, DEPARTMENTS, LEGACY_STATUSES, PCR_ROLES, POSITIONS, ROLES } from "#db/schema/enums";
+import { effectivenessReviewAnswer } from "./effectiveness.schema";
 
 const id = z.uuid();
 const at = z.iso.datetime({ offset: true }).meta({ description: "A moment, ISO 8601 (UTC)." });
@@ -219,6 +220,10 @@ export const mocAnswer = z
     reviewed_risk_level: z.enum(["low", "medium", "high", "extreme"]).nullable().optional().meta({
       description:
         "The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review.",
+    }),
+    effectiveness_review: effectivenessReviewAnswer.nullable().optional().meta({
+      description:
+        "Its effectiveness review (issue 42, a new key; GET /api/singlemoc): set when the verification closed it, null before (or for a MOC closed before reviews were asked).",
     }),
     stage: z.string().meta({
       description:

@@ -510,6 +510,13 @@ export const canUnlinkRecords = (actor: Actor, link: { createdBy: string }, from
 /** The /insights page and GET /api/insights (KPIs over every MOC and PCR): admins, HSEQ, full access. */
 export const canSeeInsights = (actor: Actor) => isAdmin(actor) || isHseq(actor) || hasFullAccess(actor);
 
+/**
+ * Answer a closed MOC's effectiveness review (/mocs/:id/effectiveness, POST /api/effectivenessReview;
+ * issue 42, docs/decisions/058-effectiveness-review.md): the HSEQ department, whose turn it is, or an admin.
+ * Its list twin: the daily run and "Waiting on me" ask the HSEQ department (`users.department = 'hseq'`).
+ */
+export const canAnswerEffectivenessReview = (actor: Actor) => isAdmin(actor) || isHseq(actor);
+
 // ---------------------------------------------------------------------------------------------
 // Operations
 

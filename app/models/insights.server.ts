@@ -27,6 +27,7 @@ import { overdueItem } from "./action-tasks.server";
 import { NOT_RECORDED, scopeLabel } from "./moc-names";
 import { VESSEL_LABEL_OR_NOT_RECORDED_SQL, vesselFilterSql } from "./moc-scope.server";
 import { recipientStateSql } from "./circulations.server";
+import { effectivenessFigures } from "./effectiveness.server";
 import { MOC_STAGE_SQL } from "./moc-steps.server";
 import { temporaryFilterSql } from "./temporary.server";
 
@@ -141,6 +142,7 @@ export async function computeInsightsWithMocs(
     const pcrs = await pcrFigures(tx, b, filter.department);
     const reminders = await reminderFigures(tx, b);
     const acknowledgementCompliance = await acknowledgementFigures(tx, b, filter.department, vessel);
+    const effectiveness = await effectivenessFigures(tx, b);
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -165,6 +167,7 @@ export async function computeInsightsWithMocs(
       vessel: vessel ? await vesselFilterLabel(tx, vessel) : null,
       vessels,
       acknowledgementCompliance,
+      effectiveness,
       states,
       types,
       standing,

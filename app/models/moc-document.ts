@@ -25,6 +25,7 @@ import type { z } from "zod";
 // A type only: nothing of the server module reaches the browser.
 import type { Access, Department, Role } from "#db/schema/enums";
 import type { SignatureManifestation } from "./audit.server";
+import type { EffectivenessReview } from "./effectiveness-closure.server";
 
 /** A user as documents carry it (never the password hash). */
 export type UserJson = {
@@ -117,6 +118,11 @@ export type MocDocument = {
   target_date: string | null;
   /** Null for a permanent change (docs/decisions/023-temporary-changes-and-delegation.md). */
   temporary: TemporaryChange | null;
+  /**
+   * Its effectiveness review (issue 42, docs/decisions/058-effectiveness-review.md): GET /api/singlemoc
+   * reads it live beside the stored document; null before closure, absent elsewhere.
+   */
+  effectiveness_review?: EffectivenessReview | null;
   createdAt: string;
   updatedAt: string;
 };

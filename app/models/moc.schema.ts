@@ -360,6 +360,12 @@ export const verifierFormSchema = z.object({
   "feedback-complete": field(yesNo),
   "moc-effective": field(yesNo),
   "close-moc": field(yesNo),
+  /**
+   * The effectiveness review's date when this verification closes the MOC (issue 42, an added key):
+   * after today, within two years; absent, the default by change type
+   * (docs/decisions/058-effectiveness-review.md). Ignored when the MOC stays open.
+   */
+  "review-date": optionalField(isoDate),
 });
 
 /** The verifier returns the MOC to implementation instead of closing it (f -> e), saying why. */

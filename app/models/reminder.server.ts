@@ -28,6 +28,7 @@ import { MOC_STAGE_SQL, OWNER_SQL } from "./moc-steps.server";
 import { mocEmailName } from "./moc-names";
 import { TITLE_SQL, VESSEL_LABEL_SQL } from "./moc-scope.server";
 import { sendTemporaryReminders, type TemporaryReminder } from "./temporary.server";
+import { effectivenessReviewEmails } from "./effectiveness.server";
 
 export type ReminderResult = { moc_id: string; serial_num: string; urgency: ReminderUrgency; emailsSent: number };
 /** GET /api/auto_reminder's answer (the contract's keys, docs/api-contract.md). */
@@ -344,6 +345,8 @@ export async function sendDueReminders(
         where r.moc_id = c.moc_id and r.day = ${day}::date`);
     }
     const temporary = await sendTemporaryReminders(tx, day);
+    // Effectiveness reviews come due or overdue, to the HSEQ department (issue 42, effectiveness.server.ts).
+    const reviews = await effectivenessReviewEmails(tx, day);
     if (options.timings) options.timings.queueMs = performance.now() - t;
     const results = claimed.map((row) => ({
       moc_id: row.mocId,
@@ -366,7 +369,10 @@ export async function sendDueReminders(
           : `No reminders due for ${day} (nothing due, or already reminded today)`) +
         actionText +
         acknowledgementText +
-        temporaryText,
+        temporaryText +
+        (reviews.due + reviews.overdue
+          ? `; ${plural(reviews.due, "effectiveness review")} due, ${reviews.overdue} overdue`
+          : ""),
       totalReminders: results.length,
       results,
       temporaryReminders: temporary.results,

@@ -38,6 +38,7 @@ import { REPORT_OPERATIONS } from "./openapi/reports";
 import { SERVICE_OPERATIONS } from "./openapi/service";
 import { CIRCULATION_OPERATIONS } from "./openapi/circulations";
 import { LINK_OPERATIONS } from "./openapi/links";
+import { EFFECTIVENESS_OPERATIONS } from "./openapi/effectiveness";
 
 export type { ErrorStatus, Operation };
 
@@ -52,6 +53,7 @@ export const API: Operations = {
   ...SERVICE_OPERATIONS,
   ...CIRCULATION_OPERATIONS,
   ...LINK_OPERATIONS,
+  ...EFFECTIVENESS_OPERATIONS,
 };
 
 /** The sign-in: not under /api, but how an API client gets its token. */
@@ -325,6 +327,11 @@ const TAGS: [tag: string, description: string, test: (path: string) => boolean][
     (p) => /^\/api\/(circulations|acknowledge|myAcknowledgements)$/.test(p),
   ],
   ["Links", "Links between records, read both ways.", (p) => p === "/api/links"],
+  [
+    "Effectiveness reviews",
+    "A closed MOC's effectiveness review, answered once by the HSEQ department.",
+    (p) => p === "/api/effectivenessReview",
+  ],
   ["Chat", "The chat room of each MOC and PCR.", (p) => p === "/api/chat"],
   [
     "Reports",

@@ -6,6 +6,8 @@ import { historyOf } from "~/models/audit.server";
 import { listAttachments, type AttachmentView } from "~/models/attachments.server";
 import { renderRecordPdf } from "~/models/record-pdf-worker.server";
 import { mocPrintRecord, pcrPrintRecord, type PrintAttachment, type PrintRecord } from "~/models/record-print.server";
+import { effectivenessPrintSection } from "~/models/effectiveness-closure.server";
+import { effectivenessReviewOf } from "~/models/effectiveness.server";
 import { DomainError } from "~/utils/errors";
 import { refusal } from "~/utils/http.server";
 import { requirePcrForPage } from "./pcr-page.server";
@@ -35,7 +37,11 @@ export async function pcrRecordFor(request: Request, id: string | undefined): Pr
 
 async function mocRecordAndReader(request: Request, id: string | undefined) {
   const { doc, user } = await requireMocForPage(request, id);
-  return { record: mocPrintRecord(doc, forPrint(await listAttachments({ mocId: doc._id }))), reader: user._id };
+  const [files, review] = await Promise.all([listAttachments({ mocId: doc._id }), effectivenessReviewOf(doc._id)]);
+  const record = mocPrintRecord(doc, forPrint(files));
+  // Its effectiveness review after the parts (issue 42, docs/decisions/058-effectiveness-review.md).
+  record.sections.push(...effectivenessPrintSection(review, record.generatedAt.slice(0, 10)));
+  return { record, reader: user._id };
 }
 
 async function pcrRecordAndReader(request: Request, id: string | undefined) {

@@ -75,3 +75,7 @@ export type NoticeKind = (typeof NOTICE_KINDS)[number];
 /** email and in-app, in-app only, or nothing. */
 export const NOTICE_CHANNELS = ["email", "digest", "in_app", "off"] as const;
 export type NoticeChannel = (typeof NOTICE_CHANNELS)[number];
+
+/** How an effectiveness review answers (issue 42, docs/decisions/058-effectiveness-review.md). */
+export const EFFECTIVENESS_RESULTS = ["effective", "partly", "not-effective"] as const;
+export type EffectivenessResult = (typeof EFFECTIVENESS_RESULTS)[number];

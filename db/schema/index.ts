@@ -21,3 +21,4 @@ export * from "./circulations";
 export * from "./training";
 export * from "./record-links";
 export * from "./references";
+export * from "./effectiveness";

@@ -1505,6 +1505,25 @@ export interface components {
       risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       /** @description The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review. */
       reviewed_risk_level?: ("low" | "medium" | "high" | "extreme") | null;
+      /** @description Its effectiveness review (issue 42, a new key; GET /api/singlemoc): set when the verification closed it, null before (or for a MOC closed before reviews were asked). */
+      effectiveness_review?: {
+        /** @description The day the review is due (YYYY-MM-DD). */
+        due_on: string;
+        /** @description The verifier who set it when closing the MOC. */
+        set_by: {
+          _id: string;
+          name: string;
+        } | null;
+        set_at: string;
+        /** @description Null until answered. */
+        result: ("effective" | "partly" | "not-effective") | null;
+        comment: string | null;
+        reviewed_by: {
+          _id: string;
+          name: string;
+        } | null;
+        reviewed_at: string | null;
+      } | null;
       /** @description Where the MOC stands, in words, as every page, list, CSV, print and email names it: the status's own ("Approval", "Verification") or the step it waits on ("Deviation decision", "Second approval (High risk)", "Completion report", "Returned by HSEQ", "Expired, not restored"). Read live with every answer (GET /api/singlemoc, the lists, every step and write), never stored. */
       stage: string;
       /** @description The implementer's declaration that the change has no significant hazard, with their reason: it ranks a MOC without impact items Low (issue 38's risk gate). Null when not declared. */

@@ -21,6 +21,7 @@ import {
   isCrewOf,
   canManageVessels,
   canManageRanks,
+  canAnswerEffectivenessReview,
   canSeeCrewList,
   canDeleteMoc,
   canReassignPendingDecider,
@@ -120,6 +121,7 @@ const PREDICATES = {
   canRestoreMoc,
   canReassignPendingDecider,
   canManageRanks,
+  canAnswerEffectivenessReview,
 } as const;
 
 /** Expected answer per predicate, per actor. */
@@ -176,6 +178,14 @@ const TABLE: Record<keyof typeof PREDICATES, Record<ActorName, boolean>> = {
   canRunReminders: {
     admin: true,
     "hseq user": false,
+    "full-access user": false,
+    "standard user": false,
+    "position holder": false,
+  },
+  // A closed MOC's effectiveness review (issue 42): the HSEQ department's turn, or an admin.
+  canAnswerEffectivenessReview: {
+    admin: true,
+    "hseq user": true,
     "full-access user": false,
     "standard user": false,
     "position holder": false,
@@ -983,7 +993,7 @@ const LINK_TABLE: Record<string, Record<LinkSituation, LinkPerson[]>> = {
 };
 const LINK_CASES = Object.entries(LINK_TABLE).flatMap(([predicate, situations]) =>
   (Object.keys(situations) as LinkSituation[]).flatMap((situation) =>
-    ALL_LINK_PEOPLE.map((who) => ({ predicate, situation, who, expected: situations[situation].includes(who) })),
+    ALL_LINK_PEOPLE.map((who) => ({ predicate, situation, who, expected: situations[situation]!.includes(who) })),
   ),
 );
 

@@ -19,6 +19,8 @@ import {
   verifierReturnSchema,
 } from "../moc.schema";
 import { saveForm } from "../moc-store.server";
+import { reviewDateOnClosure, reviewOnClosure } from "../effectiveness-closure.server";
+import { REVIEW_DUE_WORDS } from "../effectiveness.constants";
 import { independent } from "../moc-four-eyes.server";
 import { assigned, COMPLETION_REPORT_DUE, everyone, loadDeviations, reopened, step, todayUtc } from "./shape.server";
 
@@ -328,12 +330,20 @@ export const IMPLEMENTATION_STEPS = {
           );
         }
       }
-      await saveForm(tx, { mocId: moc.id, kind: "verifier", actorId: actor._id, submitted: true, data: input });
+      // Closing sets the effectiveness review's date (issue 42, docs/decisions/058-effectiveness-review.md):
+      // the one given, or the default by change type; a date that stays open is not kept.
+      const { "review-date": reviewDate, ...answers } = input;
+      const reviewDue = close
+        ? reviewDateOnClosure(reviewDate?.value, todayUtc(now), moc.temporary ? "temporary" : "permanent")
+        : null;
+      await saveForm(tx, { mocId: moc.id, kind: "verifier", actorId: actor._id, submitted: true, data: answers });
+      if (reviewDue) await reviewOnClosure(tx, { mocId: moc.id, dueOn: reviewDue, setBy: actor._id });
       const inEffect = close && moc.temporary ? { ...moc.temporary, state: reopened(moc.temporary, now) } : null;
       return {
         to: "f",
         action: close ? MOC_CLOSED_ACTION : "Recorded the verification; the MOC stays open",
         meaning: close ? "verified and closed" : "verified; the MOC stays open",
+        ...(reviewDue ? { comment: `${REVIEW_DUE_WORDS} ${reviewDue}` } : {}),
         changes: close ? { completed: true, ...(inEffect ? { temporary: inEffect } : {}) } : {},
         notices: [
           {

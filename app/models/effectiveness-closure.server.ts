@@ -1,0 +1,101 @@
+/**
+ * A MOC's effectiveness review at closure and as read (issue 42, docs/decisions/058-effectiveness-review.md):
+ * the date the closing verification sets (the verifier step calls it in its transaction) and the one
+ * read of a review as JSON (GET /api/singlemoc, the page, print and PDF). A leaf module: the MOC's
+ * steps and reads take it without importing the review's answer and reminders (effectiveness.server.ts).
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { EffectivenessResult } from "#db/schema/enums";
+import type { Executor } from "~/utils/db.server";
+import { Invalid } from "~/utils/errors";
+import {
+  addDays,
+  defaultReviewDate,
+  EFFECTIVENESS_RESULT_WORDS,
+  REVIEW_MAX_DAYS,
+  reviewStateWords,
+} from "./effectiveness.constants";
+import type { PrintSection } from "./record-print.server";
+import { utcText } from "./utc-text";
+
+/** A MOC's review as the MOC's JSON (`effectiveness_review`), its page, print and PDF read it. */
+export type EffectivenessReview = {
+  due_on: string;
+  set_by: { _id: string; name: string } | null;
+  set_at: string;
+  result: EffectivenessResult | null;
+  comment: string | null;
+  reviewed_by: { _id: string; name: string } | null;
+  reviewed_at: string | null;
+};
+
+/**
+ * The review of the MOC whose id is `mocId` (an SQL expression) as JSON, or null: one subquery, so
+ * GET /api/singlemoc reads it in its own statement.
+ */
+export const reviewJsonSql = (mocId: SQL) => sql<EffectivenessReview | null>`(select json_build_object(
+    'due_on', r.due_on::text,
+    'set_by', case when s.id is null then null else json_build_object('_id', s.id, 'name', s.name) end,
+    'set_at', to_char(r.set_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'result', r.result, 'comment', r.comment,
+    'reviewed_by', case when v.id is null then null else json_build_object('_id', v.id, 'name', v.name) end,
+    'reviewed_at', to_char(r.reviewed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+  from effectiveness_reviews r left join users s on s.id = r.set_by left join users v on v.id = r.reviewed_by
+  where r.moc_id = ${mocId})`;
+
+/**
+ * The review date a closing verification sets: the one given (after the closing day, within two
+ * years of it) or the default by the MOC's change type. 400 on the `review-date` field otherwise.
+ */
+export function reviewDateOnClosure(given: string | undefined, closedOn: string, changeType: string | null): string {
+  if (given === undefined) return defaultReviewDate(closedOn, changeType);
+  if (given <= closedOn) {
+    throw new Invalid("The effectiveness review date must be after today", [
+      { path: "review-date", message: "Choose a day after today" },
+    ]);
+  }
+  const latest = addDays(closedOn, REVIEW_MAX_DAYS);
+  if (given > latest) {
+    throw new Invalid("The effectiveness review date must be within two years", [
+      { path: "review-date", message: `Choose a day on or before ${latest}` },
+    ]);
+  }
+  return given;
+}
+
+/** Sets the closed MOC's review, in the closing step's transaction. */
+export async function reviewOnClosure(tx: Executor, review: { mocId: string; dueOn: string; setBy: string }) {
+  await tx.execute(sql`
+    insert into effectiveness_reviews (moc_id, due_on, set_by) values (${review.mocId}, ${review.dueOn}, ${review.setBy})
+    on conflict (moc_id) do update set due_on = excluded.due_on, set_by = excluded.set_by, set_at = now()
+      where effectiveness_reviews.result is null`);
+}
+
+
+/**
+ * The review as the record's print view and PDF lay it out (a `PrintSection` after the parts), or
+ * nothing before closure.
+ */
+export function effectivenessPrintSection(review: EffectivenessReview | null | undefined, today: string): PrintSection[] {
+  if (!review) return [];
+  const fields: [string, string][] = [
+    ["Due", review.due_on],
+    ["Set by", `${review.set_by?.name ?? "—"} on closing (${utcText(review.set_at)})`],
+    ["State", reviewStateWords(review, today)],
+    ...(review.result
+      ? ([
+          ["Result", EFFECTIVENESS_RESULT_WORDS[review.result]],
+          ["Comment", review.comment ?? "—"],
+          ["Reviewed by", `${review.reviewed_by?.name ?? "—"} (${utcText(review.reviewed_at)})`],
+        ] as [string, string][])
+      : []),
+  ];
+  return [
+    {
+      id: "effectiveness",
+      title: "Effectiveness review",
+      note: null,
+      blocks: [{ kind: "fields", fields: fields.map(([label, value]) => ({ label, value })) }],
+    },
+  ];
+}

@@ -1,0 +1,100 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form } from "~/components/form";
+import { TextField } from "~/components/fields";
+import { ErrorList, SubmitButton } from "~/components/submit";
+import { formatDate } from "~/components/moc";
+import {
+  EFFECTIVENESS_RESULT_WORDS,
+  EFFECTIVENESS_RESULTS,
+  needsFollowUp,
+  reviewStateWords,
+} from "~/models/effectiveness.constants";
+import { followUpHref } from "~/models/follow-up.constants";
+import { effectivenessAction, effectivenessLoader } from "~/web/effectiveness-page.server";
+
+export const loader = effectivenessLoader;
+export const action = effectivenessAction;
+
+/** A closed MOC's effectiveness review, answered once (issue 42, docs/decisions/058-effectiveness-review.md). */
+export default function EffectivenessReviewPage() {
+  const { mocId, review, today } = useLoaderData<typeof loader>();
+  const [form, fields] = useForm({ id: "effectiveness-review", lastResult: useActionData<typeof action>() });
+  const result = fields.result!;
+  return (
+    <section className="card" aria-labelledby="effectiveness-title">
+      <h2 id="effectiveness-title">Effectiveness review</h2>
+      {!review ? (
+        <p className="callout">
+          This MOC has no effectiveness review: the verification that closes a MOC sets its date.
+        </p>
+      ) : review.result ? (
+        <>
+          <dl className="field-list">
+            <dt>Result</dt>
+            <dd>{EFFECTIVENESS_RESULT_WORDS[review.result]}</dd>
+            <dt>Comment</dt>
+            <dd style={{ overflowWrap: "anywhere", whiteSpace: "pre-wrap" }}>{review.comment ?? "—"}</dd>
+            <dt>Reviewed by</dt>
+            <dd>
+              {review.reviewed_by?.name ?? "—"} on {formatDate(review.reviewed_at)}
+            </dd>
+          </dl>
+          <div className="form-actions">
+            {needsFollowUp(review.result) ? (
+              <Link to={followUpHref(mocId, { review: true })} className="button button-primary">
+                Raise a follow-up MOC
+              </Link>
+            ) : null}
+            <Link to={`/mocs/${mocId}`} className="button">
+              Back to the MOC
+            </Link>
+          </div>
+        </>
+      ) : (
+        <Form method="post" {...getFormProps(form)}>
+          <p>
+            Due {formatDate(review.due_on)} ({reviewStateWords(review, today).toLowerCase()}). Check whether the change
+            worked as intended; a change partly or not effective needs a comment, and can be followed up by a new MOC.
+          </p>
+          <ErrorList id={form.errorId} errors={form.errors} />
+          <fieldset
+            className="field"
+            aria-invalid={result.errors?.length ? true : undefined}
+            aria-describedby={result.errors?.length ? result.errorId : undefined}
+          >
+            <legend>Was the change effective?</legend>
+            <div className="choice-row">
+              {EFFECTIVENESS_RESULTS.map((value) => (
+                <label key={value}>
+                  <input
+                    type="radio"
+                    name={result.name}
+                    value={value}
+                    defaultChecked={result.initialValue === value}
+                    key={result.key}
+                  />
+                  {EFFECTIVENESS_RESULT_WORDS[value]}
+                </label>
+              ))}
+            </div>
+            <ErrorList id={result.errorId} errors={result.errors} />
+          </fieldset>
+          <TextField
+            meta={fields.comment}
+            label="Comment"
+            hint="What was found; required when the change was partly or not effective."
+            multiline
+            direct
+          />
+          <div className="form-actions">
+            <SubmitButton pendingText="Saving…">Answer the review</SubmitButton>
+            <Link to={`/mocs/${mocId}`} className="button">
+              Back to the MOC
+            </Link>
+          </div>
+        </Form>
+      )}
+    </section>
+  );
+}
