@@ -21,10 +21,10 @@ import { makeCast, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
 import { createPcrOk, type PcrDoc } from "../helpers/pcr";
 import type { CallOptions } from "../helpers/request";
 
-const linksApi = async (who: { _id: string } | null, options: CallOptions & { query?: string } = {}) =>
+const linksApi = async (who: { _id: string } | null, options: Omit<CallOptions, "query"> & { qs?: string } = {}) =>
   api(linksRoute, {
     ...options,
-    path: `/api/links${options.query ?? ""}`,
+    path: `/api/links${options.qs ?? ""}`,
     token: who ? await tokenOf(who) : undefined,
   });
 
@@ -228,7 +228,7 @@ describe("POST /api/links", () => {
 
 describe("GET /api/links", () => {
   it("answers a record's links from its side, both ends described, the inverse wording on the other end", async () => {
-    const fromMoc = await linksApi(hseq, { query: `?record=${mocRef()}` });
+    const fromMoc = await linksApi(hseq, { qs: `?record=${mocRef()}` });
     expect(fromMoc.status, fromMoc.text).toBe(200);
     expect(fromMoc.body.data.record).toMatchObject({ ref: mocRef(), label: `MOC ${moc.serial_num}` });
     const seen = fromMoc.body.data.links.map(
@@ -244,35 +244,35 @@ describe("GET /api/links", () => {
     expect(first.to).toMatchObject({ ref: pcrRef(), label: `PCR ${pcr.serial_num}`, path: `/pcrs/${pcr._id}` });
     expect(first.kind).toBe("procedure changed by");
 
-    const fromPcr = await linksApi(hseq, { query: `?record=${pcrRef()}` });
+    const fromPcr = await linksApi(hseq, { qs: `?record=${pcrRef()}` });
     expect(fromPcr.body.data.links.map((l: { seen: string }) => l.seen)).toEqual([
       "changes the procedure of",
       "related",
     ]);
-    const fromArchive = await linksApi(stranger, { query: `?record=archive-moc:${archiveMoc}` });
+    const fromArchive = await linksApi(stranger, { qs: `?record=archive-moc:${archiveMoc}` });
     // The stranger reads the archive record but not the MOC: nothing of the link.
     expect(fromArchive.status).toBe(200);
     expect(fromArchive.body.data.links).toEqual([]);
-    const fromArchiveHseq = await linksApi(hseq, { query: `?record=archive-moc:${archiveMoc}` });
+    const fromArchiveHseq = await linksApi(hseq, { qs: `?record=archive-moc:${archiveMoc}` });
     expect(fromArchiveHseq.body.data.links.map((l: { seen: string }) => l.seen)).toEqual(["replaced by"]);
   });
 
   it("shows a reader of only one end nothing of the link", async () => {
     // The MOC's originator reads the MOC (and the archive), not the PCR; the PCR's originator the PCR, not the MOC.
-    const mocSide = await linksApi(cast.originator, { query: `?record=${mocRef()}` });
+    const mocSide = await linksApi(cast.originator, { qs: `?record=${mocRef()}` });
     expect(mocSide.status).toBe(200);
     expect(mocSide.body.data.links.map((l: { other: { ref: string } }) => l.other.ref)).toEqual([
       `archive-moc:${archiveMoc}`,
     ]);
     expect(mocSide.text).not.toContain(pcr._id);
-    const pcrSide = await linksApi(pcrOriginator, { query: `?record=${pcrRef()}` });
+    const pcrSide = await linksApi(pcrOriginator, { qs: `?record=${pcrRef()}` });
     expect(pcrSide.status).toBe(200);
     expect(pcrSide.body.data.links).toEqual([]);
     expect(pcrSide.text).not.toContain(moc._id);
-    const unreadable = await linksApi(pcrOriginator, { query: `?record=${mocRef()}` });
+    const unreadable = await linksApi(pcrOriginator, { qs: `?record=${mocRef()}` });
     expect(unreadable.status).toBe(403);
-    expect((await linksApi(hseq, { query: `?record=moc:${randomUUID()}` })).status).toBe(404);
-    const bad = await linksApi(hseq, { query: "?record=moc:1" });
+    expect((await linksApi(hseq, { qs: `?record=moc:${randomUUID()}` })).status).toBe(404);
+    const bad = await linksApi(hseq, { qs: "?record=moc:1" });
     expect(bad.status).toBe(400);
     expect(bad.body.issues[0].path).toBe("record");
   });
@@ -286,19 +286,19 @@ describe("DELETE /api/links", () => {
     });
     expect(made.status, made.text).toBe(201);
     const id = made.body.data._id;
-    const refused = await linksApi(stranger, { method: "DELETE", query: `?id=${id}` });
+    const refused = await linksApi(stranger, { method: "DELETE", qs: `?id=${id}` });
     expect(refused.status).toBe(404); // the stranger may not read the MOC: no such link for them
     // Reads both ends (full access), works on neither, did not make it.
     const reader = await makeUser({ name: "Fay Full", department: "engineering", access: "full" });
-    const refused2 = await linksApi(reader, { method: "DELETE", query: `?id=${id}` });
+    const refused2 = await linksApi(reader, { method: "DELETE", qs: `?id=${id}` });
     expect(refused2.status, refused2.text).toBe(403);
-    const removed = await linksApi(cast.originator, { method: "DELETE", query: `?id=${id}` });
+    const removed = await linksApi(cast.originator, { method: "DELETE", qs: `?id=${id}` });
     expect(removed.status, removed.text).toBe(200);
     expect(removed.body.data).toMatchObject({ _id: id, removedBy: { _id: cast.originator._id } });
     expect(removed.body.data.removedAt).toMatch(/Z$/);
-    expect((await linksApi(cast.originator, { method: "DELETE", query: `?id=${id}` })).status).toBe(409);
-    expect((await linksApi(admin, { method: "DELETE", query: `?id=${randomUUID()}` })).status).toBe(404);
-    expect((await linksApi(admin, { method: "DELETE", query: "?id=x" })).status).toBe(400);
+    expect((await linksApi(cast.originator, { method: "DELETE", qs: `?id=${id}` })).status).toBe(409);
+    expect((await linksApi(admin, { method: "DELETE", qs: `?id=${randomUUID()}` })).status).toBe(404);
+    expect((await linksApi(admin, { method: "DELETE", qs: "?id=x" })).status).toBe(400);
     const [row] = await getDb().execute(sql`select removed_at from record_links where id = ${id}::uuid`);
     expect(row).toBeDefined();
     const reviewTrail = (await historyOf("review", review)).map((h) => `${h.action}: ${h.comment}`);
