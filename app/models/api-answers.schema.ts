@@ -490,7 +490,12 @@ export const reviewPackAnswer = z
         }),
       )
       .meta({ description: "The MOCs behind each figure." }),
-    filter: z.object({ from: day, to: day, department: z.string().nullable(), vessel: z.string().nullable().optional() }),
+    filter: z.object({
+      from: day,
+      to: day,
+      department: z.enum(DEPARTMENTS).nullable(),
+      vessel: z.string().nullable().optional().meta({ description: 'A vessel id, "office", "fleet" or "none"; null for all.' }),
+    }),
     generatedAt: z.string(),
   })
   .meta({ id: "ReviewPack", description: "The management review pack: Insight's figures with the MOCs behind each." });

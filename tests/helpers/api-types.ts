@@ -1309,6 +1309,78 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/links": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A record's links ("<kind>:<id>": moc, pcr, archive-moc, archive-pcr, review), oldest first, those whose both ends the caller may read; each with both ends described (label, title, page) and its kind as the asked record reads it. 403 when the caller may not read the record. */
+    get: operations["getLinks"];
+    put?: never;
+    /** Links two records: `from` <kind> `to` (the other reads the inverse). Whoever may read both and is an admin, in HSEQ, or works on one of them (a MOC's people, a PCR's originator). 201 with the link and `created: true`; the same active link again (a replay, or made at the same time) answers it with 200 and `created: false`, changing nothing. 400 for a record linked to itself, 404 for an unknown record, 409 when the two are linked with this kind the other way round. An entry in both records' audit trails. */
+    post: operations["postLinks"];
+    /** Removes a link (kept in the history with who removed it and when): whoever may make it, or its creator. 404 for no such link (or one whose ends the caller may not both read), 409 when already removed. An entry in both records' audit trails. */
+    delete: operations["deleteLinks"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/referenceTypes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The types of external reference (incident, PMS work order…) in the list's order, deactivated ones marked, each with its URL template (anyone signed in). Admins change them on /admin/references. */
+    get: operations["getReferenceTypes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/references": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A record's external references ("<kind>:<id>": moc, pcr, archive-moc, archive-pcr, review), in the types' order, each with its link built from its type's URL template. 403 when the caller may not read the record, 404 when there is no such record. */
+    get: operations["getReferences"];
+    put?: never;
+    /** Adds an external reference to a record: its type (id or name, an offered one) and number (trimmed, 1 to 100 characters, no control characters). Admins, the HSEQ department, and those who keep the record (a MOC's people, a PCR's originator, the archive's and the reviews' writers). 404 for an unknown record, 409 when the record already carries this type and number (compared without case). An entry in the record's audit trail. */
+    post: operations["postReferences"];
+    /** Removes an external reference (kept with who removed it and when): who may add one to its record. 404 for no such reference or one already removed. An entry in the record's audit trail. */
+    delete: operations["deleteReferences"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/effectivenessReview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Answers a closed MOC's effectiveness review (the HSEQ department or an admin): `result` "effective", "partly" or "not-effective", with `comment` (required unless effective). Once: 409 when it is answered already or the MOC has none (it is set when the verification closes the MOC, `verifier_form.review-date`). An entry in the MOC's trail; the MOC's people are told. */
+    post: operations["postEffectivenessReview"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/login": {
     parameters: {
       query?: never;
@@ -1922,7 +1994,8 @@ export interface components {
          * @description A day, YYYY-MM-DD.
          */
         to: string;
-        department: string | null;
+        department: ("engineering" | "operations" | "fleet" | "hseq") | null;
+        /** @description A vessel id, "office", "fleet" or "none"; null for all. */
         vessel?: string | null;
       };
       generatedAt: string;
@@ -9424,6 +9497,631 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
       405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getLinks: {
+    parameters: {
+      query: {
+        /**
+         * @description A record: "<kind>:<id>", the kind one of moc, pcr, archive-moc, archive-pcr, review.
+         * @example moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+         */
+        record: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              record: {
+                ref: string;
+                /** @enum {string} */
+                kind: "moc" | "pcr" | "archive-moc" | "archive-pcr" | "review";
+                id: string;
+                /** @example MOC 14-2026 */
+                label: string;
+                title: string;
+                /**
+                 * @description The record's page.
+                 * @example /mocs/0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+                 */
+                path: string;
+              };
+              links: {
+                _id: string;
+                /**
+                 * @description `from` <kind> `to`: the other record reads the inverse (followed up by, replaced by, ...).
+                 * @enum {string}
+                 */
+                kind: "procedure changed by" | "follow-up of" | "replaces" | "related";
+                /** @description The kind as the asked record reads it: the kind itself from `from`, its inverse ("changes the procedure of", "followed up by", "replaced by", "related") from `to`. */
+                seen: string;
+                from: {
+                  ref: string;
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "archive-moc" | "archive-pcr" | "review";
+                  id: string;
+                  /** @example MOC 14-2026 */
+                  label: string;
+                  title: string;
+                  /**
+                   * @description The record's page.
+                   * @example /mocs/0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+                   */
+                  path: string;
+                };
+                to: {
+                  ref: string;
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "archive-moc" | "archive-pcr" | "review";
+                  id: string;
+                  /** @example MOC 14-2026 */
+                  label: string;
+                  title: string;
+                  /**
+                   * @description The record's page.
+                   * @example /mocs/0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+                   */
+                  path: string;
+                };
+                other: {
+                  ref: string;
+                  /** @enum {string} */
+                  kind: "moc" | "pcr" | "archive-moc" | "archive-pcr" | "review";
+                  id: string;
+                  /** @example MOC 14-2026 */
+                  label: string;
+                  title: string;
+                  /**
+                   * @description The record's page.
+                   * @example /mocs/0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+                   */
+                  path: string;
+                };
+                createdBy: {
+                  _id: string;
+                  name: string;
+                } | null;
+                createdAt: string;
+                mayRemove: boolean;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postLinks: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "from": "moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b",
+         *       "to": "pcr:5d3c1a9e-2f4b-4c8d-9e7a-1b2c3d4e5f60",
+         *       "kind": "procedure changed by"
+         *     }
+         */
+        "application/json": {
+          /**
+           * @description A record: "<kind>:<id>", the kind one of moc, pcr, archive-moc, archive-pcr, review.
+           * @example moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+           */
+          from: string;
+          /**
+           * @description A record: "<kind>:<id>", the kind one of moc, pcr, archive-moc, archive-pcr, review.
+           * @example moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+           */
+          to: string;
+          /**
+           * @description `from` <kind> `to`: the other record reads the inverse (followed up by, replaced by, ...).
+           * @enum {string}
+           */
+          kind: "procedure changed by" | "follow-up of" | "replaces" | "related";
+        };
+      };
+    };
+    responses: {
+      /** @description Done before: nothing changed. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            status: 201 | 200;
+            data: {
+              _id: string;
+              /** @description The record the kind reads from: "<kind>:<id>". */
+              from: string;
+              to: string;
+              /**
+               * @description `from` <kind> `to`: the other record reads the inverse (followed up by, replaced by, ...).
+               * @enum {string}
+               */
+              kind: "procedure changed by" | "follow-up of" | "replaces" | "related";
+              createdBy: {
+                _id: string;
+                name: string;
+              } | null;
+              createdAt: string;
+              removedBy: {
+                _id: string;
+                name: string;
+              } | null;
+              removedAt: string | null;
+              /** @description false: the same active link existed (a replay, or made at the same time); nothing changed. */
+              created: boolean;
+            };
+          };
+        };
+      };
+      /** @description Success. */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            status: 201 | 200;
+            data: {
+              _id: string;
+              /** @description The record the kind reads from: "<kind>:<id>". */
+              from: string;
+              to: string;
+              /**
+               * @description `from` <kind> `to`: the other record reads the inverse (followed up by, replaced by, ...).
+               * @enum {string}
+               */
+              kind: "procedure changed by" | "follow-up of" | "replaces" | "related";
+              createdBy: {
+                _id: string;
+                name: string;
+              } | null;
+              createdAt: string;
+              removedBy: {
+                _id: string;
+                name: string;
+              } | null;
+              removedAt: string | null;
+              /** @description false: the same active link existed (a replay, or made at the same time); nothing changed. */
+              created: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  deleteLinks: {
+    parameters: {
+      query: {
+        /**
+         * @description The link's id.
+         * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+         */
+        id: string;
+      };
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              _id: string;
+              /** @description The record the kind reads from: "<kind>:<id>". */
+              from: string;
+              to: string;
+              /**
+               * @description `from` <kind> `to`: the other record reads the inverse (followed up by, replaced by, ...).
+               * @enum {string}
+               */
+              kind: "procedure changed by" | "follow-up of" | "replaces" | "related";
+              createdBy: {
+                _id: string;
+                name: string;
+              } | null;
+              createdAt: string;
+              removedBy: {
+                _id: string;
+                name: string;
+              } | null;
+              removedAt: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getReferenceTypes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              name: string;
+              /** @description An http(s) address containing {ref}; null: no link. */
+              urlTemplate: string | null;
+              sort: number;
+              /** @description Offered for new references; a deactivated type stays on those it has. */
+              active: boolean;
+            }[];
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  getReferences: {
+    parameters: {
+      query: {
+        /**
+         * @description The `record` filter.
+         * @example Checked on the bridge
+         */
+        record: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              references: {
+                /** Format: uuid */
+                id: string;
+                /** @description The record: "<kind>:<id>". */
+                record: string;
+                /** Format: uuid */
+                typeId: string;
+                typeName: string;
+                ref: string;
+                /** @description The type's URL template with the number URL-encoded into it; null when the type has none. */
+                url: string | null;
+                addedBy: {
+                  /** Format: uuid */
+                  _id: string;
+                  name: string;
+                } | null;
+                /** Format: date-time */
+                addedAt: string;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postReferences: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "record": "moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b",
+         *       "type": "PMS work order",
+         *       "ref": "WO-1234"
+         *     }
+         */
+        "application/json": {
+          record: string;
+          type: string;
+          ref: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 201;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @description The record: "<kind>:<id>". */
+              record: string;
+              /** Format: uuid */
+              typeId: string;
+              typeName: string;
+              ref: string;
+              /** @description The type's URL template with the number URL-encoded into it; null when the type has none. */
+              url: string | null;
+              addedBy: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              } | null;
+              /** Format: date-time */
+              addedAt: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  deleteReferences: {
+    parameters: {
+      query: {
+        /**
+         * @description The `id` filter.
+         * @example Checked on the bridge
+         */
+        id: string;
+      };
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 200;
+            data: {
+              /** Format: uuid */
+              id: string;
+              /** @description The record: "<kind>:<id>". */
+              record: string;
+              /** Format: uuid */
+              typeId: string;
+              typeName: string;
+              ref: string;
+              /** @description The type's URL template with the number URL-encoded into it; null when the type has none. */
+              url: string | null;
+              addedBy: {
+                /** Format: uuid */
+                _id: string;
+                name: string;
+              } | null;
+              /** Format: date-time */
+              addedAt: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
+      431: components["responses"]["HeadersTooLarge"];
+      503: components["responses"]["Unavailable"];
+    };
+  };
+  postEffectivenessReview: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description A key new for each request (8 to 200 visible ASCII characters; a UUID, say). The first answer below 400 is kept for this person and key for 24 hours, written with the change; the same request again gets that answer (`Idempotent-Replayed: true`) without a second effect, and the same key with another method, path or body is 422. A 4xx keeps no key (nothing was done); a request sent while the first is running waits for its answer.
+         * @example 9f1c0e52-3b1a-4f5e-8d67-0c2f5a9b1e44
+         */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "id": "0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b",
+         *       "result": "not-effective",
+         *       "comment": "The overflow alarm still sounds late on the second tank."
+         *     }
+         */
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description The closed MOC whose review this answers.
+           */
+          id: string;
+          /**
+           * @description How effective the change proved: effective, partly (effective) or not-effective.
+           * @enum {string}
+           */
+          result: "effective" | "partly" | "not-effective";
+          /** @description What was found; required when the result is partly or not-effective. */
+          comment?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      201: {
+        headers: {
+          /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            status: 201;
+            /** @description The effectiveness review set when the verification closed the MOC (issue 42): due on `due_on`, answered once by the HSEQ department or an admin. */
+            data: {
+              /** @description The day the review is due (YYYY-MM-DD). */
+              due_on: string;
+              /** @description The verifier who set it when closing the MOC. */
+              set_by: {
+                _id: string;
+                name: string;
+              } | null;
+              set_at: string;
+              /** @description Null until answered. */
+              result: ("effective" | "partly" | "not-effective") | null;
+              comment: string | null;
+              reviewed_by: {
+                _id: string;
+                name: string;
+              } | null;
+              reviewed_at: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["BadRequest"];
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
+      405: components["responses"]["MethodNotAllowed"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["TooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
+      422: components["responses"]["IdempotencyKeyReused"];
       431: components["responses"]["HeadersTooLarge"];
       503: components["responses"]["Unavailable"];
     };
