@@ -467,3 +467,25 @@ export function pcrPrintRecord(
     generatedAt: now.toISOString(),
   };
 }
+
+/**
+ * A record's external references as printed (issue 42, docs/decisions/057-record-links-and-references.md):
+ * "References", each type and number with its address written out (paper and PDF cannot follow a link).
+ */
+export function referencesPrintSection(
+  references: { typeName: string; ref: string; url: string | null; addedBy: { name: string } | null; addedAt: string }[],
+): PrintSection {
+  return {
+    id: "references",
+    title: "References",
+    note: null,
+    blocks: [
+      {
+        kind: "table",
+        columns: ["Type", "Number", "Address", "Added by", "Added (UTC)"],
+        rows: references.map((r) => [r.typeName, r.ref, r.url ?? "—", r.addedBy?.name ?? "—", utcText(r.addedAt)]),
+        empty: "No external references.",
+      },
+    ],
+  };
+}

@@ -83,3 +83,32 @@ export const referencesQuerySchema = z.object({
 export const removeReferenceQuerySchema = z.object({
   id: z.string({ error: "Name the reference to remove: ?id=<the reference's id>" }),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Answers (the OpenAPI description, app/web/openapi/references.ts)
+
+/** One reference type, as GET /api/referenceTypes answers it. */
+export const referenceTypeAnswer = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  urlTemplate: z.string().nullable().meta({ description: "An http(s) address containing {ref}; null: no link." }),
+  sort: z.number().int(),
+  active: z.boolean().meta({ description: "Offered for new references; a deactivated type stays on those it has." }),
+});
+
+/** One live reference of a record. */
+export const referenceAnswer = z.object({
+  id: z.uuid(),
+  record: z.string().meta({ description: 'The record: "<kind>:<id>".' }),
+  typeId: z.uuid(),
+  typeName: z.string(),
+  ref: z.string(),
+  url: z
+    .string()
+    .nullable()
+    .meta({ description: "The type's URL template with the number URL-encoded into it; null when the type has none." }),
+  addedBy: z.object({ _id: z.uuid(), name: z.string() }).nullable(),
+  addedAt: z.iso.datetime(),
+});
+
+export const referencesAnswer = z.object({ references: z.array(referenceAnswer) });

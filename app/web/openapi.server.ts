@@ -39,6 +39,7 @@ import { SERVICE_OPERATIONS } from "./openapi/service";
 import { CIRCULATION_OPERATIONS } from "./openapi/circulations";
 import { LINK_OPERATIONS } from "./openapi/links";
 import { EFFECTIVENESS_OPERATIONS } from "./openapi/effectiveness";
+import { REFERENCE_OPERATIONS } from "./openapi/references";
 
 export type { ErrorStatus, Operation };
 
@@ -53,6 +54,7 @@ export const API: Operations = {
   ...SERVICE_OPERATIONS,
   ...CIRCULATION_OPERATIONS,
   ...LINK_OPERATIONS,
+  ...REFERENCE_OPERATIONS,
   ...EFFECTIVENESS_OPERATIONS,
 };
 
@@ -327,6 +329,11 @@ const TAGS: [tag: string, description: string, test: (path: string) => boolean][
     (p) => /^\/api\/(circulations|acknowledge|myAcknowledgements)$/.test(p),
   ],
   ["Links", "Links between records, read both ways.", (p) => p === "/api/links"],
+  [
+    "References",
+    "External references on records (incidents, work orders…) and their types.",
+    (p) => /^\/api\/(references|referenceTypes)$/.test(p),
+  ],
   [
     "Effectiveness reviews",
     "A closed MOC's effectiveness review, answered once by the HSEQ department.",

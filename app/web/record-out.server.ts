@@ -5,10 +5,18 @@
 import { historyOf } from "~/models/audit.server";
 import { listAttachments, type AttachmentView } from "~/models/attachments.server";
 import { renderRecordPdf } from "~/models/record-pdf-worker.server";
-import { mocPrintRecord, pcrPrintRecord, type PrintAttachment, type PrintRecord } from "~/models/record-print.server";
+import {
+  mocPrintRecord,
+  pcrPrintRecord,
+  referencesPrintSection,
+  type PrintAttachment,
+  type PrintRecord,
+} from "~/models/record-print.server";
 import { effectivenessPrintSection } from "~/models/effectiveness-closure.server";
 import { effectivenessReviewOf } from "~/models/effectiveness.server";
 import { DomainError } from "~/utils/errors";
+import type { RecordRef } from "~/models/record-refs.server";
+import { referencesOf } from "~/models/references.server";
 import { refusal } from "~/utils/http.server";
 import { requirePcrForPage } from "./pcr-page.server";
 import { requireMocForPage } from "./moc-page.server";
@@ -41,8 +49,13 @@ async function mocRecordAndReader(request: Request, id: string | undefined) {
   const record = mocPrintRecord(doc, forPrint(files));
   // Its effectiveness review after the parts (issue 42, docs/decisions/058-effectiveness-review.md).
   record.sections.push(...effectivenessPrintSection(review, record.generatedAt.slice(0, 10)));
+  record.sections.push(await referencesSection({ kind: "moc", id: doc._id }));
   return { record, reader: user._id };
 }
+
+/** The record's external references as printed (issue 42). */
+const referencesSection = async (ref: RecordRef) =>
+  referencesPrintSection((await referencesOf(ref.kind, [ref.id])).get(ref.id) ?? []);
 
 async function pcrRecordAndReader(request: Request, id: string | undefined) {
   const { pcr, user } = await requirePcrForPage(request, id);
@@ -51,6 +64,7 @@ async function pcrRecordAndReader(request: Request, id: string | undefined) {
     await historyOf("pcr", pcr._id),
     forPrint(await listAttachments({ pcrId: pcr._id })),
   );
+  record.sections.push(await referencesSection({ kind: "pcr", id: pcr._id }));
   return { record, reader: user._id };
 }
 

@@ -52,6 +52,7 @@ import {
   type PcrAccess,
 } from "~/models/authz.server";
 import { canLinkRecords, canUnlinkRecords, type LinkEnd } from "~/models/authz.server";
+import { canManageReferences, canManageReferenceTypes, type ReferencedRecord } from "~/models/authz.server";
 import { pendingActions } from "~/models/actions.server";
 import { createPcrOk } from "../helpers/pcr";
 import { isOpenItem, openItemSql } from "~/models/moc-closure";
@@ -1004,5 +1005,85 @@ describe("link predicates", () => {
   });
   it.each(LINK_CASES)("$predicate($who, $situation) is $expected", ({ predicate, situation, who, expected }) => {
     expect(LINK_PREDICATES[predicate]!(LINK_PEOPLE[who], situation)).toBe(expected);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// External references (issue 42, docs/decisions/057-record-links-and-references.md)
+
+const REFERENCE_PEOPLE = {
+  admin: actor({ role: "admin", department: "operations" }),
+  "hseq user": actor({ department: "hseq" }),
+  "full-access user": actor({ access: "full" }),
+  "standard user": actor({}),
+  "position holder": actor({ position: "President" }),
+  originator: actor({}),
+  "MOC implementer": actor({ department: "operations" }),
+} as const;
+type ReferencePerson = keyof typeof REFERENCE_PEOPLE;
+const REFERENCE_EVERYONE = Object.keys(REFERENCE_PEOPLE) as ReferencePerson[];
+const R = REFERENCE_PEOPLE;
+const referencedMoc = (status: string, completed = false): MocAccess => ({
+  status,
+  completed,
+  originatorId: R.originator._id,
+  implementerId: R["MOC implementer"]._id,
+  approverId: null,
+  verifierId: null,
+  hseqId: null,
+  allUserIds: [R.originator._id, R["MOC implementer"]._id],
+  acted: { makerIds: [], reviewerIds: [], approverIds: [] },
+});
+const REFERENCED_RECORDS = {
+  "open MOC": { kind: "moc", moc: referencedMoc("c") },
+  "completed MOC": { kind: "moc", moc: referencedMoc("f", true) },
+  "draft MOC": { kind: "moc", moc: referencedMoc("a") },
+  "finished PCR": {
+    kind: "pcr",
+    pcr: { originatorId: R.originator._id, status: "finished", partyIds: [R["MOC implementer"]._id] },
+  },
+  "archive record": { kind: "archive-moc" },
+  "year-end review": { kind: "review" },
+} as const satisfies Record<string, ReferencedRecord>;
+type ReferencedName = keyof typeof REFERENCED_RECORDS;
+
+const REFERENCE_PREDICATES: Record<string, (a: Actor, r: ReferencedName) => boolean> = {
+  canManageReferenceTypes: (a) => canManageReferenceTypes(a),
+  canManageReferences: (a, r) => canManageReferences(a, REFERENCED_RECORDS[r]),
+};
+const REFERENCE_TABLE: Record<string, Record<ReferencedName, ReferencePerson[]>> = {
+  // The list of types: admins only, whatever the record.
+  canManageReferenceTypes: {
+    "open MOC": ["admin"],
+    "completed MOC": ["admin"],
+    "draft MOC": ["admin"],
+    "finished PCR": ["admin"],
+    "archive record": ["admin"],
+    "year-end review": ["admin"],
+  },
+  // Admins and HSEQ, and those who keep the record: a MOC's people (in any state; another's draft
+  // stays its author's), a PCR's originator (not its parties), the archive's and reviews' writers.
+  canManageReferences: {
+    "open MOC": ["admin", "hseq user", "originator", "MOC implementer"],
+    "completed MOC": ["admin", "hseq user", "originator", "MOC implementer"],
+    "draft MOC": ["admin", "originator"],
+    "finished PCR": ["admin", "hseq user", "originator"],
+    "archive record": ["admin", "hseq user"],
+    "year-end review": ["admin", "hseq user"],
+  },
+};
+const REFERENCE_CASES = Object.entries(REFERENCE_TABLE).flatMap(([predicate, records]) =>
+  (Object.keys(records) as ReferencedName[]).flatMap((situation) =>
+    REFERENCE_EVERYONE.map((who) => ({ predicate, situation, who, expected: records[situation].includes(who) })),
+  ),
+);
+
+describe("external reference predicates", () => {
+  it("the table covers every predicate, record and person", () => {
+    expect(Object.keys(REFERENCE_TABLE).sort()).toEqual(Object.keys(REFERENCE_PREDICATES).sort());
+    expect(REFERENCE_CASES).toHaveLength(2 * 6 * REFERENCE_EVERYONE.length);
+  });
+  it.each(REFERENCE_CASES)("$predicate($who, $situation) is $expected", ({ predicate, situation, who, expected }) => {
+    expect(REFERENCE_PREDICATES[predicate]!(REFERENCE_PEOPLE[who], situation)).toBe(expected);
   });
 });

@@ -1,6 +1,7 @@
 /** One legacy record's pages, for both kinds: the record, the new/edit form, the delete confirmation (not a route: `__`). */
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { RecordReferences } from "~/components/record-references";
 import { Form } from "~/components/form";
 import { ARCHIVE, ARCHIVE_LIMITS } from "~/models/archive.constants";
 import { capitalise } from "~/models/labels";
@@ -20,7 +21,7 @@ function LongText({ text }: { text: string | undefined }) {
 }
 
 export function ArchiveRecordPage() {
-  const { kind, doc, canWrite } = useLoaderData<typeof archiveRecordLoader>();
+  const { kind, doc, canWrite, references } = useLoaderData<typeof archiveRecordLoader>();
   const info = ARCHIVE[kind];
   return (
     <>
@@ -84,6 +85,7 @@ export function ArchiveRecordPage() {
         <h2 id="archive-notes">Notes</h2>
         <LongText text={doc.notes} />
       </section>
+      <RecordReferences panel={references} />
       <p className="muted">
         Added {doc.created_by ? `by ${doc.created_by.name} ` : ""}on {formatDateTime(doc.createdAt)}
         {doc.updatedAt !== doc.createdAt

@@ -29,6 +29,7 @@ import { canWriteArchive } from "~/models/authz.server";
 import { capitalise } from "~/models/labels";
 import type { PublicUser } from "~/models/user.server";
 import { requirePageUser } from "~/web/auth.server";
+import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
 import { DomainError, Forbidden, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, readPageQuery, runForPage } from "~/utils/page.server";
@@ -94,7 +95,25 @@ export async function archiveListLoader({ request, params }: LoaderFunctionArgs)
 
 export async function archiveRecordLoader({ request, params }: LoaderFunctionArgs) {
   const { user, info } = await reader(request, params);
-  return { kind: info.kind, doc: await record(user, info, params.id), canWrite: canWriteArchive(user) };
+  const doc = await record(user, info, params.id);
+  // External references (issue 42): shown to every reader, changed by the archive's writers.
+  const references = await referencesPanel(user, { kind: archiveRecordKind(info.kind), id: doc._id });
+  return { kind: info.kind, doc, canWrite: canWriteArchive(user), references };
+}
+
+/** The record kind ("<kind>:<id>", the audit chain's) of an archive list's records. */
+const archiveRecordKind = (kind: ArchiveKindInfo["kind"]) => (kind === "moc" ? "archive-moc" : "archive-pcr");
+
+/** The record page's forms: its references' (issue 42). */
+export async function archiveRecordAction({ request, params }: ActionFunctionArgs) {
+  const { user, info } = await reader(request, params);
+  const doc = await record(user, info, params.id);
+  const here = recordUrl(info, doc._id);
+  const form = await request.formData();
+  if (isReferencesPost(form)) {
+    return referencesPageAction(form, user, { kind: archiveRecordKind(info.kind), id: doc._id }, here);
+  }
+  return redirectWithFlash(here, { kind: "error", message: "That action was not understood." });
 }
 
 type ArchiveFormData = { kind: ArchiveKindInfo["kind"]; doc: ArchiveDocument | null; departments: string[] };

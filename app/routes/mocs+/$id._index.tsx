@@ -25,6 +25,8 @@ import { runForPage } from "~/utils/page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 import { CirculationsSection } from "~/components/circulations";
 import { circulationsPanel } from "~/models/circulations.server";
+import { RecordReferences } from "~/components/record-references";
+import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, access, doc, principals } = await requireMocForPage(request, params.id);
@@ -45,7 +47,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       ),
     ]),
   ) as Record<(typeof ASSIGNABLE)[number], typeof users>;
-  return { pickers, chat, circulations, fourEyes: fourEyesConflicts(access), described: describeMocParts(doc) };
+  // External references (issue 42): shown to every reader, changed by those who may.
+  const references = await referencesPanel(user, { kind: "moc", id: access.id });
+  return {
+    pickers,
+    chat,
+    circulations,
+    fourEyes: fourEyesConflicts(access),
+    described: describeMocParts(doc),
+    references,
+  };
 }
 
 const ASSIGNABLE = ["verifier", "approver", "implementer", "hseq"] as const;
@@ -75,6 +86,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const here = `/mocs/${doc._id}`;
   const form = await request.formData();
   if (isChatPost(form)) return chatPageAction(form, user, { mocId: doc._id }, here);
+  if (isReferencesPost(form)) return referencesPageAction(form, user, { kind: "moc", id: doc._id }, here);
   const parsed = intentSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) {
     return redirectWithFlash(here, {
@@ -225,7 +237,7 @@ function TemporaryPanel({
 
 export default function MocRecord() {
   const { moc, permissions, today } = useMocLayoutData();
-  const { pickers, chat, circulations, fourEyes, described } = useLoaderData<typeof loader>();
+  const { pickers, chat, circulations, fourEyes, described, references } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const people = moc;
@@ -405,6 +417,8 @@ export default function MocRecord() {
         <h2 id="signatures-title">Signatures</h2>
         <SignatureBlocks signatures={moc.signatureManifestations ?? []} empty="No decisions signed yet." />
       </section>
+
+      <RecordReferences panel={references} />
 
       <CirculationsSection record={`moc:${moc._id}`} panel={circulations} />
 

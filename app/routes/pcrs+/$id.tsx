@@ -36,6 +36,8 @@ import { requirePcrForPage } from "~/web/pcr-page.server";
 import { fillsSlot } from "~/models/moc-document";
 import { capitalise } from "~/models/labels";
 import { CirculationsSection } from "~/components/circulations";
+import { RecordReferences } from "~/components/record-references";
+import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
 import { circulationsPanel } from "~/models/circulations.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -78,6 +80,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     history: await historyOf("pcr", pcr._id),
     // Circulated for acknowledgement once finished (issue 41).
     circulations: pcr.status === "finished" ? await circulationsPanel(user, { kind: "pcr", id: pcr._id }) : null,
+    // External references (issue 42): shown to every reader, changed by those who may.
+    references: await referencesPanel(user, { kind: "pcr", id: pcr._id }),
     // A PCR anyone has signed is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md).
     canDelete: canEditPcr(user, rules) && !signed && !pcr.affectedParties.some((p) => typeof p.Signature === "string"),
     canWithdraw: canEditPcr(user, rules) && pcr.status !== "withdrawn",
@@ -110,6 +114,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await request.formData();
   const here = `/pcrs/${pcr._id}`;
   if (isChatPost(form)) return chatPageAction(form, user, { pcrId: pcr._id }, here);
+  if (isReferencesPost(form)) return referencesPageAction(form, user, { kind: "pcr", id: pcr._id }, here);
   const withdraw = withdrawSchema.safeParse(Object.fromEntries(form));
   if (withdraw.success) {
     const reason = withdrawReasonSchema.safeParse(withdraw.data.reason ?? "");
@@ -298,6 +303,7 @@ export default function PcrPage() {
     chat,
     history,
     circulations,
+    references,
   } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const withdrawError = actionData && "withdrawError" in actionData ? actionData.withdrawError : null;
@@ -511,6 +517,8 @@ export default function PcrPage() {
           {isParty && !canSignAsParty ? <SignForm slot="party" label="Affected party" allowSign={false} /> : null}
         </section>
       ) : null}
+
+      <RecordReferences panel={references} />
 
       <CirculationsSection record={`pcr:${pcr._id}`} panel={circulations} />
 

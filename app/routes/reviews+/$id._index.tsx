@@ -3,12 +3,14 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { SubmitButton } from "~/components/submit";
 import { ReviewBody } from "~/components/review";
+import { RecordReferences } from "~/components/record-references";
 import { canWriteReviews } from "~/models/authz.server";
 import { pullReviewInsights, recountReviewSummary } from "~/models/review.server";
 import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
 import { loadReview, requireReviewWriterPage, todayUtc } from "~/web/review-page.server";
+import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.review.title} · Change Management` : "Year-end review · Change Management" },
@@ -17,14 +19,20 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const review = await loadReview(user, params.id);
-  return { review, canWrite: canWriteReviews(user), today: todayUtc() };
+  // External references (issue 42): shown to every reader, changed by the reviews' writers.
+  const references = await referencesPanel(user, { kind: "review", id: review._id });
+  return { review, canWrite: canWriteReviews(user), today: todayUtc(), references };
 }
 
 /** Two posts: count the year's MOCs again, or pull the year's insight figures into the summary. */
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireReviewWriterPage(request);
   const review = await loadReview(user, params.id);
-  const intent = (await request.formData()).get("intent");
+  const form = await request.formData();
+  if (isReferencesPost(form)) {
+    return referencesPageAction(form, user, { kind: "review", id: review._id }, `/reviews/${review._id}`);
+  }
+  const intent = form.get("intent");
   if (intent === "insights") {
     const pulled = await runForPage(() => pullReviewInsights(user, review._id));
     if (!pulled.ok) pageError(pulled.error);
@@ -43,7 +51,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ReviewPage() {
-  const { review, canWrite, today } = useLoaderData<typeof loader>();
+  const { review, canWrite, today, references } = useLoaderData<typeof loader>();
   return (
     <>
       <p className="no-print">
@@ -86,6 +94,7 @@ export default function ReviewPage() {
         </div>
       </header>
       <ReviewBody review={review} today={today} />
+      <RecordReferences panel={references} />
     </>
   );
 }
