@@ -17,7 +17,7 @@ export const fileSize = (bytes: number) =>
       : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** One block of a printed record; a table's `links` make its first cells links, its `more` a line after it. */
-export function Block({ block }: { block: PrintBlock }) {
+function Block({ block }: { block: PrintBlock }) {
   if (block.kind === "fields") {
     return (
       <dl className="print-fields">
@@ -68,6 +68,19 @@ export function PrintControl() {
   );
 }
 
+/** A printed record's sections, each a headed region of its blocks (the record print views and the review pack). */
+export function PrintSections({ sections }: { sections: PrintRecord["sections"] }) {
+  return sections.map((section) => (
+    <section key={section.id} className="print-section" aria-labelledby={`print-${section.id}`}>
+      <h2 id={`print-${section.id}`}>{section.title}</h2>
+      {section.note ? <p className="muted">{section.note}</p> : null}
+      {section.blocks.map((block, i) => (
+        <Block key={i} block={block} />
+      ))}
+    </section>
+  ));
+}
+
 export function RecordPrint({ record, back }: { record: PrintRecord; back: string }) {
   const kind = PRINT_KINDS[record.kind];
   const base = `${kind.path}/${record.id}`;
@@ -89,15 +102,7 @@ export function RecordPrint({ record, back }: { record: PrintRecord; back: strin
           Status: <strong>{record.status}</strong> · Printed {utc(record.generatedAt)}
         </p>
       </header>
-      {record.sections.map((section) => (
-        <section key={section.id} className="print-section" aria-labelledby={`print-${section.id}`}>
-          <h2 id={`print-${section.id}`}>{section.title}</h2>
-          {section.note ? <p className="muted">{section.note}</p> : null}
-          {section.blocks.map((block, i) => (
-            <Block key={i} block={block} />
-          ))}
-        </section>
-      ))}
+      <PrintSections sections={record.sections} />
       {kind.recordParts ? (
         <>
           <section className="print-section" aria-labelledby="print-signatures">

@@ -411,19 +411,9 @@ const order = (stage: string) => {
   return i < 0 ? MOC_STAGES.length : i;
 };
 
-/** Insight's effectiveness figure (docs/decisions/058-effectiveness-review.md), as its copies carry it. */
-type EffectivenessFigure = {
-  due: number;
-  answered: number;
-  effective: number;
-  partly: number;
-  notEffective: number;
-  overdue: number;
-};
-
 /** Effectiveness results: the reviews after closure due in the period, when Insight counts them. */
 function effectivenessSection(f: InsightsFigures): PrintSection {
-  const e = (f as { effectiveness?: EffectivenessFigure | null }).effectiveness;
+  const e = f.effectiveness;
   return {
     id: "effectiveness",
     title: REVIEW_PACK_SECTIONS.effectiveness,

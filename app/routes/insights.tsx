@@ -5,11 +5,9 @@ import { InsightsFilterForm } from "~/components/insights-filters";
 import { departmentLabel, formatDate } from "~/components/moc";
 import type { InsightTableId } from "~/models/insights-tables";
 import { insightsQuerySchema } from "~/models/insights.schema";
-import { getInsights, requireInsightsReader } from "~/models/insights.server";
-import { requirePageUser } from "~/web/auth.server";
+import { getInsights } from "~/models/insights.server";
+import { requireInsightsPageUser } from "~/web/insights-page.server";
 import { listVessels } from "~/models/vessel.server";
-import { Forbidden } from "~/utils/errors";
-import { pageError } from "~/utils/page.server";
 
 /**
  * /insights (docs/decisions/017-insights.md): KPIs, trends and bottlenecks for admins, the HSEQ department and
@@ -19,13 +17,7 @@ import { pageError } from "~/utils/page.server";
 export const meta: MetaFunction = () => [{ title: "Insight · Change Management" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requirePageUser(request);
-  try {
-    requireInsightsReader(user);
-  } catch (error) {
-    if (error instanceof Forbidden) pageError(error);
-    throw error;
-  }
+  const user = await requireInsightsPageUser(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const vessels = (await listVessels()).map((v) => [v._id, v.name] as const);
   const values = {

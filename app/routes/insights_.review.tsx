@@ -1,7 +1,7 @@
 import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { InsightsFilterForm } from "~/components/insights-filters";
-import { Block, PrintControl, utc } from "~/components/record-print";
+import { PrintControl, PrintSections, utc } from "~/components/record-print";
 import { PRINT_KINDS } from "~/models/print-kinds";
 import { listVessels } from "~/models/vessel.server";
 import { reviewPackForPage } from "~/web/review-pack.server";
@@ -56,17 +56,7 @@ export default function ReviewPackPage() {
               <strong>{record.status}</strong> · Made {utc(record.generatedAt)}
             </p>
           </header>
-          {record.sections.map((section) => (
-            <section key={section.id} className="print-section" aria-labelledby={`print-${section.id}`}>
-              <h2 id={`print-${section.id}`}>{section.title}</h2>
-              {section.note ? <p className="muted">{section.note}</p> : null}
-              {section.blocks.map((block, i) => (
-                <div key={i} className="table-wrap">
-                  <Block block={block} />
-                </div>
-              ))}
-            </section>
-          ))}
+          <PrintSections sections={record.sections} />
         </>
       ) : (
         <>

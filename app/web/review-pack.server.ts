@@ -4,12 +4,11 @@
  * permission (403), and the one description (app/models/review-pack.server.ts) for all three.
  */
 import { insightsQuerySchema, type InsightsFilter } from "~/models/insights.schema";
-import { requireInsightsReader } from "~/models/insights.server";
 import { getReviewPack, reviewPackRecord, type ReviewPack } from "~/models/review-pack.server";
 import type { PrintRecord } from "~/models/record-print.server";
-import { DomainError, Forbidden } from "~/utils/errors";
+import { DomainError } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
-import { requirePageUser } from "./auth.server";
+import { requireInsightsPageUser } from "./insights-page.server";
 import { pdfResponse } from "./record-out.server";
 
 type FilterValues = { from: string; to: string; department: string; vessel: string };
@@ -31,13 +30,7 @@ export async function reviewPackForPage(request: Request): Promise<
   | { ok: true; pack: ReviewPack; record: PrintRecord; values: FilterValues; query: string; reader: string }
   | { ok: false; values: FilterValues; errors: { field: string; message: string }[] }
 > {
-  const user = await requirePageUser(request);
-  try {
-    requireInsightsReader(user);
-  } catch (error) {
-    if (error instanceof Forbidden) pageError(error);
-    throw error;
-  }
+  const user = await requireInsightsPageUser(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const parsed = insightsQuerySchema.safeParse(params);
   if (!parsed.success) {

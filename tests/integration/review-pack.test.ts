@@ -244,13 +244,14 @@ describe("GET /api/reviewPack", () => {
   });
 
   it("400 on bad filters, nothing else", async () => {
-    for (const query of [
+    const bad: Record<string, string>[] = [
       { from: "2025-13-01" },
       { from: day(0), to: day(-1) },
       { department: "kitchen" },
       { vessel: "somewhere" },
       { from: "2015-01-01", to: day(0) },
-    ]) {
+    ];
+    for (const query of bad) {
       const res = await get(reviewPackApi, "/api/reviewPack", hseq, query);
       expect(res.status, JSON.stringify(query)).toBe(400);
       const q = new URLSearchParams(query).toString();
@@ -294,6 +295,7 @@ describe("the page and the PDF", () => {
     expect(text).toContain("MV Pack North 2 1 1 1 0 50%"); // acknowledgement compliance
     expect(text).toContain("In effect 1");
     expect(text).toContain("Expired, not restored 1");
+    expect(text).toContain("Reviews due 0"); // Insight's effectiveness figure (decision 058): none due on this vessel
     for (const moc of [m.high!, m.extreme!, m.inEffect!, m.expired!]) expect(text).toContain(moc.serial_num);
     expect(text).toContain("Extreme risk hot work change");
     expect(text).not.toContain("South radar change");
