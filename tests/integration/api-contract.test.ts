@@ -693,6 +693,29 @@ describe("the contract of every operation", () => {
     await exercise("delete", "/api/links", 409, { as: originator, query: { id: made.body.data._id } });
   });
 
+  it("external references (issue 42)", async () => {
+    const originator = await makeUser({ department: "fleet" });
+    const stranger = await makeUser({ department: "engineering" });
+    const pcr = await createPcrOk(originator);
+    const record = `pcr:${pcr._id}`;
+    await exercise("get", "/api/referenceTypes", 200, { as: stranger });
+    const body = { record, type: "PMS work order", ref: "WO-1234" };
+    const made = await exercise<Answer<"/api/references", "post", 201>>("post", "/api/references", 201, {
+      as: originator,
+      body,
+    });
+    await exercise("post", "/api/references", 409, { as: originator, body });
+    await exercise("post", "/api/references", 403, { as: stranger, body });
+    await exercise("post", "/api/references", 400, { as: originator, body: { ...body, ref: "" } });
+    await exercise("post", "/api/references", 404, { as: originator, body: { ...body, record: `pcr:${crypto.randomUUID()}` } });
+    await exercise("get", "/api/references", 200, { as: originator, query: { record } });
+    await exercise("get", "/api/references", 403, { as: stranger, query: { record } });
+    await exercise("get", "/api/references", 404, { as: originator, query: { record: `moc:${crypto.randomUUID()}` } });
+    await exercise("delete", "/api/references", 403, { as: stranger, query: { id: made.body.data.id } });
+    await exercise("delete", "/api/references", 200, { as: originator, query: { id: made.body.data.id } });
+    await exercise("delete", "/api/references", 404, { as: originator, query: { id: made.body.data.id } });
+  });
+
   it("the image proxy, this document and the benchmark floor", async () => {
     const image = await exercise("get", "/api/proxy", 200, { as: standard, query: { url: `${imageBase}/deck.png` } });
     expect(image.headers.get("Content-Type")).toBe("image/png");
