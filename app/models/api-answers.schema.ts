@@ -474,7 +474,11 @@ export const reviewPackAnswer = z
             "temporaryExpired",
             "step",
           ]),
-          key: z.string().meta({ description: "The figure's row: a state, type, risk level, vessel or step; empty for one-number figures." }),
+          key: z
+            .string()
+            .meta({
+              description: "The figure's row: a state, type, risk level, vessel or step; empty for one-number figures.",
+            }),
           count: z.number().int().meta({ description: "The figure's own count." }),
           mocs: z.array(
             z.object({
@@ -486,7 +490,10 @@ export const reviewPackAnswer = z
               risk: z.enum(["low", "medium", "high", "extreme"]).nullable(),
             }),
           ),
-          more: z.number().int().meta({ description: "How many of the figure's MOCs are not listed (at most 10 are, newest first)." }),
+          more: z
+            .number()
+            .int()
+            .meta({ description: "How many of the figure's MOCs are not listed (at most 10 are, newest first)." }),
         }),
       )
       .meta({ description: "The MOCs behind each figure." }),
@@ -494,7 +501,11 @@ export const reviewPackAnswer = z
       from: day,
       to: day,
       department: z.enum(DEPARTMENTS).nullable(),
-      vessel: z.string().nullable().optional().meta({ description: 'A vessel id, "office", "fleet" or "none"; null for all.' }),
+      vessel: z
+        .string()
+        .nullable()
+        .optional()
+        .meta({ description: 'A vessel id, "office", "fleet" or "none"; null for all.' }),
     }),
     generatedAt: z.string(),
   })

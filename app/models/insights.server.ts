@@ -188,14 +188,7 @@ export type InsightMocLists = {
   steps: { step: InsightStep; ids: string[] }[];
 };
 export type InsightMocFigure =
-  | "state"
-  | "type"
-  | "risk"
-  | "vessel"
-  | "overdue"
-  | "overdueActions"
-  | "temporaryInEffect"
-  | "temporaryExpired";
+  "state" | "type" | "risk" | "vessel" | "overdue" | "overdueActions" | "temporaryInEffect" | "temporaryExpired";
 
 const RISK_ORDER = ["low", "medium", "high", "extreme", "none"] as const;
 

@@ -19,7 +19,8 @@ export const meta: MetaFunction = () => [{ title: "Management review pack · Cha
 export async function loader({ request }: LoaderFunctionArgs) {
   const read = await reviewPackForPage(request);
   const vessels = (await listVessels()).map((v) => [v._id, v.name] as const);
-  if (!read.ok) return data({ record: null, query: "", values: read.values, errors: read.errors, vessels }, { status: 400 });
+  if (!read.ok)
+    return data({ record: null, query: "", values: read.values, errors: read.errors, vessels }, { status: 400 });
   return { record: read.record, query: read.query, values: read.values, errors: [], vessels };
 }
 

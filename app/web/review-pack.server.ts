@@ -26,7 +26,9 @@ export const reviewPackQuery = (filter: InsightsFilter) =>
  * The page's reading: the user (403 page unless they may see Insight), the filter's values as
  * typed, and either the pack and its description or the filter's errors by field.
  */
-export async function reviewPackForPage(request: Request): Promise<
+export async function reviewPackForPage(
+  request: Request,
+): Promise<
   | { ok: true; pack: ReviewPack; record: PrintRecord; values: FilterValues; query: string; reader: string }
   | { ok: false; values: FilterValues; errors: { field: string; message: string }[] }
 > {

@@ -56,9 +56,7 @@ test("HSEQ follows Insight's link to the review pack, filters it and downloads i
   await expect(page.getByText(`All departments, ${vesselName}`)).toBeVisible();
   for (const name of SECTIONS) await expect(page.getByRole("heading", { level: 2, name })).toBeVisible();
   const byVessel = page.getByRole("region", { name: "MOCs by vessel" });
-  await expect(byVessel.getByRole("table").first().locator("tbody tr")).toHaveText([
-    new RegExp(`^${vesselName}1`),
-  ]);
+  await expect(byVessel.getByRole("table").first().locator("tbody tr")).toHaveText([new RegExp(`^${vesselName}1`)]);
   const link = byVessel.getByRole("link", { name: moc.serial_num });
   await expect(link).toHaveAttribute("href", `/mocs/${moc._id}`);
 

@@ -59,12 +59,14 @@ async function load(route: { loader: (args: never) => unknown }, url: string, us
   }
 }
 const statusOf = (answer: unknown) =>
-  answer instanceof Response
-    ? answer.status
-    : ((answer as { init?: { status?: number } }).init?.status ?? 200);
+  answer instanceof Response ? answer.status : ((answer as { init?: { status?: number } }).init?.status ?? 200);
 
-const get = async (route: Parameters<typeof api>[0], path: string, who: { _id: string }, query: Record<string, string>) =>
-  api(route, { path, query, token: await tokenOf(who) });
+const get = async (
+  route: Parameters<typeof api>[0],
+  path: string,
+  who: { _id: string },
+  query: Record<string, string>,
+) => api(route, { path, query, token: await tokenOf(who) });
 
 let cast: Cast;
 let hseq: PublicUser;
@@ -177,7 +179,11 @@ async function pack(query: Record<string, string>): Promise<ReviewPack> {
 
 describe("GET /api/reviewPack", () => {
   it("gives Insight's figures for the same period and filters (several combinations)", async () => {
-    for (const query of [...FILTERS, { ...PERIOD, vessel: north }, { ...PERIOD, vessel: north, department: "operations" }]) {
+    for (const query of [
+      ...FILTERS,
+      { ...PERIOD, vessel: north },
+      { ...PERIOD, vessel: north, department: "operations" },
+    ]) {
       const insight = await get(insightsApi, "/api/insights", hseq, query);
       expect(insight.status, insight.text).toBe(200);
       const answer = await pack(query);
@@ -200,7 +206,9 @@ describe("GET /api/reviewPack", () => {
       ["extreme", 1],
       ["none", 3],
     ]);
-    expect(f.vessels).toEqual([expect.objectContaining({ vessel: "MV Pack North", opened: 6, overdue: 1, overdueActions: 1 })]);
+    expect(f.vessels).toEqual([
+      expect.objectContaining({ vessel: "MV Pack North", opened: 6, overdue: 1, overdueActions: 1 }),
+    ]);
     expect(f.states!.reduce((n, s) => n + s.mocs, 0)).toBe(6);
     expect(f.states).toContainEqual({ state: "Declined", mocs: 1 });
     expect(f.standing).toEqual({ overdue: 1, withOverdueActions: 1, temporaryInEffect: 1, temporaryExpired: 1 });
@@ -209,12 +217,17 @@ describe("GET /api/reviewPack", () => {
     ]);
 
     const ids = (figure: string, key = "") =>
-      answer.lists.find((l) => l.figure === figure && l.key === key)?.mocs.map((x) => x.id).sort();
+      answer.lists
+        .find((l) => l.figure === figure && l.key === key)
+        ?.mocs.map((x) => x.id)
+        .sort();
     const sorted = (...docs: Doc[]) => docs.map((d) => d._id).sort();
     expect(ids("risk", "high")).toEqual(sorted(m.high!));
     expect(ids("risk", "none")).toEqual(sorted(m.declined!, m.inEffect!, m.expired!));
     expect(ids("type", "temporary")).toEqual(sorted(m.inEffect!, m.expired!));
-    expect(ids("vessel", "MV Pack North")).toEqual(sorted(m.low!, m.high!, m.extreme!, m.declined!, m.inEffect!, m.expired!));
+    expect(ids("vessel", "MV Pack North")).toEqual(
+      sorted(m.low!, m.high!, m.extreme!, m.declined!, m.inEffect!, m.expired!),
+    );
     expect(ids("state", "Declined")).toEqual(sorted(m.declined!));
     expect(ids("overdue")).toEqual(sorted(m.extreme!));
     expect(ids("overdueActions")).toEqual(sorted(m.extreme!));

@@ -21,7 +21,8 @@ export const REPORT_OPERATIONS: Operations = {
   },
   "/api/reviewPack": {
     get: {
-      summary: "The management review pack: the /insights figures for a period, vessel and department with the MOCs behind each (admins, HSEQ, full access).",
+      summary:
+        "The management review pack: the /insights figures for a period, vessel and department with the MOCs behind each (admins, HSEQ, full access).",
       description:
         "The same figures as /api/insights (the same statements), plus the bottleneck step and, per figure, at most 10 MOCs (newest first) and how many more; /insights/review is the page and /insights/review/pdf the PDF.",
       query: insightsQuerySchema,
