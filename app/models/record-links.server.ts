@@ -19,6 +19,7 @@ import { canLinkRecords, canUnlinkRecords, type Actor } from "./authz.server";
 import { appendLog } from "./moc-store.server";
 import { RECORD_KINDS } from "./record-kinds.server";
 import { linkWording, type LinkKind } from "./record-links.constants";
+import { UUID_PATTERN } from "./record-refs.constants";
 import {
   describeRecords,
   recordRefText,
@@ -236,6 +237,7 @@ async function loadLink(db: Executor, id: string, lock = false): Promise<LinkJso
  * remove it (`canUnlinkRecords`), 409 when it is already removed.
  */
 export async function unlinkRecord(db: Executor, actor: Actor, id: string): Promise<LinkJson> {
+  if (!UUID_PATTERN.test(id)) throw new NotFound("No such link");
   return inTransaction(db, async (tx) => {
     const [row] = await tx.execute<LinkRow>(
       sql`select ${LINK_COLUMNS} from record_links l ${LINK_JOINS} where l.id = ${id}::uuid for update of l`,

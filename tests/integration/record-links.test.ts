@@ -10,6 +10,12 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as linksRoute from "~/routes/api+/links";
+import * as mocPage from "~/routes/mocs+/$id._index";
+import * as pcrPage from "~/routes/pcrs+/$id";
+import * as archivePage from "~/routes/archive+/$kind.$id._index";
+import * as reviewPage from "~/routes/reviews+/$id._index";
+import * as newLinkPage from "~/routes/links+/new";
+import * as removeLinkPage from "~/routes/links+/$id.remove";
 import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { linkRecords, linksOf } from "~/models/record-links.server";
 import { describeRecords, mayReadRecord, parseRecordRef } from "~/models/record-refs.server";
@@ -19,7 +25,67 @@ import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { makeCast, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
 import { createPcrOk, type PcrDoc } from "../helpers/pcr";
-import type { CallOptions } from "../helpers/request";
+import { buildRequest, type CallOptions } from "../helpers/request";
+
+type Panel = {
+  ref: string;
+  links: { _id: string; seen: string; other: { ref: string; label: string } }[];
+  mayAdd: boolean;
+};
+
+/** A page loader's data (or the status it refused with), as `who`. */
+async function loaderData(
+  route: { loader: (args: never) => unknown },
+  path: string,
+  params: Record<string, string>,
+  who: { _id: string },
+): Promise<{ status: number; data: any }> {
+  const request = await buildRequest({ path, token: await tokenOf(who), cookie: true });
+  try {
+    const value = await route.loader({ request, params, context: {} } as never);
+    if (value instanceof Response) return { status: value.status, data: await value.json().catch(() => null) };
+    const wrapped = value as { type?: string; data?: unknown; init?: { status?: number } };
+    if (wrapped?.type === "DataWithResponseInit") return { status: wrapped.init?.status ?? 200, data: wrapped.data };
+    return { status: 200, data: value };
+  } catch (thrown) {
+    if (thrown instanceof Response) return { status: thrown.status, data: null };
+    const init = (thrown as { init?: { status: number } }).init;
+    if (init) return { status: init.status, data: null };
+    throw thrown;
+  }
+}
+
+/** A page action's answer: its status, its redirect and its data. */
+async function actionOf(
+  route: { action: (args: never) => unknown },
+  path: string,
+  params: Record<string, string>,
+  who: { _id: string },
+  form: Record<string, string>,
+): Promise<{ status: number; location: string | null; data: any }> {
+  const request = await buildRequest({
+    path,
+    method: "POST",
+    token: await tokenOf(who),
+    cookie: true,
+    body: new URLSearchParams(form).toString(),
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "http://localhost:3000" },
+  });
+  try {
+    const value = await route.action({ request, params, context: {} } as never);
+    if (value instanceof Response) return { status: value.status, location: value.headers.get("Location"), data: null };
+    const wrapped = value as { type?: string; data?: unknown; init?: { status?: number } };
+    if (wrapped?.type === "DataWithResponseInit")
+      return { status: wrapped.init?.status ?? 200, location: null, data: wrapped.data };
+    return { status: 200, location: null, data: value };
+  } catch (thrown) {
+    if (thrown instanceof Response)
+      return { status: thrown.status, location: thrown.headers.get("Location"), data: null };
+    const init = (thrown as { init?: { status: number } }).init;
+    if (init) return { status: init.status, location: null, data: null };
+    throw thrown;
+  }
+}
 
 const linksApi = async (who: { _id: string } | null, options: Omit<CallOptions, "query"> & { qs?: string } = {}) =>
   api(linksRoute, {
@@ -316,5 +382,105 @@ describe("DELETE /api/links", () => {
     });
     expect(remade.status).toBe(201);
     expect(remade.body.data._id).not.toBe(id);
+  });
+});
+
+describe("the record pages", () => {
+  it("each record page's loader gives its Linked records section, from its side, only what the reader reads of both ends", async () => {
+    const moc1 = await loaderData(mocPage, `/mocs/${moc._id}`, { id: moc._id }, hseq);
+    expect(moc1.status).toBe(200);
+    const mocLinks = (moc1.data.links as Panel).links.map((l) => `${l.seen} ${l.other.label}`);
+    expect(mocLinks).toEqual(
+      expect.arrayContaining([`procedure changed by PCR ${pcr.serial_num}`, "replaces Legacy MOC 7/2009"]),
+    );
+    expect((moc1.data.links as Panel).mayAdd).toBe(true);
+    const pcr1 = await loaderData(pcrPage, `/pcrs/${pcr._id}`, { id: pcr._id }, hseq);
+    expect((pcr1.data.links as Panel).links.map((l) => `${l.seen} ${l.other.label}`)).toContain(
+      `changes the procedure of MOC ${moc.serial_num}`,
+    );
+    const archive = await loaderData(
+      archivePage,
+      `/archive/mocs/${archiveMoc}`,
+      { kind: "mocs", id: archiveMoc },
+      hseq,
+    );
+    expect((archive.data.links as Panel).links.map((l) => l.seen)).toEqual(["replaced by"]);
+    const reviewData = await loaderData(reviewPage, `/reviews/${review}`, { id: review }, hseq);
+    expect((reviewData.data.links as Panel).links.map((l) => l.seen)).toEqual(["followed up by"]);
+    // A reader of the PCR only: its page shows no link (the MOC's), and it may not add from it.
+    const pcr2 = await loaderData(pcrPage, `/pcrs/${pcr._id}`, { id: pcr._id }, pcrOriginator);
+    expect(pcr2.status).toBe(200);
+    expect((pcr2.data.links as Panel).links).toEqual([]);
+    expect(JSON.stringify(pcr2.data.links)).not.toContain(moc._id);
+    // The archive's reader who reads no MOC of it: nothing of the link either, and no adding (works on nothing).
+    const archive2 = await loaderData(
+      archivePage,
+      `/archive/mocs/${archiveMoc}`,
+      { kind: "mocs", id: archiveMoc },
+      stranger,
+    );
+    expect(archive2.data.links).toEqual({ ref: `archive-moc:${archiveMoc}`, links: [], mayAdd: false });
+  });
+
+  it("/links/new finds the records the reader may read and links one without JavaScript; a refusal by its row", async () => {
+    const from = encodeURIComponent(`pcr:${pcr._id}`);
+    const found = await loaderData(
+      newLinkPage,
+      `/links/new?from=${from}&q=${encodeURIComponent("7/2009")}`,
+      {},
+      pcrOriginator,
+    );
+    expect(found.status).toBe(200);
+    expect(found.data.candidates.map((c: { ref: string }) => c.ref)).toEqual([`archive-moc:${archiveMoc}`]);
+    // The MOC is not offered to a reader who may not read it.
+    const mocSearch = await loaderData(
+      newLinkPage,
+      `/links/new?from=${from}&q=${encodeURIComponent(moc.serial_num)}`,
+      {},
+      pcrOriginator,
+    );
+    expect(mocSearch.data.candidates.map((c: { ref: string }) => c.ref)).not.toContain(`moc:${moc._id}`);
+    expect((await loaderData(newLinkPage, `/links/new?from=pcr:1`, {}, pcrOriginator)).status).toBe(400);
+    expect(
+      (await loaderData(newLinkPage, `/links/new?from=${encodeURIComponent(`moc:${moc._id}`)}`, {}, pcrOriginator))
+        .status,
+    ).toBe(403);
+
+    const badKind = await actionOf(newLinkPage, "/links/new", {}, pcrOriginator, {
+      from: `pcr:${pcr._id}`,
+      to: `archive-moc:${archiveMoc}`,
+      kind: "links to",
+    });
+    expect(badKind.status).toBe(400);
+    expect(badKind.data.refusal).toEqual({
+      to: `archive-moc:${archiveMoc}`,
+      kind: "Choose how the records are linked",
+    });
+    // "replaced by" from the PCR: the archive record is the link's `from`.
+    const made = await actionOf(newLinkPage, "/links/new", {}, pcrOriginator, {
+      from: `pcr:${pcr._id}`,
+      to: `archive-moc:${archiveMoc}`,
+      kind: "replaced by",
+    });
+    expect(made.status).toBe(302);
+    expect(made.location).toBe(`/pcrs/${pcr._id}#linked-records`);
+    const [row] = await getDb().execute<{ id: string; from_kind: string; kind: string }>(
+      sql`select id::text as id, from_kind, kind from record_links where to_kind = 'pcr' and to_id = ${pcr._id}::uuid and removed_at is null and from_kind = 'archive-moc'`,
+    );
+    expect(row).toMatchObject({ from_kind: "archive-moc", kind: "replaces" });
+    const pcrView = await loaderData(pcrPage, `/pcrs/${pcr._id}`, { id: pcr._id }, pcrOriginator);
+    const mine = (pcrView.data.links as Panel).links;
+    expect(mine.map((l) => `${l.seen} ${l.other.label}`)).toEqual(["replaced by Legacy MOC 7/2009"]);
+
+    // Removed from the page's button by its maker, back to the section.
+    const removed = await actionOf(removeLinkPage, `/links/${row!.id}/remove`, { id: row!.id }, pcrOriginator, {
+      back: `/pcrs/${pcr._id}`,
+    });
+    expect(removed.status).toBe(302);
+    expect(removed.location).toBe(`/pcrs/${pcr._id}#linked-records`);
+    const [after] = await getDb().execute<{ removed_at: string | null }>(
+      sql`select removed_at from record_links where id = ${row!.id}::uuid`,
+    );
+    expect(after!.removed_at).not.toBeNull();
   });
 });

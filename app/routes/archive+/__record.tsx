@@ -2,6 +2,7 @@
 import { getFormProps, getInputProps } from "@conform-to/react";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { RecordReferences } from "~/components/record-references";
+import { RecordLinks } from "~/components/record-links";
 import { Form } from "~/components/form";
 import { ARCHIVE, ARCHIVE_LIMITS } from "~/models/archive.constants";
 import { capitalise } from "~/models/labels";
@@ -21,7 +22,7 @@ function LongText({ text }: { text: string | undefined }) {
 }
 
 export function ArchiveRecordPage() {
-  const { kind, doc, canWrite, references } = useLoaderData<typeof archiveRecordLoader>();
+  const { kind, doc, canWrite, references, links } = useLoaderData<typeof archiveRecordLoader>();
   const info = ARCHIVE[kind];
   return (
     <>
@@ -86,6 +87,7 @@ export function ArchiveRecordPage() {
         <LongText text={doc.notes} />
       </section>
       <RecordReferences panel={references} />
+      <RecordLinks panel={links} here={recordPath(kind, doc._id)} />
       <p className="muted">
         Added {doc.created_by ? `by ${doc.created_by.name} ` : ""}on {formatDateTime(doc.createdAt)}
         {doc.updatedAt !== doc.createdAt

@@ -30,6 +30,7 @@ import { capitalise } from "~/models/labels";
 import type { PublicUser } from "~/models/user.server";
 import { requirePageUser } from "~/web/auth.server";
 import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
+import { linksPanel } from "~/web/record-links-page.server";
 import { DomainError, Forbidden, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, readPageQuery, runForPage } from "~/utils/page.server";
@@ -98,7 +99,9 @@ export async function archiveRecordLoader({ request, params }: LoaderFunctionArg
   const doc = await record(user, info, params.id);
   // External references (issue 42): shown to every reader, changed by the archive's writers.
   const references = await referencesPanel(user, { kind: archiveRecordKind(info.kind), id: doc._id });
-  return { kind: info.kind, doc, canWrite: canWriteArchive(user), references };
+  // Linked records (issue 42): those whose other end the reader may read too.
+  const links = await linksPanel(user, { kind: archiveRecordKind(info.kind), id: doc._id });
+  return { kind: info.kind, doc, canWrite: canWriteArchive(user), references, links };
 }
 
 /** The record kind ("<kind>:<id>", the audit chain's) of an archive list's records. */

@@ -13,7 +13,9 @@ import { describeMocParts, type MocPart, type MocTable } from "~/models/moc-part
 import { namesOf } from "~/models/moc-names";
 import type { TemporaryChange } from "#db/schema";
 import { deviationOutstanding, temporaryStateOn, unresolved } from "~/models/moc-document";
-import { canViewMoc } from "~/models/authz.server";
+import { canAnswerEffectivenessReview, canViewMoc } from "~/models/authz.server";
+import { effectivenessReviewOf } from "~/models/effectiveness.server";
+import { EffectivenessPanel, FollowUpLinks } from "~/components/effectiveness";
 import { roomOfMoc } from "~/models/chat.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc.server";
 import { fourEyesAssignment, fourEyesConflicts } from "~/models/moc-steps.server";
@@ -25,6 +27,8 @@ import { runForPage } from "~/utils/page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 import { CirculationsSection } from "~/components/circulations";
 import { circulationsPanel } from "~/models/circulations.server";
+import { RecordLinks } from "~/components/record-links";
+import { linksPanel } from "~/web/record-links-page.server";
 import { RecordReferences } from "~/components/record-references";
 import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
 
@@ -37,7 +41,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     canViewMoc(user, access) ? chatPanelData(request, user, roomOfMoc(access)) : null,
     // Circulated for acknowledgement once completed (issue 41).
     access.completed ? circulationsPanel(user, { kind: "moc", id: access.id }) : null,
+    // Its effectiveness review once completed (issue 42).
+    access.completed ? effectivenessReviewOf(access.id) : null,
   ]);
+  // Linked records (issue 42): those whose other end the reader may read too.
+  const links = await linksPanel(user, { kind: "moc", id: access.id });
   // Four eyes: each role's picker offers only the people who may hold it.
   const pickers = Object.fromEntries(
     ASSIGNABLE.map((role) => [
@@ -55,6 +63,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     circulations,
     fourEyes: fourEyesConflicts(access),
     described: describeMocParts(doc),
+    effectiveness,
+    canAnswerReview: canAnswerEffectivenessReview(user),
+    links,
     references,
   };
 }
@@ -238,6 +249,8 @@ function TemporaryPanel({
 export default function MocRecord() {
   const { moc, permissions, today } = useMocLayoutData();
   const { pickers, chat, circulations, fourEyes, described, references } = useLoaderData<typeof loader>();
+  const { links } = useLoaderData<typeof loader>();
+  const { effectiveness, canAnswerReview } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const confirmingDelete = searchParams.has(CONFIRM_DELETE_PARAM);
   const people = moc;
@@ -289,6 +302,10 @@ export default function MocRecord() {
       ) : null}
 
       {moc.temporary ? <TemporaryPanel temporary={moc.temporary} today={today} nameOf={nameOf} /> : null}
+
+      {effectiveness ? (
+        <EffectivenessPanel mocId={moc._id} review={effectiveness} today={today} canAnswer={canAnswerReview} />
+      ) : null}
 
       <section className="card" aria-labelledby="people-title">
         <h2 id="people-title">People and dates</h2>
@@ -386,6 +403,7 @@ export default function MocRecord() {
         {permissions.canCancelPlanItems ? (
           <CancelLinks items={moc.action?.items ?? []} plan="action" name={(item) => item.description} />
         ) : null}
+        <FollowUpLinks mocId={moc._id} items={moc.action?.items ?? []} name={(item) => item.description} />
         {!trainingsTable && permissions.planAccess.action === "edit" && moc.action?.items?.length ? (
           <p className="no-print">
             <Link to="trainings">Make an action a training…</Link>
@@ -411,6 +429,7 @@ export default function MocRecord() {
         {permissions.canCancelPlanItems ? (
           <CancelLinks items={moc.manual_plan?.items ?? []} plan="manual_plan" name={(item) => item.document} />
         ) : null}
+        <FollowUpLinks mocId={moc._id} items={moc.manual_plan?.items ?? []} name={(item) => item.document} />
       </TableView>
 
       <section className="card" aria-labelledby="signatures-title">
@@ -419,6 +438,8 @@ export default function MocRecord() {
       </section>
 
       <RecordReferences panel={references} />
+
+      <RecordLinks panel={links} here={`/mocs/${moc._id}`} />
 
       <CirculationsSection record={`moc:${moc._id}`} panel={circulations} />
 

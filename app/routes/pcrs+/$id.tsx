@@ -39,6 +39,8 @@ import { CirculationsSection } from "~/components/circulations";
 import { RecordReferences } from "~/components/record-references";
 import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
 import { circulationsPanel } from "~/models/circulations.server";
+import { RecordLinks } from "~/components/record-links";
+import { linksPanel } from "~/web/record-links-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {
@@ -82,6 +84,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     circulations: pcr.status === "finished" ? await circulationsPanel(user, { kind: "pcr", id: pcr._id }) : null,
     // External references (issue 42): shown to every reader, changed by those who may.
     references: await referencesPanel(user, { kind: "pcr", id: pcr._id }),
+    // Linked records (issue 42): those whose other end the reader may read too.
+    links: await linksPanel(user, { kind: "pcr", id: pcr._id }),
     // A PCR anyone has signed is withdrawn, never deleted (docs/decisions/026-four-eyes-by-record.md).
     canDelete: canEditPcr(user, rules) && !signed && !pcr.affectedParties.some((p) => typeof p.Signature === "string"),
     canWithdraw: canEditPcr(user, rules) && pcr.status !== "withdrawn",
@@ -305,6 +309,7 @@ export default function PcrPage() {
     circulations,
     references,
   } = useLoaderData<typeof loader>();
+  const { links } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const withdrawError = actionData && "withdrawError" in actionData ? actionData.withdrawError : null;
   const substituteError = actionData && "substituteError" in actionData ? actionData.substituteError : null;
@@ -519,6 +524,8 @@ export default function PcrPage() {
       ) : null}
 
       <RecordReferences panel={references} />
+
+      <RecordLinks panel={links} here={`/pcrs/${pcr._id}`} />
 
       <CirculationsSection record={`pcr:${pcr._id}`} panel={circulations} />
 

@@ -4,6 +4,7 @@ import { Form } from "~/components/form";
 import { SubmitButton } from "~/components/submit";
 import { ReviewBody } from "~/components/review";
 import { RecordReferences } from "~/components/record-references";
+import { RecordLinks } from "~/components/record-links";
 import { canWriteReviews } from "~/models/authz.server";
 import { pullReviewInsights, recountReviewSummary } from "~/models/review.server";
 import { requirePageUser } from "~/web/auth.server";
@@ -11,6 +12,7 @@ import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
 import { loadReview, requireReviewWriterPage, todayUtc } from "~/web/review-page.server";
 import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
+import { linksPanel } from "~/web/record-links-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.review.title} · Change Management` : "Year-end review · Change Management" },
@@ -21,7 +23,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const review = await loadReview(user, params.id);
   // External references (issue 42): shown to every reader, changed by the reviews' writers.
   const references = await referencesPanel(user, { kind: "review", id: review._id });
-  return { review, canWrite: canWriteReviews(user), today: todayUtc(), references };
+  // Linked records (issue 42): those whose other end the reader may read too.
+  const links = await linksPanel(user, { kind: "review", id: review._id });
+  return { review, canWrite: canWriteReviews(user), today: todayUtc(), references, links };
 }
 
 /** Two posts: count the year's MOCs again, or pull the year's insight figures into the summary. */
@@ -51,7 +55,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ReviewPage() {
-  const { review, canWrite, today, references } = useLoaderData<typeof loader>();
+  const { review, canWrite, today, references, links } = useLoaderData<typeof loader>();
   return (
     <>
       <p className="no-print">
@@ -95,6 +99,7 @@ export default function ReviewPage() {
       </header>
       <ReviewBody review={review} today={today} />
       <RecordReferences panel={references} />
+      <RecordLinks panel={links} here={`/reviews/${review._id}`} />
     </>
   );
 }

@@ -1,0 +1,48 @@
+/**
+ * Links between records on the pages (issue 42, docs/decisions/057-record-links-and-references.md):
+ * the record pages' "Linked records" section data (`linksPanel`, one call, a constant number of
+ * statements), and the add-a-link page's search (`linkCandidates`): the records matching a query
+ * that the reader may read (the search model's own authorization), each named as a reference.
+ */
+import type { LinksPanel } from "~/components/record-links";
+import type { Actor } from "~/models/authz.server";
+import { linksOf } from "~/models/record-links.server";
+import { describeRecords, recordRefText, type RecordRef } from "~/models/record-refs.server";
+import { getDb } from "~/utils/db.server";
+import { search, type SearchEntryKind } from "~/models/search.server";
+
+/** The section's data for a record page whose loader has already checked the reader may read it. */
+export async function linksPanel(actor: Actor, ref: RecordRef): Promise<LinksPanel> {
+  const { links, mayAdd } = await linksOf(actor, ref);
+  return {
+    ref: recordRefText(ref),
+    links: links.map(({ _id, seen, other, mayRemove }) => ({ _id, seen, other, mayRemove })),
+    mayAdd,
+  };
+}
+
+/** A search entry's kind as a record reference's. */
+const REF_KIND = {
+  moc: "moc",
+  pcr: "pcr",
+  legacy_moc: "archive-moc",
+  legacy_pcr: "archive-pcr",
+} as const satisfies Record<SearchEntryKind, RecordRef["kind"]>;
+
+export type LinkCandidate = { ref: string; label: string; title: string; path: string };
+
+/**
+ * The records matching `q` that `actor` may read (MOCs, PCRs, archive records), best first, but
+ * `except`; named as the links name them (`describeRecords`, one statement per kind).
+ */
+export async function linkCandidates(actor: Actor, q: string, except: RecordRef): Promise<LinkCandidate[]> {
+  const found = await search(actor, q);
+  const refs = [...found.mocs.results, ...found.pcrs.results, ...found.archive.results]
+    .map((hit): RecordRef => ({ kind: REF_KIND[hit.kind], id: hit._id }))
+    .filter((ref) => recordRefText(ref) !== recordRefText(except));
+  const described = await describeRecords(getDb(), actor, refs);
+  return refs.flatMap((ref) => {
+    const d = described.get(recordRefText(ref));
+    return d?.readable ? [{ ref: d.ref, label: d.label, title: d.title, path: d.path }] : [];
+  });
+}
