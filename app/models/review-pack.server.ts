@@ -18,7 +18,6 @@ import { TITLE_SQL, VESSEL_LABEL_OR_NOT_RECORDED_SQL } from "./moc-scope.server"
 import type { PrintBlock, PrintRecord, PrintSection } from "./record-print.server";
 import { RISK_LEVELS, riskLabel, type RiskLevel } from "./risk";
 
-
 /** At most this many MOCs listed behind one figure (newest first), on the page, in the PDF and in the JSON. */
 export const REVIEW_PACK_CAP = 10;
 
@@ -81,7 +80,13 @@ export async function computeReviewPack(
       .filter((s) => s.ids.length > 0)
       .map((s) => {
         const count = figures.steps.find((f) => f.step === s.step)?.count ?? 0;
-        return { figure: "step" as const, key: s.step, count, mocs: rows(s.ids), more: Math.max(0, count - s.ids.length) };
+        return {
+          figure: "step" as const,
+          key: s.step,
+          count,
+          mocs: rows(s.ids),
+          more: Math.max(0, count - s.ids.length),
+        };
       }),
   ];
   const ranked = figures.steps
@@ -90,9 +95,7 @@ export async function computeReviewPack(
   const top = ranked[0];
   return {
     figures,
-    bottleneck: top
-      ? { step: top.step, label: top.label, median: top.median!, p90: top.p90, count: top.count }
-      : null,
+    bottleneck: top ? { step: top.step, label: top.label, median: top.median!, p90: top.p90, count: top.count } : null,
     lists,
     filter,
     generatedAt: now.toISOString(),
@@ -355,7 +358,7 @@ export function reviewPackRecord(pack: ReviewPack): PrintRecord {
     {
       id: "temporary",
       title: S.temporary,
-      note: `On ${f.period.asOf}, as each temporary change's state is recorded now (docs/decisions/023).`,
+      note: `On ${f.period.asOf}, by the state each temporary change has recorded now.`,
       blocks: [
         {
           kind: "fields",
@@ -435,4 +438,3 @@ function effectivenessSection(f: InsightsFigures): PrintSection {
     ],
   };
 }
-
