@@ -20,9 +20,19 @@ export type LinksPanel = {
   mayAdd: boolean;
 };
 
-export function RecordLinks({ panel, here }: { panel: LinksPanel | null | undefined; here: string }) {
+/** `readOnly`: no buttons (the review's print page). */
+export function RecordLinks({
+  panel,
+  here,
+  readOnly = false,
+}: {
+  panel: LinksPanel | null | undefined;
+  here: string;
+  readOnly?: boolean;
+}) {
   if (!panel) return null;
-  const { links, mayAdd, ref } = panel;
+  const { links, ref } = panel;
+  const mayAdd = panel.mayAdd && !readOnly;
   return (
     <section className="card" aria-labelledby="linked-records-title" id={LINKS_ANCHOR}>
       <h2 id="linked-records-title">Linked records</h2>
@@ -36,7 +46,7 @@ export function RecordLinks({ panel, here }: { panel: LinksPanel | null | undefi
                 {capitalise(link.seen)} <Link to={link.other.path}>{link.other.label}</Link>
                 {link.other.title ? ` — ${link.other.title}` : ""}
               </div>
-              {link.mayRemove ? (
+              {link.mayRemove && !readOnly ? (
                 <Form method="post" action={`/links/${link._id}/remove`} className="no-print">
                   <input type="hidden" name="back" value={here} />
                   <button type="submit" className="button button-small">

@@ -18,6 +18,8 @@ import { appendAudit } from "./audit.server";
 import { canLinkRecords, canUnlinkRecords, type Actor } from "./authz.server";
 import { appendLog } from "./moc-store.server";
 import { RECORD_KINDS } from "./record-kinds.server";
+import { capitalise } from "./labels";
+import type { PrintSection } from "./record-print.server";
 import { linkWording, type LinkKind } from "./record-links.constants";
 import { UUID_PATTERN } from "./record-refs.constants";
 import {
@@ -306,5 +308,26 @@ export async function linksOf(actor: Actor, ref: RecordRef, db: Executor = getDb
     record: endJson(record),
     links: viewsFrom(actor, ref, rows, described),
     mayAdd: canLinkRecords(actor, record, { readable: true, worksOn: false }),
+  };
+}
+
+/**
+ * A record's links as printed (the MOC's and PCR's print views and PDFs): "Linked records", each as
+ * it reads from the record, with the other record's number, title and page; only the links
+ * `linksOf` shows the reader (both ends readable).
+ */
+export function linksPrintSection(links: readonly LinkView[]): PrintSection {
+  return {
+    id: "linked-records",
+    title: "Linked records",
+    note: null,
+    blocks: [
+      {
+        kind: "table",
+        columns: ["This record", "Record", "Title", "Page"],
+        rows: links.map((l) => [capitalise(l.seen), l.other.label, l.other.title || "—", l.other.path]),
+        empty: "No linked records.",
+      },
+    ],
   };
 }

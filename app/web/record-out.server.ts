@@ -17,6 +17,7 @@ import { effectivenessReviewOf } from "~/models/effectiveness.server";
 import { DomainError } from "~/utils/errors";
 import type { RecordRef } from "~/models/record-refs.server";
 import { referencesOf } from "~/models/references.server";
+import { linksOf, linksPrintSection } from "~/models/record-links.server";
 import { refusal } from "~/utils/http.server";
 import { requirePcrForPage } from "./pcr-page.server";
 import { requireMocForPage } from "./moc-page.server";
@@ -50,6 +51,8 @@ async function mocRecordAndReader(request: Request, id: string | undefined) {
   // Its effectiveness review after the parts (issue 42, docs/decisions/058-effectiveness-review.md).
   record.sections.push(...effectivenessPrintSection(review, record.generatedAt.slice(0, 10)));
   record.sections.push(await referencesSection({ kind: "moc", id: doc._id }));
+  // Its links the reader may see both ends of (issue 42).
+  record.sections.push(linksPrintSection((await linksOf(user, { kind: "moc", id: doc._id })).links));
   return { record, reader: user._id };
 }
 
@@ -65,6 +68,7 @@ async function pcrRecordAndReader(request: Request, id: string | undefined) {
     forPrint(await listAttachments({ pcrId: pcr._id })),
   );
   record.sections.push(await referencesSection({ kind: "pcr", id: pcr._id }));
+  record.sections.push(linksPrintSection((await linksOf(user, { kind: "pcr", id: pcr._id })).links));
   return { record, reader: user._id };
 }
 

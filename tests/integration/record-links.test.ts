@@ -6,7 +6,11 @@
  * an entry and verify; the inverse wording on the other end; a reader of only one end sees nothing
  * of the link; removal keeps the history; record references parsed and described.
  */
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as linksRoute from "~/routes/api+/links";
@@ -16,6 +20,9 @@ import * as archivePage from "~/routes/archive+/$kind.$id._index";
 import * as reviewPage from "~/routes/reviews+/$id._index";
 import * as newLinkPage from "~/routes/links+/new";
 import * as removeLinkPage from "~/routes/links+/$id.remove";
+import * as mocPrint from "~/routes/mocs+/$id_.print";
+import * as pcrPdf from "~/routes/pcrs+/$id_.pdf";
+import * as reviewPrint from "~/routes/reviews+/$id.print";
 import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { linkRecords, linksOf } from "~/models/record-links.server";
 import { describeRecords, mayReadRecord, parseRecordRef } from "~/models/record-refs.server";
@@ -26,6 +33,10 @@ import { makeAdmin, makeUser } from "../helpers/factories";
 import { makeCast, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
 import { createPcrOk, type PcrDoc } from "../helpers/pcr";
 import { buildRequest, type CallOptions } from "../helpers/request";
+
+// Page data of every shape; `any` keeps the reads short (`data.links.links`), as CallResult's body.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type PageData = any;
 
 type Panel = {
   ref: string;
@@ -39,7 +50,7 @@ async function loaderData(
   path: string,
   params: Record<string, string>,
   who: { _id: string },
-): Promise<{ status: number; data: any }> {
+): Promise<{ status: number; data: PageData }> {
   const request = await buildRequest({ path, token: await tokenOf(who), cookie: true });
   try {
     const value = await route.loader({ request, params, context: {} } as never);
@@ -62,7 +73,7 @@ async function actionOf(
   params: Record<string, string>,
   who: { _id: string },
   form: Record<string, string>,
-): Promise<{ status: number; location: string | null; data: any }> {
+): Promise<{ status: number; location: string | null; data: PageData }> {
   const request = await buildRequest({
     path,
     method: "POST",
@@ -482,5 +493,42 @@ describe("the record pages", () => {
       sql`select removed_at from record_links where id = ${row!.id}::uuid`,
     );
     expect(after!.removed_at).not.toBeNull();
+  });
+});
+
+describe("print and PDF", () => {
+  type Section = { id: string; blocks: { kind: string; rows?: string[][] }[] };
+  const linkedRows = (record: { sections: Section[] }) =>
+    record.sections.find((x) => x.id === "linked-records")!.blocks[0]!.rows!.map((r) => `${r[0]} ${r[1]}`);
+
+  it("the MOC's print record has Linked records, filtered by the reader's rights", async () => {
+    const asHseq = await loaderData(mocPrint, `/mocs/${moc._id}/print`, { id: moc._id }, hseq);
+    expect(asHseq.status).toBe(200);
+    expect(linkedRows(asHseq.data.record)).toEqual(
+      expect.arrayContaining([`Procedure changed by PCR ${pcr.serial_num}`, "Replaces Legacy MOC 7/2009"]),
+    );
+    const asOriginator = await loaderData(mocPrint, `/mocs/${moc._id}/print`, { id: moc._id }, cast.originator);
+    const rows = linkedRows(asOriginator.data.record);
+    expect(rows).toContain("Replaces Legacy MOC 7/2009");
+    expect(rows.join(" ")).not.toContain("PCR");
+  });
+
+  it("the PCR's PDF reads back (pdftotext) with its Linked records", async () => {
+    const request = await buildRequest({ path: `/pcrs/${pcr._id}/pdf`, token: await tokenOf(hseq), cookie: true });
+    const response = (await pcrPdf.loader({ request, params: { id: pcr._id }, context: {} } as never)) as Response;
+    expect(response.status).toBe(200);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "links-pdf-")), "pcr.pdf");
+    writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+    const text = execFileSync("pdftotext", ["-raw", file, "-"], { encoding: "utf8" }).replace(/\s+/g, " ");
+    expect(text).toContain("Linked records");
+    expect(text).toContain(`Changes the procedure of MOC ${moc.serial_num}`);
+  });
+
+  it("the review's print page lists its links without buttons", async () => {
+    const printed = await loaderData(reviewPrint, `/reviews/${review}/print`, { id: review }, hseq);
+    expect(printed.status).toBe(200);
+    expect((printed.data.links as Panel).links.map((l) => `${l.seen} ${l.other.label}`)).toEqual([
+      `followed up by MOC ${moc.serial_num}`,
+    ]);
   });
 });

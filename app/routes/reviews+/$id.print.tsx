@@ -4,6 +4,8 @@ import { ReviewBody } from "~/components/review";
 import { useHydrated } from "~/components/use-hydrated";
 import { requirePageUser } from "~/web/auth.server";
 import { loadReview, todayUtc } from "~/web/review-page.server";
+import { RecordLinks } from "~/components/record-links";
+import { linksPanel } from "~/web/record-links-page.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.review.title} (print) · Change Management` : "Year-end review · Change Management" },
@@ -11,7 +13,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  return { review: await loadReview(user, params.id), today: todayUtc() };
+  const review = await loadReview(user, params.id);
+  // Its links the reader may see both ends of (issue 42).
+  return { review, today: todayUtc(), links: await linksPanel(user, { kind: "review", id: review._id }) };
 }
 
 /** With JavaScript a Print button; without, how to print. */
@@ -27,7 +31,7 @@ function PrintControl() {
 }
 
 export default function ReviewPrint() {
-  const { review, today } = useLoaderData<typeof loader>();
+  const { review, today, links } = useLoaderData<typeof loader>();
   return (
     <article className="review-print" aria-labelledby="review-print-title">
       <div className="row no-print review-print-toolbar">
@@ -41,6 +45,7 @@ export default function ReviewPrint() {
         <h1 id="review-print-title">{review.title}</h1>
       </header>
       <ReviewBody review={review} today={today} print />
+      <RecordLinks panel={links} here={`/reviews/${review._id}`} readOnly />
     </article>
   );
 }
