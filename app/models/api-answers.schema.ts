@@ -472,13 +472,12 @@ export const reviewPackAnswer = z
             "overdueActions",
             "temporaryInEffect",
             "temporaryExpired",
+            "effectiveness",
             "step",
           ]),
-          key: z
-            .string()
-            .meta({
-              description: "The figure's row: a state, type, risk level, vessel or step; empty for one-number figures.",
-            }),
+          key: z.string().meta({
+            description: "The figure's row: a state, type, risk level, vessel or step; empty for one-number figures.",
+          }),
           count: z.number().int().meta({ description: "The figure's own count." }),
           mocs: z.array(
             z.object({

@@ -232,23 +232,51 @@ export type EffectivenessFigure = {
   overdue: number;
 };
 
+/** The results Insight counts that the management review pack lists the MOCs of. */
+export const EFFECTIVENESS_LISTED = ["notEffective", "partly", "overdue", "effective"] as const;
+export type EffectivenessListed = (typeof EFFECTIVENESS_LISTED)[number];
+
 /**
  * The reviews due in the period (`from`..`to`) among the MOCs `mocs` (a table expression over
  * `mocs`' columns), answered and by result, and overdue on `asOf` (due in the period, not answered,
- * due before it). One statement.
+ * due before it). One statement. With `cap` (the management review pack, docs/decisions/059), the
+ * same statement also lists at most `cap` MOC ids behind each result and overdue, latest due
+ * first, by the predicate that counts it.
  */
 export async function effectivenessFigures(
   db: Executor,
   b: { from: string; to: string; asOf: string; mocs: SQL; among: SQL },
-): Promise<EffectivenessFigure> {
-  const [row] = await db.execute<EffectivenessFigure>(sql`
+  cap: number | null = null,
+): Promise<{ figure: EffectivenessFigure; lists: { key: EffectivenessListed; ids: string[] }[] }> {
+  const counted: Record<EffectivenessListed, SQL> = {
+    effective: sql`r.result = 'effective'`,
+    partly: sql`r.result = 'partly'`,
+    notEffective: sql`r.result = 'not-effective'`,
+    overdue: sql`r.result is null and r.due_on < ${b.asOf}::date`,
+  };
+  const listed =
+    cap === null
+      ? sql``
+      : sql`, ${sql.join(
+          EFFECTIVENESS_LISTED.map(
+            (key) =>
+              sql`(array_agg(m.id::text order by r.due_on desc, m.id) filter (where ${counted[key]}))[1:${cap}] as ${sql.identifier(`list_${key}`)}`,
+          ),
+          sql`, `,
+        )}`;
+  const [row] = await db.execute<EffectivenessFigure & Record<`list_${EffectivenessListed}`, string[] | null>>(sql`
     select count(*)::int as due,
       (count(*) filter (where r.result is not null))::int as answered,
-      (count(*) filter (where r.result = 'effective'))::int as effective,
-      (count(*) filter (where r.result = 'partly'))::int as partly,
-      (count(*) filter (where r.result = 'not-effective'))::int as "notEffective",
-      (count(*) filter (where r.result is null and r.due_on < ${b.asOf}::date))::int as overdue
+      (count(*) filter (where ${counted.effective}))::int as effective,
+      (count(*) filter (where ${counted.partly}))::int as partly,
+      (count(*) filter (where ${counted.notEffective}))::int as "notEffective",
+      (count(*) filter (where ${counted.overdue}))::int as overdue
+      ${listed}
     from effectiveness_reviews r join ${b.mocs} m on m.id = r.moc_id
     where r.due_on between ${b.from}::date and ${b.to}::date and not m.is_deleted and ${b.among}`);
-  return row!;
+  const { due, answered, effective, partly, notEffective, overdue } = row!;
+  return {
+    figure: { due, answered, effective, partly, notEffective, overdue },
+    lists: cap === null ? [] : EFFECTIVENESS_LISTED.map((key) => ({ key, ids: row![`list_${key}`] ?? [] })),
+  };
 }

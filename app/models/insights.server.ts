@@ -142,7 +142,8 @@ export async function computeInsightsWithMocs(
     const pcrs = await pcrFigures(tx, b, filter.department);
     const reminders = await reminderFigures(tx, b);
     const acknowledgementCompliance = await acknowledgementFigures(tx, b, filter.department, vessel);
-    const effectiveness = await effectivenessFigures(tx, b);
+    const { figure: effectiveness, lists: effectivenessLists } = await effectivenessFigures(tx, b, cap);
+    if (mocs) mocs.figures.push(...effectivenessLists.map((l) => ({ figure: "effectiveness" as const, ...l })));
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -188,7 +189,15 @@ export type InsightMocLists = {
   steps: { step: InsightStep; ids: string[] }[];
 };
 export type InsightMocFigure =
-  "state" | "type" | "risk" | "vessel" | "overdue" | "overdueActions" | "temporaryInEffect" | "temporaryExpired";
+  | "state"
+  | "type"
+  | "risk"
+  | "vessel"
+  | "overdue"
+  | "overdueActions"
+  | "temporaryInEffect"
+  | "temporaryExpired"
+  | "effectiveness";
 
 const RISK_ORDER = ["low", "medium", "high", "extreme", "none"] as const;
 

@@ -11,6 +11,7 @@ import { sql } from "drizzle-orm";
 import { getDb, type Executor } from "~/utils/db.server";
 import type { Actor } from "./authz.server";
 import { computeInsightsWithMocs, requireInsightsReader, type InsightMocFigure } from "./insights.server";
+import { EFFECTIVENESS_LISTED, type EffectivenessListed } from "./effectiveness.server";
 import { type InsightsFigures, type InsightsFilter, type InsightStep } from "./insights.schema";
 import { departmentLabel } from "./labels";
 import { MOC_STAGE_SQL, MOC_STAGES } from "./moc-steps.server";
@@ -121,6 +122,8 @@ function figureCount(f: InsightsFigures, figure: InsightMocFigure, key: string):
       return f.standing?.temporaryInEffect ?? 0;
     case "temporaryExpired":
       return f.standing?.temporaryExpired ?? 0;
+    case "effectiveness":
+      return f.effectiveness?.[key as EffectivenessListed] ?? 0;
   }
 }
 
@@ -392,7 +395,7 @@ export function reviewPackRecord(pack: ReviewPack): PrintRecord {
         },
       ],
     },
-    effectivenessSection(f),
+    effectivenessSection(pack),
   ];
   return {
     kind: "ReviewPack",
@@ -414,16 +417,25 @@ const order = (stage: string) => {
   return i < 0 ? MOC_STAGES.length : i;
 };
 
-/** Effectiveness results: the reviews after closure due in the period, when Insight counts them. */
-function effectivenessSection(f: InsightsFigures): PrintSection {
-  const e = f.effectiveness;
+/** How the pack names each result it lists the MOCs of. */
+const EFFECTIVENESS_WORDS: Record<EffectivenessListed, string> = {
+  notEffective: "Not effective",
+  partly: "Partly effective",
+  overdue: "Review overdue",
+  effective: "Effective",
+};
+
+/** Effectiveness results: the reviews after closure due in the period, when Insight counts them, and their MOCs. */
+function effectivenessSection(pack: ReviewPack): PrintSection {
+  const e = pack.figures.effectiveness;
+  const listOf = (key: EffectivenessListed) => pack.lists.find((l) => l.figure === "effectiveness" && l.key === key);
   return {
     id: "effectiveness",
     title: REVIEW_PACK_SECTIONS.effectiveness,
     note: "The effectiveness reviews due in the period (set at closure), by their answer; overdue: not answered by the as-of day.",
-    blocks: [
-      e
-        ? {
+    blocks: e
+      ? [
+          {
             kind: "fields",
             fields: [
               { label: "Reviews due", value: num(e.due) },
@@ -433,8 +445,9 @@ function effectivenessSection(f: InsightsFigures): PrintSection {
               { label: "Not effective", value: num(e.notEffective) },
               { label: "Overdue", value: num(e.overdue) },
             ],
-          }
-        : { kind: "fields", fields: [{ label: "Reviews due", value: "Not counted for this period." }] },
-    ],
+          },
+          ...EFFECTIVENESS_LISTED.flatMap((key) => mocTable(pack, EFFECTIVENESS_WORDS[key], listOf(key))),
+        ]
+      : [{ kind: "fields", fields: [{ label: "Reviews due", value: "Not counted for this period." }] }],
   };
 }

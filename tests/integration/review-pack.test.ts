@@ -8,7 +8,8 @@
  * six MOCs on MV Pack North (engineering and operations; risks low, high, extreme and none; one at
  * approval, one declined; one permanent overdue with an overdue action plan item; a temporary change
  * in effect and one expired), one on MV Pack South, one office MOC; a finished PCR circulated to the
- * north vessel with one recipient acknowledging on time and one overdue.
+ * north vessel with one recipient acknowledging on time and one overdue; three effectiveness reviews
+ * due in the period (not effective, overdue, effective).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -135,6 +136,15 @@ beforeAll(async () => {
   await db.execute(sql`update mocs set temporary = ${temporary(day(20))}::jsonb where id = ${m.inEffect._id}`);
   await db.execute(sql`update mocs set temporary = ${temporary(day(-2))}::jsonb where id = ${m.expired._id}`);
 
+  // Effectiveness reviews (decision 058) due in the period: one answered "not effective", one overdue, one effective.
+  const review = (moc: Doc, due: string, result: string | null) =>
+    db.execute(sql`insert into effectiveness_reviews (moc_id, due_on, set_by, result, comment, reviewed_by, reviewed_at)
+      values (${moc._id}, ${due}::date, ${hseq._id}, ${result}, ${result ? "Checked on board" : null},
+        ${result ? hseq._id : null}, ${result ? new Date().toISOString() : null}::timestamptz)`);
+  await review(m.low, day(-5), "not-effective");
+  await review(m.high, day(-3), null);
+  await review(m.extreme, day(-1), "effective");
+
   // A finished PCR circulated to the north vessel: one acknowledges on time, one is overdue.
   const [master, cook] = await Promise.all([
     makeUser({ name: "Pia Master", department: "fleet" }),
@@ -216,6 +226,8 @@ describe("GET /api/reviewPack", () => {
       { vessel: "MV Pack North", recipients: 2, acknowledged: 1, onTime: 1, overdue: 1, left: 0, compliance: 50 },
     ]);
 
+    expect(f.effectiveness).toEqual({ due: 3, answered: 2, effective: 1, partly: 0, notEffective: 1, overdue: 1 });
+
     const ids = (figure: string, key = "") =>
       answer.lists
         .find((l) => l.figure === figure && l.key === key)
@@ -233,6 +245,10 @@ describe("GET /api/reviewPack", () => {
     expect(ids("overdueActions")).toEqual(sorted(m.extreme!));
     expect(ids("temporaryInEffect")).toEqual(sorted(m.inEffect!));
     expect(ids("temporaryExpired")).toEqual(sorted(m.expired!));
+    expect(ids("effectiveness", "notEffective")).toEqual(sorted(m.low!));
+    expect(ids("effectiveness", "overdue")).toEqual(sorted(m.high!));
+    expect(ids("effectiveness", "effective")).toEqual(sorted(m.extreme!));
+    expect(ids("effectiveness", "partly")).toEqual([]);
     // Each list's count is its figure's, and what is listed plus "more" makes it.
     for (const list of answer.lists) expect(list.mocs.length + list.more).toBe(list.count);
     const extreme = answer.lists.find((l) => l.figure === "risk" && l.key === "extreme")!.mocs[0]!;
@@ -308,7 +324,9 @@ describe("the page and the PDF", () => {
     expect(text).toContain("MV Pack North 2 1 1 1 0 50%"); // acknowledgement compliance
     expect(text).toContain("In effect 1");
     expect(text).toContain("Expired, not restored 1");
-    expect(text).toContain("Reviews due 0"); // Insight's effectiveness figure (decision 058): none due on this vessel
+    expect(text).toContain("Reviews due 3"); // Insight's effectiveness figure (decision 058)
+    expect(text).toContain("Not effective 1");
+    expect(text).toContain("Not effective: 1 MOC");
     for (const moc of [m.high!, m.extreme!, m.inEffect!, m.expired!]) expect(text).toContain(moc.serial_num);
     expect(text).toContain("Extreme risk hot work change");
     expect(text).not.toContain("South radar change");
