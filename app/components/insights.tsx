@@ -287,6 +287,18 @@ export function InsightsView({
         </section>
       ) : null}
 
+      {f.effectiveness ? (
+        <section className="insights-block" aria-labelledby="insights-effectiveness">
+          <H id="insights-effectiveness">Effectiveness reviews</H>
+          <p className="muted">
+            The reviews of closed MOCs due in the period (set by the verifier at closure): answered, by result, and
+            overdue (due before {f.period.asOf}, not answered).
+            {f.effectiveness.due === 0 ? " No review was due in the period." : ""}
+          </p>
+          <InsightTableView table={tables.effectiveness} csvHref={link("effectiveness")} />
+        </section>
+      ) : null}
+
       <p className="muted insights-note">
         {f.vesselOrOffice === "recorded"
           ? "Departments are each MOC's Part A department of change; vessels its Part A vessel or scope."

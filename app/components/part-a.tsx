@@ -39,6 +39,7 @@ export function PartAForm({
   allowDraft,
   submitLabel,
   offerAttachments = false,
+  followUp,
 }: {
   id: string;
   users: UserOption[];
@@ -49,6 +50,8 @@ export function PartAForm({
   submitLabel: string;
   /** "Attach photos or documents next": the new MOC page goes on to the MOC's files page when ticked. */
   offerAttachments?: boolean;
+  /** A follow-up's original, "moc:<id>" (issue 42): posted back so the new MOC is linked to it. */
+  followUp?: string;
 }) {
   const [form, fields] = useSchemaForm({
     id,
@@ -60,6 +63,7 @@ export function PartAForm({
   return (
     <Form method="post" {...getFormProps(form)} className="card">
       <ErrorList id={form.errorId} errors={form.errors} />
+      {followUp ? <input type="hidden" name="followUp" value={followUp} /> : null}
       <div className="stack">
         <TextField
           meta={fields.title}

@@ -5,9 +5,9 @@
  * steps and reads take it without importing the review's answer and reminders (effectiveness.server.ts).
  */
 import { sql, type SQL } from "drizzle-orm";
-import type { EffectivenessResult } from "#db/schema/enums";
 import type { Executor } from "~/utils/db.server";
 import { Invalid } from "~/utils/errors";
+import type { EffectivenessReview } from "./effectiveness.constants";
 import {
   addDays,
   defaultReviewDate,
@@ -18,16 +18,8 @@ import {
 import type { PrintSection } from "./record-print.server";
 import { utcText } from "./utc-text";
 
-/** A MOC's review as the MOC's JSON (`effectiveness_review`), its page, print and PDF read it. */
-export type EffectivenessReview = {
-  due_on: string;
-  set_by: { _id: string; name: string } | null;
-  set_at: string;
-  result: EffectivenessResult | null;
-  comment: string | null;
-  reviewed_by: { _id: string; name: string } | null;
-  reviewed_at: string | null;
-};
+export type { EffectivenessReview };
+
 
 /**
  * The review of the MOC whose id is `mocId` (an SQL expression) as JSON, or null: one subquery, so

@@ -18,6 +18,17 @@ export type ReviewChangeType = keyof typeof REVIEW_DAYS_BY_CHANGE_TYPE;
 /** The latest review date the verifier may set: this many days after closure. */
 export const REVIEW_MAX_DAYS = 730;
 
+/** A MOC's review as the MOC's JSON (`effectiveness_review`), its page, print and PDF read it. */
+export type EffectivenessReview = {
+  due_on: string;
+  set_by: { _id: string; name: string } | null;
+  set_at: string;
+  result: EffectivenessResult | null;
+  comment: string | null;
+  reviewed_by: { _id: string; name: string } | null;
+  reviewed_at: string | null;
+};
+
 /** A result in words (the pages, print, PDF, emails and Insight). */
 export const EFFECTIVENESS_RESULT_WORDS: Record<EffectivenessResult, string> = {
   effective: "Effective",

@@ -105,6 +105,24 @@ export function insightTables(f: InsightsFigures): Record<InsightTableId, Insigh
         v.compliance,
       ]),
     },
+    effectiveness: {
+      id: "effectiveness",
+      title: `Effectiveness reviews due in the period, as they stand on ${f.period.asOf}`,
+      columns: ["Reviews", "Due", "Answered", "Effective", "Partly effective", "Not effective", "Overdue"],
+      rows: f.effectiveness
+        ? [
+            [
+              "Closed MOCs",
+              f.effectiveness.due,
+              f.effectiveness.answered,
+              f.effectiveness.effective,
+              f.effectiveness.partly,
+              f.effectiveness.notEffective,
+              f.effectiveness.overdue,
+            ],
+          ]
+        : [],
+    },
     reminders: {
       id: "reminders",
       title: "Reminders sent per day",

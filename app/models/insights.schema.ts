@@ -70,6 +70,7 @@ export const INSIGHT_TABLES = [
   "risk",
   "vessels",
   "acknowledgements",
+  "effectiveness",
 ] as const;
 export type InsightTableId = (typeof INSIGHT_TABLES)[number];
 

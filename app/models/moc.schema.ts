@@ -6,6 +6,7 @@ import { z } from "zod";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { withoutBidiControls } from "./text-rules";
 import { isScope, SCOPES } from "./vessel.constants";
+import { readRecordRef } from "./record-refs.constants";
 
 /**
  * Input limits (docs/security.md, "Input limits"): a rich-text field, a plain-text field, and the
@@ -168,8 +169,26 @@ export const originatorFormSchema = z.object({
 });
 export type OriginatorForm = z.infer<typeof originatorFormSchema>;
 
+/**
+ * A follow-up's original (issue 42, docs/decisions/058-effectiveness-review.md): "moc:<id>"; the new
+ * MOC is linked to it ("follow-up of").
+ */
+export const followUpField = z
+  .string({ error: 'Expected the original MOC as "moc:<id>"' })
+  .trim()
+  .refine((v) => /^moc:/i.test(v) && readRecordRef(v).ok, { error: 'Expected the original MOC as "moc:<id>"' })
+  .meta({
+    description:
+      'An added optional key (issue 42): the MOC this one follows up, as "moc:<id>" (one the caller may read, else 403); the two are linked, "follow-up of", in both trails.',
+    example: "moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b",
+  });
+
 /** POST /api/newmoc (and /api/newImplementer): Part A with `implementer` in place of `implementer-name`. */
-export const newMocSchema = z.object({ implementer: field(userRef), ...originatorFields });
+export const newMocSchema = z.object({
+  implementer: field(userRef),
+  ...originatorFields,
+  followUp: followUpField.optional(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Part B: implementer assessment

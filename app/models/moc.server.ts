@@ -56,6 +56,8 @@ import { fourEyesAssignment } from "./moc-steps.server";
 import type { Companion } from "./session.server";
 import type { PublicUser } from "./user.server";
 import { principalsOf } from "./delegation.server";
+import { linkRecords } from "./record-links.server";
+import type { RecordRef } from "./record-refs.constants";
 
 type Moc = NonNullable<Awaited<ReturnType<typeof loadMocAccess>>>;
 
@@ -126,7 +128,11 @@ function requireCompletePartA(input: NewMocInput) {
 export async function createMoc(
   actor: PublicUser,
   input: NewMocInput,
-  options: { submit: boolean },
+  options: {
+    submit: boolean;
+    /** The MOC this one follows up (issue 42): linked "follow-up of" in the same transaction. */
+    followUp?: RecordRef;
+  },
 ): Promise<MocDocument> {
   return getDb().transaction(async (tx) => {
     const implementerId = input.implementer ? refId(input.implementer.value) : null;
@@ -151,6 +157,11 @@ export async function createMoc(
       from: null,
       to: status,
     });
+    if (options.followUp) {
+      // A follow-up MOC (docs/decisions/058-effectiveness-review.md): linked to its original, an
+      // entry in both trails; 403 for an original the actor may not read.
+      await linkRecords(tx, actor, { from: { kind: "moc", id: moc.id }, to: options.followUp, kind: "follow-up of" });
+    }
     if (options.submit) {
       await notifyAboutMoc(
         tx,

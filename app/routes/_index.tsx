@@ -4,6 +4,7 @@ import { mocName, titleOf } from "~/models/moc-names";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, formatDateTime, waitedFor } from "~/components/moc";
 import { pendingActions } from "~/models/actions.server";
+import { dueEffectivenessReviews } from "~/models/effectiveness.server";
 import { MyActions } from "~/components/my-actions";
 import { DASHBOARD_ACKNOWLEDGEMENTS, PendingAcknowledgements } from "~/components/pending-acknowledgements";
 import { pendingAcknowledgements } from "~/models/circulations.server";
@@ -34,7 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const today = new Date().toISOString().slice(0, 10);
   const allActions = new URL(request.url).searchParams.get("actions") === "all";
-  const [waiting, signatures, board, principals, mine, vessel, acknowledgements] = await Promise.all([
+  const [waiting, signatures, board, principals, mine, vessel, acknowledgements, reviews] = await Promise.all([
     pendingActions(user, { limit: WAITING_SHOWN }),
     pendingPcrSignatures(user),
     dashboard(user),
@@ -44,6 +45,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     myVessel(user, new URL(request.url).searchParams.get("vessel")),
     // "To read and acknowledge" (issue 41): one query; the section shows only when something waits.
     pendingAcknowledgements(user, { pageSize: DASHBOARD_ACKNOWLEDGEMENTS }),
+    // Effectiveness reviews due, the HSEQ department's turn (issue 42): no query for anyone else.
+    dueEffectivenessReviews(user, today),
   ]);
   // The work of the people this user stands in for today, shown apart ("on behalf of B").
   const delegated = await Promise.all(
@@ -68,6 +71,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     now: Math.floor(Date.now() / 60_000) * 60_000,
     today,
     waitingTotal: waiting.total,
+    reviews: reviews.reviews,
     // What the page shows of each, no more: the data travels in the page too (docs/decisions/032-pages-at-sea.md).
     waiting: waiting.actions.map((item) => {
       const { step, part, path } = stepLink(item.type);
@@ -136,6 +140,7 @@ export default function Dashboard() {
     myActions: mine,
     myVessel: vessel,
     acknowledgements,
+    reviews,
   } = useLoaderData<typeof loader>();
   return (
     <>
@@ -158,7 +163,7 @@ export default function Dashboard() {
 
       <section className="card" aria-labelledby="waiting-title">
         <h2 id="waiting-title">Waiting on me</h2>
-        {waiting.length === 0 && signatures.length === 0 ? (
+        {waiting.length === 0 && signatures.length === 0 && reviews.length === 0 ? (
           <p className="empty">Nothing is waiting on you right now.</p>
         ) : (
           <ul className="waiting-list">
@@ -170,6 +175,21 @@ export default function Dashboard() {
                   </Link>
                 </div>
                 <div style={{ textAlign: "right" }}>Waiting {waitedFor(item.waitingSince, now)}</div>
+              </li>
+            ))}
+            {reviews.map((item) => (
+              <li key={`${item.mocId}-effectiveness`}>
+                <div>
+                  <Link to={`/mocs/${item.mocId}/effectiveness`} className="moc-link">
+                    {mocName(item.serial, item.title)}: effectiveness review
+                  </Link>
+                </div>
+                <div style={{ textAlign: "right" }}>
+                  <span className={item.dueOn < today ? "overdue" : "muted"}>
+                    Due {formatDate(item.dueOn)}
+                    {item.dueOn < today ? " (overdue)" : ""}
+                  </span>
+                </div>
               </li>
             ))}
             {waiting.map((item) => {

@@ -124,7 +124,7 @@ export interface paths {
      */
     get: operations["getNewmoc"];
     put?: never;
-    /** Creates a MOC with Part A submitted (status b); the implementer is emailed. */
+    /** Creates a MOC with Part A submitted (status b); the implementer is emailed. With `followUp` ("moc:<id>", issue 42) it is a follow-up of that MOC, linked "follow-up of" in both trails (403 when the caller may not read it, 404 when there is no such MOC). */
     post: operations["postNewmoc"];
     delete?: never;
     options?: never;
@@ -1966,6 +1966,7 @@ export interface components {
           | "overdueActions"
           | "temporaryInEffect"
           | "temporaryExpired"
+          | "effectiveness"
           | "step";
         /** @description The figure's row: a state, type, risk level, vessel or step; empty for one-number figures. */
         key: string;
@@ -3041,7 +3042,8 @@ export interface operations {
          *       },
          *       "target-date": {
          *         "value": "2026-11-25"
-         *       }
+         *       },
+         *       "followUp": "moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b"
          *     }
          */
         "application/json": {
@@ -3097,6 +3099,11 @@ export interface operations {
             /** Format: date */
             value: string;
           };
+          /**
+           * @description An added optional key (issue 42): the MOC this one follows up, as "moc:<id>" (one the caller may read, else 403); the two are linked, "follow-up of", in both trails.
+           * @example moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+           */
+          followUp?: string;
         };
       };
     };
@@ -3119,6 +3126,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
@@ -3186,7 +3194,8 @@ export interface operations {
          *       },
          *       "target-date": {
          *         "value": "2026-11-25"
-         *       }
+         *       },
+         *       "followUp": "moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b"
          *     }
          */
         "application/json": {
@@ -3242,6 +3251,11 @@ export interface operations {
             /** Format: date */
             value: string;
           };
+          /**
+           * @description An added optional key (issue 42): the MOC this one follows up, as "moc:<id>" (one the caller may read, else 403); the two are linked, "follow-up of", in both trails.
+           * @example moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b
+           */
+          followUp?: string;
         };
       };
     };
@@ -3264,6 +3278,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      404: components["responses"]["NotFound"];
       405: components["responses"]["MethodNotAllowed"];
       413: components["responses"]["TooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
@@ -8347,7 +8362,8 @@ export interface operations {
           | "overdue-actions"
           | "risk"
           | "vessels"
-          | "acknowledgements";
+          | "acknowledgements"
+          | "effectiveness";
       };
       header?: never;
       path?: never;

@@ -1,5 +1,6 @@
 import { newMocSchema } from "~/models/moc.schema";
 import { createMoc } from "~/models/moc.server";
+import { followUpRef } from "~/models/follow-up.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiJson, apiRoute, readJson } from "~/utils/http.server";
 
@@ -7,8 +8,11 @@ import { apiJson, apiRoute, readJson } from "~/utils/http.server";
 const route = apiRoute({
   async POST({ request }) {
     const actor = await requireApiUser(request);
-    const body = await readJson(request, newMocSchema);
-    return apiJson({ data: await createMoc(actor, body, { submit: true }), status: 200 });
+    const { followUp, ...body } = await readJson(request, newMocSchema);
+    return apiJson({
+      data: await createMoc(actor, body, { submit: true, followUp: followUp ? followUpRef(followUp) : undefined }),
+      status: 200,
+    });
   },
 });
 

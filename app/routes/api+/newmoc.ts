@@ -1,5 +1,6 @@
 import { newMocSchema } from "~/models/moc.schema";
 import { createMoc } from "~/models/moc.server";
+import { followUpRef } from "~/models/follow-up.server";
 import { requireApiUser } from "~/web/auth.server";
 import { mocListResponse } from "~/web/moc-list-api.server";
 import { apiJson, apiRoute, readJson } from "~/utils/http.server";
@@ -9,8 +10,11 @@ const route = apiRoute({
   GET: ({ request }) => mocListResponse(request, "newmoc", "my-mocs"),
   async POST({ request }) {
     const actor = await requireApiUser(request);
-    const body = await readJson(request, newMocSchema);
-    return apiJson({ data: await createMoc(actor, body, { submit: true }), status: 200 });
+    const { followUp, ...body } = await readJson(request, newMocSchema);
+    return apiJson({
+      data: await createMoc(actor, body, { submit: true, followUp: followUp ? followUpRef(followUp) : undefined }),
+      status: 200,
+    });
   },
 });
 

@@ -35,7 +35,7 @@ import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/r
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, access, doc, principals } = await requireMocForPage(request, params.id);
   const { assign } = mocPermissions(user, access, doc, principals);
-  const [users, chat, circulations] = await Promise.all([
+  const [users, chat, circulations, effectiveness] = await Promise.all([
     Object.values(assign).some(Boolean) ? activeUserOptions() : [],
     // A delegate who sees the MOC only through the absent person does not join its chat.
     canViewMoc(user, access) ? chatPanelData(request, user, roomOfMoc(access)) : null,

@@ -8,33 +8,58 @@ import { listAssignments, listVessels } from "~/models/vessel.server";
 import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
-import { domainErrorReply, runForPage } from "~/utils/page.server";
+import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
+import { followUpRef, followUpSource } from "~/models/follow-up.server";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 export const meta: MetaFunction = () => [{ title: "New MOC · Change Management" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
-  const [users, vessels, assignments] = await Promise.all([
+  const query = new URL(request.url).searchParams;
+  const followUpOf = query.get("followUp");
+  const [users, vessels, assignments, followUp] = await Promise.all([
     activeUserOptions(),
     listVessels({ activeOnly: true }),
     listAssignments(user, { user_id: user._id }),
+    // A follow-up MOC (issue 42): prefilled from the original, read here (never from the URL).
+    followUpOf
+      ? runForPage(() =>
+          followUpSource(user, { followUp: followUpOf, item: query.get("item"), review: query.get("review") === "1" }),
+        ).then((r) => (r.ok ? r.value : pageError(r.error)))
+      : null,
   ]);
   // The vessel the person is assigned to today, preset (most changes are raised on board by its crew).
   const current = assignments.find((a) => a.current && vessels.some((v) => v._id === a.vessel._id));
   return {
     users,
     vessels: vessels.map((v) => ({ _id: v._id, name: v.name })),
-    defaultValue: current ? { vessel: { value: current.vessel._id } } : undefined,
+    followUp: followUp && { ref: followUp.ref, mocId: followUp.mocId, what: followUp.what },
+    defaultValue: followUp
+      ? {
+          title: { value: followUp.title },
+          ...(followUp.vessel ? { vessel: { value: followUp.vessel } } : {}),
+          "reason-for-change": { value: followUp.reason },
+        }
+      : current
+        ? { vessel: { value: current.vessel._id } }
+        : undefined,
   };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requirePageUser(request);
-  const submission = parseWithZod(withPlainTextAsHtml(await request.formData()), { schema: partAPageSchema });
+  const formData = withPlainTextAsHtml(await request.formData());
+  const submission = parseWithZod(formData, { schema: partAPageSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 400 });
   const submit = submission.value.intent === "submit";
-  const result = await runForPage(() => createMoc(user, toNewMocInput(submission.value), { submit }));
+  const followUpOf = formData.get("followUp");
+  const result = await runForPage(() =>
+    createMoc(user, toNewMocInput(submission.value), {
+      submit,
+      followUp: followUpOf ? followUpRef(followUpOf) : undefined,
+    }),
+  );
   if (!result.ok)
     return domainErrorReply(submission, result.error, (p) => (p === "implementer" ? "implementer-name" : p));
   const moc = result.value;
@@ -50,7 +75,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewMoc() {
-  const { users, vessels, defaultValue } = useLoaderData<typeof loader>();
+  const { users, vessels, defaultValue, followUp } = useLoaderData<typeof loader>();
   const lastResult = useActionData<typeof action>();
   return (
     <>
@@ -63,6 +88,12 @@ export default function NewMoc() {
           <p className="muted">Part A: describe the change and choose who implements it.</p>
         </div>
       </div>
+      {followUp ? (
+        <p className="callout">
+          A follow-up of <Link to={`/mocs/${followUp.mocId}`}>{followUp.what}</Link>. Once raised, the two MOCs are
+          linked (“follow-up of”).
+        </p>
+      ) : null}
       <PartAForm
         id="new-moc"
         users={users}
@@ -72,6 +103,7 @@ export default function NewMoc() {
         allowDraft
         offerAttachments
         submitLabel="Submit MOC"
+        followUp={followUp?.ref}
       />
     </>
   );

@@ -39,9 +39,11 @@ export const MOC_OPERATIONS: Operations = {
       errors: [304],
     },
     post: {
-      summary: "Creates a MOC with Part A submitted (status b); the implementer is emailed.",
+      summary:
+        'Creates a MOC with Part A submitted (status b); the implementer is emailed. With `followUp` ("moc:<id>", issue 42) it is a follow-up of that MOC, linked "follow-up of" in both trails (403 when the caller may not read it, 404 when there is no such MOC).',
       body: newMocSchema,
       ok: z.object({ data: mocAnswer, status: z.literal(200) }),
+      errors: [404],
     },
   },
   "/api/newImplementer": {
@@ -49,6 +51,7 @@ export const MOC_OPERATIONS: Operations = {
       summary: "Same as POST /api/newmoc.",
       body: newMocSchema,
       ok: z.object({ data: mocAnswer, status: z.literal(200) }),
+      errors: [404],
     },
   },
   "/api/getAllMoc": {
