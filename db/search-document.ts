@@ -44,9 +44,35 @@ const PCR_TITLE = `case jsonb_typeof(p.form->'title') when 'string' then p.form-
  * and "WO1234" (the parser reads "-1234" as a signed number, which the query's "1234" would not
  * find). Kept by the trigger on `record_references` below.
  */
-const REFERENCES = (recordKind: string, id: string) => `(select string_agg(regexp_replace(rr.ref, '[^[:alnum:]]+', ' ', 'g')
+const REFERENCES = (
+  recordKind: string,
+  id: string,
+) => `(select string_agg(regexp_replace(rr.ref, '[^[:alnum:]]+', ' ', 'g')
     || ' ' || regexp_replace(rr.ref, '[^[:alnum:]]+', '', 'g'), ' ')
   from record_references rr where rr.record_kind = '${recordKind}' and rr.record_id = ${id} and rr.removed_at is null)`;
+
+/**
+ * The records linked to a record (issue 42, docs/decisions/057-record-links-and-references.md), as
+ * one word each: "linked", the other record's kind and its serial key with its separators as "n"
+ * ("linkedmoc14n2026" for MOC 14-2026, "linkedarchivemoc7n2009"), so a search for that serial finds
+ * this record too (app/models/search.server.ts asks for it only for the records of that serial
+ * the reader may read).
+ * Not their titles: a word search would then show a link to someone who may not read its other
+ * end. Kept by the trigger on `record_links` below; a year-end review has no serial.
+ */
+const LINKED = (
+  recordKind: string,
+  id: string,
+) => `(select string_agg('linked' || replace(e.kind, '-', '') || regexp_replace(search_serial_key(o.serial), '[^[:alnum:]]+', 'n', 'g'), ' ')
+  from record_links l
+  cross join lateral (select case when l.from_kind = '${recordKind}' and l.from_id = ${id} then l.to_kind else l.from_kind end as kind,
+      case when l.from_kind = '${recordKind}' and l.from_id = ${id} then l.to_id else l.from_id end as id) e
+  cross join lateral (select m.serial_num as serial from mocs m where e.kind = 'moc' and m.id = e.id
+      union all select p.serial_num from pcrs p where e.kind = 'pcr' and p.id = e.id
+      union all select r.serial_num from legacy_mocs r where e.kind = 'archive-moc' and r.id = e.id
+      union all select r.serial_num from legacy_pcrs r where e.kind = 'archive-pcr' and r.id = e.id) o
+  where l.removed_at is null
+    and ((l.from_kind = '${recordKind}' and l.from_id = ${id}) or (l.to_kind = '${recordKind}' and l.to_id = ${id})))`;
 
 type Kind = {
   /** `search_entries.kind`. */
@@ -84,6 +110,7 @@ const MOC: Kind = {
     { weight: "C", sql: MOC_PEOPLE },
     { weight: "D", sql: partA("department-of-change") },
     { weight: "A", sql: REFERENCES("moc", "md.moc_id") },
+    { weight: "C", sql: LINKED("moc", "md.moc_id") },
   ],
 };
 
@@ -101,6 +128,7 @@ const PCR: Kind = {
     { weight: "B", sql: plain("p.form->>'manual-procedure'") },
     { weight: "C", sql: PCR_PEOPLE },
     { weight: "A", sql: REFERENCES("pcr", "p.id") },
+    { weight: "C", sql: LINKED("pcr", "p.id") },
   ],
 };
 
@@ -118,6 +146,7 @@ const LEGACY_MOC: Kind = {
     { weight: "D", sql: "r.department" },
     { weight: "D", sql: "r.notes" },
     { weight: "A", sql: REFERENCES("archive-moc", "r.id") },
+    { weight: "C", sql: LINKED("archive-moc", "r.id") },
   ],
 };
 
@@ -134,6 +163,7 @@ const LEGACY_PCR: Kind = {
     { weight: "C", sql: "r.originator_name" },
     { weight: "D", sql: "r.notes" },
     { weight: "A", sql: REFERENCES("archive-pcr", "r.id") },
+    { weight: "C", sql: LINKED("archive-pcr", "r.id") },
   ],
 };
 
@@ -236,6 +266,27 @@ $fn$;
 drop trigger if exists search_entries_reference on record_references;
 create trigger search_entries_reference after insert or update or delete on record_references
   for each row execute function search_entries_reference();
+
+-- A link made or removed (issue 42): the entries of both its records.
+create or replace function search_entries_link() returns trigger language plpgsql as $fn$
+declare
+  changed record_links;
+begin
+  changed := case when tg_op = 'DELETE' then old else new end;
+${REFERENCE_KINDS.map(
+  ([recordKind, k]) => `  if changed.from_kind = '${recordKind}' then
+    ${entries(k, `${k.id} = changed.from_id`)};
+  end if;
+  if changed.to_kind = '${recordKind}' then
+    ${entries(k, `${k.id} = changed.to_id`)};
+  end if;`,
+).join("\n")}
+  return null;
+end
+$fn$;
+drop trigger if exists search_entries_link on record_links;
+create trigger search_entries_link after insert or update or delete on record_links
+  for each row execute function search_entries_link();
 
 -- Every entry rebuilt from this definition; MOCs' by the trigger above as db/derived.ts then
 -- rebuilds every stored document.

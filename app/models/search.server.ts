@@ -169,6 +169,24 @@ export async function search(
     : sql``;
   const limit = SEARCH_GROUP_LIMIT;
   const archiveReadable = canReadRecords(actor) ? sql`true` : sql`false`;
+  // Linked records (issue 42, docs/decisions/057-record-links-and-references.md): a serial finds the
+  // records linked to the records of that serial the reader may read, by the word their entries
+  // carry for each link (db/search-document.ts LINKED).
+  const linkedHits = words
+    ? sql``
+    : sql`union all
+      select e.kind, e.record_id, false
+      from search_entries e
+      where e.search @@ to_tsquery(${config}, (select coalesce(string_agg('linked' || case x.kind
+          when 'legacy_moc' then 'archivemoc' when 'legacy_pcr' then 'archivepcr' else x.kind end
+          || regexp_replace(x.serial_key, '[^[:alnum:]]+', 'n', 'g'), ' | '), '')
+        from search_entries x left join mocs m on x.kind = 'moc' and m.id = x.record_id
+          left join pcrs p on x.kind = 'pcr' and p.id = x.record_id
+        where x.serial_key = (select serial_key from asked) and x.kind = any((select kinds from asked)::text[])
+          and ((x.kind = 'moc' and m.id is not null and ${mocListScope.visible(actor)})
+            or (x.kind = 'pcr' and p.id is not null and ${pcrListScope(actor)})
+            or (x.kind in ('legacy_moc', 'legacy_pcr') and ${archiveReadable}))))
+        and not ${exact}`;
   // The matches carry only what authorizes and orders them: the exact serials, then the word
   // matches that are not (each one index scan, no row's vector read again); each group is counted,
   // then ranked only when small enough (`top`); the text of the few shown is read last.
@@ -181,6 +199,7 @@ export async function search(
       from search_entries e
       where ${exact}
       ${wordHits}
+      ${linkedHits}
     ), moc_matched as materialized (
       select h.kind, h.record_id, m.status, m.completed, h.exact, m.created_at as newest
       from hits h join mocs m on m.id = h.record_id

@@ -26,6 +26,7 @@ import * as reviewPrint from "~/routes/reviews+/$id.print";
 import { historyOf, verifyAuditTrail } from "~/models/audit.server";
 import { linkRecords, linksOf } from "~/models/record-links.server";
 import { describeRecords, mayReadRecord, parseRecordRef } from "~/models/record-refs.server";
+import { search } from "~/models/search.server";
 import type { PublicUser } from "~/models/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
@@ -530,5 +531,33 @@ describe("print and PDF", () => {
     expect((printed.data.links as Panel).links.map((l) => `${l.seen} ${l.other.label}`)).toEqual([
       `followed up by MOC ${moc.serial_num}`,
     ]);
+  });
+});
+
+describe("search", () => {
+  const ids = (group: { results: { _id: string }[] }) => group.results.map((r) => r._id);
+
+  it("a record's number also finds the records linked to it, for a reader of both", async () => {
+    const found = await search(hseq, `MOC ${moc.serial_num}`);
+    expect(ids(found.mocs)).toEqual([moc._id]);
+    expect(ids(found.pcrs)).toEqual([pcr._id]);
+    expect(ids(found.archive)).toEqual([archiveMoc]);
+    expect(found.pcrs.results[0]!.exactSerial).toBe(false);
+    const byArchive = await search(cast.originator, "7/2009");
+    expect(ids(byArchive.archive)).toEqual([archiveMoc]);
+    expect(ids(byArchive.mocs)).toEqual([moc._id]);
+  });
+
+  it("finds nothing through a link for a reader of only one end", async () => {
+    // The PCR's originator may not read the MOC: its number finds neither it nor, through it, the PCR.
+    const found = await search(pcrOriginator, `MOC ${moc.serial_num}`);
+    expect(ids(found.mocs)).toEqual([]);
+    expect(ids(found.pcrs)).toEqual([]);
+    // A removed link is no longer found.
+    const [link] = await getDb().execute<{ id: string }>(
+      sql`select id::text as id from record_links where from_kind = 'moc' and from_id = ${moc._id}::uuid and to_kind = 'archive-moc' and removed_at is null`,
+    );
+    expect((await linksApi(hseq, { method: "DELETE", qs: `?id=${link!.id}` })).status).toBe(200);
+    expect(ids((await search(hseq, "7/2009")).mocs)).toEqual([]);
   });
 });
