@@ -23,7 +23,7 @@ import type { PublicUser } from "~/models/user.server";
 import { createAppDatabase, dropDatabase, originalProcess } from "../helpers/databases";
 import { PASSWORD, makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast, Doc } from "../helpers/moc";
-import { resolution } from "../helpers/moc";
+import { resolution, verifierForm } from "../helpers/moc";
 import { defaultStepBody, makeCast, mocAt, temporaryMocAt, tokenOf } from "../helpers/moc-flow";
 import { chainWith, createPcrOk, makeHolders, pcrBody, signChain } from "../helpers/pcr";
 import { ensureProductionBuild, startRealServer, type RealServer } from "../helpers/real-server";
@@ -707,13 +707,39 @@ describe("the contract of every operation", () => {
     await exercise("post", "/api/references", 409, { as: originator, body });
     await exercise("post", "/api/references", 403, { as: stranger, body });
     await exercise("post", "/api/references", 400, { as: originator, body: { ...body, ref: "" } });
-    await exercise("post", "/api/references", 404, { as: originator, body: { ...body, record: `pcr:${crypto.randomUUID()}` } });
+    await exercise("post", "/api/references", 404, {
+      as: originator,
+      body: { ...body, record: `pcr:${crypto.randomUUID()}` },
+    });
     await exercise("get", "/api/references", 200, { as: originator, query: { record } });
     await exercise("get", "/api/references", 403, { as: stranger, query: { record } });
     await exercise("get", "/api/references", 404, { as: originator, query: { record: `moc:${crypto.randomUUID()}` } });
     await exercise("delete", "/api/references", 403, { as: stranger, query: { id: made.body.data.id } });
     await exercise("delete", "/api/references", 200, { as: originator, query: { id: made.body.data.id } });
     await exercise("delete", "/api/references", 404, { as: originator, query: { id: made.body.data.id } });
+  });
+
+  it("effectiveness reviews and follow-up MOCs (issue 42)", async () => {
+    const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const verify = (moc: Doc, reviewDate: string) => ({
+      moc_id: moc._id,
+      verifier_form: { ...verifierForm(), "review-date": { value: reviewDate } },
+    });
+    const refused = await mocAt("f", cast);
+    await exercise("post", "/api/submit/verifier", 400, { as: cast.hseq, body: verify(refused, inDays(-1)) });
+    const moc = await mocAt("f", cast);
+    await exercise("post", "/api/submit/verifier", 200, { as: cast.hseq, body: verify(moc, inDays(30)) });
+    await exercise("get", "/api/singlemoc", 200, { as: cast.hseq, query: { moc_id: moc._id } });
+    const body = { id: moc._id, result: "not-effective", comment: "The alarm still sounds late" };
+    await exercise("post", "/api/effectivenessReview", 403, { as: standard, body });
+    await exercise("post", "/api/effectivenessReview", 400, { as: cast.hseq, body: { id: moc._id, result: "partly" } });
+    await exercise("post", "/api/effectivenessReview", 404, { as: cast.hseq, body: { ...body, id: crypto.randomUUID() } });
+    await exercise("post", "/api/effectivenessReview", 201, { as: cast.hseq, body });
+    await exercise("post", "/api/effectivenessReview", 409, { as: cast.hseq, body });
+    await exercise("post", "/api/newmoc", 200, {
+      as: cast.hseq,
+      body: { ...newMocBody(), followUp: `moc:${moc._id}` },
+    });
   });
 
   it("the image proxy, this document and the benchmark floor", async () => {
