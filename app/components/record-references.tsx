@@ -8,7 +8,7 @@
  */
 import { useActionData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { SubmitButton } from "~/components/submit";
+import { ErrorList, SubmitButton } from "~/components/submit";
 import { REFERENCE_MAX } from "~/models/references.constants";
 
 export const REFERENCE_ADD_INTENT = "add-reference";
@@ -103,11 +103,7 @@ export function RecordReferences({ panel }: { panel: ReferencesPanel | null | un
                 </option>
               ))}
             </select>
-            {errors.type ? (
-              <ul className="field-errors" id="reference-type-error">
-                <li>{errors.type}</li>
-              </ul>
-            ) : null}
+            <ErrorList id="reference-type-error" errors={errors.type ? [errors.type] : null} />
           </div>
           <div className="field">
             <label htmlFor="reference-number">Number</label>
@@ -121,11 +117,7 @@ export function RecordReferences({ panel }: { panel: ReferencesPanel | null | un
               aria-invalid={errors.ref ? true : undefined}
               aria-describedby={errors.ref ? "reference-number-error" : undefined}
             />
-            {errors.ref ? (
-              <ul className="field-errors" id="reference-number-error">
-                <li>{errors.ref}</li>
-              </ul>
-            ) : null}
+            <ErrorList id="reference-number-error" errors={errors.ref ? [errors.ref] : null} />
           </div>
           <SubmitButton className="button" pendingText="Adding…">
             Add the reference

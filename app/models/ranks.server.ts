@@ -10,6 +10,7 @@ import { ranks } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { databaseErrorCode, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { appendAudit } from "./audit.server";
+import { movedText, moveInList } from "./ordered-list";
 import { canManageRanks, type Actor } from "./authz.server";
 import { rankNameSchema, RANKS_RECORD, type RankAction } from "./ranks.schema";
 
@@ -101,20 +102,15 @@ export async function changeRanks(actor: Actor, input: RankAction): Promise<stri
       }
       case "up":
       case "down": {
-        const other = list[input.intent === "up" ? index - 1 : index + 1];
-        if (!other) return `${row.name} is already ${input.intent === "up" ? "first" : "last"}.`;
-        // Swapped through their positions in the list, so equal sorts never leave them tied.
-        const [a, b] = input.intent === "up" ? [other, row] : [row, other];
-        const aSort = Math.min(a.sort, b.sort);
-        const bSort = a.sort === b.sort ? aSort + 1 : Math.max(a.sort, b.sort);
-        await tx.update(ranks).set({ sort: bSort }).where(eq(ranks.name, a.name));
-        await tx.update(ranks).set({ sort: aSort }).where(eq(ranks.name, b.name));
+        const moved = moveInList(list, index, input.intent);
+        if (!moved) return `${row.name} is already ${input.intent === "up" ? "first" : "last"}.`;
+        for (const [r, sort] of moved.sorts) await tx.update(ranks).set({ sort }).where(eq(ranks.name, r.name));
         await audit(
           tx,
           actor,
           `Moved a rank ${input.intent}`,
           null,
-          `${row.name}, now ${input.intent === "up" ? "above" : "below"} ${other.name}`,
+          movedText(row.name, input.intent, moved.other.name),
         );
         return `${row.name} is moved ${input.intent}.`;
       }

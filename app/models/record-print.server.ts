@@ -22,6 +22,7 @@ import type { PrintKind } from "./print-kinds";
 import { DEVIATION_DECISION, MOC_CLOSED_ACTION, mocStage, stateOfDocument, trailStages } from "./moc-steps.server";
 import { describeMocParts, partNote } from "./moc-parts.server";
 import type { PcrDocument } from "./pcr.server";
+import type { RecordReference } from "./references.server";
 
 export { utcText };
 
@@ -473,7 +474,7 @@ export function pcrPrintRecord(
  * "References", each type and number with its address written out (paper and PDF cannot follow a link).
  */
 export function referencesPrintSection(
-  references: { typeName: string; ref: string; url: string | null; addedBy: { name: string } | null; addedAt: string }[],
+  references: Pick<RecordReference, "typeName" | "ref" | "url" | "addedBy" | "addedAt">[],
 ): PrintSection {
   return {
     id: "references",

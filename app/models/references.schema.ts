@@ -76,7 +76,7 @@ export type AddReference = z.infer<typeof addReferenceSchema>;
 
 /** GET /api/references?record=<kind>:<id>. */
 export const referencesQuerySchema = z.object({
-  record: z.string({ error: 'Name the record: ?record=<kind>:<id>' }),
+  record: z.string({ error: "Name the record: ?record=<kind>:<id>" }),
 });
 
 /** DELETE /api/references?id=<the reference's id>. */

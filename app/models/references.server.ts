@@ -21,7 +21,14 @@ import { appendAudit } from "./audit.server";
 import { canManageReferences, canManageReferenceTypes, type Actor, type ReferencedRecord } from "./authz.server";
 import { loadMocAccess } from "./moc-query.server";
 import { appendLog } from "./moc-store.server";
-import { describeRecord, parseRecordRef, recordRefText, type RecordRef, type RecordRefKind } from "./record-refs.server";
+import { movedText, moveInList } from "./ordered-list";
+import {
+  describeRecord,
+  parseRecordRef,
+  recordRefText,
+  type RecordRef,
+  type RecordRefKind,
+} from "./record-refs.server";
 import { REFERENCE_TYPES_RECORD, referenceText, referenceUrl } from "./references.constants";
 import { UUID_PATTERN } from "./record-refs.constants";
 import {
@@ -88,7 +95,13 @@ export async function changeReferenceTypes(actor: Actor, raw: ReferenceTypeActio
       if (list.some((t) => t.name.toLowerCase() === name.toLowerCase())) throw taken(name);
       const sort = (list.at(-1)?.sort ?? 0) + 10;
       await tx.insert(referenceTypes).values({ name, sort, urlTemplate: input.template ?? null });
-      await typesAudit(tx, actor, "Added a reference type", null, input.template ? `${name} (${input.template})` : name);
+      await typesAudit(
+        tx,
+        actor,
+        "Added a reference type",
+        null,
+        input.template ? `${name} (${input.template})` : name,
+      );
       return `${name} is added at the end of the list.`;
     }
     const index = list.findIndex((t) => t.id === input.type);
@@ -112,24 +125,18 @@ export async function changeReferenceTypes(actor: Actor, raw: ReferenceTypeActio
           row.url_template,
           input.template,
         );
-        return input.template ? `${row.name}'s references now link to ${input.template}.` : `${row.name}'s references are no longer links.`;
+        return input.template
+          ? `${row.name}'s references now link to ${input.template}.`
+          : `${row.name}'s references are no longer links.`;
       }
       case "up":
       case "down": {
-        const other = list[input.intent === "up" ? index - 1 : index + 1];
-        if (!other) return `${row.name} is already ${input.intent === "up" ? "first" : "last"}.`;
-        const [a, b] = input.intent === "up" ? [other, row] : [row, other];
-        const aSort = Math.min(a.sort, b.sort);
-        const bSort = a.sort === b.sort ? aSort + 1 : Math.max(a.sort, b.sort);
-        await tx.execute(sql`update reference_types set sort = ${bSort} where id = ${a.id}`);
-        await tx.execute(sql`update reference_types set sort = ${aSort} where id = ${b.id}`);
-        await typesAudit(
-          tx,
-          actor,
-          `Moved a reference type ${input.intent}`,
-          null,
-          `${row.name}, now ${input.intent === "up" ? "above" : "below"} ${other.name}`,
-        );
+        const moved = moveInList(list, index, input.intent);
+        if (!moved) return `${row.name} is already ${input.intent === "up" ? "first" : "last"}.`;
+        for (const [t, sort] of moved.sorts)
+          await tx.execute(sql`update reference_types set sort = ${sort} where id = ${t.id}`);
+        const text = movedText(row.name, input.intent, moved.other.name);
+        await typesAudit(tx, actor, `Moved a reference type ${input.intent}`, null, text);
         return `${row.name} is moved ${input.intent}.`;
       }
       case "deactivate":
@@ -137,7 +144,13 @@ export async function changeReferenceTypes(actor: Actor, raw: ReferenceTypeActio
         const active = input.intent === "activate";
         if (row.active === active) return `${row.name} is already ${active ? "offered" : "deactivated"}.`;
         await tx.execute(sql`update reference_types set active = ${active} where id = ${row.id}`);
-        await typesAudit(tx, actor, active ? "Reactivated a reference type" : "Deactivated a reference type", null, row.name);
+        await typesAudit(
+          tx,
+          actor,
+          active ? "Reactivated a reference type" : "Deactivated a reference type",
+          null,
+          row.name,
+        );
         return active
           ? `${row.name} is offered again.`
           : `${row.name} is no longer offered; the references that carry it keep it.`;
@@ -210,7 +223,10 @@ export async function referencesOf(
 }
 
 /** The record as `canManageReferences` sees it, and its status for a MOC's chain entry. */
-async function referencedRecord(db: Executor, ref: RecordRef): Promise<{ record: ReferencedRecord; status: string | null }> {
+async function referencedRecord(
+  db: Executor,
+  ref: RecordRef,
+): Promise<{ record: ReferencedRecord; status: string | null }> {
   if (ref.kind === "moc") {
     const access = await loadMocAccess(ref.id, db);
     if (!access || access.isDeleted) throw new NotFound("No MOC with this id");
@@ -221,7 +237,10 @@ async function referencedRecord(db: Executor, ref: RecordRef): Promise<{ record:
       sql`select originator_id, status, party_ids from pcrs where id = ${ref.id}`,
     );
     if (!row) throw new NotFound("No PCR with this id");
-    return { record: { kind: "pcr", pcr: { originatorId: row.originator_id, status: row.status, partyIds: row.party_ids } }, status: null };
+    return {
+      record: { kind: "pcr", pcr: { originatorId: row.originator_id, status: row.status, partyIds: row.party_ids } },
+      status: null,
+    };
   }
   return { record: { kind: ref.kind }, status: null };
 }
@@ -253,7 +272,9 @@ export async function referencesForPage(
 ): Promise<{ references: RecordReference[]; types: { id: string; name: string }[]; mayManage: boolean }> {
   const [references, types, target] = await Promise.all([
     referencesOf(ref.kind, [ref.id], db),
-    db.execute<{ id: string; name: string }>(sql`select id, name from reference_types where active order by sort, name`),
+    db.execute<{ id: string; name: string }>(
+      sql`select id, name from reference_types where active order by sort, name`,
+    ),
     referencedRecord(db, ref).catch(() => null),
   ]);
   return {
@@ -264,7 +285,15 @@ export async function referencesForPage(
 }
 
 /** One entry in the record's own chain (a MOC's `moc_logs`, the others' `audit_entries`). */
-async function auditRecord(tx: Executor, ref: RecordRef, status: string | null, actor: Actor, action: string, to: string | null, from: string | null) {
+async function auditRecord(
+  tx: Executor,
+  ref: RecordRef,
+  status: string | null,
+  actor: Actor,
+  action: string,
+  to: string | null,
+  from: string | null,
+) {
   if (ref.kind === "moc") {
     await appendLog(tx, { mocId: ref.id, userId: actor._id, action, from: status, to: status, comment: from ?? to });
   } else {
@@ -355,12 +384,21 @@ export async function removeReference(actor: Actor, id: unknown): Promise<Record
     if (!canManageReferences(actor, record)) {
       throw new Forbidden(`You may read ${described.label} but not change its references`);
     }
-    const [row] = await tx.execute<ReferenceRow>(sql`update record_references r set removed_at = now(), removed_by = ${actor._id}
+    const [row] =
+      await tx.execute<ReferenceRow>(sql`update record_references r set removed_at = now(), removed_by = ${actor._id}
       from reference_types t where r.id = ${id} and r.removed_at is null and t.id = r.type_id
       returning r.id, r.record_kind, r.record_id, r.type_id, t.name as type_name, t.url_template, r.ref, r.added_by,
         null::text as added_by_name, r.added_at`);
     if (!row) throw new NotFound("There is no such reference (it may have been removed already)");
-    await auditRecord(tx, ref, status, actor, "Removed an external reference", null, referenceText({ typeName: row.type_name, ref: row.ref }));
+    await auditRecord(
+      tx,
+      ref,
+      status,
+      actor,
+      "Removed an external reference",
+      null,
+      referenceText({ typeName: row.type_name, ref: row.ref }),
+    );
     return toReference(row);
   });
 }

@@ -51,7 +51,8 @@ export async function referencesPageAction(form: FormData, actor: Actor, ref: Re
   if (!result.ok) {
     const fieldErrors: ReferencesRefusal["fieldErrors"] = {};
     for (const issue of result.error.issues ?? []) {
-      if ((issue.path === "type" || issue.path === "ref") && !fieldErrors[issue.path]) fieldErrors[issue.path] = issue.message;
+      if ((issue.path === "type" || issue.path === "ref") && !fieldErrors[issue.path])
+        fieldErrors[issue.path] = issue.message;
     }
     const refusal: ReferencesRefusal = {
       typed,

@@ -60,7 +60,9 @@ export const recordReferences = pgTable(
     removedBy: uuid("removed_by").references(() => users.id),
   },
   (t) => [
-    index("record_references_record_idx").on(t.recordKind, t.recordId).where(sql`${t.removedAt} is null`),
+    index("record_references_record_idx")
+      .on(t.recordKind, t.recordId)
+      .where(sql`${t.removedAt} is null`),
     uniqueIndex("record_references_live_key")
       .using("btree", t.recordKind, t.recordId, t.typeId, sql`lower(${t.ref})`)
       .where(sql`${t.removedAt} is null`),

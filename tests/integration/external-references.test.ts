@@ -35,36 +35,9 @@ import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { makeCast, mocAt, tokenOf, type Doc } from "../helpers/moc-flow";
 import type { Cast } from "../helpers/moc";
 import { createPcrOk, type PcrDoc } from "../helpers/pcr";
-import { BASE, buildRequest, call, type CallOptions } from "../helpers/request";
+import { buildRequest, call, type CallOptions } from "../helpers/request";
+import { page, postForm as post } from "../helpers/page";
 
-type PageModule = { loader?: (args: never) => unknown; action?: (args: never) => unknown };
-type PageResult = { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** A page's loader or action called as Remix does, its answer read whatever its form (as ranks.test.ts). */
-async function page(route: PageModule, who: PublicUser, options: CallOptions): Promise<PageResult> {
-  const request = await buildRequest({ ...options, token: await tokenFor(who), cookie: true });
-  const handler = request.method === "GET" ? route.loader! : route.action!;
-  let answer: unknown;
-  try {
-    answer = await handler({ request, params: options.params ?? {}, context: {} } as never);
-  } catch (thrown) {
-    if (!(thrown instanceof Response) && (thrown as { type?: string })?.type !== "DataWithResponseInit") throw thrown;
-    answer = thrown;
-  }
-  if (answer instanceof Response) return { status: answer.status, body: await answer.text() };
-  const withInit = answer as { type?: string; data?: unknown; init?: ResponseInit | null };
-  if (withInit?.type === "DataWithResponseInit") return { status: withInit.init?.status ?? 200, body: withInit.data };
-  return { status: 200, body: answer };
-}
-
-const post = (route: PageModule, who: PublicUser, path: string, form: Record<string, string>, params = {}) =>
-  page(route, who, {
-    method: "POST",
-    path,
-    params,
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
-    body: new URLSearchParams(form).toString(),
-  });
 const changeTypes = (who: PublicUser, form: Record<string, string>) =>
   post(referencesPage, who, "/admin/references", form);
 
@@ -74,12 +47,11 @@ const add = (who: { _id: string } | null, body: unknown) => referencesApi(who, {
 const list = (who: { _id: string } | null, record: string) => referencesApi(who, { query: { record } });
 const remove = (who: { _id: string } | null, id: string) => referencesApi(who, { method: "DELETE", query: { id } });
 
-const typeList = async () =>
-  [
-    ...(await getDb().execute<{ id: string; name: string; active: boolean; url_template: string | null }>(
-      sql`select id, name, active, url_template from reference_types order by sort, name`,
-    )),
-  ];
+const typeList = async () => [
+  ...(await getDb().execute<{ id: string; name: string; active: boolean; url_template: string | null }>(
+    sql`select id, name, active, url_template from reference_types order by sort, name`,
+  )),
+];
 const typeNamed = async (name: string) => (await typeList()).find((t) => t.name === name)!;
 const settingsEntries = async () =>
   (await historyOf("settings", REFERENCE_TYPES_RECORD)).map((h) => [h.action, h.from, h.to]);
@@ -87,10 +59,18 @@ const referenceRows = async () =>
   Number((await getDb().execute<{ n: number }>(sql`select count(*)::int as n from record_references`))[0]!.n);
 
 async function csvRows(route: typeof getAllMoc, path: string, user: { _id: string }, query: Record<string, string>) {
-  const request = await buildRequest({ path, query: { ...query, format: "csv" }, token: await tokenFor(user as never) });
+  const request = await buildRequest({
+    path,
+    query: { ...query, format: "csv" },
+    token: await tokenFor(user as never),
+  });
   const res = await route.loader({ request, params: {}, context: {} } as never);
   expect(res.status).toBe(200);
-  return parse(Buffer.from(await res.arrayBuffer()).subarray(3).toString("utf8")) as string[][];
+  return parse(
+    Buffer.from(await res.arrayBuffer())
+      .subarray(3)
+      .toString("utf8"),
+  ) as string[][];
 }
 
 let admin: PublicUser;
@@ -256,11 +236,9 @@ describe("references on records", () => {
 
     const listed = await list(cast.implementer, record);
     expect(listed.status, listed.text).toBe(200);
-    expect(listed.body.data.references.map((r: { typeName: string; ref: string }) => `${r.typeName} ${r.ref}`)).toEqual([
-      "Incident INC-7",
-      "PMS work order WO 9/10&x",
-      "PMS work order WO-1234",
-    ]);
+    expect(listed.body.data.references.map((r: { typeName: string; ref: string }) => `${r.typeName} ${r.ref}`)).toEqual(
+      ["Incident INC-7", "PMS work order WO 9/10&x", "PMS work order WO-1234"],
+    );
 
     const trail = (await historyOf("moc", moc._id)).filter((h) => h.action === "Added an external reference");
     expect(trail.map((h) => h.comment)).toEqual([
@@ -302,7 +280,10 @@ describe("references on records", () => {
     for (const [body, path] of bad) {
       const res = await add(cast.originator, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body.issues.map((i: { path: string }) => i.path), JSON.stringify(body)).toContain(path);
+      expect(
+        res.body.issues.map((i: { path: string }) => i.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
     const notJson = await referencesApi(cast.originator, { method: "POST", body: "[" as never });
     expect(notJson.status).toBe(400);
@@ -398,9 +379,7 @@ describe("references on records", () => {
     const mocRows = await csvRows(getAllMoc, "/api/getAllMoc", cast.originator, { q: moc.serial_num });
     expect(mocRows[0]!.at(-1)).toBe("References");
     const mocRow = mocRows.find((r) => r[0] === moc.serial_num)!;
-    expect(mocRow.at(-1)).toBe(
-      "Incident INC-7; Near-miss NM-55; PMS work order WO 9/10&x; PMS work order WO-1234",
-    );
+    expect(mocRow.at(-1)).toBe("Incident INC-7; Near-miss NM-55; PMS work order WO 9/10&x; PMS work order WO-1234");
     const pcrRows = await csvRows(allPcr as never, "/api/allPcr", pcrOriginator, { q: pcr.serial_num });
     expect(pcrRows[0]!.at(-1)).toBe("References");
     expect(pcrRows.find((r) => r[0] === pcr.serial_num)!.at(-1)).toBe("Purchase requisition PR-88");
@@ -415,7 +394,11 @@ describe("references on records", () => {
     const rows = await csvRows(allPcr as never, "/api/allPcr", pcrOriginator, { q: pcr.serial_num });
     // "Incident =1+2" does not start a formula, but the separator rule still guards "; =…".
     expect(rows.find((r) => r[0] === pcr.serial_num)!.at(-1)).toBe("Incident =1+2; Purchase requisition PR-88");
-    const direct = await call(referencesRoute, { path: "/api/references", query: { record }, token: await tokenOf(admin) });
+    const direct = await call(referencesRoute, {
+      path: "/api/references",
+      query: { record },
+      token: await tokenOf(admin),
+    });
     expect(direct.body.data.references).toHaveLength(2);
   });
 });
@@ -440,27 +423,27 @@ describe("the record pages' References section (plain form posts)", () => {
     const wo = shown.body.references.references.find((r: { ref: string }) => r.ref === "WO-777");
     expect(wo.url).toBe("https://pms.example/wo/WO-777");
     // Someone who reads the MOC but does not keep it: refused, nothing changed.
-    const refused = await post(
-      mocPage,
-      stranger,
-      `/mocs/${completed._id}`,
-      addForm("WO-3"),
-      { id: completed._id },
-    );
+    const refused = await post(mocPage, stranger, `/mocs/${completed._id}`, addForm("WO-3"), { id: completed._id });
     expect(refused.status).toBe(403);
-    const removed = await post(mocPage, cast.originator, path, { intent: "remove-reference", reference: wo.id }, params);
-    expect(removed.status).toBe(302);
-    expect((await list(cast.originator, `moc:${moc._id}`)).body.data.references.map((r: { ref: string }) => r.ref)).not.toContain(
-      "WO-777",
+    const removed = await post(
+      mocPage,
+      cast.originator,
+      path,
+      { intent: "remove-reference", reference: wo.id },
+      params,
     );
+    expect(removed.status).toBe(302);
+    expect(
+      (await list(cast.originator, `moc:${moc._id}`)).body.data.references.map((r: { ref: string }) => r.ref),
+    ).not.toContain("WO-777");
   });
 
   it("the PCR, archive and year-end review pages show and take them", async () => {
     const pcrShown = await page(pcrPage, pcrOriginator, { path: `/pcrs/${pcr._id}`, params: { id: pcr._id } });
     expect(pcrShown.body.references.references.map((r: { ref: string }) => r.ref)).toContain("PR-88");
-    expect(
-      (await post(pcrPage, pcrOriginator, `/pcrs/${pcr._id}`, addForm("WO-55"), { id: pcr._id })).status,
-    ).toBe(302);
+    expect((await post(pcrPage, pcrOriginator, `/pcrs/${pcr._id}`, addForm("WO-55"), { id: pcr._id })).status).toBe(
+      302,
+    );
 
     const archiveParams = { kind: "mocs", id: legacyId };
     const archivePath = `/archive/mocs/${legacyId}`;
@@ -479,25 +462,40 @@ describe("the record pages' References section (plain form posts)", () => {
     const reviewId = review.body.data._id;
     const reviewPath = `/reviews/${reviewId}`;
     expect(
-      (await post(reviewPage, hseq, reviewPath, addForm("CLASS-2021-9", "Class or flag correspondence"), { id: reviewId }))
-        .status,
+      (
+        await post(reviewPage, hseq, reviewPath, addForm("CLASS-2021-9", "Class or flag correspondence"), {
+          id: reviewId,
+        })
+      ).status,
     ).toBe(302);
     const reviewShown = await page(reviewPage, stranger, { path: reviewPath, params: { id: reviewId } });
-    expect(reviewShown.body.references.references.map((r: { typeName: string; ref: string }) => `${r.typeName} ${r.ref}`)).toEqual([
-      "Class or flag correspondence CLASS-2021-9",
-    ]);
+    expect(
+      reviewShown.body.references.references.map((r: { typeName: string; ref: string }) => `${r.typeName} ${r.ref}`),
+    ).toEqual(["Class or flag correspondence CLASS-2021-9"]);
     expect((await historyOf("review", reviewId)).at(-1)).toMatchObject({ action: "Added an external reference" });
   });
 
   it("print and PDF carry a References section, each address written out", async () => {
-    const request = await buildRequest({ path: `/mocs/${moc._id}/print`, token: await tokenFor(cast.originator), cookie: true });
+    const request = await buildRequest({
+      path: `/mocs/${moc._id}/print`,
+      token: await tokenFor(cast.originator),
+      cookie: true,
+    });
     const record = await mocRecordFor(request, moc._id);
     const section = record.sections.find((s) => s.id === "references")!;
     expect(section.title).toBe("References");
     const table = section.blocks[0] as { rows: string[][] };
-    expect(table.rows.map((r) => r.slice(0, 3))).toContainEqual(["PMS work order", "WO-1234", "https://pms.example/wo/WO-1234"]);
+    expect(table.rows.map((r) => r.slice(0, 3))).toContainEqual([
+      "PMS work order",
+      "WO-1234",
+      "https://pms.example/wo/WO-1234",
+    ]);
     expect(table.rows.map((r) => r.slice(0, 3))).toContainEqual(["Incident", "INC-7", "—"]);
-    const pcrRequest = await buildRequest({ path: `/pcrs/${pcr._id}/print`, token: await tokenFor(pcrOriginator), cookie: true });
+    const pcrRequest = await buildRequest({
+      path: `/pcrs/${pcr._id}/print`,
+      token: await tokenFor(pcrOriginator),
+      cookie: true,
+    });
     const pcrRecord = await pcrRecordFor(pcrRequest, pcr._id);
     const pcrRows = (pcrRecord.sections.find((s) => s.id === "references")!.blocks[0] as { rows: string[][] }).rows;
     expect(pcrRows.map((r) => r[1])).toContain("PR-88");

@@ -23,7 +23,7 @@ import { resetEnv } from "~/utils/env.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { expectError, issuePaths } from "../helpers/moc-flow";
-import { BASE, buildRequest, type CallOptions } from "../helpers/request";
+import { page, postForm as post } from "../helpers/page";
 
 let admin: PublicUser;
 let crew: PublicUser;
@@ -38,45 +38,6 @@ const rankOf = async (id: string) =>
   (await getDb().execute<{ rank: string | null }>(sql`select rank from users where id = ${id}`))[0]!.rank;
 const settingsEntries = async () => (await historyOf("settings", RANKS_RECORD)).map((h) => [h.action, h.from, h.to]);
 
-type PageModule = { loader?: (args: never) => unknown; action?: (args: never) => unknown };
-type PageResult = { status: number; body: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/**
- * A page's loader or action called as Remix does, its answer read whatever its form: a Response
- * (a redirect, a refusal thrown), `data(...)` with a status, or plain data (200).
- */
-async function page(route: PageModule, who: PublicUser, options: CallOptions): Promise<PageResult> {
-  const request = await buildRequest({ ...options, token: await tokenFor(who), cookie: true });
-  const handler = request.method === "GET" ? route.loader! : route.action!;
-  let answer: unknown;
-  try {
-    answer = await handler({ request, params: options.params ?? {}, context: {} } as never);
-  } catch (thrown) {
-    // A refusal is thrown: a Response, or `data(...)` with its status (the 403 page).
-    if (!(thrown instanceof Response) && (thrown as { type?: string })?.type !== "DataWithResponseInit") throw thrown;
-    answer = thrown;
-  }
-  if (answer instanceof Response) return { status: answer.status, body: await answer.text() };
-  const withInit = answer as { type?: string; data?: unknown; init?: ResponseInit | null };
-  if (withInit?.type === "DataWithResponseInit") return { status: withInit.init?.status ?? 200, body: withInit.data };
-  return { status: 200, body: answer };
-}
-
-/** A form post to a page, as the browser sends it without JavaScript. */
-const post = (
-  route: PageModule,
-  who: PublicUser,
-  path: string,
-  form: Record<string, string>,
-  params: Record<string, string> = {},
-) =>
-  page(route, who, {
-    method: "POST",
-    path,
-    params,
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
-    body: new URLSearchParams(form).toString(),
-  });
 const changeRanks = (who: PublicUser, form: Record<string, string>) => post(ranksPage, who, "/admin/ranks", form);
 
 beforeAll(async () => {

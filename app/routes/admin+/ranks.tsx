@@ -7,6 +7,7 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
+import { ListChanges, OrderedRowButtons } from "~/components/ordered-list";
 import { SubmitButton } from "~/components/forms";
 import { historyOf } from "~/models/audit.server";
 import { canManageRanks } from "~/models/authz.server";
@@ -104,40 +105,7 @@ export default function RanksPage() {
                         </ul>
                       ) : null}
                     </div>
-                    <div className="actions-cell">
-                      <button type="submit" name="intent" value="rename" className="button button-small">
-                        Rename<span className="visually-hidden"> {rank.name}</span>
-                      </button>
-                      <button
-                        type="submit"
-                        name="intent"
-                        value="up"
-                        className="button button-small"
-                        disabled={i === 0}
-                        aria-label={`Move ${rank.name} up`}
-                      >
-                        ↑ Up
-                      </button>
-                      <button
-                        type="submit"
-                        name="intent"
-                        value="down"
-                        className="button button-small"
-                        disabled={i === ranks.length - 1}
-                        aria-label={`Move ${rank.name} down`}
-                      >
-                        ↓ Down
-                      </button>
-                      <button
-                        type="submit"
-                        name="intent"
-                        value={rank.active ? "deactivate" : "activate"}
-                        className="button button-small"
-                        aria-label={`${rank.active ? "Deactivate" : "Reactivate"} ${rank.name}`}
-                      >
-                        {rank.active ? "Deactivate" : "Reactivate"}
-                      </button>
-                    </div>
+                    <OrderedRowButtons name={rank.name} index={i} count={ranks.length} active={rank.active} />
                   </Form>
                 </li>
               );
@@ -170,21 +138,7 @@ export default function RanksPage() {
           <SubmitButton pendingText="Adding…">Add at the end</SubmitButton>
         </Form>
       </section>
-      <section className="card" aria-labelledby="ranks-history-title">
-        <h2 id="ranks-history-title">Changes</h2>
-        {history.length === 0 ? (
-          <p className="empty">The list has not been changed since it was set up.</p>
-        ) : (
-          <ul>
-            {history.map((h) => (
-              <li key={h.seq} className="break-anywhere">
-                <time dateTime={h.at}>{h.at.slice(0, 16).replace("T", " ")} UTC</time>, {h.actorName ?? "—"}: {h.action}
-                {h.from ? ` “${h.from}” →` : ""} {h.to ? `“${h.to}”` : ""}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <ListChanges id="ranks-history-title" history={history} />
     </>
   );
 }

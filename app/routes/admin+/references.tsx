@@ -8,7 +8,9 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
+import { ListChanges, OrderedRowButtons } from "~/components/ordered-list";
 import { SubmitButton } from "~/components/forms";
+import { ErrorList } from "~/components/submit";
 import { historyOf } from "~/models/audit.server";
 import { canManageReferenceTypes } from "~/models/authz.server";
 import {
@@ -60,13 +62,9 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 /** A field's error list, when the refusal is about it. */
-function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  return message ? (
-    <ul className="field-errors" id={id}>
-      <li>{message}</li>
-    </ul>
-  ) : null;
-}
+const FieldError = ({ id, message }: { id: string; message: string | undefined }) => (
+  <ErrorList id={id} errors={message ? [message] : null} />
+);
 
 export default function ReferenceTypesPage() {
   const { types, history } = useLoaderData<typeof loader>();
@@ -84,9 +82,9 @@ export default function ReferenceTypesPage() {
       <h1>Reference types</h1>
       <p className="muted">
         The kinds of outside record a MOC, PCR, archive record or year-end review can point at (an incident, a PMS work
-        order…). With a URL template such as <code>https://pms.example/wo/{REFERENCE_PLACEHOLDER}</code>, a reference
-        of the type is a link, its number put in place of <code>{REFERENCE_PLACEHOLDER}</code>. A deactivated type stays
-        on the references that carry it but is no longer offered.
+        order…). With a URL template such as <code>https://pms.example/wo/{REFERENCE_PLACEHOLDER}</code>, a reference of
+        the type is a link, its number put in place of <code>{REFERENCE_PLACEHOLDER}</code>. A deactivated type stays on
+        the references that carry it but is no longer offered.
       </p>
       <section className="card" aria-labelledby="types-title">
         <h2 id="types-title">The list ({types.length})</h2>
@@ -128,40 +126,7 @@ export default function ReferenceTypesPage() {
                       />
                       <FieldError id={`${nameId}-error`} message={nameError?.message} />
                     </div>
-                    <div className="actions-cell">
-                      <button type="submit" name="intent" value="rename" className="button button-small">
-                        Rename<span className="visually-hidden"> {type.name}</span>
-                      </button>
-                      <button
-                        type="submit"
-                        name="intent"
-                        value="up"
-                        className="button button-small"
-                        disabled={i === 0}
-                        aria-label={`Move ${type.name} up`}
-                      >
-                        ↑ Up
-                      </button>
-                      <button
-                        type="submit"
-                        name="intent"
-                        value="down"
-                        className="button button-small"
-                        disabled={i === types.length - 1}
-                        aria-label={`Move ${type.name} down`}
-                      >
-                        ↓ Down
-                      </button>
-                      <button
-                        type="submit"
-                        name="intent"
-                        value={type.active ? "deactivate" : "activate"}
-                        className="button button-small"
-                        aria-label={`${type.active ? "Deactivate" : "Reactivate"} ${type.name}`}
-                      >
-                        {type.active ? "Deactivate" : "Reactivate"}
-                      </button>
-                    </div>
+                    <OrderedRowButtons name={type.name} index={i} count={types.length} active={type.active} />
                   </Form>
                   <Form method="post" className="row">
                     <input type="hidden" name="type" value={type.id} />
@@ -229,21 +194,7 @@ export default function ReferenceTypesPage() {
           <SubmitButton pendingText="Adding…">Add at the end</SubmitButton>
         </Form>
       </section>
-      <section className="card" aria-labelledby="types-history-title">
-        <h2 id="types-history-title">Changes</h2>
-        {history.length === 0 ? (
-          <p className="empty">The list has not been changed since it was set up.</p>
-        ) : (
-          <ul>
-            {history.map((h) => (
-              <li key={h.seq} className="break-anywhere">
-                <time dateTime={h.at}>{h.at.slice(0, 16).replace("T", " ")} UTC</time>, {h.actorName ?? "—"}: {h.action}
-                {h.from ? ` “${h.from}” →` : ""} {h.to ? `“${h.to}”` : ""}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <ListChanges id="types-history-title" history={history} />
     </>
   );
 }

@@ -25,7 +25,7 @@ export const REFERENCE_OPERATIONS: Operations = {
   "/api/references": {
     get: {
       summary:
-        'A record\'s external references ("<kind>:<id>": moc, pcr, archive-moc, archive-pcr, review), in the types\' order, each with its link built from its type\'s URL template. 403 when the caller may not read the record, 404 when there is no such record.',
+        "A record's external references (\"<kind>:<id>\": moc, pcr, archive-moc, archive-pcr, review), in the types' order, each with its link built from its type's URL template. 403 when the caller may not read the record, 404 when there is no such record.",
       query: referencesQuerySchema,
       ok: okOf(referencesAnswer),
       errors: [404],
