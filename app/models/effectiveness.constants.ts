@@ -41,7 +41,7 @@ export const needsFollowUp = (result: EffectivenessResult | null | undefined) =>
 /** The comment's limit. */
 export const EFFECTIVENESS_COMMENT_MAX = 4000;
 
-/** "Effectiveness review due <date>": the MOC page's line and the closing entry's comment. */
+/** "Effectiveness review due <date>": the MOC page's line. */
 export const REVIEW_DUE_WORDS = "Effectiveness review due";
 
 /** The MOC's trail entry for an answered review (its action; the result and comment follow). */

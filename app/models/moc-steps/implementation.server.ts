@@ -20,7 +20,6 @@ import {
 } from "../moc.schema";
 import { saveForm } from "../moc-store.server";
 import { reviewDateOnClosure, reviewOnClosure } from "../effectiveness-closure.server";
-import { REVIEW_DUE_WORDS } from "../effectiveness.constants";
 import { independent } from "../moc-four-eyes.server";
 import { assigned, COMPLETION_REPORT_DUE, everyone, loadDeviations, reopened, step, todayUtc } from "./shape.server";
 
@@ -343,7 +342,6 @@ export const IMPLEMENTATION_STEPS = {
         to: "f",
         action: close ? MOC_CLOSED_ACTION : "Recorded the verification; the MOC stays open",
         meaning: close ? "verified and closed" : "verified; the MOC stays open",
-        ...(reviewDue ? { comment: `${REVIEW_DUE_WORDS} ${reviewDue}` } : {}),
         changes: close ? { completed: true, ...(inEffect ? { temporary: inEffect } : {}) } : {},
         notices: [
           {
