@@ -313,7 +313,7 @@ export async function linksOf(actor: Actor, ref: RecordRef, db: Executor = getDb
 
 /**
  * A record's links as printed (the MOC's and PCR's print views and PDFs): "Linked records", each as
- * it reads from the record, with the other record's number, title and page; only the links
+ * it reads from the record, with the other record's number and title; only the links
  * `linksOf` shows the reader (both ends readable).
  */
 export function linksPrintSection(links: readonly LinkView[]): PrintSection {
@@ -324,8 +324,8 @@ export function linksPrintSection(links: readonly LinkView[]): PrintSection {
     blocks: [
       {
         kind: "table",
-        columns: ["This record", "Record", "Title", "Page"],
-        rows: links.map((l) => [capitalise(l.seen), l.other.label, l.other.title || "—", l.other.path]),
+        columns: ["Link", "Record", "Title"],
+        rows: links.map((l) => [capitalise(l.seen), l.other.label, l.other.title || "—"]),
         empty: "No linked records.",
       },
     ],

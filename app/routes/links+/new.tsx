@@ -101,7 +101,7 @@ export default function NewLink() {
           ) : null}
         </div>
         <button type="submit" className="button">
-          Search
+          Find
         </button>
       </SearchForm>
       {candidates === null ? null : candidates.length === 0 ? (
