@@ -561,3 +561,49 @@ describe("search", () => {
     expect(ids((await search(hseq, "7/2009")).mocs)).toEqual([]);
   });
 });
+
+describe("reads", () => {
+  it("a record's links take the same few statements however many there are", async () => {
+    let statements = 0;
+    const db = getDb();
+    const counting = new Proxy(db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (key !== "execute" || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          statements++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const count = async (ref: { kind: "pcr"; id: string }) => {
+      statements = 0;
+      const { links } = await linksOf(admin, ref, counting);
+      return { statements, links: links.length };
+    };
+    const lone = await createPcrOk(pcrOriginator);
+    const few = await count({ kind: "pcr", id: lone._id });
+    for (let i = 0; i < 8; i++) {
+      const [a] = await getDb().execute<{
+        id: string;
+      }>(sql`insert into legacy_pcrs (serial_num, title, originator_name, date_raised)
+        values (${`${i + 1}/19${10 + i}`}, ${`Paper PCR ${i}`}, 'J. Smith', '1990-01-01') returning id::text as id`);
+      await linkRecords(getDb(), admin, {
+        from: { kind: "pcr", id: lone._id },
+        to: { kind: "archive-pcr", id: a!.id },
+        kind: "replaces",
+      });
+      const [r] = await getDb().execute<{ id: string }>(sql`insert into year_end_reviews (year, title, moc_summary)
+        values (${2000 + i}, ${`Review ${i}`}, '{"total":0,"completed":0,"declined":0,"open":0,"by_department":{}}'::jsonb) returning id::text as id`);
+      await linkRecords(getDb(), admin, {
+        from: { kind: "review", id: r!.id },
+        to: { kind: "pcr", id: lone._id },
+        kind: "related",
+      });
+    }
+    const many = await count({ kind: "pcr", id: lone._id });
+    expect(many.links).toBe(16);
+    expect(many.statements).toBeLessThanOrEqual(6);
+    expect(few.statements).toBeLessThanOrEqual(many.statements);
+  });
+});
