@@ -30,7 +30,7 @@ export default function EffectivenessReviewPage() {
         </p>
       ) : review.result ? (
         <>
-          <dl className="field-list">
+          <dl className="answers">
             <dt>Result</dt>
             <dd>{EFFECTIVENESS_RESULT_WORDS[review.result]}</dd>
             <dt>Comment</dt>
