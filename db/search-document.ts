@@ -205,6 +205,17 @@ const entries = (k: Kind, where: string) => `
       search_entries.search)
     is distinct from (excluded.serial_num, excluded.serial_key, excluded.title, excluded.excerpt_text, excluded.search)`;
 
+/**
+ * PL/pgSQL: the entry of the record named by a record kind ("moc", "archive-pcr": `kind`, an
+ * expression) and an id (`id`), for the searched kinds (REFERENCE_KINDS; a review has none).
+ */
+const entryOfRecord = (kind: string, id: string) =>
+  `${REFERENCE_KINDS.map(
+    ([recordKind, k], i) => `  ${i === 0 ? "if" : "elsif"} ${kind} = '${recordKind}' then
+    ${entries(k, `${k.id} = ${id}`)};`,
+  ).join("\n")}
+  end if;`;
+
 const table = (k: Kind) => k.from.split(" ")[0]!;
 const key = (k: Kind) => (k.kind === "moc" ? "moc_id" : "id");
 
@@ -255,11 +266,7 @@ declare
   changed record_references;
 begin
   changed := case when tg_op = 'DELETE' then old else new end;
-${REFERENCE_KINDS.map(
-  ([recordKind, k], i) => `  ${i === 0 ? "if" : "elsif"} changed.record_kind = '${recordKind}' then
-    ${entries(k, `${k.id} = changed.record_id`)};`,
-).join("\n")}
-  end if;
+${entryOfRecord("changed.record_kind", "changed.record_id")}
   return null;
 end
 $fn$;
@@ -273,14 +280,8 @@ declare
   changed record_links;
 begin
   changed := case when tg_op = 'DELETE' then old else new end;
-${REFERENCE_KINDS.map(
-  ([recordKind, k]) => `  if changed.from_kind = '${recordKind}' then
-    ${entries(k, `${k.id} = changed.from_id`)};
-  end if;
-  if changed.to_kind = '${recordKind}' then
-    ${entries(k, `${k.id} = changed.to_id`)};
-  end if;`,
-).join("\n")}
+${entryOfRecord("changed.from_kind", "changed.from_id")}
+${entryOfRecord("changed.to_kind", "changed.to_id")}
   return null;
 end
 $fn$;

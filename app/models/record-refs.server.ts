@@ -12,6 +12,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Invalid } from "~/utils/errors";
 import type { Actor } from "./authz.server";
 import { RECORD_KINDS, type RecordKind } from "./record-kinds.server";
+import type { DescribedRecord } from "./record-ref-kinds.server";
 import {
   RECORD_REF_FORMAT,
   RECORD_REF_KINDS,
@@ -47,23 +48,12 @@ export const recordRefSchema = z
     example: "moc:0b6f2f52-8d9c-4c1e-9b8a-3a4f5e6d7c8b",
   });
 
-/** A record that exists, as a reader sees it named. */
-export type RecordDescription = {
-  /** "moc:<id>" */
-  ref: string;
-  kind: RecordRefKind;
-  id: string;
-  /** How its pages number it: "MOC 14-2026", "PCR 3-2026", "Legacy MOC 14/2009", "Year-end review 2025". */
-  label: string;
-  /** Its title ("" when it has none). */
-  title: string;
-  /** Its page. */
-  path: string;
-  /** The reader may read it (its kind's own reading rule). */
-  readable: boolean;
-  /** The reader works on it (record-ref-kinds.server.ts `DescribedRecord`; `canLinkRecords` reads it). */
-  worksOn: boolean;
-};
+/**
+ * A record that exists, as a reader sees it named: its kind's description (record-ref-kinds.server.ts
+ * `DescribedRecord`: label such as "MOC 14-2026", title ("" when none), page, `readable` by the
+ * kind's own reading rule, `worksOn` for `canLinkRecords`), with its reference ("moc:<id>") and kind.
+ */
+export type RecordDescription = DescribedRecord & { ref: string; kind: RecordRefKind };
 
 const describerOf = (kind: RecordRefKind) => {
   const linkable = (RECORD_KINDS as Record<RecordRefKind, RecordKind>)[kind].linkable;
