@@ -20,7 +20,6 @@ import { utcText } from "./utc-text";
 
 export type { EffectivenessReview };
 
-
 /**
  * The review of the MOC whose id is `mocId` (an SQL expression) as JSON, or null: one subquery, so
  * GET /api/singlemoc reads it in its own statement.
@@ -63,12 +62,14 @@ export async function reviewOnClosure(tx: Executor, review: { mocId: string; due
       where effectiveness_reviews.result is null`);
 }
 
-
 /**
  * The review as the record's print view and PDF lay it out (a `PrintSection` after the parts), or
  * nothing before closure.
  */
-export function effectivenessPrintSection(review: EffectivenessReview | null | undefined, today: string): PrintSection[] {
+export function effectivenessPrintSection(
+  review: EffectivenessReview | null | undefined,
+  today: string,
+): PrintSection[] {
   if (!review) return [];
   const fields: [string, string][] = [
     ["Due", review.due_on],

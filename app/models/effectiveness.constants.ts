@@ -53,10 +53,7 @@ export const addDays = (day: string, days: number) =>
 
 /** The default review date of a MOC closed on `closedOn` (UTC day) by its change type. */
 export const defaultReviewDate = (closedOn: string, changeType: string | null | undefined) =>
-  addDays(
-    closedOn,
-    REVIEW_DAYS_BY_CHANGE_TYPE[changeType === "temporary" ? "temporary" : "permanent"],
-  );
+  addDays(closedOn, REVIEW_DAYS_BY_CHANGE_TYPE[changeType === "temporary" ? "temporary" : "permanent"]);
 
 /** A review's state in words for the MOC page: answered, due, overdue or waiting for its day. */
 export function reviewStateWords(

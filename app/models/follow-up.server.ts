@@ -65,7 +65,8 @@ export async function followUpSource(
     const manual = doc.manual_plan.items.find((i) => i._id === query.item);
     const item = action ?? manual;
     if (!item) throw new NotFound("There is no such item in this MOC's plans");
-    if (!item.cancelled) throw new Conflict("This plan item is not cancelled; a follow-up MOC starts from a cancelled one");
+    if (!item.cancelled)
+      throw new Conflict("This plan item is not cancelled; a follow-up MOC starts from a cancelled one");
     what = action
       ? `the cancelled action “${action.description}”`
       : `the cancelled manuals and drawings item “${manual!.document}”`;

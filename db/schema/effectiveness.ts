@@ -29,7 +29,9 @@ export const effectivenessReviews = pgTable(
     remindedOn: date("reminded_on", { mode: "string" }),
   },
   (t) => [
-    index("effectiveness_reviews_waiting_idx").on(t.dueOn).where(sql`${t.result} is null`),
+    index("effectiveness_reviews_waiting_idx")
+      .on(t.dueOn)
+      .where(sql`${t.result} is null`),
     check("effectiveness_reviews_result_check", sql`${t.result} in ('effective', 'partly', 'not-effective')`),
     check(
       "effectiveness_reviews_answered_check",

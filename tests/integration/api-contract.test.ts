@@ -733,7 +733,10 @@ describe("the contract of every operation", () => {
     const body = { id: moc._id, result: "not-effective", comment: "The alarm still sounds late" };
     await exercise("post", "/api/effectivenessReview", 403, { as: standard, body });
     await exercise("post", "/api/effectivenessReview", 400, { as: cast.hseq, body: { id: moc._id, result: "partly" } });
-    await exercise("post", "/api/effectivenessReview", 404, { as: cast.hseq, body: { ...body, id: crypto.randomUUID() } });
+    await exercise("post", "/api/effectivenessReview", 404, {
+      as: cast.hseq,
+      body: { ...body, id: crypto.randomUUID() },
+    });
     await exercise("post", "/api/effectivenessReview", 201, { as: cast.hseq, body });
     await exercise("post", "/api/effectivenessReview", 409, { as: cast.hseq, body });
     await exercise("post", "/api/newmoc", 200, {

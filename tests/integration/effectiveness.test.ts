@@ -264,11 +264,15 @@ describe("Insight's effectiveness figure", () => {
     await answer(cast.hseq, { id: mocs[0]!._id, result: "effective" });
     await answer(cast.hseq, { id: mocs[1]!._id, result: "partly", comment: "Partly" });
     await answer(cast.hseq, { id: mocs[2]!._id, result: "not-effective", comment: "Not at all" });
-    const figures = await computeInsights(
-      { from, to, department: null },
-      { now: new Date("2035-05-15T12:00:00Z") },
-    );
+    const figures = await computeInsights({ from, to, department: null }, { now: new Date("2035-05-15T12:00:00Z") });
     // Due in the period: 5; answered 3 (1 each); overdue on 15 May: the one due 1 May (1 June is not yet due).
-    expect(figures.effectiveness).toEqual({ due: 5, answered: 3, effective: 1, partly: 1, notEffective: 1, overdue: 1 });
+    expect(figures.effectiveness).toEqual({
+      due: 5,
+      answered: 3,
+      effective: 1,
+      partly: 1,
+      notEffective: 1,
+      overdue: 1,
+    });
   });
 });

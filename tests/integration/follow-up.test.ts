@@ -35,7 +35,9 @@ async function withCancelledAction(): Promise<{ moc: Doc; itemId: string }> {
   const plan = await post(actionTableRoute, "/api/actionTable", cast.implementer, {
     body: {
       id: moc._id,
-      action: { items: [{ description: "Fit a second float switch", owner: cast.implementer._id, due: daysFromToday(9) }] },
+      action: {
+        items: [{ description: "Fit a second float switch", owner: cast.implementer._id, due: daysFromToday(9) }],
+      },
     },
   });
   expect(plan.status, plan.text).toBe(200);
@@ -90,7 +92,9 @@ const newestMocOf = async (who: { _id: string }) => {
 /** The "follow-up of" links as each end reads them, and the entries in both trails. */
 async function expectLinked(newId: string, originalId: string) {
   const fromNew = await linksOf(cast.hseq, { kind: "moc", id: newId });
-  expect(fromNew.links.map((l) => [l.kind, l.seen, l.other.id])).toEqual([["follow-up of", "follow-up of", originalId]]);
+  expect(fromNew.links.map((l) => [l.kind, l.seen, l.other.id])).toEqual([
+    ["follow-up of", "follow-up of", originalId],
+  ]);
   const fromOriginal = await linksOf(cast.hseq, { kind: "moc", id: originalId });
   expect(fromOriginal.links.map((l) => [l.seen, l.other.id])).toContainEqual(["followed up by", newId]);
   for (const id of [newId, originalId]) {
