@@ -7,6 +7,7 @@
  * (`effectivenessFigures`, one statement).
  */
 import { sql, type SQL } from "drizzle-orm";
+import type { InsightsFigures } from "#db/insights-figures";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Invalid } from "~/utils/errors";
 import { canAnswerEffectivenessReview, isHseq, type Actor } from "./authz.server";
@@ -222,15 +223,8 @@ export async function effectivenessReviewEmails(tx: Executor, day: string): Prom
 // ---------------------------------------------------------------------------------------------
 // Insight
 
-/** Insight's `effectiveness` figure (db/insights-figures.ts). */
-export type EffectivenessFigure = {
-  due: number;
-  answered: number;
-  effective: number;
-  partly: number;
-  notEffective: number;
-  overdue: number;
-};
+/** Insight's `effectiveness` figure, as db/insights-figures.ts declares it. */
+export type EffectivenessFigure = NonNullable<InsightsFigures["effectiveness"]>;
 
 /** The results Insight counts that the management review pack lists the MOCs of. */
 export const EFFECTIVENESS_LISTED = ["notEffective", "partly", "overdue", "effective"] as const;

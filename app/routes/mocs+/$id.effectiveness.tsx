@@ -4,13 +4,8 @@ import { Form } from "~/components/form";
 import { TextField } from "~/components/fields";
 import { ErrorList, SubmitButton } from "~/components/submit";
 import { formatDate } from "~/components/moc";
-import {
-  EFFECTIVENESS_RESULT_WORDS,
-  EFFECTIVENESS_RESULTS,
-  needsFollowUp,
-  reviewStateWords,
-} from "~/models/effectiveness.constants";
-import { followUpHref } from "~/models/follow-up.constants";
+import { EffectivenessPanel } from "~/components/effectiveness";
+import { EFFECTIVENESS_RESULT_WORDS, EFFECTIVENESS_RESULTS, reviewStateWords } from "~/models/effectiveness.constants";
 import { effectivenessAction, effectivenessLoader } from "~/web/effectiveness-page.server";
 
 export const loader = effectivenessLoader;
@@ -21,6 +16,17 @@ export default function EffectivenessReviewPage() {
   const { mocId, review, today } = useLoaderData<typeof loader>();
   const [form, fields] = useForm({ id: "effectiveness-review", lastResult: useActionData<typeof action>() });
   const result = fields.result!;
+  // Answered: the review as the MOC page shows it, with the follow-up when it found the change wanting.
+  if (review?.result) {
+    return (
+      <>
+        <EffectivenessPanel mocId={mocId} review={review} today={today} canAnswer={false} />
+        <p>
+          <Link to={`/mocs/${mocId}`}>Back to the MOC</Link>
+        </p>
+      </>
+    );
+  }
   return (
     <section className="card" aria-labelledby="effectiveness-title">
       <h2 id="effectiveness-title">Effectiveness review</h2>
@@ -28,29 +34,6 @@ export default function EffectivenessReviewPage() {
         <p className="callout">
           This MOC has no effectiveness review: the verification that closes a MOC sets its date.
         </p>
-      ) : review.result ? (
-        <>
-          <dl className="answers">
-            <dt>Result</dt>
-            <dd>{EFFECTIVENESS_RESULT_WORDS[review.result]}</dd>
-            <dt>Comment</dt>
-            <dd style={{ overflowWrap: "anywhere", whiteSpace: "pre-wrap" }}>{review.comment ?? "—"}</dd>
-            <dt>Reviewed by</dt>
-            <dd>
-              {review.reviewed_by?.name ?? "—"} on {formatDate(review.reviewed_at)}
-            </dd>
-          </dl>
-          <div className="form-actions">
-            {needsFollowUp(review.result) ? (
-              <Link to={followUpHref(mocId, { review: true })} className="button button-primary">
-                Raise a follow-up MOC
-              </Link>
-            ) : null}
-            <Link to={`/mocs/${mocId}`} className="button">
-              Back to the MOC
-            </Link>
-          </div>
-        </>
       ) : (
         <Form method="post" {...getFormProps(form)}>
           <p>
