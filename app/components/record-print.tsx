@@ -68,10 +68,19 @@ export function PrintControl() {
   );
 }
 
-/** A printed record's sections, each a headed region of its blocks (the record print views and the review pack). */
-export function PrintSections({ sections }: { sections: PrintRecord["sections"] }) {
+/**
+ * A printed record's sections, each a headed region of its blocks (the record print views and the
+ * review pack). `scrollable`: each section may scroll sideways on a phone, so it takes the keyboard's
+ * focus to be scrolled with the arrow keys.
+ */
+export function PrintSections({ sections, scrollable }: { sections: PrintRecord["sections"]; scrollable?: boolean }) {
   return sections.map((section) => (
-    <section key={section.id} className="print-section" aria-labelledby={`print-${section.id}`}>
+    <section
+      key={section.id}
+      className="print-section"
+      aria-labelledby={`print-${section.id}`}
+      tabIndex={scrollable ? 0 : undefined}
+    >
       <h2 id={`print-${section.id}`}>{section.title}</h2>
       {section.note ? <p className="muted">{section.note}</p> : null}
       {section.blocks.map((block, i) => (

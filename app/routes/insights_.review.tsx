@@ -57,7 +57,7 @@ export default function ReviewPackPage() {
               <strong>{record.status}</strong> · Made {utc(record.generatedAt)}
             </p>
           </header>
-          <PrintSections sections={record.sections} />
+          <PrintSections sections={record.sections} scrollable />
         </>
       ) : (
         <>

@@ -2,11 +2,13 @@
  * The management review pack in the browser (issue 42, docs/decisions/059-management-review-pack.md),
  * JavaScript on and off: an HSEQ user opens Insight, follows "Management review pack", changes the
  * filter (the GET form), reads the pack's sections with the MOC they raised linked to its page, and
- * the PDF link answers a PDF. A 375 px screenshot goes under /tmp. Other specs add MOCs on the same
- * server, so the MOC is found through a vessel of this test's own.
+ * the PDF link answers a PDF. At 375 px it passes an accessibility scan (axe); the screenshot goes
+ * under /tmp. Other specs add MOCs on the same server, so the MOC is found through a vessel of this
+ * test's own.
  */
 import type { Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
+import { expectNoSeriousA11yViolations } from "./axe";
 import { fitsWidth, makeVessel } from "./circulation-fixtures";
 import { expect, jsEnabled, ready, test } from "./moc-fixtures";
 
@@ -34,7 +36,7 @@ test("HSEQ follows Insight's link to the review pack, filters it and downloads i
   request,
   adminToken,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000); // the axe scan is CPU-heavy on two shared cores
   const tag = randomBytes(3).toString("hex");
   const vesselName = `MV Review ${tag}`;
   const vesselId = await makeVessel(request, adminToken, vesselName);
@@ -73,6 +75,7 @@ test("HSEQ follows Insight's link to the review pack, filters it and downloads i
   await page.reload();
   await ready(page);
   await fitsWidth(page);
+  if (jsEnabled()) await expectNoSeriousA11yViolations(page); // axe runs in the page: JavaScript on only
   await shot(page, "375");
 
   // A bad filter: 400 with the reason, no pack.
