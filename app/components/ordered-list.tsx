@@ -1,8 +1,42 @@
 /**
  * The pieces an admin's ordered list page shares (/admin/ranks, /admin/references): each entry's
- * Rename, Up, Down and Deactivate/Reactivate buttons (plain submits of the entry's form, named for
- * screen readers), and the list's last changes from its settings chain.
+ * name field and its Rename, Up, Down and Deactivate/Reactivate buttons (plain submits of the
+ * entry's form, named for screen readers), and the list's last changes from its settings chain.
  */
+import { ErrorList } from "~/components/submit";
+
+/** An entry's "New name" field: what was typed and why it was refused, when it was. */
+export function RenameField({
+  id,
+  name,
+  typed,
+  error,
+  maxLength,
+}: {
+  id: string;
+  name: string;
+  typed?: string;
+  error?: string;
+  maxLength: number;
+}) {
+  const errorId = `${id}-error`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        New name<span className="visually-hidden"> for {name}</span>
+      </label>
+      <input
+        id={id}
+        name="name"
+        defaultValue={typed ?? name}
+        maxLength={maxLength}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+      />
+      <ErrorList id={errorId} errors={error ? [error] : null} />
+    </div>
+  );
+}
 
 /** An entry's buttons; they submit the form they stand in with `intent`. */
 export function OrderedRowButtons({

@@ -7,7 +7,7 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { ListChanges, OrderedRowButtons } from "~/components/ordered-list";
+import { ListChanges, OrderedRowButtons, RenameField } from "~/components/ordered-list";
 import { SubmitButton } from "~/components/forms";
 import { historyOf } from "~/models/audit.server";
 import { canManageRanks } from "~/models/authz.server";
@@ -73,7 +73,6 @@ export default function RanksPage() {
             {ranks.map((rank, i) => {
               const error = errorOf(rank.name);
               const inputId = `rank-name-${i}`;
-              const errorId = `${inputId}-error`;
               return (
                 <li key={rank.name}>
                   <div className="break-anywhere">
@@ -87,24 +86,13 @@ export default function RanksPage() {
                   </div>
                   <Form method="post" className="row">
                     <input type="hidden" name="rank" value={rank.name} />
-                    <div className="field">
-                      <label htmlFor={inputId}>
-                        New name<span className="visually-hidden"> for {rank.name}</span>
-                      </label>
-                      <input
-                        id={inputId}
-                        name="name"
-                        defaultValue={error?.name ?? rank.name}
-                        maxLength={60}
-                        aria-invalid={error ? true : undefined}
-                        aria-describedby={error ? errorId : undefined}
-                      />
-                      {error ? (
-                        <ul className="field-errors" id={errorId}>
-                          <li>{error.message}</li>
-                        </ul>
-                      ) : null}
-                    </div>
+                    <RenameField
+                      id={inputId}
+                      name={rank.name}
+                      typed={error?.name}
+                      error={error?.message}
+                      maxLength={60}
+                    />
                     <OrderedRowButtons name={rank.name} index={i} count={ranks.length} active={rank.active} />
                   </Form>
                 </li>

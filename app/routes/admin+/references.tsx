@@ -8,7 +8,7 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { ListChanges, OrderedRowButtons } from "~/components/ordered-list";
+import { ListChanges, OrderedRowButtons, RenameField } from "~/components/ordered-list";
 import { SubmitButton } from "~/components/forms";
 import { ErrorList } from "~/components/submit";
 import { historyOf } from "~/models/audit.server";
@@ -112,20 +112,13 @@ export default function ReferenceTypesPage() {
                   </div>
                   <Form method="post" className="row">
                     <input type="hidden" name="type" value={type.id} />
-                    <div className="field">
-                      <label htmlFor={nameId}>
-                        New name<span className="visually-hidden"> for {type.name}</span>
-                      </label>
-                      <input
-                        id={nameId}
-                        name="name"
-                        defaultValue={nameError?.name ?? type.name}
-                        maxLength={REFERENCE_TYPE_NAME_MAX}
-                        aria-invalid={nameError ? true : undefined}
-                        aria-describedby={nameError ? `${nameId}-error` : undefined}
-                      />
-                      <FieldError id={`${nameId}-error`} message={nameError?.message} />
-                    </div>
+                    <RenameField
+                      id={nameId}
+                      name={type.name}
+                      typed={nameError?.name}
+                      error={nameError?.message}
+                      maxLength={REFERENCE_TYPE_NAME_MAX}
+                    />
                     <OrderedRowButtons name={type.name} index={i} count={types.length} active={type.active} />
                   </Form>
                   <Form method="post" className="row">
