@@ -109,6 +109,7 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
       if (doc.y + height > doc.page.height - MARGIN.bottom) {
         doc.addPage();
         if (!bold) drawRow(columns, true);
+        doc.font(bold ? "bold" : "body").fontSize(8.5); // the repeated header left its bold font set
       }
       const top = doc.y;
       let x = MARGIN.left;
@@ -126,8 +127,11 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
   };
   const block = (b: PrintBlock) => {
     if (b.kind === "fields") return b.fields.forEach((f) => field(f.label, f.value));
-    if (b.title)
+    if (b.title) {
+      // A table's title is not left alone at a page's foot: with it go the header and a first row.
+      if (doc.y > doc.page.height - MARGIN.bottom - 70) doc.addPage();
       doc.moveDown(0.3).font("bold").fontSize(9.5).fillColor("black").text(b.title, MARGIN.left, doc.y, { width });
+    }
     table(b.columns, b.rows, b.empty);
     if (b.more) note(b.more.text);
   };
