@@ -267,12 +267,20 @@ export async function unlinkRecord(db: Executor, actor: Actor, id: string): Prom
  * Views of link rows from `ref`'s side, keeping only those whose both ends the actor may read.
  * `described` holds every end.
  */
-function viewsFrom(actor: Actor, ref: RecordRef, rows: readonly LinkRow[], described: Map<string, RecordDescription>) {
+function viewsFrom(
+  actor: Actor,
+  ref: RecordRef,
+  rows: readonly LinkRow[],
+  described: Map<string, RecordDescription>,
+  recordChecked: boolean,
+) {
+  const readable = (end: RecordDescription | undefined) =>
+    end !== undefined && (end.readable || (recordChecked && sameRef(end, ref)));
   const views: LinkView[] = [];
   for (const row of rows) {
     const fromEnd = described.get(recordRefText(fromOf(row)));
     const toEnd = described.get(recordRefText(toOf(row)));
-    if (!fromEnd?.readable || !toEnd?.readable) continue;
+    if (!fromEnd || !toEnd || !readable(fromEnd) || !readable(toEnd)) continue;
     const seenFrom = sameRef(fromOf(row), ref) ? "from" : "to";
     views.push({
       _id: row.id,
@@ -293,8 +301,17 @@ function viewsFrom(actor: Actor, ref: RecordRef, rows: readonly LinkRow[], descr
  * The active links of `ref` that `actor` may see (both ends readable), oldest first, each from
  * `ref`'s side; 404 when the record does not exist, 403 when the actor may not read it. Two to six
  * statements whatever the number of links: the links, then their ends, one statement per kind.
+ * `recordChecked`: the caller's page has already let the actor read the record by its own rule,
+ * which may be wider than the lists' (a delegate reads the absent person's MOCs and PCRs:
+ * `canViewMocAs`, `canViewPcrAs`); the links whose other end they may read are then shown (nothing
+ * more: adding and removing still ask `canLinkRecords` on the record's kind rule).
  */
-export async function linksOf(actor: Actor, ref: RecordRef, db: Executor = getDb()): Promise<RecordLinks> {
+export async function linksOf(
+  actor: Actor,
+  ref: RecordRef,
+  db: Executor = getDb(),
+  { recordChecked = false }: { recordChecked?: boolean } = {},
+): Promise<RecordLinks> {
   const rows = await db.execute<LinkRow>(sql`
     select ${LINK_COLUMNS} from record_links l ${LINK_JOINS}
     where l.removed_at is null
@@ -303,10 +320,10 @@ export async function linksOf(actor: Actor, ref: RecordRef, db: Executor = getDb
   const described = await describeRecords(db, actor, [ref, ...rows.flatMap((r) => [fromOf(r), toOf(r)])]);
   const record = described.get(recordRefText(ref));
   if (!record) throw new NotFound(`No such record: ${recordRefText(ref)}`);
-  if (!record.readable) throw new Forbidden(`You may not read the record ${record.ref}`);
+  if (!record.readable && !recordChecked) throw new Forbidden(`You may not read the record ${record.ref}`);
   return {
     record: endJson(record),
-    links: viewsFrom(actor, ref, rows, described),
+    links: viewsFrom(actor, ref, rows, described, recordChecked),
     mayAdd: canLinkRecords(actor, record, { readable: true, worksOn: false }),
   };
 }

@@ -11,9 +11,12 @@ import { describeRecords, recordRefText, type RecordRef } from "~/models/record-
 import { getDb } from "~/utils/db.server";
 import { search, type SearchEntryKind } from "~/models/search.server";
 
-/** The section's data for a record page whose loader has already checked the reader may read it. */
+/**
+ * The section's data for a record page whose loader has already let the reader read the record (by
+ * the page's rule, a delegate's too: `linksOf`'s `recordChecked`).
+ */
 export async function linksPanel(actor: Actor, ref: RecordRef): Promise<LinksPanel> {
-  const { links, mayAdd } = await linksOf(actor, ref);
+  const { links, mayAdd } = await linksOf(actor, ref, getDb(), { recordChecked: true });
   return {
     ref: recordRefText(ref),
     links: links.map(({ _id, seen, other, mayRemove }) => ({ _id, seen, other, mayRemove })),

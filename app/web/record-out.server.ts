@@ -52,7 +52,9 @@ async function mocRecordAndReader(request: Request, id: string | undefined) {
   record.sections.push(...effectivenessPrintSection(review, record.generatedAt.slice(0, 10)));
   record.sections.push(await referencesSection({ kind: "moc", id: doc._id }));
   // Its links the reader may see both ends of (issue 42).
-  record.sections.push(linksPrintSection((await linksOf(user, { kind: "moc", id: doc._id })).links));
+  record.sections.push(
+    linksPrintSection((await linksOf(user, { kind: "moc", id: doc._id }, undefined, { recordChecked: true })).links),
+  );
   return { record, reader: user._id };
 }
 
@@ -68,7 +70,9 @@ async function pcrRecordAndReader(request: Request, id: string | undefined) {
     forPrint(await listAttachments({ pcrId: pcr._id })),
   );
   record.sections.push(await referencesSection({ kind: "pcr", id: pcr._id }));
-  record.sections.push(linksPrintSection((await linksOf(user, { kind: "pcr", id: pcr._id })).links));
+  record.sections.push(
+    linksPrintSection((await linksOf(user, { kind: "pcr", id: pcr._id }, undefined, { recordChecked: true })).links),
+  );
   return { record, reader: user._id };
 }
 

@@ -563,6 +563,17 @@ describe("search", () => {
 });
 
 describe("reads", () => {
+  it("a page that let its reader in by a wider rule (a delegate's) shows the links whose other end they read", async () => {
+    // The MOC's originator does not read the PCR by its rule: 403, as GET /api/links says.
+    await expect(linksOf(cast.originator, { kind: "pcr", id: pcr._id })).rejects.toMatchObject({ status: 403 });
+    const shown = await linksOf(cast.originator, { kind: "pcr", id: pcr._id }, getDb(), { recordChecked: true });
+    expect(shown.links.map((l) => `${l.seen} ${l.other.label}`)).toContain(
+      `changes the procedure of MOC ${moc.serial_num}`,
+    );
+    expect(shown.mayAdd).toBe(false);
+    expect(shown.links.every((l) => !l.mayRemove)).toBe(true);
+  });
+
   it("a record's links take the same few statements however many there are", async () => {
     let statements = 0;
     const db = getDb();
