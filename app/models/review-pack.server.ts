@@ -186,6 +186,8 @@ function moreHref(pack: ReviewPack, list: ReviewPackList): string | null {
       return listHref(f, { temporary: "in-effect" });
     case "temporaryExpired":
       return listHref(f, { temporary: "expired" });
+    case "step":
+      return null; // stays, which the MOC list cannot filter by
     default:
       return listHref(f, {});
   }
@@ -194,10 +196,13 @@ function moreHref(pack: ReviewPack, list: ReviewPackList): string | null {
 /** The MOCs behind one figure as a table, titled by the figure. */
 function mocTable(pack: ReviewPack, title: string, list: ReviewPackList | undefined): PrintBlock[] {
   if (!list || list.count === 0) return [];
+  // A step's list counts stays (a MOC returned to a step stays there again), the others MOCs.
+  const noun = list.figure === "step" ? "stay" : "MOC";
+  const newest = list.figure === "step" ? "longest" : "newest";
   return [
     {
       kind: "table",
-      title: `${title}: ${list.count} MOC${list.count === 1 ? "" : "s"}${list.more ? `, the newest ${list.mocs.length} listed` : ""}`,
+      title: `${title}: ${list.count} ${noun}${list.count === 1 ? "" : "s"}${list.more ? `, the ${newest} ${list.mocs.length} listed` : ""}`,
       columns: MOC_COLUMNS,
       rows: list.mocs.map((m) => [m.number, m.title ?? "—", m.vessel, m.state, riskLabel(m.risk)]),
       links: list.mocs.map((m) => `/mocs/${m.id}`),
@@ -205,7 +210,7 @@ function mocTable(pack: ReviewPack, title: string, list: ReviewPackList | undefi
       ...(list.more
         ? {
             more: {
-              text: `… and ${list.more} more (the MOC list, filtered: not limited to the period).`,
+              text: `… and ${list.more} more${list.figure === "step" ? "" : " (the MOC list, filtered: not limited to the period)"}.`,
               href: moreHref(pack, list),
             },
           }
