@@ -7,6 +7,7 @@
  */
 import type { Page } from "@playwright/test";
 import { randomBytes } from "node:crypto";
+import { expectNoSeriousA11yViolations } from "./axe";
 import { fitsWidth } from "./circulation-fixtures";
 import { expect, jsEnabled, ready, test } from "./moc-fixtures";
 
@@ -58,12 +59,15 @@ test("a MOC is linked to the PCR that changes its procedure, shown both ways and
   await found.getByRole("combobox").selectOption("procedure changed by");
   await fitsWidth(page);
   await shot(page, "new");
+  // axe runs as a script in the page: with JavaScript only (the markup is the same without).
+  if (jsEnabled()) await expectNoSeriousA11yViolations(page);
   await found.getByRole("button", { name: `Link PCR ${pcr.serial_num}` }).click();
   await expect(page).toHaveURL(new RegExp(`/mocs/${moc._id}(#linked-records)?$`));
   await expect(page.getByText("The records are linked.")).toBeVisible();
   await expect(section).toContainText(`Procedure changed by PCR ${pcr.serial_num} — Mooring lookout ${tag}`);
   await fitsWidth(page);
   await shot(page, "moc");
+  if (jsEnabled()) await expectNoSeriousA11yViolations(page);
   await section.screenshot({ path: `/tmp/record-links-moc-section-${jsEnabled() ? "js" : "no-js"}.png` });
 
   // The other way round on the PCR's page, and the link leads back.
