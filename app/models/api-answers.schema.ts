@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { ACCESS_LEVELS, DEPARTMENTS, LEGACY_STATUSES, PCR_ROLES, POSITIONS, ROLES } from "#db/schema/enums";
 import { effectivenessReviewAnswer } from "./effectiveness.schema";
+import { INSIGHT_MOC_FIGURES } from "./insights.constants";
 
 const id = z.uuid();
 const at = z.iso.datetime({ offset: true }).meta({ description: "A moment, ISO 8601 (UTC)." });
@@ -223,7 +224,7 @@ export const mocAnswer = z
     }),
     effectiveness_review: effectivenessReviewAnswer.nullable().optional().meta({
       description:
-        "Its effectiveness review (issue 42, a new key; GET /api/singlemoc): set when the verification closed it, null before (or for a MOC closed before reviews were asked).",
+        "Its effectiveness review (issue 42, a new key): set when the verification closed it, null before (or for a MOC closed before reviews were asked).",
     }),
     stage: z.string().meta({
       description:
@@ -463,18 +464,7 @@ export const reviewPackAnswer = z
     lists: z
       .array(
         z.object({
-          figure: z.enum([
-            "state",
-            "type",
-            "risk",
-            "vessel",
-            "overdue",
-            "overdueActions",
-            "temporaryInEffect",
-            "temporaryExpired",
-            "effectiveness",
-            "step",
-          ]),
+          figure: z.enum([...INSIGHT_MOC_FIGURES, "step"]),
           key: z.string().meta({
             description: "The figure's row: a state, type, risk level, vessel or step; empty for one-number figures.",
           }),

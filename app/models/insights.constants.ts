@@ -25,3 +25,20 @@ export const OVERDUE_BAND_LABELS: Record<OverdueBand, string> = {
   MEDIUM: "Medium (8-14 days)",
   LOW: "Low (15-30 days)",
 };
+
+/**
+ * The figures that count MOCs and can list the MOCs behind them (the management review pack,
+ * docs/decisions/059-management-review-pack.md): `computeInsightsWithMocs` names its lists by these.
+ */
+export const INSIGHT_MOC_FIGURES = [
+  "state",
+  "type",
+  "risk",
+  "vessel",
+  "overdue",
+  "overdueActions",
+  "temporaryInEffect",
+  "temporaryExpired",
+  "effectiveness",
+] as const;
+export type InsightMocFigure = (typeof INSIGHT_MOC_FIGURES)[number];

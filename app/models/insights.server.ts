@@ -15,6 +15,7 @@ import {
   INSIGHT_STEPS,
   INSIGHT_STEP_LABELS,
   OVERDUE_BANDS,
+  type InsightMocFigure,
   type InsightStep,
   type InsightsFigures,
   type InsightsFilter,
@@ -188,16 +189,7 @@ export type InsightMocLists = {
   /** Per step, the MOCs of its longest stays in the period, longest first. */
   steps: { step: InsightStep; ids: string[] }[];
 };
-export type InsightMocFigure =
-  | "state"
-  | "type"
-  | "risk"
-  | "vessel"
-  | "overdue"
-  | "overdueActions"
-  | "temporaryInEffect"
-  | "temporaryExpired"
-  | "effectiveness";
+export type { InsightMocFigure };
 
 const RISK_ORDER = ["low", "medium", "high", "extreme", "none"] as const;
 
