@@ -15,7 +15,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { inTransaction } from "./audit-chain.server";
 import { appendAudit } from "./audit.server";
-import { canLinkRecords, canUnlinkRecords, type Actor } from "./authz.server";
+import { canLinkRecords, canReadRecords, canUnlinkRecords, type Actor } from "./authz.server";
 import { appendLog } from "./moc-store.server";
 import { RECORD_KINDS } from "./record-kinds.server";
 import { capitalise } from "./labels";
@@ -326,6 +326,24 @@ export async function linksOf(
     links: viewsFrom(actor, ref, rows, described, recordChecked),
     mayAdd: canLinkRecords(actor, record, { readable: true, worksOn: false }),
   };
+}
+
+/**
+ * The year-end reviews a query names, by year or by words of the title, for the add-a-link page
+ * (reviews have no search entries: docs/decisions/039-search.md): at most `limit`, newest year
+ * first, none when the actor may not read reviews (`canReadRecords`). One statement.
+ */
+export async function reviewsMatching(actor: Actor, q: string, limit = 20): Promise<RecordRef[]> {
+  if (!canReadRecords(actor)) return [];
+  const words = q.trim().split(/\s+/).filter(Boolean).slice(0, 8);
+  if (words.length === 0) return [];
+  const rows = await getDb().execute<{ id: string }>(sql`select r.id::text as id from year_end_reviews r
+    where ${sql.join(
+      words.map((w) => sql`(r.year::text = ${w} or r.title ilike ${`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`),
+      sql` and `,
+    )}
+    order by r.year desc, r.created_at desc limit ${limit}`);
+  return rows.map((r) => ({ kind: "review" as const, id: r.id }));
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { LinksPanel } from "~/components/record-links";
 import type { Actor } from "~/models/authz.server";
-import { linksOf } from "~/models/record-links.server";
+import { linksOf, reviewsMatching } from "~/models/record-links.server";
 import { describeRecords, recordRefText, type RecordRef } from "~/models/record-refs.server";
 import { getDb } from "~/utils/db.server";
 import { search, type SearchEntryKind } from "~/models/search.server";
@@ -35,14 +35,18 @@ const REF_KIND = {
 export type LinkCandidate = { ref: string; label: string; title: string; path: string };
 
 /**
- * The records matching `q` that `actor` may read (MOCs, PCRs, archive records), best first, but
+ * The records matching `q` that `actor` may read (MOCs, PCRs, archive records, then year-end reviews), best first, but
  * `except`; named as the links name them (`describeRecords`, one statement per kind).
  */
 export async function linkCandidates(actor: Actor, q: string, except: RecordRef): Promise<LinkCandidate[]> {
-  const found = await search(actor, q);
-  const refs = [...found.mocs.results, ...found.pcrs.results, ...found.archive.results]
-    .map((hit): RecordRef => ({ kind: REF_KIND[hit.kind], id: hit._id }))
-    .filter((ref) => recordRefText(ref) !== recordRefText(except));
+  const [found, reviews] = await Promise.all([search(actor, q), reviewsMatching(actor, q)]);
+  const refs = [
+    ...[...found.mocs.results, ...found.pcrs.results, ...found.archive.results].map((hit): RecordRef => ({
+      kind: REF_KIND[hit.kind],
+      id: hit._id,
+    })),
+    ...reviews,
+  ].filter((ref) => recordRefText(ref) !== recordRefText(except));
   const described = await describeRecords(getDb(), actor, refs);
   return refs.flatMap((ref) => {
     const d = described.get(recordRefText(ref));

@@ -51,7 +51,7 @@ test("a MOC is linked to the PCR that changes its procedure, shown both ways and
   await section.getByRole("link", { name: "Link a record" }).click();
   await expect(page.getByRole("heading", { name: "Link a record" })).toBeVisible();
   await ready(page);
-  await page.getByLabel("Find a MOC, PCR or archive record").fill(`PCR ${pcr.serial_num}`);
+  await page.getByLabel("Find a MOC, PCR, archive record or review").fill(`PCR ${pcr.serial_num}`);
   await page.getByRole("button", { name: "Find", exact: true }).click();
   const found = page.getByRole("list", { name: "Records found" }).getByRole("listitem");
   await expect(found).toHaveCount(1);

@@ -452,6 +452,16 @@ describe("the record pages", () => {
       pcrOriginator,
     );
     expect(mocSearch.data.candidates.map((c: { ref: string }) => c.ref)).not.toContain(`moc:${moc._id}`);
+    // Year-end reviews, which search does not hold, by their year or title.
+    const reviews = await loaderData(
+      newLinkPage,
+      `/links/new?from=${from}&q=${encodeURIComponent("review 2025")}`,
+      {},
+      pcrOriginator,
+    );
+    expect(reviews.data.candidates).toEqual([
+      { ref: `review:${review}`, label: "Year-end review 2025", title: "Review of 2025", path: `/reviews/${review}` },
+    ]);
     expect((await loaderData(newLinkPage, `/links/new?from=pcr:1`, {}, pcrOriginator)).status).toBe(400);
     expect(
       (await loaderData(newLinkPage, `/links/new?from=${encodeURIComponent(`moc:${moc._id}`)}`, {}, pcrOriginator))

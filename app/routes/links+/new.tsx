@@ -83,7 +83,7 @@ export default function NewLink() {
       <SearchForm method="get" className="row" role="search" aria-label="Find the record to link">
         <input type="hidden" name="from" value={from.ref} />
         <div className="field">
-          <label htmlFor="link-q">Find a MOC, PCR or archive record</label>
+          <label htmlFor="link-q">Find a MOC, PCR, archive record or review</label>
           <input
             id="link-q"
             name="q"
