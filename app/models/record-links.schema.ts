@@ -39,11 +39,9 @@ export const linkAnswer = z.object({
 });
 
 export const newLinkAnswer = linkAnswer.extend({
-  created: z
-    .boolean()
-    .meta({
-      description: "false: the same active link existed (a replay, or made at the same time); nothing changed.",
-    }),
+  created: z.boolean().meta({
+    description: "false: the same active link existed (a replay, or made at the same time); nothing changed.",
+  }),
 });
 
 const linkEnd = z.object({
