@@ -146,6 +146,17 @@ create trigger moc_documents_stale_users after insert or update or delete on moc
 drop trigger if exists moc_documents_stale_logs on moc_logs;
 create trigger moc_documents_stale_logs after insert or update or delete on moc_logs
   for each row execute function moc_document_stale_part();
+-- The effectiveness review (issue 42): what the document shows of it, not the daily run's claims.
+drop trigger if exists moc_documents_effectiveness on effectiveness_reviews;
+create constraint trigger moc_documents_effectiveness
+  after insert or delete or update of due_on, set_by, set_at, result, comment, reviewed_by, reviewed_at
+  on effectiveness_reviews
+  deferrable initially deferred for each row execute function moc_document_touch_part();
+drop trigger if exists moc_documents_stale_effectiveness on effectiveness_reviews;
+create trigger moc_documents_stale_effectiveness
+  after insert or delete or update of due_on, set_by, set_at, result, comment, reviewed_by, reviewed_at
+  on effectiveness_reviews
+  for each row execute function moc_document_stale_part();
 drop trigger if exists moc_documents_people on users;
 create constraint trigger moc_documents_people after update on users
   deferrable initially deferred for each row

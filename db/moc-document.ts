@@ -28,6 +28,21 @@ const form = (kind: MocFormKind) =>
   `'submittedBy', (select jsonb_build_object('_id', su.id, 'name', su.name) from users su where su.id = f.submitted_by)) || f.data ` +
   `from moc_forms f where f.moc_id = m.id and f.kind = '${kind}')`;
 
+/**
+ * The effectiveness review of the MOC whose id is the SQL expression `mocId` as JSON, or null
+ * (issue 42, docs/decisions/058-effectiveness-review.md): the document's `effectiveness_review` and
+ * app/models/effectiveness-closure.server.ts's one read of it.
+ */
+export const EFFECTIVENESS_REVIEW_JSON = (mocId: string) => `(select json_build_object(
+    'due_on', r.due_on::text,
+    'set_by', case when s.id is null then null else json_build_object('_id', s.id, 'name', s.name) end,
+    'set_at', ${iso("r.set_at")},
+    'result', r.result, 'comment', r.comment,
+    'reviewed_by', case when v.id is null then null else json_build_object('_id', v.id, 'name', v.name) end,
+    'reviewed_at', ${iso("r.reviewed_at")})
+  from effectiveness_reviews r left join users s on s.id = r.set_by left join users v on v.id = r.reviewed_by
+  where r.moc_id = ${mocId})`;
+
 /** The fully populated MOC document for the row `m`. */
 export const MOC_JSON = `json_build_object(
   '_id', m.id,
@@ -76,6 +91,7 @@ export const MOC_JSON = `json_build_object(
   'chat', m.chat_id,
   'target_date', m.target_date,
   'temporary', m.temporary,
+  'effectiveness_review', ${EFFECTIVENESS_REVIEW_JSON("m.id")},
   'createdAt', ${iso("m.created_at")},
   'updatedAt', ${iso("m.updated_at")}
 )`;

@@ -5,6 +5,7 @@
  * steps and reads take it without importing the review's answer and reminders (effectiveness.server.ts).
  */
 import { sql, type SQL } from "drizzle-orm";
+import { EFFECTIVENESS_REVIEW_JSON } from "#db/moc-document";
 import type { Executor } from "~/utils/db.server";
 import { Invalid } from "~/utils/errors";
 import type { EffectivenessReview } from "./effectiveness.constants";
@@ -21,18 +22,11 @@ import { utcText } from "./utc-text";
 export type { EffectivenessReview };
 
 /**
- * The review of the MOC whose id is `mocId` (an SQL expression) as JSON, or null: one subquery, so
- * GET /api/singlemoc reads it in its own statement.
+ * The review of the MOC whose id is `mocId` (an SQL expression) as JSON, or null: the MOC
+ * document's own definition (db/moc-document.ts).
  */
-export const reviewJsonSql = (mocId: SQL) => sql<EffectivenessReview | null>`(select json_build_object(
-    'due_on', r.due_on::text,
-    'set_by', case when s.id is null then null else json_build_object('_id', s.id, 'name', s.name) end,
-    'set_at', to_char(r.set_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'result', r.result, 'comment', r.comment,
-    'reviewed_by', case when v.id is null then null else json_build_object('_id', v.id, 'name', v.name) end,
-    'reviewed_at', to_char(r.reviewed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-  from effectiveness_reviews r left join users s on s.id = r.set_by left join users v on v.id = r.reviewed_by
-  where r.moc_id = ${mocId})`;
+export const reviewJsonSql = (mocId: SQL) =>
+  sql<EffectivenessReview | null>`(select ${sql.raw(EFFECTIVENESS_REVIEW_JSON("x.id"))} from (select ${mocId} as id) x)`;
 
 /**
  * The review date a closing verification sets: the one given (after the closing day, within two

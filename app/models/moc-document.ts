@@ -118,11 +118,8 @@ export type MocDocument = {
   target_date: string | null;
   /** Null for a permanent change (docs/decisions/023-temporary-changes-and-delegation.md). */
   temporary: TemporaryChange | null;
-  /**
-   * Its effectiveness review (issue 42, docs/decisions/058-effectiveness-review.md): GET /api/singlemoc
-   * reads it live beside the stored document; null before closure, absent elsewhere.
-   */
-  effectiveness_review?: EffectivenessReview | null;
+  /** Its effectiveness review (issue 42, docs/decisions/058-effectiveness-review.md); null before closure. */
+  effectiveness_review: EffectivenessReview | null;
   createdAt: string;
   updatedAt: string;
 };

@@ -13,7 +13,6 @@ import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange 
 import { MOC_JSON } from "#db/moc-document";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { lockedHeadSql, parseHead } from "./audit-chain.server";
-import { reviewJsonSql } from "./effectiveness-closure.server";
 import { currentAssignmentSql, mocScopeSql, type MocAccess, type MocProgress, type MocScope } from "./authz.server";
 import type { MocDocument } from "./moc-document";
 import { ACTED_SQL } from "./moc-four-eyes.server";
@@ -341,8 +340,6 @@ const mocDocumentTextQuery = preparedOnce((db) =>
       ...ACCESS_FIELDS,
       doc: sql<string>`coalesce(${d.doc}, build_moc_document(${m.id}))`,
       stage: sql<string>`${MOC_STAGE_SQL}`,
-      // Its effectiveness review (issue 42), read live beside the stored document.
-      effectivenessReview: sql<string>`coalesce(${reviewJsonSql(sql`${m.id}`)}::text, 'null')`,
     })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
@@ -357,7 +354,6 @@ const mocDocumentTextQuery = preparedOnce((db) =>
 export async function loadMocDocumentText(id: string) {
   const [row] = await mocDocumentTextQuery().execute({ id });
   if (!row) return null;
-  const { stage, effectivenessReview, ...rest } = row;
-  const doc = withStage(row.doc, stage);
-  return { ...rest, doc: `${doc.slice(0, -1)},"effectiveness_review":${effectivenessReview}}` };
+  const { stage, ...rest } = row;
+  return { ...rest, doc: withStage(row.doc, stage) };
 }

@@ -1577,7 +1577,7 @@ export interface components {
       risk_level?: ("low" | "medium" | "high" | "extreme") | null;
       /** @description The highest level HSEQ reviewed the MOC at; its approvals follow the higher of this and risk_level. Null before the HSEQ review. */
       reviewed_risk_level?: ("low" | "medium" | "high" | "extreme") | null;
-      /** @description Its effectiveness review (issue 42, a new key; GET /api/singlemoc): set when the verification closed it, null before (or for a MOC closed before reviews were asked). */
+      /** @description Its effectiveness review (issue 42, a new key): set when the verification closed it, null before (or for a MOC closed before reviews were asked). */
       effectiveness_review?: {
         /** @description The day the review is due (YYYY-MM-DD). */
         due_on: string;

@@ -92,6 +92,8 @@ const MOC_KEYS = [
   "stage",
   // The implementer's "no significant hazard" declaration (issue 38's risk gate, an addition)
   "no_significant_hazard",
+  // Its effectiveness review, null before closure (issue 42, an addition)
+  "effectiveness_review",
   "action",
   "manual_plan",
   "chat",
