@@ -36,7 +36,8 @@ test("an HSEQ user reads, filters and downloads the figures", async ({ cast, moc
   expect(Number(await opened.textContent())).toBeGreaterThanOrEqual(1);
   // Six tables, the overdue actions by department (docs/decisions/038-actions-as-tasks.md), the MOCs
   // by risk (037), "By vessel" (036) and acknowledgement compliance by vessel (issue 41).
-  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(10);
+  await expect(page.getByRole("link", { name: /^Download this table as CSV/ })).toHaveCount(11);
+  await expect(page.getByRole("table", { name: /^Effectiveness reviews due in the period/ })).toHaveCount(1);
   await expect(page.getByRole("table", { name: /^Acknowledgement compliance by vessel/ })).toHaveCount(1);
   await expect(page.getByRole("table", { name: /^Open action and manuals items past their due date/ })).toHaveCount(1);
 
