@@ -3,7 +3,7 @@
  * and close forms) loads these and not the form library (scripts/chunks.ts). Forms import them from
  * ./forms, which re-exports them.
  */
-import { useNavigation } from "@remix-run/react";
+import { Link, useNavigation } from "@remix-run/react";
 import type { ReactNode } from "react";
 
 export function ErrorList({ id, errors }: { id?: string; errors?: string[] | null }) {
@@ -61,5 +61,25 @@ export function SubmitButton({
     >
       {pending ? (pendingText ?? "Saving…") : children}
     </button>
+  );
+}
+
+/** A MOC page's form buttons: its submit button, and back to the MOC's record. */
+export function MocFormActions({
+  mocId,
+  pendingText,
+  children,
+}: {
+  mocId: string;
+  pendingText: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="form-actions">
+      <SubmitButton pendingText={pendingText}>{children}</SubmitButton>
+      <Link to={`/mocs/${mocId}`} className="button">
+        Back to the MOC
+      </Link>
+    </div>
   );
 }

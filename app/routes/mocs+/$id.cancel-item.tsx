@@ -1,8 +1,8 @@
 import { getFormProps, useForm } from "@conform-to/react";
-import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { TextField } from "~/components/fields";
-import { ErrorList, SubmitButton } from "~/components/submit";
+import { ErrorList, MocFormActions } from "~/components/submit";
 import { formatDate } from "~/components/moc";
 import { cancelItemAction, cancelItemLoader } from "~/web/cancel-item-page.server";
 
@@ -32,12 +32,9 @@ export default function CancelPlanItem() {
           <input type="hidden" name="plan" value={item.plan} />
           <input type="hidden" name="item_id" value={item.itemId} />
           <TextField meta={fields.reason} label="Why it will not be done" multiline direct />
-          <div className="form-actions">
-            <SubmitButton pendingText="Cancelling…">Cancel the item</SubmitButton>
-            <Link to={`/mocs/${mocId}`} className="button">
-              Back to the MOC
-            </Link>
-          </div>
+          <MocFormActions mocId={mocId} pendingText="Cancelling…">
+            Cancel the item
+          </MocFormActions>
         </Form>
       )}
     </section>

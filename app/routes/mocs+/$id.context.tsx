@@ -1,9 +1,9 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { SelectValueField, TextField } from "~/components/fields";
-import { ErrorList, SubmitButton } from "~/components/submit";
+import { ErrorList, MocFormActions } from "~/components/submit";
 import { scopeOptions } from "~/components/part-a";
 import { canManageMoc } from "~/models/authz.server";
 import { completeMocContext, mocContextPageSchema } from "~/models/moc-context.server";
@@ -72,12 +72,9 @@ export default function RecordContext() {
               />
             ) : null}
           </div>
-          <div className="form-actions">
-            <SubmitButton pendingText="Saving…">Record</SubmitButton>
-            <Link to={`/mocs/${mocId}`} className="button">
-              Back to the MOC
-            </Link>
-          </div>
+          <MocFormActions mocId={mocId} pendingText="Saving…">
+            Record
+          </MocFormActions>
         </Form>
       )}
     </section>

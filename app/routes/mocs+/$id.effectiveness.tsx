@@ -2,7 +2,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { TextField } from "~/components/fields";
-import { ErrorList, SubmitButton } from "~/components/submit";
+import { ErrorList, MocFormActions } from "~/components/submit";
 import { formatDate } from "~/components/moc";
 import { EffectivenessPanel } from "~/components/effectiveness";
 import { EFFECTIVENESS_RESULT_WORDS, EFFECTIVENESS_RESULTS, reviewStateWords } from "~/models/effectiveness.constants";
@@ -70,12 +70,9 @@ export default function EffectivenessReviewPage() {
             multiline
             direct
           />
-          <div className="form-actions">
-            <SubmitButton pendingText="Saving…">Answer the review</SubmitButton>
-            <Link to={`/mocs/${mocId}`} className="button">
-              Back to the MOC
-            </Link>
-          </div>
+          <MocFormActions mocId={mocId} pendingText="Saving…">
+            Answer the review
+          </MocFormActions>
         </Form>
       )}
     </section>
