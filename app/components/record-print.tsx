@@ -108,7 +108,7 @@ export function RecordPrint({ record, back }: { record: PrintRecord; back: strin
         <p className="muted">{kind.label}</p>
         <h1 id="print-title">{record.title}</h1>
         <p>
-          Status: <strong>{record.status}</strong> · Printed {utc(record.generatedAt)}
+          {kind.statusLabel}: <strong>{record.status}</strong> · Printed {utc(record.generatedAt)}
         </p>
       </header>
       <PrintSections sections={record.sections} />

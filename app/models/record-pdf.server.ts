@@ -157,7 +157,7 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
   // Title
   doc.font("body").fontSize(9).fillColor(GREY).text(PRINT_KINDS[record.kind].label);
   doc.font("bold").fontSize(18).fillColor("black").text(record.title);
-  doc.font("body").fontSize(10).text(`Status: ${record.status}`);
+  doc.font("body").fontSize(10).text(`${PRINT_KINDS[record.kind].statusLabel}: ${record.status}`);
 
   for (const section of record.sections) {
     heading(section.title);
@@ -231,7 +231,7 @@ export function recordPdf(record: PrintRecord, options: { maxPages?: number } = 
     doc
       .font("body")
       .fontSize(9)
-      .text(`Status: ${record.status}`, MARGIN.left + width / 2, 28, {
+      .text(`${PRINT_KINDS[record.kind].statusLabel}: ${record.status}`, MARGIN.left + width / 2, 28, {
         width: width / 2,
         align: "right",
         lineBreak: false,

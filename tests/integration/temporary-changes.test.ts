@@ -58,6 +58,18 @@ async function setUntil(mocId: string, until: string): Promise<void> {
   );
 }
 
+/**
+ * The MOC's effectiveness review (set when its verification closed it, 30 days on for a temporary
+ * change: docs/decisions/058-effectiveness-review.md) moved past `day`, so that a run with the
+ * clock moved far ahead emails only about the temporary change itself.
+ */
+async function reviewAfter(mocId: string, day: string): Promise<void> {
+  const moved = await getDb().execute(
+    sql`update effectiveness_reviews set due_on = ${day}::date + 1 where moc_id = ${mocId} returning moc_id`,
+  );
+  expect(moved).toHaveLength(1);
+}
+
 async function reload(moc: { _id: string }, as: { _id: string } = cast.originator): Promise<Doc> {
   const res = await api(singleMocRoute, {
     path: "/api/singlemoc",
@@ -311,6 +323,7 @@ describe("reminders and expiry (the daily run, with the clock moved)", () => {
     const moc = await temporaryMocAt("in-effect", cast);
     const until = farUntil();
     await setUntil(moc._id, until);
+    await reviewAfter(moc._id, addDays(until, 1));
     const ownResults = async (day: string) =>
       (await sendDueReminders({ today: day })).temporaryReminders.filter((r) => r.moc_id === moc._id);
     const people = emailsOf(cast.originator, cast.implementer, cast.hseq);
@@ -345,6 +358,7 @@ describe("reminders and expiry (the daily run, with the clock moved)", () => {
     const moc = await temporaryMocAt("in-effect", cast);
     const until = farUntil();
     await setUntil(moc._id, until);
+    await reviewAfter(moc._id, addDays(until, 30));
     const own = async (day: string) =>
       (await sendDueReminders({ today: day })).temporaryReminders.filter((r) => r.moc_id === moc._id);
     const department = await hseqDepartment();
