@@ -145,8 +145,10 @@ async function mocStatuses(db: Executor, ends: readonly RecordDescription[]) {
 
 /**
  * The entry each end's chain gets: "Linked" / "Link removed", the link's words from that end and the
- * other record. Written in the order of the records' names, so two links between the same records
- * never wait on each other's chain heads.
+ * other record's number, never its title: a record's trail is shown to everyone who reads the
+ * record, and a reader of only this end must not learn what the other record is about
+ * (docs/decisions/057-record-links-and-references.md). Written in the order of the records' names,
+ * so two links between the same records never wait on each other's chain heads.
  */
 async function auditBothEnds(
   db: Executor,
@@ -162,7 +164,7 @@ async function auditBothEnds(
     { end: toEnd, other: fromEnd, words: linkWording(kind, "to") },
   ].sort((a, b) => (a.end.ref < b.end.ref ? -1 : 1));
   for (const { end, other, words } of entries) {
-    const comment = `${words} ${other.label}${other.title ? ` — ${other.title}` : ""}`;
+    const comment = `${words} ${other.label}`;
     const audit = RECORD_KINDS[end.kind].audit;
     if (audit.table === "moc_logs") {
       const status = statuses.get(end.id) ?? null;
