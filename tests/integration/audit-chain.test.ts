@@ -233,15 +233,29 @@ describe("a verification while the trail is being written", () => {
     await appendAudit(db(), { kind: "review", recordId: record, actorId: null, action: "Entry 0" });
     let writing = true;
     let written = 1;
+    let stopped = false;
     const writer = (async () => {
-      while (writing) {
-        await appendAudit(db(), { kind: "review", recordId: record, actorId: null, action: `Entry ${written}` });
-        written += 1;
+      try {
+        while (writing) {
+          await appendAudit(db(), { kind: "review", recordId: record, actorId: null, action: `Entry ${written}` });
+          written += 1;
+        }
+      } finally {
+        stopped = true;
       }
     })();
+    // After each verification, wait for the writer to have appended again (an event, not a time):
+    // each round then reads a chain that moved since the last, however fast either side runs.
+    const appendedSince = async (count: number) => {
+      while (written <= count && !stopped) await new Promise((resolve) => setTimeout(resolve, 1));
+    };
     const seen: BrokenLink[] = [];
     try {
-      for (let round = 0; round < 30; round++) seen.push(...(await problemsOf(record)));
+      for (let round = 0; round < 30; round++) {
+        const before = written;
+        seen.push(...(await problemsOf(record)));
+        await appendedSince(before);
+      }
     } finally {
       writing = false;
       await writer;
