@@ -104,10 +104,15 @@ export const test = base.extend<{
 
 export const jsEnabled = () => test.info().project.use.javaScriptEnabled !== false;
 
-/** With JavaScript, waits until React has hydrated the page and run its effects. */
+/**
+ * With JavaScript, waits until React has hydrated the page and run its effects. Just after a
+ * navigation the new document may have no body yet: that is "not yet", not an error.
+ */
 export async function ready(page: Page) {
   if (!jsEnabled()) return;
-  await page.waitForFunction(() => Object.keys(document.body).some((k) => k.startsWith("__reactProps")));
+  await page.waitForFunction(
+    () => document.body !== null && Object.keys(document.body).some((k) => k.startsWith("__reactProps")),
+  );
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
 }
 
