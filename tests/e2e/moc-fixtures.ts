@@ -125,7 +125,10 @@ export const jsEnabled = () => test.info().project.use.javaScriptEnabled !== fal
  */
 export async function ready(page: Page) {
   if (!jsEnabled()) return;
-  await page.waitForFunction(() => Object.keys(document.body).some((k) => k.startsWith("__reactProps")));
+  // Just after a navigation the new document may have no body yet: "not yet", not an error.
+  await page.waitForFunction(
+    () => document.body !== null && Object.keys(document.body).some((k) => k.startsWith("__reactProps")),
+  );
   // Effects (the rich text editor swaps in its surface in one) run just after hydration commits.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
 }
