@@ -25,8 +25,8 @@ import { ModulePreloads } from "~/utils/module-preloads";
 import { AppStylesheet } from "~/utils/stylesheet";
 import { PrefetchLinkedModules } from "~/components/prefetch-modules";
 import { HeaderSearch } from "~/components/header-search";
-import { canSeeInsights } from "~/models/authz.server";
-import { unreadNotificationCount } from "~/models/notifications.server";
+import { canSeeInsights } from "~/models/authz/authz.server";
+import { unreadNotificationCount } from "~/models/messages/notifications.server";
 import { offlineSession } from "~/offline/session.server";
 
 // The icon is written into the page: one request less on a cold load at sea.

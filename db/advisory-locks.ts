@@ -10,11 +10,11 @@ export const ADVISORY_LOCKS = {
   migrations: 727_001,
   /** db/derived.ts: one change of users' public fields at a time (lock_moc_documents_of_user). */
   userDocuments: 727_002,
-  /** app/models/user.server.ts: admin changes that must keep at least one active admin. */
+  /** app/models/people/user.server.ts: admin changes that must keep at least one active admin. */
   userAdministration: 727_003,
   /** jobs/boss.ts: pg-boss creates its queues in one process at a time. */
   jobsSetup: 727_004,
-  /** app/models/reminder.server.ts: reminder runs take turns. */
+  /** app/models/moc/reminder.server.ts: reminder runs take turns. */
   reminders: 727_008,
   /**
    * db/migrations/0010_records_people_can_trust.sql (the audit chain triggers): one writer per record's chain, taken in SQL with

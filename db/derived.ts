@@ -57,7 +57,7 @@ end
 $fn$;
 
 -- The stored document refreshed now rather than at commit, and its text: a workflow step's answer
--- (app/models/moc-workflow.server.ts). The refresh queued for the commit then finds it done.
+-- (app/models/moc/moc-workflow.server.ts). The refresh queued for the commit then finds it done.
 create or replace function moc_document_now(p_id uuid) returns text language plpgsql as $fn$
 begin
   perform refresh_moc_document(p_id);
@@ -112,7 +112,7 @@ begin
 end
 $fn$;
 
--- Called before a user's public fields change (app/models/user.server.ts): one such change at a
+-- Called before a user's public fields change (app/models/people/user.server.ts): one such change at a
 -- time, and the MOCs showing the user locked in id order before the user row is, so the refresh at
 -- commit never waits on a transaction that waits on this one.
 create or replace function lock_moc_documents_of_user(p_user uuid) returns void language plpgsql as $fn$

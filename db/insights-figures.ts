@@ -1,7 +1,7 @@
 /**
- * The insight figures' shape (app/models/insights.server.ts computes them): here in db/ because a
+ * The insight figures' shape (app/models/insights/insights.server.ts computes them): here in db/ because a
  * year-end review stores a copy in its `moc_summary` column (db/schema/reviews.ts). Types and the
- * two lists they are built from only; the labels are in app/models/insights.constants.ts.
+ * two lists they are built from only; the labels are in app/models/insights/insights.constants.ts.
  */
 import { REMINDER_URGENCIES } from "./schema/enums";
 

@@ -31,7 +31,7 @@ const form = (kind: MocFormKind) =>
 /**
  * The effectiveness review of the MOC whose id is the SQL expression `mocId` as JSON, or null
  * (issue 42, docs/decisions/058-effectiveness-review.md): the document's `effectiveness_review` and
- * app/models/effectiveness-closure.server.ts's one read of it.
+ * app/models/moc/effectiveness-closure.server.ts's one read of it.
  */
 export const EFFECTIVENESS_REVIEW_JSON = (mocId: string) => `(select json_build_object(
     'due_on', r.due_on::text,

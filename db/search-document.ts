@@ -55,7 +55,7 @@ const REFERENCES = (
  * The records linked to a record (issue 42, docs/decisions/057-record-links-and-references.md), as
  * one word each: "linked", the other record's kind and its serial key with its separators as "n"
  * ("linkedmoc14n2026" for MOC 14-2026, "linkedarchivemoc7n2009"), so a search for that serial finds
- * this record too (app/models/search.server.ts asks for it only for the records of that serial
+ * this record too (app/models/records/search.server.ts asks for it only for the records of that serial
  * the reader may read).
  * Not their titles: a word search would then show a link to someone who may not read its other
  * end. Kept by the trigger on `record_links` below; a year-end review has no serial.
@@ -177,7 +177,7 @@ const REFERENCE_KINDS: [string, Kind][] = [
   ["archive-pcr", LEGACY_PCR],
 ];
 
-/** The text search configuration of every field and query (app/models/search.server.ts). */
+/** The text search configuration of every field and query (app/models/records/search.server.ts). */
 export const SEARCH_CONFIG = "english";
 
 /** The indexed vector of one kind: the serial in the `simple` configuration, each field weighted. */

@@ -11,7 +11,7 @@ import path from "node:path";
 import { BackupError, writeBackup } from "#db/backup";
 import { getDb } from "#db/client";
 import { backupRuns } from "#db/schema";
-import { signingKey } from "~/models/audit-chain.server";
+import { signingKey } from "~/models/audit/audit-chain.server";
 import { env } from "~/utils/env.server";
 import { logger } from "~/utils/logger.server";
 import { countBackup } from "~/utils/metrics.server";

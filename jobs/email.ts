@@ -19,7 +19,7 @@ import { getDb } from "#db/client";
 import { headerText } from "~/utils/email-layout.server";
 import { env } from "~/utils/env.server";
 import { NOTICE_KINDS, type NoticeKind } from "#db/schema/enums";
-import { unsubscribeUrl } from "~/models/notice-preferences.server";
+import { unsubscribeUrl } from "~/models/people/notice-preferences.server";
 import { logger } from "~/utils/logger.server";
 import { countEmails } from "~/utils/metrics.server";
 import { emailJobSchema } from "./queues";

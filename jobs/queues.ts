@@ -10,7 +10,7 @@ import type { Env } from "~/utils/env.server";
 export const EMAIL_QUEUE = "email";
 export const EMAIL_DEAD_LETTER_QUEUE = "email-dead-letter";
 export const REMINDER_QUEUE = "daily-reminder";
-/** The daily seal of the audit trail (app/models/audit-seal.server.ts). */
+/** The daily seal of the audit trail (app/models/audit/audit-seal.server.ts). */
 export const AUDIT_SEAL_QUEUE = "audit-seal";
 /** The hourly clean-up (jobs/housekeeping.ts): idempotency keys and uploads past a day. */
 export const HOUSEKEEPING_QUEUE = "housekeeping";

@@ -8,8 +8,8 @@
  */
 import { sql } from "drizzle-orm";
 import { getDb } from "#db/client";
-import { sendNoticeDigests } from "~/models/notice-digest.server";
-import { sendDueReminders, utcDay } from "~/models/reminder.server";
+import { sendNoticeDigests } from "~/models/messages/notice-digest.server";
+import { sendDueReminders, utcDay } from "~/models/moc/reminder.server";
 import { logger } from "~/utils/logger.server";
 import { countReminderRun } from "~/utils/metrics.server";
 import { REMINDER_QUEUE } from "./queues";

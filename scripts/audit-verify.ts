@@ -14,7 +14,7 @@
 import path from "node:path";
 import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { loadDevelopmentSecrets } from "~/server/secrets";
-import { verifyAuditTrail } from "~/models/audit.server";
+import { verifyAuditTrail } from "~/models/audit/audit.server";
 import { closeDb } from "~/utils/db.server";
 import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";
 

@@ -17,7 +17,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { relocatedRoot, runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { BackupError, restoreBackup, writeBackup } from "#db/backup";
-import { auditKeys, signingKey } from "~/models/audit-chain.server";
+import { auditKeys, signingKey } from "~/models/audit/audit-chain.server";
 import { loadDevelopmentSecrets } from "~/server/secrets";
 import { env as readEnv, EnvError } from "~/utils/env.server";
 

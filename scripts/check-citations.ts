@@ -5,7 +5,7 @@
  * CSS) and the whole text of every Markdown file, and fails when one:
  * - names a repository path (`app/...`, `db/...`, `docs/...`, `tests/...`, `scripts/...`,
  *   `jobs/...`, `public/...`, `.ci/...`) that does not exist (a Markdown link is resolved from its
- *   own folder, a path without extension may name a module, `app/models/authz.server`, and a
+ *   own folder, a path without extension may name a module, `app/models/authz/authz.server`, and a
  *   decision may be named by its number, `docs/decisions/026`);
  * - cites a document outside the repository: `../shared/...`, or a Markdown file by a bare name
  *   that no file of the repository has (`spec.md`, `clarifications.md`, `conventions.md`);

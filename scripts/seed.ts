@@ -13,10 +13,10 @@ import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } f
 import { migrateDatabase } from "#db/migrate";
 import { mocs, users, type Department, type Position } from "#db/schema";
 import { stopBoss } from "#jobs/boss";
-import type { NewMocInput } from "~/models/moc.schema";
-import { mocStatusLabel } from "~/models/moc-status";
-import { runStepForDocument } from "~/models/moc-workflow.server";
-import type { StepInput } from "~/models/moc-steps.server";
+import type { NewMocInput } from "~/models/moc/moc.schema";
+import { mocStatusLabel } from "~/models/moc/moc-status";
+import { runStepForDocument } from "~/models/moc/moc-workflow.server";
+import type { StepInput } from "~/models/moc/moc-steps.server";
 import {
   assignMocRole,
   cloneMoc,
@@ -25,15 +25,15 @@ import {
   setImpactAssessment,
   setManualPlan,
   setRiskAssessment,
-} from "~/models/moc.server";
-import type { ArchiveKind } from "~/models/archive.schema";
-import { importArchiveCsv } from "~/models/archive-import.server";
-import { postMessage } from "~/models/chat.server";
-import type { MocDocument } from "~/models/moc-document";
-import type { ReviewInput } from "~/models/review.schema";
-import { createReview } from "~/models/review.server";
-import { addAssignment, createVessel, listVessels } from "~/models/vessel.server";
-import { insertUser, toPublicUser, type PublicUser } from "~/models/user.server";
+} from "~/models/moc/moc.server";
+import type { ArchiveKind } from "~/models/archive/archive.schema";
+import { importArchiveCsv } from "~/models/archive/archive-import.server";
+import { postMessage } from "~/models/records/chat.server";
+import type { MocDocument } from "~/models/moc/moc-document";
+import type { ReviewInput } from "~/models/review/review.schema";
+import { createReview } from "~/models/review/review.server";
+import { addAssignment, createVessel, listVessels } from "~/models/fleet/vessel.server";
+import { insertUser, toPublicUser, type PublicUser } from "~/models/people/user.server";
 import { closeDb, getDb, inRequestTransaction } from "~/utils/db.server";
 import { loadDevelopmentSecrets } from "~/server/secrets";
 import { env as readEnv, EnvError, resetEnv } from "~/utils/env.server";

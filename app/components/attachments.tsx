@@ -2,7 +2,7 @@
 import { useRevalidator } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { Form } from "~/components/form";
-import type { AttachmentView } from "~/models/attachments.server";
+import type { AttachmentView } from "~/models/records/attachments.server";
 import { ErrorList, SubmitButton } from "./submit";
 import { fileSize, utc } from "./record-print";
 import { useHydrated } from "./use-hydrated";

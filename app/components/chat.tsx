@@ -7,8 +7,8 @@
 import { Link, useActionData, useFetcher } from "@remix-run/react";
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type MouseEvent } from "react";
 import { useHydrated } from "./use-hydrated";
-import { CHAT_POLL_MS } from "~/models/chat.constants";
-import type { ChatMessageView, chatText } from "~/models/chat.schema";
+import { CHAT_POLL_MS } from "~/models/records/chat.constants";
+import type { ChatMessageView, chatText } from "~/models/records/chat.schema";
 import { ErrorList } from "./submit";
 import { FetcherForm } from "./form";
 import { formatDateTime } from "./moc";
@@ -84,7 +84,7 @@ function Panel({ chat }: { chat: ChatPanelData }) {
   const schema = useRef<ChatText | null>(null);
   const loadSchema = () => {
     if (schema.current) return;
-    import("~/models/chat.schema").then(
+    import("~/models/records/chat.schema").then(
       (m) => (schema.current = m.chatText),
       () => undefined, // the link dropped: the server validates
     );

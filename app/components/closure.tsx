@@ -4,8 +4,8 @@
  * banner saying why a MOC came back. Plain markup and links: they work without JavaScript.
  */
 import { Link } from "@remix-run/react";
-import type { MocDocument, MocLogJson } from "~/models/moc-document";
-import { closureBlockers, openTrainings, planForClosure, VERIFIER_QUESTIONS } from "~/models/moc-closure";
+import type { MocDocument, MocLogJson } from "~/models/moc/moc-document";
+import { closureBlockers, openTrainings, planForClosure, VERIFIER_QUESTIONS } from "~/models/moc/moc-closure";
 import { formatDateTime } from "./moc";
 
 /** The plans and Part E as the closure gate reads them, from the populated document. */

@@ -1,4 +1,4 @@
-import type { CrewList as CrewListData } from "~/models/vessel-page.server";
+import type { CrewList as CrewListData } from "~/models/overview/vessel-page.server";
 
 /** Who is on board a vessel today, each with their rank, in the ranks' order (issue 41). */
 export function CrewList({ crew }: { crew: CrewListData }) {

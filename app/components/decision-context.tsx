@@ -6,9 +6,9 @@
  * Plain HTML: works without JavaScript.
  */
 import { useLoaderData } from "@remix-run/react";
-import type { MocTable } from "~/models/moc-parts.server";
-import { utcText } from "~/models/utc-text";
-import { progressWords } from "~/models/moc-closure";
+import type { MocTable } from "~/models/moc/moc-parts.server";
+import { utcText } from "~/models/shared/utc-text";
+import { progressWords } from "~/models/moc/moc-closure";
 import type { DecisionContextData } from "~/web/decision-context.server";
 import { PartFields } from "./moc-parts";
 import { DataTable } from "./data-table";

@@ -9,8 +9,8 @@ import {
   needsFollowUp,
   REVIEW_DUE_WORDS,
   reviewStateWords,
-} from "~/models/effectiveness.constants";
-import { followUpHref } from "~/models/follow-up.constants";
+} from "~/models/moc/effectiveness.constants";
+import { followUpHref } from "~/models/moc/follow-up.constants";
 import { formatDate, formatDateTime } from "./moc";
 
 const TONE: Record<string, string> = {

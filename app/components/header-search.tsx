@@ -1,5 +1,5 @@
 import { Form, useLocation } from "@remix-run/react";
-import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/search.constants";
+import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/records/search.constants";
 
 /**
  * The search box of every page's header: a GET form to /search (docs/decisions/039-search.md), so it

@@ -5,8 +5,8 @@
 import { DEPARTMENTS } from "#db/schema/enums";
 import { FilterForm, FilterSelect } from "~/components/list-filters";
 import { departmentLabel } from "~/components/moc";
-import { SCOPE_LABELS } from "~/models/vessel.constants";
-import { NOT_RECORDED } from "~/models/moc-names";
+import { SCOPE_LABELS } from "~/models/fleet/vessel.constants";
+import { NOT_RECORDED } from "~/models/moc/moc-names";
 
 export type InsightsFilterValues = { from: string; to: string; department: string; vessel: string };
 

@@ -3,9 +3,9 @@
  * then each figure as a server-rendered SVG chart (components/charts.tsx) with its table beneath
  * (the accessible, printable and no-JavaScript form) and, on /insights, a CSV download of the table.
  */
-import { insightTables, type Cell, type InsightTable, type InsightTableId } from "~/models/insights-tables";
-import { OVERDUE_BANDS, OVERDUE_BAND_LABELS } from "~/models/insights.constants";
-import type { InsightsFigures } from "~/models/insights.schema";
+import { insightTables, type Cell, type InsightTable, type InsightTableId } from "~/models/insights/insights-tables";
+import { OVERDUE_BANDS, OVERDUE_BAND_LABELS } from "~/models/insights/insights.constants";
+import type { InsightsFigures } from "~/models/insights/insights.schema";
 import { BarChart, ColumnChart, StatGrid, type Series } from "./charts";
 import { departmentLabel, formatDate } from "./moc";
 

@@ -11,7 +11,7 @@
  *
  *   const [form, fields] = useSchemaForm({
  *     id: "hseq-step",
- *     schema: () => import("~/models/moc.schema").then((m) => m.hseqFormSchema),
+ *     schema: () => import("~/models/moc/moc.schema").then((m) => m.hseqFormSchema),
  *     ...
  *   });
  */

@@ -1,11 +1,11 @@
 /**
  * A MOC's parts on the record page, laid out from the one description the print view and the PDF
- * read too (app/models/moc-parts.server.ts): nothing here adds a field of its own.
+ * read too (app/models/moc/moc-parts.server.ts): nothing here adds a field of its own.
  */
 import type { ReactNode } from "react";
-import type { MocPart, MocTable, PartField } from "~/models/moc-parts.server";
+import type { MocPart, MocTable, PartField } from "~/models/moc/moc-parts.server";
 import { RichText } from "./moc-record";
-import { utcText } from "~/models/utc-text";
+import { utcText } from "~/models/shared/utc-text";
 import { DataTable } from "./data-table";
 
 function FieldValue({ field }: { field: PartField }) {

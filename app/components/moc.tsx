@@ -1,6 +1,6 @@
 import type { TemporaryState } from "#db/schema";
-import { TEMPORARY_STATE_LABELS } from "~/models/moc-document";
-import { mocStatusLabel } from "~/models/moc-status";
+import { TEMPORARY_STATE_LABELS } from "~/models/moc/moc-document";
+import { mocStatusLabel } from "~/models/moc/moc-status";
 
 const STATUS_BADGE: Record<string, string> = {
   a: "badge",
@@ -168,5 +168,5 @@ export function formatDateTime(value: string): string {
   return DATE_TIME_FORMAT.format(new Date(value));
 }
 
-/** Defined with the other labels (app/models/labels.ts); re-exported for the pages that import it here. */
-export { departmentLabel } from "~/models/labels";
+/** Defined with the other labels (app/models/shared/labels.ts); re-exported for the pages that import it here. */
+export { departmentLabel } from "~/models/shared/labels";

@@ -5,8 +5,8 @@
 import { Link } from "@remix-run/react";
 import { CrewList } from "~/components/crew-list";
 import { formatDate, StatusBadge, TemporaryBadge } from "~/components/moc";
-import { mocName } from "~/models/moc-names";
-import type { MyVessel as MyVesselData } from "~/models/my-vessel.server";
+import { mocName } from "~/models/moc/moc-names";
+import type { MyVessel as MyVesselData } from "~/models/overview/my-vessel.server";
 
 /** "All 12 open MOCs", shown only when the list is cut. */
 function SeeAll({ shown, total, to, what }: { shown: number; total: number; to: string; what: string }) {

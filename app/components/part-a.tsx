@@ -1,8 +1,8 @@
 import { getFormProps, type DefaultValue, type SubmissionResult } from "@conform-to/react";
 import { Form } from "~/components/form";
 import { DEPARTMENTS } from "#db/schema/enums";
-import type { partAPageSchema } from "~/models/moc.schema";
-import type { OriginatorFormDoc } from "~/models/moc-document";
+import type { partAPageSchema } from "~/models/moc/moc.schema";
+import type { OriginatorFormDoc } from "~/models/moc/moc-document";
 import { useSchemaForm, type FormShape } from "~/components/schema-form";
 import {
   CheckboxGroupField,
@@ -15,7 +15,7 @@ import {
 import { ErrorList, SubmitButton } from "./submit";
 import { departmentLabel } from "./moc";
 import { useFocusFirstInvalid } from "./focus-first-invalid";
-import { SCOPE_LABELS } from "~/models/vessel.constants";
+import { SCOPE_LABELS } from "~/models/fleet/vessel.constants";
 
 const departmentOptions = DEPARTMENTS.map((d) => ({ value: d, label: departmentLabel(d) }));
 
@@ -55,7 +55,7 @@ export function PartAForm({
 }) {
   const [form, fields] = useSchemaForm({
     id,
-    schema: () => import("~/models/moc.schema").then((m) => m.partAPageSchema),
+    schema: () => import("~/models/moc/moc.schema").then((m) => m.partAPageSchema),
     lastResult,
     defaultValue,
   });

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from "@conform-to/react";
 import type { z } from "zod";
-import type { pcrPageSchema } from "~/models/pcr.schema";
+import type { pcrPageSchema } from "~/models/pcr/pcr.schema";
 import { Form } from "~/components/form";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { CheckboxGroupField, RichTextField, TextField, type UserOption } from "./fields";
@@ -23,7 +23,7 @@ export function PcrForm({
     id: "pcr-form",
     lastResult,
     defaultValue,
-    onValidate: useLazyValidation("pcr-form", () => import("~/models/pcr.schema").then((m) => m.pcrPageSchema)),
+    onValidate: useLazyValidation("pcr-form", () => import("~/models/pcr/pcr.schema").then((m) => m.pcrPageSchema)),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -6,7 +6,7 @@
  */
 import { Link } from "@remix-run/react";
 import { formatDate } from "~/components/moc";
-import type { PendingAcknowledgement } from "~/models/circulations.server";
+import type { PendingAcknowledgement } from "~/models/circulations/circulations.server";
 
 /** How many the dashboard lists before "See all". */
 export const DASHBOARD_ACKNOWLEDGEMENTS = 5;

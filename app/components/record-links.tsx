@@ -7,7 +7,7 @@
  */
 import { Link } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { capitalise } from "~/models/labels";
+import { capitalise } from "~/models/shared/labels";
 
 export const LINKS_ANCHOR = "linked-records";
 

@@ -1,7 +1,7 @@
-/** A MOC or PCR laid out for paper (A4): the same record the PDF prints (app/models/record-print.server.ts). */
+/** A MOC or PCR laid out for paper (A4): the same record the PDF prints (app/models/records-out/record-print.server.ts). */
 import { Link } from "@remix-run/react";
-import { PRINT_KINDS } from "~/models/print-kinds";
-import type { PrintBlock, PrintRecord } from "~/models/record-print.server";
+import { PRINT_KINDS } from "~/models/records-out/print-kinds";
+import type { PrintBlock, PrintRecord } from "~/models/records-out/record-print.server";
 import { useHydrated } from "./use-hydrated";
 import { DataTable } from "./data-table";
 

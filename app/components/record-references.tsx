@@ -9,7 +9,7 @@
 import { useActionData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, SubmitButton } from "~/components/submit";
-import { REFERENCE_MAX } from "~/models/references.constants";
+import { REFERENCE_MAX } from "~/models/records/references.constants";
 
 export const REFERENCE_ADD_INTENT = "add-reference";
 export const REFERENCE_REMOVE_INTENT = "remove-reference";

@@ -2,8 +2,8 @@ import { getFormProps, getInputProps, type DefaultValue, type SubmissionResult }
 import { Link } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
-import { REVIEW_ACTION_LABELS } from "~/models/review.constants";
-import type { reviewPageSchema } from "~/models/review.schema";
+import { REVIEW_ACTION_LABELS } from "~/models/review/review.constants";
+import type { reviewPageSchema } from "~/models/review/review.schema";
 import { useSchemaForm, type FormShape } from "~/components/schema-form";
 import { CheckboxGroupField, RichTextField, type UserOption } from "./fields";
 import { DefaultSubmit, ErrorList, Field, SelectField, SubmitButton } from "./forms";
@@ -33,7 +33,7 @@ export function ReviewForm({
 }) {
   const [form, fields] = useSchemaForm({
     id: "review-form",
-    schema: () => import("~/models/review.schema").then((m) => m.reviewPageSchema),
+    schema: () => import("~/models/review/review.schema").then((m) => m.reviewPageSchema),
     lastResult,
     defaultValue,
   });

@@ -5,8 +5,8 @@
  * overdue ones marked.
  */
 import type { MocSummary } from "#db/schema/reviews";
-import { MOC_STATUS_LABELS } from "~/models/moc-status";
-import { REVIEW_ACTION_LABELS, SUMMARY_STATUSES } from "~/models/review.constants";
+import { MOC_STATUS_LABELS } from "~/models/moc/moc-status";
+import { REVIEW_ACTION_LABELS, SUMMARY_STATUSES } from "~/models/review/review.constants";
 import { departmentLabel, formatDate, formatDateTime } from "./moc";
 import { BarChart, StatGrid, type ChartRow } from "./charts";
 import { InsightsView } from "./insights";

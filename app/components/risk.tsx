@@ -2,7 +2,7 @@
  * The risk ranking's UI (docs/decisions/037-risk-ranking-and-approvals.md): the MOC's risk badge,
  * the approvals its risk needs (beside the stepper), and the 5x5 matrix the admin page shows.
  */
-import { levelOfScore, riskLabel, type RiskLevel, type RiskThresholds } from "~/models/risk";
+import { levelOfScore, riskLabel, type RiskLevel, type RiskThresholds } from "~/models/risk/risk";
 
 const RISK_TONE: Record<RiskLevel, string> = {
   low: "badge-success",

@@ -1,5 +1,5 @@
 /** Signature blocks and a record's audit history, as the MOC and PCR pages (and print views) show them. */
-import type { SignatureManifestation } from "~/models/audit.server";
+import type { SignatureManifestation } from "~/models/audit/audit.server";
 import { formatDateTime } from "./moc";
 
 /** Each signature as a block: printed name, position and role, meaning, UTC time. */

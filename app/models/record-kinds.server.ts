@@ -10,15 +10,15 @@
  * Entries point at the existing functions rather than wrap them: the registry is a map, not a
  * layer, so the modules it names keep their own signatures.
  */
-import type { AuditKind } from "./audit-chain.server";
-import type { SignatureKind } from "./audit.server";
-import { pendingActions } from "./actions.server";
-import { roomOfMoc, roomOfPcr } from "./chat.server";
-import { archiveCsv, mocListCsv, pcrListCsv, reviewsCsv, usersCsv } from "./csv-export.server";
-import { computeInsights } from "./insights.server";
-import { MOC_WORKFLOW } from "./moc-steps.server";
-import { recordPdf } from "./record-pdf.server";
-import { mocPrintRecord, pcrPrintRecord } from "./record-print.server";
+import type { AuditKind } from "./audit/audit-chain.server";
+import type { SignatureKind } from "./audit/audit.server";
+import { pendingActions } from "./moc/actions.server";
+import { roomOfMoc, roomOfPcr } from "./records/chat.server";
+import { archiveCsv, mocListCsv, pcrListCsv, reviewsCsv, usersCsv } from "./records-out/csv-export.server";
+import { computeInsights } from "./insights/insights.server";
+import { MOC_WORKFLOW } from "./moc/moc-steps.server";
+import { recordPdf } from "./records-out/record-pdf.server";
+import { mocPrintRecord, pcrPrintRecord } from "./records-out/record-print.server";
 import {
   describeArchiveMocs,
   describeArchivePcrs,
@@ -26,8 +26,8 @@ import {
   describePcrs,
   describeReviews,
   type RecordDescriber,
-} from "./record-ref-kinds.server";
-import { sendDueReminders } from "./reminder.server";
+} from "./records/record-ref-kinds.server";
+import { sendDueReminders } from "./moc/reminder.server";
 
 /** A function the registry points at; each field says which module's it is. */
 type Ref = (...args: never[]) => unknown;

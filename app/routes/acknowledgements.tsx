@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { Pagination } from "~/components/pagination";
 import { AcknowledgementList } from "~/components/pending-acknowledgements";
-import { pendingAcknowledgements } from "~/models/circulations.server";
+import { pendingAcknowledgements } from "~/models/circulations/circulations.server";
 import { requirePageUser } from "~/web/auth.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

@@ -3,11 +3,11 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { InsightsView } from "~/components/insights";
 import { InsightsFilterForm } from "~/components/insights-filters";
 import { departmentLabel, formatDate } from "~/components/moc";
-import type { InsightTableId } from "~/models/insights-tables";
-import { insightsQuerySchema } from "~/models/insights.schema";
-import { getInsights } from "~/models/insights.server";
+import type { InsightTableId } from "~/models/insights/insights-tables";
+import { insightsQuerySchema } from "~/models/insights/insights.schema";
+import { getInsights } from "~/models/insights/insights.server";
 import { requireInsightsPageUser } from "~/web/insights-page.server";
-import { listVessels } from "~/models/vessel.server";
+import { listVessels } from "~/models/fleet/vessel.server";
 
 /**
  * /insights (docs/decisions/017-insights.md): KPIs, trends and bottlenecks for admins, the HSEQ department and

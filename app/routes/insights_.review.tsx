@@ -2,8 +2,8 @@ import { data, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } 
 import { Link, useLoaderData } from "@remix-run/react";
 import { InsightsFilterForm } from "~/components/insights-filters";
 import { PrintControl, PrintSections, utc } from "~/components/record-print";
-import { PRINT_KINDS } from "~/models/print-kinds";
-import { listVessels } from "~/models/vessel.server";
+import { PRINT_KINDS } from "~/models/records-out/print-kinds";
+import { listVessels } from "~/models/fleet/vessel.server";
 import { reviewPackForPage } from "~/web/review-pack.server";
 import styles from "~/styles/print.css?url";
 

@@ -10,7 +10,7 @@ import {
   markAllNotificationsRead,
   markNotificationRead,
   NOTIFICATIONS_PAGE_SIZE,
-} from "~/models/notifications.server";
+} from "~/models/messages/notifications.server";
 import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";

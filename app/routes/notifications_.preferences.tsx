@@ -14,7 +14,7 @@ import {
   NOTICE_KIND_INFO,
   preferencesOf,
   setPreferences,
-} from "~/models/notice-preferences.server";
+} from "~/models/people/notice-preferences.server";
 import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";

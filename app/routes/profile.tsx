@@ -4,13 +4,13 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
-import { capitalise, departmentLabel } from "~/models/labels";
-import { profileSchema } from "~/models/user-forms.schema";
+import { capitalise, departmentLabel } from "~/models/shared/labels";
+import { profileSchema } from "~/models/people/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
-import { reminderPreferenceOf, setReminderPreference } from "~/models/reminder.server";
-import { updateOwnProfile } from "~/models/user.server";
+import { reminderPreferenceOf, setReminderPreference } from "~/models/moc/reminder.server";
+import { updateOwnProfile } from "~/models/people/user.server";
 import { DelegationForm, DelegationTable } from "~/components/delegations";
-import { delegationsOf } from "~/models/delegation.server";
+import { delegationsOf } from "~/models/people/delegation.server";
 import { delegationPageAction, isDelegationPost } from "~/web/delegation-page.server";
 import { activeUserOptions } from "~/web/moc-page.server";
 import { requirePageIdentity } from "~/web/auth.server";
@@ -101,14 +101,14 @@ export default function Profile() {
     id: "profile-details",
     lastResult: result?.intent === "details" && "reply" in result ? result.reply : undefined,
     defaultValue: { name: user.name, email: user.email },
-    schema: () => import("~/models/user-forms.schema").then((m) => m.profileDetailsSchema),
+    schema: () => import("~/models/people/user-forms.schema").then((m) => m.profileDetailsSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onBlur",
   });
   const [passwordForm, password] = useSchemaForm({
     id: "profile-password",
     lastResult: result?.intent === "password" && "reply" in result ? (result.reply ?? undefined) : undefined,
-    schema: () => import("~/models/user-forms.schema").then((m) => m.profilePasswordSchema),
+    schema: () => import("~/models/people/user-forms.schema").then((m) => m.profilePasswordSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onBlur",
   });

@@ -1,4 +1,4 @@
-import { readiness } from "~/models/readiness.server";
+import { readiness } from "~/models/ops/readiness.server";
 
 /** GET /readyz: 200 when this instance can serve, 503 (with the reason) when not. */
 export async function loader() {

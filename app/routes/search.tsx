@@ -5,9 +5,9 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { LegacyStatusBadge } from "~/components/archive";
 import { StatusBadge } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
-import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/search.constants";
-import { searchQuerySchema } from "~/models/search.schema";
-import { search, type SearchGroup, type SearchHit, type SearchResults } from "~/models/search.server";
+import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/records/search.constants";
+import { searchQuerySchema } from "~/models/records/search.schema";
+import { search, type SearchGroup, type SearchHit, type SearchResults } from "~/models/records/search.server";
 import { requirePageUser } from "~/web/auth.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

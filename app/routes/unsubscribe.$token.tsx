@@ -7,7 +7,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { NOTICE_KIND_INFO, unsubscribe, unsubscribeTarget } from "~/models/notice-preferences.server";
+import { NOTICE_KIND_INFO, unsubscribe, unsubscribeTarget } from "~/models/people/notice-preferences.server";
 import { DomainError } from "~/utils/errors";
 
 export const meta: MetaFunction = () => [{ title: "Unsubscribe · Change Management" }];

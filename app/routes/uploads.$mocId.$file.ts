@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { openAttachment } from "~/models/attachments.server";
+import { openAttachment } from "~/models/records/attachments.server";
 import { requirePageUser } from "~/web/auth.server";
 import { attachmentResponse } from "~/web/attachment-download.server";
 

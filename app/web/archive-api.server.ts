@@ -3,8 +3,8 @@
  * record. Writers are checked before the body is read, so a reader learns nothing from validation.
  */
 import { z } from "zod";
-import { ARCHIVE, archiveFilterSchema, archiveSchemas, type ArchiveKind } from "~/models/archive.schema";
-import { archiveCsv } from "~/models/csv-export.server";
+import { ARCHIVE, archiveFilterSchema, archiveSchemas, type ArchiveKind } from "~/models/archive/archive.schema";
+import { archiveCsv } from "~/models/records-out/csv-export.server";
 import { csvResponse, wantsCsv } from "./csv-download.server";
 import {
   archiveOrderName,
@@ -16,8 +16,8 @@ import {
   listArchive,
   listArchivePage,
   patchArchiveRecord,
-} from "~/models/archive.server";
-import { uuid } from "~/models/moc.schema";
+} from "~/models/archive/archive.server";
+import { uuid } from "~/models/moc/moc.schema";
 import { requireApiUser } from "./auth.server";
 import { pageResponse, readPage } from "./paging.server";
 import { apiRoute, ok, readJson, readQuery, validate } from "~/utils/http.server";

@@ -1,5 +1,5 @@
 /** A stored file as a download response: streamed, never rendered inline, never sniffed. */
-import type { OpenedAttachment } from "~/models/attachments.server";
+import type { OpenedAttachment } from "~/models/records/attachments.server";
 import { DomainError } from "~/utils/errors";
 
 const asciiName = (name: string) => name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");

@@ -7,8 +7,8 @@ import {
   storeAttachment,
   UPLOAD_TYPES,
   type AttachmentTarget,
-} from "~/models/attachments.server";
-import type { Actor } from "~/models/authz.server";
+} from "~/models/records/attachments.server";
+import type { Actor } from "~/models/authz/authz.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError, runForPage } from "~/utils/page.server";
 import { receiveUpload } from "./attachment-upload.server";

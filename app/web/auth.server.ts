@@ -1,12 +1,12 @@
 import { data, redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
-import { startPasswordAttempt } from "~/models/password-attempts.server";
+import { startPasswordAttempt } from "~/models/people/password-attempts.server";
 import { passwordAllowedFor, passwordSignInOff } from "./password-policy.server";
-import { isAdmin, type Actor } from "~/models/authz.server";
-import { loadSessionUser, type Companion } from "~/models/session.server";
-import { loginSchema } from "~/models/user.schema";
-import { toPublicUser, verifyLogin, type PublicUser } from "~/models/user.server";
+import { isAdmin, type Actor } from "~/models/authz/authz.server";
+import { loadSessionUser, type Companion } from "~/models/sign-in/session.server";
+import { loginSchema } from "~/models/people/user.schema";
+import { toPublicUser, verifyLogin, type PublicUser } from "~/models/people/user.server";
 import { env } from "~/utils/env.server";
 import { clientAddress } from "~/utils/client-address.server";
 import { Conflict, Forbidden, Invalid, Unauthorized, UnsupportedMediaType } from "~/utils/errors";
@@ -222,7 +222,7 @@ export async function requirePageUser(request: Request): Promise<PublicUser> {
 }
 
 /**
- * A page guard: the signed-in user when the authorization predicate `may` (app/models/authz.server.ts)
+ * A page guard: the signed-in user when the authorization predicate `may` (app/models/authz/authz.server.ts)
  * allows them, otherwise the 403 page saying `refusal`, that predicate's own refusal for this page.
  * Loaders and actions both call it, so a refused write is refused before its form is read.
  */
@@ -244,7 +244,7 @@ export const requireAdmin = (request: Request, refusal: string) => requirePageUs
 
 /**
  * Checks credentials against the failure budgets every password check shares (sign-in,
- * /api/verify, PCR signing, password change; app/models/password-attempts.server.ts), counted for
+ * /api/verify, PCR signing, password change; app/models/people/password-attempts.server.ts), counted for
  * the caller's address (`request`).
  */
 export async function checkCredentials(email: string, password: string, request: Request): Promise<PublicUser> {

@@ -13,8 +13,8 @@
  *   answer instead of a reset, and its next request goes on a new connection.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CSV_LIMITS } from "~/models/archive.schema";
-import { MAX_UPLOAD_BYTES } from "~/models/attachments.server";
+import { CSV_LIMITS } from "~/models/archive/archive.schema";
+import { MAX_UPLOAD_BYTES } from "~/models/records/attachments.server";
 import { Invalid, TooLarge } from "~/utils/errors";
 import { MAX_BODY_BYTES } from "~/utils/http.server";
 

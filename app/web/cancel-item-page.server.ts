@@ -5,9 +5,9 @@
  */
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { isMocOpen, mayCancelPlanItems } from "~/models/authz.server";
-import { cancelPlanItemPageSchema, PLAN_KINDS } from "~/models/moc.schema";
-import { cancelPlanItem } from "~/models/plan-items.server";
+import { isMocOpen, mayCancelPlanItems } from "~/models/authz/authz.server";
+import { cancelPlanItemPageSchema, PLAN_KINDS } from "~/models/moc/moc.schema";
+import { cancelPlanItem } from "~/models/moc/plan-items.server";
 import { Forbidden, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";

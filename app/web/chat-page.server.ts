@@ -7,7 +7,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import type { ChatPanelData } from "~/components/chat";
-import { chatFormSchema, chatPageQuerySchema } from "~/models/chat.schema";
+import { chatFormSchema, chatPageQuerySchema } from "~/models/records/chat.schema";
 import {
   latestMessages,
   messagesAfter,
@@ -15,8 +15,8 @@ import {
   postMessage,
   type ChatRoom,
   type RoomRef,
-} from "~/models/chat.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/records/chat.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { apiJson, readQuery } from "~/utils/http.server";
 import { runForPage } from "~/utils/page.server";
 

@@ -1,11 +1,15 @@
 /**
  * One circulation's tracking for its print view, PDF and CSV (issue 41): read with the tracking
  * page's own authorization (`circulationTracking`: the same 404/403), every recipient included,
- * and described once (app/models/circulation-outputs.server.ts).
+ * and described once (app/models/circulations/circulation-outputs.server.ts).
  */
 import { z } from "zod";
-import { circulationCsv, circulationPrintRecord, fullCirculationTracking } from "~/models/circulation-outputs.server";
-import type { PrintRecord } from "~/models/record-print.server";
+import {
+  circulationCsv,
+  circulationPrintRecord,
+  fullCirculationTracking,
+} from "~/models/circulations/circulation-outputs.server";
+import type { PrintRecord } from "~/models/records-out/record-print.server";
 import { NotFound } from "~/utils/errors";
 import { pageError, runForPage } from "~/utils/page.server";
 import { requirePageUser } from "./auth.server";

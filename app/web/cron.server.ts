@@ -4,7 +4,7 @@
  * as a session token as everywhere else, so a wrong secret is a 401 like a bad token.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { canRunReminders } from "~/models/authz.server";
+import { canRunReminders } from "~/models/authz/authz.server";
 import { requireIdentity } from "./auth.server";
 import { env } from "~/utils/env.server";
 import { Forbidden } from "~/utils/errors";

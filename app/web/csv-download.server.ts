@@ -1,5 +1,5 @@
 /**
- * The HTTP side of the list exports (app/models/csv-export.server.ts makes the CSV): whether a
+ * The HTTP side of the list exports (app/models/records-out/csv-export.server.ts makes the CSV): whether a
  * request asks for CSV, and the download response.
  */
 

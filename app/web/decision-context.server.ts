@@ -4,16 +4,16 @@
  * extension decision; app/web/moc-step-page.server.ts), laid out above the questions by
  * app/components/decision-context.tsx. The change itself (Part A), the risk assessment, the impact
  * assessment and the plans with their state come from the record's one description
- * (app/models/moc-parts.server.ts); then the trail's last decision and, on a resubmission after a
+ * (app/models/moc/moc-parts.server.ts); then the trail's last decision and, on a resubmission after a
  * return, the return reason and a before/after of each field that changed (the earlier submission
  * is kept in moc_form_revisions by `saveForm`).
  */
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { mocFormRevisions } from "#db/schema";
 import type { MocFormKind } from "#db/schema/enums";
-import type { MocDocument } from "~/models/moc-document";
-import { describeMocParts, fieldOf, PART_FIELDS, type MocTable, type PartField } from "~/models/moc-parts.server";
-import type { MocStep } from "~/models/moc-steps.server";
+import type { MocDocument } from "~/models/moc/moc-document";
+import { describeMocParts, fieldOf, PART_FIELDS, type MocTable, type PartField } from "~/models/moc/moc-parts.server";
+import type { MocStep } from "~/models/moc/moc-steps.server";
 import { getDb } from "~/utils/db.server";
 
 /** The steps that decide on what others wrote: their forms show the decision context. */

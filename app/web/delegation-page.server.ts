@@ -4,8 +4,8 @@
  * and per field, the entered values kept.
  */
 import { data } from "@remix-run/node";
-import { createDelegation, endDelegation } from "~/models/delegation.server";
-import type { PublicUser } from "~/models/user.server";
+import { createDelegation, endDelegation } from "~/models/people/delegation.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, runForPage } from "~/utils/page.server";
 

@@ -5,12 +5,12 @@
  * (docs/decisions/038-actions-as-tasks.md).
  */
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { itemWords, markItemDone, type PlanKind } from "~/models/action-tasks.server";
-import { actionDonePageSchema } from "~/models/action-tasks.schema";
-import { UPLOAD_TYPES } from "~/models/attachments.server";
-import { canMarkPlanItem, isMocOpen, mayMarkItemDone } from "~/models/authz.server";
-import { PLAN_KINDS } from "~/models/moc.schema";
-import { mocStage, stateOfDocument } from "~/models/moc-steps.server";
+import { itemWords, markItemDone, type PlanKind } from "~/models/moc/action-tasks.server";
+import { actionDonePageSchema } from "~/models/moc/action-tasks.schema";
+import { UPLOAD_TYPES } from "~/models/records/attachments.server";
+import { canMarkPlanItem, isMocOpen, mayMarkItemDone } from "~/models/authz/authz.server";
+import { PLAN_KINDS } from "~/models/moc/moc.schema";
+import { mocStage, stateOfDocument } from "~/models/moc/moc-steps.server";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { pageError } from "~/utils/page.server";

@@ -5,10 +5,10 @@
  */
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { canAnswerEffectivenessReview } from "~/models/authz.server";
-import { effectivenessReviewPageSchema } from "~/models/effectiveness.schema";
-import { answerEffectivenessReview, effectivenessReviewOf } from "~/models/effectiveness.server";
-import { titleOf } from "~/models/moc-names";
+import { canAnswerEffectivenessReview } from "~/models/authz/authz.server";
+import { effectivenessReviewPageSchema } from "~/models/moc/effectiveness.schema";
+import { answerEffectivenessReview, effectivenessReviewOf } from "~/models/moc/effectiveness.server";
+import { titleOf } from "~/models/moc/moc-names";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";

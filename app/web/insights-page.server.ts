@@ -1,5 +1,5 @@
 /** The pages of Insight (/insights, /insights/review): who may open them, as GET /api/insights says. */
-import { requireInsightsReader } from "~/models/insights.server";
+import { requireInsightsReader } from "~/models/insights/insights.server";
 import { Forbidden } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
 import { requirePageUser } from "./auth.server";

@@ -4,8 +4,8 @@
  * sort) are read once and applied in SQL to the JSON list, its pages and its CSV alike
  * (docs/api-contract.md, "Lists").
  */
-import type { MocList } from "~/models/authz.server";
-import { mocListCsv } from "~/models/csv-export.server";
+import type { MocList } from "~/models/authz/authz.server";
+import { mocListCsv } from "~/models/records-out/csv-export.server";
 import {
   isWholeMocList,
   mocListDocuments,
@@ -13,8 +13,8 @@ import {
   mocListFilter,
   mocListQuerySchema,
   mocOrderSize,
-} from "~/models/moc-list.server";
-import { listMocs, mocListCompanion } from "~/models/moc.server";
+} from "~/models/moc/moc-list.server";
+import { listMocs, mocListCompanion } from "~/models/moc/moc.server";
 import { okJsonBody, readQuery } from "~/utils/http.server";
 import { requireApiUser, requireApiUserWith } from "./auth.server";
 import { csvResponse, wantsCsv } from "./csv-download.server";

@@ -15,12 +15,12 @@ import {
   mayCancelPlanItems,
   type MocAccess,
   type MocProgress,
-} from "~/models/authz.server";
-import type { MocDocument } from "~/models/moc-document";
-import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
-import { principalsOf } from "~/models/delegation.server";
-import { actingFor, openStepsFor, stateOfDocument, stepLink, type MocStep } from "~/models/moc-steps.server";
-import { listUsers, type PublicUser } from "~/models/user.server";
+} from "~/models/authz/authz.server";
+import type { MocDocument } from "~/models/moc/moc-document";
+import { loadMocAccess, loadMocDocument } from "~/models/moc/moc-query.server";
+import { principalsOf } from "~/models/people/delegation.server";
+import { actingFor, openStepsFor, stateOfDocument, stepLink, type MocStep } from "~/models/moc/moc-steps.server";
+import { listUsers, type PublicUser } from "~/models/people/user.server";
 import { requirePageUser } from "./auth.server";
 import { getDb } from "~/utils/db.server";
 import { Forbidden, NotFound } from "~/utils/errors";

@@ -5,9 +5,9 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { z } from "zod";
-import { approvedContentFrozen, canMarkPlanItem, isMocOpen, isMocPlanEditor } from "~/models/authz.server";
-import type { MocDocument } from "~/models/moc-document";
-import type { PublicUser } from "~/models/user.server";
+import { approvedContentFrozen, canMarkPlanItem, isMocOpen, isMocPlanEditor } from "~/models/authz/authz.server";
+import type { MocDocument } from "~/models/moc/moc-document";
+import type { PublicUser } from "~/models/people/user.server";
 import { Forbidden } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions, requireMocForPage } from "./moc-page.server";

@@ -7,8 +7,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { z } from "zod";
-import { capitalise } from "~/models/labels";
-import type { MocDocument } from "~/models/moc-document";
+import { capitalise } from "~/models/shared/labels";
+import type { MocDocument } from "~/models/moc/moc-document";
 import {
   actingFor,
   isIndependentOf,
@@ -18,8 +18,8 @@ import {
   STEPS,
   type MocStep,
   type StepInput,
-} from "~/models/moc-steps.server";
-import { runStepForDocument } from "~/models/moc-workflow.server";
+} from "~/models/moc/moc-steps.server";
+import { runStepForDocument } from "~/models/moc/moc-workflow.server";
 import { Forbidden, Invalid, type Issue } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { decisionContext } from "./decision-context.server";

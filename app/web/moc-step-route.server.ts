@@ -1,5 +1,5 @@
-import { runStep } from "~/models/moc-workflow.server";
-import { STEPS, stepBodySchema, type MocStep } from "~/models/moc-steps.server";
+import { runStep } from "~/models/moc/moc-workflow.server";
+import { STEPS, stepBodySchema, type MocStep } from "~/models/moc/moc-steps.server";
 import { requireApiUser } from "./auth.server";
 import { apiRoute, issuesUnder, okJsonText, readJson } from "~/utils/http.server";
 

@@ -9,14 +9,14 @@
 import { createCookie, redirect } from "@remix-run/node";
 import * as client from "openid-client";
 import { z } from "zod";
-import { createSession } from "~/models/session.server";
+import { createSession } from "~/models/sign-in/session.server";
 import {
   accountForProvider,
   claimsNamePerson,
   markProviderSession,
   recordReauthentication,
-} from "~/models/oidc-users.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/sign-in/oidc-users.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { env } from "~/utils/env.server";
 import { DomainError, Forbidden, Invalid } from "~/utils/errors";
 import { secureCookies } from "~/utils/cookies.server";

@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 description of /api, served at /api/openapi.json (docs/decisions/031-api-contract.md).
  * Every operation is one entry of an area's list (app/web/openapi/: users, mocs, pcrs, archive,
  * fleet, reports, service), merged into `API` below: its input schemas (the zod schemas the route
- * validates with), its success answer (app/models/api-answers.schema.ts) and the error statuses
+ * validates with), its success answer (app/web/openapi/answers.schema.ts) and the error statuses
  * it can answer beyond the ones every operation of its kind has. Everything is converted with zod's
  * `z.toJSONSchema`, so the document changes when a schema does.
  *
@@ -22,8 +22,8 @@ import {
   publicUserAnswer,
   signatureManifestationAnswer,
   userRefAnswer,
-} from "~/models/api-answers.schema";
-import { loginSchema } from "~/models/user.schema";
+} from "~/web/openapi/answers.schema";
+import { loginSchema } from "~/models/people/user.schema";
 import { TOKEN_EXPIRED, TOKEN_INVALID, TOKEN_NOT_YET_VALID } from "~/utils/token.server";
 import { SIGN_IN_FIRST } from "./auth.server";
 import { MAX_PAGE, pageQuery } from "./paging.server";

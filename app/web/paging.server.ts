@@ -1,9 +1,9 @@
 /**
- * `?limit=&cursor=` on the /api lists (app/models/keyset.ts): the query schema (also in the
+ * `?limit=&cursor=` on the /api lists (app/models/shared/keyset.ts): the query schema (also in the
  * OpenAPI document), the opaque cursor, and the answer with `Link: <...>; rel="next"`.
  */
 import { z } from "zod";
-import type { Keyset, PageRequest } from "~/models/keyset";
+import type { Keyset, PageRequest } from "~/models/shared/keyset";
 import { Invalid } from "~/utils/errors";
 import { readQuery } from "~/utils/http.server";
 

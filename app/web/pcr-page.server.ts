@@ -1,6 +1,6 @@
 /** What the PCR pages share on the server: loading a record for a page, beside its access fields. */
 import { z } from "zod";
-import { getPcr, pcrAccessOf } from "~/models/pcr.server";
+import { getPcr, pcrAccessOf } from "~/models/pcr/pcr.server";
 import { DomainError } from "~/utils/errors";
 import { pageError, runForPage } from "~/utils/page.server";
 import { requirePageIdentity } from "./auth.server";

@@ -9,11 +9,11 @@
  */
 import { env } from "~/utils/env.server";
 import { Forbidden, Unauthorized } from "~/utils/errors";
-import { freshReauthentication, spendReauthentication } from "~/models/oidc-users.server";
+import { freshReauthentication, spendReauthentication } from "~/models/sign-in/oidc-users.server";
 import { authenticate, checkCredentials, type Identity } from "./auth.server";
 import { REAUTH_WINDOW_SECONDS } from "./oidc.server";
 import { passwordAllowedFor } from "./password-policy.server";
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 
 export const REAUTH_REQUIRED = "Signing needs your password again (send it as password)";
 export const REAUTH_FAILED = "The password is not correct";

@@ -5,11 +5,11 @@
  * that the reader may read (the search model's own authorization), each named as a reference.
  */
 import type { LinksPanel } from "~/components/record-links";
-import type { Actor } from "~/models/authz.server";
-import { linksOf, reviewsMatching } from "~/models/record-links.server";
-import { describeRecords, recordRefText, type RecordRef } from "~/models/record-refs.server";
+import type { Actor } from "~/models/authz/authz.server";
+import { linksOf, reviewsMatching } from "~/models/records/record-links.server";
+import { describeRecords, recordRefText, type RecordRef } from "~/models/records/record-refs.server";
 import { getDb } from "~/utils/db.server";
-import { search, type SearchEntryKind } from "~/models/search.server";
+import { search, type SearchEntryKind } from "~/models/records/search.server";
 
 /**
  * The section's data for a record page whose loader has already let the reader read the record (by

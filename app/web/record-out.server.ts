@@ -2,22 +2,22 @@
  * A MOC or PCR record for its print view and its PDF: loaded with the record's own access rules
  * (the same 404/403 as its page), with its attachment list.
  */
-import { historyOf } from "~/models/audit.server";
-import { listAttachments, type AttachmentView } from "~/models/attachments.server";
-import { renderRecordPdf } from "~/models/record-pdf-worker.server";
+import { historyOf } from "~/models/audit/audit.server";
+import { listAttachments, type AttachmentView } from "~/models/records/attachments.server";
+import { renderRecordPdf } from "~/models/records-out/record-pdf-worker.server";
 import {
   mocPrintRecord,
   pcrPrintRecord,
   referencesPrintSection,
   type PrintAttachment,
   type PrintRecord,
-} from "~/models/record-print.server";
-import { effectivenessPrintSection } from "~/models/effectiveness-closure.server";
-import { effectivenessReviewOf } from "~/models/effectiveness.server";
+} from "~/models/records-out/record-print.server";
+import { effectivenessPrintSection } from "~/models/moc/effectiveness-closure.server";
+import { effectivenessReviewOf } from "~/models/moc/effectiveness.server";
 import { DomainError } from "~/utils/errors";
-import type { RecordRef } from "~/models/record-refs.server";
-import { referencesOf } from "~/models/references.server";
-import { linksOf, linksPrintSection } from "~/models/record-links.server";
+import type { RecordRef } from "~/models/records/record-refs.server";
+import { referencesOf } from "~/models/records/references.server";
+import { linksOf, linksPrintSection } from "~/models/records/record-links.server";
 import { refusal } from "~/utils/http.server";
 import { requirePcrForPage } from "./pcr-page.server";
 import { requireMocForPage } from "./moc-page.server";
@@ -78,7 +78,7 @@ async function pcrRecordAndReader(request: Request, id: string | undefined) {
 
 /**
  * The record as a PDF download named after it (`MOC-12-2026.pdf`), made on the PDF worker thread
- * (app/models/record-pdf-worker.server.ts). A refusal (429 one at a time, with Retry-After; 422 past
+ * (app/models/records-out/record-pdf-worker.server.ts). A refusal (429 one at a time, with Retry-After; 422 past
  * a budget) is answered here, with its message and headers: a resource route cannot render the
  * app's error page, and Remix answers what it throws as a bare "Unexpected Server Error".
  */

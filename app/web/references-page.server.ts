@@ -6,9 +6,9 @@
  * errors by field; a change redirects back to the section with a message.
  */
 import { data } from "@remix-run/node";
-import type { Actor } from "~/models/authz.server";
-import type { RecordRef } from "~/models/record-refs.server";
-import { addReference, referencesForPage, removeReference } from "~/models/references.server";
+import type { Actor } from "~/models/authz/authz.server";
+import type { RecordRef } from "~/models/records/record-refs.server";
+import { addReference, referencesForPage, removeReference } from "~/models/records/references.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
 import {

@@ -1,6 +1,6 @@
 /**
  * Resumable attachment uploads: the tus protocol (tus.io, version 1.0.0) served by `@tus/server`
- * at /tus/attachments, its bytes kept by PostgresUploadStore (app/models/resumable-uploads.server.ts),
+ * at /tus/attachments, its bytes kept by PostgresUploadStore (app/models/records/resumable-uploads.server.ts),
  * docs/decisions/040-replays-apply-once.md. The browser's `tus-js-client` (app/components/attachments.tsx)
  * creates an upload (POST with `Upload-Length` and `Upload-Metadata`: filename, record, kind), sends
  * the file in pieces (PATCH from `Upload-Offset`), and after a dropped link asks where it stands
@@ -13,7 +13,7 @@
  * (`Upload-Length` over 10 MB is 413 before a byte is sent) and each request body is capped as it
  * is read (app/web/body-limit.server.ts). At creation, before a byte is sent: the file name's
  * rules (400), the record's (403, 404, 409), and the caps on unfinished uploads (429 with
- * `Retry-After`, app/models/resumable-uploads.server.ts). Only the app's own pages use it: no CORS
+ * `Retry-After`, app/models/records/resumable-uploads.server.ts). Only the app's own pages use it: no CORS
  * header is sent (the library's default would be `Access-Control-Allow-Origin: *`).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -27,9 +27,9 @@ import {
   MAX_UPLOAD_BYTES,
   UPLOAD_TYPES,
   type AttachmentTarget,
-} from "~/models/attachments.server";
-import { finishUpload, PostgresUploadStore, uploadOwner } from "~/models/resumable-uploads.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/records/attachments.server";
+import { finishUpload, PostgresUploadStore, uploadOwner } from "~/models/records/resumable-uploads.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { DomainError, Forbidden } from "~/utils/errors";
 import { logger } from "~/utils/logger.server";
 import { assertSameOrigin, authenticate, SIGN_IN_FIRST } from "./auth.server";

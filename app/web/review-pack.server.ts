@@ -1,11 +1,11 @@
 /**
  * The management review pack's page, PDF and API (issue 42, docs/decisions/059-management-review-pack.md):
  * the /insights filters read with Insight's schema (the same defaults and 400s), Insight's
- * permission (403), and the one description (app/models/review-pack.server.ts) for all three.
+ * permission (403), and the one description (app/models/insights/review-pack.server.ts) for all three.
  */
-import { insightsQuerySchema, type InsightsFilter } from "~/models/insights.schema";
-import { getReviewPack, reviewPackRecord, type ReviewPack } from "~/models/review-pack.server";
-import type { PrintRecord } from "~/models/record-print.server";
+import { insightsQuerySchema, type InsightsFilter } from "~/models/insights/insights.schema";
+import { getReviewPack, reviewPackRecord, type ReviewPack } from "~/models/insights/review-pack.server";
+import type { PrintRecord } from "~/models/records-out/record-print.server";
 import { DomainError } from "~/utils/errors";
 import { pageError } from "~/utils/page.server";
 import { requireInsightsPageUser } from "./insights-page.server";

@@ -1,8 +1,8 @@
 /** The page side of year-end reviews: who may open the forms, loading a review, the people to pick. */
 import { z } from "zod";
-import { canWriteReviews } from "~/models/authz.server";
-import { getReview, type ReviewDocument } from "~/models/review.server";
-import type { PublicUser } from "~/models/user.server";
+import { canWriteReviews } from "~/models/authz/authz.server";
+import { getReview, type ReviewDocument } from "~/models/review/review.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { requirePageUserWho } from "./auth.server";
 import { NotFound } from "~/utils/errors";
 import { activeUserOptions } from "./moc-page.server";

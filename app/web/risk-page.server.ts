@@ -4,7 +4,7 @@
  * trail as the approver step reads it, and who a second approval waits on (the position's holders).
  */
 import { sql } from "drizzle-orm";
-import type { MocDocument } from "~/models/moc-document";
+import type { MocDocument } from "~/models/moc/moc-document";
 import {
   approvalLevel,
   approvalRound,
@@ -12,8 +12,8 @@ import {
   riskGateRefusal,
   RISK_LEVEL_LABEL,
   type ApprovalStage,
-} from "~/models/risk";
-import { getRiskSettings, type RiskSettings } from "~/models/risk-settings.server";
+} from "~/models/risk/risk";
+import { getRiskSettings, type RiskSettings } from "~/models/moc/risk-settings.server";
 import { getDb } from "~/utils/db.server";
 import type { ApprovalLine } from "~/components/risk";
 

@@ -1,11 +1,11 @@
 /**
- * The worker thread that makes record PDFs (app/models/record-pdf-worker.server.ts starts it): one
+ * The worker thread that makes record PDFs (app/models/records-out/record-pdf-worker.server.ts starts it): one
  * record per message, laid out within the page budget, the bytes sent back whole. A PDF past its
  * budget answers `{ error: "pages" }`; the thread's time budget and memory are the caller's.
  */
 import { parentPort } from "node:worker_threads";
-import { PageBudgetExceeded, recordPdf } from "../models/record-pdf.server";
-import type { PrintRecord } from "../models/record-print.server";
+import { PageBudgetExceeded, recordPdf } from "../models/records-out/record-pdf.server";
+import type { PrintRecord } from "../models/records-out/record-print.server";
 
 export type PdfJob = { id: number; record: PrintRecord; maxPages: number };
 export type PdfResult = { id: number; pdf: Uint8Array } | { id: number; error: "pages" | string };

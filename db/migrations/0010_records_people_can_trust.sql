@@ -38,7 +38,7 @@ CREATE INDEX "audit_entries_at_idx" ON "audit_entries" USING btree ("at");--> st
 CREATE INDEX "signature_manifestations_record_idx" ON "signature_manifestations" USING btree ("record_kind","record_id","signed_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "moc_logs_moc_seq_key" ON "moc_logs" USING btree ("moc_id","seq");--> statement-breakpoint
 -- The hash of an audit entry: SHA-256 of its content and the previous entry's hash, as the JSON
--- array text jsonb renders. app/models/audit.server.ts (entryContent) recomputes it in Node.
+-- array text jsonb renders. app/models/audit/audit.server.ts (entryContent) recomputes it in Node.
 CREATE FUNCTION "audit_entry_hash"(kind text, record_id uuid, seq integer, actor_id uuid, action text,
   from_value text, to_value text, comment text, at timestamptz, prev_hash text) RETURNS text
 LANGUAGE sql STABLE AS $$

@@ -40,7 +40,7 @@ ALTER TABLE "audit_entries" DROP CONSTRAINT "audit_entries_kind_check";--> state
 ALTER TABLE "audit_entries" ADD CONSTRAINT "audit_entries_kind_check" CHECK ("audit_entries"."record_kind" in ('pcr', 'user', 'archive-moc', 'archive-pcr', 'review', 'delegation'));--> statement-breakpoint
 -- A MOC entry taken on someone's behalf: its hash covers on_behalf_of too, appended to the content
 -- (an entry without it hashes as before, so the chains written since 0010 stay valid).
--- app/models/audit.server.ts (entryContent) recomputes it in Node.
+-- app/models/audit/audit.server.ts (entryContent) recomputes it in Node.
 CREATE FUNCTION "moc_log_hash"(record_id uuid, seq integer, actor_id uuid, action text, from_value text,
   to_value text, comment text, at timestamptz, prev_hash text, on_behalf_of uuid) RETURNS text
 LANGUAGE sql STABLE AS $$

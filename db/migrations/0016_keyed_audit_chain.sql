@@ -1,6 +1,6 @@
 -- The audit chains keyed with a secret the database does not hold (docs/decisions/025-keyed-audit-chain.md).
 -- From here on the application computes each entry's `hash` as HMAC-SHA256 with AUDIT_KEY
--- (app/models/audit-chain.server.ts) and writes it with its `seq`, `prev_hash`, `at` and `key_id`;
+-- (app/models/audit/audit-chain.server.ts) and writes it with its `seq`, `prev_hash`, `at` and `key_id`;
 -- the insert triggers only check that the entry follows the record's last one. Entries written
 -- before (no key_id) keep their SHA-256 and stay checkable; the first start with the key stores
 -- every existing chain's head, keyed.
@@ -22,7 +22,7 @@ CREATE TABLE "audit_heads" (
 );
 --> statement-breakpoint
 -- A signature manifestation's hash: SHA-256 of its content and the previous one's hash, as the JSON
--- array text jsonb renders (app/models/audit.server.ts, signatureContent). Only for manifestations
+-- array text jsonb renders (app/models/audit/audit.server.ts, signatureContent). Only for manifestations
 -- written before this migration and for rows inserted without the key (which verify reports).
 CREATE FUNCTION "signature_hash"(kind text, record_id uuid, seq integer, signer_id uuid, printed_name text,
   "position" text, role text, meaning text, signed_at timestamptz, on_behalf_of uuid, on_behalf_of_name text,

@@ -1,5 +1,5 @@
 -- Insight in one pass over the MOCs (issue 43, docs/decisions/017-insights.md): the entries that end a MOC (its
--- decline, or the verification that completed it; ENDS in app/models/insights.server.ts, written
+-- decline, or the verification that completed it; ENDS in app/models/insights/insights.server.ts, written
 -- exactly as this predicate) are a few thousand of the audit trail's rows. The figures ask, for
 -- every MOC, whether it ended before the as-of day and which MOCs ended or were completed in the
 -- period; this partial index answers both from a small index-only scan instead of a scan of the trail.

@@ -1,5 +1,5 @@
 -- Whether Part B (the implementer's form) is submitted: the workflow's stage and owner of a MOC ask it
--- for every MOC they name (IMPLEMENTER_SUBMITTED_SQL, app/models/moc-steps/shape.server.ts). Over the 10,000
+-- for every MOC they name (IMPLEMENTER_SUBMITTED_SQL, app/models/moc/steps/shape.server.ts). Over the 10,000
 -- MOCs the daily reminder claims, PostgreSQL answers it with one hashed pass over every submitted
 -- Part B; without this index that pass read all of moc_forms (docs/performance.md, "Email at
 -- production volume (decision 020)").

@@ -3,7 +3,7 @@
 -- shows the inverse wording). Removal is soft (removed_at/removed_by) so the history stays; one
 -- active link per pair and kind whichever way it was made (the unique index over the unordered
 -- pair), never a record to itself. Each create and removal is an entry in both records' audit chains
--- (app/models/record-links.server.ts). Declared in db/schema/record-links.ts.
+-- (app/models/records/record-links.server.ts). Declared in db/schema/record-links.ts.
 CREATE TABLE "record_links" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"from_kind" text NOT NULL,

@@ -49,7 +49,7 @@ export const emailMessages = pgTable(
     emailed: boolean("emailed").notNull().default(true),
     /**
      * An in-app notice whose reader chose the daily digest for its kind: the next daily run lists
-     * it in one email to them and clears this (app/models/notice-digest.server.ts).
+     * it in one email to them and clears this (app/models/messages/notice-digest.server.ts).
      */
     digestPending: boolean("digest_pending").notNull().default(false),
   },

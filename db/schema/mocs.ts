@@ -397,7 +397,7 @@ export const mocLogs = pgTable(
   (t) => [
     index("moc_logs_moc_idx").on(t.mocId, t.at),
     uniqueIndex("moc_logs_moc_seq_key").on(t.mocId, t.seq),
-    // The insight figures (app/models/insights.server.ts) read the entries that move a MOC (to
+    // The insight figures (app/models/insights/insights.server.ts) read the entries that move a MOC (to
     // another step, a decline, or its closing verification: MOVES there) by time, and by MOC for
     // the stay that each one ends. Partial, as most entries move nothing (plan edits, attachments,
     // assignments); every column the figures read is in the key, so the heap is never visited.

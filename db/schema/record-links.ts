@@ -5,7 +5,7 @@ import { users } from "./users";
 /**
  * Links between records (issue 42, migration 0046, docs/decisions/057-record-links-and-references.md):
  * `from` is `kind` of `to` ("procedure changed by", "follow-up of", "replaces", "related"), each end a
- * record named by its registry kind and id (app/models/record-refs.server.ts); no foreign key, the
+ * record named by its registry kind and id (app/models/records/record-refs.server.ts); no foreign key, the
  * ends live in five tables. Removal is soft: `removed_at`/`removed_by` set, the row kept. One active
  * link per unordered pair and kind; never a record to itself.
  */

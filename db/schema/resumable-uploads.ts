@@ -4,7 +4,7 @@ import { users } from "./users";
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
 
 /**
- * An attachment being uploaded with the tus protocol (app/models/resumable-uploads.server.ts,
+ * An attachment being uploaded with the tus protocol (app/models/records/resumable-uploads.server.ts,
  * docs/decisions/040-replays-apply-once.md): its declared size, the bytes received so far
  * (`offset`), what the file is for (`metadata`: name, record, kind) and whose it is. Once the last
  * byte arrives it becomes an attachment and the row goes; one not finished within its lifetime

@@ -17,7 +17,7 @@ export type MocSummary = {
   /** When the server counted it (ISO timestamp); absent for a summary a client entered itself. */
   computed_at?: string | null;
   /**
-   * The insight figures for the review's year (app/models/insights.server.ts), pulled in on purpose
+   * The insight figures for the review's year (app/models/insights/insights.server.ts), pulled in on purpose
    * from the review page and kept as they were then; absent until someone does.
    */
   insights?: InsightsFigures | null;

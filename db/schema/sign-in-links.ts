@@ -2,7 +2,7 @@ import { index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/
 import { users } from "./users";
 
 /**
- * One-time sign-in links (app/models/sign-in-link.server.ts): the owner's way in that no failure
+ * One-time sign-in links (app/models/sign-in/sign-in-link.server.ts): the owner's way in that no failure
  * budget can block. Only the SHA-256 of the token is kept; the token itself exists only in the
  * email. A link works once (`used_at`) and until `expires_at`.
  */

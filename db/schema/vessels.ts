@@ -11,7 +11,7 @@ export const vessels = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     name: text("name").notNull(),
-    /** Seven digits, the last the check digit of the first six (app/models/vessel.schema.ts). */
+    /** Seven digits, the last the check digit of the first six (app/models/fleet/vessel.schema.ts). */
     imo: text("imo").notNull(),
     shipType: text("ship_type").notNull().default(""),
     flag: text("flag").notNull().default(""),
@@ -25,7 +25,7 @@ export const vessels = pgTable(
 /**
  * A person assigned to a vessel for a period (crew rotation): from `fromDate` to `toDate`
  * inclusive, UTC days; an open end (`toDate` null) lasts until someone sets it. While assigned, a
- * person may read the vessel's MOCs (`isCrewOf`, app/models/authz.server.ts).
+ * person may read the vessel's MOCs (`isCrewOf`, app/models/authz/authz.server.ts).
  */
 export const vesselAssignments = pgTable(
   "vessel_assignments",

@@ -9,7 +9,7 @@ import { statSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { auditKeyId } from "../../app/models/audit-chain.server";
+import { auditKeyId } from "../../app/models/audit/audit-chain.server";
 import { countRows, restoreBackup, writeBackup } from "../../db/backup";
 import { migrateDatabase } from "../../db/migrate";
 import { adminQuery, dropDatabase } from "../helpers/databases";

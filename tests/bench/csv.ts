@@ -2,7 +2,7 @@
  * `npm run bench -- --only csv`: the MOC list's CSV export of every seeded MOC (10,000 rows) as the
  * admin, read as a client reads it, with the server's resident memory sampled every 20 ms: before
  * the request, and its peak while the rows stream out. The export reads a cursor in batches of
- * CSV_BATCH rows (app/models/csv-export.server.ts), so the peak should stay near the baseline
+ * CSV_BATCH rows (app/models/records-out/csv-export.server.ts), so the peak should stay near the baseline
  * instead of growing with the list. Not a timed target: one row of numbers for docs/performance.md.
  */
 import { performance } from "node:perf_hooks";

@@ -4,7 +4,7 @@
  * workflow writes, all_users rows and 3-6 audit entries each.
  */
 import type postgres from "postgres";
-import { hashPassword } from "../../app/models/user.server";
+import { hashPassword } from "../../app/models/people/user.server";
 
 export const BENCH_PASSWORD = "bench-password";
 export const USER_COUNT = 60;

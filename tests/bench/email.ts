@@ -7,8 +7,8 @@
  */
 import { performance } from "node:perf_hooks";
 import type postgres from "postgres";
-import { queueEmails, type QueuedEmail } from "../../app/models/email.server";
-import { sendDueReminders } from "../../app/models/reminder.server";
+import { queueEmails, type QueuedEmail } from "../../app/models/messages/email.server";
+import { sendDueReminders } from "../../app/models/moc/reminder.server";
 import { closeDb } from "../../app/utils/db.server";
 import { resetEnv } from "../../app/utils/env.server";
 import { getDb } from "../../db/client";

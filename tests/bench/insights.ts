@@ -14,9 +14,9 @@ import { DEPARTMENTS } from "../../db/schema/enums";
 import * as schema from "../../db/schema";
 import { migrateDatabase } from "../../db/migrate";
 import { preparing } from "../../db/client";
-import { computeInsights } from "../../app/models/insights.server";
-import { computeReviewPack, reviewPackRecord } from "../../app/models/review-pack.server";
-import { recordPdf } from "../../app/models/record-pdf.server";
+import { computeInsights } from "../../app/models/insights/insights.server";
+import { computeReviewPack, reviewPackRecord } from "../../app/models/insights/review-pack.server";
+import { recordPdf } from "../../app/models/records-out/record-pdf.server";
 import { insertInsightExtras, insertMocs, insertUsers } from "./data";
 
 process.env.BENCH_DATABASE ??= "cm_bench_insights";

@@ -16,7 +16,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";
-import { claimDueMocsSql, sendDueReminders } from "../../app/models/reminder.server";
+import { claimDueMocsSql, sendDueReminders } from "../../app/models/moc/reminder.server";
 import { closeDb } from "../../app/utils/db.server";
 import { resetEnv } from "../../app/utils/env.server";
 import { preparing } from "../../db/client";

@@ -340,7 +340,7 @@ async function main() {
 
     // A backup under the load: one snapshot of every table, whatever is being written.
     const { writeBackup, verifyBackupFile } = await import("../../db/backup");
-    const { auditKeyId } = await import("../../app/models/audit-chain.server");
+    const { auditKeyId } = await import("../../app/models/audit/audit-chain.server");
     const backupKey = { id: auditKeyId(AUDIT_KEY), secret: AUDIT_KEY };
     const backupFile = path.join(work, "under-load.cmbackup");
     const backupDone = writeBackup(databaseUrl, backupFile, backupKey);
@@ -391,7 +391,7 @@ async function main() {
     const byId = new Map(mocs.map((m) => [m.id, m]));
     const missing = stepsDone.filter((s) => !byId.has(s.mocId));
     check(missing.length === 0 && stepsDone.length > 0, `${stepsDone.length} steps answered 200, all in the records`);
-    const { verifyAuditTrail } = await import("../../app/models/audit.server");
+    const { verifyAuditTrail } = await import("../../app/models/audit/audit.server");
     const audit = await verifyAuditTrail();
     check(audit.broken.length === 0, `audit chains verify (${audit.entries} entries in ${audit.chains} chains)`);
 

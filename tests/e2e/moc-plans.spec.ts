@@ -59,7 +59,7 @@ test("impact assessment: a category with its hazards is saved", async ({ cast, m
 
   await expect(page.getByText("The impact assessment is saved.")).toBeVisible();
   const impact = page.getByRole("region", { name: "Impact assessment" });
-  // The record's impact assessment is the parts' description's table (app/models/moc-parts.server.ts).
+  // The record's impact assessment is the parts' description's table (app/models/moc/moc-parts.server.ts).
   await expect(impact.getByRole("cell")).toHaveText(["Safety", "Electric shock; Pump runs dry"]);
   expect((await mocApi.get(moc._id)).impact_assessment).toEqual([
     { category: "Safety", hazards: ["Electric shock", "Pump runs dry"] },

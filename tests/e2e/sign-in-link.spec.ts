@@ -1,5 +1,5 @@
 /**
- * A locked-out owner signs in with a one-time link by email (app/models/sign-in-link.server.ts),
+ * A locked-out owner signs in with a one-time link by email (app/models/sign-in/sign-in-link.server.ts),
  * with JavaScript on and off: the sign-in page says how, the link page asks for the email, the
  * emailed link signs in once.
  */

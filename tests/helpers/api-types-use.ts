@@ -3,11 +3,11 @@
  * them, and the type check that ties the models' answers to the document: a key a model starts to
  * answer, drops or retypes without the document following fails `npm run typecheck`.
  */
-import type { ArchiveDocument } from "~/models/archive.server";
-import type { MocDocument } from "~/models/moc-document";
-import type { PcrDocument } from "~/models/pcr.server";
-import type { ReviewDocument } from "~/models/review.server";
-import type { PublicUser } from "~/models/user.server";
+import type { ArchiveDocument } from "~/models/archive/archive.server";
+import type { MocDocument } from "~/models/moc/moc-document";
+import type { PcrDocument } from "~/models/pcr/pcr.server";
+import type { ReviewDocument } from "~/models/review/review.server";
+import type { PublicUser } from "~/models/people/user.server";
 import type { components, paths } from "./api-types";
 
 type JsonOf<R> = R extends { content: { "application/json": infer J } } ? J : never;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { createSession } from "~/models/session.server";
-import { insertUser, type PublicUser } from "~/models/user.server";
-import type { NewUserInput } from "~/models/user.schema";
+import { createSession } from "~/models/sign-in/session.server";
+import { insertUser, type PublicUser } from "~/models/people/user.server";
+import type { NewUserInput } from "~/models/people/user.schema";
 
 export const PASSWORD = "correct-horse-battery";
 

@@ -21,12 +21,19 @@ import * as submitTemporaryExtension from "~/routes/api+/submit.temporary-extens
 import * as submitTemporaryExtensionDecision from "~/routes/api+/submit.temporary-extension-decision";
 import * as submitTemporaryPermanent from "~/routes/api+/submit.temporary-permanent";
 import * as submitTemporaryRestored from "~/routes/api+/submit.temporary-restored";
-import { MOC_STAGE_SQL, MOC_STEPS, mocStage, stateOfDocument, STEPS, type MocStep } from "~/models/moc-steps.server";
-import { mocPrintRecord } from "~/models/record-print.server";
-import { loadMocDocumentText } from "~/models/moc-query.server";
-import { createMoc } from "~/models/moc.server";
-import type { NewMocInput } from "~/models/moc.schema";
-import type { PublicUser } from "~/models/user.server";
+import {
+  MOC_STAGE_SQL,
+  MOC_STEPS,
+  mocStage,
+  stateOfDocument,
+  STEPS,
+  type MocStep,
+} from "~/models/moc/moc-steps.server";
+import { mocPrintRecord } from "~/models/records-out/record-print.server";
+import { loadMocDocumentText } from "~/models/moc/moc-query.server";
+import { createMoc } from "~/models/moc/moc.server";
+import type { NewMocInput } from "~/models/moc/moc.schema";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { emailMessages, users } from "#db/schema";
 import { api } from "./api";

@@ -4,8 +4,8 @@
  * the route modules (moc-flow.ts), the browser tests through HTTP (tests/e2e/moc-fixtures.ts).
  * Types only from the app: Playwright loads this file too.
  */
-import type { MocStep } from "~/models/moc-steps.server";
-import type { PublicUser } from "~/models/user.server";
+import type { MocStep } from "~/models/moc/moc-steps.server";
+import type { PublicUser } from "~/models/people/user.server";
 
 // A populated MOC document as /api returns it; tests read answers of every shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -3,7 +3,7 @@
  * read whatever its form: a Response (a redirect, a refusal thrown), `data(...)` with a status, or
  * plain data (200). And a form post to a page, as the browser sends it without JavaScript.
  */
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { tokenFor } from "./factories";
 import { BASE, buildRequest, type CallOptions } from "./request";
 

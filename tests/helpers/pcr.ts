@@ -10,7 +10,7 @@ import { expect } from "vitest";
 import * as affectedPartiesRoute from "~/routes/api+/pcr.affectedParties";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as signaturesRoute from "~/routes/api+/pcr.signatures";
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { emailMessages, pcrs, users } from "#db/schema";
 import { PCR_ROLES, type PcrRole } from "#db/schema/enums";

@@ -11,7 +11,7 @@ import { expect } from "vitest";
 import * as mocPdf from "~/routes/mocs+/$id_.pdf";
 import * as mocPrint from "~/routes/mocs+/$id_.print";
 import * as mocPage from "~/routes/mocs+/$id";
-import type { PrintRecord } from "~/models/record-print.server";
+import type { PrintRecord } from "~/models/records-out/record-print.server";
 import { tokenFor } from "./factories";
 import { buildRequest } from "./request";
 

@@ -5,7 +5,7 @@
  * runs, prints the outcome as one JSON line and exits.
  */
 import { createInterface } from "node:readline";
-import { sendDueReminders } from "~/models/reminder.server";
+import { sendDueReminders } from "~/models/moc/reminder.server";
 import { closeDb, getDb } from "#db/client";
 import { sql } from "drizzle-orm";
 import { startBoss, stopBoss } from "#jobs/boss";

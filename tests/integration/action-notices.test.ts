@@ -10,7 +10,7 @@ import { getDb } from "#db/client";
 import { startBoss } from "#jobs/boss";
 import * as actionTableRoute from "~/routes/api+/actionTable";
 import * as manualsPlanRoute from "~/routes/api+/manualsPlan";
-import { setPreferences } from "~/models/notice-preferences.server";
+import { setPreferences } from "~/models/people/notice-preferences.server";
 import { makeUser } from "../helpers/factories";
 import { daysFromToday } from "../helpers/moc";
 import { createMocOk, makeCast, post } from "../helpers/moc-flow";

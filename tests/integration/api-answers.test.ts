@@ -257,7 +257,7 @@ describe("keyset paging", () => {
     const created: string[] = [];
     const { seen, pages } = await walk(route, path, token, 2, async () => created.push(await create(admin)));
     expect(new Set(seen).size).toBe(seen.length);
-    // The archive pages in its list's order (date raised by default: app/models/keyset.ts), where a
+    // The archive pages in its list's order (date raised by default: app/models/shared/keyset.ts), where a
     // record added during the walk may sort after the position and be seen; every other list pages
     // newest first, where it never is.
     const inListOrder = path === "/api/oldMoc" || path === "/api/oldPcr";

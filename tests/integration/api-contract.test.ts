@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { closeDb } from "#db/client";
 import { stopBoss } from "#jobs/boss";
 import { resetEnv } from "~/utils/env.server";
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { createAppDatabase, dropDatabase, originalProcess } from "../helpers/databases";
 import { PASSWORD, makeAdmin, makeUser } from "../helpers/factories";
 import type { Cast, Doc } from "../helpers/moc";

@@ -1,5 +1,5 @@
 /**
- * /api/oldMoc and /api/oldPcr (docs/api-contract.md, app/models/authz.server.ts, docs/decisions/010-legacy-archive.md), the same table of cases for
+ * /api/oldMoc and /api/oldPcr (docs/api-contract.md, app/models/authz/authz.server.ts, docs/decisions/010-legacy-archive.md), the same table of cases for
  * both kinds: the CRUD contract, PATCH as a partial update, who may write (admins and HSEQ) and who
  * may only read, every validation rule, duplicate serials, unknown and malformed ids, malformed and
  * oversized bodies; and after every refused request, the archive exactly as it was.
@@ -11,8 +11,8 @@ import * as oldMocItem from "~/routes/api+/oldMoc.$id";
 import * as oldMoc from "~/routes/api+/oldMoc";
 import * as oldPcrItem from "~/routes/api+/oldPcr.$id";
 import * as oldPcr from "~/routes/api+/oldPcr";
-import { searchArchive } from "~/models/archive.server";
-import type { PublicUser } from "~/models/user.server";
+import { searchArchive } from "~/models/archive/archive.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";

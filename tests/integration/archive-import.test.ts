@@ -8,10 +8,15 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as importPage from "~/routes/archive+/$kind.import";
-import { checkArchiveImport, decodeCsvFile, importArchiveCsv, type ImportCheck } from "~/models/archive-import.server";
-import { createArchiveRecord, insertArchiveRecords } from "~/models/archive.server";
-import { withDefaults, type ArchiveKind } from "~/models/archive.schema";
-import type { PublicUser } from "~/models/user.server";
+import {
+  checkArchiveImport,
+  decodeCsvFile,
+  importArchiveCsv,
+  type ImportCheck,
+} from "~/models/archive/archive-import.server";
+import { createArchiveRecord, insertArchiveRecords } from "~/models/archive/archive.server";
+import { withDefaults, type ArchiveKind } from "~/models/archive/archive.schema";
+import type { PublicUser } from "~/models/people/user.server";
 import { DomainError } from "~/utils/errors";
 import { getDb } from "~/utils/db.server";
 import { BASE, sessionCookieHeader } from "../helpers/request";

@@ -1,5 +1,5 @@
 /**
- * Attachments in PostgreSQL (app/models/attachments.server.ts): who may attach, bytes checked
+ * Attachments in PostgreSQL (app/models/records/attachments.server.ts): who may attach, bytes checked
  * against the type, never overwritten, removal hides and enters the record's audit trail, the cap counted while reading, and
  * the one-time move of DATA_DIR/uploads into the database.
  */
@@ -17,10 +17,10 @@ import {
   removeAttachment,
   SIGNED_PCR_FILES_FROZEN,
   storeAttachment,
-} from "~/models/attachments.server";
+} from "~/models/records/attachments.server";
 import * as pcrAttachmentsPage from "~/routes/pcrs+/$id_.attachments";
-import { historyOf, verifyAuditTrail } from "~/models/audit.server";
-import { importUploadFolder } from "~/models/uploads-import.server";
+import { historyOf, verifyAuditTrail } from "~/models/audit/audit.server";
+import { importUploadFolder } from "~/models/records/uploads-import.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { makeCast, mocAt, tokenOf } from "../helpers/moc-flow";

@@ -1,5 +1,5 @@
 /**
- * Accounts against their trail (docs/decisions/025-keyed-audit-chain.md, app/models/audit-account.server.ts):
+ * Accounts against their trail (docs/decisions/025-keyed-audit-chain.md, app/models/audit/audit-account.server.ts):
  * every change of a person's role, department, access, position or active flag is one keyed entry
  * of their chain, written with the change; `verifyAuditTrail` finds a right changed in the users
  * table behind the app's back, an account inserted there, and one deleted in the trail that exists;
@@ -9,9 +9,9 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { verifyAuditTrail, type BrokenLink } from "~/models/audit.server";
-import { ACCOUNT_RECORDED } from "~/models/audit-account.server";
-import { adoptAccountRecords, deleteUser, updateUser } from "~/models/user.server";
+import { verifyAuditTrail, type BrokenLink } from "~/models/audit/audit.server";
+import { ACCOUNT_RECORDED } from "~/models/audit/audit-account.server";
+import { adoptAccountRecords, deleteUser, updateUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 

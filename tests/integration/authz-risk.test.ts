@@ -7,7 +7,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as impactRoute from "~/routes/api+/impact";
-import { loadMocAccess, loadMocDocument } from "~/models/moc-query.server";
+import { loadMocAccess, loadMocDocument } from "~/models/moc/moc-query.server";
 import {
   currentOwner,
   OWNER_SQL,
@@ -15,9 +15,9 @@ import {
   STEPS,
   stateOfDocument,
   waitsOnActor,
-} from "~/models/moc-steps.server";
-import { mayGiveApproval, pendingApproval } from "~/models/risk-approval.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/moc/moc-steps.server";
+import { mayGiveApproval, pendingApproval } from "~/models/authz/risk-approval.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { riskOfRecord } from "~/web/risk-page.server";
 import { makeAdmin, makeUser } from "../helpers/factories";

@@ -1,5 +1,5 @@
 /**
- * Who may do what, as the predicates in app/models/authz.server.ts decide it:
+ * Who may do what, as the predicates in app/models/authz/authz.server.ts decide it:
  * a table of actors x predicates. Plus the same-origin rule for redirectTo.
  */
 import { sql } from "drizzle-orm";
@@ -42,7 +42,7 @@ import {
   mocListScope,
   type Actor,
   type MocAccess,
-} from "~/models/authz.server";
+} from "~/models/authz/authz.server";
 import {
   canAcknowledge,
   canCirculate,
@@ -50,15 +50,15 @@ import {
   canViewPcr,
   pcrListScope,
   type PcrAccess,
-} from "~/models/authz.server";
-import { canLinkRecords, canUnlinkRecords, type LinkEnd } from "~/models/authz.server";
-import { canManageReferences, canManageReferenceTypes, type ReferencedRecord } from "~/models/authz.server";
-import { pendingActions } from "~/models/actions.server";
+} from "~/models/authz/authz.server";
+import { canLinkRecords, canUnlinkRecords, type LinkEnd } from "~/models/authz/authz.server";
+import { canManageReferences, canManageReferenceTypes, type ReferencedRecord } from "~/models/authz/authz.server";
+import { pendingActions } from "~/models/moc/actions.server";
 import { createPcrOk } from "../helpers/pcr";
-import { isOpenItem, openItemSql } from "~/models/moc-closure";
-import { searchMocs } from "~/models/moc-list.server";
-import { loadMocAccess } from "~/models/moc-query.server";
-import { loadMocDocument } from "~/models/moc-query.server";
+import { isOpenItem, openItemSql } from "~/models/moc/moc-closure";
+import { searchMocs } from "~/models/moc/moc-list.server";
+import { loadMocAccess } from "~/models/moc/moc-query.server";
+import { loadMocDocument } from "~/models/moc/moc-query.server";
 import {
   currentOwner,
   waitsOnActor,
@@ -68,9 +68,9 @@ import {
   STEPS,
   stepWaiting,
   WAITING_STEP_SQL,
-} from "~/models/moc-steps.server";
-import { loadMocState } from "~/models/moc-workflow.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/moc/moc-steps.server";
+import { loadMocState } from "~/models/moc/moc-workflow.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { safeRedirect } from "~/web/auth.server";
 import { getDb } from "~/utils/db.server";
 import * as deleteMocRoute from "~/routes/api+/deleteMoC";
@@ -290,7 +290,7 @@ describe("safeRedirect", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// MOC predicates (app/models/authz.server.ts, docs/decisions/004-moc-workflow.md): a role x action table on in-memory records
+// MOC predicates (app/models/authz/authz.server.ts, docs/decisions/004-moc-workflow.md): a role x action table on in-memory records
 
 const PEOPLE = {
   admin: actor({ role: "admin", department: "operations", access: "full" }),

@@ -20,7 +20,7 @@ import {
   type BackupSchedule,
 } from "#jobs/backup";
 import { startBoss, stopBoss } from "#jobs/boss";
-import { auditKeys } from "~/models/audit-chain.server";
+import { auditKeys } from "~/models/audit/audit-chain.server";
 import * as adminRoute from "~/routes/admin+/_index";
 import { getDb } from "~/utils/db.server";
 import { resetEnv } from "~/utils/env.server";

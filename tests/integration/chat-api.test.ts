@@ -1,5 +1,5 @@
 /**
- * Chat (docs/api-contract.md, "Chat, reminders, proxy, reviews"; app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md) as a client sees it: GET and POST
+ * Chat (docs/api-contract.md, "Chat, reminders, proxy, reviews"; app/models/authz/authz.server.ts, docs/decisions/005-pcr-signatures.md) as a client sees it: GET and POST
  * /api/chat and the chat panel's reads (/mocs/:id/chat, /pcrs/:id/chat). Who may use a MOC's and
  * a PCR's room; the sender is always the caller and the time the server's; 1 to 5,000 characters,
  * trimmed; bad requests refused before anything is written; messages in one order for every
@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as chatRoute from "~/routes/api+/chat";
 import * as mocChatRoute from "~/routes/mocs+/$id.chat";
 import * as pcrChatRoute from "~/routes/pcrs+/$id.chat";
-import { findRoom, messagesAfter, postMessage } from "~/models/chat.server";
-import { deleteMoc } from "~/models/moc.server";
-import { deletePcr } from "~/models/pcr.server";
-import type { PublicUser } from "~/models/user.server";
+import { findRoom, messagesAfter, postMessage } from "~/models/records/chat.server";
+import { deleteMoc } from "~/models/moc/moc.server";
+import { deletePcr } from "~/models/pcr/pcr.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import type { QueryCounter } from "#db/client";
 import { chatMessages, chatRooms } from "#db/schema";

@@ -6,7 +6,7 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as chatRoute from "~/routes/api+/chat";
-import { CHAT_POST_BUDGET } from "~/models/chat.server";
+import { CHAT_POST_BUDGET } from "~/models/records/chat.server";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { createMocOk, makeCast, tokenOf, type Doc } from "../helpers/moc-flow";

@@ -34,7 +34,10 @@ beforeAll(async () => {
   tree = await fs.mkdtemp(path.join(os.tmpdir(), "cm-citations-"));
   await write("docs/api-contract.md", "# The contract\n");
   await write("docs/decisions/004-moc-workflow.md", "# 004\n\nSee [the contract](../api-contract.md).\n");
-  await write("app/models/authz.server.ts", "/** Who may do what (docs/decisions/004). */\nexport const x = 1;\n");
+  await write(
+    "app/models/authz/authz.server.ts",
+    "/** Who may do what (docs/decisions/004). */\nexport const x = 1;\n",
+  );
 });
 
 afterAll(async () => {
@@ -48,20 +51,20 @@ describe("scripts/check-citations.ts", () => {
 
   it("fails a comment citing a path that does not exist, with its file and line", async () => {
     const problems = await problemsWith(
-      "app/models/moc.server.ts",
-      "export const y = 2;\n// The rules: app/models/authz.server.ts and app/models/gone.server.ts.\n",
+      "app/models/moc/moc.server.ts",
+      "export const y = 2;\n// The rules: app/models/authz/authz.server.ts and app/models/gone.server.ts.\n",
     );
-    expect(problems).toEqual(["app/models/moc.server.ts:2: cites app/models/gone.server.ts, which does not exist"]);
+    expect(problems).toEqual(["app/models/moc/moc.server.ts:2: cites app/models/gone.server.ts, which does not exist"]);
   });
 
   it("fails a comment citing ../shared or a document the repository does not have", async () => {
     const problems = await problemsWith(
-      "app/models/pcr.server.ts",
+      "app/models/pcr/pcr.server.ts",
       "/**\n * As ../shared/spec says,\n * and as clarifications.md adds.\n */\nexport const z = 3;\n",
     );
     expect(problems).toEqual([
-      "app/models/pcr.server.ts:2: cites ../shared (outside the repository)",
-      "app/models/pcr.server.ts:3: cites clarifications.md, which is not in the repository",
+      "app/models/pcr/pcr.server.ts:2: cites ../shared (outside the repository)",
+      "app/models/pcr/pcr.server.ts:3: cites clarifications.md, which is not in the repository",
     ]);
   });
 

@@ -28,13 +28,13 @@ import {
   circulationTracking,
   pendingAcknowledgements,
   type CirculationJson,
-} from "~/models/circulations.server";
-import { recordName } from "~/models/circulation-outputs.server";
-import { RECIPIENT_STATE_WORDS } from "~/models/circulations.schema";
-import { computeInsights } from "~/models/insights.server";
-import type { PrintRecord } from "~/models/record-print.server";
-import { sendDueReminders } from "~/models/reminder.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/circulations/circulations.server";
+import { recordName } from "~/models/circulations/circulation-outputs.server";
+import { RECIPIENT_STATE_WORDS } from "~/models/circulations/circulations.schema";
+import { computeInsights } from "~/models/insights/insights.server";
+import type { PrintRecord } from "~/models/records-out/record-print.server";
+import { sendDueReminders } from "~/models/moc/reminder.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeUser } from "../helpers/factories";

@@ -19,9 +19,9 @@ import * as mocPrint from "~/routes/mocs+/$id_.print";
 import * as mocPage from "~/routes/mocs+/$id._index";
 import * as newPage from "~/routes/circulations+/new";
 import * as trackingPage from "~/routes/circulations+/$id";
-import { openAttachment, storeAttachment } from "~/models/attachments.server";
-import { historyOf, verifyAuditTrail } from "~/models/audit.server";
-import { pcrListScope } from "~/models/authz.server";
+import { openAttachment, storeAttachment } from "~/models/records/attachments.server";
+import { historyOf, verifyAuditTrail } from "~/models/audit/audit.server";
+import { pcrListScope } from "~/models/authz/authz.server";
 import {
   acknowledge,
   circulationPage,
@@ -33,9 +33,9 @@ import {
   recipientState,
   recipientStateSql,
   type CirculationJson,
-} from "~/models/circulations.server";
-import type { PublicUser } from "~/models/user.server";
-import { deleteVessel } from "~/models/vessel.server";
+} from "~/models/circulations/circulations.server";
+import type { PublicUser } from "~/models/people/user.server";
+import { deleteVessel } from "~/models/fleet/vessel.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";

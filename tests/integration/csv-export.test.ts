@@ -9,7 +9,7 @@ import * as allPcr from "~/routes/api+/allPcr";
 import * as getAllMoc from "~/routes/api+/getAllMoc";
 import * as oldMoc from "~/routes/api+/oldMoc";
 import * as oldPcr from "~/routes/api+/oldPcr";
-import { csvCell } from "~/models/csv-export.server";
+import { csvCell } from "~/models/records-out/csv-export.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { makeCast, mocAt } from "../helpers/moc-flow";

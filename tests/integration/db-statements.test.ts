@@ -2,7 +2,7 @@
  * Statements built once (statementOnce in db/client.ts): drizzle builds the SQL text once, and each
  * call runs it on the executor it names. Inside a transaction that must be the transaction's own
  * connection: the statement sees the transaction's writes, and a rollback takes back what it
- * wrote. Every workflow step relies on it (app/models/moc-workflow.server.ts).
+ * wrote. Every workflow step relies on it (app/models/moc/moc-workflow.server.ts).
  */
 import { eq, sql } from "drizzle-orm";
 import { integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";

@@ -14,14 +14,14 @@ import {
   delegationsOf,
   endDelegation,
   principalsOf,
-} from "~/models/delegation.server";
-import { pendingActions } from "~/models/actions.server";
-import { delegatedPcrSignatures } from "~/models/pcr-signing.server";
-import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit.server";
-import { latestMessages, openRoom, postMessage } from "~/models/chat.server";
-import type { PcrDocument } from "~/models/pcr.server";
-import { recordSignatures } from "~/models/record-print.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/people/delegation.server";
+import { pendingActions } from "~/models/moc/actions.server";
+import { delegatedPcrSignatures } from "~/models/pcr/pcr-signing.server";
+import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit/audit.server";
+import { latestMessages, openRoom, postMessage } from "~/models/records/chat.server";
+import type { PcrDocument } from "~/models/pcr/pcr.server";
+import { recordSignatures } from "~/models/records-out/record-print.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid } from "~/utils/errors";
 import { makeAdmin, makeUser } from "../helpers/factories";

@@ -8,7 +8,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "#db/client";
-import { notify, queueEmails, type QueuedEmail } from "~/models/email.server";
+import { notify, queueEmails, type QueuedEmail } from "~/models/messages/email.server";
 import * as outboxPage from "~/routes/admin+/outbox";
 import { resetEnv } from "~/utils/env.server";
 import { eventually, startFakeResend, type FakeResend } from "../helpers/fake-resend";

@@ -5,7 +5,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "#db/client";
-import { notify } from "~/models/email.server";
+import { notify } from "~/models/messages/email.server";
 import { resetEnv } from "~/utils/env.server";
 import { eventually, startFakeResend, type FakeResend } from "../helpers/fake-resend";
 import { makeUser } from "../helpers/factories";

@@ -14,7 +14,7 @@ import * as cancelItemRoute from "~/routes/api+/cancelPlanItem";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as reviewRoute from "~/routes/api+/effectivenessReview";
 import * as newMocPage from "~/routes/mocs+/new";
-import { linksOf } from "~/models/record-links.server";
+import { linksOf } from "~/models/records/record-links.server";
 import { getDb } from "~/utils/db.server";
 import { makeUser } from "../helpers/factories";
 import { daysFromToday, newMocBody, verifierForm, type Cast } from "../helpers/moc";

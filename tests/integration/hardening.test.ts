@@ -31,8 +31,8 @@ import * as userRoute from "~/routes/api+/user";
 import * as usersRoute from "~/routes/api+/users";
 import * as verifyRoute from "~/routes/api+/verify";
 import * as profilePage from "~/routes/profile";
-import { PASSWORD_BUDGETS } from "~/models/password-attempts.server";
-import { slotGroup } from "~/models/person-slots.server";
+import { PASSWORD_BUDGETS } from "~/models/people/password-attempts.server";
+import { slotGroup } from "~/models/shared/person-slots.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { getDb } from "~/utils/db.server";
 import { logger } from "~/utils/logger.server";
@@ -357,7 +357,7 @@ describe("MOC access follows the current assignments", () => {
 
 describe("HTTP answers (issue 40)", () => {
   describe("a PDF asked for while the person's previous one is still being made", () => {
-    // The same slots the PDF worker takes (app/models/person-slots.server.ts): held here, the next
+    // The same slots the PDF worker takes (app/models/shared/person-slots.server.ts): held here, the next
     // PDF of that person is refused as a second concurrent one is, without racing a real PDF.
     const pdfSlots = slotGroup("record-pdf", () => "held by the test");
     const BUSY = "A PDF you asked for is still being made; wait for it to finish, then try again";

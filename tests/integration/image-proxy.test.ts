@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as proxyRoute from "~/routes/api+/proxy";
-import { classifyAddress, hostKey, parseAllowedHosts, sniffImageType } from "~/models/image-proxy.server";
-import { proxySlotsInUse } from "~/models/image-proxy-slots.server";
-import type { PublicUser } from "~/models/user.server";
+import { classifyAddress, hostKey, parseAllowedHosts, sniffImageType } from "~/models/ops/image-proxy.server";
+import { proxySlotsInUse } from "~/models/ops/image-proxy-slots.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { resetEnv } from "~/utils/env.server";
 import { makeUser, tokenFor } from "../helpers/factories";
 import { expectError } from "../helpers/moc-flow";

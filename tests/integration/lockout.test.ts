@@ -1,6 +1,6 @@
 /**
- * Lockout driven from outside (app/models/password-attempts.server.ts,
- * app/models/sign-in-link.server.ts, docs/decisions/028-untrusted-text-and-sign-in-links.md):
+ * Lockout driven from outside (app/models/people/password-attempts.server.ts,
+ * app/models/sign-in/sign-in-link.server.ts, docs/decisions/028-untrusted-text-and-sign-in-links.md):
  * budgets follow the account, not its email; IPv6 clients count by /64; /api/verify cannot be
  * spent by another site; and a locked-out owner still gets in with a one-time emailed link.
  */
@@ -11,8 +11,8 @@ import * as signInLinkPage from "~/routes/_auth+/login_.link";
 import * as myUserRoute from "~/routes/api+/myUser";
 import * as userRoute from "~/routes/api+/user";
 import * as verifyRoute from "~/routes/api+/verify";
-import { listOutbox } from "~/models/email.server";
-import { PASSWORD_BUDGETS, startPasswordAttempt } from "~/models/password-attempts.server";
+import { listOutbox } from "~/models/messages/email.server";
+import { PASSWORD_BUDGETS, startPasswordAttempt } from "~/models/people/password-attempts.server";
 import { CLIENT_ADDRESS_HEADER, clientAddressHeader } from "~/utils/client-address.server";
 import { getDb } from "~/utils/db.server";
 import { databaseErrorCode } from "~/utils/errors";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "#db/client";
 import { stopBoss } from "#jobs/boss";
 import { startWorkers } from "#jobs/workers";
-import { queueEmails } from "~/models/email.server";
+import { queueEmails } from "~/models/messages/email.server";
 import { resetEnv } from "~/utils/env.server";
 import { metrics } from "~/utils/metrics.server";
 import { eventually, startFakeResend, type FakeResend } from "../helpers/fake-resend";

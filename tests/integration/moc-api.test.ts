@@ -1,5 +1,5 @@
 /**
- * Every MOC endpoint's contract (docs/api-contract.md, "MOC management"; docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts, docs/decisions/004-moc-workflow.md):
+ * Every MOC endpoint's contract (docs/api-contract.md, "MOC management"; docs/decisions/002-differences-from-spec.md, app/models/authz/authz.server.ts, docs/decisions/004-moc-workflow.md):
  * body keys, response shapes, population, who may see and change what, and what each change
  * leaves behind. Every answer goes through `api`, which also fails on any password, hash or
  * `$argon2` in the raw text.
@@ -24,10 +24,10 @@ import * as userRoute from "~/routes/api+/user";
 import * as dashboardPage from "~/routes/_index";
 import * as mocListPage from "~/routes/mocs+/_index";
 import { buildRequest, call } from "../helpers/request";
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
-import { searchMocs, type MocListRow } from "~/models/moc-list.server";
-import { MOC_SORTS } from "~/models/moc-status";
+import { searchMocs, type MocListRow } from "~/models/moc/moc-list.server";
+import { MOC_SORTS } from "~/models/moc/moc-status";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { futureDate, newMocBody, type Cast } from "../helpers/moc";
@@ -336,7 +336,7 @@ describe("population", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Visibility (app/models/authz.server.ts)
+// Visibility (app/models/authz/authz.server.ts)
 
 describe("who sees what", () => {
   let open: Doc;

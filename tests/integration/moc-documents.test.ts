@@ -7,20 +7,20 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { beforeAll, describe, expect, it } from "vitest";
-import { mocListScope } from "~/models/authz.server";
-import { buildMocListJson, mocListBody } from "~/models/moc-query.server";
+import { mocListScope } from "~/models/authz/authz.server";
+import { buildMocListJson, mocListBody } from "~/models/moc/moc-query.server";
 import * as getAllMocRoute from "~/routes/api+/getAllMoc";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as singlemocRoute from "~/routes/api+/singlemoc";
 import * as usersRoute from "~/routes/api+/users";
 import { getDb, inRequestTransaction } from "~/utils/db.server";
-import { runStepForDocument } from "~/models/moc-workflow.server";
+import { runStepForDocument } from "~/models/moc/moc-workflow.server";
 import { DERIVED_HASH, syncDerivedObjects } from "#db/derived";
 import { startBoss } from "#jobs/boss";
 import { api } from "../helpers/api";
 import { expectStoredDocumentsFresh } from "../helpers/db-state";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
-import { createSession, revokeSession, sessionClaims } from "~/models/session.server";
+import { createSession, revokeSession, sessionClaims } from "~/models/sign-in/session.server";
 import { signToken } from "~/utils/token.server";
 import { approverForm, hseqForm, type Cast } from "../helpers/moc";
 import {

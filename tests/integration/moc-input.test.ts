@@ -20,7 +20,7 @@ import * as newmocRoute from "~/routes/api+/newmoc";
 import * as riskRoute from "~/routes/api+/risk_assessment";
 import * as singlemocRoute from "~/routes/api+/singlemoc";
 import { MAX_BODY_BYTES } from "~/utils/http.server";
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { api } from "../helpers/api";
 import { makeUser } from "../helpers/factories";
 import {

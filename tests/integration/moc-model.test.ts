@@ -35,19 +35,19 @@ import * as actionTableRoute from "~/routes/api+/actionTable";
 import * as cancelPlanItemRoute from "~/routes/api+/cancelPlanItem";
 import * as impactRoute from "~/routes/api+/impact";
 import * as riskAssessmentRoute from "~/routes/api+/risk_assessment";
-import { verifyAuditTrail } from "~/models/audit-verify.server";
-import { isOpenItem } from "~/models/moc-closure";
-import { completionReportDue } from "~/models/moc-document";
+import { verifyAuditTrail } from "~/models/audit/audit-verify.server";
+import { isOpenItem } from "~/models/moc/moc-closure";
+import { completionReportDue } from "~/models/moc/moc-document";
 import type { ExtentionsAndDeviations } from "#db/schema";
-import { APPROVAL_STAGE_ACTION, approvalStages, higherLevel, type RiskLevel } from "~/models/risk";
-import { PENDING_APPROVAL_SQL } from "~/models/risk-approval.server";
-import { DEFAULT_RISK_SETTINGS, setRiskSettings } from "~/models/risk-settings.server";
-import type { PublicUser } from "~/models/user.server";
+import { APPROVAL_STAGE_ACTION, approvalStages, higherLevel, type RiskLevel } from "~/models/risk/risk";
+import { PENDING_APPROVAL_SQL } from "~/models/authz/risk-approval.server";
+import { DEFAULT_RISK_SETTINGS, setRiskSettings } from "~/models/moc/risk-settings.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { approverForm, hseqForm, implementationForm, implementerForm, verifierForm, type Cast } from "../helpers/moc";
 import { createMocOk, makeCast, mocSnapshot, post, stageOf, submitStep, type Doc } from "../helpers/moc-flow";
-import { loadMocDocument } from "~/models/moc-query.server";
+import { loadMocDocument } from "~/models/moc/moc-query.server";
 import type { CallResult } from "../helpers/request";
 
 const PEOPLE = [

@@ -1,5 +1,5 @@
 /**
- * Issue 27 items 2 and 5. One description of a MOC's parts (app/models/moc-parts.server.ts): every
+ * Issue 27 items 2 and 5. One description of a MOC's parts (app/models/moc/moc-parts.server.ts): every
  * field of it is in the print view and in the PDF's text (pdftotext), with the fixes the issue
  * names (Part A's change type and end date, each decision's own comment, plan owners by name,
  * Part C's returns beneath its final answers). And the decision context of every decision form
@@ -29,10 +29,10 @@ import * as riskAssessmentRoute from "~/routes/api+/risk_assessment";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { DecisionContext } from "~/components/decision-context";
-import { createDelegation } from "~/models/delegation.server";
-import { loadMocDocument } from "~/models/moc-query.server";
-import { describeMocParts } from "~/models/moc-parts.server";
-import { drawnImage, type PrintRecord } from "~/models/record-print.server";
+import { createDelegation } from "~/models/people/delegation.server";
+import { loadMocDocument } from "~/models/moc/moc-query.server";
+import { describeMocParts } from "~/models/moc/moc-parts.server";
+import { drawnImage, type PrintRecord } from "~/models/records-out/record-print.server";
 import type { DecisionContextData } from "~/web/decision-context.server";
 import { makeUser } from "../helpers/factories";
 import { daysFromToday, futureDate, hseqForm, implementationForm, implementerForm, resolution } from "../helpers/moc";

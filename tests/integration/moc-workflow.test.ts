@@ -9,8 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as deleteMocRoute from "~/routes/api+/deleteMoC";
 import * as singlemocRoute from "~/routes/api+/singlemoc";
 import * as addUserRoute from "~/routes/api+/addUser";
-import { MOC_STEPS, type MocStep } from "~/models/moc-steps.server";
-import type { PublicUser } from "~/models/user.server";
+import { MOC_STEPS, type MocStep } from "~/models/moc/moc-steps.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import {

@@ -7,10 +7,10 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as dashboardPage from "~/routes/_index";
-import { completeMocContext } from "~/models/moc-context.server";
-import { myVessel, MY_VESSEL_SHOWN } from "~/models/my-vessel.server";
-import { addAssignment, createVessel, type VesselJson } from "~/models/vessel.server";
-import type { PublicUser } from "~/models/user.server";
+import { completeMocContext } from "~/models/moc/moc-context.server";
+import { myVessel, MY_VESSEL_SHOWN } from "~/models/overview/my-vessel.server";
+import { addAssignment, createVessel, type VesselJson } from "~/models/fleet/vessel.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { buildRequest } from "../helpers/request";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";

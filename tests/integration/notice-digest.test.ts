@@ -7,8 +7,8 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runDailyReminder } from "#jobs/reminder";
-import { listNotifications } from "~/models/notifications.server";
-import { channelsAllowed, preferencesOf, setPreferences } from "~/models/notice-preferences.server";
+import { listNotifications } from "~/models/messages/notifications.server";
+import { channelsAllowed, preferencesOf, setPreferences } from "~/models/people/notice-preferences.server";
 import { getDb } from "~/utils/db.server";
 import { stepBody } from "../helpers/moc";
 import { makeCast, mocAt, stepOk, type Doc } from "../helpers/moc-flow";

@@ -14,8 +14,13 @@ import * as substituteRoute from "~/routes/api+/pcr.substitute";
 import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
 import * as preferencesRoute from "~/routes/notifications_.preferences";
 import * as unsubscribeRoute from "~/routes/unsubscribe.$token";
-import { notify } from "~/models/email.server";
-import { preferencesOf, setPreferences, unsubscribeToken, type NoticeKind } from "~/models/notice-preferences.server";
+import { notify } from "~/models/messages/email.server";
+import {
+  preferencesOf,
+  setPreferences,
+  unsubscribeToken,
+  type NoticeKind,
+} from "~/models/people/notice-preferences.server";
 import { NOTICE_KINDS } from "#db/schema";
 import { resetEnv } from "~/utils/env.server";
 import { startFakeResend, type FakeResend } from "../helpers/fake-resend";

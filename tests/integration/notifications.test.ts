@@ -9,7 +9,7 @@ import {
   markAllNotificationsRead,
   markNotificationRead,
   unreadNotificationCount,
-} from "~/models/notifications.server";
+} from "~/models/messages/notifications.server";
 import { makeCast, mocAt, stepOk } from "../helpers/moc-flow";
 import { makeUser } from "../helpers/factories";
 import { stepBody } from "../helpers/moc";

@@ -4,8 +4,8 @@
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CONTROL_CHARACTERS } from "~/models/search.constants";
-import { SEARCH_CONTROL_MESSAGE } from "~/models/text-rules";
+import { CONTROL_CHARACTERS } from "~/models/records/search.constants";
+import { SEARCH_CONTROL_MESSAGE } from "~/models/shared/text-rules";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as searchApi from "~/routes/api+/search";
 import * as pcrRoute from "~/routes/api+/pcr";

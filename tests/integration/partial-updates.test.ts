@@ -1,7 +1,7 @@
 /**
  * A partial update changes only what it names (docs/decisions/031-api-contract.md, docs/api-contract.md
  * "Conventions"): every partial schema of the API adds nothing the client did not send (zod's
- * `.partial()` keeps `.default()`s, which reset omitted fields: app/models/partial-update.ts),
+ * `.partial()` keeps `.default()`s, which reset omitted fields: app/models/shared/partial-update.ts),
  * and, through the API, every PUT and PATCH of the API document, sent one field, changes that
  * field and keeps every other one (issue 40, finding 11).
  */
@@ -22,14 +22,14 @@ import * as userFromDatabaseRoute from "~/routes/api+/UserFromDatabase";
 import * as usersRoute from "~/routes/api+/users";
 import * as vesselsRoute from "~/routes/api+/vessels";
 import * as riskSettingsRoute from "~/routes/api+/riskSettings";
-import { riskSettingsBodySchema } from "~/models/risk.schema";
+import { riskSettingsBodySchema } from "~/models/risk/risk.schema";
 import { API } from "~/web/openapi.server";
-import { archiveSchemas } from "~/models/archive.schema";
-import { implementerDraftSchema } from "~/models/moc.schema";
-import { updatePcrSchema } from "~/models/pcr.schema";
-import { reviewUpdateSchema } from "~/models/review.schema";
-import { ownProfileSchema, userUpdateSchema } from "~/models/user.schema";
-import { vesselUpdateSchema } from "~/models/vessel.schema";
+import { archiveSchemas } from "~/models/archive/archive.schema";
+import { implementerDraftSchema } from "~/models/moc/moc.schema";
+import { updatePcrSchema } from "~/models/pcr/pcr.schema";
+import { reviewUpdateSchema } from "~/models/review/review.schema";
+import { ownProfileSchema, userUpdateSchema } from "~/models/people/user.schema";
+import { vesselUpdateSchema } from "~/models/fleet/vessel.schema";
 import { api } from "../helpers/api";
 import { userRow } from "../helpers/db-state";
 import { makeAdmin, makeUser, PASSWORD, tokenFor } from "../helpers/factories";

@@ -1,5 +1,5 @@
 /**
- * The PCR API as a client sees it (docs/api-contract.md, "PCR"; app/models/authz.server.ts, docs/decisions/005-pcr-signatures.md, docs/decisions/003-email-outbox.md): who reads,
+ * The PCR API as a client sees it (docs/api-contract.md, "PCR"; app/models/authz/authz.server.ts, docs/decisions/005-pcr-signatures.md, docs/decisions/003-email-outbox.md): who reads,
  * lists, edits and deletes what; the creation contract; the signature chain in order with slot
  * holders, comments and affected parties; completion in either order; the emails each step
  * writes; two signers at once; cloning; the lightweight summary; and list queries that do not
@@ -17,9 +17,9 @@ import * as signaturesRoute from "~/routes/api+/pcr.signatures";
 import * as summaryRoute from "~/routes/api+/pcr.summary";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as singlePcrRoute from "~/routes/api+/singlePcr";
-import { createPcr } from "~/models/pcr.server";
-import { newPcrSchema } from "~/models/pcr.schema";
-import type { PublicUser } from "~/models/user.server";
+import { createPcr } from "~/models/pcr/pcr.server";
+import { newPcrSchema } from "~/models/pcr/pcr.schema";
+import type { PublicUser } from "~/models/people/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import type { QueryCounter } from "#db/client";
 import { api } from "../helpers/api";

@@ -1,5 +1,5 @@
 /**
- * The PCR chain declared once (app/models/pcr-chain.server.ts): the record page offers a sign form
+ * The PCR chain declared once (app/models/pcr/pcr-chain.server.ts): the record page offers a sign form
  * only for the slot the signing accepts (a holder of two chain roles who signed one is offered
  * none, and told why), the page signs one slot by the same rule as the API's whole array, and
  * "waiting on" in SQL agrees with the predicates.
@@ -7,10 +7,10 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as pcrViewPage from "~/routes/pcrs+/$id";
-import { createDelegation } from "~/models/delegation.server";
-import { PCR_CHAIN, nextSlot, slotDefinition, waitsOnSlotSql } from "~/models/pcr-chain.server";
-import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr-signing.server";
-import type { PublicUser } from "~/models/user.server";
+import { createDelegation } from "~/models/people/delegation.server";
+import { PCR_CHAIN, nextSlot, slotDefinition, waitsOnSlotSql } from "~/models/pcr/pcr-chain.server";
+import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr/pcr-signing.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser, PASSWORD } from "../helpers/factories";
 import { buildRequest } from "../helpers/request";

@@ -4,15 +4,15 @@
  * (item 9); a PCR raised by a chain position holder can finish (item 19).
  */
 import { describe, expect, it } from "vitest";
-import { LOGIN_FAILURE_LIMIT } from "~/models/rate-limit.server";
+import { LOGIN_FAILURE_LIMIT } from "~/models/shared/rate-limit.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import * as pcrRoute from "~/routes/api+/pcr";
 import * as withdrawRoute from "~/routes/api+/pcr.withdraw";
 import * as substituteRoute from "~/routes/api+/pcr.substitute";
 import * as usersRoute from "~/routes/api+/users";
 import * as pcrByIdRoute from "~/routes/api+/pcr.$id";
-import { createDelegation } from "~/models/delegation.server";
-import { historyOf } from "~/models/audit.server";
+import { createDelegation } from "~/models/people/delegation.server";
+import { historyOf } from "~/models/audit/audit.server";
 import { api } from "../helpers/api";
 import { createPcrOk, currentChain, partySign, pcrRow, postSignatures, sign, tokenOf } from "../helpers/pcr";
 

@@ -7,9 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { AUDIT_KINDS, CHAIN_NAMES } from "~/models/audit-chain.server";
+import { AUDIT_KINDS, CHAIN_NAMES } from "~/models/audit/audit-chain.server";
 import { RECORD_KINDS, recordKinds } from "~/models/record-kinds.server";
-import { RECORD_REF_KINDS } from "~/models/record-refs.constants";
+import { RECORD_REF_KINDS } from "~/models/records/record-refs.constants";
 import { getDb } from "~/utils/db.server";
 import { API } from "~/web/openapi.server";
 

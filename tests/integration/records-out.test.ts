@@ -11,16 +11,16 @@ import * as mocPdf from "~/routes/mocs+/$id_.pdf";
 import * as mocPrint from "~/routes/mocs+/$id_.print";
 import * as pcrPdf from "~/routes/pcrs+/$id_.pdf";
 import * as pcrPrint from "~/routes/pcrs+/$id_.print";
-import { historyOf, signaturesOf } from "~/models/audit.server";
-import { loadMocDocument } from "~/models/moc-query.server";
-import { clonePcr, getPcr, updatePcr } from "~/models/pcr.server";
+import { historyOf, signaturesOf } from "~/models/audit/audit.server";
+import { loadMocDocument } from "~/models/moc/moc-query.server";
+import { clonePcr, getPcr, updatePcr } from "~/models/pcr/pcr.server";
 import {
   RECONSTRUCTED_HISTORY,
   RECONSTRUCTED_SIGNATURE,
   recordHistory,
   recordSignatures,
   type PrintRecord,
-} from "~/models/record-print.server";
+} from "~/models/records-out/record-print.server";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { makeCast, mocAt } from "../helpers/moc-flow";
 import { createPcrOk, currentParties, makeHolders, partySign, POSITION_ROLES, signChain, signOk } from "../helpers/pcr";

@@ -20,8 +20,8 @@ import {
   sendDueReminders,
   setReminderPreference,
   type ReminderRun,
-} from "~/models/reminder.server";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/moc/reminder.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import { resetEnv } from "~/utils/env.server";
 import type { QueryCounter } from "#db/client";

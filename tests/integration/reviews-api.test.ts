@@ -1,5 +1,5 @@
 /**
- * GET/POST/PUT /api/year-end-review as a client sees it (docs/api-contract.md, app/models/authz.server.ts, docs/decisions/011-year-end-reviews.md):
+ * GET/POST/PUT /api/year-end-review as a client sees it (docs/api-contract.md, app/models/authz/authz.server.ts, docs/decisions/011-year-end-reviews.md):
  * who writes and who reads, validation with the offending paths, sanitised rich text, the MOC
  * summary counted from the year's MOCs (statuses, departments, years, deleted ones), PUT merging
  * the fields sent into the stored document, 404s, refused requests that write nothing, and a list whose query count does
@@ -10,7 +10,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as reviewRoute from "~/routes/api+/year-end-review";
 import * as usersRoute from "~/routes/api+/users";
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import type { QueryCounter } from "#db/client";
 import { chatRooms, mocForms, mocs, users, yearEndReviews } from "#db/schema";

@@ -8,15 +8,15 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import * as impactRoute from "~/routes/api+/impact";
-import { levelOf, levelOfScore, mocRiskLevel, DEFAULT_THRESHOLDS, thresholdsProblem } from "~/models/risk";
-import { DEFAULT_RISK_SETTINGS, getRiskSettings, setRiskSettings } from "~/models/risk-settings.server";
-import type { PublicUser } from "~/models/user.server";
-import { dashboard, mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list.server";
-import { mocPrintRecord } from "~/models/record-print.server";
-import { computeInsights } from "~/models/insights.server";
+import { levelOf, levelOfScore, mocRiskLevel, DEFAULT_THRESHOLDS, thresholdsProblem } from "~/models/risk/risk";
+import { DEFAULT_RISK_SETTINGS, getRiskSettings, setRiskSettings } from "~/models/moc/risk-settings.server";
+import type { PublicUser } from "~/models/people/user.server";
+import { dashboard, mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc/moc-list.server";
+import { mocPrintRecord } from "~/models/records-out/record-print.server";
+import { computeInsights } from "~/models/insights/insights.server";
 import { getDb } from "~/utils/db.server";
-import { approvalGivenSql, isApprovalGiven, isMocApproved, mocApprovedSql } from "~/models/authz.server";
-import { loadMocAccess } from "~/models/moc-query.server";
+import { approvalGivenSql, isApprovalGiven, isMocApproved, mocApprovedSql } from "~/models/authz/authz.server";
+import { loadMocAccess } from "~/models/moc/moc-query.server";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { approverForm, hseqForm, type Cast } from "../helpers/moc";
 import {

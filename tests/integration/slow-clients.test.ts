@@ -9,9 +9,9 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { csvExportsInUse } from "~/models/csv-export.server";
-import { listAttachments } from "~/models/attachments.server";
-import { pdfsInUse } from "~/models/record-pdf-worker.server";
+import { csvExportsInUse } from "~/models/records-out/csv-export.server";
+import { listAttachments } from "~/models/records/attachments.server";
+import { pdfsInUse } from "~/models/records-out/record-pdf-worker.server";
 import * as mocAttachments from "~/routes/mocs+/$id.attachments";
 import * as mocPdf from "~/routes/mocs+/$id_.pdf";
 import * as actionTableRoute from "~/routes/api+/actionTable";

@@ -1,12 +1,12 @@
 /**
  * Text a client sends that must be refused with a 400 and a message, never a 500 and never stored
- * (app/models/text-rules.ts, docs/decisions/028-untrusted-text-and-sign-in-links.md): control
+ * (app/models/shared/text-rules.ts, docs/decisions/028-untrusted-text-and-sign-in-links.md): control
  * characters in a list's search, and bidirectional controls in people's names, file names and
  * titles.
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { storeAttachment } from "~/models/attachments.server";
+import { storeAttachment } from "~/models/records/attachments.server";
 import * as mocsPage from "~/routes/mocs+/_index";
 import * as pcrsPage from "~/routes/pcrs+/_index";
 import * as archivePage from "~/routes/archive+/$kind._index";

@@ -1,6 +1,6 @@
 /**
  * The users API: /api/users, /api/user, /api/UserFromDatabase, /api/myUser and /api/verify
- * (docs/api-contract.md, "Users"; docs/decisions/001-session-tokens.md, docs/decisions/002-differences-from-spec.md, app/models/authz.server.ts). Every answer goes through `api`, which also checks
+ * (docs/api-contract.md, "Users"; docs/decisions/001-session-tokens.md, docs/decisions/002-differences-from-spec.md, app/models/authz/authz.server.ts). Every answer goes through `api`, which also checks
  * that no password or hash leaks and that /api answers are not cached.
  */
 import { randomUUID } from "node:crypto";
@@ -11,7 +11,7 @@ import * as userRoute from "~/routes/api+/user";
 import * as fromDbRoute from "~/routes/api+/UserFromDatabase";
 import * as usersRoute from "~/routes/api+/users";
 import * as verifyRoute from "~/routes/api+/verify";
-import type { PublicUser } from "~/models/user.server";
+import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { users } from "#db/schema";
 import { api } from "../helpers/api";

@@ -12,10 +12,10 @@ import { sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, NotFound } from "~/utils/errors";
-import { entryLink, type ChainEntry, type ChainHead, type Link } from "../audit-chain.server";
-import type { Actor } from "../authz.server";
-import type { PublicUser } from "../user.server";
-import { literal } from "./sql-literal";
+import { entryLink, type ChainEntry, type ChainHead, type Link } from "../audit/audit-chain.server";
+import type { Actor } from "../authz/authz.server";
+import type { PublicUser } from "../people/user.server";
+import { literal } from "../shared/sql-literal";
 
 /** What every record kind's state has: the rules' conditions come on top. */
 export type BaseState = { status: string; completed: boolean; isDeleted: boolean };

@@ -12,8 +12,8 @@ import { useEffect } from "react";
 import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
-import { createSession } from "~/models/session.server";
-import { loginSchema } from "~/models/user.schema";
+import { createSession } from "~/models/sign-in/session.server";
+import { loginSchema } from "~/models/people/user.schema";
 import { useLazyValidation } from "~/components/lazy-validation";
 import { assertSameOrigin, authenticate, authenticator, safeRedirect, sessionCookie } from "~/web/auth.server";
 import { DomainError, Invalid } from "~/utils/errors";
@@ -94,7 +94,7 @@ export default function Login() {
   const [form, fields] = useForm({
     id: "login",
     lastResult: lastResult && "status" in lastResult ? lastResult : undefined,
-    onValidate: useLazyValidation("login", () => import("~/models/user.schema").then((m) => m.loginSchema)),
+    onValidate: useLazyValidation("login", () => import("~/models/people/user.schema").then((m) => m.loginSchema)),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });

@@ -1,5 +1,5 @@
 /**
- * /login/link: the one-time sign-in link by email (app/models/sign-in-link.server.ts). Without a
+ * /login/link: the one-time sign-in link by email (app/models/sign-in/sign-in-link.server.ts). Without a
  * token: a form asking for a link. With `?token=`: a button that signs in. The link never signs in
  * on GET, so a mail scanner that opens links ahead of the reader cannot use it up.
  */
@@ -10,10 +10,10 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
 import { useLazyValidation } from "~/components/lazy-validation";
-import { createSession } from "~/models/session.server";
+import { createSession } from "~/models/sign-in/session.server";
 import { passwordAllowedFor, passwordSignInOff } from "~/web/password-policy.server";
-import { redeemSignInLink, requestSignInLink, SIGN_IN_LINK_MINUTES } from "~/models/sign-in-link.server";
-import { signInLinkSchema } from "~/models/user.schema";
+import { redeemSignInLink, requestSignInLink, SIGN_IN_LINK_MINUTES } from "~/models/sign-in/sign-in-link.server";
+import { signInLinkSchema } from "~/models/people/user.schema";
 import { assertSameOriginForPage, sessionCookie } from "~/web/auth.server";
 import { clientAddress } from "~/utils/client-address.server";
 import { runForPage } from "~/utils/page.server";
@@ -63,7 +63,9 @@ export default function SignInLink() {
   const [form, fields] = useForm({
     id: "sign-in-link",
     lastResult: answer?.result,
-    onValidate: useLazyValidation("sign-in-link", () => import("~/models/user.schema").then((m) => m.signInLinkSchema)),
+    onValidate: useLazyValidation("sign-in-link", () =>
+      import("~/models/people/user.schema").then((m) => m.signInLinkSchema),
+    ),
     shouldValidate: "onSubmit",
   });
   const failedRedeem = Boolean(token && answer && !answer.sent);

@@ -1,6 +1,6 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { revokeSession } from "~/models/session.server";
-import { isProviderSession } from "~/models/oidc-users.server";
+import { revokeSession } from "~/models/sign-in/session.server";
+import { isProviderSession } from "~/models/sign-in/oidc-users.server";
 import { providerLogoutUrl } from "~/web/oidc.server";
 import { assertSameOriginForPage, authenticate, clearSessionCookie } from "~/web/auth.server";
 

@@ -4,9 +4,9 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, Field, SubmitButton } from "~/components/forms";
-import { onboardingSchema } from "~/models/user-forms.schema";
+import { onboardingSchema } from "~/models/people/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
-import { completeOnboarding } from "~/models/user.server";
+import { completeOnboarding } from "~/models/people/user.server";
 import { requirePageIdentity, safeRedirect } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, runForPage } from "~/utils/page.server";
@@ -46,7 +46,7 @@ export default function Onboarding() {
   const [form, fields] = useSchemaForm({
     id: "onboarding",
     lastResult,
-    schema: () => import("~/models/user-forms.schema").then((m) => m.onboardingSchema),
+    schema: () => import("~/models/people/user-forms.schema").then((m) => m.onboardingSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

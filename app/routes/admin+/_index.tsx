@@ -1,7 +1,7 @@
 import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { canSeeOperations } from "~/models/authz.server";
-import { backupOverview } from "~/models/backup.server";
+import { canSeeOperations } from "~/models/authz/authz.server";
+import { backupOverview } from "~/models/ops/backup.server";
 import { requirePageUserWho } from "~/web/auth.server";
 
 export const meta: MetaFunction = () => [{ title: "Administration · Change Management" }];

@@ -1,10 +1,10 @@
 import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import type { ChainName } from "~/models/audit-chain.server";
-import { verifyAuditTrail } from "~/models/audit.server";
-import { canVerifyAudit } from "~/models/authz.server";
-import { RANKS_RECORD } from "~/models/ranks.constants";
-import { REFERENCE_TYPES_RECORD } from "~/models/references.constants";
+import type { ChainName } from "~/models/audit/audit-chain.server";
+import { verifyAuditTrail } from "~/models/audit/audit.server";
+import { canVerifyAudit } from "~/models/authz/authz.server";
+import { RANKS_RECORD } from "~/models/people/ranks.constants";
+import { REFERENCE_TYPES_RECORD } from "~/models/records/references.constants";
 import { requirePageUserWho } from "~/web/auth.server";
 import { countAuditVerification } from "~/utils/metrics.server";
 

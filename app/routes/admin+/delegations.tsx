@@ -1,8 +1,8 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { DelegationForm, DelegationTable } from "~/components/delegations";
-import { canManageDelegations } from "~/models/authz.server";
-import { allDelegations } from "~/models/delegation.server";
+import { canManageDelegations } from "~/models/authz/authz.server";
+import { allDelegations } from "~/models/people/delegation.server";
 import { requirePageUserWho } from "~/web/auth.server";
 import { delegationPageAction, isDelegationPost } from "~/web/delegation-page.server";
 import { activeUserOptions } from "~/web/moc-page.server";

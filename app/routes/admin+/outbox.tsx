@@ -5,11 +5,11 @@ import { Pagination } from "~/components/pagination";
 import { z } from "zod";
 import { SubmitButton } from "~/components/submit";
 import { EMAIL_STATUSES } from "#db/schema/enums";
-import { canSeeOutbox } from "~/models/authz.server";
-import { listOutbox, retryMessage } from "~/models/email.server";
+import { canSeeOutbox } from "~/models/authz/authz.server";
+import { listOutbox, retryMessage } from "~/models/messages/email.server";
 import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { refuseControlCharacters } from "~/models/text-rules";
+import { refuseControlCharacters } from "~/models/shared/text-rules";
 import { readPageQuery, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Outbox · Change Management" }];

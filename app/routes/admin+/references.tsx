@@ -11,16 +11,16 @@ import { Form } from "~/components/form";
 import { ListChanges, OrderedRowButtons, RenameField } from "~/components/ordered-list";
 import { SubmitButton } from "~/components/forms";
 import { ErrorList } from "~/components/submit";
-import { historyOf } from "~/models/audit.server";
-import { canManageReferenceTypes } from "~/models/authz.server";
+import { historyOf } from "~/models/audit/audit.server";
+import { canManageReferenceTypes } from "~/models/authz/authz.server";
 import {
   REFERENCE_PLACEHOLDER,
   REFERENCE_TEMPLATE_MAX,
   REFERENCE_TYPE_NAME_MAX,
   REFERENCE_TYPES_RECORD,
-} from "~/models/references.constants";
-import { changeReferenceTypes, listReferenceTypes } from "~/models/references.server";
-import type { ReferenceTypeAction } from "~/models/references.schema";
+} from "~/models/records/references.constants";
+import { changeReferenceTypes, listReferenceTypes } from "~/models/records/references.server";
+import type { ReferenceTypeAction } from "~/models/records/references.schema";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";
 import { requirePageUserWho } from "~/web/auth.server";

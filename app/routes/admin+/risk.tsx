@@ -11,9 +11,9 @@ import { POSITIONS } from "#db/schema/enums";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
 import { useSchemaForm } from "~/components/schema-form";
 import { RiskMatrix } from "~/components/risk";
-import { historyOf } from "~/models/audit.server";
-import { riskSettingsFormSchema } from "~/models/risk.schema";
-import { getRiskSettings, RISK_SETTINGS_RECORD, setRiskSettings } from "~/models/risk-settings.server";
+import { historyOf } from "~/models/audit/audit.server";
+import { riskSettingsFormSchema } from "~/models/risk/risk.schema";
+import { getRiskSettings, RISK_SETTINGS_RECORD, setRiskSettings } from "~/models/moc/risk-settings.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { fieldErrors, runForPage } from "~/utils/page.server";
 import { requireAdmin } from "~/web/auth.server";
@@ -53,7 +53,7 @@ export default function RiskSettingsPage() {
   const { settings, history } = useLoaderData<typeof loader>();
   const [form, fields] = useSchemaForm({
     id: "risk-settings",
-    schema: () => import("~/models/risk.schema").then((m) => m.riskSettingsFormSchema),
+    schema: () => import("~/models/risk/risk.schema").then((m) => m.riskSettingsFormSchema),
     lastResult: useActionData<typeof action>(),
     defaultValue: {
       lowMax: String(settings.lowMax),

@@ -4,11 +4,11 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
-import { canManageUsers } from "~/models/authz.server";
+import { canManageUsers } from "~/models/authz/authz.server";
 
-import { userEditSchema } from "~/models/user-forms.schema";
+import { userEditSchema } from "~/models/people/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
-import { getUserById, toPublicUser, updateUser } from "~/models/user.server";
+import { getUserById, toPublicUser, updateUser } from "~/models/people/user.server";
 import { requirePageUserWho } from "~/web/auth.server";
 import { NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";
@@ -21,8 +21,8 @@ import {
   rankOptions,
   roleOptions,
 } from "~/routes/admin+/users";
-import { offeredRanks } from "~/models/ranks.server";
-import { listOpenConflicts, providerLinkOf } from "~/models/oidc-users.server";
+import { offeredRanks } from "~/models/people/ranks.server";
+import { listOpenConflicts, providerLinkOf } from "~/models/sign-in/oidc-users.server";
 import { oidcSettings } from "~/web/oidc.server";
 import { formatDateTime } from "~/components/moc";
 
@@ -85,7 +85,7 @@ export default function EditUser() {
       rank: user.rank ?? "",
       active: user.active ? "on" : undefined,
     },
-    schema: () => import("~/models/user-forms.schema").then((m) => m.userEditSchema),
+    schema: () => import("~/models/people/user-forms.schema").then((m) => m.userEditSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

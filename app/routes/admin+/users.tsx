@@ -7,18 +7,18 @@ import { z } from "zod";
 import { CONFIRM_DELETE_ID, CONFIRM_DELETE_PARAM, ConfirmDelete } from "~/components/confirm";
 import { departmentLabel } from "~/components/moc";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
-import { capitalise } from "~/models/labels";
-import { canManageUsers } from "~/models/authz.server";
+import { capitalise } from "~/models/shared/labels";
+import { canManageUsers } from "~/models/authz/authz.server";
 import { ACCESS_LEVELS, DEPARTMENTS, POSITIONS, ROLES } from "#db/schema/enums";
-import { userFormSchema } from "~/models/user-forms.schema";
+import { userFormSchema } from "~/models/people/user-forms.schema";
 import { useSchemaForm } from "~/components/schema-form";
-import { createUser, deleteUser, listUsers, updateUser, type PublicUser } from "~/models/user.server";
-import { listOpenConflicts, resolveConflict, type OidcConflict } from "~/models/oidc-users.server";
-import { offeredRanks } from "~/models/ranks.server";
+import { createUser, deleteUser, listUsers, updateUser, type PublicUser } from "~/models/people/user.server";
+import { listOpenConflicts, resolveConflict, type OidcConflict } from "~/models/sign-in/oidc-users.server";
+import { offeredRanks } from "~/models/people/ranks.server";
 import { formatDateTime } from "~/components/moc";
 import { requirePageUserWho } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
-import { refuseControlCharacters } from "~/models/text-rules";
+import { refuseControlCharacters } from "~/models/shared/text-rules";
 import { fieldErrors, readPageQuery, runForPage } from "~/utils/page.server";
 
 export const meta: MetaFunction = () => [{ title: "Users · Change Management" }];
@@ -236,7 +236,7 @@ function UserList() {
     id: "create-user",
     lastResult,
     defaultValue: { role: "user", access: "standard" },
-    schema: () => import("~/models/user-forms.schema").then((m) => m.userFormSchema),
+    schema: () => import("~/models/people/user-forms.schema").then((m) => m.userFormSchema),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
   });

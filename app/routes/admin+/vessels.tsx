@@ -5,8 +5,8 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { z } from "zod";
 import { ErrorList, Field, SelectField, SubmitButton } from "~/components/forms";
 import { formatDate } from "~/components/moc";
-import { canManageVessels } from "~/models/authz.server";
-import { assignmentBodySchema, vesselFields } from "~/models/vessel.schema";
+import { canManageVessels } from "~/models/authz/authz.server";
+import { assignmentBodySchema, vesselFields } from "~/models/fleet/vessel.schema";
 import {
   addAssignment,
   createVessel,
@@ -15,7 +15,7 @@ import {
   listVessels,
   removeAssignment,
   updateVessel,
-} from "~/models/vessel.server";
+} from "~/models/fleet/vessel.server";
 import { requirePageUserWho } from "~/web/auth.server";
 import { activeUserOptions } from "~/web/moc-page.server";
 import { Invalid } from "~/utils/errors";

@@ -1,5 +1,5 @@
-import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/user.schema";
-import { updateOwnProfile } from "~/models/user.server";
+import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/people/user.schema";
+import { updateOwnProfile } from "~/models/people/user.server";
 import { requireIdentity } from "~/web/auth.server";
 import { clientAddress } from "~/utils/client-address.server";
 import { apiJson, apiRoute, readJsonObject, validate } from "~/utils/http.server";

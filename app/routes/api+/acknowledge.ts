@@ -1,5 +1,5 @@
-import { acknowledgeBodySchema } from "~/models/circulations.schema";
-import { acknowledge } from "~/models/circulations.server";
+import { acknowledgeBodySchema } from "~/models/circulations/circulations.schema";
+import { acknowledge } from "~/models/circulations/circulations.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

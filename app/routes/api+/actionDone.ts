@@ -1,5 +1,5 @@
-import { markItemDone } from "~/models/action-tasks.server";
-import { actionDoneSchema } from "~/models/action-tasks.schema";
+import { markItemDone } from "~/models/moc/action-tasks.server";
+import { actionDoneSchema } from "~/models/moc/action-tasks.schema";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { actionPlanSchema } from "~/models/moc.schema";
-import { setActionPlan } from "~/models/moc.server";
+import { actionPlanSchema } from "~/models/moc/moc.schema";
+import { setActionPlan } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, issuesUnder, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { addUserSchema } from "~/models/moc.schema";
-import { assignMocRole } from "~/models/moc.server";
+import { addUserSchema } from "~/models/moc/moc.schema";
+import { assignMocRole } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

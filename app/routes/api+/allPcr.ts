@@ -1,6 +1,6 @@
-import { pcrListCsv } from "~/models/csv-export.server";
+import { pcrListCsv } from "~/models/records-out/csv-export.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
-import { listPcrs, listPcrsPage, pcrListFilter, pcrListQuerySchema } from "~/models/pcr-list.server";
+import { listPcrs, listPcrsPage, pcrListFilter, pcrListQuerySchema } from "~/models/pcr/pcr-list.server";
 import { requireApiUser } from "~/web/auth.server";
 import { pageResponse, readPage } from "~/web/paging.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";

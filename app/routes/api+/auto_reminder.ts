@@ -1,4 +1,4 @@
-import { sendDueReminders } from "~/models/reminder.server";
+import { sendDueReminders } from "~/models/moc/reminder.server";
 import { requireReminderRunner } from "~/web/cron.server";
 import { apiJson, apiRoute } from "~/utils/http.server";
 import { logger } from "~/utils/logger.server";

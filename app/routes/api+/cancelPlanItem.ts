@@ -1,5 +1,5 @@
-import { cancelPlanItemSchema } from "~/models/moc.schema";
-import { cancelPlanItem } from "~/models/plan-items.server";
+import { cancelPlanItemSchema } from "~/models/moc/moc.schema";
+import { cancelPlanItem } from "~/models/moc/plan-items.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { chatPostSchema, chatQuerySchema } from "~/models/chat.schema";
-import { chatDocumentJson, openRoom, postMessage } from "~/models/chat.server";
+import { chatPostSchema, chatQuerySchema } from "~/models/records/chat.schema";
+import { chatDocumentJson, openRoom, postMessage } from "~/models/records/chat.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, okJsonText, readJson, readQuery } from "~/utils/http.server";
 

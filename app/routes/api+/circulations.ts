@@ -1,5 +1,5 @@
-import { circulationBodySchema, circulationsQuerySchema } from "~/models/circulations.schema";
-import { circulate, circulationsOfRecord, parseRecordRef } from "~/models/circulations.server";
+import { circulationBodySchema, circulationsQuerySchema } from "~/models/circulations/circulations.schema";
+import { circulate, circulationsOfRecord, parseRecordRef } from "~/models/circulations/circulations.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 

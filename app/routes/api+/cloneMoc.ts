@@ -1,5 +1,5 @@
-import { cloneMocSchema } from "~/models/moc.schema";
-import { cloneMoc } from "~/models/moc.server";
+import { cloneMocSchema } from "~/models/moc/moc.schema";
+import { cloneMoc } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiJson, apiRoute, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { clonePcrSchema } from "~/models/pcr.schema";
-import { clonePcr } from "~/models/pcr.server";
+import { clonePcrSchema } from "~/models/pcr/pcr.schema";
+import { clonePcr } from "~/models/pcr/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { implementerDraftSchema } from "~/models/moc.schema";
-import { saveImplementerDraft } from "~/models/moc.server";
+import { implementerDraftSchema } from "~/models/moc/moc.schema";
+import { saveImplementerDraft } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, issuesUnder, ok, readJson } from "~/utils/http.server";
 

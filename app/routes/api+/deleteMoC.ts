@@ -1,5 +1,5 @@
-import { deleteMocQuery } from "~/models/moc.schema";
-import { deleteMoc } from "~/models/moc.server";
+import { deleteMocQuery } from "~/models/moc/moc.schema";
+import { deleteMoc } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { effectivenessReviewSchema } from "~/models/effectiveness.schema";
-import { answerEffectivenessReview } from "~/models/effectiveness.server";
+import { effectivenessReviewSchema } from "~/models/moc/effectiveness.schema";
+import { answerEffectivenessReview } from "~/models/moc/effectiveness.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { impactSchema } from "~/models/moc.schema";
-import { setImpactAssessment } from "~/models/moc.server";
+import { impactSchema } from "~/models/moc/moc.schema";
+import { setImpactAssessment } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

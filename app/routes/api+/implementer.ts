@@ -1,5 +1,5 @@
-import { implementerDraftSchema, mocIdQuery, reassignImplementerSchema } from "~/models/moc.schema";
-import { assignMocRole, getImplementerForm, saveImplementerDraft } from "~/models/moc.server";
+import { implementerDraftSchema, mocIdQuery, reassignImplementerSchema } from "~/models/moc/moc.schema";
+import { assignMocRole, getImplementerForm, saveImplementerDraft } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, issuesUnder, ok, readJson, readQuery } from "~/utils/http.server";
 

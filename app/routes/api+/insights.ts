@@ -1,6 +1,6 @@
-import { insightTables, tableCsv } from "~/models/insights-tables";
-import { insightsApiQuery } from "~/models/insights.schema";
-import { getInsights, requireInsightsReader } from "~/models/insights.server";
+import { insightTables, tableCsv } from "~/models/insights/insights-tables";
+import { insightsApiQuery } from "~/models/insights/insights.schema";
+import { getInsights, requireInsightsReader } from "~/models/insights/insights.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 

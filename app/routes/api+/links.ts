@@ -1,5 +1,5 @@
-import { linkIdQuerySchema, linksQuerySchema, newLinkSchema } from "~/models/record-links.schema";
-import { linkRecords, linksOf, unlinkRecord } from "~/models/record-links.server";
+import { linkIdQuerySchema, linksQuerySchema, newLinkSchema } from "~/models/records/record-links.schema";
+import { linkRecords, linksOf, unlinkRecord } from "~/models/records/record-links.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 import { getDb } from "~/utils/db.server";

@@ -1,5 +1,5 @@
-import { manualPlanSchema } from "~/models/moc.schema";
-import { setManualPlan } from "~/models/moc.server";
+import { manualPlanSchema } from "~/models/moc/moc.schema";
+import { setManualPlan } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, issuesUnder, ok, readJson } from "~/utils/http.server";
 

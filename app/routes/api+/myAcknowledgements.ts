@@ -1,5 +1,5 @@
-import { acknowledgementsPageQuery } from "~/models/circulations.schema";
-import { pendingAcknowledgements } from "~/models/circulations.server";
+import { acknowledgementsPageQuery } from "~/models/circulations/circulations.schema";
+import { pendingAcknowledgements } from "~/models/circulations/circulations.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 

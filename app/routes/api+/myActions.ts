@@ -1,4 +1,4 @@
-import { myActions } from "~/models/action-tasks.server";
+import { myActions } from "~/models/moc/action-tasks.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok } from "~/utils/http.server";
 

@@ -1,6 +1,6 @@
-import { newMocSchema } from "~/models/moc.schema";
-import { createMoc } from "~/models/moc.server";
-import { followUpRef } from "~/models/follow-up.server";
+import { newMocSchema } from "~/models/moc/moc.schema";
+import { createMoc } from "~/models/moc/moc.server";
+import { followUpRef } from "~/models/moc/follow-up.server";
 import { requireApiUser } from "~/web/auth.server";
 import { mocListResponse } from "~/web/moc-list-api.server";
 import { apiJson, apiRoute, readJson } from "~/utils/http.server";

@@ -1,5 +1,5 @@
-import { uuid } from "~/models/moc.schema";
-import { getPcr } from "~/models/pcr.server";
+import { uuid } from "~/models/moc/moc.schema";
+import { getPcr } from "~/models/pcr/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, validate } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { affectedPartiesBodySchema } from "~/models/pcr.schema";
-import { signAsAffectedParty } from "~/models/pcr-signing.server";
+import { affectedPartiesBodySchema } from "~/models/pcr/pcr.schema";
+import { signAsAffectedParty } from "~/models/pcr/pcr-signing.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { signaturesBodySchema } from "~/models/pcr.schema";
-import { signPcr, wouldSignPcr } from "~/models/pcr-signing.server";
+import { signaturesBodySchema } from "~/models/pcr/pcr.schema";
+import { signPcr, wouldSignPcr } from "~/models/pcr/pcr-signing.server";
 import { requireIdentity } from "~/web/auth.server";
 import { reauthenticate } from "~/web/reauth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";

@@ -1,5 +1,5 @@
-import { substituteBodySchema } from "~/models/pcr.schema";
-import { namePcrSubstitute } from "~/models/pcr.server";
+import { substituteBodySchema } from "~/models/pcr/pcr.schema";
+import { namePcrSubstitute } from "~/models/pcr/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

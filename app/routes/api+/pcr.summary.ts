@@ -1,5 +1,5 @@
-import { pcrListCsv } from "~/models/csv-export.server";
-import { pcrListFilter, pcrListQuerySchema, pcrSummary, pcrSummaryPage } from "~/models/pcr-list.server";
+import { pcrListCsv } from "~/models/records-out/csv-export.server";
+import { pcrListFilter, pcrListQuerySchema, pcrSummary, pcrSummaryPage } from "~/models/pcr/pcr-list.server";
 import { requireApiUser } from "~/web/auth.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { pageResponse, readPage } from "~/web/paging.server";

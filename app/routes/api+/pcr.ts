@@ -1,6 +1,6 @@
-import { idQuery } from "~/models/moc.schema";
-import { newPcrSchema, updatePcrSchema } from "~/models/pcr.schema";
-import { createPcr, deletePcr, updatePcr } from "~/models/pcr.server";
+import { idQuery } from "~/models/moc/moc.schema";
+import { newPcrSchema, updatePcrSchema } from "~/models/pcr/pcr.schema";
+import { createPcr, deletePcr, updatePcr } from "~/models/pcr/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiJson, apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { withdrawBodySchema } from "~/models/pcr.schema";
-import { withdrawPcr } from "~/models/pcr.server";
+import { withdrawBodySchema } from "~/models/pcr/pcr.schema";
+import { withdrawPcr } from "~/models/pcr/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,4 +1,4 @@
-import { fetchImage, proxyQuery } from "~/models/image-proxy.server";
+import { fetchImage, proxyQuery } from "~/models/ops/image-proxy.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, readQuery } from "~/utils/http.server";
 import { logger } from "~/utils/logger.server";

@@ -1,4 +1,4 @@
-import { listRanks } from "~/models/ranks.server";
+import { listRanks } from "~/models/people/ranks.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok } from "~/utils/http.server";
 

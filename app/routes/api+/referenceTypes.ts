@@ -1,4 +1,4 @@
-import { listReferenceTypes } from "~/models/references.server";
+import { listReferenceTypes } from "~/models/records/references.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok } from "~/utils/http.server";
 

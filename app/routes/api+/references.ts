@@ -1,5 +1,9 @@
-import { addReferenceSchema, referencesQuerySchema, removeReferenceQuerySchema } from "~/models/references.schema";
-import { addReference, listReferences, removeReference } from "~/models/references.server";
+import {
+  addReferenceSchema,
+  referencesQuerySchema,
+  removeReferenceQuerySchema,
+} from "~/models/records/references.schema";
+import { addReference, listReferences, removeReference } from "~/models/records/references.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 

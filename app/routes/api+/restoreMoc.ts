@@ -1,5 +1,5 @@
-import { restoreMocSchema } from "~/models/moc.schema";
-import { restoreMoc } from "~/models/moc.server";
+import { restoreMocSchema } from "~/models/moc/moc.schema";
+import { restoreMoc } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

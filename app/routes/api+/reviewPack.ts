@@ -1,6 +1,6 @@
-import { insightsQuerySchema } from "~/models/insights.schema";
-import { requireInsightsReader } from "~/models/insights.server";
-import { getReviewPack } from "~/models/review-pack.server";
+import { insightsQuerySchema } from "~/models/insights/insights.schema";
+import { requireInsightsReader } from "~/models/insights/insights.server";
+import { getReviewPack } from "~/models/insights/review-pack.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { riskSettingsBodySchema } from "~/models/risk.schema";
-import { getRiskSettings, setRiskSettings } from "~/models/risk-settings.server";
+import { riskSettingsBodySchema } from "~/models/risk/risk.schema";
+import { getRiskSettings, setRiskSettings } from "~/models/moc/risk-settings.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { riskAssessmentSchema } from "~/models/moc.schema";
-import { setRiskAssessment } from "~/models/moc.server";
+import { riskAssessmentSchema } from "~/models/moc/moc.schema";
+import { setRiskAssessment } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

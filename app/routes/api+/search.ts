@@ -1,5 +1,5 @@
-import { searchQuerySchema } from "~/models/search.schema";
-import { search } from "~/models/search.server";
+import { searchQuerySchema } from "~/models/records/search.schema";
+import { search } from "~/models/records/search.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 

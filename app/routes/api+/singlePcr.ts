@@ -1,5 +1,5 @@
-import { idQuery } from "~/models/moc.schema";
-import { getPcr } from "~/models/pcr.server";
+import { idQuery } from "~/models/moc/moc.schema";
+import { getPcr } from "~/models/pcr/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readQuery } from "~/utils/http.server";
 

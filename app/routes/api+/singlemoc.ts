@@ -1,5 +1,5 @@
-import { mocIdQuery } from "~/models/moc.schema";
-import { getMocJson } from "~/models/moc.server";
+import { mocIdQuery } from "~/models/moc/moc.schema";
+import { getMocJson } from "~/models/moc/moc.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, readQuery } from "~/utils/http.server";
 

@@ -1,4 +1,4 @@
-import { completeMocContext, mocContextSchema } from "~/models/moc-context.server";
+import { completeMocContext, mocContextSchema } from "~/models/moc/moc-context.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { setTrainingAttendees } from "~/models/training.server";
-import { trainingSchema } from "~/models/training.schema";
+import { setTrainingAttendees } from "~/models/moc/training.server";
+import { trainingSchema } from "~/models/moc/training.schema";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

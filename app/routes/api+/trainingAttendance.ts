@@ -1,5 +1,5 @@
-import { recordAttendance } from "~/models/training.server";
-import { trainingAttendanceSchema } from "~/models/training.schema";
+import { recordAttendance } from "~/models/moc/training.server";
+import { trainingAttendanceSchema } from "~/models/moc/training.schema";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson } from "~/utils/http.server";
 

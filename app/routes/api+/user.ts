@@ -1,6 +1,6 @@
-import { pendingActions } from "~/models/actions.server";
-import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/user.schema";
-import { updateOwnProfile } from "~/models/user.server";
+import { pendingActions } from "~/models/moc/actions.server";
+import { assertNoAdminOnlyFields, ownProfileSchema } from "~/models/people/user.schema";
+import { updateOwnProfile } from "~/models/people/user.server";
 import { requireIdentity } from "~/web/auth.server";
 import { clientAddress } from "~/utils/client-address.server";
 import { apiRoute, ok, readJsonObject, validate } from "~/utils/http.server";

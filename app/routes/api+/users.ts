@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { refuseControlCharacters } from "~/models/text-rules";
-import { newUserSchema, userIdBody, userUpdateSchema } from "~/models/user.schema";
-import { createUser, deleteUser, listUsers, listUsersPage, updateUser } from "~/models/user.server";
-import { usersCsv } from "~/models/csv-export.server";
+import { refuseControlCharacters } from "~/models/shared/text-rules";
+import { newUserSchema, userIdBody, userUpdateSchema } from "~/models/people/user.schema";
+import { createUser, deleteUser, listUsers, listUsersPage, updateUser } from "~/models/people/user.server";
+import { usersCsv } from "~/models/records-out/csv-export.server";
 import { requireApiUser } from "~/web/auth.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { pageResponse, readPage } from "~/web/paging.server";

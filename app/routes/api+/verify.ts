@@ -1,4 +1,4 @@
-import { verifyQuery } from "~/models/user.schema";
+import { verifyQuery } from "~/models/people/user.schema";
 import { assertJsonBody, assertNotFromAnotherSite, checkCredentials } from "~/web/auth.server";
 import { passwordAllowedFor } from "~/web/password-policy.server";
 import { verifyWithProvider } from "~/web/reauth.server";

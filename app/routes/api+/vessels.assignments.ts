@@ -1,5 +1,5 @@
-import { assignmentBodySchema, assignmentIdQuery, assignmentQuerySchema } from "~/models/vessel.schema";
-import { addAssignment, listAssignments, removeAssignment } from "~/models/vessel.server";
+import { assignmentBodySchema, assignmentIdQuery, assignmentQuerySchema } from "~/models/fleet/vessel.schema";
+import { addAssignment, listAssignments, removeAssignment } from "~/models/fleet/vessel.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 

@@ -1,5 +1,10 @@
-import { optionalVesselIdQuery, vesselBodySchema, vesselIdQuery, vesselUpdateSchema } from "~/models/vessel.schema";
-import { createVessel, deleteVessel, getVessel, listVessels, updateVessel } from "~/models/vessel.server";
+import {
+  optionalVesselIdQuery,
+  vesselBodySchema,
+  vesselIdQuery,
+  vesselUpdateSchema,
+} from "~/models/fleet/vessel.schema";
+import { createVessel, deleteVessel, getVessel, listVessels, updateVessel } from "~/models/fleet/vessel.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, readJson, readQuery } from "~/utils/http.server";
 

@@ -1,5 +1,5 @@
-import { idQuery } from "~/models/moc.schema";
-import { reviewBodySchema, reviewUpdateSchema } from "~/models/review.schema";
+import { idQuery } from "~/models/moc/moc.schema";
+import { reviewBodySchema, reviewUpdateSchema } from "~/models/review/review.schema";
 import {
   createReview,
   getReview,
@@ -7,8 +7,8 @@ import {
   listReviewsPage,
   requireReviewWriter,
   updateReview,
-} from "~/models/review.server";
-import { reviewsCsv } from "~/models/csv-export.server";
+} from "~/models/review/review.server";
+import { reviewsCsv } from "~/models/records-out/csv-export.server";
 import { requireApiUser } from "~/web/auth.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { pageResponse, readPage } from "~/web/paging.server";

@@ -6,11 +6,17 @@
  */
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
-import { ARCHIVE, COLUMN_HELP, CSV_LIMITS, isRequiredField, type ArchiveKind } from "~/models/archive.constants";
+import {
+  ARCHIVE,
+  COLUMN_HELP,
+  CSV_LIMITS,
+  isRequiredField,
+  type ArchiveKind,
+} from "~/models/archive/archive.constants";
 import { LegacyStatusBadge } from "~/components/archive";
 import { ErrorList, SubmitButton } from "~/components/submit";
 import { formatDate } from "~/components/moc";
-import { capitalise } from "~/models/labels";
+import { capitalise } from "~/models/shared/labels";
 import { listPath } from "./__list";
 import type { archiveImportAction, archiveImportLoader, ImportReport } from "./pages.server";
 

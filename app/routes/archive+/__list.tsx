@@ -14,12 +14,12 @@ import {
   defaultDirection,
   type ArchiveKind,
   type ArchiveSort,
-} from "~/models/archive.constants";
+} from "~/models/archive/archive.constants";
 import { LegacyStatusBadge } from "~/components/archive";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 import { formatDate } from "~/components/moc";
 import { Pagination } from "~/components/pagination";
-import { capitalise } from "~/models/labels";
+import { capitalise } from "~/models/shared/labels";
 import type { archiveListLoader } from "./pages.server";
 
 /** A page title from the loader's kind (and record, when there is one). */

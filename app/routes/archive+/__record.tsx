@@ -4,10 +4,10 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { RecordReferences } from "~/components/record-references";
 import { RecordLinks } from "~/components/record-links";
 import { Form } from "~/components/form";
-import { ARCHIVE, ARCHIVE_LIMITS } from "~/models/archive.constants";
-import { capitalise } from "~/models/labels";
+import { ARCHIVE, ARCHIVE_LIMITS } from "~/models/archive/archive.constants";
+import { capitalise } from "~/models/shared/labels";
 import { useSchemaForm } from "~/components/schema-form";
-import type { archivePageSchemas } from "~/models/archive.schema";
+import type { archivePageSchemas } from "~/models/archive/archive.schema";
 import type { archiveDeleteLoader, archiveEditAction, archiveEditLoader, archiveRecordLoader } from "./pages.server";
 import { LegacyStatusBadge } from "~/components/archive";
 import { TextField } from "~/components/fields";
@@ -107,7 +107,7 @@ export function ArchiveFormPage() {
   // Every field of the form is a string (attachments one link per line); which fields, the kind says.
   const [form, fields] = useSchemaForm<ArchivePageSchema, Record<string, string | undefined>>({
     id: `archive-${kind}-form`,
-    schema: () => import("~/models/archive.schema").then((m) => m.archivePageSchemas[kind]),
+    schema: () => import("~/models/archive/archive.schema").then((m) => m.archivePageSchemas[kind]),
     lastResult,
     defaultValue: doc
       ? {

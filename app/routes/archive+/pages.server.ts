@@ -8,14 +8,19 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import type { Params } from "@remix-run/react";
 import { z } from "zod";
-import { decodeCsvFile, importArchiveCsv, checkArchiveImport, type ImportCheck } from "~/models/archive-import.server";
+import {
+  decodeCsvFile,
+  importArchiveCsv,
+  checkArchiveImport,
+  type ImportCheck,
+} from "~/models/archive/archive-import.server";
 import {
   archiveFilterSchema,
   archivePageSchemas,
   CSV_LIMITS,
   kindBySegment,
   type ArchiveKindInfo,
-} from "~/models/archive.schema";
+} from "~/models/archive/archive.schema";
 import {
   archiveFacets,
   createArchiveRecord,
@@ -24,10 +29,10 @@ import {
   replaceArchiveRecord,
   searchArchive,
   type ArchiveDocument,
-} from "~/models/archive.server";
-import { canWriteArchive } from "~/models/authz.server";
-import { capitalise } from "~/models/labels";
-import type { PublicUser } from "~/models/user.server";
+} from "~/models/archive/archive.server";
+import { canWriteArchive } from "~/models/authz/authz.server";
+import { capitalise } from "~/models/shared/labels";
+import type { PublicUser } from "~/models/people/user.server";
 import { requirePageUser } from "~/web/auth.server";
 import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
 import { linksPanel } from "~/web/record-links-page.server";

@@ -8,10 +8,14 @@ import { Form } from "~/components/form";
 import { formatDate, formatDateTime } from "~/components/moc";
 import { Pagination } from "~/components/pagination";
 import { ErrorList, SubmitButton } from "~/components/submit";
-import { departmentLabel } from "~/models/labels";
-import { CIRCULATION_TEXT_MAX, RECIPIENT_STATE_WORDS, RECIPIENTS_PAGE_SIZE } from "~/models/circulations.constants";
-import { acknowledgeFormSchema } from "~/models/circulations.schema";
-import { acknowledge, circulationPage, closeCirculation } from "~/models/circulations.server";
+import { departmentLabel } from "~/models/shared/labels";
+import {
+  CIRCULATION_TEXT_MAX,
+  RECIPIENT_STATE_WORDS,
+  RECIPIENTS_PAGE_SIZE,
+} from "~/models/circulations/circulations.constants";
+import { acknowledgeFormSchema } from "~/models/circulations/circulations.schema";
+import { acknowledge, circulationPage, closeCirculation } from "~/models/circulations/circulations.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, readPageQuery, runForPage } from "~/utils/page.server";
 import { requirePageUser } from "~/web/auth.server";

@@ -2,7 +2,7 @@
 // docs/decisions/057-record-links-and-references.md): removes the link, back to the record's section.
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { LINKS_ANCHOR } from "~/components/record-links";
-import { unlinkRecord } from "~/models/record-links.server";
+import { unlinkRecord } from "~/models/records/record-links.server";
 import { getDb } from "~/utils/db.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { runForPage } from "~/utils/page.server";

@@ -7,11 +7,11 @@ import { Form as SearchForm, Link, useActionData, useLoaderData } from "@remix-r
 import { Form } from "~/components/form";
 import { LINKS_ANCHOR } from "~/components/record-links";
 import { SubmitButton } from "~/components/submit";
-import { LINK_CHOICES, linkOfChoice } from "~/models/record-links.constants";
-import { linkRecords } from "~/models/record-links.server";
-import { describeRecord, readRecordRef, type RecordRef } from "~/models/record-refs.server";
-import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/search.constants";
-import { searchQuerySchema } from "~/models/search.schema";
+import { LINK_CHOICES, linkOfChoice } from "~/models/records/record-links.constants";
+import { linkRecords } from "~/models/records/record-links.server";
+import { describeRecord, readRecordRef, type RecordRef } from "~/models/records/record-refs.server";
+import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/records/search.constants";
+import { searchQuerySchema } from "~/models/records/search.schema";
 import { getDb } from "~/utils/db.server";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { redirectWithFlash } from "~/utils/flash.server";

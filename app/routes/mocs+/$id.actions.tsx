@@ -1,7 +1,7 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { RowsEditor } from "~/components/rows-editor";
-import { actionPlanPageSchema } from "~/models/moc.schema";
-import { setActionPlan } from "~/models/moc.server";
+import { actionPlanPageSchema } from "~/models/moc/moc.schema";
+import { setActionPlan } from "~/models/moc/moc.server";
 import { planPage } from "~/web/moc-plan-page.server";
 
 const page = planPage({
@@ -27,7 +27,7 @@ export default function ActionPlanEditor() {
       ) : null}
       <RowsEditor
         id="action-editor"
-        schema={() => import("~/models/moc.schema").then((m) => m.actionPlanPageSchema)}
+        schema={() => import("~/models/moc/moc.schema").then((m) => m.actionPlanPageSchema)}
         noun="action"
         mocId={moc._id}
         users={users}

@@ -24,7 +24,7 @@ export default function ApproverStep() {
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "approver-step",
-    () => import("~/models/moc.schema").then((m) => m.approverFormSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.approverFormSchema),
     useActionData<typeof action>(),
     second ? undefined : (moc.approver_form ?? undefined),
   );

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AttachmentList, AttachmentUpload } from "~/components/attachments";
-import { canAttachToMoc } from "~/models/authz.server";
+import { canAttachToMoc } from "~/models/authz/authz.server";
 import { attachmentsPageAction, attachmentsPageData } from "~/web/attachments-page.server";
 import { requireMocForPage } from "~/web/moc-page.server";
 

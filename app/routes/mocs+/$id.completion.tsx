@@ -22,7 +22,7 @@ export default function CompletionReportStep() {
   const tracking = moc.extentionsAndDeviations;
   const [form, fields] = useStepForm(
     "completion-report-step",
-    () => import("~/models/moc.schema").then((m) => m.completionReportSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.completionReportSchema),
     useActionData<typeof action>(),
     { moc_id: mocId },
   );

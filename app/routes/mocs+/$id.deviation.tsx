@@ -8,7 +8,7 @@ import { formatDate } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { useFocusFirstInvalid, useStepForm } from "~/components/step-form";
 import type { ExtentionsAndDeviations } from "#db/schema";
-import { unresolved } from "~/models/moc-document";
+import { unresolved } from "~/models/moc/moc-document";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -28,7 +28,7 @@ function Decision({ type, tracking, mocId }: { type: "deviation" | "extension"; 
   const lastResult = useActionData<typeof action>();
   const [form, fields] = useStepForm(
     `${type}-decision`,
-    () => import("~/models/moc.schema").then((m) => m.deviationExtensionSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.deviationExtensionSchema),
     lastResult,
     {
       moc_id: mocId,

@@ -5,7 +5,11 @@ import { TextField } from "~/components/fields";
 import { ErrorList, MocFormActions } from "~/components/submit";
 import { formatDate } from "~/components/moc";
 import { EffectivenessPanel } from "~/components/effectiveness";
-import { EFFECTIVENESS_RESULT_WORDS, EFFECTIVENESS_RESULTS, reviewStateWords } from "~/models/effectiveness.constants";
+import {
+  EFFECTIVENESS_RESULT_WORDS,
+  EFFECTIVENESS_RESULTS,
+  reviewStateWords,
+} from "~/models/moc/effectiveness.constants";
 import { effectivenessAction, effectivenessLoader } from "~/web/effectiveness-page.server";
 
 export const loader = effectivenessLoader;

@@ -20,7 +20,7 @@ export default function HseqStep() {
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "hseq-step",
-    () => import("~/models/moc.schema").then((m) => m.hseqFormSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.hseqFormSchema),
     useActionData<typeof action>(),
     moc.hseq_form ?? undefined,
   );

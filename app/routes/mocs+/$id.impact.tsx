@@ -6,8 +6,8 @@ import { TextField } from "~/components/fields";
 import { Form } from "~/components/form";
 import { RowsEditor } from "~/components/rows-editor";
 import { ErrorList, SubmitButton } from "~/components/submit";
-import { impactPageSchema, noHazardPageSchema } from "~/models/moc.schema";
-import { setImpactAssessment } from "~/models/moc.server";
+import { impactPageSchema, noHazardPageSchema } from "~/models/moc/moc.schema";
+import { setImpactAssessment } from "~/models/moc/moc.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
 import { planPage, requirePlanEditor } from "~/web/moc-plan-page.server";
@@ -66,7 +66,7 @@ export default function ImpactEditor() {
       ) : null}
       <RowsEditor
         id="impact-editor"
-        schema={() => import("~/models/moc.schema").then((m) => m.impactPageSchema)}
+        schema={() => import("~/models/moc/moc.schema").then((m) => m.impactPageSchema)}
         noun="category"
         stackOnPhone
         plural="categories"

@@ -21,7 +21,7 @@ export default function ImplementationStep() {
   // The answers saved before (a verification that left the MOC open, a revised review) come back.
   const [form, fields] = useStepForm(
     "implementation-step",
-    () => import("~/models/moc.schema").then((m) => m.implementationSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.implementationSchema),
     useActionData<typeof action>(),
     moc.implementation ?? undefined,
   );

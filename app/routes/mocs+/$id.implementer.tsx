@@ -2,8 +2,8 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { lastReturn, ReturnedBanner } from "~/components/closure";
 import { TextField, UserSelectField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { RETURNED_BY_HSEQ } from "~/models/moc-closure";
-import { returnedByHseq, stateOfDocument, type StepInput } from "~/models/moc-steps.server";
+import { RETURNED_BY_HSEQ } from "~/models/moc/moc-closure";
+import { returnedByHseq, stateOfDocument, type StepInput } from "~/models/moc/moc-steps.server";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -31,7 +31,7 @@ export default function ImplementerStep() {
   };
   const [form, fields] = useStepForm(
     "implementer-step",
-    () => import("~/models/moc.schema").then((m) => m.implementerFormSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.implementerFormSchema),
     useActionData<typeof action>(),
     {
       ...draft,

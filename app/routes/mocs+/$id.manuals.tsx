@@ -1,7 +1,7 @@
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { RowsEditor } from "~/components/rows-editor";
-import { manualPlanPageSchema } from "~/models/moc.schema";
-import { setManualPlan } from "~/models/moc.server";
+import { manualPlanPageSchema } from "~/models/moc/moc.schema";
+import { setManualPlan } from "~/models/moc/moc.server";
 import { planPage } from "~/web/moc-plan-page.server";
 
 const page = planPage({
@@ -27,7 +27,7 @@ export default function ManualPlanEditor() {
       ) : null}
       <RowsEditor
         id="manual-editor"
-        schema={() => import("~/models/moc.schema").then((m) => m.manualPlanPageSchema)}
+        schema={() => import("~/models/moc/moc.schema").then((m) => m.manualPlanPageSchema)}
         noun="document"
         mocId={moc._id}
         users={users}

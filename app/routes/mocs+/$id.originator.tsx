@@ -1,10 +1,10 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { listVessels } from "~/models/vessel.server";
+import { listVessels } from "~/models/fleet/vessel.server";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { partADefaults, PartAForm } from "~/components/part-a";
-import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
-import { updateDraft } from "~/models/moc.server";
+import { partAPageSchema, toNewMocInput } from "~/models/moc/moc.schema";
+import { updateDraft } from "~/models/moc/moc.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { requireOpenStep, stepPage } from "~/web/moc-step-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";

@@ -2,7 +2,7 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { Form } from "~/components/form";
 import { ErrorList, SubmitButton } from "~/components/submit";
-import { storeAttachment, UPLOAD_TYPES } from "~/models/attachments.server";
+import { storeAttachment, UPLOAD_TYPES } from "~/models/records/attachments.server";
 import { receiveUpload } from "~/web/attachment-upload.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { requirePlanEditor } from "~/web/moc-plan-page.server";

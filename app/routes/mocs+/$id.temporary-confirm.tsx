@@ -17,7 +17,7 @@ export default function TemporaryConfirmStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-confirm-step",
-    () => import("~/models/moc.schema").then((m) => m.temporaryConfirmSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.temporaryConfirmSchema),
     useActionData<typeof action>(),
   );
   return (

@@ -17,7 +17,7 @@ export default function TemporaryExtensionDecisionStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-extension-decision-step",
-    () => import("~/models/moc.schema").then((m) => m.temporaryExtensionDecisionSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.temporaryExtensionDecisionSchema),
     useActionData<typeof action>(),
   );
   return (

@@ -14,7 +14,7 @@ export default function TemporaryExtensionStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-extension-step",
-    () => import("~/models/moc.schema").then((m) => m.temporaryExtensionSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.temporaryExtensionSchema),
     useActionData<typeof action>(),
   );
   return (

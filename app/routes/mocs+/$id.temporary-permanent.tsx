@@ -15,7 +15,7 @@ export default function TemporaryPermanentStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-permanent-step",
-    () => import("~/models/moc.schema").then((m) => m.temporaryPermanentSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.temporaryPermanentSchema),
     useActionData<typeof action>(),
   );
   return (

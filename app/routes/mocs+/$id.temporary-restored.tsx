@@ -14,7 +14,7 @@ export default function TemporaryRestoredStep() {
   const { mocId } = useLoaderData<typeof loader>();
   const [form, fields] = useStepForm(
     "temporary-restored-step",
-    () => import("~/models/moc.schema").then((m) => m.temporaryRestoredSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.temporaryRestoredSchema),
     useActionData<typeof action>(),
   );
   return (

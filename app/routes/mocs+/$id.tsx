@@ -1,14 +1,14 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useLocation, useRouteLoaderData } from "@remix-run/react";
 import { StatusBadge, StatusStepper, TemporaryBadge } from "~/components/moc";
-import { temporaryStateOn } from "~/models/moc-document";
+import { temporaryStateOn } from "~/models/moc/moc-document";
 import { sanitizeRichText } from "~/utils/sanitize.server";
-import { currentOwner, currentStage, stateOfDocument } from "~/models/moc-steps.server";
+import { currentOwner, currentStage, stateOfDocument } from "~/models/moc/moc-steps.server";
 import { mocPermissions, requireMocForPage } from "~/web/moc-page.server";
 import { ApprovalChain, RiskBadge } from "~/components/risk";
 import { riskOfRecord } from "~/web/risk-page.server";
-import { canManageMoc } from "~/models/authz.server";
-import { mocName, scopeOf, titleOf } from "~/models/moc-names";
+import { canManageMoc } from "~/models/authz/authz.server";
+import { mocName, scopeOf, titleOf } from "~/models/moc/moc-names";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {

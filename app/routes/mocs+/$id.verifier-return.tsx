@@ -18,7 +18,7 @@ export default function VerifierReturnStep() {
   const { moc, permissions } = useMocLayoutData();
   const [form, fields] = useStepForm(
     "verifier-return-step",
-    () => import("~/models/moc.schema").then((m) => m.verifierReturnSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.verifierReturnSchema),
     useActionData<typeof action>(),
   );
   return (

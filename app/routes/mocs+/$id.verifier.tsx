@@ -2,8 +2,8 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { ClosureChecklist } from "~/components/closure";
 import { TextField, YesNoField } from "~/components/fields";
 import { StepForm, useStepForm } from "~/components/step-form";
-import { VERIFIER_QUESTIONS } from "~/models/moc-closure";
-import { defaultReviewDate, REVIEW_DAYS_BY_CHANGE_TYPE } from "~/models/effectiveness.constants";
+import { VERIFIER_QUESTIONS } from "~/models/moc/moc-closure";
+import { defaultReviewDate, REVIEW_DAYS_BY_CHANGE_TYPE } from "~/models/moc/effectiveness.constants";
 import { stepPage } from "~/web/moc-step-page.server";
 import { useMocLayoutData } from "~/routes/mocs+/$id";
 
@@ -26,7 +26,7 @@ export default function VerifierStep() {
   const reviewDate = defaultReviewDate(new Date().toISOString().slice(0, 10), changeType);
   const [form, fields] = useStepForm(
     "verifier-step",
-    () => import("~/models/moc.schema").then((m) => m.verifierFormSchema),
+    () => import("~/models/moc/moc.schema").then((m) => m.verifierFormSchema),
     useActionData<typeof action>(),
     { ...(moc.verifier_form ?? {}), "review-date": { value: reviewDate } },
   );

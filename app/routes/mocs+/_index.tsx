@@ -3,21 +3,21 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
 import { departmentLabel, formatDate, StatusBadge, TemporaryBadge } from "~/components/moc";
 import { DEPARTMENTS } from "#db/schema/enums";
-import { mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc-list.server";
-import { MOC_STAGES } from "~/models/moc-steps.server";
-import { ENDING_SOON_DAYS, TEMPORARY_FILTERS, type TemporaryFilter } from "~/models/moc-status";
-import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc-status";
+import { mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc/moc-list.server";
+import { MOC_STAGES } from "~/models/moc/moc-steps.server";
+import { ENDING_SOON_DAYS, TEMPORARY_FILTERS, type TemporaryFilter } from "~/models/moc/moc-status";
+import { MOC_SORTS, MOC_STATUS_LABELS } from "~/models/moc/moc-status";
 import { requirePageUser } from "~/web/auth.server";
 import { readPageQuery } from "~/utils/page.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import { FilterForm, FilterSelect, SearchField } from "~/components/list-filters";
 import { MocListTabs } from "~/components/moc-list-tabs";
-import { canSeeDeletedMocs } from "~/models/authz.server";
+import { canSeeDeletedMocs } from "~/models/authz/authz.server";
 import { RiskBadge } from "~/components/risk";
-import { NOT_RANKED, RISK_LEVEL_LABEL, RISK_LEVELS, riskLabel } from "~/models/risk";
-import { mocName, NOT_RECORDED } from "~/models/moc-names";
-import { listVessels } from "~/models/vessel.server";
-import { SCOPE_LABELS } from "~/models/vessel.constants";
+import { NOT_RANKED, RISK_LEVEL_LABEL, RISK_LEVELS, riskLabel } from "~/models/risk/risk";
+import { mocName, NOT_RECORDED } from "~/models/moc/moc-names";
+import { listVessels } from "~/models/fleet/vessel.server";
+import { SCOPE_LABELS } from "~/models/fleet/vessel.constants";
 
 /** The filters in the title too, so tabs, history and bookmarks tell the lists apart. */
 export const meta: MetaFunction<typeof loader> = ({ data }) => {

@@ -2,14 +2,14 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { PartAForm } from "~/components/part-a";
-import { partAPageSchema, toNewMocInput } from "~/models/moc.schema";
-import { createMoc } from "~/models/moc.server";
-import { listAssignments, listVessels } from "~/models/vessel.server";
+import { partAPageSchema, toNewMocInput } from "~/models/moc/moc.schema";
+import { createMoc } from "~/models/moc/moc.server";
+import { listAssignments, listVessels } from "~/models/fleet/vessel.server";
 import { requirePageUser } from "~/web/auth.server";
 import { redirectWithFlash } from "~/utils/flash.server";
 import { activeUserOptions } from "~/web/moc-page.server";
 import { domainErrorReply, pageError, runForPage } from "~/utils/page.server";
-import { followUpRef, followUpSource } from "~/models/follow-up.server";
+import { followUpRef, followUpSource } from "~/models/moc/follow-up.server";
 import { withPlainTextAsHtml } from "~/utils/plain-text";
 
 export const meta: MetaFunction = () => [{ title: "New MOC · Change Management" }];

@@ -11,13 +11,13 @@ import { ErrorList, SubmitButton } from "~/components/submit";
 import { departmentLabel, formatDateTime } from "~/components/moc";
 import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
-import { canEditPcr } from "~/models/authz.server";
-import { historyOf } from "~/models/audit.server";
-import { roomOfPcr } from "~/models/chat.server";
+import { canEditPcr } from "~/models/authz/authz.server";
+import { historyOf } from "~/models/audit/audit.server";
+import { roomOfPcr } from "~/models/records/chat.server";
 import { History } from "~/components/signatures";
-import { signPageSchemaWith, substituteBodySchema, withdrawReasonSchema } from "~/models/pcr.schema";
-import { clonePcr, deletePcr, namePcrSubstitute, pcrSubstituteOffer, withdrawPcr } from "~/models/pcr.server";
-import { pcrSigningOffer, signPcrSlot } from "~/models/pcr-signing.server";
+import { signPageSchemaWith, substituteBodySchema, withdrawReasonSchema } from "~/models/pcr/pcr.schema";
+import { clonePcr, deletePcr, namePcrSubstitute, pcrSubstituteOffer, withdrawPcr } from "~/models/pcr/pcr.server";
+import { pcrSigningOffer, signPcrSlot } from "~/models/pcr/pcr-signing.server";
 import { env } from "~/utils/env.server";
 import {
   pendingReauthentication,
@@ -33,12 +33,12 @@ import { runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
-import { fillsSlot } from "~/models/moc-document";
-import { capitalise } from "~/models/labels";
+import { fillsSlot } from "~/models/moc/moc-document";
+import { capitalise } from "~/models/shared/labels";
 import { CirculationsSection } from "~/components/circulations";
 import { RecordReferences } from "~/components/record-references";
 import { isReferencesPost, referencesPageAction, referencesPanel } from "~/web/references-page.server";
-import { circulationsPanel } from "~/models/circulations.server";
+import { circulationsPanel } from "~/models/circulations/circulations.server";
 import { RecordLinks } from "~/components/record-links";
 import { linksPanel } from "~/web/record-links-page.server";
 
@@ -210,7 +210,7 @@ function SignForm({ slot, label, allowSign }: { slot: string; label: string; all
     id: `sign-${slot}`,
     lastResult,
     onValidate: useLazyValidation(`sign-${slot}`, () =>
-      import("~/models/pcr.schema").then((m) => m.signPageSchemaWith({ passwordRequired: !viaProvider })),
+      import("~/models/pcr/pcr.schema").then((m) => m.signPageSchemaWith({ passwordRequired: !viaProvider })),
     ),
     shouldValidate: "onSubmit",
   });

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AttachmentList, AttachmentUpload } from "~/components/attachments";
-import { SIGNED_PCR_FILES_FROZEN } from "~/models/attachments.server";
-import { canAttachToPcr } from "~/models/authz.server";
+import { SIGNED_PCR_FILES_FROZEN } from "~/models/records/attachments.server";
+import { canAttachToPcr } from "~/models/authz/authz.server";
 import { attachmentsPageAction, attachmentsPageData } from "~/web/attachments-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
 
@@ -12,7 +12,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 async function loadPcr(request: Request, id: string | undefined) {
   const { user, pcr, access } = await requirePcrForPage(request, id);
-  // Signed, its files are frozen with its form (app/models/attachments.server.ts refuses with 409).
+  // Signed, its files are frozen with its form (app/models/records/attachments.server.ts refuses with 409).
   const frozen = pcr.signatures.some((s) => typeof s.Signature === "string");
   return { user, pcr, frozen, canWrite: canAttachToPcr(user, access) && !frozen };
 }

@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { Pagination } from "~/components/pagination";
 import { formatDate } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
-import { pcrListFilter, pcrListQuerySchema, searchPcrs } from "~/models/pcr-list.server";
+import { pcrListFilter, pcrListQuerySchema, searchPcrs } from "~/models/pcr/pcr-list.server";
 import { requirePageUser } from "~/web/auth.server";
 import { readPageQuery } from "~/utils/page.server";
 import { richTextToPlain } from "~/utils/sanitize.server";

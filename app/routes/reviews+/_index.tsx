@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate } from "~/components/moc";
-import { canWriteReviews } from "~/models/authz.server";
-import { listReviews } from "~/models/review.server";
+import { canWriteReviews } from "~/models/authz/authz.server";
+import { listReviews } from "~/models/review/review.server";
 import { requirePageUser } from "~/web/auth.server";
 import { todayUtc } from "~/web/review-page.server";
 

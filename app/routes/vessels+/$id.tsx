@@ -2,9 +2,9 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { formatDate, StatusBadge, TemporaryBadge } from "~/components/moc";
 import { CrewList } from "~/components/crew-list";
-import { canManageVessels } from "~/models/authz.server";
-import { mocName } from "~/models/moc-names";
-import { vesselOverview } from "~/models/vessel-page.server";
+import { canManageVessels } from "~/models/authz/authz.server";
+import { mocName } from "~/models/moc/moc-names";
+import { vesselOverview } from "~/models/overview/vessel-page.server";
 import { runForPage, pageError } from "~/utils/page.server";
 import { requirePageUser } from "~/web/auth.server";
 

@@ -3,9 +3,9 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { archiveAnswer, deletedAnswer } from "~/models/api-answers.schema";
-import { archiveFilterSchema, archiveSchemas } from "~/models/archive.schema";
-import { idQuery } from "~/models/moc.schema";
+import { archiveAnswer, deletedAnswer } from "~/web/openapi/answers.schema";
+import { archiveFilterSchema, archiveSchemas } from "~/models/archive/archive.schema";
+import { idQuery } from "~/models/moc/moc.schema";
 import { okOf, type Operation, type Method, type Operations } from "./operation";
 
 export const ARCHIVE_OPERATIONS: Operations = {

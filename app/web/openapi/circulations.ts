@@ -3,7 +3,7 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { envelope } from "~/models/api-answers.schema";
+import { envelope } from "~/web/openapi/answers.schema";
 import {
   acknowledgeAnswer,
   acknowledgeBodySchema,
@@ -13,7 +13,7 @@ import {
   circulationsQuerySchema,
   circulationTrackingAnswer,
   pendingAcknowledgementsAnswer,
-} from "~/models/circulations.schema";
+} from "~/models/circulations/circulations.schema";
 import { okOf, type Operations } from "./operation";
 
 export const CIRCULATION_OPERATIONS: Operations = {

@@ -2,8 +2,8 @@
  * Effectiveness reviews of closed MOCs (issue 42, docs/decisions/058-effectiveness-review.md).
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
-import { envelope } from "~/models/api-answers.schema";
-import { effectivenessReviewAnswer, effectivenessReviewSchema } from "~/models/effectiveness.schema";
+import { envelope } from "~/web/openapi/answers.schema";
+import { effectivenessReviewAnswer, effectivenessReviewSchema } from "~/models/moc/effectiveness.schema";
 import type { Operations } from "./operation";
 
 export const EFFECTIVENESS_OPERATIONS: Operations = {

@@ -3,8 +3,8 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { deletedAnswer, vesselAnswer, vesselAssignmentAnswer } from "~/models/api-answers.schema";
-import { mocContextSchema } from "~/models/moc-context.server";
+import { deletedAnswer, vesselAnswer, vesselAssignmentAnswer } from "~/web/openapi/answers.schema";
+import { mocContextSchema } from "~/models/moc/moc-context.server";
 import {
   assignmentBodySchema,
   assignmentIdQuery,
@@ -13,7 +13,7 @@ import {
   vesselBodySchema,
   vesselIdQuery,
   vesselUpdateSchema,
-} from "~/models/vessel.schema";
+} from "~/models/fleet/vessel.schema";
 import { MOC, okOf, type Operations } from "./operation";
 
 export const FLEET_OPERATIONS: Operations = {

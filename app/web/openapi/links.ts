@@ -3,7 +3,7 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { envelope } from "~/models/api-answers.schema";
+import { envelope } from "~/web/openapi/answers.schema";
 import {
   linkAnswer,
   linkIdQuerySchema,
@@ -11,7 +11,7 @@ import {
   linksQuerySchema,
   newLinkAnswer,
   newLinkSchema,
-} from "~/models/record-links.schema";
+} from "~/models/records/record-links.schema";
 import { okOf, type Operations } from "./operation";
 
 export const LINK_OPERATIONS: Operations = {

@@ -3,10 +3,10 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { deletedAnswer, mocAnswer, riskSettingsAnswer } from "~/models/api-answers.schema";
-import { actionDoneSchema, myActionAnswer } from "~/models/action-tasks.schema";
-import { trainingAttendanceSchema, trainingSchema } from "~/models/training.schema";
-import { riskSettingsBodySchema } from "~/models/risk.schema";
+import { deletedAnswer, mocAnswer, riskSettingsAnswer } from "~/web/openapi/answers.schema";
+import { actionDoneSchema, myActionAnswer } from "~/models/moc/action-tasks.schema";
+import { trainingAttendanceSchema, trainingSchema } from "~/models/moc/training.schema";
+import { riskSettingsBodySchema } from "~/models/risk/risk.schema";
 import {
   actionPlanSchema,
   addUserSchema,
@@ -21,9 +21,9 @@ import {
   reassignImplementerSchema,
   restoreMocSchema,
   riskAssessmentSchema,
-} from "~/models/moc.schema";
-import { mocListQuerySchema } from "~/models/moc-list.server";
-import { MOC_STEPS, STEPS, stepBodyShape } from "~/models/moc-steps.server";
+} from "~/models/moc/moc.schema";
+import { mocListQuerySchema } from "~/models/moc/moc-list.server";
+import { MOC_STEPS, STEPS, stepBodyShape } from "~/models/moc/moc-steps.server";
 import { MOC, okOf, type Operation, type Operations } from "./operation";
 
 export const MOC_OPERATIONS: Operations = {

@@ -3,7 +3,7 @@
  * pieces the areas' operation lists share.
  */
 import type { z } from "zod";
-import { envelope, mocAnswer, pcrAnswer, publicUserAnswer } from "~/models/api-answers.schema";
+import { envelope, mocAnswer, pcrAnswer, publicUserAnswer } from "~/web/openapi/answers.schema";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 

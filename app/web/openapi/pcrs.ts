@@ -3,8 +3,8 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { deletedAnswer, pcrAnswer, pcrSummaryAnswer } from "~/models/api-answers.schema";
-import { idQuery } from "~/models/moc.schema";
+import { deletedAnswer, pcrAnswer, pcrSummaryAnswer } from "~/web/openapi/answers.schema";
+import { idQuery } from "~/models/moc/moc.schema";
 import {
   affectedPartiesBodySchema,
   clonePcrSchema,
@@ -13,8 +13,8 @@ import {
   updatePcrSchema,
   substituteBodySchema,
   withdrawBodySchema,
-} from "~/models/pcr.schema";
-import { pcrListQuerySchema } from "~/models/pcr-list.server";
+} from "~/models/pcr/pcr.schema";
+import { pcrListQuerySchema } from "~/models/pcr/pcr-list.server";
 import { PCR, okOf, type Operations } from "./operation";
 
 export const PCR_OPERATIONS: Operations = {

@@ -3,7 +3,7 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { envelope } from "~/models/api-answers.schema";
+import { envelope } from "~/web/openapi/answers.schema";
 import {
   addReferenceSchema,
   referenceAnswer,
@@ -11,7 +11,7 @@ import {
   referencesQuerySchema,
   referenceTypeAnswer,
   removeReferenceQuerySchema,
-} from "~/models/references.schema";
+} from "~/models/records/references.schema";
 import { okOf, type Operations } from "./operation";
 
 export const REFERENCE_OPERATIONS: Operations = {

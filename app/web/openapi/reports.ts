@@ -3,10 +3,10 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { insightsAnswer, reminderRunAnswer, reviewAnswer, reviewPackAnswer } from "~/models/api-answers.schema";
-import { idQuery } from "~/models/moc.schema";
-import { reviewBodySchema, reviewUpdateSchema } from "~/models/review.schema";
-import { insightsApiQuery, insightsQuerySchema } from "~/models/insights.schema";
+import { insightsAnswer, reminderRunAnswer, reviewAnswer, reviewPackAnswer } from "~/web/openapi/answers.schema";
+import { idQuery } from "~/models/moc/moc.schema";
+import { reviewBodySchema, reviewUpdateSchema } from "~/models/review/review.schema";
+import { insightsApiQuery, insightsQuerySchema } from "~/models/insights/insights.schema";
 import { okOf, type Operations } from "./operation";
 
 export const REPORT_OPERATIONS: Operations = {

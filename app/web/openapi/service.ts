@@ -3,10 +3,10 @@
  * Part of the OpenAPI description of /api (app/web/openapi.server.ts, docs/decisions/031-api-contract.md).
  */
 import { z } from "zod";
-import { chatAnswer } from "~/models/api-answers.schema";
-import { chatPostSchema, chatQuerySchema } from "~/models/chat.schema";
-import { proxyQuery } from "~/models/image-proxy.server";
-import { searchAnswer, searchQuerySchema } from "~/models/search.schema";
+import { chatAnswer } from "~/web/openapi/answers.schema";
+import { chatPostSchema, chatQuerySchema } from "~/models/records/chat.schema";
+import { proxyQuery } from "~/models/ops/image-proxy.server";
+import { searchAnswer, searchQuerySchema } from "~/models/records/search.schema";
 import { okOf, type Operations } from "./operation";
 
 export const SERVICE_OPERATIONS: Operations = {

@@ -9,8 +9,14 @@ import {
   pendingActionAnswer,
   publicUserAnswer,
   userRefAnswer,
-} from "~/models/api-answers.schema";
-import { newUserSchema, ownProfileSchema, userIdBody, userUpdateSchema, verifyQuery } from "~/models/user.schema";
+} from "~/web/openapi/answers.schema";
+import {
+  newUserSchema,
+  ownProfileSchema,
+  userIdBody,
+  userUpdateSchema,
+  verifyQuery,
+} from "~/models/people/user.schema";
 import { ONE_USER, okOf, type Operations } from "./operation";
 
 export const USER_OPERATIONS: Operations = {

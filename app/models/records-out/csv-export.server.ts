@@ -1,0 +1,387 @@
+/**
+ * CSV exports of the MOC, PCR, archive, user and year-end-review lists (docs/decisions/022-records-out.md): the rows the
+ * list's own filters select (each list module builds the query from its own conditions), read
+ * through a server-side cursor in batches inside one read-only snapshot, spooled to a temporary
+ * file and streamed from it, so 10,000 rows never sit in memory and a slow reader never holds a
+ * database connection (docs/decisions/027-slow-clients.md). The HTTP side (the response, the
+ * `format=csv` test) is app/web/csv-download.server.ts. UTF-8 with a byte-order mark (Excel), ISO dates,
+ * people by name, and cells that a spreadsheet would run as a formula made inert.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { FileHandle } from "node:fs/promises";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { getDb } from "~/utils/db.server";
+import { env } from "~/utils/env.server";
+import { richTextToPlain } from "~/utils/sanitize.server";
+import { ARCHIVE, type ArchiveKind } from "../archive/archive.schema";
+import { archiveExportQuery, type ArchiveDocument, type ArchiveSearch } from "../archive/archive.server";
+import type { Actor, MocList } from "../authz/authz.server";
+import { mocListExportQuery, type MocListFilter } from "../moc/moc-list.server";
+import { riskLabel, type RiskLevel } from "../risk/risk";
+import { pcrListExportQuery, type PcrListFilter } from "../pcr/pcr-list.server";
+import { slotGroup } from "../shared/person-slots.server";
+import { reviewsExportQuery } from "../review/review.server";
+import { usersExportQuery, type PublicUser } from "../people/user.server";
+
+export const CSV_BATCH = 500;
+const BOM = "\uFEFF";
+
+/** A cell a spreadsheet would run: it starts with a formula character. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * A separator followed by a formula character: a spreadsheet that splits on `;` (semicolon
+ * locales) or on `,` would make the part after it a cell of its own that starts a formula
+ * (`x;=cmd|' /C calc'!A0`).
+ */
+const FORMULA_AFTER_SEPARATOR = /[;,]\s*[=+\-@]/;
+
+/**
+ * One cell, after OWASP's advice on CSV injection: a value that starts with `=`, `+`, `-`, `@`,
+ * tab or carriage return, or holds `;` or `,` followed by one of `=+-@`, gets a leading
+ * apostrophe, so a spreadsheet shows it as text instead of running it; and a value holding a
+ * separator (`,` or `;`), quote, tab or line break is quoted, so no locale splits it into cells.
+ */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  let text = typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
+  if (FORMULA_START.test(text) || FORMULA_AFTER_SEPARATOR.test(text)) text = `'${text}`;
+  return /[",;\t\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const csvLine = (cells: unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
+
+const SPOOL_READ = 64 * 1024;
+/** An export larger than this is cut (a list of 10,000 MOCs is about 3.3 MB). */
+export const CSV_SPOOL_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * Exports reading from the database at once in this process; more wait their turn. One: turning
+ * rows into CSV is work on the request thread, and one export at a time leaves room between its
+ * batches for everyone else's requests.
+ */
+const READERS = 1;
+
+const exportSlots = slotGroup(
+  "csv-export",
+  ({ perUser }) =>
+    `You have ${perUser} CSV export${perUser === 1 ? "" : "s"} running already; wait for ${perUser === 1 ? "it" : "them"} to finish, then try again`,
+  5,
+);
+
+// Turns at the database, for the exports' read transactions (one queue per process).
+const readers = globalThis as typeof globalThis & { __cmCsvReaders?: { running: number; waiting: (() => void)[] } };
+async function readerTurn<T>(work: () => Promise<T>): Promise<T> {
+  const state = (readers.__cmCsvReaders ??= { running: 0, waiting: [] });
+  if (state.running >= READERS) await new Promise<void>((resolve) => state.waiting.push(resolve));
+  else state.running++;
+  try {
+    return await work();
+  } finally {
+    const next = state.waiting.shift();
+    if (next) next();
+    else state.running--;
+  }
+}
+
+/** The CSV exports running now in this process (tests). */
+export const csvExportsInUse = () => exportSlots.inUse();
+
+/**
+ * The CSV of `query` as a byte stream, for `owner` (at most EXPORTS_PER_PERSON at once: 429
+ * beyond). The header goes out at once; the rows are read CSV_BATCH at a time from a cursor in a
+ * read-only repeatable-read transaction (one snapshot for the whole file) as fast as the database
+ * gives them (one export at a time per process), never waiting on the client: each batch is appended to a temporary file (removed
+ * from the folder as soon as it is opened, so nothing is left behind) and the stream reads the
+ * file behind the writer. The connection goes back to the pool when the last batch is written,
+ * however slowly the client reads; memory holds a batch and a 64 KiB read, not the list
+ * (docs/security.md, "Slow clients").
+ */
+export function csvStream<Row extends Record<string, unknown>>(
+  header: string[],
+  query: SQL,
+  toCells: (row: Row) => unknown[],
+  owner: string,
+): ReadableStream<Uint8Array> {
+  const config = env();
+  const release = exportSlots.acquire(owner, {
+    perUser: config.EXPORTS_PER_PERSON,
+    overall: config.EXPORTS_MAX_CONCURRENT,
+  });
+  const encoder = new TextEncoder();
+  let file: FileHandle | null = null;
+  let written = 0;
+  let read = 0;
+  let writing = true;
+  let failure: unknown = null;
+  let cancelled = false;
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    wake?.();
+    wake = null;
+  };
+  const finish = async () => {
+    release();
+    const handle = file;
+    file = null;
+    await handle?.close().catch(() => {});
+  };
+
+  const fill = async (handle: FileHandle) => {
+    const append = async (text: string) => {
+      const bytes = encoder.encode(text);
+      if (written + bytes.byteLength > CSV_SPOOL_MAX_BYTES) {
+        throw new Error(`The export is larger than ${CSV_SPOOL_MAX_BYTES / 1024 / 1024} MiB`);
+      }
+      await handle.write(bytes, 0, bytes.byteLength, written);
+      written += bytes.byteLength;
+      notify();
+    };
+    await append(BOM + csvLine(header));
+    await readerTurn(() =>
+      getDb().transaction(
+        async (tx) => {
+          // Backstops: the transaction never waits on the client, but a stuck one ends anyway.
+          await tx.execute(sql`set local idle_in_transaction_session_timeout = '10s'`);
+          await tx.execute(sql`set local statement_timeout = '60s'`);
+          await tx.execute(sql`declare csv_export no scroll cursor for ${query}`);
+          for (;;) {
+            if (cancelled) return;
+            // The cursor's rows are the query's, whose type the caller names.
+            const rows = (await tx.execute(sql.raw(`fetch forward ${CSV_BATCH} from csv_export`))) as Row[];
+            if (cancelled) return;
+            if (rows.length > 0) await append(rows.map((r) => csvLine(toCells(r))).join(""));
+            if (rows.length < CSV_BATCH) return;
+            // Let the requests that queued up meanwhile go first.
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        },
+        { isolationLevel: "repeatable read", accessMode: "read only" },
+      ),
+    );
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async start() {
+      try {
+        const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-csv-"));
+        const name = path.join(dir, "export.csv");
+        file = await fs.open(name, "w+", 0o600);
+        await fs.rm(dir, { recursive: true, force: true });
+      } catch (error) {
+        await finish();
+        throw error;
+      }
+      const handle = file;
+      if (cancelled) {
+        // Cancelled while the file was being opened: cancel found nothing to close.
+        await finish();
+        return;
+      }
+      fill(handle).then(
+        () => {
+          writing = false;
+          notify();
+        },
+        (error: unknown) => {
+          failure = error;
+          writing = false;
+          notify();
+        },
+      );
+    },
+    async pull(controller) {
+      for (;;) {
+        if (!file) return;
+        if (read < written) {
+          const buffer = new Uint8Array(Math.min(SPOOL_READ, written - read));
+          const { bytesRead } = await file.read(buffer, 0, buffer.byteLength, read);
+          read += bytesRead;
+          controller.enqueue(buffer.subarray(0, bytesRead));
+          return;
+        }
+        if (!writing) {
+          const error = failure;
+          await finish();
+          if (error) controller.error(error);
+          else controller.close();
+          return;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+    async cancel() {
+      cancelled = true;
+      notify();
+      await finish();
+    },
+  });
+}
+
+const plain = (html: unknown) => (typeof html === "string" && html ? richTextToPlain(html) : "");
+
+export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = "visible") {
+  type Row = {
+    serial: string;
+    title: string | null;
+    vessel: string;
+    /** Where the MOC stands (`mocStage`'s twin). */
+    stage: string;
+    department: string | null;
+    description: string;
+    originator: string | null;
+    owner: string | null;
+    targetDate: string | null;
+    createdAt: string;
+    updatedAt: string;
+    risk: RiskLevel | null;
+    references: string;
+  };
+  return csvStream<Row>(
+    [
+      "Serial",
+      "Title",
+      "Vessel",
+      "Status",
+      "Department",
+      "Description",
+      "Originator",
+      "Waiting on",
+      "Target date",
+      "Raised",
+      "Last changed",
+      "Risk",
+      "References",
+    ],
+    mocListExportQuery(actor, filter, list),
+    (r) => [
+      r.serial,
+      r.title,
+      r.vessel,
+      r.stage,
+      r.department,
+      plain(r.description),
+      r.originator,
+      r.owner,
+      r.targetDate,
+      r.createdAt,
+      r.updatedAt,
+      riskLabel(r.risk),
+      r.references,
+    ],
+    actor._id,
+  );
+}
+
+export function pcrListCsv(actor: PublicUser, filter: PcrListFilter) {
+  type Row = {
+    serial: string;
+    status: string;
+    safetyCritical: boolean;
+    summary: string;
+    originator: string | null;
+    nextRole: string | null;
+    signed: number;
+    createdAt: string;
+    finishedAt: string | null;
+    references: string;
+  };
+  return csvStream<Row>(
+    [
+      "Serial",
+      "Status",
+      "Safety-critical",
+      "Suggestion",
+      "Originator",
+      "Next signature",
+      "Signatures",
+      "Raised",
+      "Finished",
+      "References",
+    ],
+    pcrListExportQuery(actor, filter),
+    (r) => [
+      r.serial,
+      r.status === "finished" ? "Finished" : "Collecting signatures",
+      r.safetyCritical,
+      plain(r.summary),
+      r.originator,
+      r.nextRole,
+      `${r.signed} of 6`,
+      r.createdAt,
+      r.finishedAt,
+      r.references,
+    ],
+    actor._id,
+  );
+}
+
+const ARCHIVE_HEADERS: Record<string, string> = {
+  serial_num: "Serial",
+  title: "Title",
+  description: "Description",
+  department: "Department",
+  procedure: "Procedure",
+  originator_name: "Originator",
+  date_raised: "Raised",
+  date_closed: "Closed",
+  status: "Status",
+  attachments: "Attachments",
+  notes: "Notes",
+};
+
+export function archiveCsv(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch) {
+  const fields = ARCHIVE[kind].fields;
+  return csvStream<ArchiveDocument & { references: string }>(
+    [...fields.map((f) => ARCHIVE_HEADERS[f] ?? f), "Entered by", "Entered", "References"],
+    archiveExportQuery(actor, kind, filter),
+    (r) => [
+      ...fields.map((f) => {
+        const value = r[f as keyof ArchiveDocument];
+        return Array.isArray(value) ? value.join(" ") : value;
+      }),
+      r.created_by?.name ?? null,
+      r.createdAt,
+      r.references,
+    ],
+    actor._id,
+  );
+}
+
+export function usersCsv(actor: Actor, search: string | undefined) {
+  type Row = {
+    name: string;
+    email: string;
+    department: string;
+    role: string;
+    access: string;
+    position: string | null;
+    active: boolean;
+    createdAt: string;
+  };
+  return csvStream<Row>(
+    ["Name", "Email", "Department", "Role", "Access", "Position", "Active", "Created"],
+    usersExportQuery(search),
+    (r) => [r.name, r.email, r.department, r.role, r.access, r.position, r.active, r.createdAt],
+    actor._id,
+  );
+}
+
+export function reviewsCsv(actor: Actor) {
+  type Row = {
+    year: number;
+    title: string;
+    participants: number;
+    actions: number;
+    openActions: number;
+    createdBy: string | null;
+    createdAt: string;
+    updatedAt: string;
+  };
+  return csvStream<Row>(
+    ["Year", "Title", "Participants", "Actions", "Open actions", "Created by", "Created", "Updated"],
+    reviewsExportQuery(actor),
+    (r) => [r.year, r.title, r.participants, r.actions, r.openActions, r.createdBy, r.createdAt, r.updatedAt],
+    actor._id,
+  );
+}

@@ -1,0 +1,17 @@
+/** The longest search the box and GET /api/search take (app/models/records/search.schema.ts). */
+export const SEARCH_MAX_LENGTH = 200;
+
+/**
+ * A group's matches this many or fewer are ranked by relevance; past it, the newest are shown (exact
+ * serials still first) and the group says so (`ranked: false`): ranking every match of a word every
+ * record carries costs more than the target allows (docs/decisions/039-search.md), and such a list
+ * asks for another word whatever its order.
+ */
+export const SEARCH_RANK_LIMIT = 1_000;
+
+/**
+ * C0 and C1 control characters and DEL, every one: a search refuses them (app/models/shared/text-rules.ts);
+ * the search boxes show a refused search back without them (a NUL cannot be an attribute's value).
+ */
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
