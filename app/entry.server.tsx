@@ -1,3 +1,5 @@
+// The app's record kinds, registered before any loader reads them (docs/decisions/060-record-kinds.md).
+import "~/models/kinds/record-kinds.server";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import type { EntryContext, HandleDocumentRequestFunction } from "@remix-run/node";

@@ -74,7 +74,7 @@ const LINKED = (
   where l.removed_at is null
     and ((l.from_kind = '${recordKind}' and l.from_id = ${id}) or (l.to_kind = '${recordKind}' and l.to_id = ${id})))`;
 
-type Kind = {
+export type SearchEntryDefinition = {
   /** `search_entries.kind`. */
   kind: string;
   /** The rows, with the alias the fields use, and the record's id. */
@@ -94,7 +94,7 @@ type Kind = {
  * writing `md.doc::jsonb` into each of the fields below, which parsed the whole document once per
  * field (some twenty times for one entry, most of a workflow step's time: docs/performance.md).
  */
-const MOC: Kind = {
+export const MOC_SEARCH: SearchEntryDefinition = {
   kind: "moc",
   from: "moc_documents md cross join lateral (select md.doc::jsonb as d offset 0) doc",
   id: "md.moc_id",
@@ -114,7 +114,7 @@ const MOC: Kind = {
   ],
 };
 
-const PCR: Kind = {
+export const PCR_SEARCH: SearchEntryDefinition = {
   kind: "pcr",
   from: "pcrs p",
   id: "p.id",
@@ -132,7 +132,7 @@ const PCR: Kind = {
   ],
 };
 
-const LEGACY_MOC: Kind = {
+export const LEGACY_MOC_SEARCH: SearchEntryDefinition = {
   kind: "legacy_moc",
   from: "legacy_mocs r",
   id: "r.id",
@@ -150,7 +150,7 @@ const LEGACY_MOC: Kind = {
   ],
 };
 
-const LEGACY_PCR: Kind = {
+export const LEGACY_PCR_SEARCH: SearchEntryDefinition = {
   kind: "legacy_pcr",
   from: "legacy_pcrs r",
   id: "r.id",
@@ -167,21 +167,21 @@ const LEGACY_PCR: Kind = {
   ],
 };
 
-export const SEARCH_KINDS = [MOC, PCR, LEGACY_MOC, LEGACY_PCR] as const;
+export const SEARCH_KINDS = [MOC_SEARCH, PCR_SEARCH, LEGACY_MOC_SEARCH, LEGACY_PCR_SEARCH] as const;
 
 /** The search kind of each record kind that carries external references (the year-end reviews are not searched). */
-const REFERENCE_KINDS: [string, Kind][] = [
-  ["moc", MOC],
-  ["pcr", PCR],
-  ["archive-moc", LEGACY_MOC],
-  ["archive-pcr", LEGACY_PCR],
+const REFERENCE_KINDS: [string, SearchEntryDefinition][] = [
+  ["moc", MOC_SEARCH],
+  ["pcr", PCR_SEARCH],
+  ["archive-moc", LEGACY_MOC_SEARCH],
+  ["archive-pcr", LEGACY_PCR_SEARCH],
 ];
 
 /** The text search configuration of every field and query (app/models/records/search.server.ts). */
 export const SEARCH_CONFIG = "english";
 
 /** The indexed vector of one kind: the serial in the `simple` configuration, each field weighted. */
-const vector = (k: Kind) =>
+const vector = (k: SearchEntryDefinition) =>
   [
     `setweight(to_tsvector('simple', coalesce(${k.serial}, '')), 'A')`,
     ...k.fields.map((f) => `setweight(to_tsvector('${SEARCH_CONFIG}', coalesce(${f.sql}, '')), '${f.weight}')`),
@@ -192,7 +192,7 @@ const vector = (k: Kind) =>
  * it is: most changes to a record (a workflow step: its status, forms and trail) leave its entry
  * alike, and rewriting it then only adds a dead row and its WAL.
  */
-const entries = (k: Kind, where: string) => `
+const entries = (k: SearchEntryDefinition, where: string) => `
   insert into search_entries (kind, record_id, serial_num, serial_key, title, excerpt_text, search)
   select '${k.kind}', ${k.id}, coalesce(${k.serial}, ''), search_serial_key(${k.serial}), coalesce(${k.title}, ''),
     left(coalesce(${k.excerpt}, ''), 20000),
@@ -216,8 +216,8 @@ const entryOfRecord = (kind: string, id: string) =>
   ).join("\n")}
   end if;`;
 
-const table = (k: Kind) => k.from.split(" ")[0]!;
-const key = (k: Kind) => (k.kind === "moc" ? "moc_id" : "id");
+const table = (k: SearchEntryDefinition) => k.from.split(" ")[0]!;
+const key = (k: SearchEntryDefinition) => (k.kind === "moc" ? "moc_id" : "id");
 
 /** The functions and triggers keeping `search_entries`, then every entry rebuilt (run by db/derived.ts). */
 export const SEARCH_SQL = `
@@ -248,7 +248,7 @@ create trigger search_entries_${k.kind} after insert or update or delete on ${ta
 create or replace function search_entries_person() returns trigger language plpgsql as $fn$
 begin
   ${entries(
-    PCR,
+    PCR_SEARCH,
     `p.id in (select p2.id from pcrs p2 where p2.originator_id = new.id or new.id = any(p2.party_ids)
       or p2.signatures @> jsonb_build_array(jsonb_build_object('signedBy', new.id::text))
       or p2.signatures @> jsonb_build_array(jsonb_build_object('commentedBy', new.id::text)))`,
@@ -292,7 +292,7 @@ create trigger search_entries_link after insert or update or delete on record_li
 -- Every entry rebuilt from this definition; MOCs' by the trigger above as db/derived.ts then
 -- rebuilds every stored document.
 delete from search_entries;
-${SEARCH_KINDS.filter((k) => k !== MOC)
+${SEARCH_KINDS.filter((k) => k !== MOC_SEARCH)
   .map((k) => `${entries(k, "true")};`)
   .join("\n")}
 `;

@@ -11,6 +11,7 @@
  * Uses DATABASE_URL; without it, the embedded PostgreSQL under DATA_DIR (default `.data`) that
  * `npm start` uses, which must not be running at the same time.
  */
+import "~/models/kinds/record-kinds.server";
 import path from "node:path";
 import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { loadDevelopmentSecrets } from "~/server/secrets";

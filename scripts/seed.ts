@@ -8,6 +8,7 @@
  * reads (app/server/secrets.ts). The whole seed is one transaction: a failure leaves nothing, and
  * running it again starts afresh; once it has run, running it again adds nothing.
  */
+import "~/models/kinds/record-kinds.server";
 import { eq, inArray, like, sql } from "drizzle-orm";
 import { runningEmbeddedServer, startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";

@@ -2,6 +2,8 @@
  * What the web process and the worker process both do at start (environment, database,
  * migrations, pg-boss and its workers), and undo at stop.
  */
+// The app's record kinds, registered before anything reads them (docs/decisions/060-record-kinds.md).
+import "~/models/kinds/record-kinds.server";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { migrateDatabase } from "#db/migrate";
 import { superuserRefusal, superuserRole } from "#db/role";

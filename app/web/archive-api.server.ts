@@ -17,7 +17,7 @@ import {
   listArchivePage,
   patchArchiveRecord,
 } from "~/models/archive/archive.server";
-import { uuid } from "~/models/moc/moc.schema";
+import { uuid } from "~/models/shared/fields.schema";
 import { requireApiUser } from "./auth.server";
 import { pageResponse, readPage } from "./paging.server";
 import { apiRoute, ok, readJson, readQuery, validate } from "~/utils/http.server";

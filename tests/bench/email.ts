@@ -5,6 +5,7 @@
  * 100,000 MOCs. Runs on the bench database once the web server is stopped (its workers would
  * otherwise take the jobs too).
  */
+import "../../app/models/kinds/record-kinds.server";
 import { performance } from "node:perf_hooks";
 import type postgres from "postgres";
 import { queueEmails, type QueuedEmail } from "../../app/models/messages/email.server";

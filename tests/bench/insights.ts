@@ -7,6 +7,7 @@
  * figures and MOC lists, and its description laid out as the PDF (on this thread, not the worker).
  * Used for docs/performance.md's figures at 10,000 and 100,000 MOCs.
  */
+import "../../app/models/kinds/record-kinds.server";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";

@@ -11,6 +11,7 @@
  * on the next start when it holds the same seed (pending migrations are applied to it).
  * DATABASE_URL names the server; unset, an embedded PostgreSQL under .data/bench.
  */
+import "../../app/models/kinds/record-kinds.server";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { readFileSync } from "node:fs";

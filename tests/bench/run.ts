@@ -15,6 +15,7 @@
  * person owning 200 plan items beside today's (tests/bench/my-actions.ts); `--only search` only GET /api/search
  * over 10,000 MOCs, 2,000 PCRs and 5,000 archive records (tests/bench/search.ts).
  */
+import "../../app/models/kinds/record-kinds.server";
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
 import os from "node:os";

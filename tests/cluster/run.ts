@@ -391,6 +391,7 @@ async function main() {
     const byId = new Map(mocs.map((m) => [m.id, m]));
     const missing = stepsDone.filter((s) => !byId.has(s.mocId));
     check(missing.length === 0 && stepsDone.length > 0, `${stepsDone.length} steps answered 200, all in the records`);
+    await import("../../app/models/kinds/record-kinds.server");
     const { verifyAuditTrail } = await import("../../app/models/audit/audit.server");
     const audit = await verifyAuditTrail();
     check(audit.broken.length === 0, `audit chains verify (${audit.entries} entries in ${audit.chains} chains)`);

@@ -1,3 +1,5 @@
+// The app's record kinds, as every entry point registers them (docs/decisions/060-record-kinds.md).
+import "~/models/kinds/record-kinds.server";
 import { afterAll, inject } from "vitest";
 import { closeDb } from "#db/client";
 import { stopBoss } from "#jobs/boss";

@@ -2,7 +2,7 @@
  * The engine is not MOC-shaped (docs/decisions/046-workflow-engine.md): a third kind of record, a
  * work permit, is built here alone, in the test suite, on `defineWorkflow`
  * (app/models/workflow/engine.server.ts) and the record-kind registry's shape
- * (app/models/record-kinds.server.ts). Its own table, created here; two steps (the requester
+ * (app/models/record-kind/record-kind.ts). Its own table, created here; two steps (the requester
  * submits it, an independent issuer issues it); its own append-only audit log with the keyed hash
  * chain the engine links. Driven through an `apiRoute`: the allowed actor moves it, a refused one
  * gets 403 with the step's refusal, a closed step is 409, concurrent duplicates move it once, and
@@ -14,7 +14,7 @@ import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entryContent, keyById, keyedHash, parseHead } from "~/models/audit/audit-chain.server";
 import type { Actor } from "~/models/authz/authz.server";
-import type { RecordKind } from "~/models/record-kinds.server";
+import { defineRecordKind } from "~/models/record-kind/record-kind";
 import type { PublicUser } from "~/models/people/user.server";
 import { defineWorkflow, type StepDef } from "~/models/workflow/engine.server";
 import { getDb, type Transaction } from "~/utils/db.server";
@@ -137,25 +137,15 @@ const runPermitStep = PERMITS.runner({
   },
 });
 
-/** The kind as the registry would hold it: its audit chain is its own table, nothing else. */
-const PERMIT_KIND = {
+/** The kind as the registry holds it: its audit chain is its own table, nothing else. */
+const PERMIT_KIND = defineRecordKind({
+  name: "test-permit",
   label: "permit",
-  table: TABLE,
-  audit: { kind: "test-permit", table: LOG },
-  signatures: null,
-  attachments: null,
-  chat: null,
-  notices: { link: (id: string) => `/permits/${id}` },
-  pendingWork: PERMITS.pendingStepSql,
-  reminders: null,
-  print: null,
-  export: null,
-  insights: null,
-  search: null,
-  api: [],
+  page: (id) => `/permits/${id}`,
+  table: { name: TABLE, alias: "p" },
+  audit: { chain: "test-permit", log: { table: LOG, recordColumn: "permit_id" }, note: null, stateProblems: null },
   workflow: PERMITS,
-  linkable: null,
-} satisfies Omit<RecordKind, "audit"> & { audit: { kind: string; table: string } };
+});
 
 // ---------------------------------------------------------------------------------------------
 // Its API: six lines, as a MOC step's
@@ -322,7 +312,7 @@ describe("a third record kind on the engine", () => {
     const id = await newPermit();
     const waiting = () =>
       getDb().execute<{ step: string | null; owner: string | null; mine: string | null }>(sql`
-        select ${PERMITS.waitingStepSql} as step, ${PERMITS.ownerSql} as owner, ${PERMIT_KIND.pendingWork(issuer)} as mine
+        select ${PERMITS.waitingStepSql} as step, ${PERMITS.ownerSql} as owner, ${PERMITS.pendingStepSql(issuer)} as mine
         from ${t(TABLE)} p where p.id = ${id}`);
     expect(await waiting()).toEqual([{ step: "request", owner: requester.name, mine: null }]);
     await post("request", requester, { permit_id: id, work: "Painting" });
@@ -333,6 +323,6 @@ describe("a third record kind on the engine", () => {
     expect(PERMITS.refusalFor("issue", requester, { requesterId: requester._id, issuerId: requester._id })).toBe(
       "Only the named issuer can issue the permit",
     );
-    expect(PERMIT_KIND.workflow.kind).toBe(PERMIT_KIND.audit.kind);
+    expect(PERMIT_KIND.workflow!.kind).toBe(PERMIT_KIND.audit.chain);
   });
 });

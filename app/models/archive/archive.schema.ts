@@ -17,7 +17,7 @@ import {
   type ArchiveKind,
   type ArchivePatch,
 } from "./archive.constants";
-import { uuid } from "../moc/moc.schema";
+import { uuid } from "../shared/fields.schema";
 
 export * from "./archive.constants";
 

@@ -17,6 +17,7 @@ import { createHash, createHmac } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import { getDb, preparedSql, statementOnceBy, type Executor, type Transaction } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
+import { recordKinds, type RecordKind } from "../record-kind/record-kind";
 
 // ---------------------------------------------------------------------------------------------
 // Keys
@@ -196,43 +197,51 @@ export const entryLink = (kind: string, recordId: string, head: ChainHead, entry
     }),
   );
 
-/**
- * The kinds of record with an audit trail: a MOC's in `moc_logs`, every other's in `audit_entries`
- * (its `record_kind`, checked by `audit_entries_kind_check`: a new kind needs a migration too).
- */
-export const AUDIT_KINDS = [
-  "moc",
-  "pcr",
-  "user",
-  "archive-moc",
-  "archive-pcr",
-  "review",
-  "delegation",
-  "settings",
-  "vessel",
-] as const;
-export type AuditKind = (typeof AUDIT_KINDS)[number];
+/** A chain's name: a record kind's trail (its `audit.chain`), or `<kind>-signature` for its signatures. */
+export type ChainName = string;
 
-/** Every chain: each record kind's trail, and the signature manifestations of MOCs and PCRs. */
-export const CHAIN_NAMES = [...AUDIT_KINDS, "moc-signature", "pcr-signature"] as const;
-export type ChainName = (typeof CHAIN_NAMES)[number];
+const SIGNATURE_SUFFIX = "-signature";
+
+/** The chain of the signature manifestations of a kind (`signature_manifestations.record_kind`). */
+export const signatureChain = (signatureKind: string) => `${signatureKind}${SIGNATURE_SUFFIX}`;
+
+/** The signature kind a chain name is the manifestations of, or null for a trail. */
+export const signaturesOfChain = (chain: string) =>
+  chain.endsWith(SIGNATURE_SUFFIX) ? chain.slice(0, -SIGNATURE_SUFFIX.length) : null;
+
+/** Every chain of the registered kinds: each kind's trail and, for those that sign, its signatures. */
+export function chainNames(): ChainName[] {
+  return recordKinds().flatMap((k) => [k.audit.chain, ...(k.signatures ? [signatureChain(k.signatures)] : [])]);
+}
+
+/** The kind a chain belongs to: its trail, or its signatures (`signatures: true`); undefined for none registered. */
+export function chainKind(chain: ChainName): { kind: RecordKind; signatures: boolean } | undefined {
+  const signatures = signaturesOfChain(chain);
+  const kind = recordKinds().find((k) => (signatures ? k.signatures === signatures : k.audit.chain === chain));
+  return kind ? { kind, signatures: signatures !== null } : undefined;
+}
+
+/** The kind whose trail a chain is, or undefined (a signature chain, or no registered kind). */
+const trailOwner = (chain: string) => recordKinds().find((k) => k.audit.chain === chain);
 
 /**
  * SQL: a chain's head locked for this transaction, as `"<seq> <hash>"`. Without a stored head
  * (entries written before migration 0016 and not yet adopted), the chain's last entry's.
  */
 export function lockedHeadSql(chain: ChainName, recordId: SQL): SQL {
-  if (!CHAIN_NAMES.includes(chain)) throw new Error(`unknown audit chain ${String(chain)}`);
+  if (!chainNames().includes(chain)) throw new Error(`unknown audit chain ${String(chain)}`);
   const name = sql.raw(`'${chain}'`);
-  const last =
-    chain === "moc"
-      ? sql`select l.seq || ' ' || l.hash from moc_logs l where l.moc_id = ${recordId} order by l.seq desc limit 1`
-      : chain.endsWith("-signature")
-        ? sql`select s.seq || ' ' || s.hash from signature_manifestations s
-            where s.record_kind = ${sql.raw(`'${chain.slice(0, -"-signature".length)}'`)} and s.record_id = ${recordId}
-            order by s.seq desc limit 1`
-        : sql`select e.seq || ' ' || e.hash from audit_entries e
-            where e.record_kind = ${name} and e.record_id = ${recordId} order by e.seq desc limit 1`;
+  const signatures = signaturesOfChain(chain);
+  const log = trailOwner(chain)?.audit.log;
+  const last = signatures
+    ? sql`select s.seq || ' ' || s.hash from signature_manifestations s
+        where s.record_kind = ${sql.raw(`'${signatures}'`)} and s.record_id = ${recordId}
+        order by s.seq desc limit 1`
+    : log && "recordColumn" in log
+      ? sql`select l.seq || ' ' || l.hash from ${sql.raw(`${log.table} l`)} where ${sql.raw(`l.${log.recordColumn}`)} = ${recordId}
+          order by l.seq desc limit 1`
+      : sql`select e.seq || ' ' || e.hash from audit_entries e
+          where e.record_kind = ${name} and e.record_id = ${recordId} order by e.seq desc limit 1`;
   return sql`coalesce((select h.seq || ' ' || h.hash from audit_heads h
       where h.chain = ${name} and h.record_id = ${recordId} for update), (${last}))`;
 }
@@ -280,11 +289,18 @@ export async function adoptAuditChains(): Promise<number> {
     const claimed = await tx.execute(sql`insert into job_runs (queue, key) values (${ADOPT_QUEUE}, '0016')
       on conflict do nothing returning key`);
     if (claimed.length === 0) return 0;
+    const ownTrails = recordKinds().flatMap(({ audit: { chain, log } }) =>
+      "recordColumn" in log
+        ? [
+            sql`(select distinct on (l.${sql.raw(log.recordColumn)}) ${chain}::text as chain, l.${sql.raw(log.recordColumn)} as record_id,
+                l.seq, l.hash from ${sql.raw(`${log.table} l`)} order by l.${sql.raw(log.recordColumn)}, l.seq desc)
+              union all`,
+          ]
+        : [],
+    );
     const rows = await tx.execute<{ chain: ChainName; record_id: string; seq: number; hash: string }>(sql`
       select c.* from (
-        (select distinct on (l.moc_id) 'moc' as chain, l.moc_id as record_id, l.seq, l.hash
-          from moc_logs l order by l.moc_id, l.seq desc)
-        union all
+        ${sql.join(ownTrails, sql` `)}
         (select distinct on (e.record_kind, e.record_id) e.record_kind, e.record_id, e.seq, e.hash
           from audit_entries e order by e.record_kind, e.record_id, e.seq desc)
         union all

@@ -8,12 +8,14 @@
  *   (SHA-256, key_id null) only as the chain's first entries;
  * - the chain ends where its stored head says, and the head is keyed: a removed tail shows;
  * - the chain holds every head of every seal in DATA_DIR/seals (each seal keyed too);
- * - every MOC has a chain, its status is the one its last move named, and a completed MOC has
- *   its closing entry;
+ * - every record's state is the one its trail accounts for, as its kind checks it (a MOC: it has
+ *   a chain, its status is the one its last move named, a completed one has its closing entry);
  * - every account's role, department, access, position and active flag are the ones its chain
  *   last recorded (audit-account.server.ts).
  *
- * It names the first problem of each chain.
+ * It names the first problem of each chain. The chains it reads are the registered kinds'
+ * (app/models/record-kind/record-kind.ts): the shared `audit_entries`, each kind's own trail table,
+ * and the signature manifestations.
  */
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
@@ -32,7 +34,7 @@ import {
 } from "./audit-chain.server";
 import { accountProblem, replayAccount, rightsOf } from "./audit-account.server";
 import { readSeal, sealFolder, type Seal } from "./audit-seal.server";
-import { MOC_CLOSED_ACTION } from "../moc/moc-steps.server";
+import { recordKinds } from "../record-kind/record-kind";
 
 export type BrokenLink = {
   kind: ChainName;
@@ -119,16 +121,25 @@ export async function verifyAuditTrail(db: Database = getDb(), sealDir = sealFol
   return { chains: chainCount, entries: rows.length, broken, seals };
 }
 
-/** Every entry of every chain, in chain order. */
+/** Every entry of every chain, in chain order: the shared trail, each kind's own trail table, the signatures. */
 function chainEntries(tx: Executor) {
   const at = (column: string) => sql.raw(iso(column, "us"));
-  return tx.execute<EntryRow>(sql`
-    select * from (
-      select 'moc' as chain, l.moc_id as record_id, l.id, l.seq, l.prev_hash, l.hash, l.key_id,
+  const ownTrails = recordKinds().flatMap((kind) => {
+    const log = kind.audit.log;
+    if (log.table === "audit_entries") return [];
+    const table = sql.raw(`${log.table} l`);
+    const record = sql.raw(`l.${"recordColumn" in log ? log.recordColumn : ""}`);
+    return [
+      sql`select ${kind.audit.chain}::text as chain, ${record} as record_id, l.id, l.seq, l.prev_hash, l.hash, l.key_id,
         json_build_array(l.user_id, l.action, l.from_status, l.to_status, l.comment, ${at("l.at")}, l.on_behalf_of)
           as content
-      from moc_logs l
-      union all
+      from ${table}
+      union all`,
+    ];
+  });
+  return tx.execute<EntryRow>(sql`
+    select * from (
+      ${sql.join(ownTrails, sql` `)}
       select e.record_kind, e.record_id, e.id, e.seq, e.prev_hash, e.hash, e.key_id,
         json_build_array(e.actor_id, e.action, e.from_value, e.to_value, e.comment, ${at("e.at")}, null)
       from audit_entries e
@@ -331,34 +342,12 @@ function accountProblems(accounts: AccountRow[], chains: Map<string, Chain>): Br
   return problems;
 }
 
-/** MOCs whose state the trail does not account for. */
+/** Records whose state their trail does not account for, as each kind checks it. */
 async function stateProblems(db: Executor): Promise<BrokenLink[]> {
-  const rows = await db.execute<{
-    id: string;
-    status: string;
-    completed: boolean;
-    last_to: string | null;
-    entries: number;
-    closed: boolean;
-  }>(sql`
-    select m.id, m.status, m.completed,
-      (select l.to_status from moc_logs l where l.moc_id = m.id and l.to_status is not null order by l.seq desc limit 1)
-        as last_to,
-      (select count(*)::int from moc_logs l where l.moc_id = m.id) as entries,
-      exists (select 1 from moc_logs l where l.moc_id = m.id and l.action = ${MOC_CLOSED_ACTION}) as closed
-    from mocs m`);
   const problems: BrokenLink[] = [];
-  for (const moc of rows) {
-    const at = { kind: "moc" as const, recordId: moc.id, seq: moc.entries, entryId: "" };
-    if (moc.entries === 0) problems.push({ ...at, seq: 0, reason: "the MOC has no audit entry at all" });
-    else if (moc.completed && !moc.closed) {
-      problems.push({ ...at, reason: `the MOC is completed but no entry records it (no "${MOC_CLOSED_ACTION}")` });
-    } else if (moc.last_to !== null && moc.last_to !== moc.status) {
-      problems.push({
-        ...at,
-        reason: `the MOC is at status ${moc.status} but its last entry moved it to ${moc.last_to}`,
-      });
-    }
+  for (const kind of recordKinds()) {
+    if (!kind.audit.stateProblems) continue;
+    for (const problem of await kind.audit.stateProblems(db)) problems.push({ kind: kind.audit.chain, ...problem });
   }
   return problems;
 }

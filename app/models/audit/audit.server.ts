@@ -23,16 +23,15 @@ import {
   signatureContent,
   storeHeadSql,
   type ChainHead,
-  type AuditKind,
 } from "./audit-chain.server";
-import { actingRole } from "../moc/moc-document";
-import type { PublicUser } from "../people/user.server";
+import type { AuditDefinition } from "../record-kind/record-kind";
+import { actingRole } from "./signature-roles";
 
-export { AUDIT_KINDS } from "./audit-chain.server";
-export type { AuditKind };
+/** A kind whose trail is the shared `audit_entries` (its `record_kind`; every kind but the MOC's today). */
+export type AuditKind = string;
 
 export type AuditInput = {
-  kind: Exclude<AuditKind, "moc">;
+  kind: AuditKind;
   recordId: string;
   actorId: string | null;
   action: string;
@@ -40,6 +39,26 @@ export type AuditInput = {
   to?: string | null;
   comment?: string | null;
 };
+
+/**
+ * The registry entry's trail of a kind kept in `audit_entries` (app/models/record-kind/record-kind.ts):
+ * a note is one entry, its values and comment as given.
+ */
+export const sharedTrail = (chain: string): AuditDefinition => ({
+  chain,
+  log: { table: "audit_entries" },
+  note: (tx, record, note) =>
+    appendAudit(tx, {
+      kind: chain,
+      recordId: record.id,
+      actorId: note.actorId,
+      action: note.action,
+      from: note.from,
+      to: note.to,
+      comment: note.comment,
+    }),
+  stateProblems: null,
+});
 
 /** Appends one entry to the record's chain (a MOC's entries go through `appendLog`, moc-store.server.ts). */
 export async function appendAudit(db: Executor, entry: AuditInput): Promise<void> {
@@ -212,7 +231,8 @@ export const onBehalfOfManifestation = (row: { onBehalfOf: string | null; onBeha
 type SignatureEntry = {
   kind: SignatureKind;
   recordId: string;
-  signer: PublicUser;
+  /** Who signs, with their name and position as they are now. */
+  signer: { _id: string; name: string; position: string | null };
   role: string;
   meaning: string;
   at: Date;

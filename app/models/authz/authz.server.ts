@@ -138,6 +138,9 @@ export const isMocOpen = (moc: Pick<MocAccess, "status" | "completed">) => !moc.
 export const isMocCompleted = (moc: Pick<MocAccess, "status" | "completed">) =>
   moc.completed && moc.status !== "decline";
 
+/** `isMocCompleted` over the MOC row `alias` (`m` unless named). */
+export const mocCompletedSql = (alias = "m"): SQL => sql.raw(`(${alias}.completed and ${alias}.status <> 'decline')`);
+
 /** `isMocOpen` over the MOC row `alias` (`m` unless named): the one SQL spelling of "open" (issue 38). */
 export const mocOpenSql = (alias = "m"): SQL => sql.raw(`(not ${alias}.completed and ${alias}.status <> 'decline')`);
 

@@ -3,7 +3,8 @@
  * marking a plan item done with a note and an optional evidence file.
  */
 import { z } from "zod";
-import { MAX_TEXT, PLAN_KINDS } from "./moc.schema";
+import { PLAN_KINDS } from "./moc.schema";
+import { MAX_TEXT } from "../shared/fields.schema";
 
 /** What was done: required, so the item's history says it (issue 38 item 7; evidence stays optional). */
 const NOTE_REQUIRED = "Say what was done: a note is required to mark an item done";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { EFFECTIVENESS_COMMENT_MAX, EFFECTIVENESS_RESULTS, needsFollowUp } from "./effectiveness.constants";
-import { uuid } from "./moc.schema";
+import { uuid } from "../shared/fields.schema";
 import { withoutBidiControls } from "../shared/text-rules";
 
 const RESULT_MESSAGE = 'Choose "effective", "partly" or "not-effective"';

@@ -124,16 +124,6 @@ export type MocDocument = {
   updatedAt: string;
 };
 
-/** The role a delegate signs as, in the absent holder's place: "acting Approver". */
-export const actingRole = (role: string) => `acting ${role}`;
-
-/** Whether manifestation `m` fills the slot `role`: its holder's signature, or their delegate's. */
-export const fillsSlot = (
-  m: Pick<SignatureManifestation, "role" | "signerId">,
-  role: string,
-  signerId?: string | null,
-) => (m.role === role || m.role === actingRole(role)) && (!signerId || m.signerId === signerId);
-
 /** The form documents of a MOC, by their key in the document. */
 export type MocFormKey =
   "originator_form" | "implementer_form" | "hseq_form" | "approver_form" | "implementation" | "verifier_form";

@@ -10,7 +10,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { UserJson, MocDocument } from "./moc-document";
 import { dependenceOf, independentSql, type CheckKind } from "./moc-four-eyes.server";
-import { uuid } from "./moc.schema";
+import { uuid } from "../shared/fields.schema";
 import { MOC_STATUS_LABELS, mocStatusLabel } from "./moc-status";
 import type { MocState } from "./steps/shape.server";
 import { APPROVAL_STEPS } from "./steps/approval.server";

@@ -3,6 +3,7 @@
  * page actions and the pages' browser-side validation.
  */
 import { z } from "zod";
+import { isoDate, MAX_HTML, MAX_TEXT, uuid } from "../shared/fields.schema";
 import { DEPARTMENTS } from "#db/schema/enums";
 import { withoutBidiControls } from "../shared/text-rules";
 import { isScope, SCOPES } from "../fleet/vessel.constants";
@@ -13,8 +14,6 @@ import { readRecordRef } from "../records/record-refs.constants";
  * text of one list (impact assessment, action plan, manuals plan) in all. They keep a record's
  * print and PDF within a few hundred pages.
  */
-export const MAX_HTML = 100_000;
-export const MAX_TEXT = 5_000;
 export const MAX_LIST_TEXT = 50_000;
 
 /** The characters of text in a list's items (every string in them). */
@@ -35,9 +34,7 @@ const listTextLimit = (what: string) =>
     },
   ] as const;
 
-export const uuid = (what = "id") => z.uuid({ error: `Expected a ${what}` });
 export const yesNo = z.enum(["yes", "no"], { error: "Answer yes or no" });
-export const isoDate = z.iso.date({ error: "Expected a date (YYYY-MM-DD)" });
 const department = z.enum(DEPARTMENTS, { error: `Department must be one of: ${DEPARTMENTS.join(", ")}` });
 const text = (what: string, max = MAX_TEXT) =>
   z

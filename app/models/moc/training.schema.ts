@@ -3,7 +3,7 @@
  * attend an action-plan item that is a training, and who attended it on which day.
  */
 import { z } from "zod";
-import { isoDate, MAX_TEXT } from "./moc.schema";
+import { isoDate, MAX_TEXT } from "../shared/fields.schema";
 
 const mocId = z.uuid({ error: "Expected the MOC id" });
 const itemId = z.string({ error: "Expected the item's _id" }).min(1, { error: "Expected the item's _id" }).max(64);

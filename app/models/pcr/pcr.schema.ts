@@ -1,7 +1,8 @@
 /** PCR input schemas (docs/api-contract.md, "PCR"; docs/decisions/005-pcr-signatures.md), shared by /api and the pages. */
 import { z } from "zod";
 import { PCR_ROLES } from "#db/schema/enums";
-import { MAX_HTML, MAX_TEXT, mocTitle, uuid } from "../moc/moc.schema";
+import { mocTitle } from "../moc/moc.schema";
+import { MAX_HTML, MAX_TEXT, uuid } from "../shared/fields.schema";
 import { partialUpdate } from "../shared/partial-update";
 
 export const MAX_SIGNATURE_BYTES = 200 * 1024;

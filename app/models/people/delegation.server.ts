@@ -13,7 +13,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { appendAudit, historyOf } from "../audit/audit.server";
 import { isAdmin, type Actor } from "../authz/authz.server";
-import { isoDate, uuid } from "../moc/moc.schema";
+import { isoDate, uuid } from "../shared/fields.schema";
 import type { PublicUser } from "./user.server";
 
 export type Delegation = {

@@ -1,7 +1,7 @@
 /** Chat input schemas and limits, shared by /api/chat, the page actions and the chat panel (browser). */
 import { z } from "zod";
 import { CHAT_MESSAGE_MAX, CHAT_PAGE_SIZE, CHAT_POLL_BATCH } from "./chat.constants";
-import { uuid } from "../moc/moc.schema";
+import { uuid } from "../shared/fields.schema";
 
 export { CHAT_MESSAGE_MAX, CHAT_PAGE_SIZE, CHAT_POLL_BATCH, CHAT_POLL_MS } from "./chat.constants";
 

@@ -18,7 +18,7 @@ import { principalsOf } from "../people/delegation.server";
 import { CHAT_API_LIMIT_DEFAULT, CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type ChatMessageView } from "./chat.schema";
 import { takePoint, type Budget } from "../shared/rate-limit.server";
 import { USER_JSON, iso } from "#db/moc-document";
-import { uuid } from "../moc/moc.schema";
+import { uuid } from "../shared/fields.schema";
 import { loadMocAccess } from "../moc/moc-query.server";
 import { pcrAccessOf } from "../pcr/pcr.server";
 import { notifyMentions } from "./mentions.server";

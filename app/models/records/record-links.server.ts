@@ -14,10 +14,8 @@ import { sql } from "drizzle-orm";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { inTransaction } from "../audit/audit-chain.server";
-import { appendAudit } from "../audit/audit.server";
 import { canLinkRecords, canReadRecords, canUnlinkRecords, type Actor } from "../authz/authz.server";
-import { appendLog } from "../moc/moc-store.server";
-import { RECORD_KINDS } from "../record-kinds.server";
+import { noteInTrail } from "../record-kind/record-kind";
 import { capitalise } from "../shared/labels";
 import type { PrintSection } from "../records-out/record-print.server";
 import { linkWording, type LinkKind } from "./record-links.constants";
@@ -134,15 +132,6 @@ async function readableEnds(db: Executor, actor: Actor, from: RecordRef, to: Rec
 }
 
 /** The MOC statuses of the MOC ends (their `moc_logs` entries carry it). */
-async function mocStatuses(db: Executor, ends: readonly RecordDescription[]) {
-  const ids = ends.filter((e) => e.kind === "moc").map((e) => e.id);
-  if (ids.length === 0) return new Map<string, string>();
-  const rows = await db.execute<{ id: string; status: string }>(
-    sql`select id::text as id, status from mocs where id = any(array(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid))`,
-  );
-  return new Map(rows.map((r) => [r.id, r.status]));
-}
-
 /**
  * The entry each end's chain gets: "Linked" / "Link removed", the link's words from that end and the
  * other record's number, never its title: a record's trail is shown to everyone who reads the
@@ -158,26 +147,13 @@ async function auditBothEnds(
   fromEnd: RecordDescription,
   toEnd: RecordDescription,
 ) {
-  const statuses = await mocStatuses(db, [fromEnd, toEnd]);
   const entries = [
     { end: fromEnd, other: toEnd, words: linkWording(kind, "from") },
     { end: toEnd, other: fromEnd, words: linkWording(kind, "to") },
   ].sort((a, b) => (a.end.ref < b.end.ref ? -1 : 1));
   for (const { end, other, words } of entries) {
     const comment = `${words} ${other.label}`;
-    const audit = RECORD_KINDS[end.kind].audit;
-    if (audit.table === "moc_logs") {
-      const status = statuses.get(end.id) ?? null;
-      await appendLog(db, { mocId: end.id, userId: actor._id, action, from: status, to: status, comment });
-    } else {
-      await appendAudit(db, {
-        kind: audit.kind as Exclude<typeof audit.kind, "moc">,
-        recordId: end.id,
-        actorId: actor._id,
-        action,
-        comment,
-      });
-    }
+    await noteInTrail(db, end.kind, { id: end.id }, { actorId: actor._id, action, comment });
   }
 }
 

@@ -4,15 +4,14 @@
  * say what is wrong), describing a batch of them for a reader in one statement per kind at most
  * (label, title, page, whether the reader may read it by the kind's own rule), and one record's
  * "may read". Each kind's description and reading rule is its registry entry's `linkable`
- * (record-kinds.server.ts, written in record-ref-kinds.server.ts); links (record-links.server.ts)
- * and external references read records through here.
+ * (app/models/record-kind/record-kind.ts; each kind's own, app/models/moc/moc-record.server.ts and
+ * the others); links (record-links.server.ts) and external references read records through here.
  */
 import { z } from "zod";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Invalid } from "~/utils/errors";
 import type { Actor } from "../authz/authz.server";
-import { RECORD_KINDS, type RecordKind } from "../record-kinds.server";
-import type { DescribedRecord } from "./record-ref-kinds.server";
+import { recordKind, type DescribedRecord } from "../record-kind/record-kind";
 import {
   RECORD_REF_FORMAT,
   RECORD_REF_KINDS,
@@ -49,15 +48,15 @@ export const recordRefSchema = z
   });
 
 /**
- * A record that exists, as a reader sees it named: its kind's description (record-ref-kinds.server.ts
+ * A record that exists, as a reader sees it named: its kind's description (app/models/record-kind/record-kind.ts
  * `DescribedRecord`: label such as "MOC 14-2026", title ("" when none), page, `readable` by the
  * kind's own reading rule, `worksOn` for `canLinkRecords`), with its reference ("moc:<id>") and kind.
  */
 export type RecordDescription = DescribedRecord & { ref: string; kind: RecordRefKind };
 
 const describerOf = (kind: RecordRefKind) => {
-  const linkable = (RECORD_KINDS as Record<RecordRefKind, RecordKind>)[kind].linkable;
-  if (!linkable) throw new Error(`record kind ${kind} is not linkable (record-kinds.server.ts)`);
+  const linkable = recordKind(kind).linkable;
+  if (!linkable) throw new Error(`record kind ${kind} is not linkable (its registry entry has no linkable)`);
   return linkable.describe;
 };
 

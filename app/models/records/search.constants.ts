@@ -9,9 +9,4 @@ export const SEARCH_MAX_LENGTH = 200;
  */
 export const SEARCH_RANK_LIMIT = 1_000;
 
-/**
- * C0 and C1 control characters and DEL, every one: a search refuses them (app/models/shared/text-rules.ts);
- * the search boxes show a refused search back without them (a NUL cannot be an attribute's value).
- */
-// eslint-disable-next-line no-control-regex
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+export { CONTROL_CHARACTERS } from "../shared/control-characters";

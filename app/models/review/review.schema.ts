@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { REVIEW_ACTION_STATUSES } from "#db/schema/enums";
-import { MAX_HTML } from "../moc/moc.schema";
+import { MAX_HTML } from "../shared/fields.schema";
 import { partialUpdate } from "../shared/partial-update";
 import { bidiControlMessage, hasBidiControl } from "../shared/text-rules";
 

@@ -4,7 +4,7 @@
  * zod schemas of the API, the pages and their browser-side validation, and by the upload path.
  */
 import { z } from "zod";
-import { CONTROL_CHARACTERS } from "../records/search.constants";
+import { CONTROL_CHARACTERS } from "./control-characters";
 
 /**
  * Bidirectional formatting characters: the embeddings and overrides (U+202A-U+202E), the isolates

@@ -1,50 +1,24 @@
 import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import type { ChainName } from "~/models/audit/audit-chain.server";
+import { chainKind } from "~/models/audit/audit-chain.server";
 import { verifyAuditTrail } from "~/models/audit/audit.server";
 import { canVerifyAudit } from "~/models/authz/authz.server";
-import { RANKS_RECORD } from "~/models/people/ranks.constants";
-import { REFERENCE_TYPES_RECORD } from "~/models/records/references.constants";
 import { requirePageUserWho } from "~/web/auth.server";
 import { countAuditVerification } from "~/utils/metrics.server";
 
 export const meta: MetaFunction = () => [{ title: "Audit trail · Change Management" }];
 
-/** Where a record's page is, when it still exists. */
-const RECORD_URL: Record<ChainName, (id: string) => string> = {
-  moc: (id) => `/mocs/${id}`,
-  "moc-signature": (id) => `/mocs/${id}`,
-  "pcr-signature": (id) => `/pcrs/${id}`,
-  pcr: (id) => `/pcrs/${id}`,
-  user: (id) => `/admin/users/${id}`,
-  "archive-moc": (id) => `/archive/mocs/${id}`,
-  "archive-pcr": (id) => `/archive/pcrs/${id}`,
-  review: (id) => `/reviews/${id}`,
-  delegation: () => "/admin/delegations",
-  settings: (id) =>
-    id === RANKS_RECORD ? "/admin/ranks" : id === REFERENCE_TYPES_RECORD ? "/admin/references" : "/admin/risk",
-  vessel: (id) => `/vessels/${id}`,
-};
-
-const KIND_LABEL: Record<ChainName, string> = {
-  moc: "MOC",
-  "moc-signature": "Signatures of MOC",
-  "pcr-signature": "Signatures of PCR",
-  pcr: "PCR",
-  user: "User",
-  "archive-moc": "Legacy MOC",
-  "archive-pcr": "Legacy PCR",
-  review: "Year-end review",
-  delegation: "Delegation",
-  settings: "Settings",
-  vessel: "Vessel",
-};
-
 export async function loader({ request }: LoaderFunctionArgs) {
   await requirePageUserWho(request, canVerifyAudit, "Only administrators can check the audit trail.");
   const result = await verifyAuditTrail();
   countAuditVerification(result);
-  return { ...result, checkedAt: new Date().toISOString() };
+  // Each broken chain named by its kind's label and linked to its record's page (the registry's).
+  const broken = result.broken.map((link) => {
+    const owner = chainKind(link.kind);
+    const label = owner ? `${owner.signatures ? `Signatures of ${owner.kind.label}` : owner.kind.label}` : link.kind;
+    return { ...link, label, path: owner?.kind.page?.(link.recordId) ?? null };
+  });
+  return { ...result, broken, checkedAt: new Date().toISOString() };
 }
 
 export default function AuditTrail() {
@@ -93,9 +67,13 @@ export default function AuditTrail() {
                   {broken.map((link) => (
                     <tr key={`${link.kind}:${link.recordId}:${link.reason}`}>
                       <td>
-                        <Link to={RECORD_URL[link.kind](link.recordId)}>
-                          {KIND_LABEL[link.kind]} {link.recordId}
-                        </Link>
+                        {link.path ? (
+                          <Link to={link.path}>
+                            {link.label} {link.recordId}
+                          </Link>
+                        ) : (
+                          `${link.label} ${link.recordId}`
+                        )}
                       </td>
                       <td>{link.seq > 0 ? `#${link.seq}` : "—"}</td>
                       <td>{link.entryId ? <code>{link.entryId}</code> : "—"}</td>

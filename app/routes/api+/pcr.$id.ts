@@ -1,4 +1,4 @@
-import { uuid } from "~/models/moc/moc.schema";
+import { uuid } from "~/models/shared/fields.schema";
 import { getPcr } from "~/models/pcr/pcr.server";
 import { requireApiUser } from "~/web/auth.server";
 import { apiRoute, ok, validate } from "~/utils/http.server";

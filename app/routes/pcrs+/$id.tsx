@@ -33,7 +33,7 @@ import { runForPage } from "~/utils/page.server";
 import { sanitizeRichText } from "~/utils/sanitize.server";
 import { chatPageAction, chatPanelData, isChatPost } from "~/web/chat-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
-import { fillsSlot } from "~/models/moc/moc-document";
+import { fillsSlot } from "~/models/audit/signature-roles";
 import { capitalise } from "~/models/shared/labels";
 import { CirculationsSection } from "~/components/circulations";
 import { RecordReferences } from "~/components/record-references";
