@@ -139,7 +139,9 @@ export type RecordKind<Access = unknown> = {
   /** Its reading rule's SQL twin over the alias (the lists' authorization); null: everyone reads it. */
   readSql: ((actor: Actor) => SQL) | null;
   /** One record as the cross-cutting modules read it (null when there is none, or it is deleted). */
-  load: ((db: Executor, id: string, options?: { lock?: boolean; reader?: Actor }) => Promise<LoadedRecord<Access> | null>) | null;
+  load:
+    | ((db: Executor, id: string, options?: { lock?: boolean; reader?: Actor }) => Promise<LoadedRecord<Access> | null>)
+    | null;
   /** Its named states ("open", "approved", ...), predicate and SQL twin each. */
   states: Record<string, NamedState<LoadedRecord<Access>>>;
   audit: AuditDefinition;
