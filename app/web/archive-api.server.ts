@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ARCHIVE, archiveFilterSchema, archiveSchemas, type ArchiveKind } from "~/models/archive/archive.schema";
-import { archiveCsv } from "~/models/records-out/csv-export.server";
+import { archiveCsv } from "~/models/archive/archive.server";
 import { csvResponse, wantsCsv } from "./csv-download.server";
 import {
   archiveOrderName,

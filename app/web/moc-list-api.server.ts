@@ -5,7 +5,7 @@
  * (docs/api-contract.md, "Lists").
  */
 import type { MocList } from "~/models/authz/authz.server";
-import { mocListCsv } from "~/models/records-out/csv-export.server";
+import { mocListCsv } from "~/models/moc/moc-list.server";
 import {
   isWholeMocList,
   mocListDocuments,

@@ -6,12 +6,12 @@ import { historyOf } from "~/models/audit/audit.server";
 import { listAttachments, type AttachmentView } from "~/models/records/attachments.server";
 import { renderRecordPdf } from "~/models/records-out/record-pdf-worker.server";
 import {
-  mocPrintRecord,
-  pcrPrintRecord,
   referencesPrintSection,
   type PrintAttachment,
   type PrintRecord,
 } from "~/models/records-out/record-print.server";
+import { mocPrintRecord } from "~/models/moc/moc-print.server";
+import { pcrPrintRecord } from "~/models/pcr/pcr-print.server";
 import { effectivenessPrintSection } from "~/models/moc/effectiveness-closure.server";
 import { effectivenessReviewOf } from "~/models/moc/effectiveness.server";
 import { DomainError } from "~/utils/errors";

@@ -29,7 +29,7 @@ import {
   STEPS,
   type MocStep,
 } from "~/models/moc/moc-steps.server";
-import { mocPrintRecord } from "~/models/records-out/record-print.server";
+import { mocPrintRecord } from "~/models/moc/moc-print.server";
 import { loadMocDocumentText } from "~/models/moc/moc-query.server";
 import { createMoc } from "~/models/moc/moc.server";
 import type { NewMocInput } from "~/models/moc/moc.schema";

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { currentStage, stepWaiting } from "~/models/moc/moc-steps.server";
 import { stateOfDocument } from "~/models/moc/steps/shape.server";
-import { mocPrintRecord } from "~/models/records-out/record-print.server";
+import { mocPrintRecord } from "~/models/moc/moc-print.server";
 import { daysFromToday, resolution, verifierForm, type Cast } from "../helpers/moc";
 import { emailsDuring, makeCast, mocAt, stageOf, stepOk, submitStep, type Doc } from "../helpers/moc-flow";
 

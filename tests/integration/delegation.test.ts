@@ -20,7 +20,7 @@ import { delegatedPcrSignatures } from "~/models/pcr/pcr-signing.server";
 import { historyOf, signaturesOf, verifyAuditTrail } from "~/models/audit/audit.server";
 import { latestMessages, openRoom, postMessage } from "~/models/records/chat.server";
 import type { PcrDocument } from "~/models/pcr/pcr.server";
-import { recordSignatures } from "~/models/records-out/record-print.server";
+import { pcrPrintSignatures } from "~/models/pcr/pcr-print.server";
 import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid } from "~/utils/errors";
@@ -316,7 +316,7 @@ describe("delegation and the records people can trust (docs/decisions/021-record
       `Signed as acting ${secondRole}, on behalf of ${holders[secondRole!].name}`,
     );
     // The print view and PDF show the slot from its stored manifestation, not as reconstructed.
-    const printed = recordSignatures({ kind: "pcr", pcr: signed as PcrDocument, trail: [] });
+    const printed = pcrPrintSignatures(signed as PcrDocument);
     expect(printed[2]).toMatchObject({
       name: deputy.name,
       role: `acting ${secondRole}, on behalf of ${holders[secondRole!].name}`,

@@ -17,10 +17,10 @@ import { clonePcr, getPcr, updatePcr } from "~/models/pcr/pcr.server";
 import {
   RECONSTRUCTED_HISTORY,
   RECONSTRUCTED_SIGNATURE,
-  recordHistory,
-  recordSignatures,
   type PrintRecord,
 } from "~/models/records-out/record-print.server";
+import { mocPrintSignatures } from "~/models/moc/moc-print.server";
+import { pcrPrintHistory, pcrPrintSignatures } from "~/models/pcr/pcr-print.server";
 import { makeAdmin, makeUser, tokenFor } from "../helpers/factories";
 import { makeCast, mocAt } from "../helpers/moc-flow";
 import { createPcrOk, currentParties, makeHolders, partySign, POSITION_ROLES, signChain, signOk } from "../helpers/pcr";
@@ -151,7 +151,7 @@ describe("MOC print view and PDF", () => {
     const stored = await signaturesOf("moc", moc._id);
     // An older MOC: its log as it is, without the manifestations (none, or only the later ones).
     const source = (await loadMocDocument(moc._id))!;
-    const none = recordSignatures({ kind: "moc", doc: { ...source, signatureManifestations: [] } });
+    const none = mocPrintSignatures({ ...source, signatureManifestations: [] });
     expect(none.map((s) => [s.role, s.name, s.meaning])).toEqual([
       ["Implementer", cast.implementer.name, "Assessed the change as necessary and justified"],
       ["HSEQ reviewer", cast.hseq.name, "Reviewed the change and its risk assessment (HSEQ)"],
@@ -159,7 +159,7 @@ describe("MOC print view and PDF", () => {
       ["Verifier", cast.verifier.name, "Verified the change as effective and closed the MOC"],
     ]);
     expect(none.every((s) => s.reconstructed === RECONSTRUCTED_SIGNATURE)).toBe(true);
-    const later = recordSignatures({ kind: "moc", doc: { ...source, signatureManifestations: stored.slice(2) } });
+    const later = mocPrintSignatures({ ...source, signatureManifestations: stored.slice(2) });
     expect(later.map((s) => [s.name, s.reconstructed !== null])).toEqual([
       [cast.implementer.name, true],
       [cast.hseq.name, true],
@@ -345,7 +345,7 @@ describe("PCR print view and PDF", () => {
     const doc = await getPcr(originator, pcr._id);
     // An older PCR: its slots as stored, no manifestations and no trail.
     const old = { ...doc, signatureManifestations: [] };
-    const signatures = recordSignatures({ kind: "pcr", pcr: old, trail: [] });
+    const signatures = pcrPrintSignatures(old);
     expect(signatures[0]).toMatchObject({
       role: "Change Originator",
       name: "Lea Legacy",
@@ -353,18 +353,18 @@ describe("PCR print view and PDF", () => {
       reconstructed: RECONSTRUCTED_SIGNATURE,
     });
     expect(signatures.slice(1).every((s) => s.state === "unsigned" && s.reconstructed === null)).toBe(true);
-    const history = recordHistory({ kind: "pcr", pcr: old, trail: [] });
+    const history = pcrPrintHistory(old, []);
     expect(history.map((h) => [h.action, h.detail])).toEqual([
       ["Created", RECONSTRUCTED_HISTORY],
       ["Signed as Change Originator", RECONSTRUCTED_HISTORY],
     ]);
     // The same PCR as stored now: every block and entry from the manifestations and the trail.
-    const now = recordHistory({ kind: "pcr", pcr: doc, trail: await historyOf("pcr", pcr._id) });
+    const now = pcrPrintHistory(doc, await historyOf("pcr", pcr._id));
     expect(now.map((h) => [h.action, h.detail])).toEqual([
       ["Created", null],
       ["Signed as Change Originator", null],
     ]);
-    expect(recordSignatures({ kind: "pcr", pcr: doc, trail: [] })[0]!.reconstructed).toBeNull();
+    expect(pcrPrintSignatures(doc)[0]!.reconstructed).toBeNull();
     // A trail that begins later (a PCR made and signed before it): the earlier events come first, rebuilt.
     await signOk(holders["VP Fleet Management"], pcr._id, "VP Fleet Management");
     const current = await getPcr(originator, pcr._id);
@@ -378,13 +378,13 @@ describe("PCR print view and PDF", () => {
       ),
       signatureManifestations: current.signatureManifestations.filter((m) => m.role !== "Change Originator"),
     };
-    const mixed = recordHistory({ kind: "pcr", pcr: older, trail: (await historyOf("pcr", pcr._id)).slice(2) });
+    const mixed = pcrPrintHistory(older, (await historyOf("pcr", pcr._id)).slice(2));
     expect(mixed.map((h) => [h.at, h.action, h.detail])).toEqual([
       ["2020-01-01T08:00:00.000Z", "Created", RECONSTRUCTED_HISTORY],
       ["2020-01-02T08:00:00.000Z", "Signed as Change Originator", RECONSTRUCTED_HISTORY],
       [expect.any(String), "Signed as VP Fleet Management", null],
     ]);
-    const mixedSignatures = recordSignatures({ kind: "pcr", pcr: older, trail: [] });
+    const mixedSignatures = pcrPrintSignatures(older);
     expect(mixedSignatures.slice(0, 2).map((s) => s.reconstructed)).toEqual([RECONSTRUCTED_SIGNATURE, null]);
   });
 

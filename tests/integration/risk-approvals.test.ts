@@ -12,7 +12,7 @@ import { levelOf, levelOfScore, mocRiskLevel, DEFAULT_THRESHOLDS, thresholdsProb
 import { DEFAULT_RISK_SETTINGS, getRiskSettings, setRiskSettings } from "~/models/moc/risk-settings.server";
 import type { PublicUser } from "~/models/people/user.server";
 import { dashboard, mocListFilter, mocListQuerySchema, searchMocs } from "~/models/moc/moc-list.server";
-import { mocPrintRecord } from "~/models/records-out/record-print.server";
+import { mocPrintRecord } from "~/models/moc/moc-print.server";
 import { computeInsights } from "~/models/insights/insights.server";
 import { getDb } from "~/utils/db.server";
 import { approvalGivenSql, isApprovalGiven, isMocApproved, mocApprovedSql } from "~/models/authz/authz.server";

@@ -16,7 +16,7 @@ import * as attendanceRoute from "~/routes/api+/trainingAttendance";
 import * as trainingsPage from "~/routes/mocs+/$id.trainings";
 import { verifyAuditTrail } from "~/models/audit/audit.server";
 import { describeMocParts } from "~/models/moc/moc-parts.server";
-import { mocPrintRecord } from "~/models/records-out/record-print.server";
+import { mocPrintRecord } from "~/models/moc/moc-print.server";
 import { loadMocDocument } from "~/models/moc/moc-query.server";
 import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";

@@ -33,6 +33,7 @@ import {
   type ArchiveSort,
   type LegacyStatus,
 } from "./archive.schema";
+import { csvStream } from "../records-out/csv-export.server";
 
 type Person = { _id: string; name: string } | null;
 
@@ -224,7 +225,7 @@ function archiveOrder(filter: ArchiveSearch): SQL {
   return orderBy(sortKeys(filter), sql`r.id`, directionOf(filter) === "desc");
 }
 
-/** Every record of the filtered archive list, in its order, as documents (for csv-export.server.ts). */
+/** Every record of the filtered archive list, in its order, as documents (for its CSV below). */
 export function archiveExportQuery(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch): SQL {
   assertCanRead(actor);
   const references = referencesTextSql(kind === "moc" ? "archive-moc" : "archive-pcr", sql`r.id`);
@@ -422,4 +423,37 @@ export async function insertArchiveRecords(actor: Actor, kind: ArchiveKind, reco
     throw error;
   }
   return records.length;
+}
+
+const ARCHIVE_HEADERS: Record<string, string> = {
+  serial_num: "Serial",
+  title: "Title",
+  description: "Description",
+  department: "Department",
+  procedure: "Procedure",
+  originator_name: "Originator",
+  date_raised: "Raised",
+  date_closed: "Closed",
+  status: "Status",
+  attachments: "Attachments",
+  notes: "Notes",
+};
+
+/** One archive list (paper MOCs or PCRs) as CSV. */
+export function archiveCsv(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch) {
+  const fields = ARCHIVE[kind].fields;
+  return csvStream<ArchiveDocument & { references: string }>(
+    [...fields.map((f) => ARCHIVE_HEADERS[f] ?? f), "Entered by", "Entered", "References"],
+    archiveExportQuery(actor, kind, filter),
+    (r) => [
+      ...fields.map((f) => {
+        const value = r[f as keyof ArchiveDocument];
+        return Array.isArray(value) ? value.join(" ") : value;
+      }),
+      r.created_by?.name ?? null,
+      r.createdAt,
+      r.references,
+    ],
+    actor._id,
+  );
 }

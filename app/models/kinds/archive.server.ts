@@ -7,7 +7,7 @@ import { LEGACY_MOC_SEARCH, LEGACY_PCR_SEARCH } from "#db/search-document";
 import { describePaperRecords, loadPaperRecord } from "../archive/archive-record.server";
 import { sharedTrail } from "../audit/audit.server";
 import { defineRecordKind } from "../record-kind/record-kind";
-import { archiveCsv } from "../records-out/csv-export.server";
+import { archiveCsv } from "../archive/archive.server";
 
 /** Over the paper record `r`: its status (open or closed), never completed, newest by the date raised. */
 const paperSearch = {

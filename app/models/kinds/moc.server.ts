@@ -24,9 +24,9 @@ import {
 import { MOC_WORKFLOW } from "../moc/moc-steps.server";
 import { defineRecordKind } from "../record-kind/record-kind";
 import { roomOfMoc } from "../records/chat.server";
-import { mocListCsv } from "../records-out/csv-export.server";
+import { mocListCsv } from "../moc/moc-list.server";
 import { recordPdf } from "../records-out/record-pdf.server";
-import { mocPrintRecord } from "../records-out/record-print.server";
+import { mocPrintRecord } from "../moc/moc-print.server";
 
 export const MOC_KIND = defineRecordKind<MocRecordAccess>({
   name: "moc",

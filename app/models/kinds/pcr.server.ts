@@ -9,9 +9,9 @@ import { pcrListScope } from "../authz/authz.server";
 import { describePcrs, loadPcrRecord, PCR_STATES, type PcrRecordAccess } from "../pcr/pcr-record.server";
 import { defineRecordKind } from "../record-kind/record-kind";
 import { roomOfPcr } from "../records/chat.server";
-import { pcrListCsv } from "../records-out/csv-export.server";
+import { pcrListCsv } from "../pcr/pcr-list.server";
 import { recordPdf } from "../records-out/record-pdf.server";
-import { pcrPrintRecord } from "../records-out/record-print.server";
+import { pcrPrintRecord } from "../pcr/pcr-print.server";
 
 export const PCR_KIND = defineRecordKind<PcrRecordAccess>({
   name: "pcr",

@@ -4,7 +4,7 @@
  */
 import { sharedTrail } from "../audit/audit.server";
 import { defineRecordKind } from "../record-kind/record-kind";
-import { reviewsCsv } from "../records-out/csv-export.server";
+import { reviewsCsv } from "../review/review.server";
 import { describeReviews, loadReviewRecord } from "../review/review-record.server";
 
 export const REVIEW_KIND = defineRecordKind({

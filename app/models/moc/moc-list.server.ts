@@ -21,7 +21,7 @@ import { z } from "zod";
 import { searchQuerySchema } from "../shared/text-rules";
 import { DEPARTMENTS } from "#db/schema/enums";
 import type { TemporaryState } from "#db/schema";
-import { RISK_LEVELS, type RiskLevel } from "../risk/risk";
+import { riskLabel, RISK_LEVELS, type RiskLevel } from "../risk/risk";
 import { MOC_SORTS, TEMPORARY_FILTERS, type MocSort, type TemporaryFilter } from "./moc-status";
 import { MOC_STAGE_SQL, MOC_STAGES, OWNER_SQL, STAGE_LABEL_SQL, TEMPORARY_EXPIRED_SQL } from "./moc-steps.server";
 import {
@@ -33,6 +33,7 @@ import {
   type VesselFilter,
 } from "./moc-scope.server";
 import { temporaryCountsSql, temporaryFilterSql, temporaryStateSql, TODAY_SQL } from "./temporary.server";
+import { csvPlain, csvStream } from "../records-out/csv-export.server";
 
 export type MocListFilter = {
   q?: string;
@@ -119,7 +120,7 @@ const WHOLE_LIST = JSON.stringify(mocListQuerySchema.parse({}));
 /** Whether a query asks for the whole list in its own order (no filter, the default sort). */
 export const isWholeMocList = (query: MocListQuery) => JSON.stringify(query) === WHOLE_LIST;
 
-/** Every MOC of the filtered list, in the list's order, as CSV rows read (for csv-export.server.ts). */
+/** Every MOC of the filtered list, in the list's order, as CSV rows read (for its CSV below). */
 export function mocListExportQuery(actor: Actor, filter: MocListFilter, list: MocList = "visible"): SQL {
   return sql`select m.serial_num as "serial", ${TITLE_SQL} as title, ${VESSEL_LABEL_OR_NOT_RECORDED_SQL} as vessel,
       ${MOC_STAGE_SQL} as stage,
@@ -334,4 +335,58 @@ export async function mocListDocumentsPage(
     limit ${page.limit + 1}`);
   const { rows: taken, next } = cut([...rows], page.limit, (r) => keyOfRow(keys, r, r.id));
   return { rows: taken.map((r) => withStage(r.doc, r.stage)), next };
+}
+
+/** The MOC list as CSV (the list's filter and reading rule, one row per MOC). */
+export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = "visible") {
+  type Row = {
+    serial: string;
+    title: string | null;
+    vessel: string;
+    /** Where the MOC stands (`mocStage`'s twin). */
+    stage: string;
+    department: string | null;
+    description: string;
+    originator: string | null;
+    owner: string | null;
+    targetDate: string | null;
+    createdAt: string;
+    updatedAt: string;
+    risk: RiskLevel | null;
+    references: string;
+  };
+  return csvStream<Row>(
+    [
+      "Serial",
+      "Title",
+      "Vessel",
+      "Status",
+      "Department",
+      "Description",
+      "Originator",
+      "Waiting on",
+      "Target date",
+      "Raised",
+      "Last changed",
+      "Risk",
+      "References",
+    ],
+    mocListExportQuery(actor, filter, list),
+    (r) => [
+      r.serial,
+      r.title,
+      r.vessel,
+      r.stage,
+      r.department,
+      csvPlain(r.description),
+      r.originator,
+      r.owner,
+      r.targetDate,
+      r.createdAt,
+      r.updatedAt,
+      riskLabel(r.risk),
+      r.references,
+    ],
+    actor._id,
+  );
 }

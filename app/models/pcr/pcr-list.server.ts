@@ -16,6 +16,7 @@ import { referencesTextSql } from "../records/references-sql.server";
 import { pcrDocuments, type PcrDocument } from "./pcr.server";
 import { searchQuerySchema } from "../shared/text-rules";
 import type { PublicUser } from "../people/user.server";
+import { csvPlain, csvStream } from "../records-out/csv-export.server";
 
 /** The PCRs the actor may see, newest first, in two queries whatever their number. */
 export async function listPcrs(actor: PublicUser): Promise<PcrDocument[]> {
@@ -107,7 +108,7 @@ const LIST_COLUMNS = sql`nullif(p.form->>'title', '') as title, p.status,
       (select count(*)::int from jsonb_array_elements(p.signatures) s where s->>'state' = 'signed') as signed,
       ${createdAt} as "createdAt"`;
 
-/** Every PCR of the filtered list, newest first, as CSV rows read (for csv-export.server.ts). */
+/** Every PCR of the filtered list, newest first, as CSV rows read (for its CSV below). */
 export function pcrListExportQuery(actor: PublicUser, filter: PcrListFilter) {
   return sql`select p.serial_num as serial, ${LIST_COLUMNS},
       ${sql.raw(iso("p.finished_at"))} as "finishedAt",
@@ -166,4 +167,48 @@ export async function searchPcrs(
     from pcrs p where ${pcrListWhere(actor, filter)}
     order by p.created_at desc, p.id limit ${pageSize} offset ${offset}`);
   return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+}
+
+/** The PCR list as CSV (the list's filter and reading rule, one row per PCR). */
+export function pcrListCsv(actor: PublicUser, filter: PcrListFilter) {
+  type Row = {
+    serial: string;
+    status: string;
+    safetyCritical: boolean;
+    summary: string;
+    originator: string | null;
+    nextRole: string | null;
+    signed: number;
+    createdAt: string;
+    finishedAt: string | null;
+    references: string;
+  };
+  return csvStream<Row>(
+    [
+      "Serial",
+      "Status",
+      "Safety-critical",
+      "Suggestion",
+      "Originator",
+      "Next signature",
+      "Signatures",
+      "Raised",
+      "Finished",
+      "References",
+    ],
+    pcrListExportQuery(actor, filter),
+    (r) => [
+      r.serial,
+      r.status === "finished" ? "Finished" : "Collecting signatures",
+      r.safetyCritical,
+      csvPlain(r.summary),
+      r.originator,
+      r.nextRole,
+      `${r.signed} of 6`,
+      r.createdAt,
+      r.finishedAt,
+      r.references,
+    ],
+    actor._id,
+  );
 }

@@ -15,15 +15,9 @@ import path from "node:path";
 import { getDb } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
-import { ARCHIVE, type ArchiveKind } from "../archive/archive.schema";
-import { archiveExportQuery, type ArchiveDocument, type ArchiveSearch } from "../archive/archive.server";
-import type { Actor, MocList } from "../authz/authz.server";
-import { mocListExportQuery, type MocListFilter } from "../moc/moc-list.server";
-import { riskLabel, type RiskLevel } from "../risk/risk";
-import { pcrListExportQuery, type PcrListFilter } from "../pcr/pcr-list.server";
+import type { Actor } from "../authz/authz.server";
 import { slotGroup } from "../shared/person-slots.server";
-import { reviewsExportQuery } from "../review/review.server";
-import { usersExportQuery, type PublicUser } from "../people/user.server";
+import { usersExportQuery } from "../people/user.server";
 
 export const CSV_BATCH = 500;
 const BOM = "\uFEFF";
@@ -218,135 +212,8 @@ export function csvStream<Row extends Record<string, unknown>>(
   });
 }
 
-const plain = (html: unknown) => (typeof html === "string" && html ? richTextToPlain(html) : "");
-
-export function mocListCsv(actor: Actor, filter: MocListFilter, list: MocList = "visible") {
-  type Row = {
-    serial: string;
-    title: string | null;
-    vessel: string;
-    /** Where the MOC stands (`mocStage`'s twin). */
-    stage: string;
-    department: string | null;
-    description: string;
-    originator: string | null;
-    owner: string | null;
-    targetDate: string | null;
-    createdAt: string;
-    updatedAt: string;
-    risk: RiskLevel | null;
-    references: string;
-  };
-  return csvStream<Row>(
-    [
-      "Serial",
-      "Title",
-      "Vessel",
-      "Status",
-      "Department",
-      "Description",
-      "Originator",
-      "Waiting on",
-      "Target date",
-      "Raised",
-      "Last changed",
-      "Risk",
-      "References",
-    ],
-    mocListExportQuery(actor, filter, list),
-    (r) => [
-      r.serial,
-      r.title,
-      r.vessel,
-      r.stage,
-      r.department,
-      plain(r.description),
-      r.originator,
-      r.owner,
-      r.targetDate,
-      r.createdAt,
-      r.updatedAt,
-      riskLabel(r.risk),
-      r.references,
-    ],
-    actor._id,
-  );
-}
-
-export function pcrListCsv(actor: PublicUser, filter: PcrListFilter) {
-  type Row = {
-    serial: string;
-    status: string;
-    safetyCritical: boolean;
-    summary: string;
-    originator: string | null;
-    nextRole: string | null;
-    signed: number;
-    createdAt: string;
-    finishedAt: string | null;
-    references: string;
-  };
-  return csvStream<Row>(
-    [
-      "Serial",
-      "Status",
-      "Safety-critical",
-      "Suggestion",
-      "Originator",
-      "Next signature",
-      "Signatures",
-      "Raised",
-      "Finished",
-      "References",
-    ],
-    pcrListExportQuery(actor, filter),
-    (r) => [
-      r.serial,
-      r.status === "finished" ? "Finished" : "Collecting signatures",
-      r.safetyCritical,
-      plain(r.summary),
-      r.originator,
-      r.nextRole,
-      `${r.signed} of 6`,
-      r.createdAt,
-      r.finishedAt,
-      r.references,
-    ],
-    actor._id,
-  );
-}
-
-const ARCHIVE_HEADERS: Record<string, string> = {
-  serial_num: "Serial",
-  title: "Title",
-  description: "Description",
-  department: "Department",
-  procedure: "Procedure",
-  originator_name: "Originator",
-  date_raised: "Raised",
-  date_closed: "Closed",
-  status: "Status",
-  attachments: "Attachments",
-  notes: "Notes",
-};
-
-export function archiveCsv(actor: Actor, kind: ArchiveKind, filter: ArchiveSearch) {
-  const fields = ARCHIVE[kind].fields;
-  return csvStream<ArchiveDocument & { references: string }>(
-    [...fields.map((f) => ARCHIVE_HEADERS[f] ?? f), "Entered by", "Entered", "References"],
-    archiveExportQuery(actor, kind, filter),
-    (r) => [
-      ...fields.map((f) => {
-        const value = r[f as keyof ArchiveDocument];
-        return Array.isArray(value) ? value.join(" ") : value;
-      }),
-      r.created_by?.name ?? null,
-      r.createdAt,
-      r.references,
-    ],
-    actor._id,
-  );
-}
+/** Rich text as a CSV cell: plain text, empty for none. */
+export const csvPlain = (html: unknown) => (typeof html === "string" && html ? richTextToPlain(html) : "");
 
 export function usersCsv(actor: Actor, search: string | undefined) {
   type Row = {
@@ -363,25 +230,6 @@ export function usersCsv(actor: Actor, search: string | undefined) {
     ["Name", "Email", "Department", "Role", "Access", "Position", "Active", "Created"],
     usersExportQuery(search),
     (r) => [r.name, r.email, r.department, r.role, r.access, r.position, r.active, r.createdAt],
-    actor._id,
-  );
-}
-
-export function reviewsCsv(actor: Actor) {
-  type Row = {
-    year: number;
-    title: string;
-    participants: number;
-    actions: number;
-    openActions: number;
-    createdBy: string | null;
-    createdAt: string;
-    updatedAt: string;
-  };
-  return csvStream<Row>(
-    ["Year", "Title", "Participants", "Actions", "Open actions", "Created by", "Created", "Updated"],
-    reviewsExportQuery(actor),
-    (r) => [r.year, r.title, r.participants, r.actions, r.openActions, r.createdBy, r.createdAt, r.updatedAt],
     actor._id,
   );
 }

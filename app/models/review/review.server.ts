@@ -20,6 +20,7 @@ import { computeInsights, MOCS_WITH_DEPARTMENT } from "../insights/insights.serv
 import { SUMMARY_STATUSES, type ReviewInput } from "./review.schema";
 import { toPublicUser, type PublicUser } from "../people/user.server";
 import { afterKey, cut, type PageOf, type PageRequest } from "../shared/keyset";
+import { csvStream } from "../records-out/csv-export.server";
 
 type ReviewRow = typeof yearEndReviews.$inferSelect;
 
@@ -359,3 +360,23 @@ export const pullReviewInsights = (actor: PublicUser, id: string) =>
       { db: tx },
     ),
   }));
+
+/** The year-end reviews as CSV. */
+export function reviewsCsv(actor: Actor) {
+  type Row = {
+    year: number;
+    title: string;
+    participants: number;
+    actions: number;
+    openActions: number;
+    createdBy: string | null;
+    createdAt: string;
+    updatedAt: string;
+  };
+  return csvStream<Row>(
+    ["Year", "Title", "Participants", "Actions", "Open actions", "Created by", "Created", "Updated"],
+    reviewsExportQuery(actor),
+    (r) => [r.year, r.title, r.participants, r.actions, r.openActions, r.createdBy, r.createdAt, r.updatedAt],
+    actor._id,
+  );
+}

@@ -1,4 +1,4 @@
-import { pcrListCsv } from "~/models/records-out/csv-export.server";
+import { pcrListCsv } from "~/models/pcr/pcr-list.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { listPcrs, listPcrsPage, pcrListFilter, pcrListQuerySchema } from "~/models/pcr/pcr-list.server";
 import { requireApiUser } from "~/web/auth.server";

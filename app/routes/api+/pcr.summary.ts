@@ -1,4 +1,4 @@
-import { pcrListCsv } from "~/models/records-out/csv-export.server";
+import { pcrListCsv } from "~/models/pcr/pcr-list.server";
 import { pcrListFilter, pcrListQuerySchema, pcrSummary, pcrSummaryPage } from "~/models/pcr/pcr-list.server";
 import { requireApiUser } from "~/web/auth.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";

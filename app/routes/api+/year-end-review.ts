@@ -8,7 +8,7 @@ import {
   requireReviewWriter,
   updateReview,
 } from "~/models/review/review.server";
-import { reviewsCsv } from "~/models/records-out/csv-export.server";
+import { reviewsCsv } from "~/models/review/review.server";
 import { requireApiUser } from "~/web/auth.server";
 import { csvResponse, wantsCsv } from "~/web/csv-download.server";
 import { pageResponse, readPage } from "~/web/paging.server";
