@@ -3,6 +3,7 @@
  * app/models/kinds/archive.server.ts): a record loaded for their rules and a batch described for a
  * reader (links, references). Everyone reads the archive (`canReadRecords`); its writers keep it.
  */
+import type { SqlRow } from "#db/schema/rows";
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";
 import { canReadRecords, canWriteArchive } from "../authz/authz.server";
@@ -20,7 +21,7 @@ export const loadPaperRecord =
   (kind: PaperKind) =>
   async (db: Executor, id: string): Promise<LoadedRecord<{ kind: PaperKind }> | null> => {
     const paper = PAPER[kind];
-    const [row] = await db.execute<{ serial_num: string; title: string; status: string }>(
+    const [row] = await db.execute<Pick<SqlRow<(typeof paper)["table"]>, "serial_num" | "title" | "status">>(
       sql`select serial_num, title, status from ${sql.raw(paper.table)} where id = ${id}`,
     );
     if (!row) return null;

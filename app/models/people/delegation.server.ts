@@ -6,6 +6,7 @@
  * delegate gave in turn. Creating, changing and ending one is audited in the
  * delegation's chain of the audit trail (`audit_entries`, kind `delegation`).
  */
+import type { SqlRow } from "#db/schema/rows";
 import { sql, type Placeholder } from "drizzle-orm";
 import { z } from "zod";
 import { users } from "#db/schema";
@@ -97,7 +98,7 @@ async function audit(tx: Executor, delegationId: string, actorId: string, action
 }
 
 async function requireUser(tx: Executor, id: string, path: string) {
-  const [row] = await tx.execute<{ id: string; name: string; active: boolean }>(
+  const [row] = await tx.execute<Pick<SqlRow<"users">, "id" | "name" | "active">>(
     sql`select id, name, active from ${users} where id = ${id} for update`,
   );
   if (!row) throw new Invalid("No user with this id", [{ path, message: "No such user" }]);

@@ -3,6 +3,7 @@
  * app/models/kinds/review.server.ts): a review loaded for their rules and a batch described for a
  * reader (links, references). Everyone reads them (`canReadRecords`); their writers keep them.
  */
+import type { SqlRow } from "#db/schema/rows";
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";
 import { canReadRecords, canWriteReviews } from "../authz/authz.server";
@@ -10,7 +11,7 @@ import { constantSql, describeWith, type LoadedRecord } from "../record-kind/rec
 
 /** A review as the cross-cutting modules read it; null for an unknown one. */
 export async function loadReviewRecord(db: Executor, id: string): Promise<LoadedRecord<{ kind: "review" }> | null> {
-  const [row] = await db.execute<{ year: number; title: string }>(
+  const [row] = await db.execute<Pick<SqlRow<"year_end_reviews">, "year" | "title">>(
     sql`select year, title from year_end_reviews where id = ${id}`,
   );
   if (!row) return null;
