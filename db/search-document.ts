@@ -77,6 +77,11 @@ const LINKED = (
 export type SearchEntryDefinition = {
   /** `search_entries.kind`. */
   kind: string;
+  /**
+   * The record kind its records are named by in references and links ("moc", "archive-moc": their
+   * `record_kind`, `from_kind` and `to_kind`, the registry's name), whose changes rewrite its entry.
+   */
+  recordKind: string;
   /** The rows, with the alias the fields use, and the record's id. */
   from: string;
   id: string;
@@ -96,6 +101,7 @@ export type SearchEntryDefinition = {
  */
 export const MOC_SEARCH: SearchEntryDefinition = {
   kind: "moc",
+  recordKind: "moc",
   from: "moc_documents md cross join lateral (select md.doc::jsonb as d offset 0) doc",
   id: "md.moc_id",
   serial: "d->>'serial_num'",
@@ -116,6 +122,7 @@ export const MOC_SEARCH: SearchEntryDefinition = {
 
 export const PCR_SEARCH: SearchEntryDefinition = {
   kind: "pcr",
+  recordKind: "pcr",
   from: "pcrs p",
   id: "p.id",
   serial: "p.serial_num",
@@ -134,6 +141,7 @@ export const PCR_SEARCH: SearchEntryDefinition = {
 
 export const LEGACY_MOC_SEARCH: SearchEntryDefinition = {
   kind: "legacy_moc",
+  recordKind: "archive-moc",
   from: "legacy_mocs r",
   id: "r.id",
   serial: "r.serial_num",
@@ -152,6 +160,7 @@ export const LEGACY_MOC_SEARCH: SearchEntryDefinition = {
 
 export const LEGACY_PCR_SEARCH: SearchEntryDefinition = {
   kind: "legacy_pcr",
+  recordKind: "archive-pcr",
   from: "legacy_pcrs r",
   id: "r.id",
   serial: "r.serial_num",
@@ -167,15 +176,13 @@ export const LEGACY_PCR_SEARCH: SearchEntryDefinition = {
   ],
 };
 
+/**
+ * The app's searched kinds, whose entries the derived objects keep (`SEARCH_SQL`, run by
+ * db/derived.ts): the same definitions their record kinds declare (app/models/kinds/). db/ is the
+ * bottom layer and cannot read the registry, so the list is written here; a kind added later
+ * installs its own entries with `searchEntryTriggerSql` instead (docs/decisions/039-search.md).
+ */
 export const SEARCH_KINDS = [MOC_SEARCH, PCR_SEARCH, LEGACY_MOC_SEARCH, LEGACY_PCR_SEARCH] as const;
-
-/** The search kind of each record kind that carries external references (the year-end reviews are not searched). */
-const REFERENCE_KINDS: [string, SearchEntryDefinition][] = [
-  ["moc", MOC_SEARCH],
-  ["pcr", PCR_SEARCH],
-  ["archive-moc", LEGACY_MOC_SEARCH],
-  ["archive-pcr", LEGACY_PCR_SEARCH],
-];
 
 /** The text search configuration of every field and query (app/models/records/search.server.ts). */
 export const SEARCH_CONFIG = "english";
@@ -207,28 +214,29 @@ const entries = (k: SearchEntryDefinition, where: string) => `
 
 /**
  * PL/pgSQL: the entry of the record named by a record kind ("moc", "archive-pcr": `kind`, an
- * expression) and an id (`id`), for the searched kinds (REFERENCE_KINDS; a review has none).
+ * expression) and an id (`id`), for the searched kinds in `kinds` (a review has none).
  */
-const entryOfRecord = (kind: string, id: string) =>
-  `${REFERENCE_KINDS.map(
-    ([recordKind, k], i) => `  ${i === 0 ? "if" : "elsif"} ${kind} = '${recordKind}' then
+const entryOfRecord = (kinds: readonly SearchEntryDefinition[], kind: string, id: string) =>
+  `${kinds
+    .map(
+      (k, i) => `  ${i === 0 ? "if" : "elsif"} ${kind} = '${k.recordKind}' then
     ${entries(k, `${k.id} = ${id}`)};`,
-  ).join("\n")}
+    )
+    .join("\n")}
   end if;`;
 
+/** The table a kind's entries are read from, whose rows' changes rewrite them (`moc_documents` for MOCs). */
 const table = (k: SearchEntryDefinition) => k.from.split(" ")[0]!;
-const key = (k: SearchEntryDefinition) => (k.kind === "moc" ? "moc_id" : "id");
+/** That table's column holding the record's id: the column of `id` ("md.moc_id": `moc_id`). */
+const key = (k: SearchEntryDefinition) => k.id.split(".").at(-1)!;
 
-/** The functions and triggers keeping `search_entries`, then every entry rebuilt (run by db/derived.ts). */
-export const SEARCH_SQL = `
--- A serial as search compares it: "MOC 14-2026", "moc-14/2026", "14-2026" and "014/2026" all read
--- "14-2026" (a leading MOC or PCR dropped, separators made one dash, leading zeros dropped).
-create or replace function search_serial_key(s text) returns text language sql immutable as $fn$
-  select regexp_replace(regexp_replace(regexp_replace(lower(btrim(coalesce(s, ''))),
-    '^(moc|pcr)[[:space:]._#/-]*', ''), '[[:space:]._#/-]+', '-', 'g'), '(^|-)0+([0-9])', '\\1\\2', 'g')
-$fn$;
-${SEARCH_KINDS.map(
-  (k) => `
+/**
+ * The function and trigger keeping one kind's entries as its rows are written (its entry removed
+ * with its row). The app's kinds' are part of `SEARCH_SQL`; a kind added later runs this for its
+ * own definition once its table exists (its entry kind in `search_entries_kind_check`), and its
+ * records are searched with no change here.
+ */
+export const searchEntryTriggerSql = (k: SearchEntryDefinition) => `
 create or replace function search_entry_${k.kind}() returns trigger language plpgsql as $fn$
 begin
   if tg_op = 'DELETE' then
@@ -241,8 +249,24 @@ end
 $fn$;
 drop trigger if exists search_entries_${k.kind} on ${table(k)};
 create trigger search_entries_${k.kind} after insert or update or delete on ${table(k)}
-  for each row execute function search_entry_${k.kind}();`,
-).join("\n")}
+  for each row execute function search_entry_${k.kind}();`;
+
+/** Every entry of one kind written from its rows as they are (for a kind whose table already has rows). */
+export const searchEntriesRebuildSql = (k: SearchEntryDefinition) => `${entries(k, "true")};`;
+
+/**
+ * The functions and triggers keeping the entries of `kinds`, then every entry rebuilt: `SEARCH_SQL`
+ * for the app's kinds. MOCs' entries are rebuilt by their trigger as db/derived.ts rebuilds every
+ * stored document; the person trigger is the PCRs' (a MOC's stored document follows a rename).
+ */
+export const searchSql = (kinds: readonly SearchEntryDefinition[]) => `
+-- A serial as search compares it: "MOC 14-2026", "moc-14/2026", "14-2026" and "014/2026" all read
+-- "14-2026" (a leading MOC or PCR dropped, separators made one dash, leading zeros dropped).
+create or replace function search_serial_key(s text) returns text language sql immutable as $fn$
+  select regexp_replace(regexp_replace(regexp_replace(lower(btrim(coalesce(s, ''))),
+    '^(moc|pcr)[[:space:]._#/-]*', ''), '[[:space:]._#/-]+', '-', 'g'), '(^|-)0+([0-9])', '\\1\\2', 'g')
+$fn$;
+${kinds.map(searchEntryTriggerSql).join("\n")}
 
 -- A renamed person: the PCRs naming them (a MOC's stored document, and so its entry, follows by itself).
 create or replace function search_entries_person() returns trigger language plpgsql as $fn$
@@ -266,7 +290,7 @@ declare
   changed record_references;
 begin
   changed := case when tg_op = 'DELETE' then old else new end;
-${entryOfRecord("changed.record_kind", "changed.record_id")}
+${entryOfRecord(kinds, "changed.record_kind", "changed.record_id")}
   return null;
 end
 $fn$;
@@ -280,8 +304,8 @@ declare
   changed record_links;
 begin
   changed := case when tg_op = 'DELETE' then old else new end;
-${entryOfRecord("changed.from_kind", "changed.from_id")}
-${entryOfRecord("changed.to_kind", "changed.to_id")}
+${entryOfRecord(kinds, "changed.from_kind", "changed.from_id")}
+${entryOfRecord(kinds, "changed.to_kind", "changed.to_id")}
   return null;
 end
 $fn$;
@@ -292,7 +316,11 @@ create trigger search_entries_link after insert or update or delete on record_li
 -- Every entry rebuilt from this definition; MOCs' by the trigger above as db/derived.ts then
 -- rebuilds every stored document.
 delete from search_entries;
-${SEARCH_KINDS.filter((k) => k !== MOC_SEARCH)
-  .map((k) => `${entries(k, "true")};`)
+${kinds
+  .filter((k) => k !== MOC_SEARCH)
+  .map(searchEntriesRebuildSql)
   .join("\n")}
 `;
+
+/** The functions and triggers keeping `search_entries` for the app's kinds, then every entry rebuilt (run by db/derived.ts). */
+export const SEARCH_SQL = searchSql(SEARCH_KINDS);

@@ -1,5 +1,7 @@
 // /search: one box over the MOCs, PCRs and archive records the reader may read, results grouped by
 // kind (docs/decisions/039-search.md). A GET form: the address is the search, with or without JavaScript.
+// A group a kind added later declares is shown after these, headed by its kind's label
+// (docs/decisions/060-record-kinds.md).
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { LegacyStatusBadge } from "~/components/archive";
@@ -7,7 +9,13 @@ import { StatusBadge } from "~/components/moc";
 import { PcrStatusBadge } from "~/components/pcr";
 import { CONTROL_CHARACTERS, SEARCH_MAX_LENGTH } from "~/models/records/search.constants";
 import { searchQuerySchema } from "~/models/records/search.schema";
-import { search, type SearchGroup, type SearchHit, type SearchResults } from "~/models/records/search.server";
+import {
+  search,
+  searchGroups,
+  type SearchGroup,
+  type SearchHit,
+  type SearchResults,
+} from "~/models/records/search.server";
 import { requirePageUser } from "~/web/auth.server";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -25,34 +33,41 @@ export async function loader({ request }: LoaderFunctionArgs) {
     const shown = raw.replace(CONTROL_CHARACTERS, " ").slice(0, SEARCH_MAX_LENGTH);
     return data({ q: shown, error: parsed.error.issues[0]!.message, results: null }, { status: 400 });
   }
-  return { q: parsed.data.q, error: null, results: await search(user, parsed.data.q) };
+  // The groups past the page's own, headed by their kinds' labels.
+  const others = searchGroups().filter((g) => !GROUPS.some((own) => own.key === g.key));
+  return { q: parsed.data.q, error: null, results: await search(user, parsed.data.q), others };
 }
 
-const GROUPS: { key: "mocs" | "pcrs" | "archive"; heading: string; one: string; many: string }[] = [
+type GroupShown = { key: string; heading: string; one: string; many: string };
+
+const GROUPS: (GroupShown & { key: "mocs" | "pcrs" | "archive" })[] = [
   { key: "mocs", heading: "MOCs", one: "MOC", many: "MOCs" },
   { key: "pcrs", heading: "PCRs", one: "PCR", many: "PCRs" },
   { key: "archive", heading: "Archive records", one: "archive record", many: "archive records" },
 ];
 
-const KIND_LABELS: Record<SearchHit["kind"], string> = {
+const KIND_LABELS: Record<string, string> = {
   moc: "MOC",
   pcr: "PCR",
   legacy_moc: "Paper MOC",
   legacy_pcr: "Paper PCR",
 };
 
+const ARCHIVE_KINDS = new Set(["legacy_moc", "legacy_pcr"]);
+
 function Badge({ hit }: { hit: SearchHit }) {
   if (hit.kind === "moc") return <StatusBadge status={hit.status} completed={hit.completed} />;
   if (hit.kind === "pcr") return <PcrStatusBadge status={hit.status} />;
-  return <LegacyStatusBadge status={hit.status} />;
+  if (ARCHIVE_KINDS.has(hit.kind)) return <LegacyStatusBadge status={hit.status} />;
+  return <span className="badge">{hit.status}</span>;
 }
 
-function Result({ hit }: { hit: SearchHit }) {
+function Result({ hit, label }: { hit: SearchHit; label: string }) {
   return (
     <li className="search-result">
       <div className="search-result-head">
         <Link to={hit.link} className="search-result-link">
-          {KIND_LABELS[hit.kind]} {hit.serial_num}
+          {label} {hit.serial_num}
           {hit.title ? ` — ${hit.title}` : ""}
         </Link>
         <Badge hit={hit} />
@@ -75,12 +90,14 @@ function Group({
   one,
   many,
   id,
+  labels,
 }: {
   group: SearchGroup;
   heading: string;
   one: string;
   many: string;
   id: string;
+  labels: Record<string, string>;
 }) {
   return (
     <section className="card search-group" aria-labelledby={id}>
@@ -93,7 +110,7 @@ function Group({
         <>
           <ol className="search-results">
             {group.results.map((hit) => (
-              <Result key={`${hit.kind}-${hit._id}`} hit={hit} />
+              <Result key={`${hit.kind}-${hit._id}`} hit={hit} label={labels[hit.kind] ?? hit.kind} />
             ))}
           </ol>
           {group.total > group.results.length ? (
@@ -109,12 +126,29 @@ function Group({
   );
 }
 
-function total(results: SearchResults) {
-  return results.mocs.total + results.pcrs.total + results.archive.total;
-}
+/** A group of the answer by its key (the answer's other key is `q`). */
+const groupOf = (results: SearchResults, key: string): SearchGroup => {
+  const group = results[key];
+  return typeof group === "object" ? group : { total: 0, ranked: true, results: [] };
+};
 
 export default function SearchPage() {
-  const { q, error, results } = useLoaderData<typeof loader>();
+  const loaded = useLoaderData<typeof loader>();
+  const { q, error, results } = loaded;
+  const others = ("others" in loaded ? loaded.others : undefined) ?? [];
+  // The page's own three groups as they always read; another kind's group by its kind's label.
+  const shown: GroupShown[] = [
+    ...GROUPS,
+    ...others.map((g) => {
+      const label = g.kinds[0]?.label ?? g.key;
+      return { key: g.key, heading: label, one: `${label} record`, many: `${label} records` };
+    }),
+  ];
+  const labels: Record<string, string> = {
+    ...Object.fromEntries(others.flatMap((g) => g.kinds.map((k) => [k.kind, k.label]))),
+    ...KIND_LABELS,
+  };
+  const total = results ? shown.reduce((sum, g) => sum + groupOf(results, g.key).total, 0) : 0;
   return (
     <>
       <div className="page-header">
@@ -151,18 +185,19 @@ export default function SearchPage() {
       {results ? (
         <>
           <p className="search-summary" role="status">
-            {total(results) === 0
+            {total === 0
               ? `Nothing found for “${results.q}”.`
-              : `${total(results)} found for “${results.q}”: ${GROUPS.map((g) => `${results[g.key].total} ${results[g.key].total === 1 ? g.one : g.many}`).join(", ")}.`}
+              : `${total} found for “${results.q}”: ${shown.map((g) => `${groupOf(results, g.key).total} ${groupOf(results, g.key).total === 1 ? g.one : g.many}`).join(", ")}.`}
           </p>
-          {GROUPS.map((g) => (
+          {shown.map((g) => (
             <Group
               key={g.key}
               id={`search-${g.key}`}
-              group={results[g.key]}
+              group={groupOf(results, g.key)}
               heading={g.heading}
               one={g.one}
               many={g.many}
+              labels={labels}
             />
           ))}
         </>

@@ -24,13 +24,13 @@ export async function linksPanel(actor: Actor, ref: RecordRef): Promise<LinksPan
   };
 }
 
-/** A search entry's kind as a record reference's. */
-const REF_KIND = {
+/** A search entry's kind as a record reference's (the kinds a reference may name). */
+const REF_KIND: Partial<Record<SearchEntryKind, RecordRef["kind"]>> = {
   moc: "moc",
   pcr: "pcr",
   legacy_moc: "archive-moc",
   legacy_pcr: "archive-pcr",
-} as const satisfies Record<SearchEntryKind, RecordRef["kind"]>;
+};
 
 export type LinkCandidate = { ref: string; label: string; title: string; path: string };
 
@@ -41,10 +41,10 @@ export type LinkCandidate = { ref: string; label: string; title: string; path: s
 export async function linkCandidates(actor: Actor, q: string, except: RecordRef): Promise<LinkCandidate[]> {
   const [found, reviews] = await Promise.all([search(actor, q), reviewsMatching(actor, q)]);
   const refs = [
-    ...[...found.mocs.results, ...found.pcrs.results, ...found.archive.results].map((hit): RecordRef => ({
-      kind: REF_KIND[hit.kind],
-      id: hit._id,
-    })),
+    ...[...found.mocs.results, ...found.pcrs.results, ...found.archive.results].flatMap((hit): RecordRef[] => {
+      const kind = REF_KIND[hit.kind];
+      return kind ? [{ kind, id: hit._id }] : [];
+    }),
     ...reviews,
   ].filter((ref) => recordRefText(ref) !== recordRefText(except));
   const described = await describeRecords(getDb(), actor, refs);

@@ -2,13 +2,15 @@ import { sql, type SQL } from "drizzle-orm";
 import { SEARCH_CONFIG } from "#db/search-document";
 import { SEARCH_RANK_LIMIT } from "./search.constants";
 import { getDb } from "~/utils/db.server";
-import { canReadRecords, mocListScope, pcrListScope, type Actor } from "../authz/authz.server";
+import type { Actor } from "../authz/authz.server";
+import { kindsWith, type SearchDefinition } from "../record-kind/record-kind";
 
 /**
- * Search over MOCs, PCRs and archive records (docs/decisions/039-search.md): what each record is
- * found by is `search_entries`, kept by triggers from db/search-document.ts; this module asks it in
- * one statement, ranked, grouped by kind, filtered by the lists' own authorization (authz.server.ts
- * `mocListScope.visible`, `pcrListScope`, `canReadRecords`).
+ * Search over the registered kinds that declare a `search` entry (docs/decisions/039-search.md,
+ * docs/decisions/060-record-kinds.md): what each record is found by is `search_entries`, kept by
+ * triggers from db/search-document.ts; this module asks it in one statement, ranked, grouped by
+ * each kind's `search.group`, filtered by each kind's reading rule's SQL twin (its `readSql`, the
+ * lists' own authorization). It names no kind: a kind added later is searched through its entry.
  */
 
 /** Results shown per group; the group's `total` counts every match the caller may read. */
@@ -16,7 +18,8 @@ export const SEARCH_GROUP_LIMIT = 20;
 /** Words of a query past this many are ignored (each adds an index lookup). */
 const MAX_WORDS = 8;
 
-export type SearchEntryKind = "moc" | "pcr" | "legacy_moc" | "legacy_pcr";
+/** `search_entries.kind`: a searched kind's `search.entry.kind` ("moc", "legacy_moc", ...). */
+export type SearchEntryKind = string;
 /** A piece of a result's excerpt; `match` pieces are what the query found. */
 export type ExcerptPart = { text: string; match: boolean };
 export type SearchHit = {
@@ -24,7 +27,7 @@ export type SearchHit = {
   _id: string;
   serial_num: string;
   title: string;
-  /** MOC and PCR status; an archive record's open or closed. */
+  /** MOC and PCR status; an archive record's open or closed (the kind's `search.status`). */
   status: string;
   /** A MOC that is completed (its status stays its last step's); false for the other kinds. */
   completed: boolean;
@@ -37,13 +40,71 @@ export type SearchHit = {
 /** `ranked`: the results are the best by relevance; false when the group had more than SEARCH_RANK_LIMIT matches and they are the newest. */
 export type SearchGroup = { total: number; ranked: boolean; results: SearchHit[] };
 export { SEARCH_RANK_LIMIT };
-export type SearchResults = { q: string; mocs: SearchGroup; pcrs: SearchGroup; archive: SearchGroup };
+/**
+ * The answer: `q`, then one group per `search.group` the searched kinds declare, in the order the
+ * kinds are registered. The app's kinds give `mocs`, `pcrs` and `archive` (GET /api/search's
+ * contract, app/models/records/search.schema.ts); a kind with a group of its own adds its key.
+ */
+export type SearchResults = {
+  q: string;
+  mocs: SearchGroup;
+  pcrs: SearchGroup;
+  archive: SearchGroup;
+  [group: string]: SearchGroup | string;
+};
+
+/** A searched kind as this module reads it. */
+type SearchedKind = {
+  name: string;
+  label: string;
+  search: SearchDefinition;
+  table: { name: string; alias: string };
+  page: (id: string) => string;
+  readSql: (actor: Actor) => SQL;
+};
+
+/** The registered kinds that declare a search entry, in the order registered. */
+function searchedKinds(): SearchedKind[] {
+  return kindsWith("search").map(({ name, label, search, table, page, readSql }) => {
+    // Its hits are joined to its table under its alias, and each links to its page.
+    if (!table || !page) throw new Error(`record kind ${name} declares a search entry but no table or page`);
+    if (search.group === "q") throw new Error(`record kind ${name}'s search group cannot be named q`);
+    return { name, label, search, table, page, readSql: readSql ?? (() => sql`true`) };
+  });
+}
+
+/** The searched kinds by their group, the groups in the order their first kind is registered. */
+function byGroup(kinds: readonly SearchedKind[]): Map<string, SearchedKind[]> {
+  const groups = new Map<string, SearchedKind[]>();
+  for (const kind of kinds) groups.set(kind.search.group, [...(groups.get(kind.search.group) ?? []), kind]);
+  return groups;
+}
+
+/** The groups a search answers, in order, each with its kinds' entry kinds and labels (for the page's headings). */
+export function searchGroups(): { key: string; kinds: { kind: SearchEntryKind; label: string }[] }[] {
+  return [...byGroup(searchedKinds())].map(([key, kinds]) => ({
+    key,
+    kinds: kinds.map((k) => ({ kind: k.search.entry.kind, label: k.label })),
+  }));
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
- * A query that is only a serial: "14-2026", "MOC 14-2026", "MOC-14-2026", "14/2026", "pcr 3/2026".
- * A leading MOC or PCR keeps the exact match to that kind (and its paper records).
+ * A query that is only a serial: "14-2026", "MOC 14-2026", "MOC-14-2026", "14/2026", "pcr 3/2026",
+ * led by any searched kind's `serialPrefix`. A leading prefix keeps the exact match to the kinds
+ * with that prefix (a MOC and its paper records). `serial`: the serial without its prefix, whose
+ * key is compared (the stored serials have none).
  */
-const SERIAL_ONLY = /^(?:(moc|pcr)[\s._#/-]*)?\d{1,6}[\s._#/-]+\d{2,4}$/i;
+function readSerial(kinds: readonly SearchedKind[], q: string): { prefix: string | null; serial: string } | null {
+  const prefixes = [...new Set(kinds.flatMap((k) => (k.search.serialPrefix ? [k.search.serialPrefix] : [])))];
+  const lead = prefixes.length > 0 ? `(?:(${prefixes.map(escapeRegExp).join("|")})[\\s._#/-]*)?` : "";
+  const match = new RegExp(`^${lead}(\\d{1,6}[\\s._#/-]+\\d{2,4})$`, "i").exec(q);
+  if (!match) return null;
+  return prefixes.length > 0
+    ? { prefix: match[1]?.toLowerCase() ?? null, serial: match[2]! }
+    : { prefix: null, serial: match[1]! };
+}
 
 /** The words of a query as a prefix-matching tsquery ("pump ove" finds "pumps overhauled"); "" when none. */
 export function toPrefixQuery(q: string): string {
@@ -51,20 +112,24 @@ export function toPrefixQuery(q: string): string {
   return words.map((w) => `'${w.slice(0, 60).toLowerCase()}':*`).join(" & ");
 }
 
+/** How a query is asked, with the text whose serial key is compared (`serial`). */
+function readQuery(kinds: readonly SearchedKind[], q: string) {
+  const entryKinds = (of: readonly SearchedKind[]) => of.map((k) => k.search.entry.kind);
+  const serial = readSerial(kinds, q);
+  if (serial) {
+    const { prefix } = serial;
+    const serialKinds = entryKinds(
+      prefix === null ? kinds : kinds.filter((k) => k.search.serialPrefix?.toLowerCase() === prefix),
+    );
+    return { words: "", serialKinds, serial: serial.serial };
+  }
+  return { words: toPrefixQuery(q), serialKinds: entryKinds(kinds), serial: q };
+}
+
 /** How a query is asked: the words for full-text search, and which kinds an exact serial may be. */
 export function parseSearchQuery(q: string): { words: string; serialKinds: SearchEntryKind[] } {
-  const serial = SERIAL_ONLY.exec(q);
-  if (serial) {
-    const prefix = serial[1]?.toLowerCase();
-    const serialKinds: SearchEntryKind[] =
-      prefix === "moc"
-        ? ["moc", "legacy_moc"]
-        : prefix === "pcr"
-          ? ["pcr", "legacy_pcr"]
-          : ["moc", "pcr", "legacy_moc", "legacy_pcr"];
-    return { words: "", serialKinds };
-  }
-  return { words: toPrefixQuery(q), serialKinds: ["moc", "pcr", "legacy_moc", "legacy_pcr"] };
+  const { words, serialKinds } = readQuery(searchedKinds(), q);
+  return { words, serialKinds };
 }
 
 const START = "\u0001";
@@ -96,15 +161,8 @@ export function excerptParts(marked: string): ExcerptPart[] {
   }, []);
 }
 
-const LINKS: Record<SearchEntryKind, string> = {
-  moc: "/mocs/",
-  pcr: "/pcrs/",
-  legacy_moc: "/archive/mocs/",
-  legacy_pcr: "/archive/pcrs/",
-};
-
 type Row = {
-  grp: "mocs" | "pcrs" | "archive";
+  grp: string;
   kind: SearchEntryKind;
   record_id: string;
   serial_num: string;
@@ -116,6 +174,10 @@ type Row = {
   ranked: boolean;
   headline: string;
 };
+
+/** A kind's rows under its alias ("mocs m"), and its id column there. */
+const rowsOf = (kind: SearchedKind) => sql.raw(`${kind.table.name} ${kind.table.alias}`);
+const idOf = (kind: SearchedKind) => sql.raw(`${kind.table.alias}.id`);
 
 /**
  * One group's twenty: `matched` is its matches under the lists' authorization (exact, record_id,
@@ -150,7 +212,9 @@ export async function search(
   q: string,
   { rankLimit = SEARCH_RANK_LIMIT }: { rankLimit?: number } = {},
 ): Promise<SearchResults> {
-  const { words, serialKinds } = parseSearchQuery(q);
+  const kinds = searchedKinds();
+  const groups = [...byGroup(kinds)];
+  const { words, serialKinds, serial } = readQuery(kinds, q);
   const config = sql.raw(`'${SEARCH_CONFIG}'::regconfig`);
   // The query's tsquery and serial key are worked out once (`asked`), then read as constants: a
   // prepared statement's generic plan (PostgreSQL's choice after five runs) otherwise parsed the
@@ -168,71 +232,82 @@ export async function search(
       where e.search @@ ${tsquery} and not ${exact}`
     : sql``;
   const limit = SEARCH_GROUP_LIMIT;
-  const archiveReadable = canReadRecords(actor) ? sql`true` : sql`false`;
   // Linked records (issue 42, docs/decisions/057-record-links-and-references.md): a serial finds the
   // records linked to the records of that serial the reader may read, by the word their entries
-  // carry for each link (db/search-document.ts LINKED).
+  // carry for each link (db/search-document.ts LINKED: "linked", the kind's name without its dashes).
+  const linkedWords = sql.join(
+    kinds.map(
+      (kind) => sql`select ${`linked${kind.name.replaceAll("-", "")}`}::text as word, x.serial_key
+        from search_entries x join ${rowsOf(kind)} on ${idOf(kind)} = x.record_id
+        where x.kind = ${kind.search.entry.kind} and x.serial_key = (select serial_key from asked)
+          and x.kind = any((select kinds from asked)::text[]) and ${kind.readSql(actor)}`,
+    ),
+    sql`
+        union all `,
+  );
   const linkedHits = words
     ? sql``
     : sql`union all
       select e.kind, e.record_id, false
       from search_entries e
-      where e.search @@ to_tsquery(${config}, (select coalesce(string_agg('linked' || case x.kind
-          when 'legacy_moc' then 'archivemoc' when 'legacy_pcr' then 'archivepcr' else x.kind end
+      where e.search @@ to_tsquery(${config}, (select coalesce(string_agg(x.word
           || regexp_replace(x.serial_key, '[^[:alnum:]]+', 'n', 'g'), ' | '), '')
-        from search_entries x left join mocs m on x.kind = 'moc' and m.id = x.record_id
-          left join pcrs p on x.kind = 'pcr' and p.id = x.record_id
-        where x.serial_key = (select serial_key from asked) and x.kind = any((select kinds from asked)::text[])
-          and ((x.kind = 'moc' and m.id is not null and ${mocListScope.visible(actor)})
-            or (x.kind = 'pcr' and p.id is not null and ${pcrListScope(actor)})
-            or (x.kind in ('legacy_moc', 'legacy_pcr') and ${archiveReadable}))))
+        from (${linkedWords}) x))
         and not ${exact}`;
+  // Each group's matches: its kinds' hits, each joined to its kind's table under its alias and
+  // kept to what the reader may read of it (its `readSql`), with what orders them.
+  const matched = (kindsOfGroup: readonly SearchedKind[]) =>
+    sql.join(
+      kindsOfGroup.map(
+        (kind) => sql`select h.kind, h.record_id, ${kind.search.status} as status,
+          ${kind.search.completed} as completed, h.exact, ${kind.search.newest} as newest
+        from hits h join ${rowsOf(kind)} on ${idOf(kind)} = h.record_id
+        where h.kind = ${kind.search.entry.kind} and ${kind.readSql(actor)}`,
+      ),
+      sql`
+      union all
+      `,
+    );
+  const matchedName = (i: number) => `matched_${i}`;
   // The matches carry only what authorizes and orders them: the exact serials, then the word
   // matches that are not (each one index scan, no row's vector read again); each group is counted,
   // then ranked only when small enough (`top`); the text of the few shown is read last.
   const rows = await getDb().execute<Row>(sql`
     with asked as materialized (
       select ${words ? sql`to_tsquery(${config}, ${words})` : sql`null::tsquery`} as tsq,
-        search_serial_key(${q}) as serial_key, string_to_array(${serialKinds.join(",")}, ',') as kinds
+        search_serial_key(${serial}) as serial_key, string_to_array(${serialKinds.join(",")}, ',') as kinds
     ), hits as materialized (
       select e.kind, e.record_id, true as exact
       from search_entries e
       where ${exact}
       ${wordHits}
       ${linkedHits}
-    ), moc_matched as materialized (
-      select h.kind, h.record_id, m.status, m.completed, h.exact, m.created_at as newest
-      from hits h join mocs m on m.id = h.record_id
-      where h.kind = 'moc' and ${mocListScope.visible(actor)}
-    ), moc_matched_count as (select count(*)::int as total from moc_matched
-    ), pcr_matched as materialized (
-      select h.kind, h.record_id, p.status, false as completed, h.exact, p.created_at as newest
-      from hits h join pcrs p on p.id = h.record_id
-      where h.kind = 'pcr' and ${pcrListScope(actor)}
-    ), pcr_matched_count as (select count(*)::int as total from pcr_matched
-    ), archive_matched as materialized (
-      select h.kind, h.record_id, coalesce(lm.status, lp.status) as status, false as completed, h.exact,
-        coalesce(lm.date_raised, lp.date_raised)::timestamptz as newest
-      from hits h
-        left join legacy_mocs lm on h.kind = 'legacy_moc' and lm.id = h.record_id
-        left join legacy_pcrs lp on h.kind = 'legacy_pcr' and lp.id = h.record_id
-      where h.kind in ('legacy_moc', 'legacy_pcr') and ${archiveReadable}
-    ), archive_matched_count as (select count(*)::int as total from archive_matched
-    ), picked as (
-      ${top("mocs", "moc_matched", rank, limit, rankLimit)}
+    ), ${sql.join(
+      groups.map(
+        ([, kindsOfGroup], i) => sql`${sql.raw(matchedName(i))} as materialized (
+      ${matched(kindsOfGroup)}
+    ), ${sql.raw(`${matchedName(i)}_count`)} as (select count(*)::int as total from ${sql.raw(matchedName(i))}
+    )`,
+      ),
+      sql`, `,
+    )}, picked as (
+      ${sql.join(
+        groups.map(([group], i) => top(group, matchedName(i), rank, limit, rankLimit)),
+        sql`
       union all
-      ${top("pcrs", "pcr_matched", rank, limit, rankLimit)}
-      union all
-      ${top("archive", "archive_matched", rank, limit, rankLimit)}
+      `,
+      )}
     )
     select h.grp, h.kind, h.record_id, e.serial_num, e.title, h.status, h.completed, h.exact, h.total, h.ranked,
       ${headline} as headline
     from picked h join search_entries e on e.kind = h.kind and e.record_id = h.record_id
     order by h.grp, h.n`);
-  const empty = (): SearchGroup => ({ total: 0, ranked: true, results: [] });
-  const results: SearchResults = { q, mocs: empty(), pcrs: empty(), archive: empty() };
+  const byEntry = new Map(kinds.map((kind) => [kind.search.entry.kind, kind]));
+  const answer = new Map(
+    groups.map(([group]): [string, SearchGroup] => [group, { total: 0, ranked: true, results: [] }]),
+  );
   for (const row of rows) {
-    const group = results[row.grp];
+    const group = answer.get(row.grp)!;
     group.total = row.total;
     group.ranked = row.ranked;
     group.results.push({
@@ -244,8 +319,9 @@ export async function search(
       completed: row.completed,
       exactSerial: row.exact,
       excerpt: excerptParts(row.headline ?? ""),
-      link: `${LINKS[row.kind]}${row.record_id}`,
+      link: byEntry.get(row.kind)!.page(row.record_id),
     });
   }
-  return results;
+  // The app's kinds declare the groups the type names (GET /api/search's contract).
+  return { q, ...Object.fromEntries(answer) } as SearchResults;
 }
