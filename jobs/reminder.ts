@@ -1,6 +1,7 @@
 /**
- * The daily reminder run (08:00 UTC): the same `sendDueReminders` as GET /api/auto_reminder, then
- * the daily digests of optional notices (`sendNoticeDigests`).
+ * The daily reminder run (08:00 UTC): the same `runDailyReminders` as GET /api/auto_reminder (every
+ * kind's reminders, app/models/ops/daily-reminders.server.ts), then the daily digests of optional
+ * notices (`sendNoticeDigests`).
  * pg-boss fires each cron tick once across instances; besides, the run claims its UTC day in
  * `job_runs` inside the reminders' own transaction, so a repeated job (a retry after a crash that
  * came after the commit, a manual send) is a no-op, while a run that failed claims nothing and
@@ -9,7 +10,8 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "#db/client";
 import { sendNoticeDigests } from "~/models/messages/notice-digest.server";
-import { sendDueReminders, utcDay } from "~/models/moc/reminder.server";
+import { reminderRunAnswer } from "~/models/moc/reminder.server";
+import { runDailyReminders, utcDay } from "~/models/ops/daily-reminders.server";
 import { logger } from "~/utils/logger.server";
 import { countReminderRun } from "~/utils/metrics.server";
 import { REMINDER_QUEUE } from "./queues";
@@ -42,11 +44,11 @@ async function dailyReminder(now: Date): Promise<DailyReminderOutcome> {
       insert into job_runs (queue, key) values (${REMINDER_QUEUE}, ${day})
       on conflict do nothing returning key`);
     if (claimed.length === 0) return { ran: false, day, totalReminders: 0, emailsSent: 0, digests: 0 };
-    const run = await sendDueReminders({ today: day, tx });
-    const emailsSent = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
+    const run = await runDailyReminders({ today: day, tx });
+    const { totalReminders } = reminderRunAnswer(run);
     // The digests of the notices people chose to read once a day, in the same claimed transaction.
     const digests = await sendNoticeDigests(tx, now);
-    return { ran: true, day, totalReminders: run.totalReminders, emailsSent, digests };
+    return { ran: true, day, totalReminders, emailsSent: run.emails, digests };
   });
   countReminderRun(outcome.ran ? "ran" : "already-ran", {
     reminders: outcome.totalReminders,

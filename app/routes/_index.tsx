@@ -9,7 +9,12 @@ import { MyActions } from "~/components/my-actions";
 import { DASHBOARD_ACKNOWLEDGEMENTS, PendingAcknowledgements } from "~/components/pending-acknowledgements";
 import { pendingAcknowledgements } from "~/models/circulations/circulations.server";
 import { MyVessel } from "~/components/my-vessel";
+import { WaitingItemLine } from "~/components/waiting-item";
+import { MOC_KIND } from "~/models/kinds/moc.server";
+import { PCR_KIND } from "~/models/kinds/pcr.server";
+import { waitingItemOfStep } from "~/models/moc/moc-waiting.server";
 import { myVessel } from "~/models/overview/my-vessel.server";
+import { waitingWork } from "~/models/overview/waiting-work.server";
 import { myActions } from "~/models/moc/action-tasks.server";
 import { dashboard } from "~/models/moc/moc-list.server";
 import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr/pcr-signing.server";
@@ -19,15 +24,25 @@ import { ENDING_SOON_DAYS } from "~/models/moc/moc-status";
 import { requirePageUser } from "~/web/auth.server";
 import { principalsOf } from "~/models/people/delegation.server";
 import { getDb } from "~/utils/db.server";
-import { richTextToPlain } from "~/utils/sanitize.server";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Change Management" }];
 
 /** The stages the dashboard shows even when no MOC stands there: the statuses' own and "Completed". */
 const ALWAYS_SHOWN = new Set([...["a", "b", "c", "d", "e", "f", "decline"].map((s) => mocStatusLabel(s)), "Completed"]);
 
-/** How many of the steps waiting on the user the dashboard shows (the longest-waiting first). */
+/**
+ * How many of the steps waiting on the user the dashboard shows (the longest-waiting first), and
+ * as many of each other kind's waiting work.
+ */
 const WAITING_SHOWN = 20;
+/**
+ * The kinds "Waiting on me" lays out in sections of their own, read through their own loaders: the
+ * MOC's steps (part, target date, the list of all of them) and the PCR's signatures, which the
+ * "On behalf of" groups show too. Every other kind's waiting work comes from its registry entry
+ * (`waitingWork`) and is shown as its lines (`WaitingItemLine`), so a kind added later appears with
+ * no change here (docs/decisions/060-record-kinds.md).
+ */
+const OWN_SECTIONS = [MOC_KIND.name, PCR_KIND.name];
 /** How many of the user's open plan items "My actions" shows (soonest due first) unless all are asked for. */
 const MY_ACTIONS_SHOWN = 20;
 
@@ -35,19 +50,21 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requirePageUser(request);
   const today = new Date().toISOString().slice(0, 10);
   const allActions = new URL(request.url).searchParams.get("actions") === "all";
-  const [waiting, signatures, board, principals, mine, vessel, acknowledgements, reviews] = await Promise.all([
-    pendingActions(user, { limit: WAITING_SHOWN }),
-    pendingPcrSignatures(user),
-    dashboard(user),
-    principalsOf(getDb(), user._id, today),
-    myActions(user, { limit: allActions ? undefined : MY_ACTIONS_SHOWN, today }),
-    // "My vessel" (issue 41): one query for people on no vessel today.
-    myVessel(user, new URL(request.url).searchParams.get("vessel")),
-    // "To read and acknowledge" (issue 41): one query; the section shows only when something waits.
-    pendingAcknowledgements(user, { pageSize: DASHBOARD_ACKNOWLEDGEMENTS }),
-    // Effectiveness reviews due, the HSEQ department's turn (issue 42): no query for anyone else.
-    dueEffectivenessReviews(user, today),
-  ]);
+  const [waiting, signatures, otherWork, board, principals, mine, vessel, acknowledgements, reviews] =
+    await Promise.all([
+      pendingActions(user, { limit: WAITING_SHOWN }),
+      pendingPcrSignatures(user),
+      waitingWork(user, { limit: WAITING_SHOWN, today, except: OWN_SECTIONS }),
+      dashboard(user),
+      principalsOf(getDb(), user._id, today),
+      myActions(user, { limit: allActions ? undefined : MY_ACTIONS_SHOWN, today }),
+      // "My vessel" (issue 41): one query for people on no vessel today.
+      myVessel(user, new URL(request.url).searchParams.get("vessel")),
+      // "To read and acknowledge" (issue 41): one query; the section shows only when something waits.
+      pendingAcknowledgements(user, { pageSize: DASHBOARD_ACKNOWLEDGEMENTS }),
+      // Effectiveness reviews due, the HSEQ department's turn (issue 42): no query for anyone else.
+      dueEffectivenessReviews(user, today),
+    ]);
   // The work of the people this user stands in for today, shown apart ("on behalf of B").
   const delegated = await Promise.all(
     principals.map(async (principal) => ({
@@ -74,22 +91,25 @@ export async function loader({ request }: LoaderFunctionArgs) {
     reviews: reviews.reviews,
     // What the page shows of each, no more: the data travels in the page too (docs/decisions/032-pages-at-sea.md).
     waiting: waiting.actions.map((item) => {
-      const { step, part, path } = stepLink(item.type);
+      const { step, part } = stepLink(item.type);
+      // Where the step leads and how its description is cut, as the MOC's waiting work says them.
+      const line = waitingItemOfStep(item);
       return {
         step,
         part,
         mocId: item.moc._id,
         serial: item.moc.serial_num,
         title: titleOf(item.moc.originator_form),
-        description: richTextToPlain(item.moc.originator_form?.["description-of-change"]?.value ?? "").slice(0, 140),
+        description: line.detail ?? "",
         targetDate: item.moc.target_date,
         waitingSince: item.waitingSince,
         stage: item.stage,
-        // Waiting on them to see it done, not theirs to submit (an expired temporary change): the record.
-        to: item.mayAct ? `/mocs/${item.moc._id}/${path}` : `/mocs/${item.moc._id}`,
+        to: line.path,
       };
     }),
     signatures,
+    // The other kinds' waiting work, those with something waiting.
+    otherWaiting: otherWork.filter((work) => work.total > 0),
     delegated,
     myActions: mine,
     temporary: board.temporary,
@@ -141,6 +161,7 @@ export default function Dashboard() {
     myVessel: vessel,
     acknowledgements,
     reviews,
+    otherWaiting,
   } = useLoaderData<typeof loader>();
   return (
     <>
@@ -163,7 +184,7 @@ export default function Dashboard() {
 
       <section className="card" aria-labelledby="waiting-title">
         <h2 id="waiting-title">Waiting on me</h2>
-        {waiting.length === 0 && signatures.length === 0 && reviews.length === 0 ? (
+        {waiting.length === 0 && signatures.length === 0 && reviews.length === 0 && otherWaiting.length === 0 ? (
           <p className="empty">Nothing is waiting on you right now.</p>
         ) : (
           <ul className="waiting-list">
@@ -224,6 +245,11 @@ export default function Dashboard() {
                 </li>
               );
             })}
+            {otherWaiting.flatMap((work) =>
+              work.items.map((item, i) => (
+                <WaitingItemLine key={`${work.kind}-${item.recordId}-${i}`} item={item} now={now} today={today} />
+              )),
+            )}
           </ul>
         )}
         {waitingTotal > waiting.length ? (
@@ -232,6 +258,13 @@ export default function Dashboard() {
             <Link to="/mocs?scope=waiting">All {waitingTotal} MOCs waiting on me</Link>
           </p>
         ) : null}
+        {otherWaiting
+          .filter((work) => work.total > work.items.length)
+          .map((work) => (
+            <p key={work.kind}>
+              These are the first {work.items.length} of the {work.total} {work.label} items waiting on you.
+            </p>
+          ))}
       </section>
 
       <PendingAcknowledgements items={acknowledgements.items} total={acknowledgements.total} />

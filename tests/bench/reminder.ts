@@ -3,9 +3,10 @@
  * volume (decision 020)", the row "daily reminder, 100,000 MOCs, 10% due: find and claim"),
  * without the server or the worker. Seeds BENCH_MOCS MOCs (default 100,000) as the email bench
  * does, 10% of them open and due on one day, into BENCH_DATABASE (default cm_bench_reminder),
- * then runs `sendDueReminders` for that day BENCH_RUNS times (default 7), each in a transaction
- * rolled back at its end (so every run claims the same MOCs), timing the find and claim, and the
- * whole run. BENCH_EXPLAIN=1 also prints EXPLAIN (ANALYZE, BUFFERS) of the claiming statement.
+ * then runs the MOC's part of the daily run (`remindMocs`, the whole of the run's cost) for that day
+ * BENCH_RUNS times (default 7), each in a transaction rolled back at its end (so every run claims
+ * the same MOCs), timing the find and claim, and the whole part. BENCH_EXPLAIN=1 also prints
+ * EXPLAIN (ANALYZE, BUFFERS) of the claiming statement.
  *
  * Seeding 100,000 MOCs takes minutes: BENCH_KEEP_DB=1 keeps the database at the end and reuses it
  * on the next start when it holds the same seed (pending migrations are applied to it).
@@ -17,7 +18,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";
-import { claimDueMocsSql, sendDueReminders } from "../../app/models/moc/reminder.server";
+import { claimDueMocsSql, remindMocs } from "../../app/models/moc/reminder.server";
 import { closeDb } from "../../app/utils/db.server";
 import { resetEnv } from "../../app/utils/env.server";
 import { preparing } from "../../db/client";
@@ -33,7 +34,7 @@ if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DATABASE)) throw new Error("BENCH_DATABASE m
 const MOCS = Number(process.env.BENCH_MOCS ?? 100_000);
 const DUE = Math.round(MOCS / 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-/** Runs of the claiming statement alone (the same statement `sendDueReminders` times as `claimMs`). */
+/** Runs of the claiming statement alone (the same statement `remindMocs` times as `claimMs`). */
 const CLAIM_RUNS = Number(process.env.BENCH_CLAIM_RUNS ?? 9);
 const KEEP = process.env.BENCH_KEEP_DB === "1";
 const EXPLAIN = process.env.BENCH_EXPLAIN === "1";
@@ -200,21 +201,21 @@ try {
     let line = "";
     await rolledBack(async (tx) => {
       const t = performance.now();
-      const run = await sendDueReminders({ today: DAY, tx, timings });
+      const run = await remindMocs(tx, DAY, timings);
       const whole = performance.now() - t;
       const emails = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
-      if (run.totalReminders !== DUE) throw new Error(`claimed ${run.totalReminders} MOCs, expected ${DUE}`);
+      if (run.results.length !== DUE) throw new Error(`claimed ${run.results.length} MOCs, expected ${DUE}`);
       claims.push(timings.claimMs!);
       wholes.push(whole);
       line =
-        `run ${i + 1}: ${run.totalReminders} MOCs found and claimed in ${ms(timings.claimMs!)}, ` +
+        `run ${i + 1}: ${run.results.length} MOCs found and claimed in ${ms(timings.claimMs!)}, ` +
         `${emails} emails queued in ${ms(timings.queueMs!)}; ${ms(whole)} in all`;
     });
     log(line);
     await vacuum();
   }
   if (RUNS) {
-    log(`find and claim in sendDueReminders: ${summary(claims)}`);
+    log(`find and claim in remindMocs: ${summary(claims)}`);
     log(`whole run (in its transaction, before the commit): ${summary(wholes)}`);
   }
 } finally {

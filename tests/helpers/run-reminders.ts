@@ -5,11 +5,13 @@
  * runs, prints the outcome as one JSON line and exits.
  */
 import { createInterface } from "node:readline";
-import { sendDueReminders } from "~/models/moc/reminder.server";
+// The app's record kinds, as every entry point registers them (docs/decisions/060-record-kinds.md).
+import "~/models/kinds/record-kinds.server";
 import { closeDb, getDb } from "#db/client";
 import { sql } from "drizzle-orm";
 import { startBoss, stopBoss } from "#jobs/boss";
 import { runDailyReminder } from "#jobs/reminder";
+import { sendDueReminders } from "./reminder-run";
 
 const [day, mode = "model"] = process.argv.slice(2);
 if (!day) throw new Error("usage: run-reminders.ts <YYYY-MM-DD> [model|job]");

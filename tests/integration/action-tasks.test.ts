@@ -17,7 +17,7 @@ import * as doneItemPage from "~/routes/mocs+/$id.done-item";
 import { myActions } from "~/models/moc/action-tasks.server";
 import { storeAttachment } from "~/models/records/attachments.server";
 import { computeInsights } from "~/models/insights/insights.server";
-import { sendDueReminders } from "~/models/moc/reminder.server";
+import { sendDueReminders } from "../helpers/reminder-run";
 import { getDb } from "~/utils/db.server";
 import { makeUser } from "../helpers/factories";
 import { daysFromToday, type Cast } from "../helpers/moc";

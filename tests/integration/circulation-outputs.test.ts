@@ -33,7 +33,7 @@ import { recordName } from "~/models/circulations/circulation-outputs.server";
 import { RECIPIENT_STATE_WORDS } from "~/models/circulations/circulations.schema";
 import { computeInsights } from "~/models/insights/insights.server";
 import type { PrintRecord } from "~/models/records-out/record-print.server";
-import { sendDueReminders } from "~/models/moc/reminder.server";
+import { sendDueReminders } from "../helpers/reminder-run";
 import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";

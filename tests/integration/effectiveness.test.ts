@@ -14,7 +14,7 @@ import * as reviewPage from "~/routes/mocs+/$id.effectiveness";
 import { computeInsights } from "~/models/insights/insights.server";
 import { dueEffectivenessReviews } from "~/models/moc/effectiveness.server";
 import { defaultReviewDate, addDays } from "~/models/moc/effectiveness.constants";
-import { sendDueReminders } from "~/models/moc/reminder.server";
+import { sendDueReminders } from "../helpers/reminder-run";
 import { mocRecordFor } from "~/web/record-out.server";
 import { verifyAuditTrail } from "~/models/audit/audit-verify.server";
 import { getDb } from "~/utils/db.server";

@@ -26,7 +26,7 @@ import * as insightsRoute from "~/routes/api+/insights";
 import * as deleteRoute from "~/routes/api+/deleteMoC";
 import * as reviewRoute from "~/routes/api+/year-end-review";
 import { pullReviewInsights } from "~/models/review/review.server";
-import { sendDueReminders } from "~/models/moc/reminder.server";
+import { sendDueReminders } from "../helpers/reminder-run";
 import { MOC_CLOSED_ACTION } from "~/models/moc/moc-steps.server";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";

@@ -22,7 +22,7 @@ import * as reviewPackRoute from "~/routes/api+/reviewPack";
 import * as searchRoute from "~/routes/api+/search";
 import { verifyAuditTrail } from "~/models/audit/audit.server";
 import { addDays } from "~/models/moc/effectiveness.constants";
-import { sendDueReminders } from "~/models/moc/reminder.server";
+import { sendDueReminders } from "../helpers/reminder-run";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";

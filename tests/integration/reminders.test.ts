@@ -17,7 +17,6 @@ import {
   dueMocsQuery,
   dueText,
   reminderPreferenceOf,
-  sendDueReminders,
   setReminderPreference,
   type ReminderRun,
 } from "~/models/moc/reminder.server";
@@ -28,6 +27,7 @@ import type { QueryCounter } from "#db/client";
 import { runDailyReminder } from "#jobs/reminder";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
+import { sendDueReminders } from "../helpers/reminder-run";
 import type { Cast } from "../helpers/moc";
 import {
   createMocOk,

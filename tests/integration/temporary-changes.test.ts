@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as newmocRoute from "~/routes/api+/newmoc";
 import * as singleMocRoute from "~/routes/api+/singlemoc";
 import { dashboard, searchMocs } from "~/models/moc/moc-list.server";
-import { sendDueReminders } from "~/models/moc/reminder.server";
+import { sendDueReminders } from "../helpers/reminder-run";
 import { getDb } from "~/utils/db.server";
 import { api } from "../helpers/api";
 import { makeUser } from "../helpers/factories";

@@ -22,6 +22,8 @@ import {
   type MocRecordAccess,
 } from "../moc/moc-record.server";
 import { MOC_WORKFLOW } from "../moc/moc-steps.server";
+import { waitingMocSteps } from "../moc/moc-waiting.server";
+import { remindMocs } from "../moc/reminder.server";
 import { defineRecordKind } from "../record-kind/record-kind";
 import { roomOfMoc } from "../records/chat.server";
 import { mocListCsv } from "../moc/moc-list.server";
@@ -68,6 +70,8 @@ export const MOC_KIND = defineRecordKind<MocRecordAccess>({
     completed: sql`m.completed`,
     newest: sql`m.created_at`,
   },
+  waiting: waitingMocSteps,
+  reminders: remindMocs,
   print: { view: mocPrintRecord, pdf: recordPdf },
   export: mocListCsv,
   insights: computeInsights,

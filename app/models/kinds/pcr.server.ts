@@ -7,6 +7,7 @@ import { PCR_SEARCH } from "#db/search-document";
 import { sharedTrail } from "../audit/audit.server";
 import { pcrListScope } from "../authz/authz.server";
 import { describePcrs, loadPcrRecord, PCR_STATES, type PcrRecordAccess } from "../pcr/pcr-record.server";
+import { waitingPcrSignatures } from "../pcr/pcr-waiting.server";
 import { defineRecordKind } from "../record-kind/record-kind";
 import { roomOfPcr } from "../records/chat.server";
 import { pcrListCsv } from "../pcr/pcr-list.server";
@@ -34,6 +35,7 @@ export const PCR_KIND = defineRecordKind<PcrRecordAccess>({
     completed: sql`false`,
     newest: sql`p.created_at`,
   },
+  waiting: waitingPcrSignatures,
   print: { view: pcrPrintRecord, pdf: recordPdf },
   export: pcrListCsv,
   api: ["/api/pcr", "/api/getAllPcr", "/api/singlePcr"],

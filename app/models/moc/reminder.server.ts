@@ -1,16 +1,17 @@
 /**
- * Target-date reminders (docs/decisions/008-reminders.md). The daily pg-boss job and GET
- * /api/auto_reminder both call `sendDueReminders`. One statement finds the due MOCs, works out
- * their urgency, claims them for the day in `moc_reminders` and returns their recipients; a MOC
- * already claimed that day (by another instance, another call) is skipped by the primary key. The
- * emails are queued in the same transaction, so a failed run claims nothing. The statement count
- * is fixed and the scan is the partial index on the target date: the cost follows the number of
- * MOCs due, not the number of MOCs (the stage and owner's "Part B submitted" reads the partial index
- * of migration 0041, not every form). `npm run bench:reminder` times it over 100,000 MOCs.
+ * Target-date reminders (docs/decisions/008-reminders.md): the MOC's part of the daily run, which
+ * app/models/ops/daily-reminders.server.ts runs for every kind that declares `reminders` (the MOC's
+ * entry, app/models/kinds/moc.server.ts, points here), for the daily pg-boss job and GET
+ * /api/auto_reminder alike. One statement finds the due MOCs, works out their urgency, claims them
+ * for the day in `moc_reminders` and returns their recipients; a MOC already claimed that day (by
+ * another instance, another call) is skipped by the primary key. The emails are queued in the
+ * run's transaction, so a failed run claims nothing. The statement count is fixed and the scan is
+ * the partial index on the target date: the cost follows the number of MOCs due, not the number of
+ * MOCs (the stage and owner's "Part B submitted" reads the partial index of migration 0041, not
+ * every form). `npm run bench:reminder` times it over 100,000 MOCs.
  */
 import { sql } from "drizzle-orm";
 import { z } from "zod";
-import { ADVISORY_LOCKS } from "#db/advisory-locks";
 import type { ReminderUrgency } from "#db/schema";
 import { REMINDER_PREFERENCES, type ReminderPreference } from "#db/schema/enums";
 import { getDb, type Executor } from "~/utils/db.server";
@@ -24,6 +25,7 @@ import {
 } from "../circulations/acknowledgement-reminders.server";
 import { queueEmails, type QueuedEmail } from "../messages/email.server";
 import { mocOpenSql } from "../authz/authz.server";
+import type { ReminderOutcome } from "../record-kind/record-kind";
 import { MOC_STAGE_SQL, OWNER_SQL } from "./moc-steps.server";
 import { mocEmailName } from "./moc-names";
 import { TITLE_SQL, VESSEL_LABEL_SQL } from "./moc-scope.server";
@@ -35,6 +37,22 @@ export type ReminderResult = { moc_id: string; serial_num: string; urgency: Remi
 export type ReminderRun = { message: string; totalReminders: number; results: ReminderResult[] };
 /** A run's outcome: the answer, and the temporary changes reminded (7 and 1 days before the end) or expired. */
 export type ReminderRunOutcome = ReminderRun & { temporaryReminders: TemporaryReminder[] };
+
+// Marks the outcomes of the MOC's part, so a run's answer finds them among the kinds' outcomes
+// without naming the kind.
+const MOC_PART = Symbol("the MOC's part of the daily run");
+
+/**
+ * The MOC's part of a day's run: its summary and emails as every kind reports them, and the MOCs
+ * reminded and temporary changes seen to, which GET /api/auto_reminder answers.
+ */
+export type MocReminderOutcome = ReminderOutcome & {
+  [MOC_PART]: true;
+  results: ReminderResult[];
+  temporaryReminders: TemporaryReminder[];
+};
+
+const isMocPart = (outcome: ReminderOutcome): outcome is MocReminderOutcome => MOC_PART in outcome;
 
 /** Days before the target date (negative: overdue) per urgency; MEDIUM and LOW need an old MOC. */
 export const URGENCY_WINDOWS: { urgency: ReminderUrgency; from: number; to: number; olderThanDays?: number }[] = [
@@ -63,20 +81,6 @@ export function urgencyCases(day: unknown) {
     ),
     sql` `,
   );
-}
-
-// Reminder runs take turns (a transaction-scoped advisory lock): a second run waits for the
-// first to commit and then finds every MOC claimed, instead of racing it row by row.
-const REMINDER_LOCK = ADVISORY_LOCKS.reminders;
-
-export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
-
-function parseDay(today: string | Date | undefined): string {
-  const day = today instanceof Date ? utcDay(today) : (today ?? utcDay(new Date()));
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) {
-    throw new Invalid("today must be a date (YYYY-MM-DD)", [{ path: "today", message: "Expected YYYY-MM-DD" }]);
-  }
-  return day;
 }
 
 /**
@@ -296,87 +300,105 @@ export async function setReminderPreference(actor: { _id: string }, preference: 
   return parsed.data;
 }
 
+/** What the MOC's part says when no MOC was due but something else was (the run's own words for nothing due). */
+const noRemindersDue = (day: string) => `No reminders due for ${day} (nothing due, or already reminded today)`;
+
 /**
- * Sends today's reminders: each due MOC at most once per UTC day, to every active MOC user, in an
- * email of its own or in that person's daily digest (their choice on /profile). `emailsSent` per
- * MOC counts the people reminded about it either way.
- * `today` (a UTC date) defaults to now; `tx` runs it inside the caller's transaction.
+ * Today's target-date reminders, the MOC kind's `reminders`: each due MOC at most once per UTC
+ * day, to every active MOC user, in an email of its own or in that person's daily digest (their
+ * choice on /profile), with the plan items due, the overdue acknowledgements, the temporary changes
+ * ending or expired and the effectiveness reviews due. In the run's transaction `tx`, which holds
+ * the run's lock. `emails` counts the people reminded of each MOC either way (`emailsSent` per
+ * MOC, the reminder metric's emails); the summary is null when nothing was due.
  */
-export async function sendDueReminders(
-  options: {
-    today?: string | Date;
-    tx?: Executor;
-    /** Filled with the milliseconds spent finding and claiming, and queueing the emails. */
-    timings?: { claimMs?: number; queueMs?: number };
-  } = {},
-): Promise<ReminderRunOutcome> {
-  const day = parseDay(options.today);
-  const run = async (tx: Executor): Promise<ReminderRunOutcome> => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${REMINDER_LOCK})`);
-    let t = performance.now();
-    const claimed = await claimDueMocs(tx, day);
-    if (options.timings) options.timings.claimMs = performance.now() - t;
-    t = performance.now();
-    // One email per MOC to those who want that (the default); one digest for the rest.
-    const emails: QueuedEmail[] = claimed.flatMap((row) => {
-      const content = reminderContent(row);
-      return row.recipients
-        .filter((to) => !to.digest)
-        .map(({ id, name, email }) => ({
-          to: { id, name, email },
-          content,
-          record: { type: "moc" as const, id: row.mocId },
-          kind: "reminder" as const,
-        }));
-    });
-    // Plan items due within 3 days or overdue, to their owners (docs/decisions/038-actions-as-tasks.md).
-    const actions = await claimDueActions(tx, day);
-    emails.push(...actionReminderEmails(actions));
-    // Overdue acknowledgements, one reminder per person per day (acknowledgement-reminders.server.ts).
-    const acknowledgements = await claimOverdueAcknowledgements(tx, day);
-    emails.push(...acknowledgementReminderEmails(acknowledgements, day));
-    emails.push(...digestEmails(claimed, day, actions, acknowledgements));
-    await queueEmails(tx, emails);
-    const counts = claimed.map((row) => ({ moc_id: row.mocId, n: row.recipients.length }));
-    if (counts.some((c) => c.n > 0)) {
-      await tx.execute(sql`
-        update moc_reminders r set emails_sent = c.n
-        from jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) as c(moc_id uuid, n int)
-        where r.moc_id = c.moc_id and r.day = ${day}::date`);
-    }
-    const temporary = await sendTemporaryReminders(tx, day);
-    // Effectiveness reviews come due or overdue, to the HSEQ department (issue 42, effectiveness.server.ts).
-    const reviews = await effectivenessReviewEmails(tx, day);
-    if (options.timings) options.timings.queueMs = performance.now() - t;
-    const results = claimed.map((row) => ({
-      moc_id: row.mocId,
-      serial_num: row.serialNum,
-      urgency: row.urgency,
-      emailsSent: row.recipients.length,
-    }));
-    const emailCount = emails.length;
-    const actionText = actions.length ? `; ${plural(actions.length, "action")} due soon or overdue reminded` : "";
-    const acknowledgementText = acknowledgements.length
-      ? `; ${acknowledgements.length === 1 ? "1 person" : `${acknowledgements.length} people`} reminded of overdue acknowledgements`
+export async function remindMocs(
+  tx: Executor,
+  day: string,
+  /** Filled with the milliseconds spent finding and claiming, and queueing the emails (the benches). */
+  timings?: { claimMs?: number; queueMs?: number },
+): Promise<MocReminderOutcome> {
+  let t = performance.now();
+  const claimed = await claimDueMocs(tx, day);
+  if (timings) timings.claimMs = performance.now() - t;
+  t = performance.now();
+  // One email per MOC to those who want that (the default); one digest for the rest.
+  const emails: QueuedEmail[] = claimed.flatMap((row) => {
+    const content = reminderContent(row);
+    return row.recipients
+      .filter((to) => !to.digest)
+      .map(({ id, name, email }) => ({
+        to: { id, name, email },
+        content,
+        record: { type: "moc" as const, id: row.mocId },
+        kind: "reminder" as const,
+      }));
+  });
+  // Plan items due within 3 days or overdue, to their owners (docs/decisions/038-actions-as-tasks.md).
+  const actions = await claimDueActions(tx, day);
+  emails.push(...actionReminderEmails(actions));
+  // Overdue acknowledgements, one reminder per person per day (acknowledgement-reminders.server.ts).
+  const acknowledgements = await claimOverdueAcknowledgements(tx, day);
+  emails.push(...acknowledgementReminderEmails(acknowledgements, day));
+  emails.push(...digestEmails(claimed, day, actions, acknowledgements));
+  await queueEmails(tx, emails);
+  const counts = claimed.map((row) => ({ moc_id: row.mocId, n: row.recipients.length }));
+  if (counts.some((c) => c.n > 0)) {
+    await tx.execute(sql`
+      update moc_reminders r set emails_sent = c.n
+      from jsonb_to_recordset(${JSON.stringify(counts)}::jsonb) as c(moc_id uuid, n int)
+      where r.moc_id = c.moc_id and r.day = ${day}::date`);
+  }
+  const temporary = await sendTemporaryReminders(tx, day);
+  // Effectiveness reviews come due or overdue, to the HSEQ department (issue 42, effectiveness.server.ts).
+  const reviews = await effectivenessReviewEmails(tx, day);
+  if (timings) timings.queueMs = performance.now() - t;
+  const results = claimed.map((row) => ({
+    moc_id: row.mocId,
+    serial_num: row.serialNum,
+    urgency: row.urgency,
+    emailsSent: row.recipients.length,
+  }));
+  const actionText = actions.length ? `; ${plural(actions.length, "action")} due soon or overdue reminded` : "";
+  const acknowledgementText = acknowledgements.length
+    ? `; ${acknowledgements.length === 1 ? "1 person" : `${acknowledgements.length} people`} reminded of overdue acknowledgements`
+    : "";
+  const temporaryText = temporary.results.length
+    ? `; ${plural(temporary.emails, "email")} about ${plural(temporary.results.length, "temporary change")}`
+    : "";
+  const reviewText =
+    reviews.due + reviews.overdue
+      ? `; ${plural(reviews.due, "effectiveness review")} due, ${reviews.overdue} overdue`
       : "";
-    const temporaryText = temporary.results.length
-      ? `; ${plural(temporary.emails, "email")} about ${plural(temporary.results.length, "temporary change")}`
-      : "";
-    return {
-      message:
-        (results.length
-          ? `Sent ${plural(emailCount, "reminder email")} about ${plural(results.length, "MOC")} for ${day}`
-          : `No reminders due for ${day} (nothing due, or already reminded today)`) +
-        actionText +
-        acknowledgementText +
-        temporaryText +
-        (reviews.due + reviews.overdue
-          ? `; ${plural(reviews.due, "effectiveness review")} due, ${reviews.overdue} overdue`
-          : ""),
-      totalReminders: results.length,
-      results,
-      temporaryReminders: temporary.results,
-    };
+  const rest = actionText + acknowledgementText + temporaryText + reviewText;
+  return {
+    [MOC_PART]: true,
+    // With nothing else done, the run says that nothing was due (app/models/ops/daily-reminders.server.ts).
+    summary:
+      results.length || rest
+        ? (results.length
+            ? `Sent ${plural(emails.length, "reminder email")} about ${plural(results.length, "MOC")} for ${day}`
+            : noRemindersDue(day)) + rest
+        : null,
+    emails: results.reduce((sum, r) => sum + r.emailsSent, 0),
+    results,
+    temporaryReminders: temporary.results,
   };
-  return options.tx ? run(options.tx) : getDb().transaction(run);
+}
+
+/**
+ * A day's run (app/models/ops/daily-reminders.server.ts) as GET /api/auto_reminder answers it: the
+ * run's message, and the MOCs the MOC's part reminded (none when it did not run).
+ */
+export function reminderRunAnswer(run: {
+  message: string;
+  outcomes: readonly { outcome: ReminderOutcome }[];
+}): ReminderRunOutcome {
+  const part = run.outcomes.map((o) => o.outcome).find(isMocPart);
+  const results = part?.results ?? [];
+  return {
+    message: run.message,
+    totalReminders: results.length,
+    results,
+    temporaryReminders: part?.temporaryReminders ?? [],
+  };
 }

@@ -2,8 +2,9 @@
  * Temporary changes over time (docs/decisions/023-temporary-changes-and-delegation.md): the state
  * on a day as SQL (the twin of `temporaryStateOn`), and the daily run's part — recording the
  * expired ones, reminding 7 and 1 days before the end, and emailing the HSEQ department every day
- * about each expired one until it is resolved. Called inside `sendDueReminders`' transaction, so it
- * has the same once-a-day guarantee: `temporary_reminders`' primary key claims a MOC for a day.
+ * about each expired one until it is resolved. Called by `remindMocs` in the daily run's
+ * transaction, so it has the same once-a-day guarantee: `temporary_reminders`' primary key claims a
+ * MOC for a day.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";

@@ -1,4 +1,5 @@
-import { sendDueReminders } from "~/models/moc/reminder.server";
+import { reminderRunAnswer } from "~/models/moc/reminder.server";
+import { runDailyReminders } from "~/models/ops/daily-reminders.server";
 import { requireReminderRunner } from "~/web/cron.server";
 import { apiJson, apiRoute } from "~/utils/http.server";
 import { logger } from "~/utils/logger.server";
@@ -7,14 +8,19 @@ import { countReminderRun } from "~/utils/metrics.server";
 const route = apiRoute({
   async GET({ request }) {
     const { via } = await requireReminderRunner(request);
-    const { temporaryReminders, ...run } = await sendDueReminders();
-    const emailsSent = run.results.reduce((sum, r) => sum + r.emailsSent, 0);
-    countReminderRun("ran", { reminders: run.totalReminders, emails: emailsSent });
+    const run = await runDailyReminders();
+    const { temporaryReminders, ...answer } = reminderRunAnswer(run);
+    countReminderRun("ran", { reminders: answer.totalReminders, emails: run.emails });
     logger().info(
-      { via, totalReminders: run.totalReminders, emailsSent, temporaryReminders: temporaryReminders.length },
+      {
+        via,
+        totalReminders: answer.totalReminders,
+        emailsSent: run.emails,
+        temporaryReminders: temporaryReminders.length,
+      },
       "reminder run by request",
     );
-    return apiJson(run);
+    return apiJson(answer);
   },
 });
 
