@@ -15,9 +15,9 @@ import {
   MAX_UPLOAD_BYTES,
   openAttachment,
   removeAttachment,
-  SIGNED_PCR_FILES_FROZEN,
   storeAttachment,
 } from "~/models/records/attachments.server";
+import { SIGNED_PCR_FILES_FROZEN } from "~/models/pcr/pcr-files.server";
 import * as pcrAttachmentsPage from "~/routes/pcrs+/$id_.attachments";
 import { historyOf, verifyAuditTrail } from "~/models/audit/audit.server";
 import { importUploadFolder } from "~/models/records/uploads-import.server";
@@ -105,15 +105,20 @@ describe("MOC attachments", () => {
     // The MOC's chain (moc_logs), read through the audit trail's own reader, still verifies.
     const trail = await historyOf("moc", moc._id);
     expect(trail.slice(-2)).toMatchObject([
+      // A note that moves nothing: from and to the MOC's status.
       {
         action: "Attached the risk assessment",
         actorId: cast.originator._id,
-        comment: expect.stringContaining(sha(PDF)),
+        from: "b",
+        to: "b",
+        comment: `Risk.pdf, ${PDF.length} bytes, SHA-256 ${sha(PDF)}`,
       },
       {
         action: "Removed the attachment Risk.pdf",
         actorId: cast.originator._id,
-        comment: expect.stringContaining(sha(PDF)),
+        from: "b",
+        to: "b",
+        comment: `SHA-256 ${sha(PDF)}; kept in the database, hidden from the record`,
       },
     ]);
     expect(await historyOf("pcr", moc._id)).toEqual([]);
@@ -146,6 +151,16 @@ describe("PCR attachments", () => {
     expect(await listAttachments({ pcrId: pcr._id })).toHaveLength(4);
   });
 
+  it("takes no risk assessment (a MOC's only), before anything is written", async () => {
+    const originator = await makeUser();
+    const pcr = await createPcrOk(originator);
+    await expect(
+      storeAttachment(originator, { pcrId: pcr._id }, "risk_assessment", file("Risk.pdf", PDF)),
+    ).rejects.toMatchObject({ status: 400, message: "Only a MOC has a risk assessment" });
+    expect(await listAttachments({ pcrId: pcr._id }, { includeRemoved: true })).toEqual([]);
+    expect((await historyOf("pcr", pcr._id)).map((e) => e.action)).toEqual(["Created"]);
+  });
+
   it("writes attaching and removing into the PCR's own audit trail, one chain with its other entries", async () => {
     const originator = await makeUser();
     const pcr = await createPcrOk(originator);
@@ -158,6 +173,11 @@ describe("PCR attachments", () => {
       [2, "Attached Drawing.pdf", originator._id],
       [3, "Removed the attachment Drawing.pdf", originator._id],
     ]);
+    expect(trail[1]).toMatchObject({
+      from: null,
+      to: null,
+      comment: `Drawing.pdf, ${PDF.length} bytes, SHA-256 ${sha(PDF)}`,
+    });
     expect(trail[2]!.comment).toBe(`SHA-256 ${sha(PDF)}; kept in the database, hidden from the record`);
     expect((await verifyAuditTrail()).broken.filter((b) => b.recordId === pcr._id)).toEqual([]);
     // A refused removal writes nothing.

@@ -372,11 +372,16 @@ describe("acknowledging", () => {
     const recipient = mocCirculation!.recipients.find((r) => r.vessel?._id === aurora)!;
     expect(recipient.user._id).toBe(auroraMaster._id); // the Master before the Bosun
     expect((await acknowledgeApi(auroraMaster, { circulation_id: mocCirculation!.circulation._id })).status).toBe(201);
-    const logs = await getDb().execute<{ action: string; comment: string }>(
-      sql`select action, comment from moc_logs where moc_id = ${moc._id} order by seq`,
+    const logs = await getDb().execute<{ action: string; comment: string; from_status: string; to_status: string }>(
+      sql`select action, comment, from_status, to_status from moc_logs where moc_id = ${moc._id} order by seq`,
     );
     expect(logs.at(-1)!.action).toBe("Acknowledged (read and understood)");
     expect(logs.at(-1)!.comment).toContain("MV Aurora");
+    // Neither moves anything: from and to the completed MOC's status.
+    const [row] = await getDb().execute<{ status: string }>(sql`select status from mocs where id = ${moc._id}`);
+    for (const entry of [logs.find((l) => l.action === "Circulated for acknowledgement"), logs.at(-1)]) {
+      expect(entry).toMatchObject({ from_status: row!.status, to_status: row!.status });
+    }
 
     const { broken } = await verifyAuditTrail();
     expect(broken.filter((b) => b.recordId === pcr._id || b.recordId === moc._id)).toEqual([]);

@@ -246,6 +246,9 @@ describe("references on records", () => {
       "Incident INC-7",
       "PMS work order WO 9/10&x",
     ]);
+    // A note that moves nothing: from and to the MOC's status.
+    const [row] = await getDb().execute<{ status: string }>(sql`select status from mocs where id = ${moc._id}`);
+    expect(trail.map((h) => [h.from, h.to])).toEqual(trail.map(() => [row!.status, row!.status]));
     const { broken } = await verifyAuditTrail();
     expect(broken.filter((b) => b.recordId === moc._id)).toEqual([]);
   });

@@ -64,7 +64,7 @@ const WIDGET_KIND = defineRecordKind({
   label: "Widget",
   page: (id) => `/widgets/${id}`,
   audit: { chain: WIDGET, log: { table: "audit_entries" }, note: null, stateProblems: null },
-  notices: { labelSql: (id) => sql`('Widget ' || left(${id}::text, 8))` },
+  notices: { labelSql: (id) => sql`('Widget ' || left(${id}::text, 8))`, titleSql: () => sql`null::text` },
   async waiting(actor, options) {
     asked.waiting.push({ actorId: actor._id, limit: options.limit, today: options.today });
     const items = widgetsWaitingOn.get(actor._id) ?? [];

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIGNED_PCR_FILES_FROZEN } from "~/models/records/attachments.server";
+import { SIGNED_PCR_FILES_FROZEN } from "~/models/pcr/pcr-files.server";
 import { auditKeys, signingKey } from "~/models/audit/audit-chain.server";
 import { PART_BYTES } from "~/models/records/resumable-uploads.server";
 import * as tusRoute from "~/routes/tus.attachments.$";

@@ -9,9 +9,8 @@
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";
-import { CIRCULATED_KIND_SQL, CIRCULATED_TITLE_SQL, pendingRecipientSql } from "./circulations.server";
+import { circulatedLabelSql, circulatedTitleSql, pendingRecipientSql } from "./circulations.server";
 import type { QueuedEmail } from "../messages/email.server";
-import { mocLabel } from "../moc/moc-store.server";
 
 export type OverdueAcknowledgement = {
   circulationId: string;
@@ -37,7 +36,7 @@ export type AcknowledgementReminderRow = {
 export async function claimOverdueAcknowledgements(tx: Executor, day: string): Promise<AcknowledgementReminderRow[]> {
   const rows = await tx.execute<{
     to: AcknowledgementReminderRow["to"];
-    items: (Omit<OverdueAcknowledgement, "label"> & { kind: "moc" | "pcr"; serial: string })[];
+    items: OverdueAcknowledgement[];
   }>(sql`
     with overdue as (
       select r.circulation_id, r.user_id, r.vessel_id, r.due
@@ -57,27 +56,18 @@ export async function claimOverdueAcknowledgements(tx: Executor, day: string): P
         'digest', u.reminder_preference = 'digest') as "to",
       json_agg(json_build_object(
         'circulationId', c.id,
-        'kind', ${CIRCULATED_KIND_SQL},
-        'serial', coalesce(m.serial_num, p.serial_num),
-        'title', ${CIRCULATED_TITLE_SQL},
+        'label', ${circulatedLabelSql()},
+        'title', ${circulatedTitleSql()},
         'note', c.note, 'due', o.due::text, 'daysOverdue', ${day}::date - o.due, 'vessel', v.name)
         order by o.due, c.created_at, c.id) as items
     from claimed cl
       join users u on u.id = cl.user_id
       join overdue o on o.user_id = cl.user_id
       join circulations c on c.id = o.circulation_id
-      left join mocs m on m.id = c.moc_id
-      left join pcrs p on p.id = c.pcr_id
       left join vessels v on v.id = o.vessel_id
     group by u.id, u.name, u.email, u.reminder_preference
     order by u.email`);
-  return rows.map((row) => ({
-    to: row.to,
-    items: row.items.map(({ kind, serial, ...item }) => ({
-      ...item,
-      label: kind === "moc" ? mocLabel(serial) : `PCR ${serial}`,
-    })),
-  }));
+  return [...rows];
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

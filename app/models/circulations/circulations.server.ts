@@ -13,7 +13,6 @@ import { sql, type SQL } from "drizzle-orm";
 import { circulations } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
-import { appendAudit } from "../audit/audit.server";
 import {
   canAcknowledge,
   canCirculate,
@@ -33,16 +32,33 @@ import {
 } from "./circulations.schema";
 import { queueEmails, type QueuedEmail } from "../messages/email.server";
 import { departmentLabel } from "../shared/labels";
-import { loadMocAccess } from "../moc/moc-query.server";
-import { TITLE_SQL } from "../moc/moc-scope.server";
-import { appendLog, mocLabel } from "../moc/moc-store.server";
+import { loadRecordOfKind, noteInTrail, recordKind } from "../record-kind/record-kind";
+
+/** The kinds circulated and the `circulations` column naming each one's record. */
+const CIRCULATED_COLUMNS = { moc: "moc_id", pcr: "pcr_id" } as const;
 
 /** A circulation's record kind over `c` (the circulation): "moc" or "pcr". */
 export const CIRCULATED_KIND_SQL = sql.raw(`(case when c.moc_id is not null then 'moc' else 'pcr' end)`);
-/** The circulated record's title over `c` and `p` (its PCR, left-joined): Part A's title or the PCR's. */
-export const CIRCULATED_TITLE_SQL = sql`(case when c.moc_id is not null
-  then (select ${TITLE_SQL} from moc_forms f where f.moc_id = c.moc_id and f.kind = 'originator')
-  else nullif(p.form->>'title', '') end)`;
+
+/**
+ * The circulated record's label ("MOC 12-2026") or title (null when it has none) over `c`, as its
+ * kind's entry writes them in SQL (`notices`, app/models/kinds/): one expression in the list's
+ * statement, whatever the number of circulations.
+ */
+const circulatedSql = (part: "labelSql" | "titleSql"): SQL =>
+  sql`(case ${sql.join(
+    Object.entries(CIRCULATED_COLUMNS).map(([kind, column]) => {
+      const notices = recordKind(kind).notices;
+      if (!notices) throw new Error(`record kind ${kind} is circulated but names no record in SQL (notices)`);
+      return sql`when ${sql.raw(`c.${column}`)} is not null then ${notices[part](sql.raw(`c.${column}`))}`;
+    }),
+    sql` `,
+  )} end)`;
+
+/** The circulated record's label over `c`: "MOC 12-2026", "PCR 3-2026". */
+export const circulatedLabelSql = () => circulatedSql("labelSql");
+/** The circulated record's title over `c`: Part A's title or the PCR's (null when it has none). */
+export const circulatedTitleSql = () => circulatedSql("titleSql");
 
 export type { CirculationInput };
 
@@ -172,7 +188,7 @@ export const pendingRecipientSql = (r = "r", a = "a", c = "c"): SQL =>
 // ---------------------------------------------------------------------------------------------
 // The record circulated
 
-type LoadedRecord = {
+type CirculatedLoad = {
   ref: RecordRef;
   label: string;
   title: string;
@@ -180,91 +196,52 @@ type LoadedRecord = {
   originatorId: string;
   /** Null when it may be circulated; else why not (409). */
   notFinished: string | null;
-  /** The MOC's status, for its trail's entries. */
-  status: string;
+  /** Its status, for its trail's entries. */
+  status: string | null;
   access: CirculatedRecord;
 };
 
-const recordHref = (ref: RecordRef) => (ref.kind === "moc" ? `/mocs/${ref.id}` : `/pcrs/${ref.id}`);
-const recordLabel = (kind: "moc" | "pcr", serial: string) => (kind === "moc" ? mocLabel(serial) : `PCR ${serial}`);
-
-/** The record with what its rules read; 404 for an unknown (or deleted) one. */
-async function loadRecord(db: Executor, ref: RecordRef, actor?: Actor): Promise<LoadedRecord> {
-  if (ref.kind === "moc") {
-    const access = await loadMocAccess(ref.id, db);
-    if (!access || access.isDeleted) throw new NotFound("No MOC with this id");
-    const [row] = await db.execute<{ title: string | null }>(sql`select ${TITLE_SQL} as title
-      from moc_forms f where f.moc_id = ${ref.id} and f.kind = 'originator'`);
-    return {
-      ref,
-      label: recordLabel("moc", access.serialNum),
-      title: row?.title ?? "",
-      href: recordHref(ref),
-      originatorId: access.originatorId,
-      notFinished: isMocCompleted(access)
-        ? null
-        : `${mocLabel(access.serialNum)} is not completed: a MOC is circulated for acknowledgement once it is completed`,
-      status: access.status,
-      access: { kind: "moc", moc: access },
-    };
+/** Why a record may not be circulated yet (409), or null once it is finished. */
+function notFinished(label: string, access: CirculatedRecord): string | null {
+  if (access.kind === "moc") {
+    return isMocCompleted(access.moc)
+      ? null
+      : `${label} is not completed: a MOC is circulated for acknowledgement once it is completed`;
   }
-  const [row] = await db.execute<{
-    serial_num: string;
-    title: string | null;
-    status: string;
-    originator_id: string;
-    party_ids: string[];
-    substitutes: { role: string; userId: string }[];
-    recipient: boolean;
-  }>(sql`select p.serial_num, nullif(p.form->>'title', '') as title, p.status, p.originator_id, p.party_ids,
-      p.substitutes, exists (select 1 from circulation_recipients cr join circulations c on c.id = cr.circulation_id
-        where c.pcr_id = p.id and cr.user_id = ${actor?._id ?? null}::uuid) as recipient
-    from pcrs p where p.id = ${ref.id}`);
-  if (!row) throw new NotFound("No PCR with this id");
+  return access.pcr.status === "finished"
+    ? null
+    : `${label} is ${access.pcr.status === "withdrawn" ? "withdrawn" : "not finished"}: a PCR is circulated for acknowledgement once its last signature is in`;
+}
+
+/**
+ * The record with what its rules read (its kind's `load`, a PCR's with whether the actor is a
+ * recipient of one of its circulations); 404 for an unknown (or deleted) one.
+ */
+async function loadRecord(db: Executor, ref: RecordRef, actor?: Actor): Promise<CirculatedLoad> {
+  const record = await loadRecordOfKind<CirculatedRecord>(db, ref.kind, ref.id, { reader: actor });
+  if (!record) throw new NotFound(`No ${recordKind(ref.kind).label} with this id`);
+  const access = record.access;
   return {
     ref,
-    label: recordLabel("pcr", row.serial_num),
-    title: row.title ?? "",
-    href: recordHref(ref),
-    originatorId: row.originator_id,
-    notFinished:
-      row.status === "finished"
-        ? null
-        : `PCR ${row.serial_num} is ${row.status === "withdrawn" ? "withdrawn" : "not finished"}: a PCR is circulated for acknowledgement once its last signature is in`,
-    status: row.status,
-    access: {
-      kind: "pcr",
-      pcr: {
-        originatorId: row.originator_id,
-        status: row.status,
-        partyIds: row.party_ids ?? [],
-        substitutes: row.substitutes ?? [],
-        circulatedTo: row.recipient && actor ? [actor._id] : [],
-      },
-    },
+    label: record.label,
+    title: record.title,
+    href: record.path,
+    originatorId: access.kind === "moc" ? access.moc.originatorId : access.pcr.originatorId,
+    notFinished: notFinished(record.label, access),
+    status: record.status,
+    access,
   };
 }
 
-/** One entry in the record's own chain. */
+/** One entry in the record's own chain, as its kind writes a note (a MOC's from and to its status). */
 async function auditRecord(
   tx: Executor,
-  record: Pick<LoadedRecord, "ref" | "status">,
+  record: { ref: RecordRef; status?: string | null },
   actorId: string,
   action: string,
   comment: string,
 ): Promise<void> {
-  if (record.ref.kind === "moc") {
-    await appendLog(tx, {
-      mocId: record.ref.id,
-      userId: actorId,
-      action,
-      from: record.status,
-      to: record.status,
-      comment,
-    });
-  } else {
-    await appendAudit(tx, { kind: "pcr", recordId: record.ref.id, actorId, action, comment });
-  }
+  await noteInTrail(tx, record.ref.kind, { id: record.ref.id, status: record.status }, { actorId, action, comment });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -274,7 +251,7 @@ type CirculationRow = {
   id: string;
   kind: "moc" | "pcr";
   record_id: string;
-  serial: string;
+  label: string;
   title: string | null;
   vessels: Ref[];
   ranks: string[];
@@ -291,32 +268,31 @@ type CirculationRow = {
 async function circulationRows(db: Executor, ids: readonly string[]): Promise<CirculationRow[]> {
   if (ids.length === 0) return [];
   return db.execute<CirculationRow>(sql`select c.id, ${CIRCULATED_KIND_SQL} as kind,
-      coalesce(c.moc_id, c.pcr_id) as record_id, coalesce(m.serial_num, p.serial_num) as serial,
-      ${CIRCULATED_TITLE_SQL} as title,
+      coalesce(c.moc_id, c.pcr_id) as record_id, ${circulatedLabelSql()} as label,
+      ${circulatedTitleSql()} as title,
       (select coalesce(json_agg(json_build_object('_id', v.id, 'name', v.name) order by v.name), '[]'::json)
         from vessels v where v.id = any(c.vessel_ids)) as vessels,
       c.ranks, c.departments, c.due::text as due, c.note, c.created_by, u.name as created_by_name,
       ${iso("c.created_at")} as created_at,
       case when c.closed_at is null then null else ${iso("c.closed_at")} end as closed_at
     from circulations c
-      left join mocs m on m.id = c.moc_id
-      left join pcrs p on p.id = c.pcr_id
       join users u on u.id = c.created_by
     where c.id = any(${uuidArray(ids)})
     order by c.created_at desc, c.id`);
 }
 
-const toRecord = (kind: "moc" | "pcr", id: string, serial: string, title: string | null) => ({
+/** The circulated record as the lists show it: its label and title, and its page (its kind's). */
+const toRecord = (kind: "moc" | "pcr", id: string, label: string, title: string | null) => ({
   kind,
   _id: id,
-  label: recordLabel(kind, serial),
+  label,
   title: title ?? "",
-  href: recordHref({ kind, id }),
+  href: recordKind(kind).page!(id),
 });
 
 const toCirculationJson = (row: CirculationRow): CirculationJson => ({
   _id: row.id,
-  record: toRecord(row.kind, row.record_id, row.serial, row.title),
+  record: toRecord(row.kind, row.record_id, row.label, row.title),
   vessels: row.vessels,
   ranks: row.ranks ?? [],
   departments: row.departments ?? [],
@@ -460,7 +436,7 @@ async function circulationRecord(
   circulationId: string,
   actor: Actor,
   options: { lock?: boolean } = {},
-): Promise<{ record: LoadedRecord; closed: boolean }> {
+): Promise<{ record: CirculatedLoad; closed: boolean }> {
   if (!UUID.test(circulationId)) throw new NotFound("No circulation with this id");
   const [row] = await db.execute<{ moc_id: string | null; pcr_id: string | null; closed: boolean }>(
     sql`select moc_id, pcr_id, closed_at is not null as closed from circulations where id = ${circulationId}
@@ -494,7 +470,7 @@ export async function circulationsOfRecord(
   const record = await loadRecord(db, ref, actor);
   if (!canSeeCirculation(actor, record.access)) throw new Forbidden(SEE_REFUSAL);
   const ids = await db.execute<{ id: string }>(
-    sql`select id from circulations where ${sql.raw(ref.kind === "moc" ? "moc_id" : "pcr_id")} = ${ref.id}`,
+    sql`select id from circulations where ${sql.raw(CIRCULATED_COLUMNS[ref.kind])} = ${ref.id}`,
   );
   return trackingOf(
     db,
@@ -514,7 +490,7 @@ export async function pendingAcknowledgements(
     circulation_id: string;
     kind: "moc" | "pcr";
     record_id: string;
-    serial: string;
+    label: string;
     title: string | null;
     note: string;
     due: string;
@@ -523,16 +499,14 @@ export async function pendingAcknowledgements(
     vessel_name: string | null;
     total: number;
   }>(sql`select c.id as circulation_id, ${CIRCULATED_KIND_SQL} as kind,
-      coalesce(c.moc_id, c.pcr_id) as record_id, coalesce(m.serial_num, p.serial_num) as serial,
-      ${CIRCULATED_TITLE_SQL} as title,
+      coalesce(c.moc_id, c.pcr_id) as record_id, ${circulatedLabelSql()} as label,
+      ${circulatedTitleSql()} as title,
       c.note, r.due::text as due, r.due < ${sql.raw(TODAY_SQL)} as overdue, r.vessel_id, v.name as vessel_name,
       count(*) over ()::int as total
     from circulation_recipients r
       join circulations c on c.id = r.circulation_id
       left join acknowledgements a on a.circulation_id = r.circulation_id and a.user_id = r.user_id
       left join vessels v on v.id = r.vessel_id
-      left join mocs m on m.id = c.moc_id
-      left join pcrs p on p.id = c.pcr_id
     where r.user_id = ${actor._id} and ${pendingRecipientSql("r", "a", "c")}
     order by r.due, c.created_at, c.id
     limit ${pageSize} offset ${offset}`);
@@ -548,7 +522,7 @@ export async function pendingAcknowledgements(
   return {
     items: rows.map((r) => ({
       circulationId: r.circulation_id,
-      record: toRecord(r.kind, r.record_id, r.serial, r.title),
+      record: toRecord(r.kind, r.record_id, r.label, r.title),
       note: r.note,
       due: r.due,
       overdue: r.overdue,
@@ -805,14 +779,12 @@ export async function acknowledge(
       name: string;
       rank: string | null;
       department: string;
-      status: string | null;
     }>(sql`select c.moc_id, c.pcr_id, r.user_id is not null as recipient, r.vessel_id, v.name as vessel_name,
-        u.name, u.rank, u.department, m.status
+        u.name, u.rank, u.department
       from circulations c
         join users u on u.id = ${actor._id}
         left join circulation_recipients r on r.circulation_id = c.id and r.user_id = u.id
         left join vessels v on v.id = r.vessel_id
-        left join mocs m on m.id = c.moc_id
       where c.id = ${input.circulationId}`);
     if (!row) throw new NotFound("No circulation with this id");
     if (!canAcknowledge(actor, { recipientIds: row.recipient ? [actor._id] : [] })) {
@@ -832,9 +804,10 @@ export async function acknowledge(
       .filter(Boolean)
       .join(", ");
     const ref: RecordRef = row.moc_id ? { kind: "moc", id: row.moc_id } : { kind: "pcr", id: row.pcr_id! };
+    // The record's kind reads its status for the note when its trail keeps one (a MOC's).
     await auditRecord(
       tx,
-      { ref, status: row.status ?? "finished" },
+      { ref },
       actor._id,
       "Acknowledged (read and understood)",
       comment ? `${who}: ${comment}` : who,
@@ -876,15 +849,12 @@ export async function addJoinerToCirculations(
       returning circulation_id, user_id, vessel_id, due)
     select added.circulation_id, u.id, u.name, u.email, added.vessel_id, added.due::text as due, c.note,
       ${CIRCULATED_KIND_SQL} as kind, coalesce(c.moc_id, c.pcr_id) as record_id,
-      case when c.moc_id is not null then 'MOC ' || m.serial_num else 'PCR ' || p.serial_num end
-        || coalesce(' — ' || ${CIRCULATED_TITLE_SQL}, '') as label,
+      ${circulatedLabelSql()} || coalesce(' — ' || ${circulatedTitleSql()}, '') as label,
       creator.name as by
     from added
       join users u on u.id = added.user_id
       join circulations c on c.id = added.circulation_id
       join users creator on creator.id = c.created_by
-      left join mocs m on m.id = c.moc_id
-      left join pcrs p on p.id = c.pcr_id
     order by c.created_at, c.id`);
   if (joined.length === 0) return;
   await queueEmails(
@@ -959,7 +929,7 @@ export async function circulationsPanel(
       left join lateral (select ${recipientStateSql("r", "a")} as state from circulation_recipients r
         left join acknowledgements a on a.circulation_id = r.circulation_id and a.user_id = r.user_id
         where r.circulation_id = c.id) s on true
-    where ${sql.raw(ref.kind === "moc" ? "c.moc_id" : "c.pcr_id")} = ${ref.id}
+    where ${sql.raw(`c.${CIRCULATED_COLUMNS[ref.kind]}`)} = ${ref.id}
     group by c.id, u.name
     order by c.created_at desc, c.id`);
   return {

@@ -14,18 +14,20 @@ import {
   mocOpenSql,
 } from "../authz/authz.server";
 import { computeInsights } from "../insights/insights.server";
+import { mayChangeMocFiles, mayReadMocFiles, mocFileChanged } from "../moc/moc-files.server";
 import {
   describeMocs,
   loadMocRecord,
+  mocRoom,
   mocStateProblems,
   noteOnMoc,
   type MocRecordAccess,
 } from "../moc/moc-record.server";
+import { TITLE_SQL } from "../moc/moc-scope.server";
 import { MOC_WORKFLOW } from "../moc/moc-steps.server";
 import { waitingMocSteps } from "../moc/moc-waiting.server";
 import { remindMocs } from "../moc/reminder.server";
 import { defineRecordKind } from "../record-kind/record-kind";
-import { roomOfMoc } from "../records/chat.server";
 import { mocListCsv } from "../moc/moc-list.server";
 import { recordPdf } from "../records-out/record-pdf.server";
 import { mocPrintRecord } from "../moc/moc-print.server";
@@ -57,10 +59,17 @@ export const MOC_KIND = defineRecordKind<MocRecordAccess>({
     stateProblems: mocStateProblems,
   },
   signatures: "moc",
-  attachments: { column: "moc_id" },
-  chat: { column: "chat_id", room: roomOfMoc },
+  attachments: {
+    column: "moc_id",
+    fileKinds: ["file", "risk_assessment"],
+    mayChange: mayChangeMocFiles,
+    mayRead: mayReadMocFiles,
+    changed: mocFileChanged,
+  },
+  chat: { column: "chat_id", room: mocRoom },
   notices: {
     labelSql: (id) => sql`(select 'MOC ' || m.serial_num from mocs m where m.id = ${id} and not m.is_deleted)`,
+    titleSql: (id) => sql`(select ${TITLE_SQL} from moc_forms f where f.moc_id = ${id} and f.kind = 'originator')`,
   },
   search: {
     entry: MOC_SEARCH,

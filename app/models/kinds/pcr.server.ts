@@ -6,10 +6,10 @@ import { sql } from "drizzle-orm";
 import { PCR_SEARCH } from "#db/search-document";
 import { sharedTrail } from "../audit/audit.server";
 import { pcrListScope } from "../authz/authz.server";
-import { describePcrs, loadPcrRecord, PCR_STATES, type PcrRecordAccess } from "../pcr/pcr-record.server";
+import { mayChangePcrFiles, mayReadPcrFiles } from "../pcr/pcr-files.server";
+import { describePcrs, loadPcrRecord, PCR_STATES, pcrRoom, type PcrRecordAccess } from "../pcr/pcr-record.server";
 import { waitingPcrSignatures } from "../pcr/pcr-waiting.server";
 import { defineRecordKind } from "../record-kind/record-kind";
-import { roomOfPcr } from "../records/chat.server";
 import { pcrListCsv } from "../pcr/pcr-list.server";
 import { recordPdf } from "../records-out/record-pdf.server";
 import { pcrPrintRecord } from "../pcr/pcr-print.server";
@@ -24,9 +24,18 @@ export const PCR_KIND = defineRecordKind<PcrRecordAccess>({
   states: PCR_STATES,
   audit: sharedTrail("pcr"),
   signatures: "pcr",
-  attachments: { column: "pcr_id" },
-  chat: { column: "chat_id", room: roomOfPcr },
-  notices: { labelSql: (id) => sql`(select 'PCR ' || r.serial_num from pcrs r where r.id = ${id})` },
+  attachments: {
+    column: "pcr_id",
+    fileKinds: ["file"],
+    mayChange: mayChangePcrFiles,
+    mayRead: mayReadPcrFiles,
+    changed: null,
+  },
+  chat: { column: "chat_id", room: pcrRoom },
+  notices: {
+    labelSql: (id) => sql`(select 'PCR ' || r.serial_num from pcrs r where r.id = ${id})`,
+    titleSql: (id) => sql`(select nullif(r.form->>'title', '') from pcrs r where r.id = ${id})`,
+  },
   search: {
     entry: PCR_SEARCH,
     group: "pcrs",

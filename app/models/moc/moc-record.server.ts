@@ -1,9 +1,9 @@
 /**
  * A MOC as the cross-cutting modules read it (its registry entry, app/models/kinds/moc.server.ts):
- * the record loaded for their rules, a batch described for a reader (links, references), a note in
- * its `moc_logs` chain that moves nothing (a link, a reference, a file, a circulation: its status
- * stays, the detail is the comment), and what the audit verification checks of every MOC's state
- * against its trail.
+ * the record loaded for their rules, its chat room, a batch described for a reader (links,
+ * references), a note in its `moc_logs` chain that moves nothing (a link, a reference, a file, a
+ * circulation: its status stays, the detail is the comment), and what the audit verification
+ * checks of every MOC's state against its trail.
  */
 import { sql } from "drizzle-orm";
 import type { Executor } from "~/utils/db.server";
@@ -15,6 +15,7 @@ import {
   type StateProblem,
   type TrailNote,
 } from "../record-kind/record-kind";
+import type { ChatRoom } from "../records/chat.server";
 import { loadMocAccess } from "./moc-query.server";
 import { TITLE_SQL } from "./moc-scope.server";
 import { MOC_CLOSED_ACTION } from "./moc-steps.server";
@@ -43,6 +44,25 @@ export async function loadMocRecord(
     status: access.status,
     access: { kind: "moc", moc: access },
   };
+}
+
+/** The room of a MOC whose access row the caller already loaded (the MOC pages). */
+export const roomOfMoc = (moc: MocRecordAccess["moc"]): ChatRoom => ({
+  kind: "moc",
+  chatId: moc.chatId,
+  recordId: moc.id,
+  serial: moc.serialNum,
+  access: moc,
+});
+
+/**
+ * The room of the MOC `id` (chat.server.ts): null for an unknown or deleted one. Its access row
+ * alone, as `loadMocRecord` reads it first: a room needs no title, and the panel's poll reads the
+ * room every 1.5 s (tests/integration/chat-api.test.ts counts its statements).
+ */
+export async function mocRoom(db: Executor, id: string): Promise<ChatRoom | null> {
+  const access = await loadMocAccess(id, db);
+  return access && !access.isDeleted ? roomOfMoc(access) : null;
 }
 
 /**

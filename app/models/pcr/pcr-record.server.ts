@@ -1,11 +1,14 @@
 /**
  * A PCR as the cross-cutting modules read it (its registry entry, app/models/kinds/pcr.server.ts):
- * the record loaded for their rules and a batch described for a reader (links, references).
+ * the record loaded for their rules, its chat room and a batch described for a reader (links,
+ * references).
  */
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { pcrs } from "#db/schema";
 import type { Executor } from "~/utils/db.server";
 import { pcrListScope, type Actor, type PcrAccess } from "../authz/authz.server";
 import { describeWith, type LoadedRecord, type NamedState } from "../record-kind/record-kind";
+import type { ChatRoom } from "../records/chat.server";
 
 export type PcrRecordAccess = { kind: "pcr"; pcr: PcrAccess };
 
@@ -62,6 +65,32 @@ export async function loadPcrRecord(
         circulatedTo: row.recipient && options.reader ? [options.reader._id] : [],
       },
     },
+  };
+}
+
+/**
+ * The room of the PCR `id` (chat.server.ts), null for an unknown one: who may use it is read from
+ * its originator, status and affected parties.
+ */
+export async function pcrRoom(db: Executor, id: string): Promise<ChatRoom | null> {
+  const [row] = await db
+    .select({
+      id: pcrs.id,
+      chatId: pcrs.chatId,
+      serialNum: pcrs.serialNum,
+      originatorId: pcrs.originatorId,
+      status: pcrs.status,
+      partyIds: pcrs.partyIds,
+    })
+    .from(pcrs)
+    .where(eq(pcrs.id, id));
+  if (!row) return null;
+  return {
+    kind: "pcr",
+    chatId: row.chatId,
+    recordId: row.id,
+    serial: row.serialNum,
+    access: { originatorId: row.originatorId, status: row.status, partyIds: row.partyIds },
   };
 }
 

@@ -41,6 +41,7 @@ import type { NoticeKind } from "../people/notice-preferences.server";
 import { slotSignedBy } from "./pcr-chain.server";
 import type { affectedPartySchema, newPcrSchema, PcrFormInput, updatePcrSchema } from "./pcr.schema";
 import type { PublicUser } from "../people/user.server";
+import type { ChatRoom } from "../records/chat.server";
 
 export type PcrRow = typeof pcrs.$inferSelect;
 type PartyInput = z.infer<typeof affectedPartySchema>;
@@ -201,6 +202,22 @@ export const pcrAccessOf = (pcr: {
   status: pcr.status,
   partyIds: pcr.affectedParties.map((p) => p.Name.value),
   substitutes: pcr.substitutes ?? [],
+});
+
+/** The room of a PCR the caller already loaded (the PCR page). */
+export const roomOfPcr = (pcr: {
+  _id: string;
+  chatId: string;
+  serial_num: string;
+  originator_id: string;
+  status: string;
+  affectedParties: { Name: { value: string } }[];
+}): ChatRoom => ({
+  kind: "pcr",
+  chatId: pcr.chatId,
+  recordId: pcr._id,
+  serial: pcr.serial_num,
+  access: pcrAccessOf(pcr),
 });
 
 /** Whether the person is a recipient of a circulation of the PCR (asked only of those with no other right). */

@@ -13,6 +13,7 @@
  * not a layer.
  */
 import { sql, type SQL } from "drizzle-orm";
+import type { AttachmentKind } from "#db/schema";
 import type { SearchEntryDefinition } from "#db/search-document";
 import type { Executor } from "~/utils/db.server";
 import type { Actor } from "../authz/authz.server";
@@ -64,6 +65,35 @@ export type TrailNote = {
 
 /** The record a note is written on: its id, and its status when the caller loaded it. */
 export type NotedRecord = { id: string; status?: string | null };
+
+/** A file attached to a record or removed from it, as the record itself may keep it. */
+export type FileChange = { fileKind: AttachmentKind; url: string; removed: boolean };
+
+/**
+ * The files a kind's records keep (app/models/records/attachments.server.ts): the `attachments`
+ * column that owns them, the kinds of file they take, and the kind's rules for them.
+ */
+export type AttachmentsDefinition = {
+  column: string;
+  /** The kinds of file its records take (a risk assessment is a MOC's only). */
+  fileKinds: readonly AttachmentKind[];
+  /**
+   * In the caller's transaction: locks the record and refuses (NotFound, Forbidden, Conflict) a file
+   * of this kind the actor may not attach or remove now; the record, for the note in its trail.
+   */
+  mayChange: (tx: Executor, actor: Actor, id: string, fileKind: AttachmentKind) => Promise<NotedRecord>;
+  /** Whether the actor may read the record, and so its files (false for an unknown one). */
+  mayRead: (db: Executor, actor: Actor, id: string) => Promise<boolean>;
+  /** What the record itself keeps of a file attached or removed (a MOC's risk assessment), or null. */
+  changed: ((tx: Executor, id: string, change: FileChange) => Promise<void>) | null;
+};
+
+/**
+ * A record's chat room as app/models/records/chat.server.ts reads it (each kind's is its variant of
+ * `ChatRoom` there): the room, its record, the serial its notices name it by, and what authz's
+ * predicates read of the record.
+ */
+export type RecordRoom = { kind: string; chatId: string; recordId: string; serial: string; access: unknown };
 
 /** A problem the audit verification reports of one record (audit-verify.server.ts `BrokenLink`). */
 export type StateProblem = { recordId: string; seq: number; entryId: string; reason: string };
@@ -147,12 +177,15 @@ export type RecordKind<Access = unknown> = {
   audit: AuditDefinition;
   /** The kind its signature manifestations carry (`signature_manifestations.record_kind`), or none. */
   signatures: string | null;
-  /** The `attachments` column that owns its files (attachments.server.ts), or none. */
-  attachments: { column: string } | null;
-  /** Its chat room: the record's `chat_id` column and the room of a loaded record (chat.server.ts). */
-  chat: { column: string; room: Ref } | null;
-  /** Notices about it (`email_messages.record_type`): the record's label in SQL, for the notice list. */
-  notices: { labelSql: (id: SQL) => SQL } | null;
+  /** Its files (attachments.server.ts), or none. */
+  attachments: AttachmentsDefinition | null;
+  /** Its chat room: the record's `chat_id` column and the room of one record, null when there is none. */
+  chat: { column: string; room: (db: Executor, id: string) => Promise<RecordRoom | null> } | null;
+  /**
+   * Notices about it (`email_messages.record_type`): the record's label and title (null when it has
+   * none) in SQL, for the notice list and the circulations' lists and notices.
+   */
+  notices: { labelSql: (id: SQL) => SQL; titleSql: (id: SQL) => SQL } | null;
   /** What search finds it by, or null. */
   search: SearchDefinition | null;
   /** The work it puts on a reader's "Waiting on me". */
@@ -284,6 +317,23 @@ export function recordKind(name: string): RecordKind {
 /** The kinds that declare `field`. */
 export const kindsWith = <F extends keyof RecordKind>(field: F) =>
   recordKinds().filter((k) => k[field] !== null) as (RecordKind & { [K in F]: NonNullable<RecordKind[K]> })[];
+
+/**
+ * One record of the kind `name`, loaded for the rules of a module that serves several kinds: its
+ * `access` is what that module's authz predicates read (authz.server.ts `CirculatedRecord`,
+ * `ReferencedRecord`), which each kind's `load` gives for its own (`{ kind: "moc", moc }`). Null for
+ * an unknown (or deleted) record.
+ */
+export async function loadRecordOfKind<Access>(
+  db: Executor,
+  name: string,
+  id: string,
+  options?: { lock?: boolean; reader?: Actor },
+): Promise<LoadedRecord<Access> | null> {
+  const load = recordKind(name).load;
+  if (!load) throw new Error(`record kind ${name} loads no record`);
+  return (await load(db, id, options)) as LoadedRecord<Access> | null;
+}
 
 /**
  * A note in a record's trail, as its kind writes one (its entry's `audit.note`): a link, a

@@ -11,27 +11,18 @@
  *   it from lists and downloads, and adds an entry to its record's audit trail; nothing is erased.
  * - The upload is one transaction: the record row locked, the rule checked, the chunks, the row
  *   and the audit entry written; a refused or cut upload leaves nothing behind.
+ * - The rules are the owning kind's (its registry entry's `attachments`: who may attach, remove and
+ *   read, what the record keeps of a file; app/models/moc/moc-files.server.ts,
+ *   app/models/pcr/pcr-files.server.ts), the entry in the record's trail its kind's note.
  */
 import { createHash } from "node:crypto";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { iso } from "#db/moc-document";
-import { attachmentChunks, attachments, mocs, pcrs, users, type AttachmentKind } from "#db/schema";
+import { attachmentChunks, attachments, users, type AttachmentKind } from "#db/schema";
 import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound, TooLarge } from "~/utils/errors";
-import {
-  canAttachToMoc,
-  canAttachToPcr,
-  canReadMoc,
-  canViewPcr,
-  isMocOpen,
-  isMocPlanEditor,
-  approvedContentFrozen,
-  type Actor,
-} from "../authz/authz.server";
-import { loadMocAccess } from "../moc/moc-query.server";
-import { appendAudit } from "../audit/audit.server";
-import { appendLog } from "../moc/moc-store.server";
-import { isPcrRecipient, isPcrSigned } from "../pcr/pcr.server";
+import type { Actor } from "../authz/authz.server";
+import { kindsWith, noteInTrail } from "../record-kind/record-kind";
 import { bidiControlMessage, hasBidiControl, hasControlCharacter } from "../shared/text-rules";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -114,58 +105,36 @@ export type AttachmentView = {
 export const attachmentUrl = (id: string) => `/attachments/${id}`;
 
 // ---------------------------------------------------------------------------------------------
-// Who may do what
+// Who may do what: the owning kind's rules
 
-/** MOC files: anyone involved (or an admin) while it is open; the risk assessment: its plan editors. */
-async function checkMocWrite(tx: Executor, actor: Actor, mocId: string, kind: AttachmentKind) {
-  const moc = await loadMocAccess(mocId, tx, { lock: true });
-  if (!moc || moc.isDeleted) throw new NotFound("No MOC with this id");
-  if (
-    kind === "risk_assessment"
-      ? !isMocPlanEditor(actor, moc)
-      : !canAttachToMoc(actor, { ...moc, completed: false, status: "a" })
-  ) {
-    throw new Forbidden(
-      kind === "risk_assessment"
-        ? "Only the originator, implementer, assigned HSEQ user or an admin can change the risk assessment"
-        : "Only the people involved in this MOC can attach or remove files",
-    );
-  }
-  if (!isMocOpen(moc)) {
-    throw new Conflict(`This MOC is ${moc.completed ? "completed" : "declined"} and can no longer change`);
-  }
-  const frozen = kind === "risk_assessment" ? approvedContentFrozen(moc) : null;
-  if (frozen) throw new Conflict(frozen);
-  return moc;
-}
+/** The owner column of a target (the `attachments` table's) and the record's id. */
+const ownerColumnOf = (target: AttachmentTarget) =>
+  "mocId" in target ? { column: "moc_id", id: target.mocId } : { column: "pcr_id", id: target.pcrId };
 
-/** Why a PCR's files no longer change once its first chain slot is signed (docs/security.md, "Attachments"). */
-export const SIGNED_PCR_FILES_FROZEN =
-  "This PCR is signed: its files, like its form, can no longer be attached or removed; clone it to propose a change";
+/** A stored file's target, from its row's owner columns. */
+const targetOfRow = (row: { mocId: string | null; pcrId: string | null }): AttachmentTarget =>
+  row.mocId ? { mocId: row.mocId } : { pcrId: row.pcrId! };
 
 /**
- * PCR files: its originator, the holders of its signature slots and its affected parties, while
- * pending and until its first chain signature: files are signed content, frozen with the form
- * (`isPcrSigned`, docs/decisions/021-records-people-can-trust.md).
+ * The kind whose records own the target's files (its registry entry's `attachments`: the column,
+ * the kinds of file, who may change and read them, what the record keeps), and the record's id.
  */
-async function checkPcrWrite(tx: Executor, actor: Actor, pcrId: string) {
-  const [row] = await tx
-    .select({
-      originatorId: pcrs.originatorId,
-      status: pcrs.status,
-      partyIds: pcrs.partyIds,
-      signatures: pcrs.signatures,
-    })
-    .from(pcrs)
-    .where(eq(pcrs.id, pcrId))
-    .for("update");
-  if (!row) throw new NotFound("No PCR with this id");
-  if (!canAttachToPcr(actor, { ...row, status: "pending" })) {
-    throw new Forbidden("Only the originator and the signers of this PCR can attach or remove files");
-  }
-  if (row.status !== "pending") throw new Conflict("This PCR is finished and can no longer change");
-  if (isPcrSigned(row)) throw new Conflict(SIGNED_PCR_FILES_FROZEN);
-  return row;
+function ownerOf(target: AttachmentTarget) {
+  const { column, id } = ownerColumnOf(target);
+  const kind = kindsWith("attachments").find((k) => k.attachments.column === column);
+  if (!kind) throw new Error(`no record kind owns files through attachments.${column}`);
+  return { kind: kind.name, files: kind.attachments, id };
+}
+
+/** How a refusal names each kind of file. */
+const FILE_KIND_NAMES: Record<AttachmentKind, string> = { risk_assessment: "a risk assessment", file: "files" };
+
+/** A file of a kind the record's kind does not take: 400, naming the kinds that take it. */
+function fileKindRefused(kind: AttachmentKind): Invalid {
+  const takers = kindsWith("attachments")
+    .filter((k) => k.attachments.fileKinds.includes(kind))
+    .map((k) => `a ${k.label}`);
+  return new Invalid(`Only ${takers.join(" or ")} has ${FILE_KIND_NAMES[kind]}`);
 }
 
 /**
@@ -174,30 +143,17 @@ async function checkPcrWrite(tx: Executor, actor: Actor, pcrId: string) {
  * checked again when it is stored.
  */
 export async function assertMayAttach(actor: Actor, target: AttachmentTarget, kind: AttachmentKind): Promise<void> {
+  const owner = ownerOf(target);
   await getDb().transaction(async (tx) => {
-    if ("mocId" in target) await checkMocWrite(tx, actor, target.mocId, kind);
-    else await checkPcrWrite(tx, actor, target.pcrId);
+    await owner.files.mayChange(tx, actor, owner.id, kind);
   });
 }
 
 /** Whether the actor may see the record a file belongs to (the record's own rule). */
-async function mayViewOwner(actor: Actor, owner: { mocId: string | null; pcrId: string | null }, db: Executor) {
-  if (owner.mocId) {
-    const moc = await loadMocAccess(owner.mocId, db);
-    return Boolean(moc && !moc.isDeleted && canReadMoc(actor, moc));
-  }
-  const [row] = await db
-    .select({ originatorId: pcrs.originatorId, status: pcrs.status, partyIds: pcrs.partyIds })
-    .from(pcrs)
-    .where(eq(pcrs.id, owner.pcrId!));
-  if (!row) return false;
-  if (canViewPcr(actor, row)) return true;
-  // A recipient of one of its circulations reads its files as its page (issue 41).
-  return canViewPcr(actor, {
-    ...row,
-    circulatedTo: (await isPcrRecipient(db, owner.pcrId!, actor._id)) ? [actor._id] : [],
-  });
-}
+const mayViewOwner = (actor: Actor, row: { mocId: string | null; pcrId: string | null }, db: Executor) => {
+  const owner = ownerOf(targetOfRow(row));
+  return owner.files.mayRead(db, actor, owner.id);
+};
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -287,11 +243,10 @@ export async function storeAttachment(
   file: IncomingFile,
 ): Promise<AttachmentView> {
   const { name, extension, contentType } = checkAttachmentName(file.name);
-  if (kind === "risk_assessment" && !("mocId" in target)) throw new Invalid("Only a MOC has a risk assessment");
+  const owner = ownerOf(target);
+  if (!owner.files.fileKinds.includes(kind)) throw fileKindRefused(kind);
   const id = await getDb().transaction(async (tx) => {
-    const moc = "mocId" in target ? await checkMocWrite(tx, actor, target.mocId, kind) : null;
-    const pcrId = "pcrId" in target ? target.pcrId : null;
-    if (pcrId) await checkPcrWrite(tx, actor, pcrId);
+    const record = await owner.files.mayChange(tx, actor, owner.id, kind);
     const [row] = await tx
       .insert(attachments)
       .values({
@@ -308,32 +263,12 @@ export async function storeAttachment(
     const { size, sha256 } = await writeChunks(tx, row!.id, extension, file.data);
     // The same transaction that created the row completes it: no other reader ever sees it unfinished.
     await tx.update(attachments).set({ size, sha256 }).where(eq(attachments.id, row!.id));
-    if (moc) {
-      if (kind === "risk_assessment") {
-        await tx
-          .update(mocs)
-          .set({ riskAssessment: attachmentUrl(row!.id) })
-          .where(eq(mocs.id, moc.id));
-      }
-      await tx.update(mocs).set({ updatedAt: new Date() }).where(eq(mocs.id, moc.id));
-      await appendLog(tx, {
-        mocId: moc.id,
-        userId: actor._id,
-        action: kind === "risk_assessment" ? "Attached the risk assessment" : `Attached ${name}`,
-        from: moc.status,
-        to: moc.status,
-        comment: `${name}, ${size} bytes, SHA-256 ${sha256}`,
-      });
-    }
-    if (pcrId) {
-      await appendAudit(tx, {
-        kind: "pcr",
-        recordId: pcrId,
-        actorId: actor._id,
-        action: `Attached ${name}`,
-        comment: `${name}, ${size} bytes, SHA-256 ${sha256}`,
-      });
-    }
+    await owner.files.changed?.(tx, owner.id, { fileKind: kind, url: attachmentUrl(row!.id), removed: false });
+    await noteInTrail(tx, owner.kind, record, {
+      actorId: actor._id,
+      action: kind === "risk_assessment" ? "Attached the risk assessment" : `Attached ${name}`,
+      comment: `${name}, ${size} bytes, SHA-256 ${sha256}`,
+    });
     return row!.id;
   });
   return (await listAttachments(target, { includeRemoved: true })).find((a) => a._id === id)!;
@@ -351,18 +286,16 @@ export async function storeMocFileIn(
   file: IncomingFile,
 ): Promise<{ _id: string; name: string; size: number; sha256: string }> {
   const { name, extension, contentType } = checkAttachmentName(file.name);
+  const owner = ownerOf({ mocId: moc.id });
   const [row] = await tx
     .insert(attachments)
     .values({ mocId: moc.id, pcrId: null, kind: "file", name, contentType, size: 0, sha256: "", uploadedBy: actor._id })
     .returning({ id: attachments.id });
   const { size, sha256 } = await writeChunks(tx, row!.id, extension, file.data);
   await tx.update(attachments).set({ size, sha256 }).where(eq(attachments.id, row!.id));
-  await appendLog(tx, {
-    mocId: moc.id,
-    userId: actor._id,
+  await noteInTrail(tx, owner.kind, moc, {
+    actorId: actor._id,
     action: `Attached ${name}`,
-    from: moc.status,
-    to: moc.status,
     comment: `${name}, ${size} bytes, SHA-256 ${sha256}`,
   });
   return { _id: row!.id, name, size, sha256 };
@@ -377,37 +310,15 @@ export async function removeAttachment(actor: Actor, id: string): Promise<void> 
     const [row] = await tx.select().from(attachments).where(eq(attachments.id, id)).for("update");
     if (!row || !(await mayViewOwner(actor, row, tx))) throw new NotFound("No such file");
     if (row.removedAt) throw new Conflict("This file was already removed");
-    const moc = row.mocId ? await checkMocWrite(tx, actor, row.mocId, row.kind) : null;
-    if (row.pcrId) await checkPcrWrite(tx, actor, row.pcrId);
+    const owner = ownerOf(targetOfRow(row));
+    const record = await owner.files.mayChange(tx, actor, owner.id, row.kind);
     await tx.update(attachments).set({ removedAt: new Date(), removedBy: actor._id }).where(eq(attachments.id, id));
-    if (moc) {
-      await tx
-        .update(mocs)
-        .set({
-          updatedAt: new Date(),
-          ...(row.kind === "risk_assessment"
-            ? { riskAssessment: sql`nullif(${mocs.riskAssessment}, ${attachmentUrl(id)})` }
-            : {}),
-        })
-        .where(eq(mocs.id, moc.id));
-      await appendLog(tx, {
-        mocId: moc.id,
-        userId: actor._id,
-        action: `Removed the attachment ${row.name}`,
-        from: moc.status,
-        to: moc.status,
-        comment: `SHA-256 ${row.sha256}; kept in the database, hidden from the record`,
-      });
-    }
-    if (row.pcrId) {
-      await appendAudit(tx, {
-        kind: "pcr",
-        recordId: row.pcrId,
-        actorId: actor._id,
-        action: `Removed the attachment ${row.name}`,
-        comment: `SHA-256 ${row.sha256}; kept in the database, hidden from the record`,
-      });
-    }
+    await owner.files.changed?.(tx, owner.id, { fileKind: row.kind, url: attachmentUrl(id), removed: true });
+    await noteInTrail(tx, owner.kind, record, {
+      actorId: actor._id,
+      action: `Removed the attachment ${row.name}`,
+      comment: `SHA-256 ${row.sha256}; kept in the database, hidden from the record`,
+    });
   });
 }
 
@@ -442,7 +353,7 @@ export async function listAttachments(
     from ${attachments} a
     left join ${users} u on u.id = a.uploaded_by
     left join ${users} r on r.id = a.removed_by
-    where ${"mocId" in target ? sql`a.moc_id = ${target.mocId}` : sql`a.pcr_id = ${target.pcrId}`}
+    where ${sql.raw(`a.${ownerColumnOf(target).column}`)} = ${ownerColumnOf(target).id}
       ${options.includeRemoved ? sql`` : sql`and a.removed_at is null`}
     order by a.uploaded_at, a.id`);
   return rows.map((r) => ({

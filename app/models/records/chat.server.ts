@@ -10,7 +10,7 @@
  * panel's poll ("messages after n") can never skip one that commits late.
  */
 import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
-import { chatMessages, chatRooms, pcrs, users } from "#db/schema";
+import { chatMessages, chatRooms, users } from "#db/schema";
 import { getDb, preparedOnce, type Executor } from "~/utils/db.server";
 import { Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { canViewMocAs, canViewPcrAs, type Actor, type MocAccess, type PcrAccess } from "../authz/authz.server";
@@ -19,8 +19,7 @@ import { CHAT_API_LIMIT_DEFAULT, CHAT_PAGE_SIZE, CHAT_POLL_BATCH, chatText, type
 import { takePoint, type Budget } from "../shared/rate-limit.server";
 import { USER_JSON, iso } from "#db/moc-document";
 import { uuid } from "../shared/fields.schema";
-import { loadMocAccess } from "../moc/moc-query.server";
-import { pcrAccessOf } from "../pcr/pcr.server";
+import { kindsWith, recordKind } from "../record-kind/record-kind";
 import { notifyMentions } from "./mentions.server";
 
 export type ChatRoom =
@@ -35,67 +34,29 @@ const GONE = "There is no chat room with this id, or its record was deleted";
 // ---------------------------------------------------------------------------------------------
 // Finding and authorizing a room
 
-type MocAccessRow = NonNullable<Awaited<ReturnType<typeof loadMocAccess>>>;
-
-/** The room of a MOC whose access row the caller already loaded (the MOC pages). */
-export const roomOfMoc = (moc: MocAccessRow): ChatRoom => ({
-  kind: "moc",
-  chatId: moc.chatId,
-  recordId: moc.id,
-  serial: moc.serialNum,
-  access: moc,
-});
-
-/** The room of a PCR the caller already loaded (the PCR page). */
-export const roomOfPcr = (pcr: {
-  _id: string;
-  chatId: string;
-  serial_num: string;
-  originator_id: string;
-  status: string;
-  affectedParties: { Name: { value: string } }[];
-}): ChatRoom => ({
-  kind: "pcr",
-  chatId: pcr.chatId,
-  recordId: pcr._id,
-  serial: pcr.serial_num,
-  access: pcrAccessOf(pcr),
-});
-
-async function pcrRoom(id: string, db: Executor): Promise<ChatRoom | null> {
-  const [row] = await db
-    .select({
-      id: pcrs.id,
-      chatId: pcrs.chatId,
-      serialNum: pcrs.serialNum,
-      originatorId: pcrs.originatorId,
-      status: pcrs.status,
-      partyIds: pcrs.partyIds,
-    })
-    .from(pcrs)
-    .where(eq(pcrs.id, id));
-  if (!row) return null;
-  return {
-    kind: "pcr",
-    chatId: row.chatId,
-    recordId: row.id,
-    serial: row.serialNum,
-    access: { originatorId: row.originatorId, status: row.status, partyIds: row.partyIds },
-  };
+/**
+ * The room of one record, as its kind finds it (its registry entry's `chat.room`: a MOC's through
+ * the MOC's load, app/models/moc/moc-record.server.ts; a PCR's, app/models/pcr/pcr-record.server.ts).
+ * Each kind's room is its variant of `ChatRoom`.
+ */
+async function roomOf(kind: ChatRoom["kind"], id: string, db: Executor): Promise<ChatRoom | null> {
+  const chat = recordKind(kind).chat;
+  if (!chat) throw new Error(`record kind ${kind} has no chat room`);
+  return (await chat.room(db, id)) as ChatRoom | null;
 }
 
-async function mocRoom(id: string, db: Executor): Promise<ChatRoom | null> {
-  const access = await loadMocAccess(id, db);
-  return access ? roomOfMoc(access) : null;
-}
-
-/** The record a room belongs to (MOC first; a room is made for exactly one record). */
-async function recordOfRoom(chatId: string, db: Executor): Promise<{ kind: "moc" | "pcr"; id: string } | null> {
-  const rows = await db.execute<{ kind: "moc" | "pcr"; id: string }>(sql`
-    (select 'moc' as kind, m.id from mocs m where m.chat_id = ${chatId} limit 1)
-    union all
-    (select 'pcr' as kind, p.id from pcrs p where p.chat_id = ${chatId} limit 1)
-    limit 1`);
+/**
+ * The record a room belongs to, among the kinds with a room (`chat`: their table's room column),
+ * in the order registered (MOC first; a room is made for exactly one record).
+ */
+async function recordOfRoom(chatId: string, db: Executor): Promise<{ kind: ChatRoom["kind"]; id: string } | null> {
+  const owners = kindsWith("chat").map(
+    (k) => sql`(select ${k.name}::text as kind, r.id from ${sql.raw(`${k.table!.name} r`)}
+      where ${sql.raw(`r.${k.chat.column}`)} = ${chatId} limit 1)`,
+  );
+  const rows = await db.execute<{ kind: ChatRoom["kind"]; id: string }>(
+    sql`${sql.join(owners, sql` union all `)} limit 1`,
+  );
   return rows[0] ?? null;
 }
 
@@ -104,11 +65,11 @@ export async function findRoom(ref: RoomRef, db: Executor = getDb()): Promise<Ch
   const id = "mocId" in ref ? ref.mocId : "pcrId" in ref ? ref.pcrId : ref.chatId;
   if (!uuid().safeParse(id).success) throw new NotFound(GONE);
   let room: ChatRoom | null = null;
-  if ("mocId" in ref) room = await mocRoom(ref.mocId, db);
-  else if ("pcrId" in ref) room = await pcrRoom(ref.pcrId, db);
+  if ("mocId" in ref) room = await roomOf("moc", ref.mocId, db);
+  else if ("pcrId" in ref) room = await roomOf("pcr", ref.pcrId, db);
   else {
     const record = await recordOfRoom(ref.chatId, db);
-    if (record) room = record.kind === "moc" ? await mocRoom(record.id, db) : await pcrRoom(record.id, db);
+    if (record) room = await roomOf(record.kind, record.id, db);
   }
   if (!room || (room.kind === "moc" && room.access.isDeleted)) throw new NotFound(GONE);
   return room;

@@ -19,8 +19,7 @@ import { getDb, type Executor } from "~/utils/db.server";
 import { Conflict, databaseErrorCode, Forbidden, Invalid, NotFound } from "~/utils/errors";
 import { appendAudit } from "../audit/audit.server";
 import { canManageReferences, canManageReferenceTypes, type Actor, type ReferencedRecord } from "../authz/authz.server";
-import { loadMocAccess } from "../moc/moc-query.server";
-import { appendLog } from "../moc/moc-store.server";
+import { loadRecordOfKind, noteInTrail, recordKind } from "../record-kind/record-kind";
 import { movedText, moveInList } from "../shared/ordered-list";
 import {
   describeRecord,
@@ -222,27 +221,17 @@ export async function referencesOf(
   return out;
 }
 
-/** The record as `canManageReferences` sees it, and its status for a MOC's chain entry. */
+/**
+ * The record as `canManageReferences` sees it (its kind's `load`: the access its predicates read),
+ * and its status for the note in its chain; 404 for one that is not there (or a deleted MOC).
+ */
 async function referencedRecord(
   db: Executor,
   ref: RecordRef,
 ): Promise<{ record: ReferencedRecord; status: string | null }> {
-  if (ref.kind === "moc") {
-    const access = await loadMocAccess(ref.id, db);
-    if (!access || access.isDeleted) throw new NotFound("No MOC with this id");
-    return { record: { kind: "moc", moc: access }, status: access.status };
-  }
-  if (ref.kind === "pcr") {
-    const [row] = await db.execute<{ originator_id: string; status: string; party_ids: string[] }>(
-      sql`select originator_id, status, party_ids from pcrs where id = ${ref.id}`,
-    );
-    if (!row) throw new NotFound("No PCR with this id");
-    return {
-      record: { kind: "pcr", pcr: { originatorId: row.originator_id, status: row.status, partyIds: row.party_ids } },
-      status: null,
-    };
-  }
-  return { record: { kind: ref.kind }, status: null };
+  const loaded = await loadRecordOfKind<ReferencedRecord>(db, ref.kind, ref.id);
+  if (!loaded) throw new NotFound(`No ${recordKind(ref.kind).label} with this id`);
+  return { record: loaded.access, status: loaded.status };
 }
 
 /**
@@ -284,8 +273,11 @@ export async function referencesForPage(
   };
 }
 
-/** One entry in the record's own chain (a MOC's `moc_logs`, the others' `audit_entries`). */
-async function auditRecord(
+/**
+ * One entry in the record's own chain, as its kind writes a note (a MOC's `moc_logs`, the number
+ * as its comment; the others' `audit_entries`, the number as the value added or removed).
+ */
+const auditRecord = (
   tx: Executor,
   ref: RecordRef,
   status: string | null,
@@ -293,13 +285,7 @@ async function auditRecord(
   action: string,
   to: string | null,
   from: string | null,
-) {
-  if (ref.kind === "moc") {
-    await appendLog(tx, { mocId: ref.id, userId: actor._id, action, from: status, to: status, comment: from ?? to });
-  } else {
-    await appendAudit(tx, { kind: ref.kind, recordId: ref.id, actorId: actor._id, action, from, to });
-  }
-}
+) => noteInTrail(tx, ref.kind, { id: ref.id, status }, { actorId: actor._id, action, from, to });
 
 /**
  * POST /api/references: adds a reference to a record. 400 for a bad body (the record's name, the

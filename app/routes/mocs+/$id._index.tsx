@@ -16,7 +16,7 @@ import { deviationOutstanding, temporaryStateOn, unresolved } from "~/models/moc
 import { canAnswerEffectivenessReview, canViewMoc } from "~/models/authz/authz.server";
 import { effectivenessReviewOf } from "~/models/moc/effectiveness.server";
 import { EffectivenessPanel, FollowUpLinks } from "~/components/effectiveness";
-import { roomOfMoc } from "~/models/records/chat.server";
+import { roomOfMoc } from "~/models/moc/moc-record.server";
 import { assignMocRole, cloneMoc, deleteMoc } from "~/models/moc/moc.server";
 import { fourEyesAssignment, fourEyesConflicts } from "~/models/moc/moc-steps.server";
 import { SignatureBlocks } from "~/components/signatures";

@@ -13,10 +13,16 @@ import { RichText } from "~/components/moc-record";
 import { PcrStatusBadge, SignatureBlock, SignaturePadField, type SlotView } from "~/components/pcr";
 import { canEditPcr } from "~/models/authz/authz.server";
 import { historyOf } from "~/models/audit/audit.server";
-import { roomOfPcr } from "~/models/records/chat.server";
 import { History } from "~/components/signatures";
 import { signPageSchemaWith, substituteBodySchema, withdrawReasonSchema } from "~/models/pcr/pcr.schema";
-import { clonePcr, deletePcr, namePcrSubstitute, pcrSubstituteOffer, withdrawPcr } from "~/models/pcr/pcr.server";
+import {
+  clonePcr,
+  deletePcr,
+  namePcrSubstitute,
+  pcrSubstituteOffer,
+  roomOfPcr,
+  withdrawPcr,
+} from "~/models/pcr/pcr.server";
 import { pcrSigningOffer, signPcrSlot } from "~/models/pcr/pcr-signing.server";
 import { env } from "~/utils/env.server";
 import {

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { AttachmentList, AttachmentUpload } from "~/components/attachments";
-import { SIGNED_PCR_FILES_FROZEN } from "~/models/records/attachments.server";
+import { SIGNED_PCR_FILES_FROZEN } from "~/models/pcr/pcr-files.server";
 import { canAttachToPcr } from "~/models/authz/authz.server";
 import { attachmentsPageAction, attachmentsPageData } from "~/web/attachments-page.server";
 import { requirePcrForPage } from "~/web/pcr-page.server";
