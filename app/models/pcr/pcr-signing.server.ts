@@ -106,8 +106,8 @@ const headsStatement = statementOnce((db) =>
 );
 
 /**
- * The PCR row locked, then its chains' heads (every writer of a PCR's trail takes the row's lock
- * first); the slots and parties copied, for the steps to change.
+ * The PCR row locked, then its chains' heads, in the order the PCR's other writers take them (the
+ * row, then the head `appendAudit` locks); the slots and parties copied, for the steps to change.
  */
 async function loadForSigning(tx: Transaction, id: string) {
   const [row] = await tx.select().from(pcrs).where(eq(pcrs.id, id)).for("update");
