@@ -2,19 +2,37 @@
  * The PCR chain declared once (app/models/pcr/pcr-chain.server.ts): the record page offers a sign form
  * only for the slot the signing accepts (a holder of two chain roles who signed one is offered
  * none, and told why), the page signs one slot by the same rule as the API's whole array, and
- * "waiting on" in SQL agrees with the predicates.
+ * "waiting on" in SQL agrees with the predicates; the chain's steps on the workflow engine
+ * (`PCR_WORKFLOW`) wait on the next slot, in TypeScript and in SQL.
  */
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import * as pcrViewPage from "~/routes/pcrs+/$id";
 import { createDelegation } from "~/models/people/delegation.server";
-import { PCR_CHAIN, nextSlot, slotDefinition, waitsOnSlotSql } from "~/models/pcr/pcr-chain.server";
+import {
+  PCR_CHAIN,
+  PCR_WORKFLOW,
+  nextSlot,
+  pcrState,
+  slotDefinition,
+  waitsOnSlotSql,
+} from "~/models/pcr/pcr-chain.server";
 import { delegatedPcrSignatures, pendingPcrSignatures } from "~/models/pcr/pcr-signing.server";
 import type { PublicUser } from "~/models/people/user.server";
 import { getDb } from "~/utils/db.server";
 import { makeAdmin, makeUser, PASSWORD } from "../helpers/factories";
 import { buildRequest } from "../helpers/request";
-import { createPcrOk, makeHolders, pcrRow, sign, signOk, tokenOf } from "../helpers/pcr";
+import {
+  createPcrOk,
+  makeHolders,
+  partySign,
+  pcrRow,
+  PCR_ROLES,
+  sign,
+  signChain,
+  signOk,
+  tokenOf,
+} from "../helpers/pcr";
 
 const VP = "VP Fleet Management" as const;
 
@@ -178,5 +196,38 @@ describe("the chain's SQL twins", () => {
       expect.arrayContaining([atVp._id, substituted._id]),
     );
     expect(PCR_CHAIN.map((d) => d.open.after.length)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+describe("the chain on the workflow engine", () => {
+  it("a PCR waits on its next slot, then on its parties, then on nothing; its SQL twins say the same", async () => {
+    const holders = await makeHolders(`engine${Date.now()}`);
+    const originator = await makeUser();
+    const party = await makeUser();
+    const signers = { "Change Originator": originator, ...holders };
+    const fresh = await createPcrOk(originator, { parties: [party] });
+    const atVp = await createPcrOk(originator, { parties: [party] });
+    await signOk(originator, atVp._id, "Change Originator");
+    const chainDone = await createPcrOk(originator, { parties: [party] });
+    await signChain(chainDone._id, signers, PCR_ROLES);
+    const finished = await createPcrOk(originator, { parties: [party] });
+    await signChain(finished._id, signers, PCR_ROLES);
+    expect((await partySign(party, finished._id)).status).toBe(200);
+    const expected: [string, string | null, string | null][] = [
+      [fresh._id, "Change Originator", originator.name],
+      [atVp._id, VP, VP],
+      [chainDone._id, "party", "the affected parties"],
+      [finished._id, null, null],
+    ];
+    for (const [id, step, owner] of expected) {
+      const row = (await pcrRow(id))!;
+      const state = pcrState({ ...row, signatures: row.signatures });
+      expect(PCR_WORKFLOW.stepWaiting(state), row.serialNum).toBe(step);
+      // The chain's own "next slot" agrees, while the chain is not yet signed.
+      expect(nextSlot(row.signatures)?.Name ?? null).toBe(step === "party" ? null : step);
+      const [twin] = await getDb().execute<{ step: string | null; owner: string | null }>(sql`
+        select ${PCR_WORKFLOW.waitingStepSql} as step, ${PCR_WORKFLOW.ownerSql} as owner from pcrs p where p.id = ${id}`);
+      expect(twin, row.serialNum).toEqual({ step, owner });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { PCR_SEARCH } from "#db/search-document";
 import { sharedTrail } from "../audit/audit.server";
 import { pcrListScope } from "../authz/authz.server";
+import { PCR_WORKFLOW } from "../pcr/pcr-chain.server";
 import { mayChangePcrFiles, mayReadPcrFiles } from "../pcr/pcr-files.server";
 import { describePcrs, loadPcrRecord, PCR_STATES, pcrRoom, type PcrRecordAccess } from "../pcr/pcr-record.server";
 import { waitingPcrSignatures } from "../pcr/pcr-waiting.server";
@@ -48,5 +49,6 @@ export const PCR_KIND = defineRecordKind<PcrRecordAccess>({
   print: { view: pcrPrintRecord, pdf: recordPdf },
   export: pcrListCsv,
   api: ["/api/pcr", "/api/getAllPcr", "/api/singlePcr"],
+  workflow: PCR_WORKFLOW,
   linkable: { describe: describePcrs },
 });

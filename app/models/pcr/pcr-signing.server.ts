@@ -1,41 +1,45 @@
 /**
  * Signing a PCR: its chain slots in order and its affected parties, by the rules declared in
- * pcr-chain.server.ts. The page asks for one slot (`signPcrSlot`); POST /api/pcr/signatures and
- * /api/pcr/affectedParties send whole arrays and are adapters over the same rule. Every signing
- * is one transaction on the locked PCR row, so two people cannot both take a slot; a holder may
- * comment at any time (a comment alone is stored with `Signature: null`).
+ * pcr-chain.server.ts, moved by the workflow engine's multi-slot move (`PCR_WORKFLOW.slotRunner`,
+ * docs/decisions/046-workflow-engine.md) with the PCR's load and write given here. The page asks
+ * for one slot (`signPcrSlot`); POST /api/pcr/signatures and /api/pcr/affectedParties send whole
+ * arrays and are adapters over the same move. Every signing is one transaction on the locked PCR
+ * row, so two people cannot both take a slot; a holder may comment at any time (a comment alone is
+ * stored with `Signature: null`).
  */
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { z } from "zod";
 import { pcrs, type StoredAffectedParty, type StoredSignature } from "#db/schema";
-import { PCR_ROLES } from "#db/schema/enums";
-import { getDb, type Transaction } from "~/utils/db.server";
+import { PCR_ROLES, type PcrRole } from "#db/schema/enums";
+import { getDb, preparedSql, statementOnce, type Executor, type Transaction } from "~/utils/db.server";
 import { Conflict, Forbidden, Invalid, NotFound } from "~/utils/errors";
-import { isDrawnSignature, recordSignature, typedNameMatches } from "../audit/audit.server";
+import { entryLink, lockedHeadSql, parseHead } from "../audit/audit-chain.server";
+import { signatureLink, signatureRow } from "../audit/audit.server";
 import { canViewPcr } from "../authz/authz.server";
+import { principalsOf } from "../people/delegation.server";
+import type { PublicUser } from "../people/user.server";
+import type { KindSlots, SlotMove } from "../workflow/engine.server";
 import {
   AFFECTED_PARTY,
   nextSlot,
+  oneSlotRefusal,
+  PARTY_SLOT,
+  PCR_WORKFLOW,
+  pcrState,
   signableSlot,
   signRefusal,
   slotDefinition,
   slotHolder,
   waitsOnSlotSql,
   type PcrChainRecord,
+  type PcrKind,
+  type PcrSlotAsk,
 } from "./pcr-chain.server";
 import type { affectedPartySchema, signatureSlotSchema } from "./pcr.schema";
-import {
-  auditPcr,
-  lockPcr,
-  notifyAboutPcr,
-  pcrDocuments,
-  pcrPrincipalsOf,
-  rowAccess,
-  type PcrDocument,
-  type PcrRow,
-} from "./pcr.server";
-import type { PublicUser } from "../people/user.server";
+import { notifyAboutPcr, pcrDocuments, pcrPrincipalsOf, rowAccess, type PcrDocument, type PcrRow } from "./pcr.server";
+
+export { PARTY_SLOT };
 
 type SlotInput = z.infer<typeof signatureSlotSchema>;
 type PartyInput = z.infer<typeof affectedPartySchema>;
@@ -46,19 +50,7 @@ type Wish = { Signature: string | false | null; Comments?: string };
 /** What the page asks of one slot: to sign it with `signature`, and/or to leave `comments`. */
 export type SlotRequest = { signature?: string; comments?: string };
 
-/** The page's name of the affected parties' signature. */
-export const PARTY_SLOT = "party";
-
 const chainOf = (row: PcrRow): PcrChainRecord => ({ ...rowAccess(row), signatures: row.signatures });
-
-/** A typed signature must be the signer's own name (a drawn one is a PNG data URL). */
-function requireOwnName(signature: string, actor: PublicUser, path: string): void {
-  if (!isDrawnSignature(signature) && !typedNameMatches(signature, actor.name)) {
-    throw new Invalid("A typed signature must be your own full name", [
-      { path, message: `Type your name as it is on your account: ${actor.name}` },
-    ]);
-  }
-}
 
 const isComplete = (row: Pick<PcrRow, "signatures" | "affectedParties">) =>
   row.signatures.every((s) => s.state === "signed") && row.affectedParties.every((a) => a.state === "signed");
@@ -79,133 +71,262 @@ const wishOf = (request: SlotRequest, current: { Comments: string }): Wish => ({
   Comments: request.comments || current.Comments,
 });
 
-async function finishIfComplete(tx: Transaction, row: PcrRow, actor: PublicUser): Promise<PcrRow> {
-  if (row.status !== "pending" || !isComplete(row)) return row;
-  const now = new Date();
-  const [finished] = await tx
-    .update(pcrs)
-    .set({ status: "finished", finishedAt: now, updatedAt: now })
-    .where(and(eq(pcrs.id, row.id), eq(pcrs.status, "pending")))
-    .returning();
-  await auditPcr(tx, row.id, actor, { action: "Finished: every signature is in", from: "pending", to: "finished" });
-  const signers = row.signatures.map((s) => s.signedBy);
-  await notifyAboutPcr(
-    tx,
-    row,
-    { userIds: [row.originatorId, ...signers, ...row.partyIds], except: actor._id },
-    {
-      event: `PCR ${row.serialNum} is fully signed (last signature by ${actor.name}).`,
-      expectation: null,
-    },
-  );
-  return finished ?? row;
+/**
+ * What `wish` asks of the slot `step` as `current` stands: to sign it (its signature found at
+ * `path` in the request), to comment on it, both, or nothing (null: a slot sent back as it is).
+ */
+function askOf(
+  step: PcrRole | typeof PARTY_SLOT,
+  wish: Wish,
+  current: Pick<StoredSignature | StoredAffectedParty, "state" | "signature" | "Comments">,
+  path: string,
+  heldBy?: string,
+): PcrSlotAsk | null {
+  const { wantsSign, commentChanged } = differs(wish, current);
+  if (!wantsSign && !commentChanged) return null;
+  return {
+    step,
+    ...(wantsSign && typeof wish.Signature === "string" && { take: { signature: wish.Signature, path } }),
+    ...(commentChanged && { note: wish.Comments ?? "" }),
+    ...(heldBy !== undefined && { heldBy }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
-// The chain
+// The PCR's load and write for the engine
+
+/** The heads of the PCR's trail and signature chains, locked (audit-chain.server.ts). */
+const headsStatement = statementOnce((db) =>
+  preparedSql<{ log: string | null; signature: string | null }>(
+    db,
+    sql`select ${lockedHeadSql("pcr", sql`${sql.placeholder("id")}::uuid`)} as log,
+      ${lockedHeadSql("pcr-signature", sql`${sql.placeholder("id")}::uuid`)} as signature`,
+    "pcr_signing_heads",
+  ),
+);
 
 /**
- * Applies the wishes `wanted` yields for chain slots, in one transaction on the locked row: a
- * slot is signed by its holder (or their delegate) when `signRefusal` has nothing against it,
- * commented by its holder at any time. Read lazily, so a malformed wish is answered where the
- * whole-array adapter meets it, after the slots before it.
+ * The PCR row locked, then its chains' heads, in the order the PCR's other writers take them (the
+ * row, then the head `appendAudit` locks); the slots and parties copied, for the steps to change.
  */
-async function changeChain(
-  actor: PublicUser,
-  pcrId: string,
-  wanted: (slots: readonly StoredSignature[]) => Iterable<readonly [index: number, wish: Wish]>,
-): Promise<PcrDocument> {
-  return getDb().transaction(async (tx) => {
-    const row = await lockPcr(tx, pcrId);
-    const rules = rowAccess(row);
-    // A delegate may sign or comment the slot of an absent holder who delegated to them today.
-    const principals = await pcrPrincipalsOf(actor, tx);
-    if (!canViewPcr(actor, rules) && !principals.some((p) => canViewPcr(p, rules)))
-      throw new Forbidden("You have no access to this PCR");
-    const slots = row.signatures.map((s) => ({ ...s }));
-    const chain: PcrChainRecord = { ...rules, signatures: slots };
-    const signed: number[] = [];
-    const onBehalf = new Map<number, PublicUser>();
-    const commented: number[] = [];
-    const at = new Date();
-    const now = at.toISOString();
-    for (const [index, wish] of wanted(slots)) {
-      const current = slots[index]!;
-      const { wantsSign, commentChanged } = differs(wish, current);
-      if (!wantsSign && !commentChanged) continue;
-      const holder = slotHolder(actor, rules, current.Name, principals);
-      if (!holder) throw new Forbidden(slotDefinition(current.Name).who.refusal);
-      const principal = holder.onBehalfOf;
-      if (wantsSign && typeof wish.Signature === "string") {
-        const refusal = signRefusal(actor, chain, current.Name, principal);
-        if (refusal) throw refusal;
-        requireOwnName(wish.Signature, actor, `signatures.${index}.Signature`);
-        Object.assign(current, {
-          state: "signed",
-          signature: wish.Signature.trim(),
-          signatureDate: now,
-          signedBy: actor._id,
-          onBehalfOf: principal?._id ?? null,
-        });
-        signed.push(index);
-        if (principal) onBehalf.set(index, principal);
-      } else if (current.state === "unsigned") {
-        current.state = "commented";
-      }
-      if (commentChanged) {
-        Object.assign(current, { Comments: wish.Comments ?? "", commentedBy: actor._id });
-        commented.push(index);
-      }
-    }
-    for (const index of signed) {
-      const { signs } = slotDefinition(slots[index]!.Name);
-      const principal = onBehalf.get(index) ?? null;
-      await recordSignature(tx, {
-        kind: "pcr",
-        recordId: pcrId,
-        signer: actor,
-        role: signs.role,
-        meaning: signs.meaning,
-        at,
-        onBehalfOf: principal,
-      });
-      await auditPcr(tx, pcrId, actor, {
-        action: principal
-          ? `Signed as acting ${signs.role}, on behalf of ${principal.name}`
-          : `Signed as ${signs.role}`,
-      });
-    }
-    for (const index of commented) {
-      await auditPcr(tx, pcrId, actor, {
-        action: `Commented as ${slots[index]!.Name}`,
-        comment: slots[index]!.Comments,
-      });
-    }
-    const [updated] = await tx
-      .update(pcrs)
-      .set({ signatures: slots, updatedAt: new Date() })
-      .where(eq(pcrs.id, pcrId))
-      .returning();
-    let result = updated!;
-    if (signed.length) {
-      const next = nextSlot(slots);
-      if (next) {
-        await notifyAboutPcr(
-          tx,
-          row,
-          { ...slotDefinition(next.Name).notifies?.(row), except: actor._id },
-          {
-            event: `${actor.name} signed PCR ${row.serialNum} as ${slots[signed[signed.length - 1]!]!.Name}.`,
-            expectation: `Your signature as ${next.Name} is next.`,
-            kind: "step_waiting",
-          },
-        );
-      }
-      result = await finishIfComplete(tx, result, actor);
-    }
-    return (await pcrDocuments([result], tx))[0]!;
+async function loadForSigning(tx: Transaction, id: string) {
+  const [row] = await tx.select().from(pcrs).where(eq(pcrs.id, id)).for("update");
+  if (!row) return null;
+  const [heads] = await headsStatement(tx).execute({ id });
+  return {
+    record: {
+      ...row,
+      signatures: row.signatures.map((s) => ({ ...s })),
+      affectedParties: row.affectedParties.map((p) => ({ ...p })),
+    },
+    heads: { log: parseHead(heads?.log), signature: parseHead(heads?.signature) },
+  };
+}
+
+const json = (name: string) => sql`${sql.placeholder(name)}::jsonb`;
+
+/**
+ * A move's audit entries and signature manifestations, each with the link the move computed, and
+ * the chains' new heads, in one statement (the insert triggers check each follows the last).
+ */
+const trailStatement = statementOnce((db) =>
+  preparedSql(
+    db,
+    sql`with logged as (
+        insert into audit_entries (record_kind, record_id, actor_id, action, from_value, to_value, comment, at, seq,
+          prev_hash, hash, key_id)
+        select 'pcr', ${sql.placeholder("id")}::uuid, e.actor_id, e.action, e.from_value, e.to_value, e.comment, e.at,
+          e.seq, e.prev_hash, e.hash, e.key_id
+        from jsonb_to_recordset(${json("entries")}) as e(actor_id uuid, action text, from_value text, to_value text,
+          comment text, at timestamptz, seq integer, prev_hash text, hash text, key_id text)
+        order by e.seq
+      ), signed as (
+        insert into signature_manifestations (record_kind, record_id, signer_id, printed_name, position, role, meaning,
+          signed_at, on_behalf_of, on_behalf_of_name, seq, prev_hash, hash, key_id)
+        select 'pcr', ${sql.placeholder("id")}::uuid, s.signer_id, s.printed_name, s.position, s.role, s.meaning,
+          s.signed_at, s.on_behalf_of, s.on_behalf_of_name, s.seq, s.prev_hash, s.hash, s.key_id
+        from jsonb_to_recordset(${json("signatures")}) as s(signer_id uuid, printed_name text, position text, role text,
+          meaning text, signed_at timestamptz, on_behalf_of uuid, on_behalf_of_name text, seq integer, prev_hash text,
+          hash text, key_id text)
+        order by s.seq
+      )
+      insert into audit_heads (chain, record_id, seq, hash, key_id, mac)
+      select h.chain, ${sql.placeholder("id")}::uuid, h.seq, h.hash, h.key_id, h.mac
+      from jsonb_to_recordset(${json("heads")}) as h(chain text, seq integer, hash text, key_id text, mac text)
+      on conflict (chain, record_id) do update set seq = excluded.seq, hash = excluded.hash, key_id = excluded.key_id,
+        mac = excluded.mac, updated_at = now()`,
+    "pcr_signing_trail",
+  ),
+);
+
+/** Writes the move's audit entries and signatures, chained after the heads the load locked. */
+async function writeTrail(tx: Executor, move: SlotMove<PcrKind, PcrRow>): Promise<void> {
+  const { record, actor, now } = move;
+  let head = move.heads.signature;
+  const signatures = move.signatures.map((signature) => {
+    const row = signatureRow({
+      kind: "pcr",
+      recordId: record.id,
+      signer: actor,
+      role: signature.role,
+      meaning: signature.meaning,
+      at: now,
+      onBehalfOf: signature.onBehalfOf,
+    });
+    const link = signatureLink(row, head);
+    head = link;
+    return { row, link };
+  });
+  const lastEntry = move.trail.at(-1)?.link;
+  const lastSignature = signatures.at(-1)?.link;
+  if (!lastEntry && !lastSignature) return;
+  await trailStatement(tx).execute({
+    id: record.id,
+    entries: JSON.stringify(
+      move.trail.map(({ entry, link }) => ({
+        actor_id: entry.userId,
+        action: entry.action,
+        from_value: entry.fromStatus,
+        to_value: entry.toStatus,
+        comment: entry.comment,
+        at: entry.at.toISOString(),
+        seq: link.seq,
+        prev_hash: link.prevHash,
+        hash: link.hash,
+        key_id: link.keyId,
+      })),
+    ),
+    signatures: JSON.stringify(
+      signatures.map(({ row, link }) => ({
+        signer_id: row.signerId,
+        printed_name: row.printedName,
+        position: row.position,
+        role: row.role,
+        meaning: row.meaning,
+        signed_at: row.signedAt.toISOString(),
+        on_behalf_of: row.onBehalfOf,
+        on_behalf_of_name: row.onBehalfOfName,
+        seq: link.seq,
+        prev_hash: link.prevHash,
+        hash: link.hash,
+        key_id: link.keyId,
+      })),
+    ),
+    heads: JSON.stringify([
+      ...(lastEntry ? [{ chain: "pcr", ...headOf(lastEntry) }] : []),
+      ...(lastSignature ? [{ chain: "pcr-signature", ...headOf(lastSignature) }] : []),
+    ]),
   });
 }
+
+const headOf = (link: { seq: number; hash: string; keyId: string; headMac: string }) => ({
+  seq: link.seq,
+  hash: link.hash,
+  key_id: link.keyId,
+  mac: link.headMac,
+});
+
+/**
+ * The move's write: the row's slots, parties and status, only from the status it started from;
+ * its trail; then the notices (the next slot's holders after a chain signature; everyone once the
+ * last signature finishes it) and the answer.
+ */
+async function commitSigning(tx: Transaction, move: SlotMove<PcrKind, PcrRow>): Promise<PcrDocument | null> {
+  const { record, actor, now } = move;
+  const finished = move.to === "finished" && move.from !== "finished";
+  const [updated] = await tx
+    .update(pcrs)
+    .set({
+      signatures: record.signatures,
+      affectedParties: record.affectedParties,
+      status: move.to as PcrRow["status"],
+      updatedAt: now,
+      ...(finished && { finishedAt: now }),
+    })
+    .where(and(eq(pcrs.id, record.id), eq(pcrs.status, move.from as PcrRow["status"])))
+    .returning();
+  if (!updated) return null;
+  await writeTrail(tx, move);
+  const lastOfChain = move.taken.filter((t) => t.step !== PARTY_SLOT).at(-1);
+  const next = lastOfChain && nextSlot(record.signatures);
+  if (lastOfChain && next) {
+    await notifyAboutPcr(
+      tx,
+      record,
+      { ...slotDefinition(next.Name).notifies?.(record), except: actor._id },
+      {
+        event: `${actor.name} signed PCR ${record.serialNum} as ${lastOfChain.step}.`,
+        expectation: `Your signature as ${next.Name} is next.`,
+        kind: "step_waiting",
+      },
+    );
+  }
+  if (finished) {
+    const signers = record.signatures.map((s) => s.signedBy);
+    await notifyAboutPcr(
+      tx,
+      record,
+      { userIds: [record.originatorId, ...signers, ...record.partyIds], except: actor._id },
+      {
+        event: `PCR ${record.serialNum} is fully signed (last signature by ${actor.name}).`,
+        expectation: null,
+      },
+    );
+  }
+  return (await pcrDocuments([updated], tx))[0]!;
+}
+
+/** The PCR's multi-slot move, as the chain and the parties share it. */
+const signing = {
+  load: loadForSigning,
+  state: pcrState,
+  context: ({ actor, onBehalfOf, record, now }) => ({ actor, onBehalfOf, pcr: record, now }),
+  refuses(step, actor, record, onBehalfOf) {
+    if (step !== PARTY_SLOT) return oneSlotRefusal(actor, chainOf(record), step as PcrRole, onBehalfOf);
+    const mine = record.affectedParties.find((p) => p.userId === actor._id)!;
+    return mine.state === "signed" ? new Conflict("You have already signed this PCR") : null;
+  },
+  note({ step, note, actor, pcr }) {
+    if (step === PARTY_SLOT) {
+      const mine = pcr.affectedParties.find((p) => p.userId === actor._id)!;
+      if (mine.state === "unsigned") mine.state = "commented";
+      mine.Comments = note;
+      return { action: "Commented as affected party", comment: note };
+    }
+    const slot = pcr.signatures.find((s) => s.Name === step)!;
+    if (slot.state === "unsigned") slot.state = "commented";
+    Object.assign(slot, { Comments: note, commentedBy: actor._id });
+    return { action: `Commented as ${slot.Name}`, comment: note };
+  },
+  // The last signature in finishes it; a comment alone never does.
+  settle: (record, taken, status) =>
+    status === "pending" && taken.length > 0 && isComplete(record)
+      ? { to: "finished", action: "Finished: every signature is in" }
+      : null,
+  // `audit_entries` keep no `on_behalf_of`: a delegate's entry names the absent person in its action.
+  logLink: (recordId, head, entry) => entryLink("pcr", recordId, head, { ...entry, onBehalfOf: null }),
+  commit: commitSigning,
+} satisfies KindSlots<PcrKind, PcrRow, PcrDocument>;
+
+/**
+ * The chain's slots: a holder (or their delegate: `principals`) signs or comments them; the PCR
+ * must be readable by the actor or by someone they stand in for.
+ */
+const signChainSlots = PCR_WORKFLOW.slotRunner({
+  ...signing,
+  principals: principalsOf,
+  reads: (actor, row, principals) =>
+    canViewPcr(actor, rowAccess(row)) || principals.some((p) => canViewPcr(p, rowAccess(row))),
+});
+
+/** The parties' entries: each party signs or comments their own, in person only. */
+const signPartyEntries = PCR_WORKFLOW.slotRunner({
+  ...signing,
+  reads: (actor, row) => canViewPcr(actor, rowAccess(row)),
+});
+
+// ---------------------------------------------------------------------------------------------
+// The chain
 
 /** The whole array as POST /api/pcr/signatures sends it, slot by slot, each in its own position. */
 function* arrayWishes(incoming: SlotInput[], slots: readonly StoredSignature[]) {
@@ -216,7 +337,8 @@ function* arrayWishes(incoming: SlotInput[], slots: readonly StoredSignature[]) 
         { path: `signatures.${index}.Name`, message: `Slot ${index + 1} is ${current.Name}` },
       ]);
     }
-    yield [index, slot] as const;
+    const ask = askOf(current.Name, slot, current, `signatures.${index}.Signature`);
+    if (ask) yield ask;
   }
 }
 
@@ -239,68 +361,11 @@ export async function wouldSignPcr(pcrId: string, incoming: SlotInput[]): Promis
  * each slot by the rule `signPcrSlot` applies.
  */
 export async function signPcr(actor: PublicUser, pcrId: string, incoming: SlotInput[]): Promise<PcrDocument> {
-  return changeChain(actor, pcrId, (slots) => arrayWishes(incoming, slots));
+  return signChainSlots(actor, pcrId, (row) => arrayWishes(incoming, row.signatures));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Affected parties
-
-/** Applies the wishes `wanted` yields for affected parties' entries: each party signs or comments their own only. */
-async function changeParties(
-  actor: PublicUser,
-  pcrId: string,
-  wanted: (parties: readonly StoredAffectedParty[]) => Iterable<readonly [entry: StoredAffectedParty, wish: Wish]>,
-  signaturePath: (entry: StoredAffectedParty) => string,
-): Promise<PcrDocument> {
-  return getDb().transaction(async (tx) => {
-    const row = await lockPcr(tx, pcrId);
-    if (!canViewPcr(actor, rowAccess(row))) throw new Forbidden("You have no access to this PCR");
-    const parties = row.affectedParties.map((p) => ({ ...p }));
-    let signedNow = false;
-    let commentedNow: string | null = null;
-    const at = new Date();
-    const now = at.toISOString();
-    for (const [current, wish] of wanted(parties)) {
-      const { wantsSign, commentChanged } = differs(wish, current);
-      if (!wantsSign && !commentChanged) continue;
-      // `who.may` makes the actor a party of the PCR; the entry must be their own too.
-      if (current.userId !== actor._id) throw new Forbidden(AFFECTED_PARTY.who.refusal);
-      if (wantsSign && typeof wish.Signature === "string") {
-        if (!AFFECTED_PARTY.open.statuses.includes(row.status)) throw new Conflict(`This PCR is already ${row.status}`);
-        if (current.state === "signed") throw new Conflict("You have already signed this PCR");
-        requireOwnName(wish.Signature, actor, signaturePath(current));
-        Object.assign(current, { state: "signed", signature: wish.Signature.trim(), signatureDate: now });
-        signedNow = true;
-      } else if (current.state === "unsigned") {
-        current.state = "commented";
-      }
-      if (commentChanged) {
-        current.Comments = wish.Comments ?? "";
-        commentedNow = current.Comments;
-      }
-    }
-    if (signedNow) {
-      await recordSignature(tx, {
-        kind: "pcr",
-        recordId: pcrId,
-        signer: actor,
-        role: AFFECTED_PARTY.signs.role,
-        meaning: AFFECTED_PARTY.signs.meaning,
-        at,
-      });
-      await auditPcr(tx, pcrId, actor, { action: "Signed as affected party" });
-    }
-    if (commentedNow !== null)
-      await auditPcr(tx, pcrId, actor, { action: "Commented as affected party", comment: commentedNow });
-    const [updated] = await tx
-      .update(pcrs)
-      .set({ affectedParties: parties, updatedAt: new Date() })
-      .where(eq(pcrs.id, pcrId))
-      .returning();
-    const result = signedNow ? await finishIfComplete(tx, updated!, actor) : updated!;
-    return (await pcrDocuments([result], tx))[0]!;
-  });
-}
 
 /** POST /api/pcr/affectedParties: each party signs or comments on their own entry only. */
 export async function signAsAffectedParty(
@@ -308,24 +373,18 @@ export async function signAsAffectedParty(
   pcrId: string,
   incoming: PartyInput[],
 ): Promise<PcrDocument> {
-  const index = new Map<StoredAffectedParty, number>();
-  return changeParties(
-    actor,
-    pcrId,
-    function* (parties) {
-      for (const [i, entry] of incoming.entries()) {
-        const current = parties.find((p) => p.userId === entry.Name.value);
-        if (!current) {
-          throw new Invalid("That person is not an affected party of this PCR", [
-            { path: `affectedParties.${i}.Name.value`, message: "Not an affected party of this PCR" },
-          ]);
-        }
-        index.set(current, i);
-        yield [current, entry] as const;
+  return signPartyEntries(actor, pcrId, function* (row) {
+    for (const [i, entry] of incoming.entries()) {
+      const current = row.affectedParties.find((p) => p.userId === entry.Name.value);
+      if (!current) {
+        throw new Invalid("That person is not an affected party of this PCR", [
+          { path: `affectedParties.${i}.Name.value`, message: "Not an affected party of this PCR" },
+        ]);
       }
-    },
-    (entry) => `affectedParties.${index.get(entry)}.Signature`,
-  );
+      const ask = askOf(PARTY_SLOT, entry, current, `affectedParties.${i}.Signature`, current.userId);
+      if (ask) yield ask;
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,21 +402,19 @@ export async function signPcrSlot(
   request: SlotRequest,
 ): Promise<PcrDocument> {
   if (slot === PARTY_SLOT) {
-    return changeParties(
-      actor,
-      pcrId,
-      function* (parties) {
-        const mine = parties.find((p) => p.userId === actor._id);
-        if (!mine) throw new Forbidden("You are not an affected party of this PCR");
-        yield [mine, wishOf(request, mine)] as const;
-      },
-      () => "affectedParties.0.Signature",
-    );
+    return signPartyEntries(actor, pcrId, function* (row) {
+      const mine = row.affectedParties.find((p) => p.userId === actor._id);
+      if (!mine) throw new Forbidden("You are not an affected party of this PCR");
+      const ask = askOf(PARTY_SLOT, wishOf(request, mine), mine, "affectedParties.0.Signature", mine.userId);
+      if (ask) yield ask;
+    });
   }
   const index = PCR_ROLES.findIndex((role) => role === slot);
   if (index < 0) throw new Invalid("Unknown signature slot", [{ path: "slot", message: "Unknown signature slot" }]);
-  return changeChain(actor, pcrId, function* (slots) {
-    yield [index, wishOf(request, slots[index]!)] as const;
+  return signChainSlots(actor, pcrId, function* (row) {
+    const current = row.signatures[index]!;
+    const ask = askOf(current.Name, wishOf(request, current), current, `signatures.${index}.Signature`);
+    if (ask) yield ask;
   });
 }
 

@@ -5,13 +5,15 @@
  * with each rule's SQL twin over the kind's alias. The engine knows nothing of MOCs: the kind gives
  * its roles and conditions as SQL, how to lock and load a record with its chains' heads, and its
  * move (the tuned single statement that writes the record, its audit entry, its signature and the
- * chains' heads together). The MOC's workflow is moc-steps.server.ts; a kind of two steps is
- * built in tests/integration/workflow-engine.test.ts.
+ * chains' heads together). A kind whose record holds several slots (a PCR's signatures) moves
+ * several of them at once with `slotRunner`, under the same lock, checks and trail. The MOC's
+ * workflow is moc-steps.server.ts, the PCR's pcr-chain.server.ts; a kind of two steps and one of
+ * slots are built in tests/integration/workflow-engine.test.ts.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb, type Transaction } from "~/utils/db.server";
-import { Conflict, Forbidden, NotFound } from "~/utils/errors";
+import { Conflict, Forbidden, NotFound, type DomainError } from "~/utils/errors";
 import { entryLink, type ChainEntry, type ChainHead, type Link } from "../audit/audit-chain.server";
 import type { Actor } from "../authz/authz.server";
 import type { PublicUser } from "../people/user.server";
@@ -20,9 +22,13 @@ import { literal } from "../shared/sql-literal";
 /** What every record kind's state has: the rules' conditions come on top. */
 export type BaseState = { status: string; completed: boolean; isDeleted: boolean };
 
-/** What a step's `apply` answers: the status it moves to and its audit entry, at least. */
+/** What a step's `apply` answers: its audit entry, and the status it moves to. */
 export type BaseOutcome = {
-  to: string;
+  /**
+   * The status it moves to. A slot of a multi-slot move (`slotRunner`) that changes only its slot
+   * names none, and its entry records no move; a step run alone that names none stays where it is.
+   */
+  to?: string;
   action: string;
   /** What the signature of a decision means ("approved"), for `signs` steps. */
   meaning?: string;
@@ -67,6 +73,11 @@ export type StepDef<K extends KindTypes, Form extends z.ZodType = z.ZodType> = {
     waitsOn?: { may: (actor: Actor, record: K["access"]) => boolean; sql: (actor: Actor) => SQL };
     /** A more precise 403 message when the actor is refused for four eyes. */
     conflict?: (actor: Actor, record: K["access"]) => string | null;
+    /**
+     * Everyone `may` names holds the step as their own (a position's slot, held by each holder of
+     * the position): a delegate takes it for any of them, not only for the owner `ownsStep` names.
+     */
+    anyHolder?: true;
   };
   /** The signature manifestation of a submission: the role it is signed as. */
   signs?: (actor: Actor, record: K["access"]) => string;
@@ -90,7 +101,8 @@ export type StepDef<K extends KindTypes, Form extends z.ZodType = z.ZodType> = {
   flagged?: [condition: K["condition"], label: string][];
   /**
    * Who owns it while the record waits on it: the first named of `roles` (or all, joined by "or");
-   * `sql`, when it names someone, before them.
+   * `sql`, when it names someone, before them. No roles: nobody by name (a position's holders),
+   * and `otherwise` says who.
    */
   owner: { roles: K["role"][]; all?: true; suffix?: string; otherwise?: string; sql?: SQL };
   /** The form the page posts and the API carries under `bodyKey` (or as the whole body when null). */
@@ -146,6 +158,8 @@ export type KindRules<K extends KindTypes> = {
   conditions: { [C in K["condition"]]: SQL };
   /** When the record waits on nothing, whatever its steps say (deleted, declined), as SQL over the alias. */
   restingSql: SQL;
+  /** The state's `completed` as SQL over the alias, for a kind without a `completed` column. */
+  completedSql?: SQL;
   /** Four eyes, when the kind has check-steps: why a person is not independent, and its SQL twin. */
   independence?: {
     dependenceOf: (userId: string, record: K["access"], check: K["check"]) => string | null;
@@ -155,6 +169,11 @@ export type KindRules<K extends KindTypes> = {
   };
   /** How a status reads in a 409 ("approval"). */
   statusLabel: (status: string) => string;
+  /**
+   * The 409 for a step its record's status does not open, when not "This <noun> is at <status>,
+   * so <part> cannot be submitted" (a PCR's API has always said "This PCR is already finished").
+   */
+  notOpenIn?: (status: string) => string;
 };
 
 /** How the engine runs a step of the kind: its lock and load, and its move. */
@@ -188,6 +207,111 @@ export type KindRunner<K extends KindTypes, Record extends { id: string }, Answe
   logLink?: (recordId: string, head: ChainHead, entry: LogEntry) => Link;
 };
 
+/** What a multi-slot move asks of one slot of the record: to take its step, to note on it, or both. */
+export type SlotAsk<Steps extends { [name: string]: { form: z.ZodType } }> = {
+  [N in keyof Steps & string]: {
+    step: N;
+    /** Take the step with this input: who, whether it is open, the kind's `refuses`, then `apply`. */
+    take?: z.output<Steps[N]["form"]>;
+    /** Leave this note on the slot (the kind's `note`): who only, at any status. */
+    note?: string;
+    /** The one person whose own slot it is (an affected party's entry): anyone else is refused, delegates too. */
+    heldBy?: string;
+  };
+}[keyof Steps & string];
+
+/** What a multi-slot move's kind is given to build a step's context: the acting person as themselves. */
+export type SlotContextBase<Record> = {
+  tx: Transaction;
+  actor: PublicUser;
+  /** The absent person the actor takes this slot for, or null. */
+  onBehalfOf: PublicUser | null;
+  /** The record as the slots before this one left it. */
+  record: Record;
+  now: Date;
+};
+
+/** An entry of a multi-slot move: a slot's change moves no status, so its `fromStatus` and `toStatus` may be null. */
+export type SlotLogEntry = ChainEntry & { userId: string };
+
+/** What a multi-slot move decided, handed to the kind's `commit` to write in one go. */
+export type SlotMove<K extends KindTypes, Record> = {
+  /** The record as its slots left it (the kind's `apply` and `note` change its copy). */
+  record: Record;
+  actor: PublicUser;
+  now: Date;
+  /** The status the move started from (the kind moves the row only from it) and the one it leaves. */
+  from: string;
+  to: string;
+  /** The slots' steps taken, in the order asked, each with the absent person it was taken for. */
+  taken: { step: string; onBehalfOf: PublicUser | null; outcome: K["outcome"] }[];
+  /** The move's audit entries, in the trail's order, each with its link (chained from `heads.log`). */
+  trail: { entry: SlotLogEntry; link: Link }[];
+  /**
+   * The signatures of the steps taken that sign, in order: the kind writes each manifestation
+   * (signatureRow and signatureLink in audit.server.ts) as the next link after `heads.signature`.
+   */
+  signatures: { step: string; role: string; meaning: string; onBehalfOf: PublicUser | null }[];
+  heads: { log: ChainHead; signature: ChainHead };
+};
+
+/** How the engine runs a multi-slot move of the kind: its lock and load, its slots' rules beyond the steps, its write. */
+export type KindSlots<K extends KindTypes, Record extends { id: string }, Answer> = {
+  /** The record locked, with what authorization reads and its chains' heads (locked after the record). */
+  load: (
+    tx: Transaction,
+    id: string,
+  ) => Promise<{ record: Record & K["access"]; heads: { log: ChainHead; signature: ChainHead } } | null>;
+  /** The state the steps open on, from the record as the slots so far left it. */
+  state: (record: Record & K["access"]) => K["state"];
+  /** What a step's `apply` and the kind's `note` are given beside their input. */
+  context: (base: SlotContextBase<Record & K["access"]>) => K["context"];
+  /**
+   * The absent people who delegated to the actor today (delegation.server.ts `principalsOf`), read
+   * before anything is checked, as `reads` counts them; none when the move has no delegation.
+   */
+  principals?: (tx: Transaction, actorId: string) => Promise<PublicUser[]>;
+  /** Whether the actor may read the record at all (403 "You have no access to this <noun>" before any slot). */
+  reads?: (actor: PublicUser, record: Record & K["access"], principals: readonly PublicUser[]) => boolean;
+  /**
+   * What the kind refuses of a step's slot beyond who and when, once the step is open (a PCR: one
+   * person signs one slot), or null.
+   */
+  refuses?: (
+    step: string,
+    actor: PublicUser,
+    record: Record & K["access"],
+    onBehalfOf: PublicUser | null,
+  ) => DomainError | null;
+  /**
+   * A note on a slot (a comment its holders may leave at any status, taken or not): changes the
+   * record's copy and answers its audit entry.
+   */
+  note?: (
+    ctx: K["context"] & { step: string; note: string },
+  ) => Promise<{ action: string; comment: string | null }> | { action: string; comment: string | null };
+  /**
+   * The status the move leaves the record in once its slots are done, with its audit entry (the
+   * last slot signed finishes it), or null; given the steps taken and the status they left.
+   */
+  settle?: (
+    record: Record & K["access"],
+    taken: readonly string[],
+    status: string,
+  ) => { to: K["status"]; action: string } | null;
+  /**
+   * The move: the record only from the status it started from, its audit entries, signatures and
+   * the chains' heads; then whatever follows (notices) and the answer. Null when the row had moved
+   * meanwhile (nothing written): the engine answers 409.
+   */
+  commit: (tx: Transaction, move: SlotMove<K, Record & K["access"]>) => Promise<Answer | null>;
+  /**
+   * An audit entry's link; by default `entryLink` of `kind`, whose content names the absent person
+   * acted for (a trail without that column, `audit_entries`, hashes the entry without it).
+   */
+  logLink?: (recordId: string, head: ChainHead, entry: SlotLogEntry) => Link;
+};
+
 export { entryLink };
 
 /**
@@ -203,6 +327,7 @@ export function defineWorkflow<K extends KindTypes, Steps extends { [name: strin
   type A = K["access"];
   type S = K["state"];
   const column = (name: string) => sql.raw(`${config.alias}.${name}`);
+  const completedSql = config.completedSql ?? column("completed");
 
   const mayAct = (s: Name, actor: Actor, record: A) => steps[s]!.who.may(actor, record);
 
@@ -222,7 +347,8 @@ export function defineWorkflow<K extends KindTypes, Steps extends { [name: strin
   /**
    * Whether `acting` may take the step, and for whom: themselves (`onBehalfOf` null) when the step's
    * rule names them, else the first of `principals` (the absent people who delegated to them today)
-   * whose own assignment it is (`ownsStep`), provided the acting person passes four eyes as a person.
+   * whose own assignment it is (`ownsStep`, or any holder's for an `anyHolder` step), provided the
+   * acting person passes four eyes as a person.
    */
   function actingFor<P extends Actor>(
     s: Name,
@@ -232,8 +358,36 @@ export function defineWorkflow<K extends KindTypes, Steps extends { [name: strin
   ): { onBehalfOf: P | null } | null {
     if (mayAct(s, acting, record)) return { onBehalfOf: null };
     if (!actingIndependent(s, acting, record)) return null;
-    const principal = principals.find((p) => mayAct(s, p, record) && ownsStep(s, p, record));
+    const anyHolder = steps[s]!.who.anyHolder;
+    const principal = principals.find((p) => mayAct(s, p, record) && (anyHolder || ownsStep(s, p, record)));
     return principal ? { onBehalfOf: principal } : null;
+  }
+
+  /**
+   * `actingFor`, or the 403 that refuses the actor: the step's refusal, or why four eyes refuses
+   * them when they stand in for someone the step names (a delegate who is not independent).
+   */
+  function actingOrRefused<P extends Actor & { name: string }>(
+    s: Name,
+    acting: Actor,
+    record: A,
+    principals: readonly P[],
+  ): { onBehalfOf: P | null } {
+    const found = actingFor(s, acting, record, principals);
+    if (found) return found;
+    const definition = steps[s]!;
+    const forSomeone = principals.find((p) => mayAct(s, p, record));
+    const independence = config.independence;
+    const dependence =
+      forSomeone &&
+      independence &&
+      independence.dependenceOf(acting._id, record, definition.who.independent ?? independence.defaultCheck);
+    if (dependence) {
+      throw new Forbidden(
+        `${definition.who.refusal}; as ${dependence} of this ${config.noun} you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
+      );
+    }
+    throw new Forbidden(refusalFor(s, acting, record));
   }
 
   /** Why the step cannot be submitted now (a 409 reason), or null when it is open. */
@@ -244,6 +398,7 @@ export function defineWorkflow<K extends KindTypes, Steps extends { [name: strin
       state.isDeleted ||
       !(open.statuses as readonly string[]).includes(state.status)
     ) {
+      if (config.notOpenIn && !state.completed && !state.isDeleted) return config.notOpenIn(state.status);
       const now = state.completed ? "completed" : `at ${statusLabel(state.status)}`;
       if (open.completed && !state.completed && !state.isDeleted) {
         return `This ${config.noun} is ${now}, so ${part} cannot be recorded until it is verified and closed`;
@@ -315,16 +470,13 @@ export function defineWorkflow<K extends KindTypes, Steps extends { [name: strin
   const ownedStepSql = (step: SQL, person: Actor): SQL =>
     caseOf(
       step,
-      order.map(
-        (s) =>
-          sql`when ${literal(s)} then (${sql.join(
-            steps[s]!.owner.roles.map(
-              (role: K["role"]) =>
-                sql`${config.roles[role as K["role"]].column} is not distinct from ${person._id}::uuid`,
-            ),
-            sql` or `,
-          )})`,
-      ),
+      order.map((s) => {
+        const roles = steps[s]!.owner.roles;
+        const owned = roles.map(
+          (role: K["role"]) => sql`${config.roles[role as K["role"]].column} is not distinct from ${person._id}::uuid`,
+        );
+        return sql`when ${literal(s)} then (${roles.length ? sql.join(owned, sql` or `) : sql`false`})`;
+      }),
       sql`false`,
     );
 
@@ -348,7 +500,7 @@ export function defineWorkflow<K extends KindTypes, Steps extends { [name: strin
     if (open.waitsWhen) conditions.push(config.conditions[open.waitsWhen as K["condition"]]);
     return sql.join(
       [
-        open.completed ? column("completed") : sql`not ${column("completed")}`,
+        open.completed ? completedSql : sql`not ${completedSql}`,
         sql`${column("status")} in (${sql.join(statuses.map(literal), sql`, `)})`,
         ...conditions,
       ],
@@ -386,9 +538,11 @@ end`;
       const names = owner.roles.map(
         (role: K["role"]) => sql`(select name from users where id = ${config.roles[role as K["role"]].column})`,
       );
-      const named = owner.all
-        ? sql`nullif(concat_ws(' or ', ${sql.join(names, sql`, `)}), '')`
-        : sql`coalesce(${sql.join(names, sql`, `)})`;
+      const named = !names.length
+        ? sql`null::text`
+        : owner.all
+          ? sql`nullif(concat_ws(' or ', ${sql.join(names, sql`, `)}), '')`
+          : sql`coalesce(${sql.join(names, sql`, `)})`;
       const withSuffix = owner.suffix ? sql`${named} || ${literal(owner.suffix)}` : named;
       const full = owner.otherwise ? sql`coalesce(${withSuffix}, ${literal(owner.otherwise)})` : withSuffix;
       return sql`when ${waitingSql(s)} then ${owner.sql ? sql`coalesce(${owner.sql}, ${full})` : full}`;
@@ -414,6 +568,9 @@ end`;
 
   // Running a step -------------------------------------------------------------------------------
 
+  /** The 409 of a move whose row moved between its lock and its write. */
+  const changedMeanwhile = `This ${config.noun} changed meanwhile; reload it and try again`;
+
   /**
    * The one way a step of the kind happens, given how to load and move its records: runs one step
    * of one record for the actor, in one transaction. It locks the record, checks the caller (403,
@@ -430,22 +587,7 @@ end`;
         if (!loaded || loaded.state.isDeleted) throw new NotFound(`No ${config.noun} with this id`);
         const { record, state, heads } = loaded;
         const principals = mayAct(s, actor, record) ? [] : ((await kind.principals?.(tx, actor._id)) ?? []);
-        const acting = actingFor(s, actor, record, principals);
-        if (!acting) {
-          const forSomeone = principals.find((p) => mayAct(s, p, record));
-          const independence = config.independence;
-          const dependence =
-            forSomeone &&
-            independence &&
-            independence.dependenceOf(actor._id, record, definition.who.independent ?? independence.defaultCheck);
-          if (dependence) {
-            throw new Forbidden(
-              `${definition.who.refusal}; as ${dependence} of this ${config.noun} you cannot take this decision on behalf of ${forSomeone.name} (four eyes)`,
-            );
-          }
-          throw new Forbidden(refusalFor(s, actor, record));
-        }
-        const onBehalfOf = acting.onBehalfOf;
+        const { onBehalfOf } = actingOrRefused(s, actor, record, principals);
         // The acting person writes; messages name them as acting for the absent person.
         const as = onBehalfOf ? { ...actor, name: `${actor.name} on behalf of ${onBehalfOf.name}` } : actor;
         const closed = whyClosed(s, state, config.statusLabel);
@@ -460,7 +602,7 @@ end`;
           onBehalfOf: onBehalfOf?._id ?? null,
           action: outcome.action,
           fromStatus: state.status,
-          toStatus: outcome.to,
+          toStatus: outcome.to ?? state.status,
           comment: outcome.comment ?? null,
           at: now,
         };
@@ -480,16 +622,121 @@ end`;
               : null,
           heads,
         });
-        if (answer === null) throw new Conflict(`This ${config.noun} changed meanwhile; reload it and try again`);
+        if (answer === null) throw new Conflict(changedMeanwhile);
         return answer;
       });
     };
+
+  // Moving several slots at once ----------------------------------------------------------------
+
+  /**
+   * A multi-slot move: the slots of one record that `asked` names, taken (signed) or noted
+   * (commented) by the actor in one transaction, all or nothing, with the guarantees of `runner`.
+   * It locks the record with its chains' heads, checks the actor may read it (403), then each slot
+   * in the order asked, as the slots before it left the record: its holder (403, or the step's
+   * refusal for someone else's own slot), and for a take whether the step is open (409) and the
+   * kind's `refuses`, then `apply`; for a note the kind's `note`. `asked` is read lazily, so what it
+   * refuses of a slot (a malformed one, 400) is answered after the slots before it. Any refusal
+   * refuses the whole move and nothing is written. Then `settle` may move the record's status, and
+   * the kind's `commit` writes the record, one audit entry per slot taken and per note (the steps
+   * first, then the notes, each in the order asked; then the settling), the signatures, and its
+   * notices; null from it (the record moved meanwhile) is 409. Two identical moves at once move the
+   * record once: the second finds the slots taken.
+   */
+  const slotRunner =
+    <Record extends { id: string }, Answer>(kind: KindSlots<K, Record, Answer>) =>
+    async (actor: PublicUser, id: string, asked: (record: Record & A) => Iterable<SlotAsk<Steps>>): Promise<Answer> =>
+      getDb().transaction(async (tx) => {
+        const loaded = await kind.load(tx, id);
+        if (!loaded || kind.state(loaded.record).isDeleted) throw new NotFound(`No ${config.noun} with this id`);
+        const { record, heads } = loaded;
+        const principals = (await kind.principals?.(tx, actor._id)) ?? [];
+        if (kind.reads && !kind.reads(actor, record, principals)) {
+          throw new Forbidden(`You have no access to this ${config.noun}`);
+        }
+        const from = kind.state(record).status;
+        let status = from;
+        const now = new Date();
+        const entry = (onBehalfOf: PublicUser | null, action: string, comment: string | null, to?: string) => {
+          const log: SlotLogEntry = {
+            userId: actor._id,
+            onBehalfOf: onBehalfOf?._id ?? null,
+            action,
+            fromStatus: to === undefined ? null : status,
+            toStatus: to ?? null,
+            comment,
+            at: now,
+          };
+          if (to !== undefined) status = to;
+          return log;
+        };
+        const taken: SlotMove<K, Record & A>["taken"] = [];
+        const signatures: SlotMove<K, Record & A>["signatures"] = [];
+        const moves: SlotLogEntry[] = [];
+        const notes: SlotLogEntry[] = [];
+        // A slot noted twice in one move keeps one entry, its last note, where it was first noted.
+        const notedAt = new Map<string, number>();
+        for (const ask of asked(record)) {
+          const definition = steps[ask.step]!;
+          if (ask.heldBy !== undefined && ask.heldBy !== actor._id) throw new Forbidden(definition.who.refusal);
+          const { onBehalfOf } = actingOrRefused(ask.step, actor, record, principals);
+          const context = kind.context({ tx, actor, onBehalfOf, record, now });
+          if (ask.take !== undefined) {
+            const closed = whyClosed(ask.step, { ...kind.state(record), status }, config.statusLabel);
+            if (closed) throw new Conflict(closed);
+            const refused = kind.refuses?.(ask.step, actor, record, onBehalfOf);
+            if (refused) throw refused;
+            const outcome = await definition.apply({ ...context, input: ask.take });
+            taken.push({ step: ask.step, onBehalfOf, outcome });
+            moves.push(entry(onBehalfOf, outcome.action, outcome.comment ?? null, outcome.to));
+            if (definition.signs && outcome.meaning) {
+              const role = definition.signs(onBehalfOf ?? actor, record);
+              signatures.push({ step: ask.step, role, meaning: outcome.meaning, onBehalfOf });
+            }
+          }
+          if (ask.note !== undefined) {
+            if (!kind.note) throw new Error(`The ${config.noun}'s slots take no notes`);
+            const noted = await kind.note({ ...context, step: ask.step, note: ask.note });
+            const slot = `${ask.step}\n${ask.heldBy ?? ""}`;
+            const log = entry(onBehalfOf, noted.action, noted.comment);
+            if (notedAt.has(slot)) notes[notedAt.get(slot)!] = log;
+            else notedAt.set(slot, notes.push(log) - 1);
+          }
+        }
+        const settled = kind.settle?.(
+          record,
+          taken.map((t) => t.step),
+          status,
+        );
+        const settling = settled ? [entry(null, settled.action, null, settled.to)] : [];
+        const logLink = kind.logLink ?? ((...a) => entryLink(config.kind, ...a));
+        let head = heads.log;
+        const trail = [...moves, ...notes, ...settling].map((log) => {
+          const link = logLink(record.id, head, log);
+          head = link;
+          return { entry: log, link };
+        });
+        const answer = await kind.commit(tx, {
+          record,
+          actor,
+          now,
+          from,
+          to: status,
+          taken,
+          trail,
+          signatures,
+          heads,
+        });
+        if (answer === null) throw new Conflict(changedMeanwhile);
+        return answer;
+      });
 
   return {
     kind: config.kind,
     steps,
     order,
     runner,
+    slotRunner,
     mayAct,
     refusalFor,
     ownsStep,
