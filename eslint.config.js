@@ -2,6 +2,88 @@ import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
+/**
+ * The model folders, bottom layer first (docs/architecture.md, "The model folders";
+ * docs/decisions/060-record-kinds.md). A folder imports only the folders before it, type imports
+ * too, so no two folders import each other and a rule's home is where its folder says. The audit
+ * core (`audit`) sits below every record kind; `kinds` on top declares each kind's registry entry
+ * and may import any folder.
+ */
+const MODEL_LAYERS = [
+  "shared",
+  "risk",
+  "authz",
+  "record-kind",
+  "audit",
+  "people",
+  "messages",
+  "sign-in",
+  "records-out",
+  "records",
+  "circulations",
+  "fleet",
+  "workflow",
+  "moc",
+  "pcr",
+  "archive",
+  "insights",
+  "review",
+  "overview",
+  "ops",
+  "kinds",
+];
+
+/** What every file under app/models may not import (components, routes, app/web, Remix). */
+const MODEL_PATTERNS = [
+  {
+    // Relative paths too, from app/models and from a folder inside it.
+    group: [
+      "~/components/*",
+      "~/routes/*",
+      "~/web/*",
+      "../components/*",
+      "../routes/*",
+      "../web/*",
+      "../../components/*",
+      "../../routes/*",
+      "../../web/*",
+    ],
+    message:
+      "app/models must not import components, routes or app/web: what a page or HTTP needs lives there (docs/architecture.md).",
+  },
+  {
+    group: ["@remix-run/*"],
+    message: "app/models must not import Remix: responses and redirects are built in app/web or the route.",
+  },
+];
+
+/** One config per model folder: the shared patterns, and the folders above it. */
+const modelLayerConfigs = MODEL_LAYERS.map((folder, index) => {
+  const above = MODEL_LAYERS.slice(index + 1);
+  return {
+    files: [`app/models/${folder}/**`],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...MODEL_PATTERNS,
+            ...(above.length === 0
+              ? []
+              : [
+                  {
+                    // From the folder's files (../x) and from a folder inside it (../../x).
+                    group: above.flatMap((f) => [`~/models/${f}/**`, `../${f}/**`, `../../${f}/**`]),
+                    message: `app/models/${folder} may import only the model folders below it (${MODEL_LAYERS.slice(0, index).join(", ") || "none"}): move the shared rule down, or reach the kind through the record-kind registry (docs/architecture.md, "The model folders").`,
+                  },
+                ]),
+          ],
+        },
+      ],
+    },
+  };
+});
+
 export default tseslint.config(
   { ignores: ["build/**", "node_modules/**", ".data/**", "test-results/**", "playwright-report/**", "uploads/**"] },
   js.configs.recommended,
@@ -54,36 +136,10 @@ export default tseslint.config(
     // function serves a page, /api, a job and a script (docs/architecture.md). HTTP answers are
     // built in app/web.
     files: ["app/models/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              // Relative paths too, from app/models and from a folder inside it.
-              group: [
-                "~/components/*",
-                "~/routes/*",
-                "~/web/*",
-                "../components/*",
-                "../routes/*",
-                "../web/*",
-                "../../components/*",
-                "../../routes/*",
-                "../../web/*",
-              ],
-              message:
-                "app/models must not import components, routes or app/web: what a page or HTTP needs lives there (docs/architecture.md).",
-            },
-            {
-              group: ["@remix-run/*"],
-              message: "app/models must not import Remix: responses and redirects are built in app/web or the route.",
-            },
-          ],
-        },
-      ],
-    },
+    rules: { "no-restricted-imports": ["error", { patterns: MODEL_PATTERNS }] },
   },
+  // The model folders' layers (the configs above replace this rule's options for each folder's files).
+  ...modelLayerConfigs,
   {
     // db/ is the bottom layer (schema, migrations, derived SQL): the app builds on it, never the
     // reverse. Scripts that need the domain live in scripts/.
