@@ -209,38 +209,42 @@ for (const k of KINDS) {
   });
 }
 
-test("a standard user reads the archive but cannot change it", async ({ openAs, reader, addRecord, tag }) => {
-  const doc = await addRecord("pcr", {
-    serial_num: `3-2013-${tag}`,
-    title: `Galley hygiene ${tag}`,
-    attachments: ["https://files.example.com/galley.pdf"],
-  });
-  const page = await openAs(reader);
-  await page.goto(`/archive/pcrs?q=${tag}`);
-  await expect(page.getByRole("link", { name: `3-2013-${tag}`, exact: true })).toBeVisible();
-  await expect(page.getByRole("link", { name: /galley\.pdf/ })).toBeVisible();
-  for (const name of ["New legacy PCR", "Import CSV", `Edit 3-2013-${tag}`, `Delete 3-2013-${tag}`]) {
-    await expect(page.getByRole("link", { name })).toHaveCount(0);
-  }
-  await page.getByRole("link", { name: `3-2013-${tag}`, exact: true }).click();
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Legacy PCR 3-2013-${tag}`);
-  await expect(page.getByRole("link", { name: "Edit" })).toHaveCount(0);
-  await expect(page.getByRole("link", { name: "Delete" })).toHaveCount(0);
+test(
+  "a standard user reads the archive but cannot change it",
+  { tag: "@once" },
+  async ({ openAs, reader, addRecord, tag }) => {
+    const doc = await addRecord("pcr", {
+      serial_num: `3-2013-${tag}`,
+      title: `Galley hygiene ${tag}`,
+      attachments: ["https://files.example.com/galley.pdf"],
+    });
+    const page = await openAs(reader);
+    await page.goto(`/archive/pcrs?q=${tag}`);
+    await expect(page.getByRole("link", { name: `3-2013-${tag}`, exact: true })).toBeVisible();
+    await expect(page.getByRole("link", { name: /galley\.pdf/ })).toBeVisible();
+    for (const name of ["New legacy PCR", "Import CSV", `Edit 3-2013-${tag}`, `Delete 3-2013-${tag}`]) {
+      await expect(page.getByRole("link", { name })).toHaveCount(0);
+    }
+    await page.getByRole("link", { name: `3-2013-${tag}`, exact: true }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Legacy PCR 3-2013-${tag}`);
+    await expect(page.getByRole("link", { name: "Edit" })).toHaveCount(0);
+    await expect(page.getByRole("link", { name: "Delete" })).toHaveCount(0);
 
-  for (const path of [
-    "/archive/pcrs/new",
-    "/archive/mocs/import",
-    `/archive/pcrs/${doc._id}/edit`,
-    `/archive/pcrs/${doc._id}/delete`,
-  ]) {
-    const response = await page.goto(path);
-    expect(response?.status(), path).toBe(403);
-    await expect(page.getByRole("heading", { name: "Not allowed" })).toBeVisible();
-  }
-  const missing = await page.goto("/archive/pcrs/00000000-0000-4000-8000-000000000000");
-  expect(missing?.status()).toBe(404);
-  expect((await page.goto("/archive/nothing"))?.status()).toBe(404);
-});
+    for (const path of [
+      "/archive/pcrs/new",
+      "/archive/mocs/import",
+      `/archive/pcrs/${doc._id}/edit`,
+      `/archive/pcrs/${doc._id}/delete`,
+    ]) {
+      const response = await page.goto(path);
+      expect(response?.status(), path).toBe(403);
+      await expect(page.getByRole("heading", { name: "Not allowed" })).toBeVisible();
+    }
+    const missing = await page.goto("/archive/pcrs/00000000-0000-4000-8000-000000000000");
+    expect(missing?.status()).toBe(404);
+    expect((await page.goto("/archive/nothing"))?.status()).toBe(404);
+  },
+);
 
 test.describe("CSV import", () => {
   const header = "serial_num,title,procedure,originator_name,date_raised,date_closed,status,attachments,notes";

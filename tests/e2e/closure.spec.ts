@@ -166,37 +166,42 @@ test("a MOC returned by HSEQ says so, and Part B asks what changed", async ({ ca
   expect(after.logs.at(-1).comment).toBe("Changed since the HSEQ return: Attached the risk assessment");
 });
 
-test("an expired temporary change is red and waits on its originator", async ({ cast, mocApi, openAs }) => {
-  let moc = await mocApi.create(cast, temporaryPartA(futureDate(20)));
-  for (const { step, by } of PIPELINE) moc = await mocApi.submit(STEP_PATH[step], cast[by], stepBody(step, moc, cast));
-  expect(moc.completed).toBe(true);
-  // Its end date passes with nothing recorded (as if approved with an earlier date).
-  const sql = postgres(await e2eDatabaseUrl(), { max: 1, onnotice: () => {} });
-  try {
-    await sql`update mocs set temporary = jsonb_set(temporary, '{until}', to_jsonb(${futureDate(-3)}::text))
+test(
+  "an expired temporary change is red and waits on its originator",
+  { tag: "@once" },
+  async ({ cast, mocApi, openAs }) => {
+    let moc = await mocApi.create(cast, temporaryPartA(futureDate(20)));
+    for (const { step, by } of PIPELINE)
+      moc = await mocApi.submit(STEP_PATH[step], cast[by], stepBody(step, moc, cast));
+    expect(moc.completed).toBe(true);
+    // Its end date passes with nothing recorded (as if approved with an earlier date).
+    const sql = postgres(await e2eDatabaseUrl(), { max: 1, onnotice: () => {} });
+    try {
+      await sql`update mocs set temporary = jsonb_set(temporary, '{until}', to_jsonb(${futureDate(-3)}::text))
       where id = ${moc._id}`;
-  } finally {
-    await sql.end();
-  }
+    } finally {
+      await sql.end();
+    }
 
-  const page = await openAs(cast.originator);
-  await page.setViewportSize(PHONE);
-  await page.goto("/");
-  const item = page
-    .getByRole("region", { name: "Waiting on me" })
-    .getByRole("listitem")
-    .filter({ hasText: `MOC ${moc.serial_num}:` });
-  await expect(item.locator(".badge-danger")).toHaveText("Expired, not restored");
-  await shot(page, "dashboard-expired");
-  // The originator only waits on it: the link leads to the record, whose badge is red, not "Completed".
-  await item.getByRole("link", { name: new RegExp(`^MOC ${moc.serial_num}:`) }).click();
-  await expect(page.getByRole("heading", { name: `MOC ${moc.serial_num}`, level: 1 })).toBeVisible();
-  await expect(page.locator(".badge-danger").filter({ hasText: "Expired, not restored" }).first()).toBeVisible();
-  await expect(page.locator(".badge-success").filter({ hasText: "Completed" })).toHaveCount(0);
-  // Listed among the open MOCs, with the same red badge.
-  await page.goto("/mocs?state=open&scope=mine");
-  const row = page
-    .getByRole("row")
-    .filter({ has: page.getByRole("link", { name: `MOC ${moc.serial_num}`, exact: true }) });
-  await expect(row.locator(".badge-danger").first()).toHaveText("Expired, not restored");
-});
+    const page = await openAs(cast.originator);
+    await page.setViewportSize(PHONE);
+    await page.goto("/");
+    const item = page
+      .getByRole("region", { name: "Waiting on me" })
+      .getByRole("listitem")
+      .filter({ hasText: `MOC ${moc.serial_num}:` });
+    await expect(item.locator(".badge-danger")).toHaveText("Expired, not restored");
+    await shot(page, "dashboard-expired");
+    // The originator only waits on it: the link leads to the record, whose badge is red, not "Completed".
+    await item.getByRole("link", { name: new RegExp(`^MOC ${moc.serial_num}:`) }).click();
+    await expect(page.getByRole("heading", { name: `MOC ${moc.serial_num}`, level: 1 })).toBeVisible();
+    await expect(page.locator(".badge-danger").filter({ hasText: "Expired, not restored" }).first()).toBeVisible();
+    await expect(page.locator(".badge-success").filter({ hasText: "Completed" })).toHaveCount(0);
+    // Listed among the open MOCs, with the same red badge.
+    await page.goto("/mocs?state=open&scope=mine");
+    const row = page
+      .getByRole("row")
+      .filter({ has: page.getByRole("link", { name: `MOC ${moc.serial_num}`, exact: true }) });
+    await expect(row.locator(".badge-danger").first()).toHaveText("Expired, not restored");
+  },
+);

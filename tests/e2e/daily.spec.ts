@@ -149,18 +149,22 @@ test("6 and 12. a deviation waits on its decision (badge, stepper, list); a reje
   await expect(page.locator(".timeline")).toContainText("Use the original bracket");
 });
 
-test("7. the verifier form comes back with the answers saved before", async ({ cast, mocApi, openAs }) => {
-  const moc = await mocApi.createAt(cast, "verifier");
-  await mocApi.submit("/api/submit/verifier", cast.hseq, { moc_id: moc._id, verifier_form: verifierForm("no") });
-  const page = await openAs(cast.hseq);
-  await page.goto(`/mocs/${moc._id}/verifier`);
-  await ready(page);
-  const close = page.getByRole("group", { name: "Close the MOC?", exact: true });
-  await expect(close.getByLabel("No", { exact: true })).toBeChecked();
-  await expect(
-    page.getByRole("group", { name: "Was the MOC effective?", exact: true }).getByLabel("Yes", { exact: true }),
-  ).toBeChecked();
-});
+test(
+  "7. the verifier form comes back with the answers saved before",
+  { tag: "@once" },
+  async ({ cast, mocApi, openAs }) => {
+    const moc = await mocApi.createAt(cast, "verifier");
+    await mocApi.submit("/api/submit/verifier", cast.hseq, { moc_id: moc._id, verifier_form: verifierForm("no") });
+    const page = await openAs(cast.hseq);
+    await page.goto(`/mocs/${moc._id}/verifier`);
+    await ready(page);
+    const close = page.getByRole("group", { name: "Close the MOC?", exact: true });
+    await expect(close.getByLabel("No", { exact: true })).toBeChecked();
+    await expect(
+      page.getByRole("group", { name: "Was the MOC effective?", exact: true }).getByLabel("Yes", { exact: true }),
+    ).toBeChecked();
+  },
+);
 
 test("9. the admin pages fit a phone at 375 px", { tag: "@once" }, async ({ page }) => {
   await page.setViewportSize({ width: 375, height: 800 });

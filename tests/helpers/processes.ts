@@ -13,16 +13,27 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  // The worker says when it is up: that line ends the wait, its exit or the deadline fail it.
+  let started = () => {};
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const read = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.includes("workers are running")) started();
+  };
+  child.stdout!.on("data", read);
+  child.stderr!.on("data", read);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const deadline = Date.now() + 60_000; // a shared, loaded machine can take that long to start one
-  while (!output.includes("workers are running")) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`worker did not start:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  let deadline: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    running.then(() => "running" as const),
+    exited.then(() => "exited" as const),
+    // A shared, loaded machine can take that long to start one.
+    new Promise<"late">((resolve) => (deadline = setTimeout(() => resolve("late"), 60_000))),
+  ]);
+  clearTimeout(deadline);
+  if (outcome !== "running") {
+    child.kill("SIGKILL");
+    throw new Error(`worker did not start:\n${output}`);
   }
   return {
     child,

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { sql } from "drizzle-orm";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as auditPage from "~/routes/admin+/audit";
 import { adoptAuditChains, auditKeyId } from "~/models/audit/audit-chain.server";
 import { appendAudit, verifyAuditTrail, type BrokenLink } from "~/models/audit/audit.server";
@@ -31,7 +31,31 @@ const db = () => getDb();
 const KEY = process.env.AUDIT_KEY!;
 const sealDir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-seals-"));
 
+/**
+ * The app started in production as the database superuser (the last test's subject). It refuses
+ * before it touches the database, and starting the app's code takes a while: it runs beside the
+ * other tests, from the file's start.
+ */
+let superuserStart: Promise<{ code: number; stderr: string }>;
+beforeAll(() => {
+  superuserStart = run(process.execPath, ["--import", "tsx", "app/server/main.ts"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: "0",
+      LOG_LEVEL: "silent",
+      SESSION_SECRET: "s".repeat(40),
+      AUDIT_KEY: "a".repeat(40),
+    },
+    timeout: 120_000,
+  }).then(
+    (r) => ({ code: 0, stderr: r.stderr }),
+    (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+  );
+});
+
 afterAll(async () => {
+  await superuserStart;
   process.env.AUDIT_KEY = KEY;
   resetEnv();
   await fs.rm(sealDir, { recursive: true, force: true });
@@ -165,7 +189,15 @@ describe("the attack of issue 32 against the trail", () => {
       "its stored head was not written with the audit key (changed or forged)",
       'the MOC is completed but no entry records it (no "Verified and closed")',
     ]);
-    // The admin page and `npm run audit:verify` (which exits non-zero) say so too.
+    // The admin page and `npm run audit:verify` (which exits non-zero) say so too. The command
+    // only reads the trail: it starts first and runs while the page is checked.
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-verify-"));
+    const verifying = run(process.execPath, ["--import", "tsx", "scripts/audit-verify.ts"], {
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
     const admin = await makeAdmin();
     const page = await auditPage.loader({
       request: await buildRequest({ path: "/admin/audit", token: await tokenOf(admin), cookie: true }),
@@ -173,13 +205,7 @@ describe("the attack of issue 32 against the trail", () => {
       context: {},
     });
     expect(page.broken.filter((b) => b.recordId === moc._id)).toHaveLength(2);
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-verify-"));
-    const cli = await run(process.execPath, ["--import", "tsx", "scripts/audit-verify.ts"], {
-      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent" },
-    }).then(
-      () => ({ code: 0, stderr: "" }),
-      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
-    );
+    const cli = await verifying;
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain(`moc ${moc._id}: `);
     expect(cli.stderr).toContain("no entry records it");
@@ -235,20 +261,25 @@ describe("a verification while the trail is being written", () => {
     let writing = true;
     let written = 1;
     let stopped = false;
+    // Each append (and the writer's end) wakes whoever waits for the next one.
+    let appended = () => {};
+    const nextAppend = () => new Promise<void>((resolve) => (appended = resolve));
     const writer = (async () => {
       try {
         while (writing) {
           await appendAudit(db(), { kind: "review", recordId: record, actorId: null, action: `Entry ${written}` });
           written += 1;
+          appended();
         }
       } finally {
         stopped = true;
+        appended();
       }
     })();
     // After each verification, wait for the writer to have appended again (an event, not a time):
     // each round then reads a chain that moved since the last, however fast either side runs.
     const appendedSince = async (count: number) => {
-      while (written <= count && !stopped) await new Promise((resolve) => setTimeout(resolve, 1));
+      while (written <= count && !stopped) await nextAppend();
     };
     const seen: BrokenLink[] = [];
     try {
@@ -377,20 +408,7 @@ describe("chains written before the key", () => {
 
 describe("the database role", () => {
   it("the app refuses to start in production as a database superuser, with a clear message", async () => {
-    const result = await run(process.execPath, ["--import", "tsx", "app/server/main.ts"], {
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: "0",
-        LOG_LEVEL: "silent",
-        SESSION_SECRET: "s".repeat(40),
-        AUDIT_KEY: "a".repeat(40),
-      },
-      timeout: 60_000,
-    }).then(
-      (r) => ({ code: 0, stderr: r.stderr }),
-      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
-    );
+    const result = await superuserStart;
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Refusing to start in production as the database superuser "postgres"');
   }, 120_000);

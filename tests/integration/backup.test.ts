@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 import { createHash, createHmac } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   BackupError,
   countRows,
@@ -28,7 +28,7 @@ import {
   type BackupManifest,
 } from "#db/backup";
 import { closeDb } from "#db/client";
-import { startEmbeddedPostgres } from "#db/embedded";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "#db/embedded";
 import { runningEmbeddedUrl } from "../../scripts/backup-cli";
 import { migrateDatabase } from "#db/migrate";
 import { startBoss, stopBoss } from "#jobs/boss";
@@ -39,7 +39,7 @@ import type { PublicUser } from "~/models/people/user.server";
 import { startPasswordAttempt } from "~/models/people/password-attempts.server";
 import { requestSignInLink } from "~/models/sign-in/sign-in-link.server";
 import { resetEnv } from "~/utils/env.server";
-import { adminQuery, dropDatabase, withDatabase } from "../helpers/databases";
+import { adminQuery, cloneDatabase, dropDatabase, withDatabase } from "../helpers/databases";
 import { makeUser, tokenFor } from "../helpers/factories";
 import { makeCast, mocAt } from "../helpers/moc-flow";
 import { createPcrOk, makeHolders } from "../helpers/pcr";
@@ -196,8 +196,19 @@ async function* once(buffer: Buffer) {
 
 let file: string;
 let clerk: { _id: string };
+/** The embedded PostgreSQL 18 of the commands' run (last test), its schema built while the source is seeded. */
+const embeddedDataDir = path.join(dir, "data");
+let embeddedSource: Promise<EmbeddedDatabase> | undefined;
 
 beforeAll(async () => {
+  // A new cluster's initdb waits mostly on the disk, and the migrations use their own connection:
+  // both go on beside the seeding below instead of before the commands' run.
+  embeddedSource = startEmbeddedPostgres({ dataDir: embeddedDataDir }).then(async (embedded) => {
+    await migrateDatabase(embedded.url);
+    return embedded;
+  });
+  // Its failure is the last test's to report, when it awaits the promise.
+  embeddedSource.catch(() => {});
   // A bit of everything: MOCs at several steps (their audit chains and emails), a PCR with its
   // signatures, attachments (bytes in the database), pg-boss's queues with jobs in them, and who is
   // signed in: a session, a sign-in link, failed sign-ins counted.
@@ -224,6 +235,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopBoss();
+  await (await embeddedSource?.catch(() => undefined))?.stop();
   for (const name of made) await dropDatabase(sourceUrl, name);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -245,8 +257,9 @@ describe("backup and restore", () => {
     expect(restored["pgboss.job"]).toBeGreaterThan(0);
     expect(summary.rows).toBe(Object.values(restored).reduce((a, b) => a + b, 0));
     expect(summary.unkeyed).toBe(false);
-    expect(await tableDigests(target)).toEqual({
-      ...(await tableDigests(sourceUrl)),
+    const [restoredDigests, sourceDigests] = await Promise.all([tableDigests(target), tableDigests(sourceUrl)]);
+    expect(restoredDigests).toEqual({
+      ...sourceDigests,
       ...Object.fromEntries(SIGN_IN_STATE.map((table) => [table, "empty"])),
     });
 
@@ -326,17 +339,20 @@ describe("backup and restore", () => {
   });
 
   it("refuses a database that is not empty and leaves it as it was", async () => {
-    const target = await newDatabase();
-    await migrateDatabase(target);
+    // A copy of the suite's migrated template: the app's whole schema and its first rows, as a
+    // database the app has run on holds them, without applying every migration again.
+    const name = await cloneDatabase(inject("dbServerUrl"), inject("dbTemplate"), "cm_restore");
+    made.push(name);
+    const target = withDatabase(sourceUrl, name);
     const before = await tableDigests(target);
     await expect(restoreBackup(target, file, trust())).rejects.toThrow(/not empty/);
     expect(await tableDigests(target)).toEqual(before);
   });
 
   it("npm run backup copies the running embedded PostgreSQL 18; npm run restore loads it into another server", async () => {
-    const dataDir = path.join(dir, "data");
+    const dataDir = embeddedDataDir;
     const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
-    const embedded = await startEmbeddedPostgres({ dataDir });
+    const embedded = await embeddedSource!;
     const backupFile = path.join(dir, "embedded.cmbackup");
     let source: Record<string, number>;
     let runs: number | undefined;
@@ -344,16 +360,26 @@ describe("backup and restore", () => {
     let parts: Unpacked;
     let person: PublicUser;
     try {
-      await migrateDatabase(embedded.url);
       await withDatabaseUrl(embedded.url, async () => {
         const cast = await makeCast();
         await mocAt("b", cast);
         person = cast.originator;
         await tokenFor(person);
       });
-      const backup = await run("npm", ["run", "-s", "backup", "--", backupFile], { env });
+      // A restore into the embedded database needs the app stopped: refused while its server runs.
+      // (The same entry as `npm run restore`, without npm's start-up: npm runs it below.) It is
+      // refused before it reads the file or the database, so it runs beside the backup.
+      const [backup, busy] = await Promise.all([
+        run("npm", ["run", "-s", "backup", "--", backupFile], { env }),
+        run(process.execPath, ["--import", "tsx", "scripts/backup-cli.ts", "restore", backupFile], { env }).then(
+          () => null,
+          (error: { code: number; stderr: string }) => error,
+        ),
+      ]);
       expect(backup.stdout).toMatch(/rows of \d+ tables written/);
       expect(backup.stdout).toContain(`keyed with audit key ${signingKey().id}`);
+      expect(busy?.code).toBe(1);
+      expect(busy?.stderr).toMatch(/is in use .*stop the app first/);
       // The command records its run once the backup is written, so the backup never holds its own record.
       ({ "public.backup_runs": runs, ...source } = await countRows(embedded.url));
       parts = unpack(gunzipSync(readFileSync(backupFile)));
@@ -361,16 +387,6 @@ describe("backup and restore", () => {
       sessions = await copyText(embedded.url, "public.sessions", columns);
       expect(sessions.length).toBeGreaterThan(0);
 
-      // A restore into the embedded database needs the app stopped: refused while its server runs.
-      // (The same entry as `npm run restore`, without npm's start-up: npm runs it below.)
-      const busy = await run(process.execPath, ["--import", "tsx", "scripts/backup-cli.ts", "restore", backupFile], {
-        env,
-      }).then(
-        () => null,
-        (error: { code: number; stderr: string }) => error,
-      );
-      expect(busy?.code).toBe(1);
-      expect(busy?.stderr).toMatch(/is in use .*stop the app first/);
       // Its database dropped, the stopped cluster's next start makes a new, empty one (as a new
       // DATA_DIR would, without a second initdb).
       await adminQuery((await runningEmbeddedUrl(dataDir, "postgres"))!, (sql) =>
@@ -380,8 +396,26 @@ describe("backup and restore", () => {
       await embedded.stop();
     }
 
-    // Into the new (empty) embedded database, with the app stopped: every row of the backup is there.
-    const intoEmbedded = await run("npm", ["run", "-s", "restore", "--", backupFile], { env });
+    // A file as written before backups were keyed, with a session in it (as such files carried) and
+    // a person made an admin, into the test server (another PostgreSQL version): restored only with
+    // --accept-unkeyed, with a warning; the session stays behind, and the verification finds the
+    // role the trail does not account for.
+    parts!.tables[tableAt(parts!, "public.sessions")] = sessions!;
+    setUserColumn(parts!, person!._id, "role", "admin");
+    const unkeyedFile = path.join(dir, "unkeyed.cmbackup");
+    writeFileSync(unkeyedFile, pack(parts!, { keyLine: null }));
+    const target = await newDatabase();
+
+    // Both restores at once, on two servers that share nothing: the keyed file into the new (empty)
+    // embedded database with the app stopped, and the unkeyed one into the test server.
+    const [intoEmbedded, unkeyed] = await Promise.all([
+      run("npm", ["run", "-s", "restore", "--", backupFile], { env }),
+      run(process.execPath, ["--import", "tsx", "scripts/backup-cli.ts", "restore", unkeyedFile, "--accept-unkeyed"], {
+        env: { ...process.env, DATABASE_URL: target },
+      }),
+    ]);
+
+    // Into the embedded database: every row of the backup is there.
     expect(intoEmbedded.stdout).toMatch(/every row count matches/);
     expect(intoEmbedded.stdout).toMatch(/Sessions and sign-in counters are not restored: everyone signs in again/);
     expect(intoEmbedded.stderr).not.toMatch(/WARNING/);
@@ -395,20 +429,7 @@ describe("backup and restore", () => {
       await again.stop();
     }
 
-    // A file as written before backups were keyed, with a session in it (as such files carried) and
-    // a person made an admin, into the test server (another PostgreSQL version): restored only with
-    // --accept-unkeyed, with a warning; the session stays behind, and the verification finds the
-    // role the trail does not account for.
-    parts!.tables[tableAt(parts!, "public.sessions")] = sessions!;
-    setUserColumn(parts!, person!._id, "role", "admin");
-    const unkeyedFile = path.join(dir, "unkeyed.cmbackup");
-    writeFileSync(unkeyedFile, pack(parts!, { keyLine: null }));
-    const target = await newDatabase();
-    const unkeyed = await run(
-      process.execPath,
-      ["--import", "tsx", "scripts/backup-cli.ts", "restore", unkeyedFile, "--accept-unkeyed"],
-      { env: { ...process.env, DATABASE_URL: target } },
-    );
+    // Into the test server, unkeyed.
     expect(unkeyed.stdout).toMatch(/every row count matches/);
     expect(unkeyed.stderr).toMatch(/WARNING: this backup was written before backups were keyed/);
     const { "public.backup_runs": targetRuns, ...inTarget } = await countRows(target);

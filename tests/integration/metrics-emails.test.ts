@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "#db/client";
 import { stopBoss } from "#jobs/boss";
+import { EMAIL_DEAD_LETTER_QUEUE } from "#jobs/queues";
 import { startWorkers } from "#jobs/workers";
 import { queueEmails } from "~/models/messages/email.server";
 import { resetEnv } from "~/utils/env.server";
@@ -69,8 +70,14 @@ describe("cm_emails_total", () => {
     await eventually(async () => expect(await emails("failed")).toBe(failed + 1), 30_000);
     fake.rejectWhen(null);
     expect(await status(rejected)).toBe("failed");
-    // The rejection and the dead letter's settling are one failure, not two.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // The rejection and the dead letter's settling are one failure, not two: counted again once
+    // the dead-letter worker has marked the message failed.
+    await eventually(async () => {
+      const [job] = await getDb().execute<{ state: string }>(
+        sql`select state from pgboss.job where name = ${EMAIL_DEAD_LETTER_QUEUE} and data->>'messageId' = ${rejected}`,
+      );
+      expect(job?.state).toBe("completed");
+    }, 30_000);
     expect(await emails("failed")).toBe(failed + 1);
   });
 

@@ -256,19 +256,27 @@ async function runInProcesses(day: string, mode: "model" | "job", n: number): Pr
       stdio: ["pipe", "pipe", "pipe"],
     });
     let output = "";
-    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    // Each says "ready" once set up: that line, not a time, lets them go.
+    let isReady = () => {};
+    const ready = new Promise<void>((resolve) => (isReady = resolve));
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("ready")) isReady();
+    };
+    child.stdout!.on("data", read);
+    child.stderr!.on("data", read);
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    return { child, output: () => output, exited };
+    return { child, output: () => output, exited, ready };
   });
   try {
-    const deadline = Date.now() + 40_000;
-    while (!children.every((c) => c.output().includes("ready"))) {
-      const failed = children.find((c) => c.child.exitCode !== null);
-      if (failed || Date.now() > deadline)
-        throw new Error(`reminder process did not start:\n${failed?.output() ?? ""}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    let deadline: NodeJS.Timeout | undefined;
+    const started = await Promise.race([
+      Promise.all(children.map((c) => c.ready)).then(() => null),
+      ...children.map((c) => c.exited.then(() => c)),
+      new Promise<undefined>((resolve) => (deadline = setTimeout(() => resolve(undefined), 40_000))),
+    ]);
+    clearTimeout(deadline);
+    if (started !== null) throw new Error(`reminder process did not start:\n${started?.output() ?? ""}`);
     for (const c of children) c.child.stdin!.write("go\n");
     const codes = await Promise.all(children.map((c) => c.exited));
     expect(codes, children.map((c) => c.output()).join("\n")).toEqual(children.map(() => 0));
