@@ -12,6 +12,9 @@ import { randomBytes } from "node:crypto";
 import { assignToVessel, day, finishPcr, makeVessel } from "./circulation-fixtures";
 import { expect, ready, test, type Doc, type Person } from "./pcr-fixtures";
 
+// The service worker is the subject here (blocked elsewhere: tests/e2e/playwright.config.ts).
+test.use({ serviceWorkers: "allow" });
+
 /** VSAT: 256 kbit/s down, 64 kbit/s up, 700 ms latency (bytes per second for the DevTools protocol). */
 const LINK = { offline: false, latency: 700, downloadThroughput: (256 * 1000) / 8, uploadThroughput: (64 * 1000) / 8 };
 

@@ -11,6 +11,9 @@ import { chat, open, roomMessages, message } from "./chat-helpers";
 import { answer, expect, fillRichText, futureDate, ready, test } from "./moc-fixtures";
 import { e2eDatabaseUrl } from "./second-instance";
 
+// The service worker is the subject here (blocked elsewhere: tests/e2e/playwright.config.ts).
+test.use({ serviceWorkers: "allow" });
+
 /** Waits until the service worker controls the page (the first load registers it). */
 async function controlled(page: Page) {
   await page.evaluate(async () => {
