@@ -193,21 +193,35 @@ export function okJsonText(dataJson: string): Response {
   });
 }
 
+/** Whether the request already holds the version `tag` names (If-None-Match, weak or strong). */
+export function holdsVersion(request: Request, tag: string): boolean {
+  const held = request.headers.get("If-None-Match");
+  return !!held && held.split(",").some((each) => each.trim().replace(/^W\//, "") === `"${tag}"`);
+}
+
 /**
  * A success answer whose body was built before (a list: `{"data":[...],"status":200}` as bytes),
  * with its fingerprint as a strong ETag; a request already holding that version gets 304.
  */
-export function okJsonBody(request: Request, list: { etag: string | null; body: Uint8Array }): Response {
+export function okJsonBody(
+  request: Request,
+  list: { etag: string | null; body: Uint8Array | ReadableStream<Uint8Array> },
+): Response {
   const etag = list.etag ? `"${list.etag}"` : null;
   const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8", ...API_HEADERS };
   if (etag) headers.ETag = etag;
-  const held = request.headers.get("If-None-Match");
-  if (etag && held && held.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)) {
-    return new Response(null, { status: 304, headers: { ETag: etag, ...API_HEADERS } });
+  const body = list.body;
+  if (list.etag && holdsVersion(request, list.etag)) {
+    // Not read: a streamed list stops filling its spool.
+    if (body instanceof ReadableStream) void body.cancel();
+    return new Response(null, { status: 304, headers: { ETag: etag!, ...API_HEADERS } });
+  }
+  if (body instanceof ReadableStream) {
+    // A large list streamed from its cursor (models/moc/moc-query.server.ts): its length is known at its end only.
+    return new Response(body, { status: 200, headers });
   }
   // A stream of the one chunk, not the bytes themselves: a Response copies a byte body whole
   // (about 0.2 ms and as much garbage per 300 KB list); the stream hands the same bytes to the socket.
-  const body = list.body;
   headers["Content-Length"] = String(body.byteLength);
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {

@@ -15,7 +15,7 @@ import {
   mocOrderSize,
 } from "~/models/moc/moc-list.server";
 import { listMocs, mocListCompanion } from "~/models/moc/moc.server";
-import { okJsonBody, readQuery } from "~/utils/http.server";
+import { holdsVersion, okJsonBody, readQuery } from "~/utils/http.server";
 import { requireApiUser, requireApiUserWith } from "./auth.server";
 import { csvResponse, wantsCsv } from "./csv-download.server";
 import { pageResponse, readPage } from "./paging.server";
@@ -29,6 +29,8 @@ export async function mocListResponse(request: Request, list: "newmoc" | "getAll
   // The whole list in its own order: the stored body with its ETag (one round trip when unchanged).
   if (!page && !wantsCsv(request) && isWholeMocList(query)) {
     const { user, value: tag } = await requireApiUserWith(request, mocListCompanion(list));
+    // The version the client holds is the one the session lookup read: 304 without reading the list.
+    if (tag && holdsVersion(request, tag)) return okJsonBody(request, { etag: tag, body: new Uint8Array() });
     return okJsonBody(request, await listMocs(list, user, tag));
   }
   const user = await requireApiUser(request);

@@ -13,6 +13,7 @@ import { mocDocuments, mocs, type ExtentionsAndDeviations, type TemporaryChange 
 import { MOC_JSON } from "#db/moc-document";
 import { getDb, preparedOnce, preparedOnceBy, statementOnce, statementOnceBy, type Executor } from "~/utils/db.server";
 import { lockedHeadSql, parseHead } from "../audit/audit-chain.server";
+import { spooledStream } from "../records-out/spool.server";
 import {
   currentAssignmentSql,
   mocScopeSql,
@@ -61,11 +62,16 @@ export const documentsWithStage = (rows: readonly { doc: string; stage: string }
  * A list's fingerprint: today's date (each document's `stage` may change with it) and the MOCs in
  * order, each with the transaction that last built its stored document. Equal fingerprints mean
  * byte-identical lists (a document only changes by a rebuild, and each rebuild carries a new
- * transaction id), so it is both the ETag and the cache key. Null when a MOC has no stored document.
+ * transaction id), so it is both the ETag and the cache key; it ends with the number of MOCs in
+ * the list, which tells a large list before it is read. Null when a MOC has no stored document.
  */
 const LIST_TAG = sql<string | null>`case when bool_and(${d.mocId} is not null)
   then md5(${TODAY_SQL}::text || coalesce(string_agg(${m.id}::text || ':' || ${d.refreshedTx}::text, ',' order by ${m.createdAt} desc, ${m.id}), ''))
+    || '.' || count(${m.id})
   end`;
+
+/** How many MOCs a fingerprint's list holds: its part after the dot (LIST_TAG). */
+const listLength = (tag: string) => Number(tag.slice(tag.lastIndexOf(".") + 1));
 
 /** Recently answered lists by fingerprint, bounded in bytes; shared by every user who sees the same list. */
 const listCache = new (class {
@@ -102,7 +108,8 @@ const listCache = new (class {
 /** Forgets the lists kept in memory (tests measuring the cold path). */
 export const forgetMocLists = () => listCache.clear();
 
-export type MocListBody = { etag: string | null; body: Buffer };
+/** A list's answer: its bytes, or for a large list a stream of them (mocListBody). */
+export type MocListBody = { etag: string | null; body: Uint8Array | ReadableStream<Uint8Array> };
 
 /**
  * A list's fingerprint as a scalar subquery, for the actor whose id is `actorId` (see mocScopeSql):
@@ -113,10 +120,10 @@ export const mocListTag = (scope: MocScope, actorId: unknown) =>
     where ${mocScopeSql(scope, actorId)})`;
 
 /**
- * The documents of a scope with their stages, each row with the fingerprint of the whole, in one
- * statement (one snapshot), built once per scope. An empty list is one row with no document.
+ * The documents of a scope in the list's order, each with its stage and the fingerprint of the
+ * whole, in one statement (one snapshot). An empty list is one row with no document.
  */
-const listBodyQuery = preparedOnceBy((db, scope: MocScope) => {
+function listBodySelect(db: Executor, scope: MocScope, actorId: unknown) {
   const list = db
     .select({
       createdAt: m.createdAt,
@@ -126,33 +133,103 @@ const listBodyQuery = preparedOnceBy((db, scope: MocScope) => {
     })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
-    .where(mocScopeSql(scope, sql.placeholder("actorId")))
+    .where(mocScopeSql(scope, actorId))
     .as("r");
   const tag = db
     .select({ tag: LIST_TAG.as("tag") })
     .from(m)
     .leftJoin(d, eq(d.mocId, m.id))
-    .where(mocScopeSql(scope, sql.placeholder("actorId")))
+    .where(mocScopeSql(scope, actorId))
     .as("t");
   return db
     .select({ tag: tag.tag, doc: list.doc, stage: list.stage })
     .from(tag)
     .leftJoinLateral(list, sql`true`)
-    .orderBy(desc(list.createdAt), list.id)
-    .prepare(`moc_list_body_${scope}`);
-});
+    .orderBy(desc(list.createdAt), list.id);
+}
+
+/** listBodySelect prepared once per scope: planned once per connection. */
+const listBodyQuery = preparedOnceBy((db, scope: MocScope) =>
+  listBodySelect(db, scope, sql.placeholder("actorId")).prepare(`moc_list_body_${scope}`),
+);
+
+/**
+ * A list of more MOCs than this (about 7 KB each: 2 MB) is streamed from a cursor instead of
+ * built in memory, and not kept (the cache keeps lists up to 2 MB). An admin's 10,000 MOCs are
+ * 71 MB: built whole they cost about four copies of that (rows, documents, the joined text, its
+ * bytes; docs/performance.md, "The admin list").
+ */
+export const LIST_STREAM_ROWS = 300;
+/** A streamed list larger than this ends with an error (10,000 MOCs are about 71 MB). */
+const LIST_SPOOL_MAX_BYTES = 1024 * 1024 * 1024;
+
+type ListRow = { tag: string | null; doc: string | null; stage: string | null };
+
+/** Rows of a list as the JSON array's items, without the brackets. */
+const listItems = (rows: ListRow[]) =>
+  rows
+    .filter((r): r is ListRow & { doc: string; stage: string } => r.doc !== null)
+    .map((r) => withStage(r.doc, r.stage))
+    .join(",");
+
+/**
+ * A large list as a stream, in one read-only snapshot: the documents are read from a cursor
+ * LIST_STREAM_ROWS at a time and spooled (records-out/spool.server.ts), so memory holds a batch,
+ * not the list, and the connection goes back to the pool when the last batch is written, however
+ * slowly the client reads. Answers once the first batch is in, with that snapshot's fingerprint.
+ */
+function streamMocList(scope: MocScope, actorId: string): Promise<MocListBody> {
+  return new Promise<MocListBody>((resolve, reject) => {
+    let answered = false;
+    getDb()
+      .transaction(
+        async (tx) => {
+          // A backstop: the transaction never waits on the client, but a stuck one ends anyway.
+          await tx.execute(sql`select set_config('idle_in_transaction_session_timeout', '10s', true)`);
+          await tx.execute(sql`declare moc_list no scroll cursor for ${listBodySelect(tx, scope, actorId).getSQL()}`);
+          const batch = async () =>
+            (await tx.execute(sql.raw(`fetch forward ${LIST_STREAM_ROWS} from moc_list`))) as unknown as ListRow[];
+          const first = await batch();
+          const spool = spooledStream(
+            async ({ append, cancelled }) => {
+              await append(`{"data":[${listItems(first)}`);
+              for (let rows = first; rows.length === LIST_STREAM_ROWS;) {
+                // Let the requests that queued up meanwhile go first.
+                await new Promise((resolve) => setImmediate(resolve));
+                if (cancelled()) return;
+                rows = await batch();
+                if (cancelled()) return;
+                if (rows.length > 0) await append(`,${listItems(rows)}`);
+              }
+              await append(`],"status":200}`);
+            },
+            { maxBytes: LIST_SPOOL_MAX_BYTES },
+          );
+          answered = true;
+          resolve({ etag: first[0]?.tag ?? null, body: spool.stream });
+          await spool.filled;
+        },
+        { isolationLevel: "repeatable read", accessMode: "read only" },
+      )
+      .catch((error: unknown) => {
+        // After the answer the stream carries a failure itself (the spool ends it with the error).
+        if (!answered) reject(error);
+      });
+  });
+}
 
 /**
  * A list's whole response body (`{"data":[...],"status":200}`) as bytes, with its fingerprint.
  * `tag` is the fingerprint the caller read in this request (mocListTag, beside the session): a list
  * answered before with that fingerprint is served from memory, without reading a document.
  * Otherwise the documents and the fingerprint come from one statement, so they describe the same
- * snapshot. Several instances each keep their own copies; the fingerprint is read from the
+ * snapshot; a list of more than LIST_STREAM_ROWS MOCs is streamed from a cursor (streamMocList). Several instances each keep their own copies; the fingerprint is read from the
  * database on every request, so none is ever stale.
  */
 export async function mocListBody(scope: MocScope, actorId: string, tag?: string | null): Promise<MocListBody> {
   const cached = tag ? listCache.get(tag) : undefined;
   if (cached) return { etag: tag!, body: cached };
+  if (tag && listLength(tag) > LIST_STREAM_ROWS) return streamMocList(scope, actorId);
   const rows = await listBodyQuery(scope).execute({ actorId });
   const fingerprint = rows[0]?.tag ?? null;
   const docs = rows.filter((r): r is typeof r & { doc: string; stage: string } => r.doc !== null);

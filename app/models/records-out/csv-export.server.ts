@@ -8,16 +8,13 @@
  * people by name, and cells that a spreadsheet would run as a formula made inert.
  */
 import { sql, type SQL } from "drizzle-orm";
-import type { FileHandle } from "node:fs/promises";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { getDb } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { richTextToPlain } from "~/utils/sanitize.server";
 import type { Actor } from "../authz/authz.server";
 import { slotGroup } from "../shared/person-slots.server";
 import { usersExportQuery } from "../people/user.server";
+import { spooledStream, type SpoolWriter } from "./spool.server";
 
 export const CSV_BATCH = 500;
 const BOM = "\uFEFF";
@@ -46,7 +43,6 @@ export function csvCell(value: unknown): string {
 
 const csvLine = (cells: unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
 
-const SPOOL_READ = 64 * 1024;
 /** An export larger than this is cut (a list of 10,000 MOCs is about 3.3 MB). */
 export const CSV_SPOOL_MAX_BYTES = 256 * 1024 * 1024;
 /**
@@ -85,10 +81,9 @@ export const csvExportsInUse = () => exportSlots.inUse();
  * The CSV of `query` as a byte stream, for `owner` (at most EXPORTS_PER_PERSON at once: 429
  * beyond). The header goes out at once; the rows are read CSV_BATCH at a time from a cursor in a
  * read-only repeatable-read transaction (one snapshot for the whole file) as fast as the database
- * gives them (one export at a time per process), never waiting on the client: each batch is appended to a temporary file (removed
- * from the folder as soon as it is opened, so nothing is left behind) and the stream reads the
- * file behind the writer. The connection goes back to the pool when the last batch is written,
- * however slowly the client reads; memory holds a batch and a 64 KiB read, not the list
+ * gives them (one export at a time per process), never waiting on the client: each batch is
+ * appended to a spool the stream reads behind the writer (./spool.server.ts), so the connection
+ * goes back to the pool when the last batch is written, however slowly the client reads
  * (docs/security.md, "Slow clients").
  */
 export function csvStream<Row extends Record<string, unknown>>(
@@ -102,35 +97,7 @@ export function csvStream<Row extends Record<string, unknown>>(
     perUser: config.EXPORTS_PER_PERSON,
     overall: config.EXPORTS_MAX_CONCURRENT,
   });
-  const encoder = new TextEncoder();
-  let file: FileHandle | null = null;
-  let written = 0;
-  let read = 0;
-  let writing = true;
-  let failure: unknown = null;
-  let cancelled = false;
-  let wake: (() => void) | null = null;
-  const notify = () => {
-    wake?.();
-    wake = null;
-  };
-  const finish = async () => {
-    release();
-    const handle = file;
-    file = null;
-    await handle?.close().catch(() => {});
-  };
-
-  const fill = async (handle: FileHandle) => {
-    const append = async (text: string) => {
-      const bytes = encoder.encode(text);
-      if (written + bytes.byteLength > CSV_SPOOL_MAX_BYTES) {
-        throw new Error(`The export is larger than ${CSV_SPOOL_MAX_BYTES / 1024 / 1024} MiB`);
-      }
-      await handle.write(bytes, 0, bytes.byteLength, written);
-      written += bytes.byteLength;
-      notify();
-    };
+  const fill = async ({ append, cancelled }: SpoolWriter) => {
     await append(BOM + csvLine(header));
     await readerTurn(() =>
       getDb().transaction(
@@ -140,10 +107,10 @@ export function csvStream<Row extends Record<string, unknown>>(
           await tx.execute(sql`set local statement_timeout = '60s'`);
           await tx.execute(sql`declare csv_export no scroll cursor for ${query}`);
           for (;;) {
-            if (cancelled) return;
+            if (cancelled()) return;
             // The cursor's rows are the query's, whose type the caller names.
             const rows = (await tx.execute(sql.raw(`fetch forward ${CSV_BATCH} from csv_export`))) as Row[];
-            if (cancelled) return;
+            if (cancelled()) return;
             if (rows.length > 0) await append(rows.map((r) => csvLine(toCells(r))).join(""));
             if (rows.length < CSV_BATCH) return;
             // Let the requests that queued up meanwhile go first.
@@ -154,62 +121,7 @@ export function csvStream<Row extends Record<string, unknown>>(
       ),
     );
   };
-
-  return new ReadableStream<Uint8Array>({
-    async start() {
-      try {
-        const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cm-csv-"));
-        const name = path.join(dir, "export.csv");
-        file = await fs.open(name, "w+", 0o600);
-        await fs.rm(dir, { recursive: true, force: true });
-      } catch (error) {
-        await finish();
-        throw error;
-      }
-      const handle = file;
-      if (cancelled) {
-        // Cancelled while the file was being opened: cancel found nothing to close.
-        await finish();
-        return;
-      }
-      fill(handle).then(
-        () => {
-          writing = false;
-          notify();
-        },
-        (error: unknown) => {
-          failure = error;
-          writing = false;
-          notify();
-        },
-      );
-    },
-    async pull(controller) {
-      for (;;) {
-        if (!file) return;
-        if (read < written) {
-          const buffer = new Uint8Array(Math.min(SPOOL_READ, written - read));
-          const { bytesRead } = await file.read(buffer, 0, buffer.byteLength, read);
-          read += bytesRead;
-          controller.enqueue(buffer.subarray(0, bytesRead));
-          return;
-        }
-        if (!writing) {
-          const error = failure;
-          await finish();
-          if (error) controller.error(error);
-          else controller.close();
-          return;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-    async cancel() {
-      cancelled = true;
-      notify();
-      await finish();
-    },
-  });
+  return spooledStream(fill, { maxBytes: CSV_SPOOL_MAX_BYTES, onEnd: release }).stream;
 }
 
 /** Rich text as a CSV cell: plain text, empty for none. */
