@@ -2,14 +2,14 @@
  * The MOC lists cost the same number of queries whatever their length: GET /api/newmoc and
  * GET /api/getAllMoc are counted (session lookup included) with 10 MOCs and again with 1,000;
  * a list of more than LIST_STREAM_ROWS MOCs, streamed from a cursor, adds one fetch per batch of
- * that many documents, never a query per MOC. Queries are counted through the opt-in hook in
+ * LIST_FETCH documents, never a query per MOC. Queries are counted through the opt-in hook in
  * db/client.ts.
  */
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as getAllMocRoute from "~/routes/api+/getAllMoc";
 import * as newmocRoute from "~/routes/api+/newmoc";
-import { forgetMocLists, LIST_STREAM_ROWS, mocListBody } from "~/models/moc/moc-query.server";
+import { forgetMocLists, LIST_FETCH, LIST_STREAM_ROWS, mocListBody } from "~/models/moc/moc-query.server";
 import type { PublicUser } from "~/models/people/user.server";
 import { closeDb, getDb } from "~/utils/db.server";
 import type { QueryCounter } from "#db/client";
@@ -119,7 +119,7 @@ describe("query counts of the MOC lists", () => {
           expect(queries, `${name} as ${who.name}`).toBeLessThanOrEqual(3);
         } else {
           // Streamed: the transaction's begin, timeout, cursor and end, and one fetch per batch.
-          const fetches = Math.floor(data.length / LIST_STREAM_ROWS) + 1;
+          const fetches = Math.floor(data.length / LIST_FETCH) + 1;
           expect(queries, `${name} as ${who.name}`).toBeLessThanOrEqual(inMemory + 4 + fetches);
         }
         expect(data.every((m) => !m.isDeleted)).toBe(true);
