@@ -14,6 +14,9 @@ import { contentSecurityPolicy } from "~/utils/security-headers.server";
 
 export const streamTimeout = 5_000;
 
+// The web process lives in the bundle too, so app/server/main.ts loads the app once (app/server/web.ts).
+export { startWebServer } from "~/server/web";
+
 const handleRequest: HandleDocumentRequestFunction = (
   request: Request,
   responseStatusCode: number,

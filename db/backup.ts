@@ -29,11 +29,13 @@ import { createReadStream, createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import { getConstructionPlans } from "pg-boss";
 import postgres from "postgres";
 import { migrateDatabase } from "./migrate";
+import { projectRoot } from "./project-root";
 
 export const BACKUP_MAGIC = "CM-BACKUP 2\n";
 /** Format 1: the same frames without the K line, closed by a plain SHA-256 (before backups were keyed). */
@@ -133,7 +135,9 @@ async function listSequences(sql: postgres.Sql | postgres.TransactionSql): Promi
 
 /** The migrations this release ships (db/migrations/meta/_journal.json), by their `when`. */
 export function shippedMigrations(): number[] {
-  const journal = JSON.parse(readFileSync(new URL("./migrations/meta/_journal.json", import.meta.url), "utf8")) as {
+  const journal = JSON.parse(
+    readFileSync(path.join(projectRoot(import.meta.url), "db/migrations/meta/_journal.json"), "utf8"),
+  ) as {
     entries: { when: number }[];
   };
   return journal.entries.map((e) => e.when);

@@ -1,11 +1,13 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import postgres from "postgres";
 import { ADVISORY_LOCKS } from "./advisory-locks";
 import { syncDerivedObjects } from "./derived";
+import { projectRoot } from "./project-root";
 
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+// From the project root: this module also runs bundled into build/server (db/project-root.ts).
+const migrationsFolder = path.join(projectRoot(import.meta.url), "db/migrations");
 const MIGRATION_LOCK = ADVISORY_LOCKS.migrations;
 
 /**
@@ -30,6 +32,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error("db:migrate needs DATABASE_URL (npm start migrates the embedded database itself)");
     process.exit(1);
   }
-  await migrateDatabase(url);
-  console.log("migrations applied");
+  // Not a top-level await: this module is also bundled into the server build, whose target has none.
+  void migrateDatabase(url).then(() => console.log("migrations applied"));
 }

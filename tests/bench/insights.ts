@@ -5,10 +5,13 @@
  * year and for each department, sequentially (median and max of 10 runs after 3 warm-ups); then the
  * management review pack for the same year (docs/decisions/059-management-review-pack.md): its
  * figures and MOC lists, and its description laid out as the PDF (on this thread, not the worker).
- * Used for docs/performance.md's figures at 10,000 and 100,000 MOCs.
+ * Used for docs/performance.md's figures at 10,000 and 100,000 MOCs. `BENCH_STATEMENTS=1` also
+ * prints, for all departments, each statement's median time (what to look at first).
  */
 import "../../app/models/kinds/record-kinds.server";
 import { drizzle } from "drizzle-orm/postgres-js";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type { SQL } from "drizzle-orm";
 import { performance } from "node:perf_hooks";
 import postgres from "postgres";
 import { DEPARTMENTS } from "../../db/schema/enums";
@@ -44,6 +47,7 @@ try {
       ` in ${round((performance.now() - t) / 1000)} s`,
   );
   // Through the same prepared-statement client the server uses (db/client.ts).
+  const statements = process.env.BENCH_STATEMENTS === "1" ? new Map<string, number[]>() : null;
   const db = drizzle(preparing(client), { schema });
   const today = new Date().toISOString().slice(0, 10);
   const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
@@ -54,13 +58,17 @@ try {
     let opened = 0;
     for (let i = 0; i < RUNS; i++) {
       const t0 = performance.now();
-      opened = (await db.transaction((tx) => computeInsights(filter, { db: tx }))).totals.opened;
+      opened = (await db.transaction((tx) => computeInsights(filter, { db: timed(tx, statements) }))).totals.opened;
       times.push(performance.now() - t0);
     }
     console.log(
       `insights ${from}..${today}, ${department ?? "all departments"} (${opened} MOCs opened): ` +
         `median ${round(median(times))} ms, max ${round(Math.max(...times))} ms`,
     );
+    if (statements && department === null) {
+      for (const [text, ms] of statements) console.log(`  ${round(median(ms)).toString().padStart(7)} ms  ${text}`);
+    }
+    statements?.clear();
   }
   {
     const filter = { from, to: today, department: null };
@@ -85,4 +93,25 @@ try {
 } finally {
   await client.end({ timeout: 5 });
   await database.close();
+}
+
+/**
+ * A transaction timing each `execute` it is given (by the statement's first words, which tell the
+ * insight statements apart), for BENCH_STATEMENTS.
+ */
+function timed<T extends object>(tx: T, into: Map<string, number[]> | null): T {
+  if (!into) return tx;
+  return new Proxy(tx, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (key !== "execute" || typeof value !== "function") return value;
+      return async (query: SQL) => {
+        const text = new PgDialect().sqlToQuery(query).sql.replace(/\s+/g, " ").trim().slice(0, 100);
+        const t0 = performance.now();
+        const result = (await (value as (q: SQL) => Promise<unknown>).call(target, query)) as unknown;
+        into.set(text, [...(into.get(text) ?? []), performance.now() - t0]);
+        return result;
+      };
+    },
+  });
 }

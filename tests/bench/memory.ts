@@ -46,3 +46,19 @@ export async function sampling<T>(pid: number, work: () => Promise<T>): Promise<
   }
   return { result, peakMiB: Math.max(peak, await rssMiB(pid).catch(() => 0)) };
 }
+
+/**
+ * What the server's JavaScript heap holds, from its own GET /metrics (prom-client's default
+ * metrics, open to loopback without METRICS_TOKEN): V8's heap committed and used, and memory
+ * outside it that V8 tracks (Buffers), MiB. The rest of the resident size is code, the threads'
+ * stacks and what native code allocates.
+ */
+export async function heapMiB(base: string): Promise<{ heapTotal: number; heapUsed: number; external: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)`, "m"))?.[1] ?? NaN) / 1048576;
+  return {
+    heapTotal: value("nodejs_heap_size_total_bytes"),
+    heapUsed: value("nodejs_heap_size_used_bytes"),
+    external: value("nodejs_external_memory_bytes"),
+  };
+}

@@ -35,7 +35,7 @@ import { myActionsBench, OWNED_ITEMS } from "./my-actions";
 import { insertSearchRecords, searchBench } from "./search";
 import { build, login, openDatabase, signIn, startServer, type BenchDatabase, type BenchServer } from "./server";
 import { BARE_KINDS, measureBare, type BareKind } from "./bare";
-import { peakMiB, resetPeak, rssMiB, sampling } from "./memory";
+import { heapMiB, peakMiB, resetPeak, rssMiB, sampling } from "./memory";
 
 const MOCS = 10_000;
 const ONLY = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
@@ -246,6 +246,10 @@ async function main(): Promise<void> {
     server = await startServer({ databaseUrl: database.url, port: PORT });
     const base = server.base;
     log(`server up at ${base}`);
+    // Resident memory at rest: after start, before any scenario (issue 43: what every process pays).
+    await new Promise((r) => setTimeout(r, 2_000));
+    const restingMiB = await rssMiB(server.pid);
+    const restingHeap = await heapMiB(base);
     const adminToken = await login(base, people.admin, BENCH_PASSWORD);
     const standardToken = await login(base, people.standard, BENCH_PASSWORD);
     const hseqTokens = await Promise.all(people.hseq.map((email) => login(base, email, BENCH_PASSWORD)));
@@ -360,6 +364,13 @@ async function main(): Promise<void> {
     /** Memory rows (issue 43), printed in a table of their own after the main one. */
     const memory: { measure: string; mib: number; target: string; pass?: boolean }[] = [];
     let readsPeak: number[] = [];
+    memory.push({
+      measure:
+        `server RSS at rest, 2 s after start (V8 heap ${round(restingHeap.heapUsed, 0)} MiB used of ` +
+        `${round(restingHeap.heapTotal, 0)} committed, ${round(restingHeap.external, 0)} MiB external)`,
+      mib: restingMiB,
+      target: "report",
+    });
     if (!ONLY_EMAIL) {
       // 2. The standard user's list (~50 MOCs).
       const standardBytes = (await timeGet(`${base}/api/newmoc`, auth(standardToken))).bytes;
@@ -631,10 +642,12 @@ async function main(): Promise<void> {
       // The read scenarios' peak without the admin list: before it, and (the mark reset) after it.
       if (peakReset) readsPeak.push(await peakMiB(server.pid));
       const readsPeakMiB = Math.max(...readsPeak);
+      const readsHeap = await heapMiB(base);
       memory.unshift({
         measure:
           `server RSS high-water mark over the read scenarios, the admin list left out (` +
-          `${readsPeak.map((m) => `${round(m, 0)} MiB`).join(" before it, ")}${peakReset ? " after it" : "; the mark could not be reset, so the pages and Insight are not in it"})`,
+          `${readsPeak.map((m) => `${round(m, 0)} MiB`).join(" before it, ")}${peakReset ? " after it" : "; the mark could not be reset, so the pages and Insight are not in it"}; ` +
+          `V8 heap at their end ${round(readsHeap.heapUsed, 0)} MiB used of ${round(readsHeap.heapTotal, 0)} committed, ${round(readsHeap.external, 0)} MiB external)`,
         mib: readsPeakMiB,
         target: "< 300 MiB",
         pass: readsPeakMiB < 300,

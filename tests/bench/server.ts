@@ -1,4 +1,5 @@
 /** The benchmark's database and server: a fresh `cm_bench` database, the production server on it. */
+import { readFileSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { runningEmbeddedServer, startEmbeddedPostgres } from "../../db/embedded";
 import { createAppDatabase, dropDatabase } from "../helpers/databases";
@@ -64,6 +65,19 @@ export async function build(): Promise<void> {
 
 export type BenchServer = { base: string; pid: number; stop: () => Promise<void>; output: () => string };
 
+/**
+ * Node's flags as `npm start` passes them (package.json's start script), or BENCH_NODE_FLAGS's
+ * (space-separated) to compare others.
+ */
+function startFlags(): string[] {
+  if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(" ").filter(Boolean);
+  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } };
+  const flags = pkg.scripts.start.match(/\bnode((?: --[\w-]+(?:=\S+)?)*) app\/server\/main\.ts/);
+  if (!flags)
+    throw new Error(`package.json's start script does not run node ... app/server/main.ts: ${pkg.scripts.start}`);
+  return flags[1]!.split(" ").filter(Boolean);
+}
+
 /** The real production entry (what `npm start` runs after its build), with the floor route on. */
 export async function startServer(options: { databaseUrl: string; port: number }): Promise<BenchServer> {
   const base = `http://127.0.0.1:${options.port}`;
@@ -91,7 +105,7 @@ export async function startServer(options: { databaseUrl: string; port: number }
   // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (open it in
   // Chrome's DevTools), to see where a scenario's time goes.
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, "--import", "tsx", "app/server/main.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...startFlags(), "app/server/main.ts"], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });

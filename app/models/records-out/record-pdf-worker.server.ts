@@ -10,10 +10,10 @@
  *   of WORKER_HEAP_MB; a PDF past a budget is refused with a 422 that points to the print view.
  */
 import { createRequire } from "node:module";
-import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { projectRoot } from "#db/project-root";
 import { env } from "~/utils/env.server";
 import { DomainError } from "~/utils/errors";
 import { slotGroup } from "../shared/person-slots.server";
@@ -37,16 +37,6 @@ const pdfSlots = slotGroup(
 /** The PDFs being made or waiting now in this process (tests). */
 export const pdfsInUse = () => pdfSlots.inUse();
 
-/** The project's folder, whether this module runs from app/ (tsx, tests) or from build/server/. */
-function projectRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(path.join(dir, WORKER_FILE))) return dir;
-    dir = path.dirname(dir);
-  }
-  throw new Error(`cannot find ${WORKER_FILE} above ${fileURLToPath(import.meta.url)}`);
-}
-
 type Thread = { worker: Worker };
 type State = { thread: Thread | null; busy: boolean; queue: (() => void)[]; nextId: number };
 // The server entry and the Remix build each hold a copy of this module: one worker per process.
@@ -54,7 +44,7 @@ const holder = globalThis as typeof globalThis & { __cmPdfWorker?: State };
 const state = (): State => (holder.__cmPdfWorker ??= { thread: null, busy: false, queue: [], nextId: 1 });
 
 function startThread(): Thread {
-  const root = projectRoot();
+  const root = projectRoot(import.meta.url);
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
   const worker = new Worker(path.join(root, WORKER_FILE), {
     execArgv: ["--import", tsx],
