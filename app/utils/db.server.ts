@@ -2,6 +2,7 @@
 export {
   getDb,
   inRequestTransaction,
+  inAmbientTransaction,
   closeDb,
   preparedOnce,
   preparedOnceBy,

@@ -2,7 +2,8 @@
  * `npm run bench:insights`: the insight figures alone, at any size, without the server. Seeds
  * BENCH_MOCS MOCs (default 10,000) as `npm run bench` does, plus their reminders and one PCR per ten
  * MOCs, into BENCH_DATABASE (default cm_bench_insights), then times computeInsights for the last
- * year and for each department, sequentially (median and max of 10 runs after 3 warm-ups); then the
+ * year and for each department, sequentially (median and max of 10 runs after 3 warm-ups), as the
+ * server computes them (its pool: one snapshot on two connections) and on one connection; then the
  * management review pack for the same year (docs/decisions/059-management-review-pack.md): its
  * figures and MOC lists, and its description laid out as the PDF (on this thread, not the worker).
  * Used for docs/performance.md's figures at 10,000 and 100,000 MOCs. `BENCH_STATEMENTS=1` also
@@ -17,7 +18,7 @@ import postgres from "postgres";
 import { DEPARTMENTS } from "../../db/schema/enums";
 import * as schema from "../../db/schema";
 import { migrateDatabase } from "../../db/migrate";
-import { preparing } from "../../db/client";
+import { closeDb, preparing } from "../../db/client";
 import { computeInsights } from "../../app/models/insights/insights.server";
 import { computeReviewPack, reviewPackRecord } from "../../app/models/insights/review-pack.server";
 import { recordPdf } from "../../app/models/records-out/record-pdf.server";
@@ -33,6 +34,8 @@ const round = (n: number) => Math.round(n * 10) / 10;
 
 const database = await openDatabase();
 const client = postgres(database.url, { max: 2, onnotice: () => {} });
+// The app's own pool (db/client.ts) on the same database, for computeInsights as the server calls it.
+process.env.DATABASE_URL = database.url;
 try {
   await migrateDatabase(database.url);
   const t = performance.now();
@@ -53,17 +56,29 @@ try {
   const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
   for (const department of [null, ...DEPARTMENTS]) {
     const filter = { from, to: today, department };
-    for (let i = 0; i < 3; i++) await db.transaction((tx) => computeInsights(filter, { db: tx }));
-    const times: number[] = [];
+    // As the server computes them (the app's pool, one snapshot on two connections), and on one
+    // connection in turn (a caller's transaction: the year-end review's).
+    const ways = {
+      app: () => computeInsights(filter),
+      "one connection": () => db.transaction((tx) => computeInsights(filter, { db: timed(tx, statements) })),
+    };
+    const times: Record<keyof typeof ways, number[]> = { app: [], "one connection": [] };
     let opened = 0;
+    for (const way of Object.values(ways)) for (let i = 0; i < 3; i++) await way();
     for (let i = 0; i < RUNS; i++) {
-      const t0 = performance.now();
-      opened = (await db.transaction((tx) => computeInsights(filter, { db: timed(tx, statements) }))).totals.opened;
-      times.push(performance.now() - t0);
+      for (const [name, way] of Object.entries(ways) as [
+        keyof typeof ways,
+        () => Promise<{ totals: { opened: number } }>,
+      ][]) {
+        const t0 = performance.now();
+        opened = (await way()).totals.opened;
+        times[name].push(performance.now() - t0);
+      }
     }
     console.log(
       `insights ${from}..${today}, ${department ?? "all departments"} (${opened} MOCs opened): ` +
-        `median ${round(median(times))} ms, max ${round(Math.max(...times))} ms`,
+        `median ${round(median(times.app))} ms, max ${round(Math.max(...times.app))} ms` +
+        ` (on one connection: median ${round(median(times["one connection"]))} ms)`,
     );
     if (statements && department === null) {
       for (const [text, ms] of statements) console.log(`  ${round(median(ms)).toString().padStart(7)} ms  ${text}`);
@@ -91,6 +106,7 @@ try {
     );
   }
 } finally {
+  await closeDb();
   await client.end({ timeout: 5 });
   await database.close();
 }

@@ -28,7 +28,8 @@ import * as reviewRoute from "~/routes/api+/year-end-review";
 import { pullReviewInsights } from "~/models/review/review.server";
 import { sendDueReminders } from "../helpers/reminder-run";
 import { MOC_CLOSED_ACTION } from "~/models/moc/moc-steps.server";
-import { getDb } from "~/utils/db.server";
+import { getDb, inRequestTransaction, type Executor } from "~/utils/db.server";
+import { inOneSnapshot } from "~/models/insights/insights.server";
 import { api } from "../helpers/api";
 import { makeAdmin, makeUser } from "../helpers/factories";
 import { futureDate, implementationForm, resolution, type Cast } from "../helpers/moc";
@@ -457,5 +458,41 @@ describe("the indexes the figures read", () => {
     );
     expect(rows.length).toBe(3);
     for (const row of rows) expect(row.indexdef).toContain(`'${MOC_CLOSED_ACTION}'`);
+  });
+});
+
+describe("the figures' two connections (docs/performance.md, 'Insight on two connections')", () => {
+  const users = async (db: Executor) =>
+    (await db.execute<{ n: number }>(sql`select count(*)::int as n from users`))[0]!.n;
+  const backend = async (db: Executor) =>
+    (await db.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`))[0]!.pid;
+
+  it("read one snapshot: a row committed between their reads is seen by neither, and both are read only", async () => {
+    const seen = await inOneSnapshot(async (tx, side) => {
+      const first = await users(tx);
+      const pids = [await backend(tx), await backend(side)];
+      await makeUser(); // committed on a third connection
+      const second = await users(side);
+      const again = await users(tx);
+      const readOnly = await Promise.all(
+        [tx, side].map(
+          async (db) =>
+            (await db.execute<{ on: string }>(sql`select current_setting('transaction_read_only') as on`))[0]!.on,
+        ),
+      );
+      return { first, second, again, pids, readOnly };
+    });
+    expect(seen.pids[0]).not.toBe(seen.pids[1]);
+    expect(seen.second).toBe(seen.first);
+    expect(seen.again).toBe(seen.first);
+    expect(seen.readOnly).toEqual(["on", "on"]);
+    expect(await users(getDb())).toBe(seen.first + 1);
+  });
+
+  it("share one connection inside a request's transaction", async () => {
+    const pids = await inRequestTransaction(() =>
+      inOneSnapshot(async (tx, side) => [await backend(tx), await backend(side)]),
+    );
+    expect(pids[0]).toBe(pids[1]);
   });
 });

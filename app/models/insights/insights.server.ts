@@ -8,7 +8,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { DEPARTMENTS, PCR_ROLES } from "#db/schema/enums";
-import { getDb, type Executor } from "~/utils/db.server";
+import { getDb, inAmbientTransaction, type Executor } from "~/utils/db.server";
 import { Forbidden } from "~/utils/errors";
 import { canSeeInsights, mocOpenSql, type Actor } from "../authz/authz.server";
 import {
@@ -118,33 +118,38 @@ export async function computeInsightsWithMocs(
   const now = options.now ?? new Date();
   const today = now.toISOString().slice(0, 10);
   const asOf = filter.to < today ? filter.to : today;
-  const compute = async (tx: Executor): Promise<InsightsFigures> => {
+  // `tx` reads the MOC figures (`mocFigures`, about half of the time) while `side` reads the others
+  // at the same time, in the same snapshot (`inOneSnapshot`); they are one connection when no
+  // second can be had, and then the statements simply queue on it.
+  const compute = async (tx: Executor, side: Executor): Promise<InsightsFigures> => {
     // These statements' estimated costs pass jit_above_cost and the parallel thresholds, yet they
     // run in milliseconds: JIT compiling them took 2-3 s, and parallel workers each rebuilt the same
     // hash tables for longer than the scan they shared (docs/performance.md). Both off for this
     // transaction only, in one statement; and each statement planned for its own period and
     // department (a prepared statement's generic plan, chosen after five runs, was 15% slower).
-    await tx.execute(
-      sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
-        set_config('plan_cache_mode', 'force_custom_plan', true)`,
-    );
+    await Promise.all([...new Set([tx, side])].map((db) => db.execute(INSIGHT_SETTINGS)));
     const vessel = filter.vessel ?? null;
     const b: Bounds = { from: filter.from, to: filter.to, asOf, ...(await mocsOf(tx, filter.department, vessel)) };
-    const monthly = await monthlyFlow(tx, b);
-    const { steps, longest } = await stepTimes(tx, b, cap);
-    const { departments, overdueActions, risk, vessels, states, types, standing, lists } = await mocFigures(
-      tx,
-      b,
-      filter.department,
-      cap,
-    );
-    if (cap !== null) mocs = { figures: lists ?? [], steps: longest };
-    const deviations = await deviationFigures(tx, b);
-    const pcrs = await pcrFigures(tx, b, filter.department);
-    const reminders = await reminderFigures(tx, b);
-    const acknowledgementCompliance = await acknowledgementFigures(tx, b, filter.department, vessel);
-    const { figure: effectiveness, lists: effectivenessLists } = await effectivenessFigures(tx, b, cap);
-    if (mocs) mocs.figures.push(...effectivenessLists.map((l) => ({ figure: "effectiveness" as const, ...l })));
+    const [{ departments, overdueActions, risk, vessels, states, types, standing, lists }, others] = await Promise.all([
+      mocFigures(tx, b, filter.department, cap),
+      (async () => ({
+        monthly: await monthlyFlow(side, b),
+        stepTimes: await stepTimes(side, b, cap),
+        deviations: await deviationFigures(side, b),
+        pcrs: await pcrFigures(side, b, filter.department),
+        reminders: await reminderFigures(side, b),
+        acknowledgementCompliance: await acknowledgementFigures(side, b, filter.department, vessel),
+        effectiveness: await effectivenessFigures(side, b, cap),
+        vessel: vessel ? await vesselFilterLabel(side, vessel) : null,
+      }))(),
+    ]);
+    const { monthly, deviations, pcrs, reminders, acknowledgementCompliance } = others;
+    const { steps, longest } = others.stepTimes;
+    const { figure: effectiveness, lists: effectivenessLists } = others.effectiveness;
+    if (cap !== null) {
+      mocs = { figures: lists ?? [], steps: longest };
+      mocs.figures.push(...effectivenessLists.map((l) => ({ figure: "effectiveness" as const, ...l })));
+    }
     const sum = (key: "opened" | "completed" | "declined") => monthly.reduce((n, m) => n + m[key], 0);
     const closed = departments.reduce((n, d) => n + d.completed, 0);
     const onTime = departments.reduce((n, d) => n + d.onTime, 0);
@@ -166,7 +171,7 @@ export async function computeInsightsWithMocs(
       overdueActions,
       risk,
       vesselOrOffice: "recorded",
-      vessel: vessel ? await vesselFilterLabel(tx, vessel) : null,
+      vessel: others.vessel,
       vessels,
       acknowledgementCompliance,
       effectiveness,
@@ -177,10 +182,46 @@ export async function computeInsightsWithMocs(
   };
   // Inside a caller's transaction (a review pulling its year's figures) it reads there; alone, in
   // one read-only snapshot so the figures agree with each other.
-  const figures = await (options.db
-    ? compute(options.db)
-    : getDb().transaction(compute, { isolationLevel: "repeatable read", accessMode: "read only" }));
+  const figures = await (options.db ? compute(options.db, options.db) : inOneSnapshot(compute));
   return { figures, mocs };
+}
+
+const INSIGHT_SETTINGS = sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
+  set_config('plan_cache_mode', 'force_custom_plan', true)`;
+
+/** How many Insight computations may hold a second connection at once (of the pool's 10 by default). */
+const SIDE_CONNECTIONS = Math.floor(Number(process.env.DATABASE_POOL_SIZE ?? 10) / 5);
+let sideConnectionsInUse = 0;
+const READ_ONLY_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "read only" } as const;
+
+/**
+ * `work` in one read-only snapshot on two connections: the second transaction imports the first's
+ * snapshot (`pg_export_snapshot`, as `pg_dump --jobs` does), so both read exactly the same data
+ * and the figures agree as if read in one transaction. The statements are no cheaper; on two
+ * cores the longest one no longer waits for the rest (docs/performance.md, "Insight on two
+ * connections"). At most SIDE_CONNECTIONS computations hold a second connection at a time, so
+ * Insight takes at most a fifth of the pool this way, and holding one connection while waiting for
+ * another can never take the whole pool; past that, or inside a request's own transaction, one
+ * connection reads everything in turn.
+ */
+export async function inOneSnapshot<T>(work: (tx: Executor, side: Executor) => Promise<T>): Promise<T> {
+  return getDb().transaction(async (tx) => {
+    if (inAmbientTransaction() || sideConnectionsInUse >= SIDE_CONNECTIONS) return work(tx, tx);
+    sideConnectionsInUse += 1;
+    try {
+      const [row] = await tx.execute<{ snapshot: string }>(sql`select pg_export_snapshot() as snapshot`);
+      // PostgreSQL's own identifier (hex groups and dashes), checked before it is written into the
+      // statement: SET TRANSACTION SNAPSHOT takes no parameter.
+      const snapshot = row?.snapshot ?? "";
+      if (!/^[0-9A-F]+(-[0-9A-F]+)+$/i.test(snapshot)) return await work(tx, tx);
+      return await getDb().transaction(async (side) => {
+        await side.execute(sql.raw(`set transaction snapshot '${snapshot}'`));
+        return work(tx, side);
+      }, READ_ONLY_SNAPSHOT);
+    } finally {
+      sideConnectionsInUse -= 1;
+    }
+  }, READ_ONLY_SNAPSHOT);
 }
 
 /** The MOC-counting figures' lists: their name (`InsightMocFigure`), the key within it, the MOC ids. */
@@ -357,6 +398,7 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null, ca
   const withOverdueActions = sql`c.in_departments and c.overdue_items is not null`;
   const temporaryInEffect = sql`c.in_scope and c.temporary_in_effect`;
   const temporaryExpired = sql`c.in_scope and c.temporary_expired`;
+  const raised = sql`(${b.inScope}) and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)}`;
   const vesselLabel = sql`(select ${VESSEL_LABEL_OR_NOT_RECORDED_SQL}
     from (select jsonb_build_object('vessel', jsonb_build_object('value', c.vessel_value)) as data) f)`;
   const [row] = await db.execute<{
@@ -393,8 +435,10 @@ async function mocFigures(db: Executor, b: Bounds, department: string | null, ca
         f.data->'vessel'->'value' as vessel_value,
         ${b.inScope} as in_scope, ${b.inDepartments} as in_departments,
         -- raised in the period: the MOCs the figures by state, type, risk and vessel count
-        (${b.inScope}) and m.created_at >= ${start(b)} and m.created_at < ${endOf(b.to)} as raised,
-        ${MOC_STAGE_SQL} as stage,
+        ${raised} as raised,
+        -- the stage only where a figure reads it (the MOCs raised): its approval rounds are two
+        -- probes of moc_logs per MOC at d
+        case when ${raised} then ${MOC_STAGE_SQL} end as stage,
         coalesce(nullif(f.data->'change-type'->>'value', ''), 'permanent') as change_type,
         coalesce(${temporaryFilterSql("in-effect", sql`${b.asOf}::date`)}, false) as temporary_in_effect,
         coalesce(${temporaryFilterSql("expired", sql`${b.asOf}::date`)}, false) as temporary_expired,
