@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 
-type Context = { requestId: string };
+type Context = { requestId: string; once?: Map<string, Promise<unknown>> };
 
 // The server entry and the Remix build each hold a copy of this module: one store per process.
 const holder = globalThis as typeof globalThis & { __cmRequestContext?: AsyncLocalStorage<Context> };
@@ -28,4 +28,21 @@ export function requestIdFrom(candidate: string | undefined | null): string {
 /** Runs `fn` (and everything it starts) as part of the request `requestId`. */
 export function withRequestId<T>(requestId: string, fn: () => T): T {
   return store.run({ requestId }, fn);
+}
+
+/**
+ * `compute`'s promise, made once per request (or job) for `key` and shared by every caller in it;
+ * outside one (a test calling a loader itself), `compute` each time. For what the loaders of one
+ * page would otherwise each read again (the signed-in identity: app/web/auth.server.ts).
+ */
+export function oncePerRequest<T>(key: string, compute: () => Promise<T>): Promise<T> {
+  const context = store.getStore();
+  if (!context) return compute();
+  const once = (context.once ??= new Map());
+  let found = once.get(key) as Promise<T> | undefined;
+  if (!found) {
+    found = compute();
+    once.set(key, found);
+  }
+  return found;
 }

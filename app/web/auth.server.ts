@@ -1,4 +1,5 @@
 import { data, redirect } from "@remix-run/node";
+import { createHash } from "node:crypto";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { startPasswordAttempt } from "~/models/people/password-attempts.server";
@@ -13,6 +14,7 @@ import { Conflict, Forbidden, Invalid, Unauthorized, UnsupportedMediaType } from
 import { clearSessionCookie, hasSessionCookie, tokenFromCookie } from "~/utils/cookies.server";
 import { pageError } from "~/utils/page.server";
 import { TOKEN_INVALID, verifyToken } from "~/utils/token.server";
+import { oncePerRequest } from "~/utils/request-context.server";
 
 export type Identity = {
   user: PublicUser;
@@ -91,7 +93,18 @@ export const SIGN_IN_FIRST = "Sign in first";
 export type AuthResult = { ok: true; identity: Identity } | { ok: false; message: string; signedOut?: true };
 
 /** Who is calling, or why not (one of the three 401 messages). One query. */
-export async function authenticate(request: Request): Promise<AuthResult> {
+export function authenticate(request: Request): Promise<AuthResult> {
+  // A page's loaders (the root's and the route's, run together) each ask who is signed in: on a
+  // read, one lookup answers them all. Not after an action, which may change the answer.
+  if (!SAFE_METHODS.has(request.method.toUpperCase())) return authenticateNow(request);
+  // Keyed by a digest of the credentials, so the request's memo never holds the token itself.
+  const credentials = createHash("sha256")
+    .update(`${request.headers.get("Authorization") ?? ""}\n${request.headers.get("Cookie") ?? ""}`)
+    .digest("base64url");
+  return oncePerRequest(`authenticate ${credentials}`, () => authenticateNow(request));
+}
+
+async function authenticateNow(request: Request): Promise<AuthResult> {
   const { token, via } = await tokenFrom(request);
   if (!token) return { ok: false, message: TOKEN_INVALID, signedOut: true };
   const verified = verifyToken(token);

@@ -14,7 +14,9 @@ import { createSession } from "~/models/sign-in/session.server";
 import type { PublicUser } from "~/models/people/user.server";
 import { resetEnv } from "~/utils/env.server";
 import { signToken, type TokenPayload } from "~/utils/token.server";
-import { requireApiUserWith } from "~/web/auth.server";
+import { authenticate, requireApiUserWith } from "~/web/auth.server";
+import { withRequestId } from "~/utils/request-context.server";
+import { getDb } from "~/utils/db.server";
 import { sql } from "drizzle-orm";
 import { api } from "../helpers/api";
 import { expectUnchanged, userRow } from "../helpers/db-state";
@@ -557,5 +559,41 @@ describe("requireApiUserWith (a value read in the session lookup's statement)", 
       status: 409,
     });
     expect(round).toBe(4); // the token's pick, then three reads that each named another
+  });
+});
+
+describe("one identity lookup per read (authenticate's memo)", () => {
+  const request = (token: string, method: string) =>
+    new Request(`${BASE}/`, { method, headers: { Authorization: `Bearer ${token}`, Origin: BASE } });
+
+  it("a page's loaders reading together share one lookup; another request, or a write, looks again", async () => {
+    const user = await makeUser();
+    const token = await tokenFor(user);
+    const [a, b] = await withRequestId("memo-read", () =>
+      Promise.all([authenticate(request(token, "GET")), authenticate(request(token, "GET"))]),
+    );
+    expect(a.ok && b.ok).toBe(true);
+    expect(b).toBe(a);
+    const other = await withRequestId("memo-other", () => authenticate(request(token, "GET")));
+    expect(other).not.toBe(a);
+
+    // After an action the answer may differ (here: the session revoked between two calls).
+    const afterRevoke = await withRequestId("memo-write", async () => {
+      const first = await authenticate(request(token, "POST"));
+      await getDb().execute(sql`update sessions set revoked_at = now() where user_id = ${user._id}`);
+      return [first, await authenticate(request(token, "POST"))] as const;
+    });
+    expect(afterRevoke[0].ok).toBe(true);
+    expect(afterRevoke[1].ok).toBe(false);
+  });
+
+  it("never shares an identity between different credentials in one request", async () => {
+    const [first, second] = [await makeUser(), await makeUser()];
+    const [t1, t2] = [await tokenFor(first), await tokenFor(second)];
+    const [a, b] = await withRequestId("memo-two", () =>
+      Promise.all([authenticate(request(t1, "GET")), authenticate(request(t2, "GET"))]),
+    );
+    expect(a.ok && a.identity.user._id).toBe(first._id);
+    expect(b.ok && b.identity.user._id).toBe(second._id);
   });
 });
