@@ -161,6 +161,8 @@ async function timeGet(url: string, headers: Record<string, string>): Promise<{ 
 let bareRemixRps: number | undefined;
 /** The issue 43 target: the app's floor at least this share of bare Remix. */
 const FLOOR_OF_BARE_REMIX = 0.6;
+/** The issue 43 target for GET /api/newmoc and /api/singlemoc: this share of the app's floor. */
+const READ_SHARE_OF_FLOOR = 0.8;
 
 function printTable(rows: Row[]): string {
   const header = [
@@ -385,8 +387,8 @@ async function main(): Promise<void> {
         p50: mine.latency.p50,
         p99: mine.latency.p99,
         floorRps,
-        target: ">= 50% of floor req/s",
-        pass: mine.requests.average >= 0.5 * floorRps,
+        target: `>= ${READ_SHARE_OF_FLOOR * 100}% of floor req/s`,
+        pass: mine.requests.average >= READ_SHARE_OF_FLOOR * floorRps,
       });
       // The same floor with a body as large as that list: what moving the bytes alone costs here.
       const kb = Math.max(1, Math.round(standardBytes / 1024));
@@ -420,8 +422,8 @@ async function main(): Promise<void> {
         p50: single.latency.p50,
         p99: single.latency.p99,
         floorRps,
-        target: ">= 50% of floor req/s",
-        pass: single.requests.average >= 0.5 * floorRps,
+        target: `>= ${READ_SHARE_OF_FLOOR * 100}% of floor req/s`,
+        pass: single.requests.average >= READ_SHARE_OF_FLOOR * floorRps,
       });
 
       // 4. The admin list of all 10,000: sequential requests against the same SQL run directly.
@@ -568,8 +570,9 @@ async function main(): Promise<void> {
         });
       }
 
-      // 5b. The insight figures for the last year (docs/decisions/017-insights.md): every figure, server time. The SQL alone
-      //     (the model function on this process's connection) and GET /api/insights end to end.
+      // 5b. The insight figures for the last year (docs/decisions/017-insights.md): every figure, server time. The SQL on
+      //     one connection (the model function in one transaction of this process's, every statement in turn) and
+      //     GET /api/insights end to end (the server reads on two connections in one snapshot: docs/performance.md).
       {
         const today = new Date().toISOString().slice(0, 10);
         const from = new Date(Date.now() - 364 * 86_400_000).toISOString().slice(0, 10);
@@ -593,7 +596,7 @@ async function main(): Promise<void> {
         }
         const httpMs = median(httpTimes);
         log(
-          `insights for ${from}..${today}: SQL median ${round(median(sqlTimes))} ms, HTTP median ${round(httpMs)} ms`,
+          `insights for ${from}..${today}: SQL on one connection median ${round(median(sqlTimes))} ms, HTTP median ${round(httpMs)} ms`,
         );
         rows.push({
           scenario: `GET /api/insights, a year of ${MOCS} MOCs (all figures, ${round(bytes / 1024, 0)} KB), admin, sequential`,
@@ -605,7 +608,7 @@ async function main(): Promise<void> {
           pass: httpMs < 100,
         });
         rows.push({
-          scenario: "the same figures' SQL alone (computeInsights), sequential",
+          scenario: "the same figures' SQL on one connection (computeInsights in one transaction), sequential",
           connections: 1,
           rps: 1000 / median(sqlTimes),
           p50: round(median(sqlTimes)),
