@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import postgres from "postgres";
@@ -14,8 +14,8 @@ type Client = { sql: postgres.Sql; db: Database; url: string };
 /** Counts the queries sent through the pool (tests/integration/moc-queries.test.ts). */
 export type QueryCounter = { count: number };
 
-// The server entry (run by tsx) and the Remix build each hold a copy of this module; keeping the
-// client on globalThis gives the process one pool, whichever copy asks first.
+// On globalThis: a process that loads this module twice (the dev server's reloads, a script
+// importing the source beside the bundle) has one pool, whichever copy asks first.
 const holder = globalThis as typeof globalThis & {
   __cmDatabase?: Client;
   __cmQueryCounter?: QueryCounter;
@@ -33,7 +33,7 @@ export function databaseUrl(): string {
 function connect(): Client {
   const url = databaseUrl();
   const sql = postgres(url, {
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max: poolSize(),
     // Idle connections are closed so a stopping process is not held open.
     idle_timeout: 20,
     connect_timeout: 10,
@@ -106,6 +106,44 @@ export function getDb(): Database {
 export function inRequestTransaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
   if (ambient.getStore()) throw new Error("inRequestTransaction does not nest");
   return getClient().db.transaction((tx) => ambient.run(tx, () => fn(tx)));
+}
+
+/** How many connections the pool opens at most (DATABASE_POOL_SIZE, default 10). */
+export function poolSize(): number {
+  return Number(process.env.DATABASE_POOL_SIZE ?? 10);
+}
+
+const READ_ONLY_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "read only" } as const;
+/** The `inOneSnapshot` calls holding a second connection now. */
+let sideConnectionsInUse = 0;
+
+/**
+ * `work` in one read-only snapshot on two connections of the pool: the second transaction imports
+ * the first's snapshot (`pg_export_snapshot`, as `pg_dump --jobs` does), so both read exactly the
+ * same data, as if in one transaction, and `work` can run a long statement on one while the others
+ * run on the second (Insight: docs/performance.md, "Insight on two connections"). At most a fifth
+ * of the pool is held this way at a time, so holding one connection while waiting for another can
+ * never take the whole pool; past that, or inside a request's own transaction, `work` is given one
+ * connection twice and its statements queue on it.
+ */
+export async function inOneSnapshot<T>(work: (tx: Transaction, side: Transaction) => Promise<T>): Promise<T> {
+  return getDb().transaction(async (tx) => {
+    if (inAmbientTransaction() || sideConnectionsInUse >= Math.floor(poolSize() / 5)) return work(tx, tx);
+    sideConnectionsInUse += 1;
+    try {
+      const [row] = await tx.execute<{ snapshot: string }>(sql`select pg_export_snapshot() as snapshot`);
+      // PostgreSQL's own identifier (hex groups and dashes), checked before it is written into the
+      // statement: SET TRANSACTION SNAPSHOT takes no parameter.
+      const snapshot = row?.snapshot ?? "";
+      if (!/^[0-9A-F]+(-[0-9A-F]+)+$/i.test(snapshot)) return await work(tx, tx);
+      return await getDb().transaction(async (side) => {
+        await side.execute(sql.raw(`set transaction snapshot '${snapshot}'`));
+        return work(tx, side);
+      }, READ_ONLY_SNAPSHOT);
+    } finally {
+      sideConnectionsInUse -= 1;
+    }
+  }, READ_ONLY_SNAPSHOT);
 }
 
 /** True while a request transaction is open (tests and assertions). */

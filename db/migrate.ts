@@ -33,5 +33,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(1);
   }
   // Not a top-level await: this module is also bundled into the server build, whose target has none.
-  void migrateDatabase(url).then(() => console.log("migrations applied"));
+  migrateDatabase(url).then(
+    () => console.log("migrations applied"),
+    (error: unknown) => {
+      console.error(`migrations not applied: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    },
+  );
 }

@@ -2,7 +2,8 @@
 export {
   getDb,
   inRequestTransaction,
-  inAmbientTransaction,
+  inOneSnapshot,
+  poolSize,
   closeDb,
   preparedOnce,
   preparedOnceBy,

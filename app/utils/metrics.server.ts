@@ -6,7 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { getDb } from "~/utils/db.server";
+import { getDb, poolSize } from "~/utils/db.server";
 
 function create() {
   const registry = new Registry();
@@ -31,7 +31,7 @@ function create() {
     help: "The most connections this process's database pool opens (DATABASE_POOL_SIZE)",
     registers: [registry],
     collect() {
-      this.set(Number(process.env.DATABASE_POOL_SIZE ?? 10));
+      this.set(poolSize());
     },
   });
   new Gauge({
@@ -137,7 +137,7 @@ function create() {
 
 export type Metrics = ReturnType<typeof create>;
 
-// The server entry and the Remix build each hold a copy of this module: one registry per process.
+// On globalThis: a process that loads this module twice (the dev server's reloads) keeps one registry.
 const holder = globalThis as typeof globalThis & { __cmMetrics?: Metrics };
 
 export function metrics(): Metrics {

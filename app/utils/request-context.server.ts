@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 
 type Context = { requestId: string; once?: Map<string, Promise<unknown>> };
 
-// The server entry and the Remix build each hold a copy of this module: one store per process.
+// On globalThis: a process that loads this module twice (the dev server's reloads) keeps one store.
 const holder = globalThis as typeof globalThis & { __cmRequestContext?: AsyncLocalStorage<Context> };
 const store = (holder.__cmRequestContext ??= new AsyncLocalStorage<Context>());
 

@@ -8,7 +8,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { DEPARTMENTS, PCR_ROLES } from "#db/schema/enums";
-import { getDb, inAmbientTransaction, type Executor } from "~/utils/db.server";
+import { inOneSnapshot, type Executor } from "~/utils/db.server";
 import { Forbidden } from "~/utils/errors";
 import { canSeeInsights, mocOpenSql, type Actor } from "../authz/authz.server";
 import {
@@ -181,48 +181,13 @@ export async function computeInsightsWithMocs(
     };
   };
   // Inside a caller's transaction (a review pulling its year's figures) it reads there; alone, in
-  // one read-only snapshot so the figures agree with each other.
+  // one read-only snapshot (on two connections: `inOneSnapshot`, db/client.ts) so the figures agree.
   const figures = await (options.db ? compute(options.db, options.db) : inOneSnapshot(compute));
   return { figures, mocs };
 }
 
 const INSIGHT_SETTINGS = sql`select set_config('jit', 'off', true), set_config('max_parallel_workers_per_gather', '0', true),
   set_config('plan_cache_mode', 'force_custom_plan', true)`;
-
-/** How many Insight computations may hold a second connection at once (of the pool's 10 by default). */
-const SIDE_CONNECTIONS = Math.floor(Number(process.env.DATABASE_POOL_SIZE ?? 10) / 5);
-let sideConnectionsInUse = 0;
-const READ_ONLY_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "read only" } as const;
-
-/**
- * `work` in one read-only snapshot on two connections: the second transaction imports the first's
- * snapshot (`pg_export_snapshot`, as `pg_dump --jobs` does), so both read exactly the same data
- * and the figures agree as if read in one transaction. The statements are no cheaper; on two
- * cores the longest one no longer waits for the rest (docs/performance.md, "Insight on two
- * connections"). At most SIDE_CONNECTIONS computations hold a second connection at a time, so
- * Insight takes at most a fifth of the pool this way, and holding one connection while waiting for
- * another can never take the whole pool; past that, or inside a request's own transaction, one
- * connection reads everything in turn.
- */
-export async function inOneSnapshot<T>(work: (tx: Executor, side: Executor) => Promise<T>): Promise<T> {
-  return getDb().transaction(async (tx) => {
-    if (inAmbientTransaction() || sideConnectionsInUse >= SIDE_CONNECTIONS) return work(tx, tx);
-    sideConnectionsInUse += 1;
-    try {
-      const [row] = await tx.execute<{ snapshot: string }>(sql`select pg_export_snapshot() as snapshot`);
-      // PostgreSQL's own identifier (hex groups and dashes), checked before it is written into the
-      // statement: SET TRANSACTION SNAPSHOT takes no parameter.
-      const snapshot = row?.snapshot ?? "";
-      if (!/^[0-9A-F]+(-[0-9A-F]+)+$/i.test(snapshot)) return await work(tx, tx);
-      return await getDb().transaction(async (side) => {
-        await side.execute(sql.raw(`set transaction snapshot '${snapshot}'`));
-        return work(tx, side);
-      }, READ_ONLY_SNAPSHOT);
-    } finally {
-      sideConnectionsInUse -= 1;
-    }
-  }, READ_ONLY_SNAPSHOT);
-}
 
 /** The MOC-counting figures' lists: their name (`InsightMocFigure`), the key within it, the MOC ids. */
 export type InsightMocLists = {

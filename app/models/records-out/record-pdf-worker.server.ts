@@ -39,7 +39,7 @@ export const pdfsInUse = () => pdfSlots.inUse();
 
 type Thread = { worker: Worker };
 type State = { thread: Thread | null; busy: boolean; queue: (() => void)[]; nextId: number };
-// The server entry and the Remix build each hold a copy of this module: one worker per process.
+// On globalThis: a process that loads this module twice (the dev server's reloads) keeps one worker.
 const holder = globalThis as typeof globalThis & { __cmPdfWorker?: State };
 const state = (): State => (holder.__cmPdfWorker ??= { thread: null, busy: false, queue: [], nextId: 1 });
 

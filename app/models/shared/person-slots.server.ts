@@ -9,7 +9,7 @@ import { DomainError } from "~/utils/errors";
 type State = { total: number; perUser: Map<string, number> };
 export type SlotLimits = { perUser: number; overall: number };
 
-// The server entry and the Remix build each hold a copy of this module: one count per process.
+// On globalThis: a process that loads this module twice (the dev server's reloads) keeps one count.
 const holder = globalThis as typeof globalThis & { __cmSlots?: Map<string, State> };
 const stateOf = (kind: string): State => {
   holder.__cmSlots ??= new Map();
